@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+#
+# gpumix: one plain GNU Makefile. Each component adds its objects, programs
+# and tests from its own <dir>/build.mk, so this file holds only the rules
+# they share. Quiet by default; V=1 shows the commands; DEVELOPER=1 adds
+# -Werror. Objects go to build/.
+
+CUDA_HOME ?= /usr/local/cuda
+SM ?= 90
+PREFIX ?= /usr/local
+CC ?= cc
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+PTXAS ?= $(CUDA_HOME)/bin/ptxas
+PKG_CONFIG ?= pkg-config
+B := build
+
+VERSION := $(shell cat VERSION)
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null)
+FULL_VERSION := $(VERSION)$(if $(GIT_DESCRIBE), ($(GIT_DESCRIBE)))
+
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
+	-MMD -MP -I. -Icommon
+ifeq ($(DEVELOPER),1)
+BASE_CFLAGS += -Werror
+endif
+NVCCFLAGS ?= -O3
+CUDA_INC := -I$(CUDA_HOME)/include
+CUDA_LIBDIR := $(CUDA_HOME)/lib64
+
+ifeq ($(V),1)
+Q :=
+QUIET = @:
+else
+Q := @
+QUIET = @printf '  %-8s %s\n'
+endif
+
+# Dependencies, as "pkg-config-name:debian-package". Components append.
+PKG_DEPS :=
+
+# What each component contributes.
+LIBS :=          # static libraries built here (in link order)
+PROGRAMS :=      # programs installed to $(PREFIX)/bin
+SHLIBS :=        # shared libraries installed to $(PREFIX)/lib/gpumix
+UNIT_TESTS :=    # C test programs (TAP), run by make check
+TEST_SCRIPTS :=  # shell tests (TAP), run by make check
+GPU_TESTS :=     # shell tests that need a GPU (skip visibly without one)
+BENCHES :=       # benchmark scripts run by make bench
+CHECK_DEPS :=    # other things make check must build first
+
+.SECONDEXPANSION:
+
+all:
+
+# common/ first (others use its variables), cli/ last (it links them all).
+include common/build.mk
+include $(filter-out common/build.mk cli/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
+include cli/build.mk
+
+# Stop early, naming the Debian package, when a library is missing.
+NO_DEP_GOALS := clean help
+ifneq ($(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all)),)
+MISSING_DEPS := $(foreach d,$(sort $(PKG_DEPS)),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
+ifneq ($(strip $(MISSING_DEPS)),)
+$(error missing build dependencies; install them with: apt-get install $(strip $(MISSING_DEPS)))
+endif
+ifeq ($(wildcard $(NVCC)),)
+$(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
+endif
+endif
+
+pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1))
+pkg_libs = $(shell $(PKG_CONFIG) --libs $(1))
+
+all: $(PROGRAMS) $(SHLIBS)
+
+$(B)/%.o: %.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(EXTRA_CFLAGS_$(<D)) $(CFLAGS) -c -o $@ $<
+
+$(B)/pic/%.o: %.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(EXTRA_CFLAGS_$(<D)) $(CFLAGS) -fPIC -c -o $@ $<
+
+# Version string baked into the dispatcher only (keeps rebuilds small).
+$(B)/version.h: VERSION FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define GM_VERSION_STRING "%s"\n' '$(FULL_VERSION)' > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+check: all $(UNIT_TESTS) $(CHECK_DEPS)
+	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) \
+		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
+
+check-gpu: all $(UNIT_TESTS) $(CHECK_DEPS)
+	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) GPUMIX_REQUIRE_GPU=1 \
+		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
+
+bench: all $(CHECK_DEPS)
+	$(Q)set -e; for b in $(BENCHES); do \
+		GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh $$b; done
+
+demo: all $(CHECK_DEPS)
+	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh bench/demo.sh
+
+install: all
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpumix
+	$(Q)for p in $(PROGRAMS); do install -m 755 $$p $(DESTDIR)$(PREFIX)/bin/; done
+	$(Q)for l in $(SHLIBS); do install -m 755 $$l $(DESTDIR)$(PREFIX)/lib/gpumix/; done
+
+clean:
+	$(Q)rm -rf $(B)
+
+help:
+	@echo 'targets: all check check-gpu bench demo install clean'
+	@echo 'variables: V=1 DEVELOPER=1 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
+
+.PHONY: all check check-gpu bench demo install clean help FORCE
+
+.SECONDARY:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

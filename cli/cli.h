@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every cmd_<name>.c shares: the command signature, exit codes, the
+ * global verbosity chosen by -v/-q, and helpers for usage errors.
+ */
+#ifndef GM_CLI_H
+#define GM_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes (documented in `gpumix --help`). */
+enum {
+	GM_EXIT_OK = 0,
+	GM_EXIT_ERROR = 1,	/* any failure, including detected data loss */
+	GM_EXIT_USAGE = 2,	/* bad command line */
+	GM_EXIT_INTERRUPTED = 130,
+};
+
+/* A command: argv[0] is the command name; returns an exit code. */
+typedef int (*gm_command_fn)(int argc, char **argv);
+
+struct gm_cli_options {
+	int verbosity;		/* 0 normal, <0 quiet (-q), >0 verbose (-v) */
+	int debug;		/* GPUMIX_DEBUG=1 */
+};
+
+extern struct gm_cli_options gm_cli;
+
+/*
+ * Print "usage: ..." plus @usage to stderr and return GM_EXIT_USAGE; when
+ * @msg is set, print "error: <msg>" first.
+ */
+int gm_usage_error(const char *usage, const char *msg, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print the recorded error (error.h) and return GM_EXIT_ERROR. */
+int gm_cli_fail(void);
+
+/* Print a progress/diagnostic line to stderr unless -q. */
+void gm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Command entry points (one cmd_<name>.c each). */
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# common/: helpers every component links (libgpumix-common.a, plus a -fPIC
+# copy for shared libraries such as the capture library).
+
+PKG_DEPS += libxxhash:libxxhash-dev
+
+COMMON_SRCS := $(wildcard common/*.c)
+COMMON_LIB := $(B)/libgpumix-common.a
+COMMON_PIC_LIB := $(B)/libgpumix-common-pic.a
+COMMON_LDLIBS = $(call pkg_libs,libxxhash)
+
+$(COMMON_LIB): $(COMMON_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(COMMON_PIC_LIB): $(COMMON_SRCS:%.c=$(B)/pic/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^

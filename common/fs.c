@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File-system helpers (see fs.h).
+ */
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int gm_mkdir_p(const char *path, mode_t mode)
+{
+	char *p = gm_xstrdup(path);
+	int ret = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, mode) && errno != EEXIST) {
+				ret = gm_error_errno("cannot create directory '%s'", p);
+				break;
+			}
+			*s = c;
+			if (!c) {
+				break;
+			}
+		}
+	}
+	if (!ret && !gm_is_dir(path)) {
+		ret = gm_error("'%s' exists and is not a directory", path);
+	}
+	free(p);
+	return ret;
+}
+
+int gm_read_file(const char *path, struct strbuf *sb)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return gm_error_errno("cannot open '%s'", path);
+	}
+	for (;;) {
+		strbuf_grow(sb, 65536);
+		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			gm_error_errno("cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+		if (n == 0) {
+			break;
+		}
+		strbuf_setlen(sb, sb->len + (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+int gm_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return gm_error_errno("write failed");
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int gm_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		return errno == ENOENT ? 0 : gm_error_errno("cannot stat '%s'", path);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		int ret = 0;
+
+		if (!d) {
+			return gm_error_errno("cannot open directory '%s'", path);
+		}
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) {
+				continue;
+			}
+			char *sub = gm_path_join(path, e->d_name);
+			ret |= gm_remove_tree(sub);
+			free(sub);
+		}
+		closedir(d);
+		if (ret) {
+			return -1;
+		}
+		if (rmdir(path)) {
+			return gm_error_errno("cannot remove '%s'", path);
+		}
+		return 0;
+	}
+	if (unlink(path)) {
+		return gm_error_errno("cannot remove '%s'", path);
+	}
+	return 0;
+}
+
+int gm_path_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+int gm_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *gm_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/') {
+		return gm_xasprintf("%s%s", dir, name);
+	}
+	return gm_xasprintf("%s/%s", dir, name);
+}

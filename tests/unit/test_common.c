@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for common/: error causes, strbuf, kvfile round trips and
+ * parse errors, atomic writes, hashes.
+ */
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "error.h"
+#include "fs.h"
+#include "hash.h"
+#include "kvfile.h"
+#include "strbuf.h"
+#include "test.h"
+
+static void test_errors(void)
+{
+	gm_error_clear();
+	CHECK_INT(gm_error("inner %d", 1), -1, "gm_error returns -1");
+	gm_error("outer");
+	CHECK_STR(gm_error_message(), "outer", "newest message is the headline");
+	CHECK_STR(gm_error_cause(1), "inner 1", "older message is a cause");
+	CHECK(gm_error_cause(2) == NULL, "no third cause");
+	for (int i = 0; i < 20; i++) {
+		gm_error("m%d", i);
+	}
+	CHECK_INT(gm_error_count(), GM_ERROR_MAX_CAUSES, "stack is bounded");
+	CHECK_STR(gm_error_message(), "m19", "newest kept when full");
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	gm_error_hint("try again");
+	gm_error_report(f);
+	fclose(f);
+	CHECK(strstr(buf, "error: m19\n") == buf, "report starts with headline");
+	CHECK(strstr(buf, "  caused by: m18\n") != NULL, "report lists causes");
+	CHECK(strstr(buf, "hint: try again\n") != NULL, "report prints hint");
+	CHECK(strstr(buf, "older causes not shown") != NULL,
+	      "report says causes were dropped");
+	CHECK_INT(gm_error_count(), 0, "report clears");
+}
+
+static void test_strbuf(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < 1000; i++) {
+		strbuf_addf(&sb, "%d,", i);
+	}
+	CHECK_INT(sb.len, 3890, "strbuf grows through many appends");
+	CHECK(!strncmp(sb.buf + sb.len - 4, "999,", 4), "last append intact");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "x  \n");
+	strbuf_rtrim(&sb);
+	CHECK_STR(sb.buf, "x", "rtrim");
+	strbuf_release(&sb);
+	CHECK_STR(sb.buf, "", "released buffer is empty");
+}
+
+static void test_kvfile(const char *dir)
+{
+	struct kvfile kv = KVFILE_INIT, back = KVFILE_INIT;
+	char *path = gm_path_join(dir, "manifest");
+
+	kvfile_set(&kv, "format", "gpumix-test 1");
+	kvfile_set(&kv, "command", "./a \"b c\"\nline2\\tab\t");
+	kvfile_set_u64(&kv, "events", 18446744073709551615ULL);
+	kvfile_set(&kv, "empty", "");
+	kvfile_set(&kv, "events", "42");
+	CHECK_INT(kv.nr, 4, "set replaces an existing key");
+	CHECK_INT(kvfile_write(&kv, path, "test manifest"), 0, "kvfile_write");
+	CHECK_INT(kvfile_read(&back, path), 0, "kvfile_read");
+	CHECK_STR(kvfile_get(&back, "command"), "./a \"b c\"\nline2\\tab\t",
+		  "escaped value round-trips");
+	CHECK_STR(kvfile_get(&back, "empty"), "", "empty value round-trips");
+	uint64_t n = 0;
+	CHECK_INT(kvfile_get_u64(&back, "events", &n, "m"), 0, "get_u64");
+	CHECK_INT(n, 42, "u64 value");
+	gm_error_clear();
+	CHECK_INT(kvfile_get_u64(&back, "format", &n, "m"), -1,
+		  "get_u64 rejects text");
+	CHECK_STR(gm_error_message(),
+		  "m: key 'format' is not an unsigned integer: 'gpumix-test 1'",
+		  "get_u64 error names key and value");
+	gm_error_clear();
+	CHECK_INT(kvfile_get_u64(&back, "nope", &n, "m"), -1, "missing key");
+	CHECK_STR(gm_error_message(), "m: missing key 'nope'", "missing key error");
+
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "a = 1\nb = 2", "t:2: truncated line (no newline at end of file)" },
+		{ "a 1\n", "t:1: expected 'key = value'" },
+		{ "a = 1\na = 2\n", "t:2: duplicate key 'a'" },
+		{ "a = x\\q\n", "t:1: unknown escape '\\q'" },
+		{ "a = x\\\n", "t:1: dangling backslash" },
+		{ "# c\n\nk/x = 1\n", "t:3: expected 'key = value'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct kvfile t = KVFILE_INIT;
+		gm_error_clear();
+		int r = kvfile_parse(&t, bad[i].text, strlen(bad[i].text), "t");
+		CHECK_INT(r, -1, "bad manifest is rejected");
+		CHECK_STR(gm_error_message(), bad[i].err, "exact parse error");
+		kvfile_release(&t);
+	}
+	gm_error_clear();
+	kvfile_release(&kv);
+	kvfile_release(&back);
+	free(path);
+}
+
+static void test_atomic(const char *dir)
+{
+	char *path = gm_path_join(dir, "out");
+	struct atomic_file af;
+
+	CHECK_INT(gm_write_file_atomic(path, "one", 3, 0), 0, "first write");
+	gm_error_clear();
+	CHECK_INT(gm_write_file_atomic(path, "two", 3, 0), -1,
+		  "no overwrite without force");
+	struct strbuf sb = STRBUF_INIT;
+	gm_read_file(path, &sb);
+	CHECK_STR(sb.buf, "one", "old content kept");
+	CHECK_INT(atomic_file_open(&af, path, 1), 0, "open with force");
+	atomic_file_write(&af, "partial", 7);
+	atomic_file_abort(&af);
+	strbuf_reset(&sb);
+	gm_read_file(path, &sb);
+	CHECK_STR(sb.buf, "one", "aborted write leaves the final name untouched");
+
+	/* A full disk: /dev/full fails every write. */
+	if (gm_path_exists("/dev/full")) {
+		CHECK_INT(atomic_file_open(&af, path, 1), 0, "open again");
+		int fd = open("/dev/full", O_WRONLY);
+		dup2(fd, af.fd);
+		close(fd);
+		gm_error_clear();
+		CHECK_INT(atomic_file_write(&af, "x", 1), -1, "write to full disk fails");
+		CHECK_INT(atomic_file_commit(&af), -1, "commit refuses after failure");
+		strbuf_reset(&sb);
+		gm_read_file(path, &sb);
+		CHECK_STR(sb.buf, "one", "full disk leaves the old file");
+	}
+	strbuf_release(&sb);
+	gm_error_clear();
+	free(path);
+}
+
+static void test_hash(void)
+{
+	char hex[GM_HASH_HEX_LEN + 1];
+	struct gm_hash a = gm_hash_bytes("hello", 5), b;
+
+	gm_hash_hex(a, hex);
+	CHECK_INT(strlen(hex), 32, "hex is 32 digits");
+	CHECK_INT(gm_hash_parse(hex, &b), 0, "hex parses");
+	CHECK(a.hi == b.hi && a.lo == b.lo, "hex round-trips");
+	struct gm_hasher *h = gm_hasher_new();
+	gm_hasher_update(h, "hel", 3);
+	gm_hasher_update(h, "lo", 2);
+	b = gm_hasher_final(h);
+	gm_hasher_free(h);
+	CHECK(a.hi == b.hi && a.lo == b.lo, "incremental equals one-shot");
+	b = gm_hash_bytes("hellp", 5);
+	CHECK(a.hi != b.hi || a.lo != b.lo, "different input, different hash");
+	CHECK_INT(gm_hash_parse("xyz", &b), -1, "bad hex rejected");
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+
+	test_errors();
+	test_strbuf();
+	test_kvfile(dir);
+	test_atomic(dir);
+	test_hash();
+	CHECK_INT(gm_mkdir_p("/tmp/gpumix-unit-x/a/b", 0755), 0, "mkdir -p");
+	CHECK(gm_is_dir("/tmp/gpumix-unit-x/a/b"), "directory exists");
+	CHECK_INT(gm_remove_tree("/tmp/gpumix-unit-x"), 0, "remove tree");
+	CHECK(!gm_path_exists("/tmp/gpumix-unit-x"), "tree is gone");
+	gm_remove_tree(dir);
+	return test_done();
+}
