@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: MIT
+# bench/: benchmark scripts run by `make bench`.
+BENCHES += bench/parboil_bench.sh
