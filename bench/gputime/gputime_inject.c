@@ -41,7 +41,7 @@ struct gputime_state {
 	struct kernel_stat *ks;
 	size_t nr_ks, alloc_ks;
 	uint64_t kernel_ns, kernels, memcpy_ns, memcpys, memset_ns, memsets;
-	uint64_t h2d, d2h, d2d, max_h2d, dropped;
+	uint64_t h2d, d2h, d2d, max_h2d, dropped, other;
 	int oom;
 };
 
@@ -136,7 +136,8 @@ static void record(CUpti_Activity *r)
 		break;
 	}
 	default:
-		break;	/* only the three kinds above are enabled */
+		st.other++;	/* not enabled: counted so it cannot hide */
+		break;
 	}
 }
 
@@ -207,10 +208,11 @@ static void at_exit(void)
 		" kernels=%" PRIu64 " memcpy_ns=%" PRIu64 " memcpys=%" PRIu64
 		" memset_ns=%" PRIu64 " memsets=%" PRIu64 " h2d_bytes=%" PRIu64
 		" d2h_bytes=%" PRIu64 " d2d_bytes=%" PRIu64
-		" max_h2d_bytes=%" PRIu64 " dropped=%" PRIu64 " oom=%d\n",
+		" max_h2d_bytes=%" PRIu64 " dropped=%" PRIu64 " other=%" PRIu64
+		" oom=%d\n",
 		(int)getpid(), busy_time(), st.kernel_ns, st.kernels,
 		st.memcpy_ns, st.memcpys, st.memset_ns, st.memsets, st.h2d,
-		st.d2h, st.d2d, st.max_h2d, st.dropped, st.oom);
+		st.d2h, st.d2d, st.max_h2d, st.dropped, st.other, st.oom);
 	for (size_t i = 0; i < st.nr_ks; i++) {
 		fprintf(f, "kernel name=%s count=%" PRIu64 " total_ns=%" PRIu64
 			" max_ns=%" PRIu64 "\n", st.ks[i].name, st.ks[i].count,
