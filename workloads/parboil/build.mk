@@ -29,6 +29,16 @@ $(B)/$(PARBOIL_DIR)/%: $$(wildcard $(PARBOIL_DIR)/$$*/*.cu $(PARBOIL_DIR)/$$*/*.
 	$(Q)$(NVCC) $(PARBOIL_NVCCFLAGS) -I$(PARBOIL_DIR)/$* -o $@ \
 		$(filter %.cu %.c,$^)
 
-$(PARBOIL_REF_LIB): $(PARBOIL_REF_SRCS:%.c=$(B)/%.o)
+# The reference objects live under $(B)/parboil-ref/: below
+# $(B)/$(PARBOIL_DIR)/ their directory would collide with the program
+# binary of the same name (and the program rule would claim them).
+PARBOIL_REF_OBJS := $(PARBOIL_REF_SRCS:$(PARBOIL_DIR)/%.c=$(B)/parboil-ref/%.o)
+
+$(B)/parboil-ref/%.o: $(PARBOIL_DIR)/%.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(EXTRA_CFLAGS_$(<D)) $(CFLAGS) -c -o $@ $<
+
+$(PARBOIL_REF_LIB): $(PARBOIL_REF_OBJS)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
