@@ -168,6 +168,13 @@ int main(int argc, char **argv)
 	/* hist is still all zero: it clears the device histograms. */
 	PB_CHECK(cudaMemcpy(d_hist, hist, hist_bytes, cudaMemcpyHostToDevice));
 
+	/*
+	 * Ask for the largest shared-memory carveout, so that the six blocks
+	 * the occupancy arithmetic allows (6 x 37 KB) really fit on an SM.
+	 */
+	PB_CHECK(cudaFuncSetAttribute(gen_hists,
+				      cudaFuncAttributePreferredSharedMemoryCarveout,
+				      cudaSharedmemCarveoutMaxShared));
 	dim3 grid(nrb, nh), block(TPACF_BLOCK);
 	gen_hists<<<grid, block>>>(d_pts, (int)n, (int)nrand, d_hist, d_bhist);
 	PB_CHECK_LAUNCH();
