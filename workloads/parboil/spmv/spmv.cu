@@ -20,7 +20,7 @@
 #include "spmv_ref.h"
 
 /*
- * 512 threads: 4 blocks fill the 2048 thread slots of an SM while 18
+ * 512 threads: 4 blocks fill the 2048 thread slots of an SM while 19
  * registers would allow 5; with 1024 threads registers would tie at 2.
  */
 #define SPMV_BLOCK 512
