@@ -12,6 +12,8 @@ PARBOIL_BINS := $(PARBOIL_PRESENT:%=$(B)/$(PARBOIL_DIR)/%)
 PARBOIL_NVCCFLAGS := $(NVCCFLAGS) -arch=sm_$(SM) -I$(PARBOIL_DIR)/common -Icommon
 PARBOIL_REF_SRCS := $(wildcard $(PARBOIL_DIR)/*/*_ref.c)
 PARBOIL_REF_LIB := $(B)/libparboil-ref.a
+# Not under $(B)/$(PARBOIL_DIR)/P/: that path is program P's binary.
+PARBOIL_REF_OBJS := $(PARBOIL_REF_SRCS:$(PARBOIL_DIR)/%.c=$(B)/parboil-ref/%.o)
 EXTRA_CFLAGS_$(PARBOIL_DIR)/common := -I$(PARBOIL_DIR)/common
 $(foreach p,$(PARBOIL_PROGS),$(eval EXTRA_CFLAGS_$(PARBOIL_DIR)/$(p) := -I$(PARBOIL_DIR)/common -I$(PARBOIL_DIR)/$(p)))
 
@@ -22,13 +24,18 @@ parboil: $(PARBOIL_BINS)
 .PHONY: parboil
 
 # Each program: its .cu, its reference and the shared occupancy code.
-$(B)/$(PARBOIL_DIR)/%: $$(wildcard $(PARBOIL_DIR)/$$*/*.cu $(PARBOIL_DIR)/$$*/*.c $(PARBOIL_DIR)/$$*/*.h) \
+$(PARBOIL_BINS): $(B)/$(PARBOIL_DIR)/%: $$(wildcard $(PARBOIL_DIR)/$$*/*.cu $(PARBOIL_DIR)/$$*/*.c $(PARBOIL_DIR)/$$*/*.h) \
 		$(wildcard $(PARBOIL_DIR)/common/*.h) common/occupancy.c common/occupancy.h
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) $(PARBOIL_NVCCFLAGS) -I$(PARBOIL_DIR)/$* -o $@ \
 		$(filter %.cu %.c,$^)
 
-$(PARBOIL_REF_LIB): $(PARBOIL_REF_SRCS:%.c=$(B)/%.o)
+$(PARBOIL_REF_LIB): $(PARBOIL_REF_OBJS)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/parboil-ref/%.o: $(PARBOIL_DIR)/%.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -I$(PARBOIL_DIR)/common -I$(<D) $(CFLAGS) -c -o $@ $<
