@@ -16,8 +16,8 @@ extern "C" {
 #endif
 
 #define PB_MM_DIM 8192		/* M = N = K at -s 1 */
-#define PB_MM_SAMPLE_ROWS 64	/* the check covers 64 rows x 64 columns */
-#define PB_MM_SAMPLE_COLS 64
+#define PB_MM_SAMPLE_ROWS 128	/* the check covers 128 rows x 128 columns */
+#define PB_MM_SAMPLE_COLS 128
 
 /* A is m x k, B is k x n, C is m x n, all row-major. */
 struct pb_mm_problem {
