@@ -136,17 +136,21 @@ sad_best(const uint16_t *sad4, const uint16_t *sad8, const uint16_t *sad16,
 	for (int b = 0; b < PB_SAD_BLOCKS; b++) {
 		best[b] = 0xffffffffu;
 	}
+	const uint16_t *s4 = sad4 + (size_t)mb * 16 * NPOS;
+	const uint16_t *s8 = sad8 + (size_t)mb * 4 * NPOS;
+	const uint16_t *s16 = sad16 + (size_t)mb * NPOS;
+
 	for (int p = t; p < NPOS; p += BEST_THREADS) {
 #pragma unroll
 		for (int b = 0; b < 16; b++) {
-			best[b] = min(best[b], PB_SAD_KEY(sad4[((size_t)mb * 16 + b) * NPOS + p], p));
+			best[b] = min(best[b], PB_SAD_KEY(s4[b * NPOS + p], p));
 		}
 #pragma unroll
 		for (int q = 0; q < 4; q++) {
 			best[16 + q] = min(best[16 + q],
-					   PB_SAD_KEY(sad8[((size_t)mb * 4 + q) * NPOS + p], p));
+					   PB_SAD_KEY(s8[q * NPOS + p], p));
 		}
-		best[20] = min(best[20], PB_SAD_KEY(sad16[(size_t)mb * NPOS + p], p));
+		best[20] = min(best[20], PB_SAD_KEY(s16[p], p));
 	}
 #pragma unroll
 	for (int b = 0; b < PB_SAD_BLOCKS; b++) {
