@@ -22,7 +22,7 @@ parboil: $(PARBOIL_BINS)
 .PHONY: parboil
 
 # Each program: its .cu, its reference and the shared occupancy code.
-$(PARBOIL_BINS): $(B)/$(PARBOIL_DIR)/%: $$$$(wildcard $(PARBOIL_DIR)/$$*/*.cu $(PARBOIL_DIR)/$$*/*.c $(PARBOIL_DIR)/$$*/*.h) \
+$(PARBOIL_BINS): $(B)/$(PARBOIL_DIR)/%: $$(wildcard $(PARBOIL_DIR)/$$*/*.cu $(PARBOIL_DIR)/$$*/*.c $(PARBOIL_DIR)/$$*/*.h) \
 		$(wildcard $(PARBOIL_DIR)/common/*.h) common/occupancy.c common/occupancy.h
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
