@@ -349,8 +349,10 @@ static void simulate(struct sim *s, struct pstate *ps, int np,
 				continue;
 			}
 			const struct kprof *kp = &ps[k->prog].p->k[k->kidx];
-			int64_t dur = k->end;
-			k->start = t > k->launch + 4000 ? t : k->launch + 4000;
+			/* Co-runners share the SMs' issue slots: some slowdown. */
+			int64_t dur = (int64_t)(k->end * (1.0 + 0.6 * (used < 1 ? used : 1)));
+			int64_t lat = v->kind == V_CUDA ? 12000 : v->kind == V_NSS ? 7000 : 5000;
+			k->start = t > k->launch + lat ? t : k->launch + lat;
 			k->end = k->start + dur;
 			k->running = 1;
 			char *mn = mangled(kp, odd, k->kidx);
@@ -551,7 +553,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_study: no known variant in '%s'\n", variants);
 		return 2;
 	}
-	long runs_left = workloads * (long)nv;
 	for (long w = 0; w < workloads; w++) {
 		const struct prof *pp[8];
 		const char *names[8];
@@ -561,15 +562,18 @@ int main(int argc, char **argv)
 			pp[i] = &progs[idx];
 			names[i] = odd && i < 2 ? odd_prog_names[i] : progs[idx].name;
 		}
+		/*
+		 * Spread what is left of the budget over the workloads left;
+		 * every variant of a workload replays the same programs.
+		 */
+		long budget = ((long)kernels - (long)total_k) / (workloads - w);
+		long kpr = budget / ((long)nv * nprog * (replays + 1));
+		if (kpr < 1) {
+			kpr = 1;
+		}
 		for (size_t v = 0; v < NR_VARIANTS; v++) {
 			if (!want_variant(variants, &all_variants[v])) {
 				continue;
-			}
-			/* Spread what is left of the budget over the runs left. */
-			long budget = ((long)kernels - (long)total_k) / runs_left--;
-			long kpr = budget / (nprog * (replays + 1));
-			if (kpr < 1) {
-				kpr = 1;
 			}
 			if (write_run(out, names, pp, (int)nprog, &all_variants[v],
 				      (int)replays, odd, (int)kpr, &total_k,
