@@ -1118,12 +1118,14 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 				 r->label, r->dropped);
 		}
 		if (r->no_api) {
-			add_note(a, "run '%s': %zu kernels have no launch call record"
-				 " (left out of waiting time)", r->label, r->no_api);
+			add_note(a, "run '%s': %zu kernel%s no launch call record"
+				 " (left out of waiting time)", r->label, r->no_api,
+				 r->no_api == 1 ? " has" : "s have");
 		}
 		if (r->no_ts) {
-			add_note(a, "run '%s': %zu kernels have no timestamps"
-				 " (left out of the time metrics)", r->label, r->no_ts);
+			add_note(a, "run '%s': %zu kernel%s no timestamps"
+				 " (left out of the time metrics)", r->label, r->no_ts,
+				 r->no_ts == 1 ? " has" : "s have");
 		}
 		if (r->no_fit) {
 			add_note(a, "run '%s': %zu kernel instances do not fit one block"

@@ -188,15 +188,15 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 	}
 	sqlite3_extended_result_codes(db->sql, 0);
 	sqlite3_busy_timeout(db->sql, 10000);
+	if (check_version(db, mode)) {
+		goto fail;
+	}
 	/*
 	 * Bulk loading: a big page cache, temporary data in memory. Durability
 	 * stays the default (each committed run survives a crash).
 	 */
 	if (gm_db_exec(db, "PRAGMA cache_size = -131072;"
 			   "PRAGMA temp_store = MEMORY;")) {
-		goto fail;
-	}
-	if (check_version(db, mode)) {
 		goto fail;
 	}
 	return 0;
