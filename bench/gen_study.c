@@ -355,7 +355,7 @@ static void simulate(struct sim *s, struct pstate *ps, int np,
 			k->start = t > k->launch + lat ? t : k->launch + lat;
 			k->end = k->start + dur;
 			k->running = 1;
-			char *mn = mangled(kp, odd, k->kidx);
+			char *mn = mangled(kp, odd, k->prog + k->kidx);
 			int64_t queued = k->launch + 1500;
 			int64_t submitted = k->start - 800 > queued ? k->start - 800 : queued;
 			fprintf(s->act, "KERNEL\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64
