@@ -28,3 +28,6 @@ BENCHES += bench/analyze_bench.sh
 $(GEN_STUDY): $(B)/bench/gen_study.o $(COMMON_LIB)
 	$(QUIET) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(COMMON_LDLIBS) -lm
+
+# gpumix report writes the version into the report's index.
+$(B)/cli/cmd_report.o: $(B)/version.h
