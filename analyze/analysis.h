@@ -67,7 +67,8 @@ struct gm_an_run {
 	size_t vindex;			/* index into gm_analysis.variants */
 	size_t nprog;
 	struct gm_an_program *progs;
-	int64_t span_start, span_end;	/* replay span (ns); 0, 0 if none */
+	size_t nreplays;
+	int64_t span_start, span_end;	/* replay span (ns); see database.md */
 
 	double stp, antt, wl_time_ns, mtspeedup;
 	struct gm_wait_stats wait;
