@@ -543,6 +543,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	if (load_runs(a, db)) {
 		goto out;
 	}
+	if (!a->nruns) {
+		gm_an_note(a, "the database holds no runs");
+	}
 	make_variants(a);
 	compute_stp(a);
 	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {

@@ -255,6 +255,106 @@ static void test_analysis(void)
 	free(path);
 }
 
+/* Write a run directory @name under the scratch directory. */
+static char *write_run(const char *name, const char *programs,
+		       const char *replays, const char *activity)
+{
+	char *dir = gm_path_join(scratch, name);
+	struct strbuf sb = STRBUF_INIT;
+	char *p;
+
+	gm_mkdir_p(dir, 0755);
+	strbuf_addf(&sb, "format = gpumix-run 1\nworkload = %s\nvariant = cuda\n"
+		    "policy = none\n%sdevice.name = H100\ndevice.cc = 9.0\n"
+		    "device.sm_count = 132\ndevice.max_threads_per_sm = 2048\n"
+		    "device.max_blocks_per_sm = 32\ndevice.regs_per_sm = 65536\n"
+		    "device.smem_per_sm = 233472\ndriver_version = 1\n"
+		    "runtime_version = 1\ncuda_device_max_connections = 8\n"
+		    "streams = 1\nmin_replays = 1\ngpumix_version = t\n"
+		    "started_at = x\nfinished_at = y\nstatus = ok\n"
+		    "cupti.dropped_records = 0\n", name, programs);
+	p = gm_path_join(dir, "manifest");
+	gm_write_file_atomic(p, sb.buf, sb.len, 1);
+	free(p);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n%s", replays);
+	p = gm_path_join(dir, "replays.tsv");
+	gm_write_file_atomic(p, sb.buf, sb.len, 1);
+	free(p);
+	p = gm_path_join(dir, "activity.tsv");
+	gm_write_file_atomic(p, activity, strlen(activity), 1);
+	free(p);
+	strbuf_release(&sb);
+	return dir;
+}
+
+static int has_note(const struct gm_analysis *a, const char *text)
+{
+	for (size_t i = 0; i < a->nnotes; i++) {
+		if (strstr(a->notes[i], text)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Runs at the edges: no programs, no replays, untimed kernels. */
+static void test_edges(void)
+{
+	struct gm_db db = GM_DB_INIT;
+	struct gm_loader l;
+	struct gm_load_info info;
+	struct gm_analysis a;
+	struct gm_analysis_options opt = { NULL, NULL };
+	char *path = gm_path_join(scratch, "edges.db");
+	char *empty = write_run("empty", "programs = 0\n", "", "END\t0\n");
+	char *edge = write_run("edge",
+		"programs = 1\nprogram.0.name = p\nprogram.0.bundle = b\n"
+		"program.0.deterministic = 0\n", "",
+		"KERNEL\tp\t1\t0\t0\t0\t0\t0\t1\t7\t1\t1\t1\t32\t1\t1\t16\t0\t0\tk\n"
+		"KERNEL\tp\t2\t100\t200\t0\t0\t0\t1\t7\t1\t1\t1\t32\t1\t1\t16\t0\t0\tk\n"
+		"KERNEL\tp\t3\t150\t250\t0\t0\t0\t1\t8\t1\t1\t1\t32\t1\t1\t16\t0\t0\tk\n"
+		"END\t3\n");
+
+	gm_db_open(&db, path, GM_DB_WRITE);
+	gm_loader_init(&l, &db);
+	CHECK_INT(gm_loader_load(&l, empty, &info), 0, "a run with no programs loads");
+	gm_load_info_release(&info);
+	CHECK_INT(gm_loader_load(&l, edge, &info), 0, "a run without replays loads");
+	CHECK_INT(info.kernels, 3, "with its 3 kernels");
+	gm_load_info_release(&info);
+	gm_loader_release(&l);
+	CHECK_INT(gm_analysis_compute(&a, &db, &opt), 0, "analyse the edge cases");
+	const struct gm_an_run *e = NULL;
+	for (size_t i = 0; i < a.nruns; i++) {
+		if (!strcmp(a.runs[i].workload, "edge")) {
+			e = &a.runs[i];
+		}
+	}
+	CHECK(e != NULL, "edge run found");
+	CHECK_INT(e->no_ts, 1, "untimed kernel counted");
+	CHECK_INT(e->cat_n[GM_OVERLAP_FULL] + e->cat_n[GM_OVERLAP_PARTIAL], 2,
+		  "and left out of the overlap categories");
+	CHECK_NEAR(e->running, 200.0 / 150, 1e-12,
+		   "no replays: span of the kernels, 200 ns of kernels over 150");
+	CHECK(isnan(e->stp) && isnan(e->wl_time_ns), "no replays: no STP, no workload time");
+	CHECK(has_note(&a, "1 kernel has no timestamps"), "note: untimed kernel");
+	CHECK(has_note(&a, "no kept replays of 'p'"), "note: no kept replays");
+	CHECK(has_note(&a, "run 'empty.cuda' has no programs"), "note: no programs");
+	CHECK(has_note(&a, "no `cuda` run") == 0, "there are cuda runs");
+	struct gm_table t[GM_T_COUNT];
+	gm_report_tables(&a, t);
+	CHECK_INT(t[GM_T_WORKLOADS].nrows, 2, "both runs are listed");
+	for (int i = 0; i < GM_T_COUNT; i++) {
+		gm_table_release(&t[i]);
+	}
+	gm_analysis_release(&a);
+	gm_db_close(&db);
+	free(empty);
+	free(edge);
+	free(path);
+}
+
 static void test_tables(void)
 {
 	static const char *const cols[] = { "name", "value", NULL };
@@ -289,6 +389,7 @@ int main(void)
 	}
 	test_db();
 	test_analysis();
+	test_edges();
 	test_tables();
 	gm_remove_tree(scratch);
 	return test_done();
