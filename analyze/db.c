@@ -165,8 +165,9 @@ static int check_version(struct gm_db *db, enum gm_db_mode mode)
 
 int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 {
-	int flags = mode == GM_DB_READ ? SQLITE_OPEN_READONLY
-		: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/* One connection, one thread: no need for SQLite's own mutexes. */
+	int flags = SQLITE_OPEN_NOMUTEX | (mode == GM_DB_READ
+		? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	struct stat st;
 
 	db->sql = NULL;
