@@ -151,6 +151,7 @@ struct gm_analysis_options {
 int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 			const struct gm_analysis_options *opt);
 
+/* Free everything @a owns (safe after a failed compute) and zero it. */
 void gm_analysis_release(struct gm_analysis *a);
 
 /* Rank of a variant label in the report's order (cuda first, ...). */

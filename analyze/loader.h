@@ -65,6 +65,7 @@ void gm_loader_release(struct gm_loader *l);
 int gm_loader_load(struct gm_loader *l, const char *dir,
 		   struct gm_load_info *info);
 
+/* Free what @info owns and zero it. */
 void gm_load_info_release(struct gm_load_info *info);
 
 #endif

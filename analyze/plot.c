@@ -55,9 +55,8 @@ static void dat_str(struct strbuf *sb, const char *s)
 struct fig_ctx {
 	const char *dir;
 	struct gm_figures *out;
-	struct strbuf scripts;	/* names passed to gnuplot */
 	size_t nscripts;
-	char **argv_names;
+	char **argv_names;	/* script names passed to gnuplot (owned) */
 };
 
 static int write_in(const char *dir, const char *name, const struct strbuf *sb)

@@ -45,6 +45,7 @@ struct gm_figures {
 int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 		    const char *gnuplot, struct gm_figures *out);
 
+/* Free what @f owns and zero it. */
 void gm_figures_release(struct gm_figures *f);
 
 #endif

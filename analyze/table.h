@@ -58,6 +58,7 @@ void gm_table_csv(const struct gm_table *t, struct strbuf *out);
 /* Escape @s for a Markdown table cell or paragraph, appending to @out. */
 void gm_markdown_escape(struct strbuf *out, const char *s);
 
+/* Free every string and cell of @t and zero it. */
 void gm_table_release(struct gm_table *t);
 
 #endif
