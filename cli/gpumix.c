@@ -24,6 +24,8 @@ struct command {
 static const struct command commands[] = {
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
 	{ "version", cmd_version, "print the gpumix version" },
+	{ "analyze", cmd_analyze, "load run directories into a SQLite database" },
+	{ "report", cmd_report, "print comparison tables and draw plots from a database" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

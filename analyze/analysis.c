@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Study analysis (see analysis.h): runs, programs and replays, the
+ * alone-time baselines, STP/ANTT/MTSpeedup, the per-variant and
+ * across-workload aggregates; one pass over the runs for the kernel
+ * metrics (run_metrics.c) and the Fig. 7 choice (focus.c).
+ */
+#include "analysis_priv.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "metrics_resource.h"
+#include "metrics_stp.h"
+#include "run_reader.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "strmap.h"
+
+char *gm_an_col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return gm_xstrdup(t ? (const char *)t : "");
+}
+
+void gm_an_note(struct gm_analysis *a, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	size_t alloc = a->nnotes;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	a->notes = gm_xrealloc(a->notes, (alloc + 1) * sizeof(*a->notes));
+	a->notes[a->nnotes++] = strbuf_detach(&sb, NULL);
+}
+
+int gm_variant_rank(const char *vlabel)
+{
+	static const char *const order[] = {
+		"single", "cuda", "nss", "elastic+mpmax", "elastic+median",
+		"elastic+equal", "elastic+queuemold",
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!strcmp(order[i], vlabel)) {
+			return (int)i;
+		}
+	}
+	return 100;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+	const struct gm_an_run *a = x, *b = y;
+	int c = strcmp(a->workload, b->workload);
+
+	if (c) {
+		return c;
+	}
+	c = gm_variant_rank(a->vlabel) - gm_variant_rank(b->vlabel);
+	return c ? c : strcmp(a->vlabel, b->vlabel);
+}
+
+/* Runs by database id, for the program and replay rows. */
+struct run_index {
+	int64_t id;
+	struct gm_an_run *run;
+};
+
+static int cmp_index(const void *x, const void *y)
+{
+	int64_t a = ((const struct run_index *)x)->id;
+	int64_t b = ((const struct run_index *)y)->id;
+
+	return a < b ? -1 : a > b;
+}
+
+static struct gm_an_run *run_by_id(const struct run_index *idx, size_t n,
+				   int64_t id)
+{
+	struct run_index key = { id, NULL };
+	const struct run_index *r = bsearch(&key, idx, n, sizeof(*idx), cmp_index);
+
+	return r ? r->run : NULL;
+}
+
+static int load_runs(struct gm_analysis *a, struct gm_db *db)
+{
+	sqlite3_stmt *st;
+	struct run_index *idx = NULL;
+	size_t alloc = 0;
+	int rc, ret = -1;
+
+	if (gm_db_prepare(db, &st,
+			  "SELECT r.id, r.path, w.name, r.variant, r.policy,"
+			  " r.status, r.failure, r.deviceName,"
+			  " r.computeCapability, r.smCount, r.maxThreadsPerSm,"
+			  " r.maxBlocksPerSm, r.regsPerSm, r.smemPerSm,"
+			  " r.droppedRecords, r.kernelCount"
+			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
+		return -1;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		GM_ALLOC_GROW(a->runs, a->nruns + 1, alloc);
+		struct gm_an_run *r = &a->runs[a->nruns++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		r->path = gm_an_col_str(st, 1);
+		r->workload = gm_an_col_str(st, 2);
+		r->variant = gm_an_col_str(st, 3);
+		r->policy = gm_an_col_str(st, 4);
+		r->status = gm_an_col_str(st, 5);
+		r->failure = sqlite3_column_type(st, 6) == SQLITE_NULL
+			? NULL : gm_an_col_str(st, 6);
+		r->device_name = gm_an_col_str(st, 7);
+		r->device_cc = gm_an_col_str(st, 8);
+		gm_device_limits_for_run(&r->dev, r->device_name, r->device_cc,
+					 sqlite3_column_int64(st, 9),
+					 sqlite3_column_int64(st, 10),
+					 sqlite3_column_int64(st, 11),
+					 sqlite3_column_int64(st, 12),
+					 sqlite3_column_int64(st, 13));
+		r->dropped = sqlite3_column_int64(st, 14);
+		r->kernel_count = sqlite3_column_int64(st, 15);
+		r->label = gm_run_label(r->workload, r->variant, r->policy);
+		r->vlabel = strcmp(r->policy, "none")
+			? gm_xasprintf("%s+%s", r->variant, r->policy)
+			: gm_xstrdup(r->variant);
+		r->ok = !strcmp(r->status, "ok");
+		r->single = !strcmp(r->variant, "single");
+		r->stp = r->antt = r->wl_time_ns = r->mtspeedup = NAN;
+		r->running = NAN;
+		for (int k = 0; k < GM_UTIL_KINDS; k++) {
+			r->util[k] = NAN;
+		}
+		r->wait.mean = r->wait.median = r->wait.p95 = NAN;
+		for (int k = 0; k < GM_WAIT_SPLITS; k++) {
+			r->wait.split_mean[k] = NAN;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		return -1;
+	}
+	qsort(a->runs, a->nruns, sizeof(*a->runs), cmp_run);
+	idx = gm_xmalloc((a->nruns + 1) * sizeof(*idx));
+	for (size_t i = 0; i < a->nruns; i++) {
+		idx[i] = (struct run_index){ a->runs[i].id, &a->runs[i] };
+	}
+	qsort(idx, a->nruns, sizeof(*idx), cmp_index);
+
+	/* Programs, then replays: mean kept replay time and the run span. */
+	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle FROM programs"
+			  " ORDER BY runId, idx")) {
+		goto out;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
+		if (!r) {
+			continue;
+		}
+		r->progs = gm_xrealloc(r->progs, (r->nprog + 1) * sizeof(*r->progs));
+		struct gm_an_program *p = &r->progs[r->nprog++];
+		memset(p, 0, sizeof(*p));
+		p->id = sqlite3_column_int64(st, 1);
+		p->name = gm_an_col_str(st, 2);
+		p->bundle = gm_an_col_str(st, 3);
+		p->mp_ns = p->alone_ns = NAN;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		goto out;
+	}
+	if (gm_db_prepare(db, &st, "SELECT runId, programId, start, end, io, kept"
+			  " FROM replays")) {
+		goto out;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
+		int64_t pid = sqlite3_column_int64(st, 1);
+		int64_t s = sqlite3_column_int64(st, 2);
+		int64_t e = sqlite3_column_int64(st, 3);
+		if (!r) {
+			continue;
+		}
+		if (!r->nreplays || s < r->span_start) {
+			r->span_start = s;
+		}
+		if (!r->nreplays || e > r->span_end) {
+			r->span_end = e;
+		}
+		r->nreplays++;
+		if (!sqlite3_column_int64(st, 5)) {
+			continue;
+		}
+		for (size_t i = 0; i < r->nprog; i++) {
+			struct gm_an_program *p = &r->progs[i];
+			if (p->id == pid) {
+				double t = (double)(e - s - sqlite3_column_int64(st, 4));
+				p->mp_ns = p->kept ? p->mp_ns + t : t;
+				p->kept++;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		for (size_t j = 0; j < a->runs[i].nprog; j++) {
+			struct gm_an_program *p = &a->runs[i].progs[j];
+			if (p->kept) {
+				p->mp_ns /= (double)p->kept;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(idx);
+	return ret;
+}
+
+static void make_variants(struct gm_analysis *a)
+{
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_an_run *r = &a->runs[i];
+		size_t v;
+		for (v = 0; v < a->nvariants; v++) {
+			if (!strcmp(a->variants[v].label, r->vlabel)) {
+				break;
+			}
+		}
+		if (v == a->nvariants) {
+			a->variants = gm_xrealloc(a->variants,
+						  (v + 1) * sizeof(*a->variants));
+			memset(&a->variants[v], 0, sizeof(a->variants[v]));
+			a->variants[v].label = gm_xstrdup(r->vlabel);
+			a->nvariants++;
+		}
+	}
+	/* Canonical order, then fix up the runs' indexes. */
+	for (size_t i = 1; i < a->nvariants; i++) {
+		for (size_t j = i; j > 0; j--) {
+			struct gm_an_variant *x = &a->variants[j - 1], *y = &a->variants[j];
+			int c = gm_variant_rank(x->label) - gm_variant_rank(y->label);
+			if (c < 0 || (!c && strcmp(x->label, y->label) <= 0)) {
+				break;
+			}
+			struct gm_an_variant t = *x;
+			*x = *y;
+			*y = t;
+		}
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		for (size_t v = 0; v < a->nvariants; v++) {
+			if (!strcmp(a->variants[v].label, a->runs[i].vlabel)) {
+				a->runs[i].vindex = v;
+			}
+		}
+	}
+}
+
+/*
+ * The alone time of program @p of run @r: the `single` run of the same
+ * workload, else any `single` run with a program of the same bundle (the
+ * one with the fewest programs, then the first by workload name).
+ */
+static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
+			  struct gm_an_program *p)
+{
+	const struct gm_an_run *best = NULL;
+	const struct gm_an_program *bp = NULL;
+
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *s = &a->runs[i];
+		if (!s->single || !s->ok) {
+			continue;
+		}
+		int same_wl = !strcmp(s->workload, r->workload);
+		for (size_t j = 0; j < s->nprog; j++) {
+			const struct gm_an_program *q = &s->progs[j];
+			int match = same_wl ? !strcmp(q->name, p->name)
+				: !strcmp(q->bundle, p->bundle);
+			if (!match || isnan(q->mp_ns)) {
+				continue;
+			}
+			if (same_wl) {
+				best = s;
+				bp = q;
+				goto found;
+			}
+			if (!best || s->nprog < best->nprog) {
+				best = s;
+				bp = q;
+			}
+		}
+	}
+	if (!best) {
+		return;
+	}
+found:
+	p->alone_ns = bp->mp_ns;
+	p->alone_from = best->label;
+}
+
+static void compute_stp(struct gm_analysis *a)
+{
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_an_run *r = &a->runs[i];
+		double *alone, *mp;
+		struct strbuf missing = STRBUF_INIT, nokept = STRBUF_INIT;
+
+		if (!r->ok) {
+			continue;
+		}
+		for (size_t j = 0; j < r->nprog; j++) {
+			find_baseline(a, r, &r->progs[j]);
+		}
+		if (r->single) {
+			continue;
+		}
+		alone = gm_xcalloc(r->nprog + 1, sizeof(double));
+		mp = gm_xcalloc(r->nprog + 1, sizeof(double));
+		for (size_t j = 0; j < r->nprog; j++) {
+			struct gm_an_program *p = &r->progs[j];
+			alone[j] = p->alone_ns;
+			mp[j] = p->mp_ns;
+			if (isnan(p->alone_ns)) {
+				strbuf_addf(&missing, "%s'%s'", missing.len ? ", " : "",
+					    p->name);
+			}
+			if (!p->kept) {
+				strbuf_addf(&nokept, "%s'%s'", nokept.len ? ", " : "",
+					    p->name);
+			}
+		}
+		r->wl_time_ns = gm_workload_time(mp, r->nprog);
+		r->stp = gm_stp(alone, mp, r->nprog);
+		r->antt = gm_antt(alone, mp, r->nprog);
+		if (nokept.len) {
+			gm_an_note(a, "run '%s': no kept replays of %s: no program time,"
+				 " STP, ANTT or MTSpeedup for it", r->label, nokept.buf);
+		} else if (missing.len) {
+			gm_an_note(a, "run '%s': no `single` run of %s: STP and ANTT not"
+				 " computed for it (the other metrics are)", r->label,
+				 missing.buf);
+		} else if (!r->nprog) {
+			gm_an_note(a, "run '%s' has no programs", r->label);
+		}
+		strbuf_release(&missing);
+		strbuf_release(&nokept);
+		free(alone);
+		free(mp);
+	}
+	/* MTSpeedup against the cuda run of the same workload. */
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_an_run *r = &a->runs[i];
+		if (!r->ok || r->single) {
+			continue;
+		}
+		for (size_t j = 0; j < a->nruns; j++) {
+			struct gm_an_run *c = &a->runs[j];
+			if (c->ok && !strcmp(c->vlabel, "cuda") &&
+			    !strcmp(c->workload, r->workload) &&
+			    r->wl_time_ns > 0 && c->wl_time_ns > 0) {
+				r->mtspeedup = c->wl_time_ns / r->wl_time_ns;
+			}
+		}
+	}
+}
+
+static void per_variant(struct gm_analysis *a, struct gm_an_pool *pools)
+{
+	for (size_t v = 0; v < a->nvariants; v++) {
+		struct gm_an_variant *var = &a->variants[v];
+		struct gm_an_pool *p = &pools[v];
+		gm_an_wait_stats(&var->wait, p->waits, p->n, p->split_sum, p->split_n);
+		var->running = p->run_n ? p->run_sum / (double)p->run_n : NAN;
+		for (int u = 0; u < GM_UTIL_KINDS; u++) {
+			var->util[u] = p->util_n[u]
+				? p->util_sum[u] / (double)p->util_n[u] : NAN;
+		}
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			continue;
+		}
+		a->variants[r->vindex].runs++;
+		for (int c = 0; c < GM_OVERLAP_COUNT; c++) {
+			a->variants[r->vindex].cat_ns[c] += r->cat_ns[c];
+			a->variants[r->vindex].cat_n[c] += r->cat_n[c];
+		}
+	}
+}
+
+static const struct gm_an_run *cuda_run(const struct gm_analysis *a,
+					const struct gm_an_run *r)
+{
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *c = &a->runs[i];
+		if (c->ok && !strcmp(c->vlabel, "cuda") &&
+		    !strcmp(c->workload, r->workload)) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static void summarize(struct gm_analysis *a)
+{
+	size_t alloc = 0;
+	int have_cuda = 0;
+
+	for (size_t i = 0; i < a->nruns; i++) {
+		have_cuda |= a->runs[i].ok && !strcmp(a->runs[i].vlabel, "cuda");
+	}
+	for (size_t v = 0; v < a->nvariants; v++) {
+		const char *label = a->variants[v].label;
+		if (!strcmp(label, "single")) {
+			continue;
+		}
+		/* One row per workload size (2-program, 4-program, ...). */
+		size_t sizes[64], nsizes = 0;
+		for (size_t i = 0; i < a->nruns; i++) {
+			const struct gm_an_run *r = &a->runs[i];
+			size_t s;
+			if (r->vindex != v || !r->ok) {
+				continue;
+			}
+			for (s = 0; s < nsizes && sizes[s] != r->nprog; s++) {
+			}
+			if (s == nsizes && nsizes < 64) {
+				sizes[nsizes++] = r->nprog;
+			}
+		}
+		for (size_t s = 0; s < nsizes; s++) {
+			double *stp = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *antt = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *cstp = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *vstp = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *cantt = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *vantt = gm_xcalloc(a->nruns + 1, sizeof(double));
+			double *mt = gm_xcalloc(a->nruns + 1, sizeof(double));
+			size_t n = 0, nc = 0, nmt = 0;
+			GM_ALLOC_GROW(a->summary, a->nsummary + 1, alloc);
+			struct gm_an_summary *row = &a->summary[a->nsummary++];
+			memset(row, 0, sizeof(*row));
+			row->programs = sizes[s];
+			row->vlabel = label;
+			row->stp_best = row->antt_worst = NAN;
+			for (size_t i = 0; i < a->nruns; i++) {
+				const struct gm_an_run *r = &a->runs[i], *c;
+				if (r->vindex != v || !r->ok || r->nprog != sizes[s]) {
+					continue;
+				}
+				if (!isnan(r->stp)) {
+					stp[n] = r->stp;
+					antt[n++] = r->antt;
+					if (isnan(row->stp_best) || r->stp > row->stp_best) {
+						row->stp_best = r->stp;
+					}
+					if (isnan(row->antt_worst) || r->antt > row->antt_worst) {
+						row->antt_worst = r->antt;
+					}
+				}
+				c = cuda_run(a, r);
+				if (c && !isnan(r->stp) && !isnan(c->stp)) {
+					cstp[nc] = c->stp;
+					vstp[nc] = r->stp;
+					cantt[nc] = c->antt;
+					vantt[nc++] = r->antt;
+				}
+				if (!isnan(r->mtspeedup)) {
+					mt[nmt++] = r->mtspeedup;
+				}
+			}
+			row->workloads = n;
+			row->stp_geo = gm_geomean(stp, n);
+			row->antt_geo = gm_geomean(antt, n);
+			row->common = nc;
+			row->stp_imp = gm_geomean(vstp, nc) / gm_geomean(cstp, nc);
+			row->antt_imp = gm_geomean(cantt, nc) / gm_geomean(vantt, nc);
+			row->mt_n = nmt;
+			row->mtspeedup = gm_geomean(mt, nmt);
+			free(stp);
+			free(antt);
+			free(cstp);
+			free(vstp);
+			free(cantt);
+			free(vantt);
+			free(mt);
+		}
+	}
+	if (!have_cuda && a->nsummary) {
+		gm_an_note(a, "no `cuda` run: improvements over cuda and MTSpeedup"
+			 " are not computed");
+	}
+}
+
+static int cmp_resource(const void *x, const void *y)
+{
+	const struct gm_an_resource *a = x, *b = y;
+	int c = strcmp(a->device, b->device);
+
+	if (!c) {
+		c = strcmp(a->program, b->program);
+	}
+	if (!c) {
+		c = strcmp(a->kernel, b->kernel);
+	}
+	if (!c) {
+		c = a->grid < b->grid ? -1 : a->grid > b->grid;
+	}
+	if (!c) {
+		c = a->tpb < b->tpb ? -1 : a->tpb > b->tpb;
+	}
+	if (!c) {
+		c = a->regs < b->regs ? -1 : a->regs > b->regs;
+	}
+	if (!c) {
+		c = a->smem < b->smem ? -1 : a->smem > b->smem;
+	}
+	return c;
+}
+
+int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
+			const struct gm_analysis_options *opt)
+{
+	struct gm_an_pool *pools = NULL;
+	struct gm_an_resources res;
+	int ret = -1, have_single = 0;
+
+	memset(a, 0, sizeof(*a));
+	memset(&res, 0, sizeof(res));
+	if (load_runs(a, db)) {
+		goto out;
+	}
+	if (!a->nruns) {
+		gm_an_note(a, "the database holds no runs");
+	}
+	make_variants(a);
+	compute_stp(a);
+	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
+		goto out;
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		have_single |= a->runs[i].ok && a->runs[i].single;
+	}
+	a->resources_from_single = have_single;
+	pools = gm_xcalloc(a->nvariants + 1, sizeof(*pools));
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			const char *what = !strcmp(r->status, "hung") ? "hung" : "failed";
+			if (r->failure) {
+				gm_an_note(a, "run '%s' %s (%s): left out of every metric",
+					 r->label, what, r->failure);
+			} else {
+				gm_an_note(a, "run '%s' %s: left out of every metric",
+					 r->label, what);
+			}
+			continue;
+		}
+		if (gm_an_run_kernels(a, db, r, &pools[r->vindex], &res,
+				!have_single || r->single)) {
+			goto out;
+		}
+		if (r->dropped) {
+			gm_an_note(a, "run '%s': CUPTI dropped %" PRId64 " activity"
+				 " records: its kernel metrics are incomplete",
+				 r->label, r->dropped);
+		}
+		if (r->no_api) {
+			gm_an_note(a, "run '%s': %zu kernel%s no launch call record"
+				 " (left out of waiting time)", r->label, r->no_api,
+				 r->no_api == 1 ? " has" : "s have");
+		}
+		if (r->no_ts) {
+			gm_an_note(a, "run '%s': %zu kernel%s no timestamps"
+				 " (left out of the time metrics)", r->label, r->no_ts,
+				 r->no_ts == 1 ? " has" : "s have");
+		}
+		if (r->no_fit) {
+			gm_an_note(a, "run '%s': %zu kernel instances do not fit one block"
+				 " per SM under the manifest's limits (counted as"
+				 " holding nothing)", r->label, r->no_fit);
+		}
+		if (r->nprog && r->kernel_count == 0) {
+			gm_an_note(a, "run '%s' has no kernel records", r->label);
+		}
+	}
+	per_variant(a, pools);
+	summarize(a);
+	qsort(a->resources, a->nresources, sizeof(*a->resources), cmp_resource);
+	if (gm_an_choose_focus(a, db, opt)) {
+		goto out;
+	}
+	ret = 0;
+out:
+	if (pools) {
+		for (size_t v = 0; v < a->nvariants; v++) {
+			free(pools[v].waits);
+		}
+		free(pools);
+	}
+	sqlite3_finalize(res.name);
+	gm_strmap_clear(&res.index);
+	return ret;
+}
+
+void gm_analysis_release(struct gm_analysis *a)
+{
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_an_run *r = &a->runs[i];
+		free(r->path);
+		free(r->workload);
+		free(r->variant);
+		free(r->policy);
+		free(r->status);
+		free(r->failure);
+		free(r->label);
+		free(r->vlabel);
+		free(r->device_name);
+		free(r->device_cc);
+		for (size_t j = 0; j < r->nprog; j++) {
+			free(r->progs[j].name);
+			free(r->progs[j].bundle);
+		}
+		free(r->progs);
+		free(r->names);
+	}
+	free(a->runs);
+	for (size_t v = 0; v < a->nvariants; v++) {
+		free(a->variants[v].label);
+	}
+	free(a->variants);
+	free(a->summary);
+	for (size_t i = 0; i < a->nresources; i++) {
+		free(a->resources[i].device);
+		free(a->resources[i].program);
+		free(a->resources[i].kernel);
+	}
+	free(a->resources);
+	for (size_t i = 0; i < a->nnotes; i++) {
+		free(a->notes[i]);
+	}
+	free(a->notes);
+	free(a->focus_kernel);
+	free(a->focus);
+	memset(a, 0, sizeof(*a));
+}

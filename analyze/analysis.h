@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every metric of a study, computed from a results database: per program
+ * (multiprogram and alone times), per run (STP, ANTT, workload time,
+ * MTSpeedup, waiting time, overlap categories, running kernels,
+ * utilization), per variant (pooled waiting time, overlap fractions,
+ * means of the per-run averages), across workloads (the paper's Tables 4
+ * and 5), the resource table (Table 2), and the kernel instances of one
+ * chosen run for Fig. 7 and the timeline. doc/database.md defines each
+ * number; report.c turns this into tables and figures.
+ *
+ * Only runs with status ok enter the metrics; the others are listed with
+ * a note. Values that cannot be computed are NAN, with a note saying why
+ * (e.g. no `single` run of a workload's programs: no STP/ANTT for it, the
+ * other metrics still are).
+ */
+#ifndef GM_ANALYSIS_H
+#define GM_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "metrics_overlap.h"
+#include "occupancy.h"
+
+enum gm_wait_split {
+	GM_WAIT_API_QUEUED,		/* launch call start -> queued */
+	GM_WAIT_QUEUED_SUBMITTED,	/* queued -> submitted */
+	GM_WAIT_SUBMITTED_START,	/* submitted -> kernel start */
+	GM_WAIT_SPLITS
+};
+
+enum gm_util_kind {
+	GM_UTIL_THREADS,
+	GM_UTIL_REGISTERS,
+	GM_UTIL_SHARED,
+	GM_UTIL_BLOCKS,
+	GM_UTIL_KINDS
+};
+
+struct gm_wait_stats {
+	size_t n;			/* kernels with a launch call */
+	double mean, median, p95;	/* ns */
+	size_t split_n;			/* kernels with queued/submitted */
+	double split_mean[GM_WAIT_SPLITS];
+};
+
+struct gm_an_program {
+	int64_t id;
+	char *name, *bundle;
+	size_t kept;			/* kept replays */
+	double mp_ns;			/* mean kept replay time (this run) */
+	double alone_ns;		/* from the baseline; NAN when none */
+	const char *alone_from;		/* baseline run's label (borrowed) */
+};
+
+struct gm_an_run {
+	int64_t id;
+	char *path, *workload, *variant, *policy, *status, *failure;
+	char *label;			/* workload.variant[.policy] */
+	char *vlabel;			/* variant or variant+policy */
+	char *device_name, *device_cc;
+	struct gm_device_limits dev;
+	int64_t dropped, kernel_count;
+	int ok, single;
+	size_t vindex;			/* index into gm_analysis.variants */
+	size_t nprog;
+	struct gm_an_program *progs;
+	size_t nreplays;
+	int64_t span_start, span_end;	/* replay span (ns); see database.md */
+
+	double stp, antt, wl_time_ns, mtspeedup;
+	struct gm_wait_stats wait;
+	size_t no_api, no_ts, no_fit;
+	double cat_ns[GM_OVERLAP_COUNT];
+	size_t cat_n[GM_OVERLAP_COUNT];
+	double running;
+	double util[GM_UTIL_KINDS];
+
+	size_t nnames;			/* kernel instances per short name */
+	int64_t (*names)[2];		/* (shortName id, count) */
+};
+
+struct gm_an_variant {
+	char *label;
+	size_t runs;			/* ok runs */
+	struct gm_wait_stats wait;	/* pooled over its kernels */
+	double cat_ns[GM_OVERLAP_COUNT];
+	size_t cat_n[GM_OVERLAP_COUNT];
+	double running;			/* mean over its runs */
+	double util[GM_UTIL_KINDS];	/* mean over its runs */
+};
+
+struct gm_an_summary {
+	size_t programs;		/* programs per workload */
+	const char *vlabel;		/* borrowed from the variant */
+	size_t workloads;		/* with an STP */
+	double stp_geo, stp_best, antt_geo, antt_worst;
+	size_t common;			/* ... also with an STP under cuda */
+	double stp_imp, antt_imp;
+	size_t mt_n;			/* workloads with both workload times */
+	double mtspeedup;		/* geomean over them */
+};
+
+struct gm_an_resource {
+	char *device, *program, *kernel;
+	int64_t grid, tpb, regs, smem, instances;
+	double t, r, s, b;		/* shares of the whole GPU, 0..1 */
+	unsigned limiting;		/* GM_RES_* bits */
+	int fits;
+};
+
+struct gm_an_kernel {
+	int64_t start, end;
+	int program;
+	unsigned char category;		/* enum gm_overlap */
+	unsigned char chosen;		/* an instance of the focus kernel */
+};
+
+struct gm_analysis {
+	size_t nruns;
+	struct gm_an_run *runs;		/* by workload, variant order */
+	size_t nvariants;
+	struct gm_an_variant *variants;	/* single, cuda, nss, elastic... */
+	size_t nsummary;
+	struct gm_an_summary *summary;
+	size_t nresources;
+	struct gm_an_resource *resources;
+	int resources_from_single;	/* 1: single runs only */
+	size_t nnotes;
+	char **notes;
+
+	char *focus_kernel;		/* short name, or NULL */
+	const struct gm_an_run *focus_run;
+	size_t nfocus;
+	struct gm_an_kernel *focus;	/* every kernel of focus_run */
+	size_t focus_instances;
+};
+
+struct gm_analysis_options {
+	const char *kernel;	/* Fig. 7 kernel (short, demangled or mangled) */
+	const char *run;	/* Fig. 7/timeline run label */
+};
+
+/*
+ * Compute everything for the database @db (opened GM_DB_READ). Returns 0,
+ * or -1 (cause recorded) on a database error or an option naming a
+ * kernel or run that does not exist. Release @a either way.
+ */
+int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
+			const struct gm_analysis_options *opt);
+
+/* Free everything @a owns (safe after a failed compute) and zero it. */
+void gm_analysis_release(struct gm_analysis *a);
+
+/* Rank of a variant label in the report's order (cuda first, ...). */
+int gm_variant_rank(const char *vlabel);
+
+#endif

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results database handle (see db.h): open or create, version check,
+ * and checked wrappers around sqlite3_exec/prepare/step.
+ */
+#include "db.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "schema.h"
+#include "strbuf.h"
+
+int gm_sql_check(sqlite3 *sql, int rc, const char *call, const char *file,
+		 int line)
+{
+	if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		return rc;
+	}
+	/* errmsg is only meaningful while the connection's last call failed. */
+	const char *msg = sql && sqlite3_errcode(sql) == rc
+		? sqlite3_errmsg(sql) : sqlite3_errstr(rc);
+	return gm_error("sqlite: %s failed at %s:%d: %s (%s)", call, file, line,
+			msg, sqlite3_errstr(rc));
+}
+
+int gm_db_exec(struct gm_db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->sql, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		gm_error("sqlite: cannot run '%.60s%s': %s (%s)", sql,
+			 strlen(sql) > 60 ? "..." : "",
+			 msg ? msg : sqlite3_errmsg(db->sql), sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int gm_db_prepare(struct gm_db *db, sqlite3_stmt **st, const char *sql)
+{
+	*st = NULL;
+	if (GM_SQL(db->sql, sqlite3_prepare_v2(db->sql, sql, -1, st, NULL)) < 0) {
+		return gm_error("cannot prepare '%.60s%s'", sql,
+				strlen(sql) > 60 ? "..." : "");
+	}
+	return 0;
+}
+
+int gm_db_query_int(struct gm_db *db, const char *sql, int64_t dflt,
+		    int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (gm_db_prepare(db, &st, sql)) {
+		return -1;
+	}
+	rc = GM_SQL(db->sql, sqlite3_step(st));
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_type(st, 0) == SQLITE_NULL
+			? dflt : sqlite3_column_int64(st, 0);
+	} else if (rc == SQLITE_DONE) {
+		*out = dflt;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+int gm_db_begin(struct gm_db *db)
+{
+	return gm_db_exec(db, "BEGIN IMMEDIATE");
+}
+
+int gm_db_commit(struct gm_db *db)
+{
+	return gm_db_exec(db, "COMMIT");
+}
+
+void gm_db_rollback(struct gm_db *db)
+{
+	if (db->sql && !sqlite3_get_autocommit(db->sql)) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	}
+}
+
+static int create_schema(struct gm_db *db)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&sb, "BEGIN IMMEDIATE;\n%s"
+		    "INSERT INTO gpumix_meta VALUES ('schema_version', '%d');\n"
+		    "PRAGMA application_id = %d;\n"
+		    "PRAGMA user_version = %d;\n"
+		    "COMMIT;\n",
+		    gm_schema_sql, GM_SCHEMA_VERSION, GM_APPLICATION_ID,
+		    GM_SCHEMA_VERSION);
+	ret = gm_db_exec(db, sb.buf);
+	if (ret) {
+		gm_db_rollback(db);
+		gm_error("cannot create the schema in '%s'", db->path);
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+/*
+ * Decide what the file at db->path is: a fresh (empty) database, a gpumix
+ * database of our version, or something we must refuse.
+ */
+static int check_version(struct gm_db *db, enum gm_db_mode mode)
+{
+	int64_t app, version, objects;
+
+	if (gm_db_query_int(db, "PRAGMA application_id", 0, &app) ||
+	    gm_db_query_int(db, "PRAGMA user_version", 0, &version) ||
+	    gm_db_query_int(db, "SELECT count(*) FROM sqlite_master", 0,
+			    &objects)) {
+		return gm_error("cannot read '%s' as a SQLite database",
+				db->path);
+	}
+	if (!objects && !app && !version) {
+		if (mode == GM_DB_READ) {
+			gm_error("'%s' is an empty database (nothing was loaded)",
+				 db->path);
+			gm_error_hint("load runs first: gpumix analyze RUNDIR... -o %s",
+				      db->path);
+			return -1;
+		}
+		if (create_schema(db)) {
+			return -1;
+		}
+		db->created = 1;
+		return 0;
+	}
+	if (app != GM_APPLICATION_ID) {
+		gm_error("'%s' is a SQLite database but not a gpumix results database",
+			 db->path);
+		gm_error_hint("choose another file with -o");
+		return -1;
+	}
+	if (version < GM_SCHEMA_VERSION) {
+		gm_error("'%s' has schema version %" PRId64
+			 ", older than version %d that this gpumix reads and writes",
+			 db->path, version, GM_SCHEMA_VERSION);
+		gm_error_hint("the database is only a cache of the run directories:"
+			      " remove it and load them again with gpumix analyze");
+		return -1;
+	}
+	if (version > GM_SCHEMA_VERSION) {
+		gm_error("'%s' has schema version %" PRId64
+			 ", newer than version %d that this gpumix reads and writes",
+			 db->path, version, GM_SCHEMA_VERSION);
+		gm_error_hint("use the gpumix that created it, or a newer one");
+		return -1;
+	}
+	return 0;
+}
+
+int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
+{
+	/* One connection, one thread: no need for SQLite's own mutexes. */
+	int flags = SQLITE_OPEN_NOMUTEX | (mode == GM_DB_READ
+		? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	struct stat st;
+
+	db->sql = NULL;
+	db->created = 0;
+	db->path = gm_xstrdup(path);
+	if (mode == GM_DB_READ && stat(path, &st)) {
+		gm_error_errno("cannot open database '%s'", path);
+		goto fail;
+	}
+	if (mode == GM_DB_READ && S_ISDIR(st.st_mode)) {
+		gm_error("cannot open database '%s': it is a directory", path);
+		goto fail;
+	}
+	if (GM_SQL(NULL, sqlite3_open_v2(path, &db->sql, flags, NULL)) < 0) {
+		gm_error("cannot open database '%s'%s%s", path,
+			 db->sql ? ": " : "",
+			 db->sql ? sqlite3_errmsg(db->sql) : "");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->sql, 0);
+	sqlite3_busy_timeout(db->sql, 10000);
+	if (check_version(db, mode)) {
+		goto fail;
+	}
+	/*
+	 * Bulk loading: a big page cache, temporary data in memory. Durability
+	 * stays the default (each committed run survives a crash).
+	 */
+	if (gm_db_exec(db, "PRAGMA cache_size = -131072;"
+			   "PRAGMA temp_store = MEMORY;")) {
+		goto fail;
+	}
+	return 0;
+fail:
+	gm_db_close(db);
+	return -1;
+}
+
+void gm_db_close(struct gm_db *db)
+{
+	if (db->sql) {
+		sqlite3_close_v2(db->sql);
+	}
+	db->sql = NULL;
+	free(db->path);
+	db->path = NULL;
+}

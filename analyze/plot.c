@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Figures through gnuplot (see plot.h). Text that reaches a script
+ * (titles, names) is written as single-quoted gnuplot strings, where only
+ * the quote itself needs doubling; control characters become spaces;
+ * terminals run in noenhanced mode so '_' and '^' stay literal.
+ */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "error.h"
+#include "fs.h"
+#include "metrics_overlap.h"
+#include "strbuf.h"
+
+#define WIDTH 960
+#define HEIGHT 560
+
+/* Append @s as a single-quoted gnuplot string. */
+static void gp_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'') {
+			strbuf_addstr(sb, "''");
+		} else if ((unsigned char)*s < 0x20) {
+			strbuf_addch(sb, ' ');
+		} else {
+			strbuf_addch(sb, *s);
+		}
+	}
+	strbuf_addch(sb, '\'');
+}
+
+/* A label for a data file: double-quoted, no quotes or controls inside. */
+static void dat_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		strbuf_addch(sb, *s == '"' ? '\'' :
+			     (unsigned char)*s < 0x20 ? ' ' : *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+struct fig_ctx {
+	const char *dir;
+	struct gm_figures *out;
+	size_t nscripts;
+	char **argv_names;	/* script names passed to gnuplot (owned) */
+};
+
+static int write_in(const char *dir, const char *name, const struct strbuf *sb)
+{
+	char *path = gm_path_join(dir, name);
+	int ret = gm_write_file_atomic(path, sb->buf, sb->len, 1);
+
+	free(path);
+	return ret;
+}
+
+/*
+ * Add figure @stem: write @data as <stem>.dat and a script made of the
+ * settings @setup and the plot command @plot, drawn to PNG and SVG.
+ */
+static int add_figure(struct fig_ctx *c, const char *stem, const char *title,
+		      const char *note, const struct strbuf *data,
+		      const char *setup, const char *plot)
+{
+	struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addf(&name, "%s.dat", stem);
+	if (write_in(c->dir, name.buf, data)) {
+		goto out;
+	}
+	strbuf_addf(&sb, "# gpumix report: ");
+	for (const char *s = title; *s; s++) {
+		strbuf_addch(&sb, *s == '\n' ? ' ' : *s);
+	}
+	/* reset: gnuplot runs every script in one session. */
+	strbuf_addf(&sb, "\n# Redraw with: gnuplot %s.gp (in this directory)\n"
+		    "reset\nset encoding utf8\nset title ", stem);
+	gp_str(&sb, title);
+	strbuf_addf(&sb, "\n%s", setup);
+	strbuf_addf(&sb, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		    "  set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n"
+		    "} else {\n  set terminal png size %d,%d noenhanced\n}\n"
+		    "set output '%s.png'\n%s\n"
+		    "set terminal svg size %d,%d noenhanced font 'sans,10'"
+		    " background rgb 'white'\nset output '%s.svg'\n%s\n"
+		    "unset output\n", WIDTH, HEIGHT, WIDTH, HEIGHT, stem, plot,
+		    WIDTH, HEIGHT, stem, plot);
+	strbuf_reset(&name);
+	strbuf_addf(&name, "%s.gp", stem);
+	if (write_in(c->dir, name.buf, &sb)) {
+		goto out;
+	}
+	c->argv_names = gm_xrealloc(c->argv_names,
+				    (c->nscripts + 2) * sizeof(char *));
+	c->argv_names[c->nscripts++] = strbuf_detach(&name, NULL);
+	c->argv_names[c->nscripts] = NULL;
+	struct gm_figures *f = c->out;
+	f->fig = gm_xrealloc(f->fig, (f->n + 1) * sizeof(*f->fig));
+	f->fig[f->n].stem = gm_xstrdup(stem);
+	f->fig[f->n].title = gm_xstrdup(title);
+	f->fig[f->n].note = note ? gm_xstrdup(note) : NULL;
+	f->n++;
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	strbuf_release(&name);
+	return ret;
+}
+
+static void skipped(struct fig_ctx *c, const char *fmt, const char *what)
+{
+	struct gm_figures *f = c->out;
+
+	f->skipped = gm_xrealloc(f->skipped, (f->nskipped + 1) * sizeof(char *));
+	f->skipped[f->nskipped++] = gm_xasprintf(fmt, what);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+typedef double (*run_value_fn)(const struct gm_an_run *r);
+
+static double v_stp(const struct gm_an_run *r) { return r->stp; }
+static double v_antt(const struct gm_an_run *r) { return r->antt; }
+static double v_wait(const struct gm_an_run *r) { return r->wait.mean / 1e6; }
+static double v_running(const struct gm_an_run *r) { return r->running; }
+static double v_threads(const struct gm_an_run *r)
+{
+	return 100.0 * r->util[GM_UTIL_THREADS];
+}
+
+/*
+ * A distribution figure: per variant, the per-workload values sorted
+ * ascending against their rank (the paper's Figs. 9-13 style).
+ */
+static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
+			 const char *stem, const char *title,
+			 const char *ylabel, run_value_fn get, int with_single,
+			 int log_y)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	double *v = gm_xcalloc(a->nruns + 1, sizeof(double));
+	size_t blocks = 0, maxn = 0;
+	int positive = 1, ret;
+
+	strbuf_addstr(&plot, "plot ");
+	for (size_t k = 0; k < a->nvariants; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < a->nruns; i++) {
+			const struct gm_an_run *r = &a->runs[i];
+			double x;
+			if (r->vindex != k || !r->ok || (r->single && !with_single)) {
+				continue;
+			}
+			x = get(r);
+			if (!isnan(x)) {
+				v[n++] = x;
+			}
+		}
+		if (!n) {
+			continue;
+		}
+		qsort(v, n, sizeof(*v), cmp_double);
+		strbuf_addf(&data, "%s# %s\n", blocks ? "\n\n" : "",
+			    a->variants[k].label);
+		for (size_t i = 0; i < n; i++) {
+			strbuf_addf(&data, "%zu %.9g\n", i + 1, v[i]);
+			positive &= v[i] > 0;
+		}
+		strbuf_addf(&plot, "%s'%s.dat' index %zu using 1:2 with linespoints"
+			    " lw 2 pt %zu title ", blocks ? ", \\\n     " : "", stem,
+			    blocks, blocks % 12 + 1);
+		gp_str(&plot, a->variants[k].label);
+		blocks++;
+		maxn = n > maxn ? n : maxn;
+	}
+	free(v);
+	if (!blocks) {
+		skipped(c, "%s: no values to plot", title);
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&setup, "set xlabel 'workloads, sorted by value (per variant)'\n"
+		    "set ylabel ");
+	gp_str(&setup, ylabel);
+	strbuf_addf(&setup, "\nset key outside right top\nset grid\n"
+		    "set xrange [0.5:%zu.5]\n%s", maxn,
+		    log_y && positive ? "set logscale y\n" : "");
+	ret = add_figure(c, stem, title, NULL, &data, setup.buf, plot.buf);
+out:
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	return ret;
+}
+
+static int overlap_figure(struct fig_ctx *c, const struct gm_analysis *a)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT;
+	size_t rows = 0;
+	int ret;
+
+	strbuf_addstr(&data, "# variant EXCLUSIVE FULL RESTRICTED PARTIAL (% of kernel time)\n");
+	for (size_t k = 0; k < a->nvariants; k++) {
+		const struct gm_an_variant *v = &a->variants[k];
+		double total = 0;
+		for (int i = 0; i < GM_OVERLAP_COUNT; i++) {
+			total += v->cat_ns[i];
+		}
+		if (!(total > 0)) {
+			continue;
+		}
+		dat_str(&data, v->label);
+		for (int i = 0; i < GM_OVERLAP_COUNT; i++) {
+			strbuf_addf(&data, " %.6f", 100.0 * v->cat_ns[i] / total);
+		}
+		strbuf_addch(&data, '\n');
+		rows++;
+	}
+	if (!rows) {
+		skipped(c, "%s: no kernel time", "Fig. 8");
+		ret = 0;
+		goto out;
+	}
+	strbuf_addstr(&plot, "plot ");
+	for (int i = 0; i < GM_OVERLAP_COUNT; i++) {
+		strbuf_addf(&plot, "%s'fig08-overlap.dat' using %d%s title ",
+			    i ? ", \\\n     " : "", i + 2, i ? "" : ":xtic(1)");
+		gp_str(&plot, gm_overlap_name(i));
+	}
+	ret = add_figure(c, "fig08-overlap",
+			 "Fig. 8: share of kernel time by overlap category", NULL,
+			 &data,
+			 "set style data histograms\nset style histogram rowstacked\n"
+			 "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+			 "set yrange [0:100]\nset ylabel '% of kernel execution time'\n"
+			 "set key outside right top\nset grid ytics\n"
+			 "set xtics rotate by -30\n",
+			 plot.buf);
+out:
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	return ret;
+}
+
+static int cmp_kernel_start(const void *x, const void *y)
+{
+	const struct gm_an_kernel *a = *(const struct gm_an_kernel *const *)x;
+	const struct gm_an_kernel *b = *(const struct gm_an_kernel *const *)y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The focus run's kernels in start order (pointers into a->focus). */
+static const struct gm_an_kernel **sorted_focus(const struct gm_analysis *a)
+{
+	const struct gm_an_kernel **p =
+		gm_xmalloc((a->nfocus + 1) * sizeof(*p));
+
+	for (size_t i = 0; i < a->nfocus; i++) {
+		p[i] = &a->focus[i];
+	}
+	qsort(p, a->nfocus, sizeof(*p), cmp_kernel_start);
+	return p;
+}
+
+static int instances_figure(struct fig_ctx *c, const struct gm_analysis *a,
+			    const struct gm_an_kernel **ks)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, title = STRBUF_INIT;
+	struct strbuf note = STRBUF_INIT;
+	const struct gm_an_run *r = a->focus_run;
+	size_t drawn = 0, nblocks = 0;
+	int ret;
+
+	for (int cat = 0; cat < GM_OVERLAP_COUNT; cat++) {
+		size_t n = 0, seen = 0;
+		strbuf_addf(&data, "%s# %s: start (ms from the run start), runtime (ms)\n",
+			    cat ? "\n\n" : "", gm_overlap_name(cat));
+		for (size_t i = 0; i < a->nfocus; i++) {
+			const struct gm_an_kernel *k = ks[i];
+			if (!k->chosen) {
+				continue;
+			}
+			if (seen++ >= GM_PLOT_INSTANCES_MAX) {
+				break;
+			}
+			if (k->category != cat) {
+				continue;
+			}
+			strbuf_addf(&data, "%.6f %.6f\n",
+				    (k->start - r->span_start) / 1e6,
+				    (k->end - k->start) / 1e6);
+			n++;
+		}
+		if (!n) {
+			strbuf_addstr(&data, "NaN NaN\n");
+		}
+		drawn += n;
+		strbuf_addf(&plot, "%s'fig07-kernel.dat' index %d using 1:2 with points"
+			    " pt %d ps 0.8 title ", cat ? ", \\\n     " : "plot ", cat,
+			    cat == 0 ? 7 : cat == 1 ? 5 : cat == 2 ? 9 : 13);
+		gp_str(&plot, gm_overlap_name(cat));
+		nblocks++;
+	}
+	strbuf_addf(&title, "Fig. 7: runtime of each instance of %s in %s",
+		    a->focus_kernel, r->label);
+	if (a->focus_instances > GM_PLOT_INSTANCES_MAX) {
+		strbuf_addf(&note, "the first %d of %zu instances",
+			    GM_PLOT_INSTANCES_MAX, a->focus_instances);
+	}
+	ret = add_figure(c, "fig07-kernel", title.buf, note.len ? note.buf : NULL,
+			 &data,
+			 "set xlabel 'start time (ms since the run started)'\n"
+			 "set ylabel 'kernel runtime (ms)'\nset key outside right top\n"
+			 "set grid\n", plot.buf);
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&title);
+	strbuf_release(&note);
+	return ret;
+}
+
+static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
+			   const struct gm_an_kernel **ks)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	struct strbuf title = STRBUF_INIT, note = STRBUF_INIT;
+	const struct gm_an_run *r = a->focus_run;
+	size_t n = a->nfocus < GM_PLOT_TIMELINE_MAX ? a->nfocus
+		: GM_PLOT_TIMELINE_MAX;
+	int ret;
+
+	for (int cat = 0; cat < GM_OVERLAP_COUNT; cat++) {
+		size_t m = 0;
+		strbuf_addf(&data, "%s# %s: start end (ms from the run start), lane\n",
+			    cat ? "\n\n" : "", gm_overlap_name(cat));
+		for (size_t i = 0; i < n; i++) {
+			const struct gm_an_kernel *k = ks[i];
+			if (k->category != cat) {
+				continue;
+			}
+			strbuf_addf(&data, "%.6f %.6f %d\n",
+				    (k->start - r->span_start) / 1e6,
+				    (k->end - r->span_start) / 1e6, k->program);
+			m++;
+		}
+		if (!m) {
+			strbuf_addstr(&data, "NaN NaN NaN\n");
+		}
+		strbuf_addf(&plot, "%s'timeline.dat' index %d using (($1+$2)/2):3:1:2:"
+			    "($3-0.35):($3+0.35) with boxxyerror fs solid 0.7"
+			    " title ", cat ? ", \\\n     " : "plot ", cat);
+		gp_str(&plot, gm_overlap_name(cat));
+	}
+	strbuf_addstr(&setup, "set ytics (");
+	for (size_t p = 0; p < r->nprog; p++) {
+		strbuf_addstr(&setup, p ? ", " : "");
+		gp_str(&setup, r->progs[p].name);
+		strbuf_addf(&setup, " %zu", p);
+	}
+	strbuf_addf(&setup, ")\nset yrange [-0.6:%zu.6]\n"
+		    "set xlabel 'time (ms since the run started)'\n"
+		    "set ylabel 'program'\nset key outside right top\n"
+		    "set grid xtics\n", r->nprog ? r->nprog - 1 : 0);
+	strbuf_addf(&title, "Kernel timeline of %s (colour: overlap category)",
+		    r->label);
+	if (a->nfocus > n) {
+		strbuf_addf(&note, "the first %zu of %zu kernels", n, a->nfocus);
+	}
+	ret = add_figure(c, "timeline", title.buf, note.len ? note.buf : NULL,
+			 &data, setup.buf, plot.buf);
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	strbuf_release(&title);
+	strbuf_release(&note);
+	return ret;
+}
+
+/* Last non-empty line of @dir/gnuplot.log, for the error message. */
+static char *log_tail(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line = NULL;
+
+	if (gm_read_file(path, &sb)) {
+		gm_error_clear();
+		return gm_xstrdup("(no log)");
+	}
+	strbuf_rtrim(&sb);
+	char *nl = strrchr(sb.buf, '\n');
+	line = gm_xstrdup(nl ? nl + 1 : sb.buf);
+	strbuf_release(&sb);
+	return line;
+}
+
+static int run_gnuplot(struct fig_ctx *c, const char *gnuplot)
+{
+	char *log = gm_path_join(c->dir, "gnuplot.log");
+	char **argv = gm_xcalloc(c->nscripts + 2, sizeof(char *));
+	int status, ret = -1;
+	pid_t pid;
+
+	argv[0] = (char *)gnuplot;
+	for (size_t i = 0; i < c->nscripts; i++) {
+		argv[i + 1] = c->argv_names[i];
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		gm_error_errno("cannot start gnuplot");
+		goto out;
+	}
+	if (!pid) {
+		/* Child: only plain system calls until exec. */
+		int fd, null;
+		if (chdir(c->dir)) {
+			_exit(126);
+		}
+		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		null = open("/dev/null", O_RDWR);
+		if (fd < 0 || null < 0) {
+			_exit(126);
+		}
+		dup2(null, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(gnuplot, argv);
+		dprintf(2, "cannot run '%s': %s\n", gnuplot, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			gm_error_errno("cannot wait for gnuplot");
+			goto out;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		ret = 0;
+		goto out;
+	}
+	char *tail = log_tail(log);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		gm_error("%s", tail);
+		gm_error("cannot draw the figures: '%s' did not run", gnuplot);
+		gm_error_hint("install gnuplot (Debian: apt-get install gnuplot-nox),"
+			      " set GPUMIX_GNUPLOT, or use --no-figures");
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
+		gm_error("cannot start gnuplot in '%s'", c->dir);
+	} else if (WIFEXITED(status)) {
+		gm_error("%s", tail);
+		gm_error("gnuplot failed with exit status %d",
+			 WEXITSTATUS(status));
+	} else {
+		gm_error("gnuplot was killed by signal %d", WTERMSIG(status));
+	}
+	free(tail);
+out:
+	free(argv);
+	free(log);
+	return ret;
+}
+
+static int check_outputs(struct fig_ctx *c)
+{
+	static const char *const ext[] = { "png", "svg" };
+
+	for (size_t i = 0; i < c->out->n; i++) {
+		for (int e = 0; e < 2; e++) {
+			char *name = gm_xasprintf("%s/%s.%s", c->dir,
+						  c->out->fig[i].stem, ext[e]);
+			struct stat st;
+			int bad = stat(name, &st) || st.st_size == 0;
+			if (bad) {
+				gm_error("gnuplot did not write '%s' (or left it empty)",
+					 name);
+				free(name);
+				return -1;
+			}
+			free(name);
+		}
+	}
+	return 0;
+}
+
+int gm_plot_figures(const struct gm_analysis *a, const char *dir,
+		    const char *gnuplot, struct gm_figures *out)
+{
+	struct fig_ctx c;
+	const struct gm_an_kernel **ks = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.dir = dir;
+	c.out = out;
+	if (sorted_figure(&c, a, "fig10-stp",
+			  "Fig. 10: STP per workload, sorted", "STP (higher is better)",
+			  v_stp, 0, 0) ||
+	    sorted_figure(&c, a, "fig11-antt",
+			  "Fig. 11: ANTT per workload, sorted",
+			  "ANTT (lower is better)", v_antt, 0, 1) ||
+	    sorted_figure(&c, a, "fig09-waiting",
+			  "Fig. 9: mean kernel waiting time per workload, sorted",
+			  "mean waiting time (ms)", v_wait, 1, 1) ||
+	    overlap_figure(&c, a) ||
+	    sorted_figure(&c, a, "fig12-running",
+			  "Fig. 12: average running kernels per workload, sorted",
+			  "running kernels (time-weighted)", v_running, 1, 0) ||
+	    sorted_figure(&c, a, "fig13-threads",
+			  "Fig. 13: thread utilization per workload, sorted",
+			  "resident threads (% of the GPU, time-weighted)",
+			  v_threads, 1, 0)) {
+		goto out;
+	}
+	if (a->focus_run && a->nfocus) {
+		ks = sorted_focus(a);
+		if (instances_figure(&c, a, ks) || timeline_figure(&c, a, ks)) {
+			goto out;
+		}
+	} else {
+		skipped(&c, "%s: no kernel instances", "Fig. 7 and the timeline");
+	}
+	if (c.nscripts && (run_gnuplot(&c, gnuplot) || check_outputs(&c))) {
+		goto out;
+	}
+	ret = 0;
+out:
+	free(ks);
+	for (size_t i = 0; i < c.nscripts; i++) {
+		free(c.argv_names[i]);
+	}
+	free(c.argv_names);
+	return ret;
+}
+
+void gm_figures_release(struct gm_figures *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->fig[i].stem);
+		free(f->fig[i].title);
+		free(f->fig[i].note);
+	}
+	free(f->fig);
+	for (size_t i = 0; i < f->nskipped; i++) {
+		free(f->skipped[i]);
+	}
+	free(f->skipped);
+	memset(f, 0, sizeof(*f));
+}

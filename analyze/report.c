@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report directory writer (see report.h).
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "error.h"
+#include "fs.h"
+#include "schema.h"
+#include "strbuf.h"
+
+/* Tables shown in full in index.md; the others are linked. */
+static const int inline_tables[] = {
+	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_WAITING, GM_T_OVERLAP,
+	GM_T_UTILIZATION,
+};
+
+static int is_inline(int t)
+{
+	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
+		if (inline_tables[i] == t) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int gm_report_check_output(const struct gm_report_options *opt)
+{
+	if (gm_path_exists(opt->out_dir) && !opt->force) {
+		gm_error("'%s' already exists", opt->out_dir);
+		gm_error_hint("use --force to replace it, or choose another -o");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_file(const char *dir, const char *name, const struct strbuf *sb)
+{
+	char *path = gm_path_join(dir, name);
+	int ret = gm_write_file_atomic(path, sb->buf, sb->len, 1);
+
+	free(path);
+	return ret;
+}
+
+static void index_header(const struct gm_analysis *a,
+			 const struct gm_report_options *opt, struct strbuf *sb)
+{
+	size_t ok = 0, workloads = 0;
+
+	for (size_t i = 0; i < a->nruns; i++) {
+		ok += a->runs[i].ok;
+		if (!i || strcmp(a->runs[i].workload, a->runs[i - 1].workload)) {
+			workloads++;
+		}
+	}
+	strbuf_addstr(sb, "# gpumix report\n\n");
+	strbuf_addstr(sb, "Database `");
+	gm_markdown_escape(sb, opt->db_path);
+	strbuf_addf(sb, "` (schema %d): %zu runs (%zu ok) of %zu workloads under"
+		    " %zu variants", GM_SCHEMA_VERSION, a->nruns, ok, workloads,
+		    a->nvariants);
+	if (a->nruns) {
+		strbuf_addstr(sb, " on ");
+		gm_markdown_escape(sb, a->runs[0].device_name);
+		for (size_t i = 1; i < a->nruns; i++) {
+			if (strcmp(a->runs[i].device_name, a->runs[0].device_name)) {
+				strbuf_addstr(sb, " and other devices");
+				break;
+			}
+		}
+	}
+	strbuf_addf(sb, ". Written by gpumix %s; metric definitions: doc/database.md"
+		    " and doc/gpumix-report.md.\n\n", opt->version);
+	if (a->nnotes) {
+		strbuf_addstr(sb, "## Notes\n\n");
+		for (size_t i = 0; i < a->nnotes; i++) {
+			strbuf_addstr(sb, "- ");
+			gm_markdown_escape(sb, a->notes[i]);
+			strbuf_addch(sb, '\n');
+		}
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void index_figures(const struct gm_figures *f, struct strbuf *sb,
+			  int drawn)
+{
+	strbuf_addstr(sb, "## Figures\n\n");
+	if (!drawn) {
+		strbuf_addstr(sb, "Not drawn (--no-figures).\n\n");
+		return;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const struct gm_figure *g = &f->fig[i];
+		strbuf_addstr(sb, "### ");
+		gm_markdown_escape(sb, g->title);
+		strbuf_addf(sb, "\n\n![");
+		gm_markdown_escape(sb, g->title);
+		strbuf_addf(sb, "](figures/%s.png)\n\n", g->stem);
+		if (g->note) {
+			strbuf_addstr(sb, "Shows ");
+			gm_markdown_escape(sb, g->note);
+			strbuf_addstr(sb, ". ");
+		}
+		strbuf_addf(sb, "[SVG](figures/%s.svg), [data](figures/%s.dat),"
+			    " [gnuplot script](figures/%s.gp)\n\n", g->stem, g->stem,
+			    g->stem);
+	}
+	for (size_t i = 0; i < f->nskipped; i++) {
+		strbuf_addstr(sb, "- Not drawn: ");
+		gm_markdown_escape(sb, f->skipped[i]);
+		strbuf_addch(sb, '\n');
+	}
+	if (f->nskipped) {
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* Build the whole report in @dir (a fresh directory). */
+static int build(const struct gm_analysis *a, const struct gm_table *t,
+		 const struct gm_report_options *opt, const char *dir,
+		 struct gm_report_result *res)
+{
+	struct strbuf sb = STRBUF_INIT, idx = STRBUF_INIT;
+	struct gm_figures figs;
+	char *tdir = gm_path_join(dir, "tables");
+	char *fdir = gm_path_join(dir, "figures");
+	int ret = -1;
+
+	memset(&figs, 0, sizeof(figs));
+	if (gm_mkdir_p(tdir, 0755) || gm_mkdir_p(fdir, 0755)) {
+		goto out;
+	}
+	for (int i = 0; i < GM_T_COUNT; i++) {
+		char *name = gm_xasprintf("%s.md", t[i].name);
+		strbuf_reset(&sb);
+		gm_table_markdown(&t[i], &sb, 1);
+		ret = write_file(tdir, name, &sb);
+		free(name);
+		if (ret) {
+			goto out;
+		}
+		name = gm_xasprintf("%s.csv", t[i].name);
+		strbuf_reset(&sb);
+		gm_table_csv(&t[i], &sb);
+		ret = write_file(tdir, name, &sb);
+		free(name);
+		if (ret) {
+			goto out;
+		}
+		res->tables++;
+	}
+	ret = -1;
+	if (opt->figures && gm_plot_figures(a, fdir, opt->gnuplot, &figs)) {
+		goto out;
+	}
+	res->figures = figs.n;
+	res->skipped_figures = figs.nskipped;
+
+	index_header(a, opt, &idx);
+	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
+		gm_table_markdown(&t[inline_tables[i]], &idx, 1);
+		strbuf_addf(&idx, "\n[CSV](tables/%s.csv)\n\n",
+			    t[inline_tables[i]].name);
+	}
+	index_figures(&figs, &idx, opt->figures);
+	strbuf_addstr(&idx, "## All tables\n\n");
+	for (int i = 0; i < GM_T_COUNT; i++) {
+		strbuf_addstr(&idx, "- [");
+		gm_markdown_escape(&idx, t[i].title);
+		strbuf_addf(&idx, "](tables/%s.md) ([CSV](tables/%s.csv))%s\n",
+			    t[i].name, t[i].name, is_inline(i) ? " (shown above)" : "");
+	}
+	if (write_file(dir, "index.md", &idx)) {
+		goto out;
+	}
+	ret = 0;
+out:
+	gm_figures_release(&figs);
+	strbuf_release(&sb);
+	strbuf_release(&idx);
+	free(tdir);
+	free(fdir);
+	return ret;
+}
+
+int gm_report_write(const struct gm_analysis *a, const struct gm_table *t,
+		    const struct gm_report_options *opt,
+		    struct gm_report_result *res)
+{
+	char *tmp = gm_xasprintf("%s.tmp-%ld", opt->out_dir, (long)getpid());
+	char *old = gm_xasprintf("%s.old-%ld", opt->out_dir, (long)getpid());
+	char *parent = gm_xstrdup(opt->out_dir);
+	char *slash = strrchr(parent, '/');
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (gm_mkdir_p(parent, 0755)) {
+			goto out;
+		}
+	}
+	if (gm_report_check_output(opt)) {
+		goto out;
+	}
+	gm_remove_tree(tmp);
+	if (gm_mkdir_p(tmp, 0755) || build(a, t, opt, tmp, res)) {
+		gm_error("cannot write the report '%s'", opt->out_dir);
+		gm_remove_tree(tmp);
+		goto out;
+	}
+	if (gm_path_exists(opt->out_dir)) {
+		if (rename(opt->out_dir, old)) {
+			gm_error_errno("cannot move '%s' aside", opt->out_dir);
+			gm_remove_tree(tmp);
+			goto out;
+		}
+	}
+	if (rename(tmp, opt->out_dir)) {
+		gm_error_errno("cannot rename '%s' to '%s'", tmp, opt->out_dir);
+		gm_remove_tree(tmp);
+		if (gm_path_exists(old)) {
+			rename(old, opt->out_dir);
+		}
+		goto out;
+	}
+	if (gm_path_exists(old) && gm_remove_tree(old)) {
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	free(old);
+	free(parent);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report directory: tables/<name>.md and .csv for every table,
+ * figures/ (plot.h), and index.md, which shows the key tables and every
+ * figure and links the rest, so a whole study reads in one place. The
+ * directory is built under a temporary name next to its final one and
+ * renamed into place: a half-written report never appears, and an
+ * existing one is only replaced when forced.
+ */
+#ifndef GM_REPORT_H
+#define GM_REPORT_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "plot.h"
+#include "report_tables.h"
+
+struct gm_report_options {
+	const char *db_path;	/* shown in the index */
+	const char *out_dir;	/* the report directory */
+	int force;		/* replace an existing @out_dir */
+	int figures;		/* 0: tables only (no gnuplot) */
+	const char *gnuplot;	/* program to run */
+	const char *version;	/* gpumix version, shown in the index */
+};
+
+struct gm_report_result {
+	size_t tables, figures, skipped_figures;
+};
+
+/*
+ * Fail early when @opt->out_dir exists and @opt->force is not set, or
+ * its parent cannot be created. Returns 0 or -1 (cause and hint).
+ */
+int gm_report_check_output(const struct gm_report_options *opt);
+
+/*
+ * Write the report for @a with the tables @t (GM_T_COUNT of them) into
+ * @opt->out_dir. Returns 0, or -1 (cause recorded, nothing left behind
+ * under the final name).
+ */
+int gm_report_write(const struct gm_analysis *a, const struct gm_table *t,
+		    const struct gm_report_options *opt,
+		    struct gm_report_result *res);
+
+#endif

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report's tables (see report_tables.h). Times are shown in
+ * milliseconds, shares in percent; CSV keeps full precision.
+ */
+#include "report_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "occupancy.h"
+
+#define MS(ns) ((ns) / 1e6)
+
+static void summary(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"programs", "variant", "workloads", "STP geomean", "STP best",
+		"ANTT geomean", "ANTT worst", NULL,
+	};
+
+	gm_table_init(t, "summary", "Summary (paper Table 4)", cols);
+	gm_table_caption(t, "STP = sum of T_SP/T_MP over a workload's programs"
+			 " (higher is better); ANTT = mean of T_MP/T_SP (lower"
+			 " is better). Geometric means and extremes over the"
+			 " workloads that have a `single` baseline, per workload"
+			 " size.");
+	for (size_t i = 0; i < a->nsummary; i++) {
+		const struct gm_an_summary *s = &a->summary[i];
+		gm_table_row(t);
+		gm_table_num(t, 0, (double)s->programs, 0);
+		gm_table_text(t, 1, "%s", s->vlabel);
+		gm_table_num(t, 2, (double)s->workloads, 0);
+		gm_table_num(t, 3, s->stp_geo, 2);
+		gm_table_num(t, 4, s->stp_best, 2);
+		gm_table_num(t, 5, s->antt_geo, 2);
+		gm_table_num(t, 6, s->antt_worst, 2);
+	}
+}
+
+static void improvement(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"programs", "variant", "workloads", "STP", "ANTT",
+		"MTSpeedup workloads", "MTSpeedup", NULL,
+	};
+
+	gm_table_init(t, "improvement", "Improvement over cuda (paper Table 5)",
+		      cols);
+	gm_table_caption(t, "STP: geomean STP / geomean STP of cuda; ANTT:"
+			 " geomean ANTT of cuda / geomean ANTT; both over the"
+			 " workloads that have both. MTSpeedup: geomean over"
+			 " workloads of (workload time under cuda / workload time"
+			 " under the variant), workload time = the longest"
+			 " program's multiprogram time.");
+	for (size_t i = 0; i < a->nsummary; i++) {
+		const struct gm_an_summary *s = &a->summary[i];
+		gm_table_row(t);
+		gm_table_num(t, 0, (double)s->programs, 0);
+		gm_table_text(t, 1, "%s", s->vlabel);
+		gm_table_num(t, 2, (double)s->common, 0);
+		gm_table_num(t, 3, s->stp_imp, 2);
+		gm_table_num(t, 4, s->antt_imp, 2);
+		gm_table_num(t, 5, (double)s->mt_n, 0);
+		gm_table_num(t, 6, s->mtspeedup, 2);
+	}
+}
+
+static void workloads(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"workload", "programs", "variant", "STP", "ANTT",
+		"workload time (ms)", "MTSpeedup", NULL,
+	};
+
+	gm_table_init(t, "workloads", "STP and ANTT per workload", cols);
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok || r->single) {
+			continue;
+		}
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", r->workload);
+		gm_table_num(t, 1, (double)r->nprog, 0);
+		gm_table_text(t, 2, "%s", r->vlabel);
+		gm_table_num(t, 3, r->stp, 3);
+		gm_table_num(t, 4, r->antt, 3);
+		gm_table_num(t, 5, MS(r->wl_time_ns), 3);
+		gm_table_num(t, 6, r->mtspeedup, 3);
+	}
+}
+
+static void programs(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"workload", "variant", "program", "kept replays", "T_MP (ms)",
+		"T_SP (ms)", "T_SP/T_MP", "alone time from", NULL,
+	};
+
+	gm_table_init(t, "programs", "Program times", cols);
+	gm_table_caption(t, "T_MP: mean of the kept replays (replay time minus"
+			 " trace I/O) in this run; T_SP: the same in the `single`"
+			 " run the alone time comes from.");
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			continue;
+		}
+		for (size_t j = 0; j < r->nprog; j++) {
+			const struct gm_an_program *p = &r->progs[j];
+			gm_table_row(t);
+			gm_table_text(t, 0, "%s", r->workload);
+			gm_table_text(t, 1, "%s", r->vlabel);
+			gm_table_text(t, 2, "%s", p->name);
+			gm_table_num(t, 3, (double)p->kept, 0);
+			gm_table_num(t, 4, MS(p->mp_ns), 3);
+			gm_table_num(t, 5, MS(p->alone_ns), 3);
+			gm_table_num(t, 6, p->alone_ns / p->mp_ns, 3);
+			gm_table_text(t, 7, "%s", p->alone_from ? p->alone_from : "");
+		}
+	}
+}
+
+static void wait_cells(struct gm_table *t, size_t col,
+		       const struct gm_wait_stats *w, int splits)
+{
+	gm_table_num(t, col, (double)w->n, 0);
+	gm_table_num(t, col + 1, MS(w->mean), 4);
+	gm_table_num(t, col + 2, MS(w->median), 4);
+	gm_table_num(t, col + 3, MS(w->p95), 4);
+	if (splits) {
+		gm_table_num(t, col + 4, (double)w->split_n, 0);
+		for (int s = 0; s < GM_WAIT_SPLITS; s++) {
+			gm_table_num(t, col + 5 + s, MS(w->split_mean[s]), 4);
+		}
+	}
+}
+
+static void waiting(const struct gm_analysis *a, struct gm_table *t,
+		    struct gm_table *runs)
+{
+	static const char *const cols[] = {
+		"variant", "kernels", "mean (ms)", "median (ms)", "p95 (ms)",
+		"kernels with split", "API->queued (ms)", "queued->submitted (ms)",
+		"submitted->start (ms)", NULL,
+	};
+	static const char *const rcols[] = {
+		"workload", "variant", "kernels", "mean (ms)", "median (ms)",
+		"p95 (ms)", NULL,
+	};
+
+	gm_table_init(t, "waiting", "Kernel waiting time (paper Fig. 9)", cols);
+	gm_table_caption(t, "Waiting time = kernel start - start of its launch"
+			 " call (same correlationId), pooled over all kernels of"
+			 " the variant's runs. The split uses CUPTI's queued and"
+			 " submitted timestamps where it gave them (means).");
+	for (size_t v = 0; v < a->nvariants; v++) {
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", a->variants[v].label);
+		wait_cells(t, 1, &a->variants[v].wait, 1);
+	}
+	gm_table_init(runs, "waiting-runs", "Kernel waiting time per run", rcols);
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			continue;
+		}
+		gm_table_row(runs);
+		gm_table_text(runs, 0, "%s", r->workload);
+		gm_table_text(runs, 1, "%s", r->vlabel);
+		wait_cells(runs, 2, &r->wait, 0);
+	}
+}
+
+static void overlap_cells(struct gm_table *t, size_t col, const double *ns,
+			  const size_t *n)
+{
+	double total = 0;
+
+	for (int c = 0; c < GM_OVERLAP_COUNT; c++) {
+		total += ns[c];
+	}
+	for (int c = 0; c < GM_OVERLAP_COUNT; c++) {
+		gm_table_num(t, col + c, total > 0 ? 100.0 * ns[c] / total : NAN, 1);
+	}
+	for (int c = 0; c < GM_OVERLAP_COUNT; c++) {
+		gm_table_num(t, col + GM_OVERLAP_COUNT + c, (double)n[c], 0);
+	}
+}
+
+static void overlap(const struct gm_analysis *a, struct gm_table *t,
+		    struct gm_table *runs)
+{
+	static const char *const cols[] = {
+		"variant", "EXCLUSIVE %", "SHARED/FULL %", "SHARED/RESTRICTED %",
+		"SHARED/PARTIAL %", "EXCLUSIVE n", "FULL n", "RESTRICTED n",
+		"PARTIAL n", NULL,
+	};
+	static const char *const rcols[] = {
+		"workload", "variant", "EXCLUSIVE %", "SHARED/FULL %",
+		"SHARED/RESTRICTED %", "SHARED/PARTIAL %", "EXCLUSIVE n",
+		"FULL n", "RESTRICTED n", "PARTIAL n", NULL,
+	};
+
+	gm_table_init(t, "overlap", "Overlap breakdown (paper Fig. 8)", cols);
+	gm_table_caption(t, "Share of kernel execution time in each category"
+			 " and number of kernel instances. Intervals are"
+			 " half-open; a co-runner starting at the same time"
+			 " counts as earlier (doc/database.md).");
+	for (size_t v = 0; v < a->nvariants; v++) {
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", a->variants[v].label);
+		overlap_cells(t, 1, a->variants[v].cat_ns, a->variants[v].cat_n);
+	}
+	gm_table_init(runs, "overlap-runs", "Overlap breakdown per run", rcols);
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			continue;
+		}
+		gm_table_row(runs);
+		gm_table_text(runs, 0, "%s", r->workload);
+		gm_table_text(runs, 1, "%s", r->vlabel);
+		overlap_cells(runs, 2, r->cat_ns, r->cat_n);
+	}
+}
+
+static void utilization(const struct gm_analysis *a, struct gm_table *t,
+			struct gm_table *runs)
+{
+	static const char *const cols[] = {
+		"variant", "runs", "running kernels", "threads %", "registers %",
+		"shared memory %", "blocks %", NULL,
+	};
+	static const char *const rcols[] = {
+		"workload", "variant", "span (ms)", "kernels", "running kernels",
+		"threads %", "registers %", "shared memory %", "blocks %", NULL,
+	};
+
+	gm_table_init(t, "utilization",
+		      "Running kernels and utilization (paper Figs. 12, 13)", cols);
+	gm_table_caption(t, "Time-weighted averages over each run's span (first"
+			 " replay start to last replay end, idle time included),"
+			 " then the mean over the variant's runs. Utilization"
+			 " counts each kernel's resident blocks, min(grid, blocks"
+			 " per SM x SMs), capped at the GPU's capacity at every"
+			 " instant.");
+	for (size_t v = 0; v < a->nvariants; v++) {
+		const struct gm_an_variant *var = &a->variants[v];
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", var->label);
+		gm_table_num(t, 1, (double)var->runs, 0);
+		gm_table_num(t, 2, var->running, 3);
+		for (int u = 0; u < GM_UTIL_KINDS; u++) {
+			gm_table_num(t, 3 + u, 100.0 * var->util[u], 1);
+		}
+	}
+	gm_table_init(runs, "utilization-runs",
+		      "Running kernels and utilization per run", rcols);
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (!r->ok) {
+			continue;
+		}
+		gm_table_row(runs);
+		gm_table_text(runs, 0, "%s", r->workload);
+		gm_table_text(runs, 1, "%s", r->vlabel);
+		gm_table_num(runs, 2, MS((double)(r->span_end - r->span_start)), 3);
+		gm_table_num(runs, 3, (double)(r->cat_n[0] + r->cat_n[1] +
+					      r->cat_n[2] + r->cat_n[3]), 0);
+		gm_table_num(runs, 4, r->running, 3);
+		for (int u = 0; u < GM_UTIL_KINDS; u++) {
+			gm_table_num(runs, 5 + u, 100.0 * r->util[u], 1);
+		}
+	}
+}
+
+static void resources(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"device", "program", "kernel", "TB", "TPB", "regs", "smem (B)",
+		"instances", "T%", "R%", "S%", "B%", "limited by", NULL,
+	};
+	double sum[4] = { 0 };
+	size_t n = 0;
+
+	gm_table_init(t, "resources", "Resource usage per kernel (paper Table 2)",
+		      cols);
+	gm_table_caption(t, "TB: thread blocks; TPB: threads per block; T%%,"
+			 " R%%, S%%, B%%: resident threads (whole warps),"
+			 " allocated registers, shared memory and blocks as a"
+			 " share of the whole GPU, with resident blocks = min(TB,"
+			 " blocks per SM x SMs). From the %s runs.",
+			 a->resources_from_single ? "`single`" : "(no `single`: all)");
+	for (size_t i = 0; i < a->nresources; i++) {
+		const struct gm_an_resource *x = &a->resources[i];
+		char lim[64];
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", x->device);
+		gm_table_text(t, 1, "%s", x->program);
+		gm_table_text(t, 2, "%s", x->kernel);
+		gm_table_num(t, 3, (double)x->grid, 0);
+		gm_table_num(t, 4, (double)x->tpb, 0);
+		gm_table_num(t, 5, (double)x->regs, 0);
+		gm_table_num(t, 6, (double)x->smem, 0);
+		gm_table_num(t, 7, (double)x->instances, 0);
+		gm_table_num(t, 8, 100.0 * x->t, 1);
+		gm_table_num(t, 9, 100.0 * x->r, 1);
+		gm_table_num(t, 10, 100.0 * x->s, 1);
+		gm_table_num(t, 11, 100.0 * x->b, 1);
+		gm_resource_names(x->limiting, lim, sizeof(lim));
+		gm_table_text(t, 12, "%s%s", x->fits ? "" : "does not fit: ", lim);
+		sum[0] += x->t;
+		sum[1] += x->r;
+		sum[2] += x->s;
+		sum[3] += x->b;
+		n++;
+	}
+	if (n) {
+		gm_table_row(t);
+		gm_table_text(t, 0, "Average");
+		for (int k = 0; k < 4; k++) {
+			gm_table_num(t, 8 + k, 100.0 * sum[k] / (double)n, 1);
+		}
+	}
+}
+
+static void runs(const struct gm_analysis *a, struct gm_table *t)
+{
+	static const char *const cols[] = {
+		"run", "status", "device", "programs", "kernels",
+		"dropped records", "path", NULL,
+	};
+
+	gm_table_init(t, "runs", "Runs", cols);
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		gm_table_row(t);
+		gm_table_text(t, 0, "%s", r->label);
+		gm_table_text(t, 1, "%s%s%s%s", r->status, r->failure ? " (" : "",
+			      r->failure ? r->failure : "", r->failure ? ")" : "");
+		gm_table_text(t, 2, "%s", r->device_name);
+		gm_table_num(t, 3, (double)r->nprog, 0);
+		gm_table_num(t, 4, (double)r->kernel_count, 0);
+		gm_table_num(t, 5, (double)r->dropped, 0);
+		gm_table_text(t, 6, "%s", r->path);
+	}
+}
+
+void gm_report_tables(const struct gm_analysis *a, struct gm_table *t)
+{
+	summary(a, &t[GM_T_SUMMARY]);
+	improvement(a, &t[GM_T_IMPROVEMENT]);
+	workloads(a, &t[GM_T_WORKLOADS]);
+	programs(a, &t[GM_T_PROGRAMS]);
+	waiting(a, &t[GM_T_WAITING], &t[GM_T_WAITING_RUNS]);
+	overlap(a, &t[GM_T_OVERLAP], &t[GM_T_OVERLAP_RUNS]);
+	utilization(a, &t[GM_T_UTILIZATION], &t[GM_T_UTILIZATION_RUNS]);
+	resources(a, &t[GM_T_RESOURCES]);
+	runs(a, &t[GM_T_RUNS]);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report's tables, built from an analysis: the paper's Tables 4 and 5
+ * (summary, improvement over cuda), per-workload STP/ANTT, per-program
+ * times, waiting time, overlap breakdown, running kernels and
+ * utilization (per variant and per run), the resource table (Table 2)
+ * and the list of runs. Names are the file stems in the report directory
+ * and the values of `gpumix report --table`.
+ */
+#ifndef GM_REPORT_TABLES_H
+#define GM_REPORT_TABLES_H
+
+#include "analysis.h"
+#include "table.h"
+
+enum gm_report_table {
+	GM_T_SUMMARY,
+	GM_T_IMPROVEMENT,
+	GM_T_WORKLOADS,
+	GM_T_PROGRAMS,
+	GM_T_WAITING,
+	GM_T_WAITING_RUNS,
+	GM_T_OVERLAP,
+	GM_T_OVERLAP_RUNS,
+	GM_T_UTILIZATION,
+	GM_T_UTILIZATION_RUNS,
+	GM_T_RESOURCES,
+	GM_T_RUNS,
+	GM_T_COUNT
+};
+
+/* Fill @t[0..GM_T_COUNT-1] (release each with gm_table_release()). */
+void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
+
+#endif

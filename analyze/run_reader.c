@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run-directory reader: manifest and replays.tsv (see run_reader.h and
+ * doc/run-directory.md).
+ */
+#include "run_reader.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fs.h"
+#include "strbuf.h"
+#include "tsv.h"
+
+static const char replays_header[] = "program\treplay\tstart_ns\tend_ns\tio_ns\tkept";
+
+static int get_str(struct gm_run_dir *run, const char *key, const char **out,
+		   const char *what)
+{
+	*out = kvfile_get(&run->manifest, key);
+	if (!*out) {
+		return gm_error("%s: missing key '%s'", what, key);
+	}
+	return 0;
+}
+
+static int get_int(struct gm_run_dir *run, const char *key, int64_t min,
+		   int64_t *out, const char *what)
+{
+	const char *v = kvfile_get(&run->manifest, key);
+
+	if (!v) {
+		return gm_error("%s: missing key '%s'", what, key);
+	}
+	if (gm_tsv_int(v, min, INT64_MAX, out)) {
+		return gm_error("%s: key '%s' is not an integer >= %" PRId64 ": '%s'",
+				what, key, min, v);
+	}
+	return 0;
+}
+
+static int read_manifest(struct gm_run_dir *run, const char *what)
+{
+	const char *format, *v;
+	int64_t n;
+	char key[64];
+
+	if (!gm_path_exists(what)) {
+		if (!gm_is_dir(run->path)) {
+			return gm_error("'%s' is not a directory", run->path);
+		}
+		gm_error("'%s' is not a run directory (it has no manifest)",
+			 run->path);
+		return -1;
+	}
+	if (kvfile_read(&run->manifest, what)) {
+		return -1;
+	}
+	if (get_str(run, "format", &format, what)) {
+		return -1;
+	}
+	if (strcmp(format, GM_RUN_FORMAT)) {
+		return gm_error("%s: unsupported format '%s' (this gpumix reads '%s')",
+				what, format, GM_RUN_FORMAT);
+	}
+	/* The runtime writes the manifest last: no status, no complete run. */
+	run->status = kvfile_get(&run->manifest, "status");
+	if (!run->status) {
+		gm_error("%s: the run is incomplete (the manifest has no status)",
+			 what);
+		gm_error_hint("the replay was interrupted or is still running");
+		return -1;
+	}
+	if (strcmp(run->status, "ok") && strcmp(run->status, "failed") &&
+	    strcmp(run->status, "hung")) {
+		return gm_error("%s: unknown status '%s' (expected ok, failed or hung)",
+				what, run->status);
+	}
+	run->failure = kvfile_get(&run->manifest, "failure");
+	if (get_str(run, "workload", &run->workload, what) ||
+	    get_str(run, "variant", &run->variant, what) ||
+	    get_str(run, "policy", &run->policy, what) ||
+	    get_str(run, "device.name", &run->device_name, what) ||
+	    get_str(run, "device.cc", &run->device_cc, what) ||
+	    get_str(run, "driver_version", &run->driver_version, what) ||
+	    get_str(run, "runtime_version", &run->runtime_version, what) ||
+	    get_str(run, "gpumix_version", &run->gpumix_version, what) ||
+	    get_str(run, "started_at", &run->started_at, what) ||
+	    get_str(run, "finished_at", &run->finished_at, what) ||
+	    get_int(run, "device.sm_count", 1, &run->sm_count, what) ||
+	    get_int(run, "device.max_threads_per_sm", 1,
+		    &run->max_threads_per_sm, what) ||
+	    get_int(run, "device.max_blocks_per_sm", 1,
+		    &run->max_blocks_per_sm, what) ||
+	    get_int(run, "device.regs_per_sm", 1, &run->regs_per_sm, what) ||
+	    get_int(run, "device.smem_per_sm", 0, &run->smem_per_sm, what) ||
+	    get_int(run, "cuda_device_max_connections", 0,
+		    &run->max_connections, what) ||
+	    get_int(run, "streams", 0, &run->streams, what) ||
+	    get_int(run, "min_replays", 0, &run->min_replays, what) ||
+	    get_int(run, "cupti.dropped_records", 0, &run->dropped_records,
+		    what) ||
+	    get_int(run, "programs", 0, &n, what)) {
+		return -1;
+	}
+	if (!*run->workload || !*run->variant || !*run->policy) {
+		return gm_error("%s: workload, variant and policy must not be empty",
+				what);
+	}
+	if (n > 4096) {
+		return gm_error("%s: 'programs' is %" PRId64 " (at most 4096)",
+				what, n);
+	}
+	run->nr_programs = (size_t)n;
+	run->programs = gm_xcalloc(n ? n : 1, sizeof(*run->programs));
+	for (size_t i = 0; i < run->nr_programs; i++) {
+		struct gm_run_program *p = &run->programs[i];
+		snprintf(key, sizeof(key), "program.%zu.name", i);
+		if (get_str(run, key, &p->name, what)) {
+			return -1;
+		}
+		if (!*p->name) {
+			return gm_error("%s: '%s' is empty", what, key);
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(run->programs[j].name, p->name)) {
+				return gm_error("%s: programs %zu and %zu are both called '%s'",
+						what, j, i, p->name);
+			}
+		}
+		snprintf(key, sizeof(key), "program.%zu.bundle", i);
+		if (get_str(run, key, &p->bundle, what)) {
+			return -1;
+		}
+		snprintf(key, sizeof(key), "program.%zu.deterministic", i);
+		if (get_str(run, key, &v, what)) {
+			return -1;
+		}
+		if (strcmp(v, "0") && strcmp(v, "1")) {
+			return gm_error("%s: '%s' must be 0 or 1, not '%s'", what,
+					key, v);
+		}
+		p->deterministic = v[0] == '1';
+	}
+	snprintf(key, sizeof(key), "program.%zu.name", run->nr_programs);
+	if (kvfile_get(&run->manifest, key)) {
+		return gm_error("%s: '%s' is set but 'programs' is %zu", what,
+				key, run->nr_programs);
+	}
+	return 0;
+}
+
+long gm_run_dir_find_program(const struct gm_run_dir *run, const char *name,
+			     size_t len)
+{
+	for (size_t i = 0; i < run->nr_programs; i++) {
+		const char *p = run->programs[i].name;
+		if (!strncmp(p, name, len) && !p[len]) {
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+static int parse_replay(struct gm_run_dir *run, char *line, const char *what,
+			unsigned lineno)
+{
+	char *f[6];
+	struct gm_replay r;
+	int64_t kept;
+	long prog;
+
+	if (gm_tsv_split(line, f, 6) != 6) {
+		return gm_error("%s:%u: expected 6 tab-separated fields", what,
+				lineno);
+	}
+	if (gm_tsv_unescape(f[0])) {
+		return gm_error("%s:%u: bad escape in the program name", what,
+				lineno);
+	}
+	prog = gm_run_dir_find_program(run, f[0], strlen(f[0]));
+	if (prog < 0) {
+		return gm_error("%s:%u: program '%s' is not in the manifest",
+				what, lineno, f[0]);
+	}
+	r.program = (size_t)prog;
+	if (gm_tsv_int(f[1], 0, INT64_MAX, &r.replay) ||
+	    gm_tsv_int(f[2], 0, INT64_MAX, &r.start) ||
+	    gm_tsv_int(f[3], 0, INT64_MAX, &r.end) ||
+	    gm_tsv_int(f[4], 0, INT64_MAX, &r.io) ||
+	    gm_tsv_int(f[5], 0, 1, &kept)) {
+		return gm_error("%s:%u: replay, start_ns, end_ns and io_ns must be"
+				" non-negative integers and kept 0 or 1", what,
+				lineno);
+	}
+	r.kept = (int)kept;
+	if (r.end < r.start) {
+		return gm_error("%s:%u: replay ends before it starts", what,
+				lineno);
+	}
+	if (r.io > r.end - r.start) {
+		return gm_error("%s:%u: io_ns is longer than the replay", what,
+				lineno);
+	}
+	for (size_t i = 0; i < run->nr_replays; i++) {
+		if (run->replays[i].program == r.program &&
+		    run->replays[i].replay == r.replay) {
+			return gm_error("%s:%u: replay %" PRId64
+					" of program '%s' appears twice", what,
+					lineno, r.replay, f[0]);
+		}
+	}
+	GM_ALLOC_GROW(run->replays, run->nr_replays + 1, run->alloc_replays);
+	run->replays[run->nr_replays++] = r;
+	return 0;
+}
+
+static int read_replays(struct gm_run_dir *run, struct strbuf *text,
+			const char *what)
+{
+	char *p = text->buf, *end = text->buf + text->len;
+	unsigned lineno = 0;
+
+	if (memchr(text->buf, '\0', text->len)) {
+		return gm_error("%s: contains NUL bytes", what);
+	}
+	while (p < end) {
+		char *nl = memchr(p, '\n', end - p);
+		lineno++;
+		if (!nl) {
+			return gm_error("%s:%u: truncated line (no newline at end of file)",
+					what, lineno);
+		}
+		*nl = '\0';
+		if (lineno == 1) {
+			if (strcmp(p, replays_header)) {
+				return gm_error("%s:1: expected the header '%s'",
+						what, "program<TAB>replay<TAB>start_ns"
+						"<TAB>end_ns<TAB>io_ns<TAB>kept");
+			}
+		} else if (parse_replay(run, p, what, lineno)) {
+			return -1;
+		}
+		p = nl + 1;
+	}
+	if (!lineno) {
+		return gm_error("%s: empty file (expected at least the header)",
+				what);
+	}
+	return 0;
+}
+
+int gm_run_dir_read(struct gm_run_dir *run, const char *path)
+{
+	struct strbuf manifest = STRBUF_INIT, replays = STRBUF_INIT;
+	char *mpath, *rpath;
+	int ret = -1;
+
+	memset(run, 0, sizeof(*run));
+	kvfile_init(&run->manifest);
+	run->path = gm_xstrdup(path);
+	mpath = gm_path_join(path, "manifest");
+	rpath = gm_path_join(path, "replays.tsv");
+	if (read_manifest(run, mpath)) {
+		goto out;
+	}
+	if (gm_read_file(mpath, &manifest) || gm_read_file(rpath, &replays)) {
+		goto out;
+	}
+	/* Identity: both files' bytes, each prefixed with its length. */
+	struct gm_hasher *h = gm_hasher_new();
+	uint64_t len = manifest.len;
+	gm_hasher_update(h, &len, sizeof(len));
+	gm_hasher_update(h, manifest.buf, manifest.len);
+	len = replays.len;
+	gm_hasher_update(h, &len, sizeof(len));
+	gm_hasher_update(h, replays.buf, replays.len);
+	gm_hash_hex(gm_hasher_final(h), run->hash);
+	gm_hasher_free(h);
+	if (read_replays(run, &replays, rpath)) {
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&manifest);
+	strbuf_release(&replays);
+	free(mpath);
+	free(rpath);
+	return ret;
+}
+
+void gm_run_dir_release(struct gm_run_dir *run)
+{
+	free(run->path);
+	kvfile_release(&run->manifest);
+	free(run->programs);
+	free(run->replays);
+	memset(run, 0, sizeof(*run));
+}
+
+char *gm_run_label(const char *workload, const char *variant,
+		   const char *policy)
+{
+	if (!policy || !*policy || !strcmp(policy, "none")) {
+		return gm_xasprintf("%s.%s", workload, variant);
+	}
+	return gm_xasprintf("%s.%s.%s", workload, variant, policy);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run directory as doc/run-directory.md defines it: the manifest (what
+ * ran, on which device, how it ended), the programs, and replays.tsv (each
+ * program's replay times). The activity log is read separately, record by
+ * record, by activity_reader.h. Reading validates everything the format
+ * promises and names file:line for the first thing that is wrong.
+ */
+#ifndef GM_RUN_READER_H
+#define GM_RUN_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "kvfile.h"
+
+#define GM_RUN_FORMAT "gpumix-run 1"
+
+struct gm_run_program {
+	const char *name;	/* borrowed from the manifest */
+	const char *bundle;	/* borrowed from the manifest */
+	int deterministic;
+};
+
+struct gm_replay {
+	size_t program;		/* index into programs[] */
+	int64_t replay;
+	int64_t start, end, io;	/* ns */
+	int kept;
+};
+
+struct gm_run_dir {
+	char *path;				/* owned */
+	struct kvfile manifest;
+	char hash[GM_HASH_HEX_LEN + 1];		/* identity, see gm_run_dir_read */
+
+	/* Borrowed from the manifest. */
+	const char *workload, *variant, *policy, *status, *failure;
+	const char *device_name, *device_cc, *driver_version;
+	const char *runtime_version, *gpumix_version;
+	const char *started_at, *finished_at;
+	int64_t sm_count, max_threads_per_sm, max_blocks_per_sm;
+	int64_t regs_per_sm, smem_per_sm;
+	int64_t max_connections, streams, min_replays, dropped_records;
+
+	size_t nr_programs;
+	struct gm_run_program *programs;	/* owned array */
+	size_t nr_replays, alloc_replays;
+	struct gm_replay *replays;		/* owned array */
+};
+
+/*
+ * Read @path/manifest and @path/replays.tsv into @run. The run's identity
+ * @run->hash is the XXH3-128 of the manifest's and replays.tsv's bytes
+ * (the manifest holds the start and finish times, so two runs differ even
+ * when everything else is equal). A directory without a manifest, an
+ * incomplete run (no status), another format version, a missing key or a
+ * malformed line are errors naming the file (and line). Returns 0 or -1;
+ * release @run with gm_run_dir_release() either way.
+ */
+int gm_run_dir_read(struct gm_run_dir *run, const char *path);
+
+/* Free what @run owns. */
+void gm_run_dir_release(struct gm_run_dir *run);
+
+/* Index of the program called @name (@len bytes), or -1. */
+long gm_run_dir_find_program(const struct gm_run_dir *run, const char *name,
+			     size_t len);
+
+/* "workload.variant" or "workload.variant.policy" (caller frees). */
+char *gm_run_label(const char *workload, const char *variant,
+		   const char *policy);
+
+#endif

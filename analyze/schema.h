@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results-database schema: its version, the SQLite application id
+ * that marks a file as a gpumix database, and the statements that create
+ * it. doc/database.md documents every table and column; a change here is
+ * a new GM_SCHEMA_VERSION and a change there.
+ */
+#ifndef GM_SCHEMA_H
+#define GM_SCHEMA_H
+
+/* PRAGMA user_version of databases this gpumix reads and writes. */
+#define GM_SCHEMA_VERSION 1
+
+/* PRAGMA application_id: "gmx1" as a big-endian 32-bit number. */
+#define GM_APPLICATION_ID 0x676d7831
+
+/* The CREATE statements (tables, indexes, enum rows), in one string. */
+extern const char gm_schema_sql[];
+
+#endif

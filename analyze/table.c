@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report tables (see table.h).
+ */
+#include "table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gm_table_init(struct gm_table *t, const char *name, const char *title,
+		   const char *const *cols)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = gm_xstrdup(name);
+	t->title = gm_xstrdup(title);
+	while (cols[t->ncols]) {
+		t->ncols++;
+	}
+	t->cols = gm_xcalloc(t->ncols, sizeof(*t->cols));
+	for (size_t i = 0; i < t->ncols; i++) {
+		t->cols[i] = gm_xstrdup(cols[i]);
+	}
+}
+
+void gm_table_caption(struct gm_table *t, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(t->caption);
+	t->caption = strbuf_detach(&sb, NULL);
+}
+
+void gm_table_row(struct gm_table *t)
+{
+	size_t need = (t->nrows + 1) * t->ncols;
+
+	GM_ALLOC_GROW(t->cells, need, t->alloc);
+	for (size_t i = t->nrows * t->ncols; i < need; i++) {
+		t->cells[i].text = gm_xstrdup("");
+		t->cells[i].num = NAN;
+		t->cells[i].decimals = 0;
+	}
+	t->nrows++;
+}
+
+static struct gm_table_cell *last(struct gm_table *t, size_t col)
+{
+	return &t->cells[(t->nrows - 1) * t->ncols + col];
+}
+
+void gm_table_text(struct gm_table *t, size_t col, const char *fmt, ...)
+{
+	struct gm_table_cell *c = last(t, col);
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(c->text);
+	c->text = strbuf_detach(&sb, NULL);
+}
+
+void gm_table_num(struct gm_table *t, size_t col, double v, int decimals)
+{
+	struct gm_table_cell *c = last(t, col);
+
+	free(c->text);
+	c->text = NULL;
+	c->num = v;
+	c->decimals = decimals;
+}
+
+static int alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+void gm_markdown_escape(struct strbuf *out, const char *s)
+{
+	const char *start = s;
+
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\t' || *s == '\r') {
+			strbuf_addch(out, ' ');
+			continue;
+		}
+		/* An underscore inside a word never starts emphasis (GFM). */
+		int intraword = *s == '_' && s > start && alnum(s[-1]) &&
+				alnum(s[1]);
+		if (strchr("\\`*_[]<|", *s) && !intraword) {
+			strbuf_addch(out, '\\');
+		}
+		strbuf_addch(out, *s);
+	}
+}
+
+static void md_cell(struct strbuf *out, const struct gm_table_cell *c)
+{
+	if (c->text) {
+		gm_markdown_escape(out, c->text);
+	} else if (isnan(c->num)) {
+		strbuf_addstr(out, "n/a");
+	} else {
+		strbuf_addf(out, "%.*f", c->decimals, c->num);
+	}
+}
+
+void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
+		       int heading)
+{
+	if (heading) {
+		strbuf_addstr(out, "## ");
+		gm_markdown_escape(out, t->title);
+		strbuf_addstr(out, "\n\n");
+	}
+	if (t->caption) {
+		strbuf_addf(out, "%s\n\n", t->caption);
+	}
+	strbuf_addch(out, '|');
+	for (size_t i = 0; i < t->ncols; i++) {
+		strbuf_addch(out, ' ');
+		gm_markdown_escape(out, t->cols[i]);
+		strbuf_addstr(out, " |");
+	}
+	strbuf_addstr(out, "\n|");
+	for (size_t i = 0; i < t->ncols; i++) {
+		/* Numbers right-aligned: look at the first row. */
+		int num = t->nrows && !t->cells[i].text;
+		strbuf_addstr(out, num ? " ---: |" : " --- |");
+	}
+	strbuf_addch(out, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addch(out, '|');
+		for (size_t i = 0; i < t->ncols; i++) {
+			strbuf_addch(out, ' ');
+			md_cell(out, &t->cells[r * t->ncols + i]);
+			strbuf_addstr(out, " |");
+		}
+		strbuf_addch(out, '\n');
+	}
+	if (!t->nrows) {
+		strbuf_addstr(out, "\n(no rows)\n");
+	}
+}
+
+static void csv_field(struct strbuf *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	    (!*s || s[strlen(s) - 1] != ' ')) {
+		strbuf_addstr(out, s);
+		return;
+	}
+	strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"') {
+			strbuf_addch(out, '"');
+		}
+		strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '"');
+}
+
+void gm_table_csv(const struct gm_table *t, struct strbuf *out)
+{
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (i) {
+			strbuf_addch(out, ',');
+		}
+		csv_field(out, t->cols[i]);
+	}
+	strbuf_addch(out, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t i = 0; i < t->ncols; i++) {
+			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (i) {
+				strbuf_addch(out, ',');
+			}
+			if (c->text) {
+				csv_field(out, c->text);
+			} else if (!isnan(c->num)) {
+				strbuf_addf(out, "%.9g", c->num);
+			}
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+void gm_table_release(struct gm_table *t)
+{
+	free(t->name);
+	free(t->title);
+	free(t->caption);
+	for (size_t i = 0; i < t->ncols; i++) {
+		free(t->cols[i]);
+	}
+	free(t->cols);
+	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
+		free(t->cells[i].text);
+	}
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}

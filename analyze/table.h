@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A report table: named columns, rows of text or number cells, rendered
+ * as GitHub Markdown (for people) or CSV (RFC 4180 quoting, LF line
+ * ends; for programs).
+ * Numbers keep their full value: Markdown shows them rounded to the
+ * column's decimals, CSV with 9 significant digits. A missing value (NAN)
+ * is "n/a" in Markdown and an empty field in CSV.
+ */
+#ifndef GM_TABLE_H
+#define GM_TABLE_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+struct gm_table_cell {
+	char *text;		/* owned; NULL for a number */
+	double num;
+	int decimals;
+};
+
+struct gm_table {
+	char *name;		/* file stem, e.g. "summary" (owned) */
+	char *title;		/* heading (owned) */
+	char *caption;		/* sentence(s) under the heading, or NULL */
+	size_t ncols;
+	char **cols;		/* owned */
+	size_t nrows, alloc;
+	struct gm_table_cell *cells;	/* nrows x ncols */
+};
+
+/* Start a table with the NULL-terminated column names @cols. */
+void gm_table_init(struct gm_table *t, const char *name, const char *title,
+		   const char *const *cols);
+
+/* Set the caption (printf format). */
+void gm_table_caption(struct gm_table *t, const char *fmt, ...) GM_PRINTF(2, 3);
+
+/* Append an empty row; the cell setters fill the last row. */
+void gm_table_row(struct gm_table *t);
+
+/* Set column @col of the last row to text (printf format). */
+void gm_table_text(struct gm_table *t, size_t col, const char *fmt, ...)
+	GM_PRINTF(3, 4);
+
+/* Set column @col of the last row to a number shown with @decimals. */
+void gm_table_num(struct gm_table *t, size_t col, double v, int decimals);
+
+/* Append the table as Markdown (heading level 2 when @heading). */
+void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
+		       int heading);
+
+/* Append the table as CSV (a header line, then the rows). */
+void gm_table_csv(const struct gm_table *t, struct strbuf *out);
+
+/* Escape @s for a Markdown table cell or paragraph, appending to @out. */
+void gm_markdown_escape(struct strbuf *out, const char *s);
+
+/* Free every string and cell of @t and zero it. */
+void gm_table_release(struct gm_table *t);
+
+#endif

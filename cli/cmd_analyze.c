@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix analyze: load run directories into the results database, one
+ * transaction per run, with progress on a terminal and a one-line
+ * summary. A run that fails to load is reported and the others still
+ * load; the exit status says whether any failed.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/db.h"
+#include "analyze/loader.h"
+#include "cli.h"
+#include "error.h"
+#include "fs.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix analyze [-o <database>] [--force] <rundir>...\n"
+	"\n"
+	"    -o, --output <database>  database to create or add to"
+	" (default: results.db)\n"
+	"    -f, --force              reload runs already in the database and"
+	" replace\n"
+	"                             other runs of the same workload, variant"
+	" and policy\n"
+	"    -h, --help               show this help\n"
+	"\n"
+	"<rundir> is a run directory (doc/run-directory.md), or a directory"
+	" whose\nsubdirectories are run directories (loaded in name order).\n"
+	"\n"
+	"exit status: 0 every run loaded or was already loaded; 1 a run could"
+	" not be\nloaded (the others still are) or the database cannot be"
+	" used; 2 usage\nerror; 130 interrupted (the run being loaded is"
+	" rolled back).";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	int tty;
+	size_t index, total;
+	const char *dir;
+	double run_start, last;
+	int shown;
+};
+
+static int on_progress(void *data, const struct gm_activity_reader *r)
+{
+	struct progress *p = data;
+	double t;
+
+	if (interrupted) {
+		return 1;
+	}
+	if (!p->tty) {
+		return 0;
+	}
+	t = now_s();
+	/* Delayed (short loads stay quiet) and at most ten updates a second. */
+	if (t - p->run_start < 0.5 || t - p->last < 0.1) {
+		return 0;
+	}
+	p->last = t;
+	p->shown = 1;
+	fprintf(stderr, "\ranalyze: [%zu/%zu] %s: %3.0f%% (%llu records)\033[K",
+		p->index + 1, p->total, p->dir,
+		r->bytes_total ? 100.0 * r->bytes_read / r->bytes_total : 0.0,
+		(unsigned long long)r->records);
+	return 0;
+}
+
+static void clear_progress(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		p->shown = 0;
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append @arg, or the run directories directly under it, to the list. */
+static void expand_arg(const char *arg, char ***list, size_t *nr,
+		       size_t *alloc)
+{
+	char *manifest = gm_path_join(arg, "manifest");
+	size_t first = *nr;
+	DIR *d;
+
+	if (gm_path_exists(manifest) || !gm_is_dir(arg) ||
+	    !(d = opendir(arg))) {
+		free(manifest);
+		GM_ALLOC_GROW(*list, *nr + 1, *alloc);
+		(*list)[(*nr)++] = gm_xstrdup(arg);
+		return;
+	}
+	free(manifest);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.') {
+			continue;
+		}
+		char *sub = gm_path_join(arg, e->d_name);
+		char *m = gm_path_join(sub, "manifest");
+		if (gm_is_dir(sub) && gm_path_exists(m)) {
+			GM_ALLOC_GROW(*list, *nr + 1, *alloc);
+			(*list)[(*nr)++] = sub;
+		} else {
+			free(sub);
+		}
+		free(m);
+	}
+	closedir(d);
+	if (*nr == first) {
+		/* Nothing inside: let the loader say it is not a run. */
+		GM_ALLOC_GROW(*list, *nr + 1, *alloc);
+		(*list)[(*nr)++] = gm_xstrdup(arg);
+		return;
+	}
+	qsort(*list + first, *nr - first, sizeof(char *), cmp_str);
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = "results.db";
+	int force = 0, c, ret = GM_EXIT_OK;
+	char **dirs = NULL;
+	size_t nr_dirs = 0, alloc_dirs = 0;
+	size_t loaded = 0, skipped = 0, replaced = 0, failed = 0;
+	uint64_t kernels = 0, records = 0;
+	struct gm_db db = GM_DB_INIT;
+	struct gm_loader loader;
+	struct progress prog;
+	struct sigaction sa, old_sa;
+	struct strbuf summary = STRBUF_INIT;
+	double t0 = now_s();
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			puts(usage);
+			return GM_EXIT_OK;
+		case ':':
+			return gm_usage_error(usage, "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			return gm_usage_error(usage, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind == argc) {
+		return gm_usage_error(usage, "no run directory given");
+	}
+	for (int i = optind; i < argc; i++) {
+		expand_arg(argv[i], &dirs, &nr_dirs, &alloc_dirs);
+	}
+
+	if (gm_db_open(&db, out, GM_DB_WRITE)) {
+		ret = gm_cli_fail();
+		goto out_free;
+	}
+	if (gm_loader_init(&loader, &db)) {
+		ret = gm_cli_fail();
+		goto out_close;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, &old_sa);
+
+	memset(&prog, 0, sizeof(prog));
+	prog.tty = isatty(2) && gm_cli.verbosity >= 0;
+	prog.total = nr_dirs;
+	loader.force = force;
+	loader.progress = on_progress;
+	loader.progress_data = &prog;
+	for (size_t i = 0; i < nr_dirs && !interrupted; i++) {
+		struct gm_load_info info;
+		prog.index = i;
+		prog.dir = dirs[i];
+		prog.run_start = now_s();
+		int r = gm_loader_load(&loader, dirs[i], &info);
+		clear_progress(&prog);
+		if (r) {
+			if (info.interrupted || interrupted) {
+				gm_error_clear();
+				interrupted = 1;
+			} else {
+				gm_error_report(stderr);
+				failed++;
+			}
+		} else if (info.outcome == GM_LOAD_SKIPPED) {
+			skipped++;
+			gm_note("note: '%s' (%s) is already in %s%s%s%s; skipped"
+				" (--force reloads it)", dirs[i], info.label, out,
+				strcmp(info.previous_path, dirs[i]) ? ", loaded from '" : "",
+				strcmp(info.previous_path, dirs[i]) ? info.previous_path : "",
+				strcmp(info.previous_path, dirs[i]) ? "'" : "");
+		} else {
+			if (info.outcome == GM_LOAD_REPLACED) {
+				replaced++;
+				gm_note("note: '%s' (%s) replaced the run loaded from '%s'",
+					dirs[i], info.label, info.previous_path);
+			} else {
+				loaded++;
+			}
+			kernels += info.kernels;
+			records += info.kernels + info.memcpys + info.memsets +
+				   info.apis;
+			if (gm_cli.verbosity > 0) {
+				gm_note("loaded '%s' (%s): %llu kernels, %llu copies,"
+					" %llu memsets, %llu API calls, %llu replays",
+					dirs[i], info.label,
+					(unsigned long long)info.kernels,
+					(unsigned long long)info.memcpys,
+					(unsigned long long)info.memsets,
+					(unsigned long long)info.apis,
+					(unsigned long long)info.replays);
+			}
+		}
+		gm_load_info_release(&info);
+	}
+	sigaction(SIGINT, &old_sa, NULL);
+
+	strbuf_addf(&summary, "analyze: %zu run%s loaded", loaded + replaced,
+		    loaded + replaced == 1 ? "" : "s");
+	if (replaced) {
+		strbuf_addf(&summary, " (%zu replacing older ones)", replaced);
+	}
+	strbuf_addf(&summary, ", %llu kernels, %llu records, into %s in %.1f s",
+		    (unsigned long long)kernels, (unsigned long long)records,
+		    out, now_s() - t0);
+	if (skipped) {
+		strbuf_addf(&summary, "; %zu already loaded", skipped);
+	}
+	if (failed) {
+		strbuf_addf(&summary, "; %zu failed", failed);
+	}
+	gm_note("%s", summary.buf);
+	strbuf_release(&summary);
+	if (interrupted) {
+		fprintf(stderr, "analyze: interrupted; the run being loaded was"
+			" rolled back\n");
+		ret = GM_EXIT_INTERRUPTED;
+	} else if (failed) {
+		ret = GM_EXIT_ERROR;
+	}
+	gm_loader_release(&loader);
+out_close:
+	gm_db_close(&db);
+out_free:
+	for (size_t i = 0; i < nr_dirs; i++) {
+		free(dirs[i]);
+	}
+	free(dirs);
+	return ret;
+}

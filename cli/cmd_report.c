@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix report: compute the study's metrics from a results database and
+ * print its tables (Markdown or CSV) on stdout, or write a report
+ * directory with tables, gnuplot figures and an index page.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze/analysis.h"
+#include "analyze/db.h"
+#include "analyze/report.h"
+#include "analyze/report_tables.h"
+#include "build/version.h"
+#include "cli.h"
+#include "error.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix report <database> [-o <dir> [--force] [--no-figures]]\n"
+	"                     [--format md|csv] [--table <name>]\n"
+	"                     [--kernel <name>] [--run <run>]\n"
+	"\n"
+	"    -o, --output <dir>  write the report directory: index.md, tables/"
+	" (Markdown\n"
+	"                        and CSV) and figures/ (gnuplot PNG and SVG)\n"
+	"    -f, --force         replace an existing report directory\n"
+	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
+	"    --format md|csv     format of the tables printed on stdout"
+	" (default: md)\n"
+	"    --table <name>      print only this table: summary, improvement,"
+	" workloads,\n"
+	"                        programs, waiting, waiting-runs, overlap,"
+	" overlap-runs,\n"
+	"                        utilization, utilization-runs, resources,"
+	" runs\n"
+	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
+	" name;\n"
+	"                        default: the one with the most instances)\n"
+	"    --run <run>         run of Fig. 7 and the timeline, as"
+	" workload.variant[.policy]\n"
+	"                        (default: the run with the most instances of"
+	" that kernel)\n"
+	"    -h, --help          show this help\n"
+	"\n"
+	"Without -o the tables are printed on stdout; with -o only --table is.\n"
+	"Environment: GPUMIX_GNUPLOT names the gnuplot program (default:"
+	" gnuplot).\n"
+	"\n"
+	"exit status: 0 success (missing baselines are notes, not errors); 1"
+	" the\ndatabase cannot be read, an option names no kernel or run, or"
+	" gnuplot\nfailed; 2 usage error.";
+
+static const char *const table_names[GM_T_COUNT] = {
+	"summary", "improvement", "workloads", "programs", "waiting",
+	"waiting-runs", "overlap", "overlap-runs", "utilization",
+	"utilization-runs", "resources", "runs",
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void print_tables(struct gm_table *t, int only, int csv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < GM_T_COUNT; i++) {
+		if (only >= 0 && i != only) {
+			continue;
+		}
+		if (csv) {
+			if (only < 0) {
+				strbuf_addf(&sb, "%s# table: %s\n", sb.len ? "\n" : "",
+					    t[i].name);
+			}
+			gm_table_csv(&t[i], &sb);
+		} else {
+			if (sb.len) {
+				strbuf_addch(&sb, '\n');
+			}
+			gm_table_markdown(&t[i], &sb, 1);
+		}
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "run", required_argument, NULL, OPT_RUN },
+		{ "no-figures", no_argument, NULL, OPT_NO_FIG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gm_report_options ropt = { 0 };
+	struct gm_analysis_options aopt = { 0 };
+	struct gm_analysis an;
+	struct gm_table tables[GM_T_COUNT];
+	struct gm_db db = GM_DB_INIT;
+	const char *gnuplot = getenv("GPUMIX_GNUPLOT");
+	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
+	double t0 = now_s();
+
+	ropt.figures = 1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			ropt.out_dir = optarg;
+			break;
+		case 'f':
+			ropt.force = 1;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "csv")) {
+				csv = 1;
+			} else if (strcmp(optarg, "md")) {
+				return gm_usage_error(usage, "--format must be md or"
+						      " csv, not '%s'", optarg);
+			}
+			break;
+		case OPT_TABLE:
+			for (only = 0; only < GM_T_COUNT; only++) {
+				if (!strcmp(table_names[only], optarg)) {
+					break;
+				}
+			}
+			if (only == GM_T_COUNT) {
+				return gm_usage_error(usage, "no table called '%s'",
+						      optarg);
+			}
+			break;
+		case OPT_KERNEL:
+			aopt.kernel = optarg;
+			break;
+		case OPT_RUN:
+			aopt.run = optarg;
+			break;
+		case OPT_NO_FIG:
+			ropt.figures = 0;
+			break;
+		case 'h':
+			puts(usage);
+			return GM_EXIT_OK;
+		case ':':
+			return gm_usage_error(usage, "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			return gm_usage_error(usage, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind == argc) {
+		return gm_usage_error(usage, "no database given");
+	}
+	if (argc - optind > 1) {
+		return gm_usage_error(usage, "one database only ('%s' is extra)",
+				      argv[optind + 1]);
+	}
+	ropt.db_path = argv[optind];
+	ropt.gnuplot = gnuplot && *gnuplot ? gnuplot : "gnuplot";
+	ropt.version = GM_VERSION_STRING;
+	if (!ropt.out_dir && (ropt.force || !ropt.figures)) {
+		return gm_usage_error(usage, "--force and --no-figures need -o");
+	}
+	if (ropt.out_dir && gm_report_check_output(&ropt)) {
+		return gm_cli_fail();
+	}
+
+	if (gm_db_open(&db, ropt.db_path, GM_DB_READ)) {
+		return gm_cli_fail();
+	}
+	if (gm_analysis_compute(&an, &db, &aopt)) {
+		gm_cli_fail();
+		goto out_an;
+	}
+	gm_report_tables(&an, tables);
+	have_tables = 1;
+	for (size_t i = 0; i < an.nnotes; i++) {
+		gm_note("note: %s", an.notes[i]);
+	}
+	if (!ropt.out_dir || only >= 0) {
+		print_tables(tables, only, csv);
+		if (fflush(stdout) || ferror(stdout)) {
+			gm_error_errno("cannot write the tables to stdout");
+			gm_cli_fail();
+			goto out_tables;
+		}
+	}
+	if (ropt.out_dir) {
+		struct gm_report_result res;
+		if (gm_report_write(&an, tables, &ropt, &res)) {
+			gm_cli_fail();
+			goto out_tables;
+		}
+		gm_note("report: %zu runs, %zu tables, %zu figures%s in %s/index.md"
+			" (%.1f s)", an.nruns, res.tables, res.figures,
+			ropt.figures ? "" : " (--no-figures)", ropt.out_dir,
+			now_s() - t0);
+	}
+	ret = GM_EXIT_OK;
+out_tables:
+	if (have_tables) {
+		for (int i = 0; i < GM_T_COUNT; i++) {
+			gm_table_release(&tables[i]);
+		}
+	}
+out_an:
+	gm_analysis_release(&an);
+	gm_db_close(&db);
+	return ret;
+}

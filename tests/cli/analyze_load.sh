@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gpumix analyze: loading is idempotent (same run skipped, --force
+# reloads), one run per workload/variant/policy (another is refused,
+# --force replaces it), databases of other schema versions or other
+# programs are refused with a clear message, usage errors exit 2.
+. "${GPUMIX_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+scratch_dir >/dev/null
+tmp=${_scratch:?}
+cd "$GPUMIX_TOP" || exit 1
+study=tests/data/runs/good/study
+db=$tmp/r.db
+
+q() { sqlite3 "$db" "$1"; }
+
+out=$("$GPUMIX" analyze "$study" -o "$db" 2>&1)
+check_eq "load a study directory: exit 0" 0 "$?"
+check_match "one-line summary" \
+	"^analyze: 5 runs loaded, 17 kernels, 35 records, into .*r\.db in [0-9.]+ s$" "$out"
+check_eq "5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
+check_eq "schema version" 1 "$(q 'PRAGMA user_version')"
+check_eq "application id" 1735227441 "$(q 'PRAGMA application_id')"
+check_eq "2 workloads" "a+b|2 a+c|2" \
+	"$(q 'SELECT name, programCount FROM workloads ORDER BY name' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "names are StringIds" "kernelA|kernelA(float*)|_Z7kernelAPf" \
+	"$(q "SELECT s.value, d.value, m.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+	      JOIN StringIds s ON s.id = k.shortName JOIN StringIds d ON d.id = k.demangledName
+	      JOIN StringIds m ON m.id = k.mangledName LIMIT 1")"
+check_eq "copies keep CUPTI's copyKind" "1|Host-to-Device" \
+	"$(q 'SELECT m.copyKind, e.label FROM CUPTI_ACTIVITY_KIND_MEMCPY m
+	      JOIN ENUM_CUDA_MEMCPY_OPER e ON e.id = m.copyKind')"
+check_eq "launch calls join kernels on correlationId" 16 \
+	"$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME a
+	      ON a.runId = k.runId AND a.correlationId = k.correlationId')"
+
+out=$("$GPUMIX" analyze "$study" -o "$db" 2>&1)
+check_eq "reload: exit 0" 0 "$?"
+check_match "reload: skipped with a note" \
+	"note: 'tests/data/runs/good/study/a\+b.cuda' \(a\+b.cuda\) is already in .*; skipped \(--force reloads it\)" "$out"
+check_match "reload: summary says so" "0 runs loaded.*; 5 already loaded$" "$out"
+check_eq "reload: still 5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
+check_eq "reload: still 17 kernels" 17 "$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')"
+
+out=$("$GPUMIX" analyze --force "$study/a+b.cuda" -o "$db" 2>&1)
+check_eq "--force reload: exit 0" 0 "$?"
+check_match "--force reload: replaced" "replaced the run loaded from" "$out"
+check_eq "--force reload: still 17 kernels" 17 \
+	"$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')"
+
+# Another run of the same workload, variant and policy.
+cp -r "$study/a+b.cuda" "$tmp/rerun"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-02T00:00:00Z/' "$tmp/rerun/manifest"
+out=$("$GPUMIX" analyze "$tmp/rerun" -o "$db" 2>&1)
+check_eq "another run of a+b.cuda: exit 1" 1 "$?"
+check_match "another run: refused with the old path" \
+	"error: cannot load run '.*rerun' \(nothing of it was loaded\)
+  caused by: the database already holds another run of 'a\+b.cuda' \(loaded from 'tests/data/runs/good/study/a\+b.cuda'\)
+hint: use --force to replace it" "$out"
+"$GPUMIX" -q analyze -f "$tmp/rerun" -o "$db"
+check_eq "--force replaces it: exit 0" 0 "$?"
+check_eq "--force replaces it: still 5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
+check_eq "--force replaces it: new path" "$tmp/rerun" \
+	"$(q "SELECT path FROM runs WHERE variant = 'cuda' AND workloadId =
+	      (SELECT id FROM workloads WHERE name = 'a+b')")"
+check_eq "--force replaces it: no orphan kernels" 17 \
+	"$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN runs r ON r.id = k.runId')"
+
+# Databases this gpumix must not use.
+old=$tmp/old.db
+sqlite3 "$old" "PRAGMA application_id = 1735227441; CREATE TABLE runs (id INTEGER);"
+out=$("$GPUMIX" analyze "$study" -o "$old" 2>&1)
+check_eq "older schema: exit 1" 1 "$?"
+check_eq "older schema: message" "error: '$old' has schema version 0, older than version 1 that this gpumix reads and writes
+hint: the database is only a cache of the run directories: remove it and load them again with gpumix analyze" "$out"
+out=$("$GPUMIX" report "$old" 2>&1)
+check_eq "older schema: report refuses too" 1 "$?"
+check_match "older schema: report message" "has schema version 0, older than version 1" "$out"
+
+new=$tmp/new.db
+sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 7; CREATE TABLE t (a);"
+out=$("$GPUMIX" analyze "$study" -o "$new" 2>&1)
+check_eq "newer schema: exit 1" 1 "$?"
+check_match "newer schema: message" "has schema version 7, newer than version 1" "$out"
+
+other=$tmp/other.db
+sqlite3 "$other" "CREATE TABLE t (a);"
+out=$("$GPUMIX" analyze "$study" -o "$other" 2>&1)
+check_eq "not a gpumix database: exit 1" 1 "$?"
+check_match "not a gpumix database: message" \
+	"is a SQLite database but not a gpumix results database" "$out"
+check_eq "not a gpumix database: left alone" "" "$(sqlite3 "$other" 'PRAGMA user_version' | grep -v '^0$')"
+
+printf 'hello\n' >"$tmp/text.db"
+out=$("$GPUMIX" analyze "$study" -o "$tmp/text.db" 2>&1)
+check_eq "not SQLite: exit 1" 1 "$?"
+check_match "not SQLite: message" "cannot read '.*text.db' as a SQLite database" "$out"
+
+out=$("$GPUMIX" report "$tmp/missing.db" 2>&1)
+check_eq "report on a missing database: exit 1" 1 "$?"
+check_match "report on a missing database: message" \
+	"cannot open database '.*missing.db': No such file or directory" "$out"
+
+: >"$tmp/empty.db"
+out=$("$GPUMIX" report "$tmp/empty.db" 2>&1)
+check_eq "report on an empty database: exit 1" 1 "$?"
+check_match "report on an empty database: hint" "hint: load runs first" "$out"
+
+"$GPUMIX" analyze >/dev/null 2>&1
+check_eq "analyze without a run: usage error" 2 "$?"
+"$GPUMIX" analyze --bogus "$study" >/dev/null 2>&1
+check_eq "analyze with an unknown option: usage error" 2 "$?"
+"$GPUMIX" analyze "$study" -o >/dev/null 2>&1
+check_eq "analyze -o without a value: usage error" 2 "$?"
+check_match "analyze --help" "^usage: gpumix analyze" "$("$GPUMIX" analyze --help)"
+check_match "gpumix help lists analyze" \
+	"analyze +load run directories into a SQLite database" "$("$GPUMIX" help)"
+check_match "gpumix help lists report" \
+	"report +print comparison tables and draw plots from a database" "$("$GPUMIX" help)"
+
+done_testing
