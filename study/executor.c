@@ -1185,6 +1185,24 @@ static const char *capture_label(const struct prog_info *pi)
 	return "?";
 }
 
+/* A command word as the user would type it (quoted when needed). */
+static void print_word(FILE *f, const char *w)
+{
+	if (*w && !strpbrk(w, " \t\n'\"\\$`*?;&|<>()")) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *w; w++) {
+		if (*w == '\'') {
+			fputs("'\\''", f);
+		} else {
+			fputc(*w, f);
+		}
+	}
+	fputc('\'', f);
+}
+
 static void print_plan(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
@@ -1219,7 +1237,8 @@ static void print_plan(struct exec_ctx *x)
 		fprintf(f, "  %-12s %-10s ", p->name, capture_label(pi));
 		if (p->argv) {
 			for (size_t j = 0; j < p->argc; j++) {
-				fprintf(f, "%s%s", j ? " " : "", p->argv[j]);
+				fputs(j ? " " : "", f);
+				print_word(f, p->argv[j]);
 			}
 		} else {
 			char *b = disp(p->bundle);

@@ -53,18 +53,27 @@ void progress_plan(struct progress *p, enum study_stage kind)
 	p->stages_total++;
 }
 
-/* Estimated seconds left, or a negative value while unknown. */
-static double remaining(const struct progress *p, double now)
+/*
+ * Estimated seconds left; negative while nothing is known. *@partial is
+ * set when some kinds of stage still to run have no known duration (the
+ * estimate is then a lower bound); the one report stage at the end does
+ * not count, so that a first study shows an estimate early.
+ */
+static double remaining(const struct progress *p, double now, int *partial)
 {
 	double total = 0;
+	int known = 0;
 
+	*partial = 0;
 	for (int k = 0; k < STUDY_NR_STAGES; k++) {
 		if (!p->left[k]) {
 			continue;
 		}
 		if (!p->count[k]) {
-			return -1;
+			*partial |= k != STUDY_STAGE_REPORT;
+			continue;
 		}
+		known = 1;
 		double mean = p->sum[k] / p->count[k];
 		total += p->left[k] * mean;
 		if (k == p->current) {
@@ -72,14 +81,15 @@ static double remaining(const struct progress *p, double now)
 			total -= in < mean ? in : mean;
 		}
 	}
-	return total;
+	return known ? total : -1;
 }
 
 static void draw(struct progress *p, int final_line)
 {
 	char el[32], left[48], line[512];
 	double now = progress_now();
-	double rem = remaining(p, now);
+	int partial;
+	double rem = remaining(p, now, &partial);
 
 	progress_format_duration(el, sizeof(el), now - p->start);
 	if (rem < 0) {
@@ -87,7 +97,8 @@ static void draw(struct progress *p, int final_line)
 	} else {
 		char r[32];
 		progress_format_duration(r, sizeof(r), rem);
-		snprintf(left, sizeof(left), "~%s left", r);
+		snprintf(left, sizeof(left), "%s%s left", partial ? "more than "
+			 : "~", r);
 	}
 	int n = snprintf(line, sizeof(line), "[runs %zu/%zu, stage %zu/%zu] %s "
 			 "(%s elapsed, %s)", p->runs_done, p->runs_total,

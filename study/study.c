@@ -91,8 +91,9 @@ static int opt_path(struct loader *l, const yaml_node_t *map, const char *key,
 	if (ret) {
 		return -1;
 	}
+	char *abs = study_path_resolve(base, rel);	/* @base may be *@out */
 	free(*out);
-	*out = study_path_resolve(base, rel);
+	*out = abs;
 	free(rel);
 	return 0;
 }
@@ -468,9 +469,9 @@ static int unknown_program(struct loader *l, const yaml_node_t *n,
 	if (near) {
 		strbuf_addf(&sb, "did you mean '%s'?", near);
 	} else {
-		strbuf_addstr(&sb, "programs:");
+		strbuf_addstr(&sb, "programs: ");
 		for (size_t i = 0; l->names[i]; i++) {
-			strbuf_addf(&sb, " %s", l->names[i]);
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", l->names[i]);
 		}
 	}
 	yaml_doc_error(l->d, n, "unknown program '%s' (%s)", name, sb.buf);
@@ -648,9 +649,13 @@ static int load_workloads(struct loader *l, const yaml_node_t *root)
 	return 0;
 }
 
-/* A sequence of distinct known names; @find maps a name to its entry. */
+/*
+ * A sequence of distinct known names (@what is the list, @noun one of its
+ * entries); @find maps a name to its entry.
+ */
 static int load_name_list(struct loader *l, const yaml_node_t *n,
-			  const char *what, const char *const *known,
+			  const char *what, const char *noun,
+			  const char *const *known,
 			  const void *(*find)(const char *), const void **out,
 			  size_t *nr_out)
 {
@@ -664,7 +669,10 @@ static int load_name_list(struct loader *l, const yaml_node_t *n,
 	for (size_t i = 0; i < nr; i++) {
 		yaml_node_t *item = yaml_doc_seq_item(l->d, n, i);
 		char *name;
-		if (yaml_doc_string(l->d, item, "an entry of this list", &name)) {
+		char *item_what = gm_xasprintf("a %s", noun);
+		int bad = yaml_doc_string(l->d, item, item_what, &name);
+		free(item_what);
+		if (bad) {
 			return -1;
 		}
 		const void *e = find(name);
@@ -675,12 +683,11 @@ static int load_name_list(struct loader *l, const yaml_node_t *n,
 				strbuf_addf(&sb, "%s%s", j ? ", " : "", known[j]);
 			}
 			if (near) {
-				yaml_doc_error(l->d, item, "unknown name '%s' in %s "
-					       "(did you mean '%s'?)", name, what,
-					       near);
+				yaml_doc_error(l->d, item, "unknown %s '%s' (did you "
+					       "mean '%s'?)", noun, name, near);
 			} else {
-				yaml_doc_error(l->d, item, "unknown name '%s' in %s "
-					       "(known: %s)", name, what, sb.buf);
+				yaml_doc_error(l->d, item, "unknown %s '%s' (known: "
+					       "%s)", noun, name, sb.buf);
 			}
 			strbuf_release(&sb);
 			free(name);
@@ -688,8 +695,8 @@ static int load_name_list(struct loader *l, const yaml_node_t *n,
 		}
 		for (size_t j = 0; j < i; j++) {
 			if (out[j] == e) {
-				yaml_doc_error(l->d, item, "'%s' is listed twice in %s",
-					       name, what);
+				yaml_doc_error(l->d, item, "%s '%s' is listed twice in "
+					       "%s", noun, name, what);
 				free(name);
 				return -1;
 			}
@@ -724,7 +731,7 @@ static int load_variants(struct loader *l, const yaml_node_t *root)
 		return 0;
 	}
 	s->variants = gm_xcalloc(yaml_doc_seq_len(n) + 1, sizeof(*s->variants));
-	if (load_name_list(l, n, "'variants'", study_variant_names(),
+	if (load_name_list(l, n, "'variants'", "variant", study_variant_names(),
 			   find_variant, (const void **)s->variants,
 			   &s->nr_variants)) {
 		return -1;
@@ -780,7 +787,7 @@ static int load_policies(struct loader *l, const yaml_node_t *root)
 				      "variant uses a policy");
 	}
 	s->policies = gm_xcalloc(yaml_doc_seq_len(n) + 1, sizeof(char *));
-	return load_name_list(l, n, "'policies'", study_policy_names(),
+	return load_name_list(l, n, "'policies'", "policy", study_policy_names(),
 			      find_policy, (const void **)s->policies,
 			      &s->nr_policies);
 }

@@ -233,33 +233,39 @@ yaml_node_t *yaml_doc_map_value(struct yaml_doc *d, const yaml_node_t *n,
 				      n->data.mapping.pairs.start[i].value);
 }
 
-/* Levenshtein distance, for "did you mean" suggestions on short words. */
+/*
+ * Edit distance with adjacent transpositions counted as one edit (optimal
+ * string alignment), for "did you mean" suggestions on short words.
+ */
 static size_t edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = gm_xcalloc(lb + 1, sizeof(*row));
+	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
+	size_t *d = gm_xcalloc((la + 1) * w, sizeof(*d));
 
+	for (size_t i = 0; i <= la; i++) {
+		d[i * w] = i;
+	}
 	for (size_t j = 0; j <= lb; j++) {
-		row[j] = j;
+		d[j] = j;
 	}
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best) {
-				best = row[j] + 1;
+			size_t best = d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[(i - 1) * w + j] + 1 < best) {
+				best = d[(i - 1) * w + j] + 1;
 			}
-			if (row[j - 1] + 1 < best) {
-				best = row[j - 1] + 1;
+			if (d[i * w + j - 1] + 1 < best) {
+				best = d[i * w + j - 1] + 1;
 			}
-			row[j] = best;
-			diag = up;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[(i - 2) * w + j - 2] + 1 < best) {
+				best = d[(i - 2) * w + j - 2] + 1;
+			}
+			d[i * w + j] = best;
 		}
 	}
-	size_t r = row[lb];
-	free(row);
+	size_t r = d[la * w + lb];
+	free(d);
 	return r;
 }
 
@@ -275,8 +281,8 @@ const char *yaml_doc_closest(const char *word, const char *const *names)
 			best = names[i];
 		}
 	}
-	/* Close enough to be a typo: at most a third of the word. */
-	size_t limit = strlen(word) / 3 + 1;
+	/* Close enough to be a typo: one edit, or a third of the word. */
+	size_t limit = strlen(word) / 3 > 1 ? strlen(word) / 3 : 1;
 	return best && best_d <= limit ? best : NULL;
 }
 
@@ -371,13 +377,21 @@ int yaml_doc_string(struct yaml_doc *d, const yaml_node_t *n,
 	return 0;
 }
 
-/* A plain (unquoted) scalar's text, for numbers and booleans. */
-static const char *plain(struct yaml_doc *d, const yaml_node_t *n,
-			 const char *what, const char *type)
+/*
+ * A scalar's text for a typed value. Numbers and booleans (@quoted_ok 0)
+ * must be plain: a quoted '7' is a string in YAML.
+ */
+static const char *typed(struct yaml_doc *d, const yaml_node_t *n,
+			 const char *what, const char *type, int quoted_ok)
 {
 	if (n->type != YAML_SCALAR_NODE || yaml_doc_is_null(n)) {
 		yaml_doc_error(d, n, "%s must be %s, not %s", what, type,
 			       yaml_doc_kind(n));
+		return NULL;
+	}
+	if (!quoted_ok && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		yaml_doc_error(d, n, "%s must be %s, not the quoted string '%s'",
+			       what, type, (const char *)n->data.scalar.value);
 		return NULL;
 	}
 	return (const char *)n->data.scalar.value;
@@ -386,7 +400,7 @@ static const char *plain(struct yaml_doc *d, const yaml_node_t *n,
 int yaml_doc_int(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		 long min, long max, long *out)
 {
-	const char *v = plain(d, n, what, "an integer");
+	const char *v = typed(d, n, what, "an integer", 0);
 	char *end;
 
 	if (!v) {
@@ -411,7 +425,7 @@ int yaml_doc_bool(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 {
 	static const char *const yes[] = { "true", "True", "TRUE", NULL };
 	static const char *const no[] = { "false", "False", "FALSE", NULL };
-	const char *v = plain(d, n, what, "true or false");
+	const char *v = typed(d, n, what, "true or false", 0);
 
 	if (!v) {
 		return -1;
@@ -470,7 +484,7 @@ int yaml_doc_duration(struct yaml_doc *d, const yaml_node_t *n,
 		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
 		{ "min", 60 }, { "h", 3600 },
 	};
-	const char *v = plain(d, n, what, "a duration");
+	const char *v = typed(d, n, what, "a duration", 1);
 	const char *unit;
 	double num;
 
@@ -505,7 +519,7 @@ int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		{ "", 1 }, { "B", 1 }, { "KiB", 1024.0 },
 		{ "MiB", 1024.0 * 1024 }, { "GiB", 1024.0 * 1024 * 1024 },
 	};
-	const char *v = plain(d, n, what, "a size");
+	const char *v = typed(d, n, what, "a size", 1);
 	const char *unit;
 	double num;
 
