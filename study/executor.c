@@ -85,6 +85,7 @@ struct exec_ctx {
 	struct run_info *runs;
 	struct progress pr;
 	int report_planned;
+	int analyzed;		/* runs loaded into the database just now */
 	char report_key[KEY_LEN];
 	char *report_reason, *report_log;
 	int report_state;	/* 0 not written, 1 written, -1 failed */
@@ -574,22 +575,29 @@ static void report_key(struct exec_ctx *x, int predict)
 	key_end(h, x->report_key);
 }
 
-/* Whether the report must be (re)written; -1 when it failed before. */
+/*
+ * Whether the report must be (re)written: when the analyzed runs changed,
+ * or any run was loaded into the database by this invocation (the
+ * database may have been rebuilt); -1 when it failed before with the same
+ * inputs.
+ */
 static int report_needed(struct exec_ctx *x, int predict)
 {
-	int any = 0;
+	int any = 0, loading = x->analyzed > 0;
 
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		any |= x->runs[i].status == RUN_OK ||
-		       (predict && x->runs[i].do_analyze);
+		any |= x->runs[i].status == RUN_OK;
+		loading |= predict && x->runs[i].do_analyze;
 	}
+	any |= loading;
 	if (!any) {
 		return 0;
 	}
 	report_key(x, predict);
 	struct state_record *r = current_record(x, STUDY_STAGE_REPORT, NULL,
 						x->report_key);
-	if (r && !strcmp(r->status, "done") && gm_is_dir(x->s->paths.report)) {
+	if (r && !strcmp(r->status, "done") && gm_is_dir(x->s->paths.report) &&
+	    !loading) {
 		x->report_state = 1;
 		return 0;
 	}
@@ -945,6 +953,7 @@ static int analyze(struct exec_ctx *x, size_t i)
 			free(r);
 		} else {
 			set_run(ri, RUN_OK, NULL, NULL);
+			x->analyzed++;
 		}
 		ret = finish_stage(x, STUDY_STAGE_ANALYZE, run->id, ri->akey,
 				   why ? "failed" : "done", why, &res);
