@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Child processes for study stages (see stage_exec.h). The parent polls
+ * Child processes for study stages (see stage_exec.h). Each stage is the
+ * leader of its own process group, and the study signals the group, so a
+ * stage's own children (a replay program under gpumix replay) stop with
+ * it. The parent polls
  * waitpid() with a short, growing interval, so stages of a few
  * milliseconds are not slowed down and long ones cost nothing. Signal
  * handlers only record the signal; forwarding happens in the wait loop.
@@ -19,7 +22,7 @@
 
 #include "error.h"
 
-#define GRACE_S 10.0		/* after SIGTERM, before SIGKILL */
+#define GRACE_S 10.0		/* default from SIGTERM to SIGKILL */
 #define TICK_S 0.1
 
 /* The only process-wide state: what a signal handler may write. */
@@ -95,6 +98,8 @@ static void child(const struct stage_cmd *c, pid_t parent, int log_fd,
 	if (getppid() != parent) {
 		_exit(127);
 	}
+	/* Its own process group: signals reach everything it starts. */
+	setpgid(0, 0);
 	stage_exec_restore_signals();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -136,6 +141,7 @@ static void wait_child(const struct stage_cmd *c, pid_t pid, double start,
 		       struct stage_result *r)
 {
 	double sleep_s = 0.001, last_tick = start, kill_at = 0;
+	double grace = c->grace_s > 0 ? c->grace_s : GRACE_S;
 	int forwarded = 0, killed = 0, status = 0;
 
 	for (;;) {
@@ -151,18 +157,18 @@ static void wait_child(const struct stage_cmd *c, pid_t pid, double start,
 		}
 		double t = now_s();
 		if (interrupted_by && !forwarded) {
-			kill(pid, interrupted_by);
+			kill(-pid, interrupted_by);
 			forwarded = 1;
 			r->interrupted = 1;
-			kill_at = t + GRACE_S;
+			kill_at = t + grace;
 		}
 		if (c->timeout_s > 0 && t - start > c->timeout_s && !r->timed_out) {
-			kill(pid, SIGTERM);
+			kill(-pid, SIGTERM);
 			r->timed_out = 1;
-			kill_at = t + GRACE_S;
+			kill_at = t + grace;
 		}
 		if (kill_at && t > kill_at && !killed) {
-			kill(pid, SIGKILL);
+			kill(-pid, SIGKILL);
 			killed = 1;
 		}
 		if (c->tick && t - last_tick >= TICK_S) {
@@ -214,6 +220,7 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
 		close(pipefd[0]);
 		child(c, parent, log_fd, pipefd[1]);
 	}
+	setpgid(pid, pid);	/* also here: no race with the first kill */
 	close(log_fd);
 	close(pipefd[1]);
 	int ret = check_started(c, pid, pipefd[0]);

@@ -4,7 +4,8 @@
  * log file, stdin from /dev/null, an optional time limit (SIGTERM, then
  * SIGKILL), and the study's own SIGINT/SIGTERM/SIGHUP forwarded to the
  * child, so a crashed, hung or interrupted stage is recorded without
- * taking the study down. The child gets PR_SET_PDEATHSIG(SIGTERM): when
+ * taking the study down. A stage runs in a process group of its own and
+ * signals go to the whole group, so whatever the stage started stops too. The child gets PR_SET_PDEATHSIG(SIGTERM): when
  * the study itself is killed (even by SIGKILL) its running stage is told
  * to stop too.
  */
@@ -16,6 +17,7 @@ struct stage_cmd {
 	const char *cwd;	/* directory to run in, or NULL */
 	const char *log_path;	/* stdout + stderr, truncated first */
 	double timeout_s;	/* 0: no limit */
+	double grace_s;		/* SIGTERM to SIGKILL (0: 10 s) */
 	/* Called in the parent once the child exists (test hooks). */
 	void (*spawned)(void *arg);
 	/* Called about every 100 ms while the child runs (progress). */
