@@ -1288,6 +1288,16 @@ static void print_plan(struct exec_ctx *x)
 		"%zu analyses, %zu report\n", todo[STUDY_STAGE_CAPTURE],
 		todo[STUDY_STAGE_RECONSTRUCT], todo[STUDY_STAGE_REPLAY],
 		todo[STUDY_STAGE_ANALYZE], todo[STUDY_STAGE_REPORT]);
+	size_t kept = 0;
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		kept += x->runs[i].status == RUN_FAILED ||
+			x->runs[i].status == RUN_HUNG;
+	}
+	if (kept) {
+		fprintf(f, "note: %zu failed or hung run%s kept as recorded; "
+			"--retry-failed runs %s again\n", kept, kept == 1 ? " is" :
+			"s are", kept == 1 ? "it" : "them");
+	}
 	if (!study_has_variant(s, "single")) {
 		fputs("note: no 'single' variant: STP and ANTT cannot be "
 		      "computed\n", f);
