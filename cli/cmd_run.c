@@ -15,7 +15,7 @@
 #include "error.h"
 #include "study/executor.h"
 #include "study/plan.h"
-#include "study/progress.h"
+#include "study/study_progress.h"
 #include "study/study.h"
 #include "strbuf.h"
 #include "study/study_path.h"
@@ -72,7 +72,7 @@ static void one_line_summary(const struct study *s,
 	char t[32];
 	char *sum = study_path_display(s->paths.summary);
 
-	progress_format_duration(t, sizeof(t), o->seconds);
+	study_progress_format_duration(t, sizeof(t), o->seconds);
 	gm_note("study '%s': %zu runs: %zu ok, %zu failed, %zu hung, %zu "
 		"skipped%s in %s; summary in %s", s->name, o->runs, o->ok,
 		o->failed, o->hung, o->skipped,

@@ -25,11 +25,11 @@
 
 #include "atomic_file.h"
 #include "error.h"
-#include "exe_fingerprint.h"
+#include "study_exe_fingerprint.h"
 #include "fs.h"
 #include "hash.h"
 #include "kvfile.h"
-#include "progress.h"
+#include "study_progress.h"
 #include "stage_exec.h"
 #include "strbuf.h"
 #include "study_path.h"
@@ -83,7 +83,7 @@ struct exec_ctx {
 	struct study_state st;
 	struct prog_info *progs;
 	struct run_info *runs;
-	struct progress pr;
+	struct study_progress pr;
 	int report_planned;
 	int analyzed;		/* runs loaded into the database just now */
 	char report_key[KEY_LEN];
@@ -252,7 +252,7 @@ static char *stage_failure(const struct exec_ctx *x, const struct stage_result *
 
 	if (r->timed_out) {
 		char t[32];
-		progress_format_duration(t, sizeof(t), x->s->stage_timeout_s);
+		study_progress_format_duration(t, sizeof(t), x->s->stage_timeout_s);
 		strbuf_addf(&sb, "stopped after the stage time limit of %s", t);
 	} else if (r->signal) {
 		strbuf_addf(&sb, "killed by signal %d (%s)", r->signal,
@@ -362,7 +362,7 @@ static void on_spawned(void *arg)
 static void on_tick(void *arg)
 {
 	struct exec_ctx *x = arg;
-	progress_tick(&x->pr);
+	study_progress_tick(&x->pr);
 }
 
 /* ---- deciding what to do ---- */
@@ -376,7 +376,7 @@ static int program_key(struct exec_ctx *x, size_t i)
 
 	if (!p->argv) {
 		char *m = with_manifest(p->bundle);
-		int ret = exe_hash_file(m, hex);
+		int ret = study_exe_hash_file(m, hex);
 		free(m);
 		if (ret) {
 			return yaml_doc_error_at(x->s->path, p->pos, "program '%s': "
@@ -393,9 +393,9 @@ static int program_key(struct exec_ctx *x, size_t i)
 	if (!gm_is_dir(p->cwd)) {
 		gm_error("working directory '%s' does not exist", p->cwd_rel);
 	} else {
-		exe = exe_resolve(p->argv[0], p->cwd);
+		exe = study_exe_resolve(p->argv[0], p->cwd);
 	}
-	if (!exe || exe_fingerprint(&x->st, exe, hex)) {
+	if (!exe || study_exe_fingerprint(&x->st, exe, hex)) {
 		free(exe);
 		if (!x->o->dry_run) {
 			return yaml_doc_error_at(x->s->path, p->command_pos,
@@ -665,13 +665,13 @@ static int run_stage(struct exec_ctx *x, enum study_stage kind,
 		return 1;
 	}
 	x->current = kind;
-	progress_begin(&x->pr, kind, label);
+	study_progress_begin(&x->pr, kind, label);
 	if (stage_exec_run(&c, res)) {
-		progress_finish(&x->pr);
+		study_progress_finish(&x->pr);
 		return -1;
 	}
 	if (res->interrupted) {
-		progress_finish(&x->pr);
+		study_progress_finish(&x->pr);
 		return 1;
 	}
 	kill_hook(x, kind, KILL_FINISHED);
@@ -699,11 +699,11 @@ static int finish_stage(struct exec_ctx *x, enum study_stage kind,
 	free(rid);
 	if (reason) {
 		char *line = gm_xasprintf("%s: %s", status, reason);
-		progress_end(&x->pr, kind, res->seconds, line);
+		study_progress_end(&x->pr, kind, res->seconds, line);
 		free(line);
 		x->out->stages_failed++;
 	} else {
-		progress_end(&x->pr, kind, res->seconds, NULL);
+		study_progress_end(&x->pr, kind, res->seconds, NULL);
 	}
 	return save_state(x, kind);
 }
@@ -968,13 +968,13 @@ static int analyze(struct exec_ctx *x, size_t i)
 static void drop_run_stages(struct exec_ctx *x, struct run_info *ri)
 {
 	if (ri->do_reconstruct) {
-		progress_drop(&x->pr, STUDY_STAGE_RECONSTRUCT);
+		study_progress_drop(&x->pr, STUDY_STAGE_RECONSTRUCT);
 	}
 	if (ri->do_replay) {
-		progress_drop(&x->pr, STUDY_STAGE_REPLAY);
+		study_progress_drop(&x->pr, STUDY_STAGE_REPLAY);
 	}
 	if (ri->do_analyze) {
-		progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
+		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
 	}
 	ri->do_reconstruct = ri->do_replay = ri->do_analyze = 0;
 }
@@ -1102,7 +1102,7 @@ static void plan_progress(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
 
-	progress_init(&x->pr, x->o->err, x->o->quiet);
+	study_progress_init(&x->pr, x->o->err, x->o->quiet);
 	x->pr.runs_total = x->plan->nr_runs;
 	x->pr.runs_done = count_finished(x);
 	/* Durations recorded by earlier invocations seed the estimate. */
@@ -1113,29 +1113,29 @@ static void plan_progress(struct exec_ctx *x)
 			if (!strncmp(r->id, study_stage_name(k), n) &&
 			    (r->id[n] == ' ' || !r->id[n]) &&
 			    strcmp(r->status, "running")) {
-				progress_sample(&x->pr, k, r->seconds);
+				study_progress_sample(&x->pr, k, r->seconds);
 			}
 		}
 	}
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		if (x->progs[i].cap == CAP_TODO && x->progs[i].needed) {
-			progress_plan(&x->pr, STUDY_STAGE_CAPTURE);
+			study_progress_plan(&x->pr, STUDY_STAGE_CAPTURE);
 		}
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
 		if (ri->do_reconstruct) {
-			progress_plan(&x->pr, STUDY_STAGE_RECONSTRUCT);
+			study_progress_plan(&x->pr, STUDY_STAGE_RECONSTRUCT);
 		}
 		if (ri->do_replay) {
-			progress_plan(&x->pr, STUDY_STAGE_REPLAY);
+			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
 		}
 		if (ri->do_analyze) {
-			progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
+			study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
 		}
 	}
 	if (x->report_planned) {
-		progress_plan(&x->pr, STUDY_STAGE_REPORT);
+		study_progress_plan(&x->pr, STUDY_STAGE_REPORT);
 	}
 }
 
@@ -1162,11 +1162,11 @@ static int execute(struct exec_ctx *x)
 		}
 	}
 	if (x->report_planned) {
-		progress_drop(&x->pr, STUDY_STAGE_REPORT);
+		study_progress_drop(&x->pr, STUDY_STAGE_REPORT);
 	}
 	int need = report_needed(x, 0);
 	if (need == 1) {
-		progress_plan(&x->pr, STUDY_STAGE_REPORT);
+		study_progress_plan(&x->pr, STUDY_STAGE_REPORT);
 		return report(x);
 	}
 	return 0;
@@ -1352,7 +1352,7 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	char *file = disp(s->path), *db = disp(s->paths.database);
 	char *rep = disp(s->paths.report), *state = disp(s->paths.state);
 
-	progress_format_duration(t, sizeof(t), o->seconds);
+	study_progress_format_duration(t, sizeof(t), o->seconds);
 	strbuf_addf(sb, "# Study %s\n\n", s->name);
 	strbuf_addf(sb, "- study file: %s\n", file);
 	strbuf_addf(sb, "- runs: %zu: %zu ok, %zu failed, %zu hung, %zu skipped, "
@@ -1462,7 +1462,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	x.plan = plan;
 	x.o = o;
 	x.out = out;
-	x.start = progress_now();
+	x.start = study_progress_now();
 	x.st.lock_fd = -1;
 	x.progs = gm_xcalloc(s->nr_programs ? s->nr_programs : 1,
 			     sizeof(*x.progs));
@@ -1498,8 +1498,8 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	stage_exec_catch_signals();
 	int r = execute(&x);
 	stage_exec_restore_signals();
-	progress_finish(&x.pr);
-	out->seconds = progress_now() - x.start;
+	study_progress_finish(&x.pr);
+	out->seconds = study_progress_now() - x.start;
 	if (r == 1) {
 		out->interrupted = stage_exec_interrupted();
 		if (!out->interrupted) {

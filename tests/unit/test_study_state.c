@@ -14,7 +14,7 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
-#include "study/exe_fingerprint.h"
+#include "study/study_exe_fingerprint.h"
 #include "study/study_state.h"
 #include "test.h"
 
@@ -140,18 +140,18 @@ static void test_fingerprint(void)
 	gm_write_file_atomic(exe, "#!/bin/sh\n", 10, 1);
 	chmod(exe, 0755);
 	study_state_load(&st, path, "demo");
-	char *found = exe_resolve("prog", dir);
+	char *found = study_exe_resolve("prog", dir);
 	CHECK(found == NULL, "a bare name is looked up in PATH, not in cwd");
 	gm_error_clear();
 	free(found);
-	found = exe_resolve("./prog", dir);
+	found = study_exe_resolve("./prog", dir);
 	CHECK_STR(found, exe, "a name with a slash is relative to cwd");
 	free(found);
-	found = exe_resolve("sh", "/");
+	found = study_exe_resolve("sh", "/");
 	CHECK(found && found[0] == '/', "a bare name is found in PATH");
 	free(found);
 	gm_error_clear();
-	found = exe_resolve("./missing", dir);
+	found = study_exe_resolve("./missing", dir);
 	CHECK(found == NULL, "a missing executable");
 	char *want = gm_xasprintf("'./missing' is not an executable file (looked "
 				  "for '%s/missing')", dir);
@@ -159,15 +159,15 @@ static void test_fingerprint(void)
 	free(want);
 	gm_error_clear();
 
-	CHECK_INT(exe_fingerprint(&st, exe, h1), 0, "a fingerprint");
+	CHECK_INT(study_exe_fingerprint(&st, exe, h1), 0, "a fingerprint");
 	CHECK_INT(st.nr_exes, 1, "  is cached");
 	/* Same size and mtime: the cached hash is reused, even if stale. */
 	free(st.exes[0].hash);
 	st.exes[0].hash = gm_xstrdup("cached");
-	CHECK_INT(exe_fingerprint(&st, exe, h2), 0, "a second fingerprint");
+	CHECK_INT(study_exe_fingerprint(&st, exe, h2), 0, "a second fingerprint");
 	CHECK_STR(h2, "cached", "  reuses the cache while size and mtime match");
 	gm_write_file_atomic(exe, "#!/bin/sh\n#\n", 12, 1);
-	CHECK_INT(exe_fingerprint(&st, exe, h3), 0, "after a change");
+	CHECK_INT(study_exe_fingerprint(&st, exe, h3), 0, "after a change");
 	CHECK(strcmp(h3, h1) && strcmp(h3, "cached"), "  the content is hashed again");
 	study_state_release(&st);
 	free(exe);

@@ -19,16 +19,16 @@
  * absolute directory @cwd (caller frees), or NULL with a cause when there
  * is no such executable file.
  */
-char *exe_resolve(const char *cmd, const char *cwd);
+char *study_exe_resolve(const char *cmd, const char *cwd);
 
 /*
  * Content hash of the file @path into @hex, using and refreshing the
  * fingerprint cache of @st. Returns 0 or -1 (unreadable file).
  */
-int exe_fingerprint(struct study_state *st, const char *path,
+int study_exe_fingerprint(struct study_state *st, const char *path,
 		    char hex[GM_HASH_HEX_LEN + 1]);
 
 /* Content hash of any file (no cache). */
-int exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1]);
+int study_exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1]);
 
 #endif

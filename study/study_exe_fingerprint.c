@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Executable lookup and fingerprints (see exe_fingerprint.h).
+ * Executable lookup and fingerprints (see study_exe_fingerprint.h).
  */
-#include "exe_fingerprint.h"
+#include "study_exe_fingerprint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@ static int is_exe_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-char *exe_resolve(const char *cmd, const char *cwd)
+char *study_exe_resolve(const char *cmd, const char *cwd)
 {
 	if (strchr(cmd, '/')) {
 		char *p = study_path_resolve(cwd, cmd);
@@ -55,7 +55,7 @@ char *exe_resolve(const char *cmd, const char *cwd)
 	return NULL;
 }
 
-int exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1])
+int study_exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1])
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct gm_hasher *h;
@@ -87,7 +87,7 @@ int exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1])
 	return 0;
 }
 
-int exe_fingerprint(struct study_state *st, const char *path,
+int study_exe_fingerprint(struct study_state *st, const char *path,
 		    char hex[GM_HASH_HEX_LEN + 1])
 {
 	struct stat sb;
@@ -102,7 +102,7 @@ int exe_fingerprint(struct study_state *st, const char *path,
 		snprintf(hex, GM_HASH_HEX_LEN + 1, "%s", e->hash);
 		return 0;
 	}
-	if (exe_hash_file(path, hex)) {
+	if (study_exe_hash_file(path, hex)) {
 		return -1;
 	}
 	study_state_set_exe(st, path, (uint64_t)sb.st_size, mtime, hex);

@@ -6,15 +6,15 @@
  * recorded by earlier invocations). On a terminal one line is rewritten
  * in place; otherwise one line is printed per stage.
  */
-#ifndef GM_STUDY_PROGRESS_H
-#define GM_STUDY_PROGRESS_H
+#ifndef GM_STUDY_STUDY_PROGRESS_H
+#define GM_STUDY_STUDY_PROGRESS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include "plan.h"
 
-struct progress {
+struct study_progress {
 	FILE *out;
 	int tty;		/* rewrite one line in place */
 	int quiet;		/* print nothing */
@@ -32,38 +32,38 @@ struct progress {
 };
 
 /* @out is usually stderr; @quiet silences everything. */
-void progress_init(struct progress *p, FILE *out, int quiet);
+void study_progress_init(struct study_progress *p, FILE *out, int quiet);
 
 /* A known duration of a stage of @kind (for the estimate). */
-void progress_sample(struct progress *p, enum study_stage kind, double secs);
+void study_progress_sample(struct study_progress *p, enum study_stage kind, double secs);
 
 /* Count one more stage of @kind still to run. */
-void progress_plan(struct progress *p, enum study_stage kind);
+void study_progress_plan(struct study_progress *p, enum study_stage kind);
 
 /* A stage starts; @label reads like "mm+spmv cuda: replay". */
-void progress_begin(struct progress *p, enum study_stage kind,
+void study_progress_begin(struct study_progress *p, enum study_stage kind,
 		    const char *label);
 
 /* Redraw if due (about 4 times a second on a terminal). */
-void progress_tick(struct progress *p);
+void study_progress_tick(struct study_progress *p);
 
 /*
  * The stage ended after @secs; @failure, when not NULL, is printed on a
  * line of its own ("mm+spmv cuda: replay hung: ...").
  */
-void progress_end(struct progress *p, enum study_stage kind, double secs,
+void study_progress_end(struct study_progress *p, enum study_stage kind, double secs,
 		  const char *failure);
 
 /* A stage that will not run after all (skipped after a failure). */
-void progress_drop(struct progress *p, enum study_stage kind);
+void study_progress_drop(struct study_progress *p, enum study_stage kind);
 
 /* Clear the terminal line. */
-void progress_finish(struct progress *p);
+void study_progress_finish(struct study_progress *p);
 
 /* Monotonic seconds since some fixed point. */
-double progress_now(void);
+double study_progress_now(void);
 
 /* "45s", "1m02s", "2h03m" into @buf. */
-void progress_format_duration(char *buf, size_t len, double secs);
+void study_progress_format_duration(char *buf, size_t len, double secs);
 
 #endif

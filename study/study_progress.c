@@ -2,7 +2,7 @@
 /*
  * The study's progress line (see progress.h).
  */
-#include "progress.h"
+#include "study_progress.h"
 
 #include <string.h>
 #include <time.h>
@@ -10,7 +10,7 @@
 
 #define REDRAW_S 0.25
 
-double progress_now(void)
+double study_progress_now(void)
 {
 	struct timespec ts;
 
@@ -18,7 +18,7 @@ double progress_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void progress_format_duration(char *buf, size_t len, double secs)
+void study_progress_format_duration(char *buf, size_t len, double secs)
 {
 	long s = (long)(secs + 0.5);
 
@@ -31,23 +31,23 @@ void progress_format_duration(char *buf, size_t len, double secs)
 	}
 }
 
-void progress_init(struct progress *p, FILE *out, int quiet)
+void study_progress_init(struct study_progress *p, FILE *out, int quiet)
 {
 	memset(p, 0, sizeof(*p));
 	p->out = out;
 	p->quiet = quiet;
 	p->tty = !quiet && isatty(fileno(out));
-	p->start = progress_now();
+	p->start = study_progress_now();
 	p->current = -1;
 }
 
-void progress_sample(struct progress *p, enum study_stage kind, double secs)
+void study_progress_sample(struct study_progress *p, enum study_stage kind, double secs)
 {
 	p->sum[kind] += secs;
 	p->count[kind]++;
 }
 
-void progress_plan(struct progress *p, enum study_stage kind)
+void study_progress_plan(struct study_progress *p, enum study_stage kind)
 {
 	p->left[kind]++;
 	p->stages_total++;
@@ -59,7 +59,7 @@ void progress_plan(struct progress *p, enum study_stage kind)
  * estimate is then a lower bound); the one report stage at the end does
  * not count, so that a first study shows an estimate early.
  */
-static double remaining(const struct progress *p, double now, int *partial)
+static double remaining(const struct study_progress *p, double now, int *partial)
 {
 	double total = 0;
 	int known = 0;
@@ -84,19 +84,19 @@ static double remaining(const struct progress *p, double now, int *partial)
 	return known ? total : -1;
 }
 
-static void draw(struct progress *p, int final_line)
+static void draw(struct study_progress *p, int final_line)
 {
 	char el[32], left[48], line[512];
-	double now = progress_now();
+	double now = study_progress_now();
 	int partial;
 	double rem = remaining(p, now, &partial);
 
-	progress_format_duration(el, sizeof(el), now - p->start);
+	study_progress_format_duration(el, sizeof(el), now - p->start);
 	if (rem < 0) {
 		snprintf(left, sizeof(left), "estimating time left");
 	} else {
 		char r[32];
-		progress_format_duration(r, sizeof(r), rem);
+		study_progress_format_duration(r, sizeof(r), rem);
 		snprintf(left, sizeof(left), "%s%s left", partial ? "more than "
 			 : "~", r);
 	}
@@ -116,26 +116,26 @@ static void draw(struct progress *p, int final_line)
 	p->last_draw = now;
 }
 
-void progress_begin(struct progress *p, enum study_stage kind,
+void study_progress_begin(struct study_progress *p, enum study_stage kind,
 		    const char *label)
 {
 	p->current = (int)kind;
-	p->current_start = progress_now();
+	p->current_start = study_progress_now();
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	if (!p->quiet) {
 		draw(p, 1);
 	}
 }
 
-void progress_tick(struct progress *p)
+void study_progress_tick(struct study_progress *p)
 {
-	if (p->quiet || !p->tty || progress_now() - p->last_draw < REDRAW_S) {
+	if (p->quiet || !p->tty || study_progress_now() - p->last_draw < REDRAW_S) {
 		return;
 	}
 	draw(p, 0);
 }
 
-static void clear_line(struct progress *p)
+static void clear_line(struct study_progress *p)
 {
 	if (p->tty && p->shown) {
 		fputs("\r\033[K", p->out);
@@ -143,10 +143,10 @@ static void clear_line(struct progress *p)
 	}
 }
 
-void progress_end(struct progress *p, enum study_stage kind, double secs,
+void study_progress_end(struct study_progress *p, enum study_stage kind, double secs,
 		  const char *failure)
 {
-	progress_sample(p, kind, secs);
+	study_progress_sample(p, kind, secs);
 	if (p->left[kind]) {
 		p->left[kind]--;
 	}
@@ -159,7 +159,7 @@ void progress_end(struct progress *p, enum study_stage kind, double secs,
 	}
 }
 
-void progress_drop(struct progress *p, enum study_stage kind)
+void study_progress_drop(struct study_progress *p, enum study_stage kind)
 {
 	if (p->left[kind]) {
 		p->left[kind]--;
@@ -169,7 +169,7 @@ void progress_drop(struct progress *p, enum study_stage kind)
 	}
 }
 
-void progress_finish(struct progress *p)
+void study_progress_finish(struct study_progress *p)
 {
 	if (!p->quiet) {
 		clear_line(p);
