@@ -1369,6 +1369,8 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 		strbuf_addf(sb, "- report: %s\n", rep);
 	} else if (x->report_state < 0) {
 		strbuf_addf(sb, "- report: failed: %s\n", x->report_reason);
+	} else if (o->interrupted) {
+		strbuf_addstr(sb, "- report: not written yet\n");
 	} else {
 		strbuf_addstr(sb, "- report: not written (no run was analyzed)\n");
 	}
