@@ -501,6 +501,26 @@ static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
 	free(log);
 }
 
+/* Mark run @i skipped when a capture it needs failed; 1 if so. */
+static int skip_if_capture_failed(struct exec_ctx *x, size_t i)
+{
+	const struct plan_workload *w =
+		&x->plan->workloads[x->plan->runs[i].workload];
+
+	for (size_t j = 0; j < w->nr; j++) {
+		const struct prog_info *pi = &x->progs[w->progs[j]];
+		if (pi->cap == CAP_FAILED) {
+			char *why = gm_xasprintf("capture of '%s' failed: %s",
+						 x->s->programs[w->progs[j]].name,
+						 pi->reason);
+			set_run(&x->runs[i], RUN_SKIPPED, why, pi->log);
+			free(why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void decide_run(struct exec_ctx *x, size_t i)
 {
 	const struct plan_run *run = &x->plan->runs[i];
@@ -544,18 +564,12 @@ static void decide_run(struct exec_ctx *x, size_t i)
 		return;
 	}
 	ri->do_reconstruct = 1;
+	if (skip_if_capture_failed(x, i)) {
+		ri->do_reconstruct = ri->do_replay = ri->do_analyze = 0;
+		return;
+	}
 	for (size_t j = 0; j < w->nr; j++) {
-		struct prog_info *pi = &x->progs[w->progs[j]];
-		if (pi->cap == CAP_FAILED) {
-			char *why = gm_xasprintf("capture of '%s' failed: %s",
-						 x->s->programs[w->progs[j]].name,
-						 pi->reason);
-			ri->do_reconstruct = ri->do_replay = ri->do_analyze = 0;
-			set_run(ri, RUN_SKIPPED, why, pi->log);
-			free(why);
-			return;
-		}
-		pi->needed = 1;
+		x->progs[w->progs[j]].needed = 1;
 	}
 }
 
@@ -982,23 +996,13 @@ static void drop_run_stages(struct exec_ctx *x, struct run_info *ri)
 /* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
 static int execute_run(struct exec_ctx *x, size_t i)
 {
-	const struct plan_workload *w =
-		&x->plan->workloads[x->plan->runs[i].workload];
 	struct run_info *ri = &x->runs[i];
 	int ret;
 
 	if (ri->do_reconstruct) {
-		for (size_t j = 0; j < w->nr; j++) {
-			struct prog_info *pi = &x->progs[w->progs[j]];
-			if (pi->cap == CAP_FAILED) {
-				char *why = gm_xasprintf("capture of '%s' failed: %s",
-							 x->s->programs[w->progs[j]].name,
-							 pi->reason);
-				set_run(ri, RUN_SKIPPED, why, pi->log);
-				free(why);
-				drop_run_stages(x, ri);
-				return 0;
-			}
+		if (skip_if_capture_failed(x, i)) {
+			drop_run_stages(x, ri);
+			return 0;
 		}
 		if ((ret = reconstruct(x, i))) {
 			return ret;
