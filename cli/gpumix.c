@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "version", cmd_version, "print the gpumix version" },
 	{ "analyze", cmd_analyze, "load run directories into a SQLite database" },
 	{ "report", cmd_report, "print comparison tables and draw plots from a database" },
+	{ "run", cmd_run, "run a whole study described by a YAML file" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

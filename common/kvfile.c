@@ -50,6 +50,11 @@ void kvfile_set(struct kvfile *kv, const char *key, const char *value)
 		kv->values[i] = gm_xstrdup(value);
 		return;
 	}
+	kvfile_append(kv, key, value);
+}
+
+void kvfile_append(struct kvfile *kv, const char *key, const char *value)
+{
 	if (kv->nr == kv->alloc) {
 		kv->alloc = kv->alloc ? kv->alloc * 2 : 16;
 		kv->keys = gm_xrealloc(kv->keys, kv->alloc * sizeof(char *));

@@ -33,6 +33,13 @@ void kvfile_setf(struct kvfile *kv, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void kvfile_set_u64(struct kvfile *kv, const char *key, uint64_t value);
 
+/*
+ * Append @key = @value (copied) without looking for an existing @key: O(1)
+ * for building large files from scratch. The caller guarantees that @key
+ * is not already present.
+ */
+void kvfile_append(struct kvfile *kv, const char *key, const char *value);
+
 /* Value of @key, or NULL (borrowed, valid until the key is changed). */
 const char *kvfile_get(const struct kvfile *kv, const char *key);
 

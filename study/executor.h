@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a study: decide from the study state which stages are still to
+ * do (a stage is done when its record's input hash matches and its output
+ * exists), then run them as child processes of the gpumix binary:
+ *
+ *   gpumix capture -o BUNDLE [--force] -- PROGRAM ARGS...  (per program)
+ *   gpumix reconstruct --variant V -o BUILD BUNDLE...       (per run)
+ *   gpumix replay BUILD -o RUNDIR --min-replays R --watchdog S
+ *   gpumix analyze RUNDIR -o DATABASE                       (per ok run)
+ *   gpumix report DATABASE -o REPORT                        (once)
+ *
+ * recording each outcome in the state file as soon as it is known. A
+ * failed or hung stage is recorded with its reason and the study goes on;
+ * an interrupted one is not recorded and runs again next time. The
+ * summary lists every run with its status and reason.
+ */
+#ifndef GM_STUDY_EXECUTOR_H
+#define GM_STUDY_EXECUTOR_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "plan.h"
+#include "study.h"
+
+/* Environment variables the executor reads. */
+#define STUDY_EXEC_ENV "GPUMIX_STUDY_EXEC"	  /* gpumix binary for stages */
+#define STUDY_KILL_ENV "GPUMIX_STUDY_KILL_AT"	  /* test hook, see docs */
+
+struct study_run_opts {
+	int dry_run;		/* print the plan, run nothing */
+	int retry_failed;	/* run failed and hung stages again */
+	int quiet;		/* no progress */
+	const char *exec;	/* the gpumix binary that runs each stage */
+	FILE *out;		/* plan and summary (stdout) */
+	FILE *err;		/* progress (stderr) */
+};
+
+struct study_outcome {
+	size_t runs;		/* runs in the plan */
+	size_t ok, failed, hung, skipped, pending;
+	size_t stages_run;	/* stages run by this invocation */
+	size_t stages_failed;
+	int report_failed;	/* the report stage failed */
+	int interrupted;	/* the signal that stopped the study, or 0 */
+	double seconds;		/* wall time of this invocation */
+};
+
+/*
+ * Run (or with opts->dry_run, describe) the study @s planned as @plan.
+ * Returns 0 when the study was carried out as far as it could go (run
+ * failures are in @out, not errors), -1 when it could not run at all: an
+ * executable or bundle is missing, the state is unreadable or locked, an
+ * output directory cannot be created, a stage cannot be started.
+ */
+int study_execute(const struct study *s, const struct study_plan *plan,
+		  const struct study_run_opts *o, struct study_outcome *out);
+
+#endif

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plan generation (see plan.h): combinations in lexicographic order of the
+ * 'of' list, exclusions by subset (an exclusion removes every workload
+ * that contains all of its programs), duplicates detected on the sorted
+ * program sets.
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+const char *study_stage_name(enum study_stage stage)
+{
+	static const char *const names[STUDY_NR_STAGES] = {
+		"capture", "reconstruct", "replay", "analyze", "report",
+	};
+	return stage < STUDY_NR_STAGES ? names[stage] : "?";
+}
+
+uint64_t study_binomial(unsigned n, unsigned k)
+{
+	uint64_t r = 1;
+
+	if (k > n) {
+		return 0;
+	}
+	if (k > n - k) {
+		k = n - k;
+	}
+	for (unsigned i = 1; i <= k; i++) {
+		/* r * (n - k + i) / i stays exact; check the multiplication. */
+		uint64_t m = n - k + i;
+		if (r > UINT64_MAX / m) {
+			return UINT64_MAX;
+		}
+		r = r * m / i;
+	}
+	return r;
+}
+
+static void add_workload(struct study_plan *plan, const struct study *s,
+			 const size_t *progs, size_t nr, struct yaml_pos pos,
+			 int baseline_only)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	GM_ALLOC_GROW(plan->workloads, plan->nr_workloads + 1,
+		      plan->alloc_workloads);
+	struct plan_workload *w = &plan->workloads[plan->nr_workloads++];
+	memset(w, 0, sizeof(*w));
+	w->nr = nr;
+	w->progs = gm_xmalloc(nr * sizeof(size_t));
+	memcpy(w->progs, progs, nr * sizeof(size_t));
+	for (size_t i = 0; i < nr; i++) {
+		strbuf_addf(&name, "%s%s", i ? "+" : "", s->programs[progs[i]].name);
+	}
+	w->name = strbuf_detach(&name, NULL);
+	w->pos = pos;
+	w->baseline_only = baseline_only;
+}
+
+/* 1 when every program of @x is among the @k programs of @combo. */
+static int contains_all(const struct study_names *x, const size_t *combo,
+			size_t k)
+{
+	for (size_t i = 0; i < x->nr; i++) {
+		size_t j = 0;
+		while (j < k && combo[j] != x->progs[i]) {
+			j++;
+		}
+		if (j == k) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int expand_combinations(struct study_plan *plan, const struct study *s,
+			       const struct study_spec *spec)
+{
+	unsigned n = (unsigned)spec->set.nr, k = spec->size;
+	uint64_t total = study_binomial(n, k);
+	size_t before = plan->nr_workloads;
+
+	if (total > STUDY_MAX_WORKLOADS ||
+	    plan->nr_workloads + total > STUDY_MAX_WORKLOADS) {
+		return yaml_doc_error_at(s->path, spec->pos, "these combinations "
+					 "make %llu workloads; a study holds at "
+					 "most %d", (unsigned long long)total,
+					 STUDY_MAX_WORKLOADS);
+	}
+	unsigned *idx = gm_xcalloc(k, sizeof(*idx));
+	size_t *combo = gm_xcalloc(k, sizeof(*combo));
+	for (unsigned i = 0; i < k; i++) {
+		idx[i] = i;
+	}
+	for (;;) {
+		int excluded = 0;
+		for (unsigned i = 0; i < k; i++) {
+			combo[i] = spec->set.progs[idx[i]];
+		}
+		for (size_t e = 0; e < spec->nr_exclude && !excluded; e++) {
+			excluded = contains_all(&spec->exclude[e], combo, k);
+		}
+		if (!excluded) {
+			add_workload(plan, s, combo, k, spec->pos, 0);
+		}
+		/* Next combination: bump the rightmost index that can move. */
+		int i = (int)k - 1;
+		while (i >= 0 && idx[i] == n - k + (unsigned)i) {
+			i--;
+		}
+		if (i < 0) {
+			break;
+		}
+		idx[i]++;
+		for (unsigned j = (unsigned)i + 1; j < k; j++) {
+			idx[j] = idx[j - 1] + 1;
+		}
+	}
+	free(idx);
+	free(combo);
+	if (plan->nr_workloads == before) {
+		return yaml_doc_error_at(s->path, spec->pos, "the exclusions remove "
+					 "every combination: no workload is left");
+	}
+	return 0;
+}
+
+struct wl_key {
+	char *key;		/* sorted program indices */
+	size_t index;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct wl_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c) {
+		return c;
+	}
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Reject a program set that appears twice, at its second appearance. */
+static int check_duplicates(const struct study_plan *plan,
+			    const struct study *s)
+{
+	size_t nr = plan->nr_workloads;
+	struct wl_key *keys = gm_xcalloc(nr ? nr : 1, sizeof(*keys));
+	int ret = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct plan_workload *w = &plan->workloads[i];
+		size_t *sorted = gm_xmalloc(w->nr * sizeof(size_t));
+		struct strbuf sb = STRBUF_INIT;
+		memcpy(sorted, w->progs, w->nr * sizeof(size_t));
+		qsort(sorted, w->nr, sizeof(size_t), cmp_size);
+		for (size_t j = 0; j < w->nr; j++) {
+			strbuf_addf(&sb, "%zu,", sorted[j]);
+		}
+		free(sorted);
+		keys[i].key = strbuf_detach(&sb, NULL);
+		keys[i].index = i;
+	}
+	qsort(keys, nr, sizeof(*keys), cmp_key);
+	/* Report the duplicate that appears first in the file. */
+	size_t best = nr, first = 0;
+	for (size_t i = 1; i < nr; i++) {
+		if (!strcmp(keys[i].key, keys[i - 1].key) && keys[i].index < best) {
+			size_t j = i - 1;
+			while (j > 0 && !strcmp(keys[j - 1].key, keys[i].key)) {
+				j--;
+			}
+			best = keys[i].index;
+			first = keys[j].index;
+		}
+	}
+	if (best < nr) {
+		const struct plan_workload *a = &plan->workloads[first];
+		const struct plan_workload *b = &plan->workloads[best];
+		if (!strcmp(a->name, b->name)) {
+			ret = yaml_doc_error_at(s->path, b->pos, "workload '%s' is "
+						"given twice (first at line %u)",
+						b->name, a->pos.line);
+		} else {
+			ret = yaml_doc_error_at(s->path, b->pos, "workload '%s' is "
+						"the same as '%s' (line %u)",
+						b->name, a->name, a->pos.line);
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(keys[i].key);
+	}
+	free(keys);
+	return ret;
+}
+
+static void add_run(struct study_plan *plan, size_t wl,
+		    const struct study_variant *v, const char *policy,
+		    int baseline)
+{
+	GM_ALLOC_GROW(plan->runs, plan->nr_runs + 1, plan->alloc_runs);
+	struct plan_run *r = &plan->runs[plan->nr_runs++];
+	const char *wname = plan->workloads[wl].name;
+
+	r->id = policy ? gm_xasprintf("%s.%s.%s", wname, v->name, policy)
+		       : gm_xasprintf("%s.%s", wname, v->name);
+	r->workload = wl;
+	r->variant = v;
+	r->policy = policy;
+	r->baseline = baseline;
+}
+
+/* The one-program workload of program @p, added when missing. */
+static size_t baseline_workload(struct study_plan *plan, const struct study *s,
+				size_t p)
+{
+	for (size_t i = 0; i < plan->nr_workloads; i++) {
+		const struct plan_workload *w = &plan->workloads[i];
+		if (w->nr == 1 && w->progs[0] == p) {
+			return i;
+		}
+	}
+	add_workload(plan, s, &p, 1, s->programs[p].pos, 1);
+	return plan->nr_workloads - 1;
+}
+
+static void list_runs(struct study_plan *plan, const struct study *s)
+{
+	size_t nr_user = plan->nr_user_workloads;
+	int shared = s->baseline == STUDY_BASELINE_PROGRAM;
+	const struct study_variant *single = study_variant_find("single");
+
+	for (size_t i = 0; i < nr_user; i++) {
+		const struct plan_workload *w = &plan->workloads[i];
+		for (size_t j = 0; j < w->nr; j++) {
+			plan->used[w->progs[j]] = 1;
+		}
+	}
+	if (shared && study_has_variant(s, "single")) {
+		for (size_t p = 0; p < s->nr_programs; p++) {
+			if (plan->used[p]) {
+				add_run(plan, baseline_workload(plan, s, p), single,
+					NULL, 1);
+				plan->nr_baselines++;
+			}
+		}
+	}
+	for (size_t i = 0; i < nr_user; i++) {
+		for (size_t v = 0; v < s->nr_variants; v++) {
+			const struct study_variant *var = s->variants[v];
+			if (shared && var == single) {
+				continue;
+			}
+			if (!(var->needs & STUDY_VARIANT_POLICY)) {
+				add_run(plan, i, var, NULL, 0);
+				continue;
+			}
+			for (size_t p = 0; p < s->nr_policies; p++) {
+				add_run(plan, i, var, s->policies[p], 0);
+			}
+		}
+	}
+}
+
+int study_plan_build(struct study_plan *plan, const struct study *s)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->used = gm_xcalloc(s->nr_programs ? s->nr_programs : 1,
+				sizeof(int));
+	for (size_t i = 0; i < s->nr_specs; i++) {
+		const struct study_spec *spec = &s->specs[i];
+		if (spec->kind == STUDY_SPEC_LIST) {
+			if (plan->nr_workloads >= STUDY_MAX_WORKLOADS) {
+				return yaml_doc_error_at(s->path, spec->pos, "a study "
+							 "holds at most %d workloads",
+							 STUDY_MAX_WORKLOADS);
+			}
+			add_workload(plan, s, spec->set.progs, spec->set.nr,
+				     spec->pos, 0);
+		} else if (expand_combinations(plan, s, spec)) {
+			return -1;
+		}
+	}
+	if (check_duplicates(plan, s)) {
+		return -1;
+	}
+	plan->nr_user_workloads = plan->nr_workloads;
+	list_runs(plan, s);
+	return 0;
+}
+
+void study_plan_release(struct study_plan *plan)
+{
+	for (size_t i = 0; i < plan->nr_workloads; i++) {
+		free(plan->workloads[i].name);
+		free(plan->workloads[i].progs);
+	}
+	free(plan->workloads);
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		free(plan->runs[i].id);
+	}
+	free(plan->runs);
+	free(plan->used);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan of a study: its workloads (explicit lists and expanded
+ * combinations, minus exclusions, each named "a+b+c" in the order its
+ * programs were listed) and its runs, one per workload, variant and
+ * policy, in the order they are executed: the `single` baselines first,
+ * then workload by workload.
+ *
+ * Baselines: with `baseline: program` (the default) the `single` variant
+ * is run once per program, as a one-program workload named after the
+ * program, and every workload containing that program shares it; with
+ * `baseline: workload` every workload gets its own `single` run.
+ */
+#ifndef GM_STUDY_PLAN_H
+#define GM_STUDY_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "study.h"
+
+/* The stages of a study, in the order a run goes through them. */
+enum study_stage {
+	STUDY_STAGE_CAPTURE,
+	STUDY_STAGE_RECONSTRUCT,
+	STUDY_STAGE_REPLAY,
+	STUDY_STAGE_ANALYZE,
+	STUDY_STAGE_REPORT,
+	STUDY_NR_STAGES
+};
+
+/* "capture", "reconstruct", "replay", "analyze", "report". */
+const char *study_stage_name(enum study_stage stage);
+
+/* At most this many workloads per study (a typo in 'size' stays cheap). */
+#define STUDY_MAX_WORKLOADS 10000
+
+struct plan_workload {
+	char *name;		/* "a+b", owned */
+	size_t nr;
+	size_t *progs;		/* indices into study.programs, listed order */
+	struct yaml_pos pos;	/* the list or combinations it came from */
+	int baseline_only;	/* exists only for a program's single run */
+};
+
+struct plan_run {
+	char *id;		/* "a+b.cuda", "a.single", "a+b.elastic.median" */
+	size_t workload;	/* index into plan.workloads */
+	const struct study_variant *variant;
+	const char *policy;	/* NULL unless the variant takes one */
+	int baseline;		/* a shared per-program single run */
+};
+
+struct study_plan {
+	struct plan_workload *workloads;
+	size_t nr_workloads, alloc_workloads;
+	size_t nr_user_workloads; /* from the file (not baseline-only) */
+	struct plan_run *runs;
+	size_t nr_runs, alloc_runs;
+	size_t nr_baselines;
+	int *used;		/* per program: in at least one run */
+};
+
+/*
+ * Expand the workloads of @s and list its runs. Errors (a workload given
+ * twice, every combination excluded, too many workloads) name the file
+ * position. @plan must be released either way.
+ */
+int study_plan_build(struct study_plan *plan, const struct study *s);
+
+void study_plan_release(struct study_plan *plan);
+
+/* n choose k, saturating at UINT64_MAX. */
+uint64_t study_binomial(unsigned n, unsigned k);
+
+#endif

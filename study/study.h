@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A study as described by its YAML file (doc/study-yaml.md): programs
+ * (a command line to capture, or an existing bundle), workload
+ * specifications (explicit lists and combinations), variants and policies,
+ * replay parameters and output paths. study_load() validates everything
+ * that can be checked without running anything; every error names
+ * FILE:LINE:COLUMN. Workload specifications are expanded by plan.h.
+ */
+#ifndef GM_STUDY_H
+#define GM_STUDY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "variant.h"
+#include "yaml_doc.h"
+
+/* Where a single run's alone times come from (see doc/gpumix-run.md). */
+enum study_baseline {
+	STUDY_BASELINE_PROGRAM,	/* one single run per program, shared */
+	STUDY_BASELINE_WORKLOAD, /* one single run per workload */
+};
+
+struct study_program {
+	char *name;
+	struct yaml_pos pos;	/* the program's entry */
+	/* A program the study captures (NULL argv for an existing bundle). */
+	char **argv;		/* NULL-terminated, owned */
+	size_t argc;
+	struct yaml_pos command_pos;
+	char *cwd_rel;		/* as written ("." by default) */
+	char *cwd;		/* absolute */
+	char *bundle;		/* absolute bundle directory */
+	int deterministic;	/* results verified by the replay */
+};
+
+/* A set of programs, as indices into study.programs, with positions. */
+struct study_names {
+	size_t nr;
+	size_t *progs;
+	struct yaml_pos *pos;	/* of each name */
+	struct yaml_pos at;	/* of the whole list */
+};
+
+enum study_spec_kind {
+	STUDY_SPEC_LIST,	/* one explicit workload */
+	STUDY_SPEC_COMBINATIONS, /* all combinations of a size of a set */
+};
+
+struct study_spec {
+	enum study_spec_kind kind;
+	struct yaml_pos pos;
+	struct study_names set;	/* the workload, or the set 'of' */
+	unsigned size;		/* combinations only */
+	size_t nr_exclude;
+	struct study_names *exclude;
+};
+
+struct study_paths {
+	char *output, *bundles, *builds, *runs, *database, *report, *state,
+		*logs, *summary;	/* all absolute, owned */
+};
+
+struct study {
+	char *path;		/* the YAML file, as given */
+	char *name;
+	char *root;		/* absolute; relative paths start here */
+	struct study_program *programs;
+	size_t nr_programs;
+	struct study_spec *specs;
+	size_t nr_specs;
+	const struct study_variant **variants;
+	size_t nr_variants;
+	const char **policies;	/* static strings (variant.h) */
+	size_t nr_policies;
+	enum study_baseline baseline;
+	unsigned min_replays;
+	double watchdog_s;
+	double timeslice_s;
+	uint64_t copy_chunk;
+	double stage_timeout_s;
+	struct study_paths paths;
+};
+
+/*
+ * Load and validate the study in @path. @output, when not NULL, replaces
+ * paths.output (relative to the current directory, like any command-line
+ * path). On failure the error names the file, line and column; @s must be
+ * released either way.
+ */
+int study_load(struct study *s, const char *path, const char *output);
+
+/* Same from memory (tests); @path names the file in messages and its
+ * directory is where relative paths start. */
+int study_load_string(struct study *s, const char *path, const char *text,
+		      size_t len, const char *output);
+
+void study_release(struct study *s);
+
+/* Index of the program called @name, or -1. */
+long study_find_program(const struct study *s, const char *name);
+
+/* 1 when variant @v is listed in the study. */
+int study_has_variant(const struct study *s, const char *name);
+
+#endif

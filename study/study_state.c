@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The study state file (see study_state.h). Records are numbered in the
+ * file ("stage.<i>.id = replay a+b.cuda") because workload names hold
+ * characters that manifest keys do not; the numbering is rewritten on
+ * every save and means nothing else.
+ */
+#include "study_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "strbuf.h"
+
+static void record_clear(struct state_record *r)
+{
+	free(r->id);
+	free(r->status);
+	free(r->key);
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}
+
+static void exe_clear(struct exe_record *e)
+{
+	free(e->path);
+	free(e->hash);
+	memset(e, 0, sizeof(*e));
+}
+
+struct state_record *study_state_find(struct study_state *st, const char *id)
+{
+	for (size_t i = 0; i < st->nr; i++) {
+		if (!strcmp(st->records[i].id, id)) {
+			return &st->records[i];
+		}
+	}
+	return NULL;
+}
+
+void study_state_set(struct study_state *st, const char *id,
+		     const char *status, const char *key, const char *reason,
+		     double seconds)
+{
+	struct state_record *r = study_state_find(st, id);
+
+	if (r) {
+		record_clear(r);
+	} else {
+		GM_ALLOC_GROW(st->records, st->nr + 1, st->alloc);
+		r = &st->records[st->nr++];
+	}
+	r->id = gm_xstrdup(id);
+	r->status = gm_xstrdup(status);
+	r->key = gm_xstrdup(key);
+	r->reason = reason ? gm_xstrdup(reason) : NULL;
+	r->seconds = seconds;
+}
+
+void study_state_forget(struct study_state *st, const char *id)
+{
+	struct state_record *r = study_state_find(st, id);
+
+	if (!r) {
+		return;
+	}
+	record_clear(r);
+	size_t i = (size_t)(r - st->records);
+	memmove(r, r + 1, (st->nr - i - 1) * sizeof(*r));
+	st->nr--;
+}
+
+struct exe_record *study_state_exe(struct study_state *st, const char *path)
+{
+	for (size_t i = 0; i < st->nr_exes; i++) {
+		if (!strcmp(st->exes[i].path, path)) {
+			return &st->exes[i];
+		}
+	}
+	return NULL;
+}
+
+void study_state_set_exe(struct study_state *st, const char *path,
+			 uint64_t size, int64_t mtime_ns, const char *hash)
+{
+	struct exe_record *e = study_state_exe(st, path);
+
+	if (e) {
+		exe_clear(e);
+	} else {
+		GM_ALLOC_GROW(st->exes, st->nr_exes + 1, st->alloc_exes);
+		e = &st->exes[st->nr_exes++];
+	}
+	e->path = gm_xstrdup(path);
+	e->size = size;
+	e->mtime_ns = mtime_ns;
+	e->hash = gm_xstrdup(hash);
+}
+
+static const char *need(const struct kvfile *kv, const char *key,
+			const char *path)
+{
+	const char *v = kvfile_get(kv, key);
+
+	if (!v) {
+		gm_error("%s: missing key '%s'", path, key);
+	}
+	return v;
+}
+
+static int load_records(struct study_state *st, const struct kvfile *kv)
+{
+	for (size_t i = 0;; i++) {
+		char key[64];
+		double secs;
+
+		snprintf(key, sizeof(key), "stage.%zu.id", i);
+		const char *id = kvfile_get(kv, key);
+		if (!id) {
+			return 0;
+		}
+#define FIELD(name) (snprintf(key, sizeof(key), "stage.%zu." name, i), key)
+		const char *status = need(kv, FIELD("status"), st->path);
+		const char *hash = status ? need(kv, FIELD("key"), st->path) : NULL;
+		if (!hash || kvfile_get_double(kv, FIELD("seconds"), &secs, st->path)) {
+			return -1;
+		}
+		const char *reason = kvfile_get(kv, FIELD("reason"));
+#undef FIELD
+		if (study_state_find(st, id)) {
+			return gm_error("%s: stage '%s' is recorded twice", st->path, id);
+		}
+		study_state_set(st, id, status, hash, reason, secs);
+	}
+}
+
+static int load_exes(struct study_state *st, const struct kvfile *kv)
+{
+	for (size_t i = 0;; i++) {
+		char key[64];
+		uint64_t size, mtime;
+
+		snprintf(key, sizeof(key), "exe.%zu.path", i);
+		const char *path = kvfile_get(kv, key);
+		if (!path) {
+			return 0;
+		}
+#define FIELD(name) (snprintf(key, sizeof(key), "exe.%zu." name, i), key)
+		if (kvfile_get_u64(kv, FIELD("size"), &size, st->path) ||
+		    kvfile_get_u64(kv, FIELD("mtime_ns"), &mtime, st->path)) {
+			return -1;
+		}
+		const char *hash = need(kv, FIELD("hash"), st->path);
+#undef FIELD
+		if (!hash) {
+			return -1;
+		}
+		study_state_set_exe(st, path, size, (int64_t)mtime, hash);
+	}
+}
+
+int study_state_load(struct study_state *st, const char *path,
+		     const char *study)
+{
+	struct kvfile kv = KVFILE_INIT;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->lock_fd = -1;
+	st->path = gm_xstrdup(path);
+	st->study = gm_xstrdup(study);
+	if (!gm_path_exists(path)) {
+		return 0;
+	}
+	if (kvfile_read(&kv, path)) {
+		ret = -1;
+		goto out;
+	}
+	const char *format = kvfile_get(&kv, "format");
+	if (!format || strcmp(format, STUDY_STATE_FORMAT)) {
+		ret = gm_error("%s: not a study state file of format '%s'", path,
+			       STUDY_STATE_FORMAT);
+		goto out;
+	}
+	ret = load_records(st, &kv);
+	if (!ret) {
+		ret = load_exes(st, &kv);
+	}
+out:
+	kvfile_release(&kv);
+	if (ret) {
+		gm_error("cannot read the study state '%s'", path);
+		gm_error_hint("delete it to start the study over");
+	}
+	return ret;
+}
+
+static void append_u64(struct kvfile *kv, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	kvfile_append(kv, key, buf);
+}
+
+int study_state_save(struct study_state *st)
+{
+	struct kvfile kv = KVFILE_INIT;
+	char key[64], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	kvfile_append(&kv, "format", STUDY_STATE_FORMAT);
+	kvfile_append(&kv, "study", st->study);
+	kvfile_append(&kv, "updated_at", when);
+	for (size_t i = 0; i < st->nr_exes; i++) {
+		const struct exe_record *e = &st->exes[i];
+		snprintf(key, sizeof(key), "exe.%zu.path", i);
+		kvfile_append(&kv, key, e->path);
+		snprintf(key, sizeof(key), "exe.%zu.size", i);
+		append_u64(&kv, key, e->size);
+		snprintf(key, sizeof(key), "exe.%zu.mtime_ns", i);
+		/* Stored as its two's complement: read back unchanged. */
+		append_u64(&kv, key, (uint64_t)e->mtime_ns);
+		snprintf(key, sizeof(key), "exe.%zu.hash", i);
+		kvfile_append(&kv, key, e->hash);
+	}
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct state_record *r = &st->records[i];
+		snprintf(key, sizeof(key), "stage.%zu.id", i);
+		kvfile_append(&kv, key, r->id);
+		snprintf(key, sizeof(key), "stage.%zu.status", i);
+		kvfile_append(&kv, key, r->status);
+		snprintf(key, sizeof(key), "stage.%zu.key", i);
+		kvfile_append(&kv, key, r->key);
+		snprintf(key, sizeof(key), "stage.%zu.seconds", i);
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%.3f", r->seconds);
+		kvfile_append(&kv, key, secs);
+		if (r->reason) {
+			snprintf(key, sizeof(key), "stage.%zu.reason", i);
+			kvfile_append(&kv, key, r->reason);
+		}
+	}
+	ret = kvfile_write(&kv, st->path, "gpumix study state: written after "
+			   "every stage; delete it to start the study over");
+	kvfile_release(&kv);
+	if (ret) {
+		return gm_error("cannot save the study state '%s'", st->path);
+	}
+	return 0;
+}
+
+int study_state_lock(struct study_state *st)
+{
+	char *lock = gm_xasprintf("%s.lock", st->path);
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		gm_error_errno("cannot open the study lock '%s'", lock);
+		free(lock);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK) {
+			gm_error("study '%s' is already running (lock '%s' is held)",
+				 st->study, lock);
+			gm_error_hint("wait for it to finish, or stop it first");
+		} else {
+			gm_error_errno("cannot lock '%s'", lock);
+		}
+		close(fd);
+		free(lock);
+		return -1;
+	}
+	free(lock);
+	st->lock_fd = fd;
+	return 0;
+}
+
+void study_state_release(struct study_state *st)
+{
+	for (size_t i = 0; i < st->nr; i++) {
+		record_clear(&st->records[i]);
+	}
+	free(st->records);
+	for (size_t i = 0; i < st->nr_exes; i++) {
+		exe_clear(&st->exes[i]);
+	}
+	free(st->exes);
+	if (st->lock_fd >= 0) {
+		close(st->lock_fd);
+	}
+	free(st->path);
+	free(st->study);
+	memset(st, 0, sizeof(*st));
+	st->lock_fd = -1;
+}

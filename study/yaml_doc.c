@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Positioned, typed access to a libyaml document (see yaml_doc.h). Every
+ * failure names the file, line and column of the offending node.
+ */
+#include "yaml_doc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fs.h"
+#include "strbuf.h"
+
+struct yaml_pos yaml_doc_pos(const yaml_node_t *n)
+{
+	struct yaml_pos p = { (unsigned)n->start_mark.line + 1,
+			      (unsigned)n->start_mark.column + 1 };
+	return p;
+}
+
+static int verror_at(const char *path, struct yaml_pos pos, const char *fmt,
+		     va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (pos.line) {
+		strbuf_addf(&sb, "%s:%u:%u: ", path, pos.line, pos.col);
+	} else {
+		strbuf_addf(&sb, "%s: ", path);
+	}
+	strbuf_vaddf(&sb, fmt, ap);
+	gm_error("%s", sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+int yaml_doc_error_at(const char *path, struct yaml_pos pos,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_at(path, pos, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int yaml_doc_error(struct yaml_doc *d, const yaml_node_t *n,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_at(d->path, yaml_doc_pos(n), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Line and column (1-based) of byte @off of @text. */
+static struct yaml_pos pos_of_offset(const char *text, size_t len, size_t off)
+{
+	struct yaml_pos p = { 1, 1 };
+
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			p.line++;
+			p.col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			p.col++;
+		}
+	}
+	return p;
+}
+
+static int parser_error(struct yaml_doc *d, yaml_parser_t *p,
+			const char *text, size_t len)
+{
+	const char *problem = p->problem ? p->problem : "malformed YAML";
+
+	if (p->error == YAML_READER_ERROR) {
+		struct yaml_pos pos = pos_of_offset(text, len, p->problem_offset);
+		return yaml_doc_error_at(d->path, pos, "%s", problem);
+	}
+	if (p->error == YAML_MEMORY_ERROR) {
+		return gm_error("%s: out of memory while parsing", d->path);
+	}
+	struct yaml_pos pos = { (unsigned)p->problem_mark.line + 1,
+				(unsigned)p->problem_mark.column + 1 };
+	if (p->context) {
+		return yaml_doc_error_at(d->path, pos, "%s %s", problem,
+					 p->context);
+	}
+	return yaml_doc_error_at(d->path, pos, "%s", problem);
+}
+
+int yaml_doc_load_string(struct yaml_doc *d, const char *path,
+			 const char *text, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_document_t extra;
+	int ret = 0;
+
+	d->path = gm_xstrdup(path);
+	d->loaded = 0;
+	if (!yaml_parser_initialize(&parser)) {
+		return gm_error("%s: cannot initialise the YAML parser", path);
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &d->doc)) {
+		ret = parser_error(d, &parser, text, len);
+		goto out;
+	}
+	d->loaded = 1;
+	if (!yaml_document_get_root_node(&d->doc)) {
+		ret = yaml_doc_error_at(path, (struct yaml_pos){ 0, 0 },
+					"the file is empty");
+		goto out;
+	}
+	if (!yaml_parser_load(&parser, &extra)) {
+		ret = parser_error(d, &parser, text, len);
+		goto out;
+	}
+	yaml_node_t *r = yaml_document_get_root_node(&extra);
+	if (r) {
+		ret = yaml_doc_error(d, r, "a second YAML document; a study file "
+				     "holds exactly one");
+	}
+	yaml_document_delete(&extra);
+out:
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+int yaml_doc_load(struct yaml_doc *d, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (gm_read_file(path, &sb)) {
+		d->path = gm_xstrdup(path);
+		d->loaded = 0;
+		return -1;
+	}
+	ret = yaml_doc_load_string(d, path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+void yaml_doc_release(struct yaml_doc *d)
+{
+	if (d->loaded) {
+		yaml_document_delete(&d->doc);
+	}
+	free(d->path);
+	d->path = NULL;
+	d->loaded = 0;
+}
+
+yaml_node_t *yaml_doc_root(struct yaml_doc *d)
+{
+	return yaml_document_get_root_node(&d->doc);
+}
+
+int yaml_doc_is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		return 0;
+	}
+	const char *v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") ||
+	       !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+const char *yaml_doc_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a sequence";
+	case YAML_SCALAR_NODE:
+		return yaml_doc_is_null(n) ? "empty" : "a string";
+	case YAML_NO_NODE:
+		break;
+	}
+	return "nothing";
+}
+
+const char *yaml_doc_scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+					   : NULL;
+}
+
+size_t yaml_doc_seq_len(const yaml_node_t *n)
+{
+	if (n->type != YAML_SEQUENCE_NODE) {
+		return 0;
+	}
+	return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+yaml_node_t *yaml_doc_seq_item(struct yaml_doc *d, const yaml_node_t *n,
+			       size_t i)
+{
+	return yaml_document_get_node(&d->doc, n->data.sequence.items.start[i]);
+}
+
+size_t yaml_doc_map_len(const yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		return 0;
+	}
+	return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+}
+
+yaml_node_t *yaml_doc_map_key(struct yaml_doc *d, const yaml_node_t *n,
+			      size_t i)
+{
+	return yaml_document_get_node(&d->doc, n->data.mapping.pairs.start[i].key);
+}
+
+yaml_node_t *yaml_doc_map_value(struct yaml_doc *d, const yaml_node_t *n,
+				size_t i)
+{
+	return yaml_document_get_node(&d->doc,
+				      n->data.mapping.pairs.start[i].value);
+}
+
+/*
+ * Edit distance with adjacent transpositions counted as one edit (optimal
+ * string alignment), for "did you mean" suggestions on short words.
+ */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
+	size_t *d = gm_xcalloc((la + 1) * w, sizeof(*d));
+
+	for (size_t i = 0; i <= la; i++) {
+		d[i * w] = i;
+	}
+	for (size_t j = 0; j <= lb; j++) {
+		d[j] = j;
+	}
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[(i - 1) * w + j] + 1 < best) {
+				best = d[(i - 1) * w + j] + 1;
+			}
+			if (d[i * w + j - 1] + 1 < best) {
+				best = d[i * w + j - 1] + 1;
+			}
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[(i - 2) * w + j - 2] + 1 < best) {
+				best = d[(i - 2) * w + j - 2] + 1;
+			}
+			d[i * w + j] = best;
+		}
+	}
+	size_t r = d[la * w + lb];
+	free(d);
+	return r;
+}
+
+const char *yaml_doc_closest(const char *word, const char *const *names)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+
+	for (size_t i = 0; names[i]; i++) {
+		size_t dist = edit_distance(word, names[i]);
+		if (dist < best_d) {
+			best_d = dist;
+			best = names[i];
+		}
+	}
+	/* Close enough to be a typo: one edit, or a third of the word. */
+	size_t limit = strlen(word) / 3 > 1 ? strlen(word) / 3 : 1;
+	return best && best_d <= limit ? best : NULL;
+}
+
+static void add_list(struct strbuf *sb, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++) {
+		strbuf_addf(sb, "%s%s", i ? ", " : "", names[i]);
+	}
+}
+
+int yaml_doc_check_map(struct yaml_doc *d, const yaml_node_t *n,
+		       const char *what, const char *const *known)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		return yaml_doc_error(d, n, "%s must be a mapping, not %s", what,
+				      yaml_doc_kind(n));
+	}
+	size_t nr = yaml_doc_map_len(n);
+	for (size_t i = 0; i < nr; i++) {
+		yaml_node_t *k = yaml_doc_map_key(d, n, i);
+		const char *key = yaml_doc_scalar(k);
+		if (!key || yaml_doc_is_null(k)) {
+			return yaml_doc_error(d, k, "a key of %s is %s; keys are names",
+					      what, yaml_doc_kind(k));
+		}
+		size_t j = 0;
+		while (known[j] && strcmp(known[j], key)) {
+			j++;
+		}
+		if (!known[j]) {
+			struct strbuf sb = STRBUF_INIT;
+			const char *near = yaml_doc_closest(key, known);
+			if (near) {
+				strbuf_addf(&sb, "did you mean '%s'?", near);
+			} else {
+				strbuf_addstr(&sb, "known keys: ");
+				add_list(&sb, known);
+			}
+			yaml_doc_error(d, k, "unknown key '%s' in %s (%s)", key,
+				       what, sb.buf);
+			strbuf_release(&sb);
+			return -1;
+		}
+		for (size_t p = 0; p < i; p++) {
+			const char *prev = yaml_doc_scalar(yaml_doc_map_key(d, n, p));
+			if (!strcmp(prev, key)) {
+				struct yaml_pos pp = yaml_doc_pos(yaml_doc_map_key(d, n, p));
+				return yaml_doc_error(d, k, "key '%s' given twice in %s "
+						      "(first at line %u)", key,
+						      what, pp.line);
+			}
+		}
+	}
+	return 0;
+}
+
+yaml_node_t *yaml_doc_get(struct yaml_doc *d, const yaml_node_t *n,
+			  const char *key)
+{
+	size_t nr = yaml_doc_map_len(n);
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *k = yaml_doc_scalar(yaml_doc_map_key(d, n, i));
+		if (k && !strcmp(k, key)) {
+			return yaml_doc_map_value(d, n, i);
+		}
+	}
+	return NULL;
+}
+
+int yaml_doc_want_seq(struct yaml_doc *d, const yaml_node_t *n,
+		      const char *what)
+{
+	if (n->type != YAML_SEQUENCE_NODE) {
+		return yaml_doc_error(d, n, "%s must be a sequence, not %s", what,
+				      yaml_doc_kind(n));
+	}
+	return 0;
+}
+
+int yaml_doc_string(struct yaml_doc *d, const yaml_node_t *n,
+		    const char *what, char **out)
+{
+	if (n->type != YAML_SCALAR_NODE || yaml_doc_is_null(n)) {
+		return yaml_doc_error(d, n, "%s must be a string, not %s", what,
+				      yaml_doc_kind(n));
+	}
+	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+		return yaml_doc_error(d, n, "%s contains a NUL character", what);
+	}
+	*out = gm_xstrdup((const char *)n->data.scalar.value);
+	return 0;
+}
+
+/*
+ * A scalar's text for a typed value. Numbers and booleans (@quoted_ok 0)
+ * must be plain: a quoted '7' is a string in YAML.
+ */
+static const char *typed(struct yaml_doc *d, const yaml_node_t *n,
+			 const char *what, const char *type, int quoted_ok)
+{
+	if (n->type != YAML_SCALAR_NODE || yaml_doc_is_null(n)) {
+		yaml_doc_error(d, n, "%s must be %s, not %s", what, type,
+			       yaml_doc_kind(n));
+		return NULL;
+	}
+	if (!quoted_ok && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		yaml_doc_error(d, n, "%s must be %s, not the quoted string '%s'",
+			       what, type, (const char *)n->data.scalar.value);
+		return NULL;
+	}
+	return (const char *)n->data.scalar.value;
+}
+
+int yaml_doc_int(struct yaml_doc *d, const yaml_node_t *n, const char *what,
+		 long min, long max, long *out)
+{
+	const char *v = typed(d, n, what, "an integer", 0);
+	char *end;
+
+	if (!v) {
+		return -1;
+	}
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (!*v || *end || errno || v[0] == '+') {
+		return yaml_doc_error(d, n, "%s must be an integer, not '%s'", what,
+				      v);
+	}
+	if (x < min || x > max) {
+		return yaml_doc_error(d, n, "%s must be between %ld and %ld, not %ld",
+				      what, min, max, x);
+	}
+	*out = x;
+	return 0;
+}
+
+int yaml_doc_bool(struct yaml_doc *d, const yaml_node_t *n, const char *what,
+		  int *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", NULL };
+	static const char *const no[] = { "false", "False", "FALSE", NULL };
+	const char *v = typed(d, n, what, "true or false", 0);
+
+	if (!v) {
+		return -1;
+	}
+	for (int i = 0; yes[i]; i++) {
+		if (!strcmp(v, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcmp(v, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return yaml_doc_error(d, n, "%s must be true or false, not '%s'", what, v);
+}
+
+/* Parse "NUMBER[unit]" into @num and the unit's start. */
+static int number_unit(const char *v, double *num, const char **unit)
+{
+	char *end;
+
+	if (!(*v >= '0' && *v <= '9') && *v != '.') {
+		return -1;
+	}
+	errno = 0;
+	*num = strtod(v, &end);
+	if (errno || end == v || !isfinite(*num)) {
+		return -1;
+	}
+	*unit = end;
+	return 0;
+}
+
+/* "1.5ms", "2s", "250us": a compact duration for messages. */
+static void fmt_seconds(char *buf, size_t len, double s)
+{
+	if (s >= 3600 && fmod(s, 3600) == 0) {
+		snprintf(buf, len, "%gh", s / 3600);
+	} else if (s >= 60 && fmod(s, 60) == 0) {
+		snprintf(buf, len, "%gmin", s / 60);
+	} else if (s >= 1) {
+		snprintf(buf, len, "%gs", s);
+	} else if (s >= 1e-3) {
+		snprintf(buf, len, "%gms", s * 1e3);
+	} else {
+		snprintf(buf, len, "%gus", s * 1e6);
+	}
+}
+
+int yaml_doc_duration(struct yaml_doc *d, const yaml_node_t *n,
+		      const char *what, double min_s, double max_s,
+		      double *out_s)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
+		{ "min", 60 }, { "h", 3600 },
+	};
+	const char *v = typed(d, n, what, "a duration", 1);
+	const char *unit;
+	double num;
+
+	if (!v) {
+		return -1;
+	}
+	if (!number_unit(v, &num, &unit)) {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(unit, units[i].unit)) {
+				continue;
+			}
+			double s = num * units[i].scale;
+			if (s < min_s || s > max_s) {
+				char a[32], b[32];
+				fmt_seconds(a, sizeof(a), min_s);
+				fmt_seconds(b, sizeof(b), max_s);
+				return yaml_doc_error(d, n, "%s must be between %s and "
+						      "%s, not %s", what, a, b, v);
+			}
+			*out_s = s;
+			return 0;
+		}
+	}
+	return yaml_doc_error(d, n, "%s must be a duration such as 500us, 1ms, "
+			      "2s, 5min or 1h, not '%s'", what, v);
+}
+
+int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
+		  uint64_t min, uint64_t max, uint64_t *out)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "KiB", 1024.0 },
+		{ "MiB", 1024.0 * 1024 }, { "GiB", 1024.0 * 1024 * 1024 },
+	};
+	const char *v = typed(d, n, what, "a size", 1);
+	const char *unit;
+	double num;
+
+	if (!v) {
+		return -1;
+	}
+	if (!number_unit(v, &num, &unit)) {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(unit, units[i].unit)) {
+				continue;
+			}
+			double b = num * units[i].scale;
+			if (b != floor(b)) {
+				return yaml_doc_error(d, n, "%s must be a whole number "
+						      "of bytes, not %s", what, v);
+			}
+			if (b < (double)min || b > (double)max) {
+				return yaml_doc_error(d, n, "%s must be between %" PRIu64
+						      " and %" PRIu64 " bytes, not %s",
+						      what, min, max, v);
+			}
+			*out = (uint64_t)b;
+			return 0;
+		}
+	}
+	return yaml_doc_error(d, n, "%s must be a size such as 65536, 64KiB or "
+			      "4MiB, not '%s'", what, v);
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gpumix run end to end on the CPU, each stage a child process of the fake
+# gpumix (tests/data/study/fake-gpumix, which writes the documented files):
+# a whole study, a second invocation that does nothing, what a changed
+# binary, command or parameter redoes, failed / hung / crashed / timed-out
+# stages recorded with their reasons while the study goes on, and the
+# errors that stop a study before it starts.
+. "$GPUMIX_TOP/tests/lib.sh"
+. "$GPUMIX_TOP/tests/data/study/setup.sh"
+scratch_dir >/dev/null
+tmp=$_scratch
+
+# ---- a whole study ----
+d=$tmp/s1
+make_study "$d"
+export FAKE_LOG=$d/log
+cd "$d" || exit 1
+out=$("$GPUMIX" run study.yaml 2>"$d/err")
+check_eq "the study succeeds" 0 $?
+check_eq "22 stages: 3 captures, 6 x (reconstruct, replay, analyze), report" \
+	"22 3 6 6 6 1" "$(stages log) $(stages log '^capture') \
+$(stages log '^reconstruct') $(stages log '^replay') $(stages log '^analyze') \
+$(stages log '^report')"
+check_eq "single runs are one per program, shared by the pairs" \
+	"a.single b.single c.single" \
+	"$(sed -n 's/^replay \(.*\.single\)$/\1/p' log | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the pairs run in cuda" "a+b.cuda a+c.cuda b+c.cuda" \
+	"$(sed -n 's/^replay \(.*\.cuda\)$/\1/p' log | tr '\n' ' ' | sed 's/ $//')"
+check_match "the summary counts the runs" \
+	'^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' "$out"
+check_match "the summary table lists each run" '^\| a\+b\.cuda \| a\+b \| cuda \| ok \|' "$out"
+check_eq "the summary is also written to paths.summary" "$out" "$(cat results/t/summary.md)"
+check_match "the summary names the report" '^- report: results/t/report$' "$out"
+check_eq "each run was loaded into the database" 6 \
+	"$(sqlite3 results/t/results.db 'SELECT count(*) FROM runs WHERE status = "ok"')"
+check "the report was written" test -s results/t/report/index.md
+check_eq "replay got the study's parameters" "3" \
+	"$(sed -n 's/^min_replays = //p' results/t/runs/a+b.cuda/manifest)"
+check_eq "a single baseline reconstructs one bundle" "a" \
+	"$(sed -n 's/^programs = //p' results/t/builds/a.single/manifest)"
+check_match "progress names runs, stage, workload and variant" \
+	'^\[runs 3/6, stage 13/22\] a\+b cuda: reconstruct \([0-9]+s elapsed, [^)]* left\)$' \
+	"$(cat err)"
+check_match "stderr ends with a one-line summary" \
+	"^study 't': 6 runs: 6 ok, 0 failed, 0 hung, 0 skipped in [0-9]+s; summary in results/t/summary.md$" \
+	"$(tail -n 1 err)"
+check_eq "the bundle records the program's command" "progs/a -s 1" \
+	"$(sed -n 's/^command = //p' results/t/bundles/a/manifest)"
+check_eq "capture runs in the program's directory (root by default)" "$d" \
+	"$(sed -n 's/^cwd = //p' results/t/bundles/a/manifest)"
+
+# ---- a second invocation does nothing ----
+out=$("$GPUMIX" run study.yaml 2>err)
+check_eq "the second invocation succeeds" 0 $?
+check_eq "it runs no stage" 22 "$(stages log)"
+check_match "it says so" '^- this invocation: 0 stages run \(0 failed\)' "$out"
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run shows every run done" "^to do: 0 captures, 0 reconstructs, 0 replays, 0 analyses, 0 report$" "$plan"
+check_match "the dry run shows captured programs" "^  a +captured +progs/a -s 1$" "$plan"
+"$GPUMIX" -q run study.yaml >/dev/null 2>err
+check_eq "-q silences progress and the final line" "" "$(cat err)"
+
+# ---- what changes redo ----
+touch -d '2001-01-01' progs/b
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a new mtime with the same bytes redoes nothing" 22 "$(stages log)"
+echo "# changed" >>progs/b
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run shows the recapture" "^  b +recapture +progs/b -s 1$" "$plan"
+check_match "and the missing capture" "^captures missing: b$" "$plan"
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a changed binary redoes its capture, its 3 runs and the report" \
+	"33 1 3 1" "$(stages log) $(tail -n 11 log | grep -c '^capture b') \
+$(tail -n 11 log | grep -c '^replay') $(tail -n 11 log | grep -c '^report')"
+check_eq "the runs redone are the ones with b" "b.single a+b.cuda b+c.cuda" \
+	"$(tail -n 11 log | sed -n 's/^replay //p' | tr '\n' ' ' | sed 's/ $//')"
+sed -i 's|progs/c -s 1|progs/c -s 2|' study.yaml
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a changed command line redoes that program's capture and runs" \
+	"44 capture c" "$(stages log) $(tail -n 11 log | head -n 1)"
+sed -i 's|min_replays: 3|min_replays: 4|' study.yaml
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "new replay parameters redo replays, analyses and report only" \
+	"57 0 0 6 6 1" "$(stages log) $(tail -n 13 log | grep -c '^capture') \
+$(tail -n 13 log | grep -c '^reconstruct') $(tail -n 13 log | grep -c '^replay') \
+$(tail -n 13 log | grep -c '^analyze') $(tail -n 13 log | grep -c '^report')"
+rm -rf results/t/results.db
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a deleted database is loaded again, run by run" "64 6" \
+	"$(stages log) $(tail -n 7 log | grep -c '^analyze')"
+rm -rf results/t/bundles
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "deleted bundles are not needed when the runs are done" 64 "$(stages log)"
+cd "$tmp" || exit 1
+
+# ---- failures are recorded and the study goes on ----
+d=$tmp/s2
+make_study "$d"
+export FAKE_LOG=$d/log
+cd "$d" || exit 1
+out=$(FAKE_FAIL="replay:a+b.cuda" FAKE_HUNG="replay:a+c.cuda" \
+	FAKE_CRASH="replay:b+c.cuda" "$GPUMIX" run study.yaml 2>err)
+check_eq "a study with failed runs exits 1" 1 $?
+check_match "it counts them" '^- runs: 6: 3 ok, 2 failed, 1 hung, 0 skipped, 0 not run yet$' "$out"
+check_match "a failed run gives the run's own reason" \
+	'^- a\+b\.cuda: failed: program a: result of cuMemcpyDtoH \(event 42\) differs from the capture \(log: results/t/logs/replay-a\+b\.cuda\.log\)$' "$out"
+check_match "a hung run gives the watchdog's reason" \
+	'^- a\+c\.cuda: hung: watchdog: no progress for 60 s; program a waits in kernel k \(event 7\)' "$out"
+check_match "a crashed stage gives its signal and last words" \
+	'^- b\+c\.cuda: failed: killed by signal 11 \(Segmentation fault\): fake replay of b\+c\.cuda crashes \(log: ' "$out"
+check_match "the progress line reports the failure as it happens" \
+	'^a\+c cuda: replay: hung: watchdog' "$(cat err)"
+check_eq "failed runs are not analyzed; the others are" "3" \
+	"$(sqlite3 results/t/results.db 'SELECT count(*) FROM runs')"
+check "the report is written from the runs that worked" test -s results/t/report/index.md
+n=$(stages log)
+out=$("$GPUMIX" run study.yaml 2>/dev/null)
+check_eq "failed runs are not repeated by the next invocation" "1 $n" "$? $(stages log)"
+check_match "the summary still lists them" '^- a\+c\.cuda: hung: ' "$out"
+out=$("$GPUMIX" run --retry-failed study.yaml 2>/dev/null)
+check_eq "--retry-failed runs them again and the study succeeds" "0 $((n + 7))" \
+	"$? $(stages log)"
+cd "$tmp" || exit 1
+
+d=$tmp/s3
+make_study "$d"
+cd "$d" || exit 1
+out=$(FAKE_FAIL="capture:b" "$GPUMIX" run study.yaml 2>/dev/null)
+check_eq "a failed capture exits 1" 1 $?
+check_match "runs with that program are skipped, with the reason" \
+	"^\| a\+b\.cuda \| a\+b \| cuda \| skipped \| capture of 'b' failed: exited with status 1: fake capture failure of 'b' \|$" "$out"
+check_match "runs without it are done" '^- runs: 6: 3 ok, 0 failed, 0 hung, 3 skipped' "$out"
+cd "$tmp" || exit 1
+
+d=$tmp/s4
+make_study "$d"
+cd "$d" || exit 1
+out=$(FAKE_FAIL="reconstruct:a+b.cuda analyze:c.single" "$GPUMIX" run study.yaml 2>/dev/null)
+check_match "a failed reconstruct fails its run" \
+	"^- a\+b\.cuda: failed: reconstruct failed: exited with status 1: fake reconstruct failure of 'a\+b\.cuda' \(log: results/t/logs/reconstruct-a\+b\.cuda\.log\)$" "$out"
+check_match "a failed analyze fails its run" \
+	"^- c\.single: failed: analyze failed: exited with status 1: fake analyze failure of 'c\.single'" "$out"
+out=$(FAKE_FAIL="report:report" "$GPUMIX" run --retry-failed study.yaml 2>/dev/null)
+check_eq "a failed report exits 1" 1 $?
+check_match "the summary says why" "^- report: failed: exited with status 1: fake report failure of 'report'$" "$out"
+"$GPUMIX" run --retry-failed study.yaml >/dev/null 2>&1
+check_eq "once the report works the study succeeds" 0 $?
+cd "$tmp" || exit 1
+
+d=$tmp/s5
+make_study "$d" "a b" "stage_timeout: 1s
+"
+cd "$d" || exit 1
+start=$(date +%s)
+out=$(FAKE_SLEEP="replay:a+b.cuda=60" "$GPUMIX" run study.yaml 2>/dev/null)
+check_eq "a stage past the time limit fails the study, not the run before" 1 $?
+check_match "it is recorded as hung with the limit" \
+	'^- a\+b\.cuda: hung: stopped after the stage time limit of 1s(: .*)? \(log: ' "$out"
+check "it was stopped promptly (under 20 s)" test $(( $(date +%s) - start )) -lt 20
+cd "$tmp" || exit 1
+
+# ---- determinism and paths reach the stages ----
+d=$tmp/s6
+make_study "$d" "a b"
+sed -i 's|^  - name: b$|  - name: b\n    deterministic: false|' "$d/study.yaml"
+mkdir "$d/work"
+sed -i 's|^    command: progs/a -s 1$|    command: ../progs/a -s 1\n    cwd: work|' "$d/study.yaml"
+cd "$d" || exit 1
+"$GPUMIX" run -o "$tmp/elsewhere" study.yaml >/dev/null 2>&1
+check_eq "-o puts the outputs elsewhere" 0 $?
+check "  (the summary is there)" test -s "$tmp/elsewhere/summary.md"
+check_eq "a nondeterministic program is named to reconstruct" "b" \
+	"$(sed -n 's/^nondeterministic = //p' "$tmp/elsewhere/builds/a+b.cuda/manifest")"
+check_eq "cwd is where the program is captured" "$d/work" \
+	"$(sed -n 's/^cwd = //p' "$tmp/elsewhere/bundles/a/manifest")"
+cd "$tmp" || exit 1
+
+# ---- errors that stop a study before it starts ----
+d=$tmp/s7
+make_study "$d"
+cd "$d" || exit 1
+rm progs/b
+out=$("$GPUMIX" run study.yaml 2>&1)
+check_eq "a missing executable stops the study" 1 $?
+check_eq "with its position and cause" \
+	"error: study.yaml:6:14: program 'b' cannot be captured
+  caused by: 'progs/b' is not an executable file (looked for '$d/progs/b')" "$out"
+check "nothing ran" test ! -e results/t/logs/capture-a.log
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run shows it instead" "^  b +not found +progs/b -s 1 \('progs/b' is not an executable file" "$plan"
+cp progs/a progs/b
+mkdir -p results/t/report
+out=$("$GPUMIX" run study.yaml 2>&1)
+check_eq "a report directory that is not the study's stops it" \
+	"error: the report directory 'results/t/report' exists and was not written by this study
+hint: remove it, or set 'paths: report:' in 'study.yaml'" "$out"
+rmdir results/t/report
+out=$(GPUMIX_STUDY_EXEC=$d/nothing "$GPUMIX" run study.yaml 2>&1)
+check_match "a missing stage binary is named" \
+	"^error: cannot run stages with '$d/nothing': No such file or directory" "$out"
+check_match "  with a hint" "^hint: GPUMIX_STUDY_EXEC names the gpumix binary used for stages$" "$out"
+echo "garbage" >results/t/study.state
+out=$("$GPUMIX" run study.yaml 2>&1)
+check_match "a corrupt state file is an error naming it" \
+	"^error: cannot read the study state '$d/results/t/study.state'" "$out"
+check_match "  with a hint" "^hint: delete it to start the study over$" "$out"
+cd "$tmp" || exit 1
+done_testing

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# GPU: the demo study end to end with the real stage commands (what `make
+# demo` runs): gpumix run workloads/demo.yaml captures mm, spmv and
+# stencil, runs their 3 single baselines and 3 pairs under cuda, loads
+# every run into the database and writes the report; a second invocation
+# has nothing left to do. Outputs go to a scratch directory; set
+# GPUMIX_DEMO_OUT=DIR to keep them.
+. "$GPUMIX_TOP/tests/lib.sh"
+require_gpu
+scratch_dir >/dev/null
+out=${GPUMIX_DEMO_OUT:-$_scratch/demo}
+unset GPUMIX_STUDY_EXEC GPUMIX_STUDY_KILL_AT
+cd "$GPUMIX_TOP" || exit 1
+
+for p in mm spmv stencil; do
+	check "suite program $p is built" test -x "$GPUMIX_BUILD/workloads/parboil/$p"
+done
+start=$(date +%s)
+"$GPUMIX" run -o "$out" workloads/demo.yaml >"$_scratch/stdout" 2>"$_scratch/stderr"
+rc=$?
+secs=$(( $(date +%s) - start ))
+echo "# demo study: exit $rc after ${secs}s"
+sed 's/^/# | /' "$_scratch/stdout"
+if [ $rc -ne 0 ]; then
+	tail -n 30 "$_scratch/stderr" | sed 's/^/# stderr | /'
+	for l in "$out"/logs/*.log; do
+		[ -f "$l" ] && { echo "# --- $l"; tail -n 5 "$l" | sed 's/^/#   /'; }
+	done
+fi
+check_eq "gpumix run workloads/demo.yaml succeeds" 0 $rc
+check_match "all 6 runs are ok" '^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
+	"$(cat "$_scratch/stdout")"
+check "the summary file exists" test -s "$out/summary.md"
+check "the database exists" test -s "$out/results.db"
+check "the report directory exists and is not empty" test -n "$(ls -A "$out/report" 2>/dev/null)"
+for r in mm.single spmv.single stencil.single mm+spmv.cuda mm+stencil.cuda spmv+stencil.cuda; do
+	check_eq "run $r has status ok" "ok" \
+		"$(sed -n 's/^status = //p' "$out/runs/$r/manifest" 2>/dev/null)"
+done
+check "it took less than 10 minutes" test $secs -lt 600
+
+"$GPUMIX" run -o "$out" workloads/demo.yaml >"$_scratch/stdout2" 2>/dev/null
+check_eq "a second invocation succeeds" 0 $?
+check_match "  and runs no stage" '^- this invocation: 0 stages run' "$(cat "$_scratch/stdout2")"
+done_testing

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for plan generation: combinations and their counts (55 pairs
+ * of 11, 54 with one exclusion, C(10,4) = 210 quads), exclusions by
+ * subset, explicit lists, baselines shared per program or per workload,
+ * run names and order, and the shipped studies in workloads/.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+#include "study/plan.h"
+#include "study/study.h"
+#include "test.h"
+
+static const char *const suite[] = {
+	"bfs", "cutcp", "fft", "histo", "lbm", "mri-q", "mm", "sad", "spmv",
+	"stencil", "tpacf", NULL,
+};
+
+/* A study of the suite's programs with @workloads and @rest appended. */
+static int load(struct study *s, struct study_plan *p, const char *workloads,
+		const char *rest)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	strbuf_addstr(&sb, "programs:\n");
+	for (size_t i = 0; suite[i]; i++) {
+		strbuf_addf(&sb, "  - {name: %s, command: x}\n", suite[i]);
+	}
+	strbuf_addf(&sb, "workloads:\n%s%s", workloads, rest ? rest : "");
+	gm_error_clear();
+	ret = study_load_string(s, "tests/data/study/plan.yaml", sb.buf, sb.len,
+				NULL);
+	memset(p, 0, sizeof(*p));
+	if (!ret) {
+		ret = study_plan_build(p, s);
+	}
+	if (ret) {
+		printf("# %s\n", gm_error_message());
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void release(struct study *s, struct study_plan *p)
+{
+	study_plan_release(p);
+	study_release(s);
+}
+
+static int has_workload(const struct study_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nr_workloads; i++) {
+		if (!strcmp(p->workloads[i].name, name)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void test_binomial(void)
+{
+	CHECK_INT(study_binomial(11, 2), 55, "C(11,2) = 55");
+	CHECK_INT(study_binomial(10, 4), 210, "C(10,4) = 210");
+	CHECK_INT(study_binomial(5, 0), 1, "C(5,0) = 1");
+	CHECK_INT(study_binomial(3, 4), 0, "C(3,4) = 0");
+	CHECK(study_binomial(60, 30) == 118264581564861424ull, "C(60,30) is exact");
+	CHECK(study_binomial(200, 100) == UINT64_MAX, "C(200,100) saturates");
+}
+
+static void test_pairs(void)
+{
+	struct study s;
+	struct study_plan p;
+
+	CHECK_INT(load(&s, &p, "  - combinations: {size: 2}\n", NULL), 0,
+		  "all pairs of 11 programs");
+	CHECK_INT(p.nr_user_workloads, 55, "  55 workloads");
+	CHECK_INT(p.nr_baselines, 11, "  11 single baselines, one per program");
+	CHECK_INT(p.nr_runs, 66, "  66 runs");
+	CHECK_STR(p.runs[0].id, "bfs.single", "  baselines first, in program order");
+	CHECK_INT(p.runs[0].baseline, 1, "  marked as baselines");
+	CHECK_STR(p.runs[11].id, "bfs+cutcp.cuda", "  then the pairs, in 'of' order");
+	CHECK_STR(p.runs[65].id, "stencil+tpacf.cuda", "  the last pair");
+	CHECK_STR(p.workloads[p.runs[0].workload].name, "bfs",
+		  "  a baseline's workload is the program alone");
+	CHECK_INT(p.nr_workloads, 66, "  11 one-program workloads are added");
+	CHECK(p.workloads[60].baseline_only, "  and marked baseline-only");
+	release(&s, &p);
+
+	CHECK_INT(load(&s, &p, "  - combinations:\n      size: 2\n"
+		       "      exclude: [[lbm, bfs]]\n", NULL), 0,
+		  "pairs without bfs+lbm");
+	CHECK_INT(p.nr_user_workloads, 54, "  54 workloads");
+	CHECK(!has_workload(&p, "bfs+lbm"), "  bfs+lbm is gone");
+	CHECK(has_workload(&p, "bfs+mm"), "  bfs+mm stays");
+	CHECK_INT(p.nr_runs, 65, "  65 runs");
+	release(&s, &p);
+
+	CHECK_INT(load(&s, &p, "  - combinations: {size: 2}\n",
+		       "baseline: workload\n"), 0, "pairs with per-workload baselines");
+	CHECK_INT(p.nr_baselines, 0, "  no shared baselines");
+	CHECK_INT(p.nr_runs, 110, "  55 x 2 runs");
+	CHECK_STR(p.runs[0].id, "bfs+cutcp.single", "  workload by workload");
+	CHECK_STR(p.runs[1].id, "bfs+cutcp.cuda", "  every variant of it");
+	CHECK_INT(p.nr_workloads, 55, "  no one-program workloads");
+	release(&s, &p);
+
+	CHECK_INT(load(&s, &p, "  - combinations: {size: 2}\n",
+		       "variants: [cuda]\n"), 0, "pairs in cuda only");
+	CHECK_INT(p.nr_runs, 55, "  55 runs, no baselines");
+	release(&s, &p);
+}
+
+static void test_quads(void)
+{
+	struct study s;
+	struct study_plan p;
+
+	CHECK_INT(load(&s, &p, "  - combinations:\n      of: [cutcp, fft, histo, "
+		       "lbm, mri-q, mm, sad, spmv, stencil, tpacf]\n"
+		       "      size: 4\n", NULL), 0, "quads without bfs");
+	CHECK_INT(p.nr_user_workloads, 210, "  C(10,4) = 210 workloads");
+	CHECK_INT(p.nr_baselines, 10, "  10 baselines: bfs is in no workload");
+	CHECK(!p.used[0], "  bfs is not used");
+	CHECK_STR(p.workloads[0].name, "cutcp+fft+histo+lbm", "  the first quad");
+	CHECK_STR(p.workloads[209].name, "sad+spmv+stencil+tpacf", "  the last quad");
+	release(&s, &p);
+
+	CHECK_INT(load(&s, &p, "  - combinations:\n      of: [cutcp, fft, histo, "
+		       "lbm, mri-q, mm, sad, spmv, stencil, tpacf]\n"
+		       "      size: 4\n      exclude: [[lbm, mm], [sad]]\n",
+		       NULL), 0, "quads with a pair and a single exclusion");
+	/* Without sad: C(9,4) = 126; of those, with lbm and mm: C(7,2) = 21. */
+	CHECK_INT(p.nr_user_workloads, 105, "  an exclusion removes every superset");
+	release(&s, &p);
+}
+
+static void test_lists(void)
+{
+	struct study s;
+	struct study_plan p;
+
+	CHECK_INT(load(&s, &p, "  - [mm, spmv]\n  - [mm]\n  - [stencil, lbm, mm]\n",
+		       NULL), 0, "explicit workloads");
+	CHECK_INT(p.nr_user_workloads, 3, "  three workloads");
+	CHECK_STR(p.workloads[2].name, "stencil+lbm+mm", "  named in the order listed");
+	CHECK_INT(p.nr_baselines, 4, "  one baseline per program used");
+	CHECK_INT(p.nr_workloads, 6, "  the one-program workload [mm] is shared");
+	CHECK_STR(p.runs[1].id, "mm.single", "  baselines in program order");
+	CHECK_INT(p.runs[1].workload, 1, "  mm's baseline uses the listed [mm]");
+	CHECK_INT(p.nr_runs, 7, "  4 baselines + 3 cuda runs");
+	CHECK_STR(p.runs[5].id, "mm.cuda", "  the one-program workload also runs cuda");
+	release(&s, &p);
+
+	CHECK(load(&s, &p, "  - [mm, spmv]\n  - combinations:\n      of: [spmv, mm, "
+		   "lbm]\n      size: 2\n", NULL) == -1,
+	      "a list repeated by combinations is refused");
+	release(&s, &p);
+}
+
+static void test_shipped(void)
+{
+	static const struct {
+		const char *file;
+		size_t workloads, runs;
+	} shipped[] = {
+		{ "workloads/demo.yaml", 3, 6 },
+		{ "workloads/parboil-pairs.yaml", 55, 66 },
+		{ "workloads/parboil-quads.yaml", 210, 220 },
+	};
+
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		struct study s;
+		struct study_plan p;
+		char what[128];
+
+		memset(&p, 0, sizeof(p));
+		int ret = study_load(&s, shipped[i].file, NULL);
+		if (!ret) {
+			ret = study_plan_build(&p, &s);
+		}
+		snprintf(what, sizeof(what), "%s loads", shipped[i].file);
+		CHECK_INT(ret, 0, what);
+		if (ret) {
+			gm_error_report(stdout);
+		}
+		snprintf(what, sizeof(what), "  %zu workloads", shipped[i].workloads);
+		CHECK_INT(p.nr_user_workloads, shipped[i].workloads, what);
+		snprintf(what, sizeof(what), "  %zu runs", shipped[i].runs);
+		CHECK_INT(p.nr_runs, shipped[i].runs, what);
+		release(&s, &p);
+	}
+}
+
+int main(void)
+{
+	test_binomial();
+	test_pairs();
+	test_quads();
+	test_lists();
+	test_shipped();
+	return test_done();
+}

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for study loading: the model built from the good corpus files
+ * (every key, every default), command-line splitting, durations and sizes,
+ * "did you mean" suggestions, path resolution, and positioned errors from
+ * YAML held in memory. The bad corpus and its exact errors are checked
+ * through the CLI by tests/cli/run_yaml.sh.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "study/study.h"
+#include "study/study_path.h"
+#include "study/yaml_doc.h"
+#include "test.h"
+
+static char *top;
+
+static char *at_top(const char *rel)
+{
+	return study_path_resolve(top, rel);
+}
+
+static void test_paths(void)
+{
+	char *p;
+
+	p = study_path_resolve("/a/b", "../c");
+	CHECK_STR(p, "/a/c", "'..' goes up one directory");
+	free(p);
+	p = study_path_resolve("/a", "/x/./y//z/..");
+	CHECK_STR(p, "/x/y", "absolute paths are cleaned, not rebased");
+	free(p);
+	p = study_path_resolve("/", "../..");
+	CHECK_STR(p, "/", "'..' stops at the root");
+	free(p);
+	p = study_path_resolve("/a/b/", ".");
+	CHECK_STR(p, "/a/b", "'.' is the base itself");
+	free(p);
+	p = study_path_display(top);
+	CHECK_STR(p, ".", "the current directory displays as '.'");
+	free(p);
+	char *abs = at_top("results/x");
+	p = study_path_display(abs);
+	CHECK_STR(p, "results/x", "paths below it display relative");
+	free(p);
+	free(abs);
+	p = study_path_display("/elsewhere/y");
+	CHECK_STR(p, "/elsewhere/y", "paths elsewhere stay absolute");
+	free(p);
+}
+
+static void test_full(void)
+{
+	struct study s;
+	char *want;
+
+	int ret = study_load(&s, "tests/data/study/good/full.yaml", NULL);
+	CHECK_INT(ret, 0, "full.yaml loads");
+	if (ret) {
+		gm_error_report(stdout);
+		study_release(&s);
+		return;
+	}
+	CHECK_STR(s.name, "full-example", "study name from 'study'");
+	CHECK_STR(s.root, top, "root resolved against the file's directory");
+	CHECK_INT(s.nr_programs, 3, "three programs");
+	const struct study_program *mm = &s.programs[0], *spmv = &s.programs[1];
+	const struct study_program *old = &s.programs[2];
+	CHECK_INT(mm->argc, 3, "a command given as a list keeps its items");
+	CHECK_STR(mm->argv[2], "0.5", "  a quoted number stays a string");
+	CHECK(mm->argv[3] == NULL, "  argv is NULL-terminated");
+	CHECK_INT(spmv->argc, 5, "a command string is split into words");
+	CHECK_STR(spmv->argv[2], "input file.txt", "  quotes keep spaces");
+	CHECK_INT(mm->deterministic, 1, "deterministic: true");
+	CHECK_INT(spmv->deterministic, 0, "deterministic: false");
+	CHECK(old->argv == NULL, "a bundle program has no command");
+	want = at_top("tests/data/study/good/bundles/old");
+	CHECK_STR(old->bundle, want, "its bundle is resolved against root");
+	free(want);
+	want = at_top("traces/mm");
+	CHECK_STR(mm->bundle, want, "a captured program's bundle is paths.bundles/NAME");
+	free(want);
+	CHECK_STR(mm->cwd, top, "cwd '.' is the root");
+	CHECK_INT(mm->pos.line, 5, "a program remembers its line");
+	CHECK_INT(mm->command_pos.line, 6, "  and its command's line");
+	CHECK_INT(mm->command_pos.col, 14, "  and column");
+	CHECK_INT(s.nr_specs, 3, "three workload items");
+	CHECK_INT(s.specs[0].kind, STUDY_SPEC_LIST, "an explicit list");
+	CHECK_INT(s.specs[2].kind, STUDY_SPEC_COMBINATIONS, "a combinations item");
+	CHECK_INT(s.specs[2].size, 2, "  of size 2");
+	CHECK_INT(s.specs[2].set.nr, 3, "  of three programs");
+	CHECK_INT(s.specs[2].nr_exclude, 1, "  with one exclusion");
+	CHECK_INT(s.nr_variants, 2, "two variants");
+	CHECK_STR(s.variants[1]->name, "cuda", "  in the order given");
+	CHECK_INT(s.baseline, STUDY_BASELINE_WORKLOAD, "baseline: workload");
+	CHECK_INT(s.min_replays, 3, "min_replays");
+	CHECK_NEAR(s.watchdog_s, 120, 1e-9, "watchdog 2min");
+	CHECK_NEAR(s.timeslice_s, 500e-6, 1e-12, "timeslice 500us");
+	CHECK_INT(s.copy_chunk, 8u << 20, "copy_chunk 8MiB");
+	CHECK_NEAR(s.stage_timeout_s, 1800, 1e-9, "stage_timeout 30min");
+	want = at_top("results/full/full.db");
+	CHECK_STR(s.paths.database, want, "paths.database");
+	free(want);
+	want = at_top("results/full/SUMMARY.md");
+	CHECK_STR(s.paths.summary, want, "paths.summary");
+	free(want);
+	study_release(&s);
+}
+
+static void test_defaults(void)
+{
+	struct study s;
+	char *want;
+
+	int ret = study_load(&s, "tests/data/study/good/minimal.yaml", NULL);
+	CHECK_INT(ret, 0, "minimal.yaml loads");
+	if (ret) {
+		gm_error_report(stdout);
+		study_release(&s);
+		return;
+	}
+	CHECK_STR(s.name, "minimal", "the study is named after its file");
+	CHECK_INT(s.nr_variants, 2, "default variants: single and cuda");
+	CHECK_STR(s.variants[0]->name, "single", "  single first");
+	CHECK_INT(s.nr_policies, 0, "no policies without a policy variant");
+	CHECK_INT(s.baseline, STUDY_BASELINE_PROGRAM, "default baseline: program");
+	CHECK_INT(s.min_replays, 7, "default min_replays 7");
+	CHECK_NEAR(s.watchdog_s, 60, 1e-9, "default watchdog 60 s");
+	CHECK_NEAR(s.timeslice_s, 1e-3, 1e-12, "default timeslice 1 ms");
+	CHECK_INT(s.copy_chunk, 4u << 20, "default copy chunk 4 MiB");
+	CHECK_NEAR(s.stage_timeout_s, 3600, 1e-9, "default stage timeout 1 h");
+	CHECK_INT(s.programs[0].deterministic, 1, "programs are deterministic by default");
+	want = at_top("results/minimal");
+	CHECK_STR(s.paths.output, want, "default output: results/NAME under root");
+	free(want);
+	want = at_top("results/minimal/study.state");
+	CHECK_STR(s.paths.state, want, "  state inside it");
+	free(want);
+	want = at_top("results/minimal/bundles/mm");
+	CHECK_STR(s.programs[0].bundle, want, "  bundles inside it");
+	free(want);
+	study_release(&s);
+
+	ret = study_load(&s, "tests/data/study/good/minimal.yaml", "/tmp/elsewhere");
+	CHECK_INT(ret, 0, "loads with an output override");
+	CHECK_STR(s.paths.output, "/tmp/elsewhere", "-o replaces paths.output");
+	CHECK_STR(s.paths.runs, "/tmp/elsewhere/runs", "  and the paths under it");
+	study_release(&s);
+}
+
+/* Load @yaml (as tests/data/study/mem.yaml) and return the error, or "". */
+static const char *load_error(const char *yaml, struct study *s)
+{
+	static char msg[GM_ERROR_MSG_LEN];
+
+	gm_error_clear();
+	msg[0] = '\0';
+	if (study_load_string(s, "tests/data/study/mem.yaml", yaml, strlen(yaml),
+			      NULL)) {
+		snprintf(msg, sizeof(msg), "%s", gm_error_message());
+	}
+	gm_error_clear();
+	return msg;
+}
+
+static void test_commands(void)
+{
+	struct study s;
+	const char *e;
+
+	e = load_error("programs:\n"
+		       "  - name: a\n"
+		       "    command: x 'b c' \"d \\\" e\" f\\ g 'h'\"i\"\n"
+		       "workloads: [[a]]\n", &s);
+	CHECK_STR(e, "", "a command with quotes and escapes loads");
+	if (!*e) {
+		struct study_program *p = &s.programs[0];
+		CHECK_INT(p->argc, 5, "  five words");
+		CHECK_STR(p->argv[1], "b c", "  single quotes keep blanks");
+		CHECK_STR(p->argv[2], "d \" e", "  double quotes take \\\"");
+		CHECK_STR(p->argv[3], "f g", "  a backslash escapes a blank");
+		CHECK_STR(p->argv[4], "hi", "  adjacent quoted parts join");
+	}
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: \"x 'y\"}\n"
+		       "workloads: [[a]]\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:2:24: unterminated single quote "
+		  "in 'command'", "an unterminated quote is an error at the command");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nreplay: {min_replays: true}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:23: 'min_replays' must be an "
+		  "integer, not 'true'", "an integer field rejects a boolean");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, elastic, nss]\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'elastic', 'nss' "
+		  "are not supported yet (supported now: single, cuda)",
+		  "unsupported variants are named together");
+	study_release(&s);
+	e = load_error("programs: [\n", &s);
+	CHECK(strstr(e, "tests/data/study/mem.yaml:2:1: ") == e,
+	      "a syntax error names the file, line and column");
+	study_release(&s);
+}
+
+static int parse_duration(const char *v, double *out)
+{
+	struct yaml_doc d = YAML_DOC_INIT;
+	int ret = -1;
+
+	if (!yaml_doc_load_string(&d, "d.yaml", v, strlen(v))) {
+		ret = yaml_doc_duration(&d, yaml_doc_root(&d), "'t'", 1e-6, 1e6, out);
+	}
+	yaml_doc_release(&d);
+	gm_error_clear();
+	return ret;
+}
+
+static int parse_size(const char *v, uint64_t *out)
+{
+	struct yaml_doc d = YAML_DOC_INIT;
+	int ret = -1;
+
+	if (!yaml_doc_load_string(&d, "d.yaml", v, strlen(v))) {
+		ret = yaml_doc_size(&d, yaml_doc_root(&d), "'s'", 1, 1ull << 40, out);
+	}
+	yaml_doc_release(&d);
+	gm_error_clear();
+	return ret;
+}
+
+static void test_units(void)
+{
+	static const struct { const char *in; double s; } durations[] = {
+		{ "250us", 250e-6 }, { "1ms", 1e-3 }, { "1.5s", 1.5 },
+		{ "2min", 120 }, { "1h", 3600 }, { "3", 3 }, { ".5s", 0.5 },
+	};
+	static const char *const bad_durations[] = {
+		"1 s", "1sec", "-1s", "s", "1e999s", "\"\"", "[1]",
+	};
+	double s;
+	uint64_t b;
+
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		int ok = !parse_duration(durations[i].in, &s) &&
+			 s > durations[i].s * (1 - 1e-12) &&
+			 s < durations[i].s * (1 + 1e-12);
+		char what[64];
+		snprintf(what, sizeof(what), "duration '%s'", durations[i].in);
+		CHECK(ok, what);
+	}
+	for (size_t i = 0; i < sizeof(bad_durations) / sizeof(bad_durations[0]); i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "not a duration: %s", bad_durations[i]);
+		CHECK(parse_duration(bad_durations[i], &s) == -1, what);
+	}
+	CHECK(!parse_size("64KiB", &b) && b == 65536, "size 64KiB");
+	CHECK(!parse_size("4MiB", &b) && b == 4u << 20, "size 4MiB");
+	CHECK(!parse_size("1GiB", &b) && b == 1u << 30, "size 1GiB");
+	CHECK(!parse_size("4096", &b) && b == 4096, "a bare size is bytes");
+	CHECK(!parse_size("0.5KiB", &b) && b == 512, "a fraction of a unit");
+	CHECK(parse_size("4MB", &b) == -1, "MB is not a unit (MiB is)");
+	CHECK(parse_size("1.5B", &b) == -1, "half bytes are refused");
+}
+
+static void test_closest(void)
+{
+	static const char *const names[] = { "programs", "paths", "policies",
+					     "variants", NULL };
+
+	CHECK_STR(yaml_doc_closest("programz", names), "programs", "one substitution");
+	CHECK_STR(yaml_doc_closest("pahts", names), "paths", "one transposition");
+	CHECK_STR(yaml_doc_closest("variant", names), "variants", "one deletion");
+	CHECK(yaml_doc_closest("colour", names) == NULL, "no suggestion when far");
+	CHECK(yaml_doc_closest("p", names) == NULL, "no suggestion for one letter");
+}
+
+int main(void)
+{
+	top = study_path_cwd();
+	test_paths();
+	test_full();
+	test_defaults();
+	test_commands();
+	test_units();
+	test_closest();
+	free(top);
+	return test_done();
+}
