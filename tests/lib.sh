@@ -52,8 +52,9 @@ done_testing() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
 }
-scratch_dir() { # a fresh directory removed at exit
+scratch_dir() { # sets $_scratch to a fresh directory removed at exit
+	# Call it directly (not as $(scratch_dir)): the trap must belong to the
+	# test's own shell, or the directory vanishes with the subshell.
 	_scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-test.XXXXXX")
 	trap 'rm -rf "$_scratch"' EXIT
-	echo "$_scratch"
 }
