@@ -24,6 +24,7 @@ struct command {
 static const struct command commands[] = {
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
 	{ "version", cmd_version, "print the gpumix version" },
+	{ "replay", cmd_replay, "build and run a generated replay program" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

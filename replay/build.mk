@@ -37,6 +37,11 @@ $(REPLAY_PURE_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# gpumix replay links generated programs with the same libraries.
+$(B)/cli/cmd_replay.o: CFLAGS += -DGM_CUDA_HOME='"$(CUDA_HOME)"' \
+	-DGM_REPLAY_LIBS='"$(COMMON_LDLIBS)"'
+$(B)/cli/cmd_replay.o: replay/build.mk
+
 # Installed for `gpumix replay`: the header, the two static libraries.
 install: install-replay
 install-replay: $(REPLAY_LIB) $(COMMON_LIB)

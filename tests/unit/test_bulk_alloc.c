@@ -117,17 +117,11 @@ static void test_plan_matches_replay(void)
 			bulk_alloc_put(&real, ra[s], ps[s]);
 			ps[s] = 0;
 		} else {
-			/* the plan's address for this very request */
-			uint64_t want;
-			struct bulk_alloc again;
-			(void)again;
 			if (bulk_alloc_get(&real, seq_size[i], &ra[s])) {
 				same = 0;
 				break;
 			}
 			ps[s] = seq_size[i];
-			want = 0;
-			(void)want;
 		}
 	}
 	CHECK(same, "a chunk of the planned size is never too small");
