@@ -143,9 +143,19 @@ struct model_prog *model_add_program(struct model *m, const char *name,
 
 static int canonical_hash(const char *in, char out[33])
 {
+	char lower[33];
 	struct gm_hash h;
+	size_t i;
 
-	if (!in || gm_hash_parse(in, &h) < 0) {
+	if (!in) {
+		return -1;
+	}
+	for (i = 0; i < 32 && in[i]; i++) {
+		lower[i] = (char)((in[i] >= 'A' && in[i] <= 'F') ? in[i] + 32 :
+								 in[i]);
+	}
+	lower[i] = 0;
+	if (in[i] || gm_hash_parse(lower, &h) < 0) {
 		return -1;
 	}
 	gm_hash_hex(h, out);
@@ -664,20 +674,21 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 				&soff) < 0) {
 			return -1;
 		}
-		op = add_op(p, ev, api, GM_OP_D2H);
-		op->a = sref;
-		op->x = soff;
 		if (c->d2h_hash) {
 			char h[33];
 			if (canonical_hash(c->d2h_hash, h) < 0) {
 				return gm_error(EVF "bad result hash '%s'", ev,
 						api, c->d2h_hash);
 			}
+			op = add_op(p, ev, api, GM_OP_D2H);
 			op->b = intern_str(&p->checks, h);
 		} else {
+			op = add_op(p, ev, api, GM_OP_D2H);
 			op->b = GM_NONE;
 			p->nr_unverifiable++;
 		}
+		op->a = sref;
+		op->x = soff;
 		if (is_pinned(p, c->dst, c->size)) {
 			op->flags |= GM_F_PINNED;
 		}
