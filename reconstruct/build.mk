@@ -22,3 +22,5 @@ CHECK_DEPS += $(GEN_WORKLOAD)
 $(GEN_WORKLOAD): $(B)/tests/tools/gen_workload.o $(RECONSTRUCT_LIB) $(COMMON_LIB)
 	$(QUIET) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(COMMON_LDLIBS) -lm
+
+BENCHES += bench/reconstruct_bench.sh
