@@ -53,6 +53,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id,
 			b->next = NULL;
 			*pr->tail = b;
 			pr->tail = &b->next;
+			pr->last = b;
 			pr->nr_buffers++;
 			buffer = NULL;
 		} else {
@@ -202,7 +203,12 @@ static uint64_t known(uint64_t ts)
 	return ts == (uint64_t)CUPTI_TIMESTAMP_UNKNOWN ? 0 : ts;
 }
 
-/* Format one record into @line; returns its program or NULL. */
+/* A GPU record whose end never came (a kernel still running when a hung
+ * run is written): left out of the log, counted. */
+#define INCOMPLETE ((const char *)1)
+
+/* Format one record into @line; returns its program, NULL when it belongs
+ * to none, or INCOMPLETE. */
 static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				 const char *const *names, unsigned nr_programs,
 				 struct strbuf *line)
@@ -213,6 +219,9 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const void *)rec;
+		if (!k->end || k->end < k->start) {
+			return INCOMPLETE;
+		}
 		struct run_kernel_rec r = {
 			.correlation_id = k->correlationId,
 			.start = k->start, .end = k->end,
@@ -237,6 +246,9 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const void *)rec;
+		if (!m->end || m->end < m->start) {
+			return INCOMPLETE;
+		}
 		struct run_memcpy_rec r = {
 			.correlation_id = m->correlationId,
 			.start = m->start, .end = m->end,
@@ -253,6 +265,9 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const void *)rec;
+		if (!m->end || m->end < m->start) {
+			return INCOMPLETE;
+		}
 		struct run_memset_rec r = {
 			.correlation_id = m->correlationId,
 			.start = m->start, .end = m->end,
@@ -300,7 +315,8 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 
 int profiler_write(struct profiler *pr, const char *dir,
 		   const char *const *names, unsigned nr_programs,
-		   uint64_t *written, uint64_t *unattributed)
+		   uint64_t *written, uint64_t *unattributed,
+		   uint64_t *incomplete)
 {
 	struct run_activity ra;
 	struct strbuf line = STRBUF_INIT;
@@ -308,22 +324,25 @@ int profiler_write(struct profiler *pr, const char *dir,
 
 	*written = 0;
 	*unattributed = 0;
+	*incomplete = 0;
 	if (run_activity_open(&ra, dir) < 0) {
 		return -1;
 	}
 	pthread_mutex_lock(&pr->lock);
 	head = pr->head;
-	last = head ? (struct prof_buffer *)((char *)pr->tail -
-					     offsetof(struct prof_buffer, next))
-		    : NULL;
+	last = pr->last;
 	pthread_mutex_unlock(&pr->lock);
 
 	for (struct prof_buffer *b = head; b; b = b->next) {
 		CUpti_Activity *rec = NULL;
 		while (cuptiActivityGetNextRecord(b->data, b->valid, &rec) ==
 		       CUPTI_SUCCESS) {
+			const char *prog;
 			strbuf_reset(&line);
-			if (format_record(pr, rec, names, nr_programs, &line)) {
+			prog = format_record(pr, rec, names, nr_programs, &line);
+			if (prog == INCOMPLETE) {
+				(*incomplete)++;
+			} else if (prog) {
 				run_activity_add(&ra, &line);
 				(*written)++;
 			} else {

@@ -31,7 +31,7 @@ struct prof_owner {
 struct profiler {
 	int enabled;
 	pthread_mutex_t lock;
-	struct prof_buffer *head, **tail;
+	struct prof_buffer *head, **tail, *last;	/* delivered buffers */
 	uint64_t dropped;
 	uint64_t nr_buffers;
 	struct prof_owner *streams, *threads;
@@ -58,13 +58,15 @@ int profiler_flush(struct profiler *pr, int forced);
 
 /*
  * Write @dir/activity.tsv from the buffers delivered so far; @names gives
- * each program's name. *@written and *@unattributed count records. Safe
+ * each program's name. *@written, *@unattributed and *@incomplete (GPU
+ * records without an end, left out) count records. Safe
  * to call while CUPTI still delivers buffers (it takes a snapshot).
  * Without profiling, writes an empty log (just the END line).
  */
 int profiler_write(struct profiler *pr, const char *dir,
 		   const char *const *names, unsigned nr_programs,
-		   uint64_t *written, uint64_t *unattributed);
+		   uint64_t *written, uint64_t *unattributed,
+		   uint64_t *incomplete);
 
 /* Records CUPTI reported as dropped (after a flush). */
 uint64_t profiler_dropped(struct profiler *pr);

@@ -953,7 +953,7 @@ static int write_run(struct gm_run *run, const char *status,
 	const char **names = gm_xcalloc(w->nr_programs + 1, sizeof(char *));
 	struct run_replay_rec *reps;
 	size_t nr;
-	uint64_t written = 0, unattributed = 0, dropped;
+	uint64_t written = 0, unattributed = 0, incomplete = 0, dropped;
 	int ret = 0;
 
 	for (unsigned i = 0; i < w->nr_programs; i++) {
@@ -961,7 +961,7 @@ static int write_run(struct gm_run *run, const char *status,
 	}
 	dropped = profiler_dropped(&run->prof);
 	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
-			   &written, &unattributed) < 0) {
+			   &written, &unattributed, &incomplete) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
@@ -982,6 +982,10 @@ static int write_run(struct gm_run *run, const char *status,
 	}
 	gm_log(run, "replay: %" PRIu64 " activity records written, %" PRIu64
 	       " outside the programs left out", written, unattributed);
+	if (incomplete) {
+		gm_log(run, "replay: %" PRIu64 " GPU records without an end "
+		       "(still running) left out", incomplete);
+	}
 	if (ret < 0 && !strcmp(status, "ok")) {
 		status = "failed";
 		failure = "cannot write the run directory";
