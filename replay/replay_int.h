@@ -42,6 +42,7 @@ struct gm_prog {
 	CUdeviceptr *globals;
 	uint64_t *global_size;
 	CUstream *streams;
+	CUstream aux_stream;		/* runtime's own work, not profiled */
 	CUevent *events;
 	struct gm_hash *checks;
 	uint32_t nr_streams_created, nr_events_created, nr_libs_loaded;

@@ -545,6 +545,13 @@ static int create_streams(struct gm_prog *p)
 			       d->name, s, id);
 		}
 	}
+	/* Not registered with the profiler: its work is no program's. Made
+	 * after the program's streams so they get the hardware queues they
+	 * would get without it. */
+	if (CU_CHECK(cuStreamCreateWithPriority(&p->aux_stream,
+						CU_STREAM_NON_BLOCKING, 0))) {
+		return -1;
+	}
 	for (uint32_t s = 1; s < d->nr_streams; s++) {
 		if (d->streams[s].flags & GM_STREAM_BLOCKING) {
 			p->nr_blocking++;
@@ -706,6 +713,25 @@ static int reset_replay_state(struct gm_prog *p)
 	return ret;
 }
 
+/*
+ * Every replay starts from zeroed device memory, as the captured process
+ * started from fresh allocations: a program that (wrongly) relies on it
+ * gives the same results in every replay. Untimed, on the runtime's own
+ * stream.
+ */
+static int zero_pool(struct gm_prog *p)
+{
+	for (size_t c = 0; c < p->pool.nr_chunks; c++) {
+		if (CU_CHECK(cuMemsetD8Async(p->pool.chunks[c].base, 0,
+					     p->pool.chunks[c].size,
+					     p->aux_stream))) {
+			return -1;
+		}
+	}
+	return p->pool.nr_chunks ? CU_CHECK(cuStreamSynchronize(p->aux_stream))
+				 : 0;
+}
+
 int gm_replay_next(struct gm_prog *p)
 {
 	struct gm_run *run = p->run;
@@ -763,6 +789,14 @@ int gm_replay_next(struct gm_prog *p)
 		pthread_mutex_unlock(&run->lock);
 	}
 	if (p->failed || atomic_load(&run->stop)) {
+		end_turn(p);
+		return 0;
+	}
+	if (zero_pool(p) < 0) {
+		gm_error("program '%s': cannot clear its device memory",
+			 p->d->name);
+		p->failed = 1;
+		record_failure(run);
 		end_turn(p);
 		return 0;
 	}
@@ -824,6 +858,11 @@ void gm_prog_cleanup(struct gm_prog *p)
 	}
 	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
 		cuStreamDestroy(p->streams[s]);
+	}
+	if (p->aux_stream) {
+		cuStreamSynchronize(p->aux_stream);
+		cuStreamDestroy(p->aux_stream);
+		p->aux_stream = NULL;
 	}
 	for (size_t c = 0; c < p->nr_chunks; c++) {
 		cuMemFree(p->chunks[c]);
@@ -912,7 +951,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		kvfile_set(kv, key, d->bundle ? d->bundle : "");
 		snprintf(key, sizeof(key), "program.%u.deterministic", i);
 		kvfile_set(kv, key, d->deterministic ? "1" : "0");
-		streams += d->nr_streams;
+		streams += d->nr_streams + 1;	/* + the runtime's own */
 	}
 	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
 	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
