@@ -358,6 +358,11 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 	CUstream st = p->streams[op->stream];
 	CUfunction f = p->funcs[l->kernel];
 	void **args = p->kargs[l->kernel];
+	size_t size = pd->size;
+	void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, p->param_buf,
+			  CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+			  CU_LAUNCH_PARAM_END };
+	void **ex = NULL;
 
 	if (pd->size) {
 		memcpy(p->param_buf, pd->bytes, pd->size);
@@ -372,6 +377,11 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 		}
 		uint64_t w = (uint64_t)v;
 		memcpy(p->param_buf + r->offset, &w, sizeof(w));
+	}
+	/* Without a recorded layout, the buffer goes as one block. */
+	if (!p->d->kernels[l->kernel].nr_params && pd->size) {
+		args = NULL;
+		ex = extra;
 	}
 	if (enter_stream(p, op->stream) < 0) {
 		return -1;
@@ -406,13 +416,13 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 		cfg.hStream = st;
 		cfg.attrs = attrs;
 		cfg.numAttrs = n;
-		if (CU_CHECK(cuLaunchKernelEx(&cfg, f, args, NULL))) {
+		if (CU_CHECK(cuLaunchKernelEx(&cfg, f, args, ex))) {
 			return -1;
 		}
 	} else if (CU_CHECK(cuLaunchKernel(f, l->grid[0], l->grid[1],
 					   l->grid[2], l->block[0], l->block[1],
 					   l->block[2], l->smem, st, args,
-					   NULL))) {
+					   ex))) {
 		return -1;
 	}
 	leave_stream(p, op->stream);
