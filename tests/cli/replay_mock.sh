@@ -41,6 +41,11 @@ check_eq "single: programs run one after another" 0 "$(sort -t'	' -k3,3n \
 	"$tmp/run1/replays.tsv" | awk -F'\t' 'NR > 1 && $3 < end { bad++ }
 	NR > 1 { end = $4 } END { print bad + 0 }')"
 
+"$GEN" tiny --blocking --cooperative --fatbin "$FATBIN" -o "$tmp/wlb" 2>/dev/null
+out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/runb" "$tmp/wlb" 2>&1); rc=$?
+check_eq "blocking streams and a cooperative launch: exit 0" 0 "$rc"
+check_eq "status ok" ok "$(field "$tmp/runb/manifest" status)"
+
 "$GEN" tiny --bad-hash --fatbin "$FATBIN" -o "$tmp/bad" 2>/dev/null
 out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/runbad" "$tmp/bad" 2>&1); rc=$?
 check_eq "a wrong result fails the run" 1 "$rc"

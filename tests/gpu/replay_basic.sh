@@ -5,7 +5,8 @@
 # gen-workload (H2D copies, a symbol copy, launches with pointer, struct
 # and texture-object parameters, events, an async D2H checked at a stream
 # sync, memset, an interior-pointer D2D, a sync D2H) on the kernels of
-# tests/gpu/replay_kernels.cu, in the single and cuda variants; every
+# tests/gpu/replay_kernels.cu, in the single and cuda variants, and with
+# a blocking second stream and a cooperative launch; every
 # result is verified against hashes computed on the CPU. A wrong expected
 # hash must fail the run, naming the program, operation and trace event.
 . "$(dirname "$0")/../lib.sh"
@@ -35,6 +36,12 @@ for v in single cuda; do
 		"$(field "$tmp/run-$v/manifest" cupti.dropped_records)"
 	echo "# $v: $(grep -c '^KERNEL' "$tmp/run-$v/activity.tsv") kernel, $(grep -c '^MEMCPY' "$tmp/run-$v/activity.tsv") memcpy records"
 done
+
+"$GEN" tiny --blocking --cooperative --fatbin "$tmp/k.fatbin" -o "$tmp/blk" 2>/dev/null
+out=$("$GPUMIX" replay --min-replays 3 --watchdog 30 -o "$tmp/run-blk" "$tmp/blk" 2>&1); rc=$?
+check_eq "blocking stream + cooperative launch: replay exits 0" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_run "$tmp/run-blk" 2 3
 
 "$GEN" tiny --bad-hash --fatbin "$tmp/k.fatbin" -o "$tmp/bad" 2>/dev/null
 out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/run-bad" "$tmp/bad" 2>&1); rc=$?

@@ -6,7 +6,8 @@
  * and benchmark until real bundles are available.
  *
  *   gen-workload tiny  --fatbin F [--variant V] [--programs N]
- *                      [--bad-hash] [--nondeterministic] -o DIR
+ *                      [--bad-hash] [--nondeterministic] [--blocking]
+ *                      [--cooperative] -o DIR
  *       N programs (default 2) using every operation kind on the kernels
  *       of tests/gpu/replay_kernels.cu, all at the same captured device
  *       addresses (so relocation matters); results checked on the CPU.
@@ -16,7 +17,9 @@
  *       one program of about N operations (generation/build speed).
  *
  * --bad-hash corrupts the last expected result of the last program;
- * --nondeterministic marks that program as not verified.
+ * --nondeterministic marks that program as not verified; --blocking makes
+ * the second stream a blocking one (legacy-stream semantics);
+ * --cooperative launches the first kernel cooperatively.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,7 +54,7 @@ struct opts {
 	const char *mode, *fatbin, *variant, *out;
 	unsigned programs;
 	uint64_t ops;
-	int bad_hash, nondet;
+	int bad_hash, nondet, blocking, cooperative;
 };
 
 static uint64_t ev;
@@ -84,7 +87,7 @@ static void hash_hex(const void *data, size_t len, char out[33])
 }
 
 static int launch(struct model_prog *p, uint64_t kernel, uint64_t stream,
-		  const void *params, uint32_t size)
+		  const void *params, uint32_t size, int coop)
 {
 	struct model_launch l;
 
@@ -97,7 +100,9 @@ static int launch(struct model_prog *p, uint64_t kernel, uint64_t stream,
 	l.stream = stream;
 	l.params = params;
 	l.params_size = size;
-	return model_add_launch(p, ev++, "cuLaunchKernel", &l);
+	l.cooperative = coop;
+	return model_add_launch(p, ev++, coop ? "cuLaunchCooperativeKernel" :
+						"cuLaunchKernel", &l);
 }
 
 static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
@@ -146,7 +151,7 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 	    model_add_kernel(p, ev++, K_TEX, LIB, "_Z8tex_copyPjyj", 3, tex_off,
 			     tex_size) < 0 ||
 	    model_add_global(p, ev++, LIB, "c_add", A_CADD, 4) < 0 ||
-	    model_add_stream(p, ev++, STREAM1, 1, 0) < 0 ||
+	    model_add_stream(p, ev++, STREAM1, !o->blocking, 0) < 0 ||
 	    model_add_event(p, ev++, EVENT1, 2) < 0 ||
 	    model_add_alloc(p, ev++, "cuMemAlloc_v2", A_IN, BYTES) < 0 ||
 	    model_add_alloc(p, ev++, "cuMemAlloc_v2", A_OUT, BYTES) < 0 ||
@@ -178,13 +183,13 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 		memcpy(par + 8, &pi, 8);
 		memcpy(par + 16, &mul, 4);
 		memcpy(par + 20, &n, 4);
-		if (launch(p, K_SCALE, 0, par, 24) < 0) {
+		if (launch(p, K_SCALE, 0, par, 24, o->cooperative) < 0) {
 			goto out;
 		}
 	}
 	{
 		uint64_t span[2] = { A_OUT, N_ELEMS };
-		if (launch(p, K_INCR, 0, span, 16) < 0) {
+		if (launch(p, K_INCR, 0, span, 16, 0) < 0) {
 			goto out;
 		}
 	}
@@ -210,7 +215,7 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 		memcpy(par, &po, 8);
 		memcpy(par + 8, &tex, 8);
 		memcpy(par + 16, &n, 4);
-		if (launch(p, K_TEX, STREAM1, par, 20) < 0) {
+		if (launch(p, K_TEX, STREAM1, par, 20, 0) < 0) {
 			goto out;
 		}
 	}
@@ -356,13 +361,13 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: gen-workload tiny|hang|bench --fatbin F "
 		"[--variant V] [--programs N] [--ops N] [--bad-hash] "
-		"[--nondeterministic] -o DIR\n");
+		"[--nondeterministic] [--blocking] [--cooperative] -o DIR\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cuda", NULL, 2, 1000000, 0, 0 };
+	struct opts o = { NULL, NULL, "cuda", NULL, 2, 1000000, 0, 0, 0, 0 };
 	struct model *m;
 	struct strbuf report = STRBUF_INIT;
 	struct timespec t0, t1, t2;
@@ -388,6 +393,10 @@ int main(int argc, char **argv)
 			o.bad_hash = 1;
 		} else if (!strcmp(a, "--nondeterministic")) {
 			o.nondet = 1;
+		} else if (!strcmp(a, "--blocking")) {
+			o.blocking = 1;
+		} else if (!strcmp(a, "--cooperative")) {
+			o.cooperative = 1;
 		} else {
 			return usage();
 		}
