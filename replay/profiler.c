@@ -142,6 +142,16 @@ int profiler_flush(struct profiler *pr, int forced)
 		forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
 }
 
+uint64_t profiler_dropped_so_far(struct profiler *pr)
+{
+	uint64_t total;
+
+	pthread_mutex_lock(&pr->lock);
+	total = pr->dropped;
+	pthread_mutex_unlock(&pr->lock);
+	return total;
+}
+
 uint64_t profiler_dropped(struct profiler *pr)
 {
 	size_t d = 0;

@@ -68,7 +68,11 @@ int profiler_write(struct profiler *pr, const char *dir,
 		   uint64_t *written, uint64_t *unattributed,
 		   uint64_t *incomplete);
 
-/* Records CUPTI reported as dropped (after a flush). */
+/* Records CUPTI reported as dropped (after a flush); asks CUPTI. */
 uint64_t profiler_dropped(struct profiler *pr);
+
+/* The dropped records counted so far, without calling CUPTI (which may
+ * block when the GPU hangs). */
+uint64_t profiler_dropped_so_far(struct profiler *pr);
 
 #endif

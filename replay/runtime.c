@@ -985,7 +985,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 
 /* Write activity.tsv, replays.tsv and, last, the manifest. */
 static int write_run(struct gm_run *run, const char *status,
-		     const char *failure)
+		     const char *failure, int hung)
 {
 	const struct gm_workload_desc *w = run->w;
 	struct kvfile kv = KVFILE_INIT;
@@ -998,7 +998,8 @@ static int write_run(struct gm_run *run, const char *status,
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		names[i] = w->programs[i]->name;
 	}
-	dropped = profiler_dropped(&run->prof);
+	dropped = hung ? profiler_dropped_so_far(&run->prof) :
+			 profiler_dropped(&run->prof);
 	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
 			   &written, &unattributed, &incomplete) < 0) {
 		gm_error_report(stderr);
@@ -1104,6 +1105,8 @@ static void on_hang(void *arg, unsigned target, double stalled_s)
 
 	atomic_store(&run->stop, 1);
 	atomic_store(&run->finishing, 1);
+	/* Should writing the run directory block too, end the process. */
+	alarm(6 * FLUSH_TIMEOUT_S);
 	strbuf_addf(&why, "program '%s' made no progress for %.0f s in replay %u",
 		    d->name, stalled_s, p->replay);
 	if (op < d->nr_ops) {
@@ -1125,7 +1128,7 @@ static void on_hang(void *arg, unsigned target, double stalled_s)
 	gm_log(run, "replay: the watchdog (%g s) stops the run",
 	       run->opt.watchdog_s);
 	flush_with_timeout(run);
-	write_run(run, "hung", why.buf);
+	write_run(run, "hung", why.buf, 1);
 	strbuf_release(&why);
 	_exit(EXIT_HUNG);
 }
@@ -1421,11 +1424,11 @@ finish:
 		gm_error_report(stderr);
 	}
 	if (run.failed) {
-		write_run(&run, "failed", run.failure);
+		write_run(&run, "failed", run.failure, 0);
 		gm_log(&run, "replay: failed: %s", run.failure);
 		exit_code = 1;
 	} else {
-		exit_code = write_run(&run, "ok", NULL) < 0 ? 1 : 0;
+		exit_code = write_run(&run, "ok", NULL, 0) < 0 ? 1 : 0;
 		if (!exit_code) {
 			gm_log(&run, "replay: ok: %zu replays of %u programs "
 			       "recorded in '%s'", run.nr_replays,
