@@ -101,6 +101,34 @@ fail:
 	return gm_error("cannot start CUPTI activity profiling");
 }
 
+void profiler_release(struct profiler *pr)
+{
+	struct prof_buffer *b, *next;
+
+	if (pr->enabled) {
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			cuptiActivityDisable(kinds[i]);
+		}
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	}
+	pthread_mutex_lock(&pr->lock);
+	b = pr->head;
+	pr->head = pr->last = NULL;
+	pr->tail = &pr->head;
+	the_profiler = NULL;
+	pthread_mutex_unlock(&pr->lock);
+	for (; b; b = next) {
+		next = b->next;
+		free(b->data);
+		free(b);
+	}
+	free(pr->streams);
+	free(pr->threads);
+	pr->streams = pr->threads = NULL;
+	pr->nr_streams = pr->nr_threads = 0;
+	pr->enabled = 0;
+}
+
 static void add_owner(struct prof_owner **v, size_t *nr, size_t *alloc,
 		      uint32_t id, unsigned program)
 {

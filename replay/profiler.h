@@ -45,6 +45,9 @@ struct profiler {
  */
 int profiler_start(struct profiler *pr);
 
+/* Stop profiling and free every buffer (after profiler_write). */
+void profiler_release(struct profiler *pr);
+
 /* Attribute a CUPTI stream id / a system thread id to program @program. */
 void profiler_own_stream(struct profiler *pr, uint32_t stream_id,
 			 unsigned program);

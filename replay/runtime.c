@@ -95,6 +95,22 @@ static void record_failure(struct gm_run *run)
 		strbuf_addstr(&sb, gm_error_cause(i));
 	}
 	gm_log(run, "replay: error: %s", sb.buf);
+	{
+		/* The hint, if any, goes to the log as the report prints it. */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			gm_error_report(f);
+			fclose(f);
+			char *hint = text ? strstr(text, "hint: ") : NULL;
+			if (hint) {
+				hint[strcspn(hint, "\n")] = 0;
+				gm_log(run, "replay: %s", hint);
+			}
+			free(text);
+		}
+	}
 	pthread_mutex_lock(&run->lock);
 	if (!run->failure[0]) {
 		snprintf(run->failure, sizeof(run->failure), "%s", sb.buf);
@@ -1436,6 +1452,9 @@ finish:
 		}
 	}
 	free_blobs(&run);
+	if (run.prof.tail) {
+		profiler_release(&run.prof);
+	}
 	if (run.have_ctx) {
 		cuDevicePrimaryCtxRelease(run.dev);
 	}

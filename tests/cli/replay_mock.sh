@@ -83,6 +83,12 @@ out=$(MOCK_CUPTI_DROPPED=5 "$GPUMIX" replay --min-replays 2 -o "$tmp/rundrop" "$
 check_eq "dropped CUPTI records are counted" 5 "$(field "$tmp/rundrop/manifest" cupti.dropped_records)"
 check_match "and reported" "CUPTI dropped 5 activity records" "$out"
 
+out=$(MOCK_CUPTI_FAIL=1 "$GPUMIX" replay -o "$tmp/runnocupti" "$tmp/wl" 2>&1); rc=$?
+check_eq "profiling refused: the run fails" 1 "$rc"
+check_match "saying why" "cannot start CUPTI activity profiling" \
+	"$(field "$tmp/runnocupti/manifest" failure)"
+check_match "with a way out" "hint: .*--no-profile" "$out"
+
 out=$("$GPUMIX" replay --no-profile --min-replays 2 -o "$tmp/runnp" "$tmp/wl" 2>&1); rc=$?
 check_eq "--no-profile runs" 0 "$rc"
 check_eq "with an empty activity log" "END	0" "$(cat "$tmp/runnp/activity.tsv")"

@@ -4,7 +4,8 @@
  * CPU-only tests of the replay runtime: it delivers the activity records
  * of the mock driver through the registered buffer callbacks.
  *
- * Knobs: MOCK_CUPTI_DROPPED=N reports N dropped records once.
+ * Knobs: MOCK_CUPTI_DROPPED=N reports N dropped records once;
+ * MOCK_CUPTI_FAIL=1 refuses activity profiling (insufficient privileges).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
 	CUpti_BuffersCallbackRequestFunc req,
 	CUpti_BuffersCallbackCompleteFunc comp)
 {
+	if (getenv("MOCK_CUPTI_FAIL")) {
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	}
 	requested = req;
 	completed = comp;
 	return CUPTI_SUCCESS;
@@ -44,6 +48,12 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 		return CUPTI_ERROR_INVALID_KIND;	/* the tests forbid it */
 	}
 	mock_enable_kind(kind);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	(void)kind;
 	return CUPTI_SUCCESS;
 }
 
