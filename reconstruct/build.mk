@@ -24,3 +24,4 @@ $(GEN_WORKLOAD): $(B)/tests/tools/gen_workload.o $(RECONSTRUCT_LIB) $(COMMON_LIB
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(COMMON_LDLIBS) -lm
 
 BENCHES += bench/reconstruct_bench.sh
+BENCHES += bench/replay_overhead.sh
