@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,8 @@ static const char help[] =
 	"environment: CC (compiler, default cc), CUDA_HOME, GPUMIX_REPLAY_INCLUDE\n"
 	"and GPUMIX_REPLAY_LIBDIR (where gpumix_replay.h and libgpumix-replay.a are).\n"
 	"\n"
-	"exit status: 0 ok; 1 error, failed or hung replay; 2 usage error.\n";
+	"exit status: 0 ok; 1 error, failed or hung replay; 2 usage error;\n"
+	"130 interrupted.\n";
 
 struct replay_opts {
 	const char *dir, *run_dir, *min_replays, *watchdog;
@@ -455,6 +457,12 @@ int cmd_replay(int argc, char **argv)
 		if (failure) {
 			gm_error("%s", failure);
 		}
+		if (st == 128 + SIGINT) {
+			gm_error("the replay of '%s' was interrupted", o.dir);
+			gm_cli_fail();
+			ret = GM_EXIT_INTERRUPTED;
+			goto done;
+		}
 		if (status && !strcmp(status, "hung")) {
 			gm_error("the replay of '%s' hung (run directory '%s')",
 				 o.dir, run_dir);
@@ -471,6 +479,7 @@ out:
 	if (ret != GM_EXIT_OK) {
 		gm_cli_fail();
 	}
+done:
 	argv_release(&a);
 	kvfile_release(&kv);
 	kvfile_release(&run_kv);
