@@ -1436,7 +1436,7 @@ finish:
 	if (run.have_ctx) {
 		cuCtxSynchronize();
 	}
-	if (run.prof.enabled && profiler_flush(&run.prof, 0) < 0) {
+	if (run.prof.enabled && profiler_flush(&run.prof, 1) < 0) {
 		gm_error_report(stderr);
 	}
 	if (run.failed) {
