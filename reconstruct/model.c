@@ -43,6 +43,7 @@ static void free_prog(struct model_prog *p)
 	handle_map_release(&p->module_map);
 	handle_map_release(&p->kernel_map);
 	handle_map_release(&p->texture_map);
+	handle_map_release(&p->unchecked);
 	addr_map_release(&p->dev);
 	addr_map_release(&p->host);
 	id_pool_release(&p->alloc_ids);
@@ -686,6 +687,8 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 			op = add_op(p, ev, api, GM_OP_D2H);
 			op->b = GM_NONE;
 			p->nr_unverifiable++;
+			handle_map_put(&p->unchecked, ev,
+				       (uint32_t)(p->nr_ops - 1));
 		}
 		op->a = sref;
 		op->x = soff;
@@ -714,6 +717,30 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 	if (c->flags & MODEL_SYNC) {
 		op->flags |= GM_F_SYNC;
 	}
+	return 0;
+}
+
+int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
+			  const char *hash)
+{
+	uint32_t idx;
+	char h[33];
+
+	if (check_open(p) < 0) {
+		return -1;
+	}
+	if (!handle_map_get(&p->unchecked, copy_ev, &idx)) {
+		return gm_error("event %" PRIu64 ": no device-to-host copy at "
+				"event %" PRIu64 " waits for a result hash", ev,
+				copy_ev);
+	}
+	if (canonical_hash(hash, h) < 0) {
+		return gm_error("event %" PRIu64 ": bad result hash '%s'", ev,
+				hash ? hash : "(null)");
+	}
+	handle_map_del(&p->unchecked, copy_ev);
+	p->ops[idx].b = intern_str(&p->checks, h);
+	p->nr_unverifiable--;
 	return 0;
 }
 

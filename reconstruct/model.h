@@ -126,6 +126,15 @@ struct model_copy {
 int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		   const struct model_copy *c);
 
+/*
+ * The hash of what a device-to-host copy delivered, when it is known only
+ * later (an asynchronous copy's result is hashed when the program
+ * synchronizes): @copy_ev is the event index the copy was added with.
+ * Returns 0, or -1 when no such copy without a hash exists or @hash is bad.
+ */
+int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
+			  const char *hash);
+
 /* cuMemsetD8/D16/D32[Async]: @count elements of @elem_size bytes. */
 int model_add_memset(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t dst, uint32_t value, unsigned elem_size,

@@ -11,7 +11,8 @@
 
 GEN=$GPUMIX_BUILD/tests/gen-workload
 DATA=$GPUMIX_TOP/tests/data/codegen
-tmp=$(scratch_dir)
+scratch_dir >/dev/null	# (works with both scratch_dir versions)
+tmp=$_scratch
 
 for scenario in tiny hang; do
 	check "gen-workload $scenario" \

@@ -13,7 +13,8 @@
 GEN=$GPUMIX_BUILD/tests/gen-workload
 FATBIN=$GPUMIX_TOP/tests/data/codegen/dummy.fatbin
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-tmp=$(scratch_dir)
+scratch_dir >/dev/null	# (works with both scratch_dir versions)
+tmp=$_scratch
 
 . "$GPUMIX_TOP/tests/replay_check.sh"
 REPLAY_CHECK_LATENCY=1

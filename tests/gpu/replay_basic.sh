@@ -15,7 +15,8 @@ require_gpu
 
 GEN=$GPUMIX_BUILD/tests/gen-workload
 NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
-tmp=$(scratch_dir)
+scratch_dir >/dev/null	# (works with both scratch_dir versions)
+tmp=$_scratch
 
 check "the test kernels build as a fatbin" \
 	"$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" \

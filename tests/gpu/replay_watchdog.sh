@@ -10,7 +10,8 @@ require_gpu
 
 GEN=$GPUMIX_BUILD/tests/gen-workload
 NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
-tmp=$(scratch_dir)
+scratch_dir >/dev/null	# (works with both scratch_dir versions)
+tmp=$_scratch
 
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" \
 	"$GPUMIX_TOP/tests/gpu/replay_kernels.cu"

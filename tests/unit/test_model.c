@@ -214,6 +214,11 @@ static void test_ids_and_ops(void)
 	model_add_copy(p, 15, "cuMemcpyDtoH_v2", &c);		/* op 8 */
 	model_add_stream_sync(p, 16, "cuStreamSynchronize", 0xa2);
 	model_add_copy(p, 17, "cuMemcpyDtoH_v2", &c);		/* op 10 */
+	CHECK_INT(model_set_result_hash(p, 30, 17, h), 0,
+		  "a result hash that comes later");
+	expect_error(model_set_result_hash(p, 31, 17, h),
+		     "event 31: no device-to-host copy at event 17 waits for a "
+		     "result hash", "only once");
 
 	/* the global of a module, then the module goes away */
 	CHECK_INT(model_add_global(p, 18, LIB, "sym", A0 + 65536, 64), 0,
@@ -248,7 +253,8 @@ static void test_ids_and_ops(void)
 	CHECK_STR(intern_key(&p->checks, 0, NULL),
 		  "fedcba9876543210fedcba9876543210", "hash kept lowercase");
 	CHECK_INT(p->ops[7].b, 0, "identical hashes share a check");
-	CHECK_INT(p->nr_unverifiable, 2, "unverifiable results counted");
+	CHECK_INT(p->ops[10].b, 0, "the late hash is the copy's check");
+	CHECK_INT(p->nr_unverifiable, 1, "unverifiable results counted");
 	CHECK_STR(m->name, "p", "workload named after its programs");
 	model_free(m);
 }
