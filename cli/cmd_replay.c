@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,6 +162,8 @@ static int run(char *const *argv)
 		return gm_error_errno("cannot fork");
 	}
 	if (!pid) {
+		/* Killed with us (a study stopping this stage kills us). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execvp(argv[0], argv);
 		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0],
 			strerror(errno));
