@@ -23,7 +23,8 @@ check "the test kernels build as a fatbin" \
 	"$GPUMIX_TOP/tests/gpu/replay_kernels.cu"
 
 for v in single cuda; do
-	"$GEN" tiny --variant $v --fatbin "$tmp/k.fatbin" -o "$tmp/$v" 2>/dev/null
+	check "$v: workload generated" \
+		"$GEN" tiny --variant $v --fatbin "$tmp/k.fatbin" -o "$tmp/$v"
 	out=$("$GPUMIX" replay --min-replays 3 --watchdog 30 -o "$tmp/run-$v" \
 		"$tmp/$v" 2>&1); rc=$?
 	check_eq "$v: replay exits 0" 0 "$rc"

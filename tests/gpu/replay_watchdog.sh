@@ -13,9 +13,11 @@ NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 scratch_dir >/dev/null	# (works with both scratch_dir versions)
 tmp=$_scratch
 
-"$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" \
+check "the test kernels build as a fatbin" \
+	"$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" \
 	"$GPUMIX_TOP/tests/gpu/replay_kernels.cu"
-"$GEN" hang --fatbin "$tmp/k.fatbin" -o "$tmp/hang" 2>/dev/null
+check "the hanging workload is generated" \
+	"$GEN" hang --fatbin "$tmp/k.fatbin" -o "$tmp/hang"
 start=$(date +%s)
 out=$("$GPUMIX" replay --watchdog 5 -o "$tmp/run" "$tmp/hang" 2>&1); rc=$?
 secs=$(($(date +%s) - start))
