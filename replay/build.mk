@@ -13,7 +13,7 @@ EXTRA_CFLAGS_replay += $(CUDA_INC)
 REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
 	replay/run_writer.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/profiler.c replay/interp.c \
-	replay/runtime.c
+	replay/prog.c replay/run.c
 REPLAY_LIB := $(B)/libgpumix-replay.a
 REPLAY_PURE_LIB := $(B)/libgpumix-replay-pure.a
 REPLAY_HEADER := replay/gpumix_replay.h
@@ -27,7 +27,7 @@ LIBS += $(REPLAY_PURE_LIB)
 CHECK_DEPS += $(REPLAY_LIB) $(COMMON_LIB)
 all: $(REPLAY_LIB)
 
-$(B)/replay/runtime.o: $(B)/version.h
+$(B)/replay/run.o: $(B)/version.h
 
 $(REPLAY_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal state of the replay runtime, shared by runtime.c (process set-
- * up, program threads, phases, run directory) and interp.c (operations).
+ * Internal state of the replay runtime, shared by run.c (the process, the
+ * run directory), prog.c (one program's init, replays and cleanup) and
+ * interp.c (operations).
  * Not installed: generated programs only see gpumix_replay.h.
  */
 #ifndef GM_REPLAY_INT_H
@@ -150,6 +151,25 @@ const char *gm_op_name(unsigned code);
 
 /* Timestamp on the run's clock (CUPTI's). */
 uint64_t gm_now(void);
+
+/* 1 when GPUMIX_DEBUG asks for debug lines. */
+int gm_debug_on(void);
+
+/*
+ * Move this thread's recorded error into the run: logged (with its hint),
+ * kept as the run's failure when it is the first, and every program is
+ * told to stop.
+ */
+void gm_record_failure(struct gm_run *run);
+
+/* Read exactly @size bytes of @path into @buf (the file must have that
+ * size). Returns 0 or -1 (cause recorded). */
+int gm_read_exact(const char *path, void *buf, uint64_t size);
+
+/* 0 when @size bytes at @data hash to @want (32 hex digits), else -1 with
+ * a cause naming @path. */
+int gm_check_hash(const char *path, const void *data, uint64_t size,
+		  const char *want);
 
 /* Write a line to stderr and to the run's log. */
 void gm_log(struct gm_run *run, const char *fmt, ...)
