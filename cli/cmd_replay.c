@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix replay: build the generated replay program of a reconstruct
+ * output directory against libgpumix-replay (when it is missing or older
+ * than its source or the library) and run it on the GPU, which writes a
+ * run directory (doc/run-directory.md). The compiler is $CC (default
+ * cc); headers and libraries are found next to this gpumix binary (see
+ * doc/gpumix-replay.md); CUDA is $CUDA_HOME or the one gpumix was built
+ * with.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "reconstruct/recon_dir.h"
+#include "strbuf.h"
+
+#ifndef GM_CUDA_HOME
+#define GM_CUDA_HOME "/usr/local/cuda"
+#endif
+#ifndef GM_REPLAY_LIBS
+#define GM_REPLAY_LIBS "-lxxhash"
+#endif
+
+static const char usage[] =
+	"usage: gpumix replay [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
+	"                     [--force] [--no-profile] [--build-only] [--rebuild] DIR";
+
+static const char help[] =
+	"\n"
+	"Build the replay program in DIR (written by gpumix reconstruct) and run\n"
+	"it on the GPU, writing a run directory.\n"
+	"\n"
+	"  -o RUNDIR             run directory (default runs/<workload>.<variant>)\n"
+	"  --min-replays R       every program replays until each has completed R\n"
+	"                        replays; each program's last one is discarded (7)\n"
+	"  --watchdog SECONDS    stop a replay that makes no progress (60; 0: off)\n"
+	"  --force               replace an existing run directory\n"
+	"  --no-profile          run without the CUPTI activity log\n"
+	"  --build-only          build DIR/replay, do not run it\n"
+	"  --rebuild             build even when DIR/replay is up to date\n"
+	"\n"
+	"environment: CC (compiler, default cc), CUDA_HOME, GPUMIX_REPLAY_INCLUDE\n"
+	"and GPUMIX_REPLAY_LIBDIR (where gpumix_replay.h and libgpumix-replay.a are).\n"
+	"\n"
+	"exit status: 0 ok; 1 error, failed or hung replay; 2 usage error;\n"
+	"130 interrupted.\n";
+
+struct replay_opts {
+	const char *dir, *run_dir, *min_replays, *watchdog;
+	int force, no_profile, build_only, rebuild;
+};
+
+static char *self_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0) {
+		return NULL;
+	}
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (slash) {
+		*slash = 0;
+	}
+	return gm_xstrdup(buf);
+}
+
+/*
+ * Where the header and the libraries are: the environment, an installed
+ * layout (PREFIX/bin/gpumix with PREFIX/include/gpumix and
+ * PREFIX/lib/gpumix), or the build tree (TOP/build/gpumix with
+ * TOP/replay and TOP/build).
+ */
+static int find_toolchain(char **inc, char **lib)
+{
+	const char *ei = getenv("GPUMIX_REPLAY_INCLUDE");
+	const char *el = getenv("GPUMIX_REPLAY_LIBDIR");
+	char *self = self_dir();
+	char *cand_inc[2] = { NULL, NULL }, *cand_lib[2] = { NULL, NULL };
+	int ret = -1;
+
+	if (ei && el) {
+		*inc = gm_xstrdup(ei);
+		*lib = gm_xstrdup(el);
+		free(self);
+		return 0;
+	}
+	if (!self) {
+		return gm_error_errno("cannot find the gpumix binary");
+	}
+	cand_inc[0] = gm_xasprintf("%s/../include/gpumix", self);
+	cand_lib[0] = gm_xasprintf("%s/../lib/gpumix", self);
+	cand_inc[1] = gm_xasprintf("%s/../replay", self);
+	cand_lib[1] = gm_xstrdup(self);
+	for (int i = 0; i < 2; i++) {
+		char *h = gm_path_join(cand_inc[i], "gpumix_replay.h");
+		char *a = gm_path_join(cand_lib[i], "libgpumix-replay.a");
+		int ok = gm_path_exists(h) && gm_path_exists(a);
+		free(h);
+		free(a);
+		if (ok) {
+			*inc = gm_xstrdup(ei ? ei : cand_inc[i]);
+			*lib = gm_xstrdup(el ? el : cand_lib[i]);
+			ret = 0;
+			break;
+		}
+	}
+	if (ret < 0) {
+		gm_error("cannot find gpumix_replay.h and libgpumix-replay.a "
+			 "near '%s'", self);
+		gm_error_hint("build with make, install with make install, or "
+			      "set GPUMIX_REPLAY_INCLUDE and GPUMIX_REPLAY_LIBDIR");
+	}
+	for (int i = 0; i < 2; i++) {
+		free(cand_inc[i]);
+		free(cand_lib[i]);
+	}
+	free(self);
+	return ret;
+}
+
+static int mtime(const char *path, struct timespec *ts)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		return -1;
+	}
+	*ts = st.st_mtim;
+	return 0;
+}
+
+static int older(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Run @argv; returns its exit status, 128 + signal, or -1 (cause). */
+static int run(char *const *argv)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		return gm_error_errno("cannot fork");
+	}
+	if (!pid) {
+		/* Killed with us (a study stopping this stage kills us). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execvp(argv[0], argv);
+		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			return gm_error_errno("cannot wait for '%s'", argv[0]);
+		}
+	}
+	if (WIFSIGNALED(status)) {
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+struct argv_buf {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void push(struct argv_buf *a, const char *s)
+{
+	GM_ALLOC_GROW(a->v, a->nr + 2, a->alloc);
+	a->v[a->nr++] = s ? gm_xstrdup(s) : NULL;
+	a->v[a->nr] = NULL;
+}
+
+static void pushf(struct argv_buf *a, const char *fmt, const char *arg)
+{
+	char *s = gm_xasprintf(fmt, arg);
+	push(a, s);
+	free(s);
+}
+
+static void push_words(struct argv_buf *a, const char *words)
+{
+	char *copy = gm_xstrdup(words), *save = NULL;
+
+	for (char *w = strtok_r(copy, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		push(a, w);
+	}
+	free(copy);
+}
+
+static void argv_release(struct argv_buf *a)
+{
+	for (size_t i = 0; i < a->nr; i++) {
+		free(a->v[i]);
+	}
+	free(a->v);
+	a->v = NULL;
+	a->nr = a->alloc = 0;
+}
+
+static void print_argv(const struct argv_buf *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < a->nr; i++) {
+		strbuf_addf(&sb, "%s%s", i ? " " : "", a->v[i]);
+	}
+	gm_note("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+static int build(const char *dir, int rebuild)
+{
+	char *inc = NULL, *lib = NULL, *lib_a = NULL;
+	char *src = gm_path_join(dir, "replay.c");
+	char *exe = gm_path_join(dir, "replay");
+	char *tmp = gm_xasprintf("%s.tmp-%ld", exe, (long)getpid());
+	const char *cc = getenv("CC");
+	const char *cuda = getenv("CUDA_HOME");
+	struct timespec t_src, t_exe, t_lib;
+	struct argv_buf a = { NULL, 0, 0 };
+	int ret = -1, st;
+
+	if (!cc || !*cc) {
+		cc = "cc";
+	}
+	if (!cuda || !*cuda) {
+		cuda = GM_CUDA_HOME;
+	}
+	if (find_toolchain(&inc, &lib) < 0) {
+		goto out;
+	}
+	lib_a = gm_path_join(lib, "libgpumix-replay.a");
+	if (mtime(src, &t_src) < 0) {
+		gm_error_errno("cannot read '%s'", src);
+		goto out;
+	}
+	if (!rebuild && !mtime(exe, &t_exe) && !mtime(lib_a, &t_lib) &&
+	    !older(&t_exe, &t_src) && !older(&t_exe, &t_lib)) {
+		ret = 0;	/* up to date */
+		goto out;
+	}
+	push_words(&a, cc);
+	push(&a, "-std=c11");
+	push(&a, "-O1");
+	pushf(&a, "-I%s", inc);
+	pushf(&a, "-I%s/include", cuda);
+	push(&a, "-o");
+	push(&a, tmp);
+	push(&a, src);
+	pushf(&a, "-L%s", lib);
+	push(&a, "-lgpumix-replay");
+	push(&a, "-lgpumix-common");
+	pushf(&a, "-L%s/lib64", cuda);
+	pushf(&a, "-L%s/lib64/stubs", cuda);
+	pushf(&a, "-Wl,-rpath,%s/lib64", cuda);
+	push(&a, "-lcupti");
+	push(&a, "-lcuda");
+	push_words(&a, GM_REPLAY_LIBS);
+	push(&a, "-lpthread");
+	push(&a, "-lm");
+	gm_note("replay: building '%s'", exe);
+	if (gm_cli.verbosity > 0) {
+		print_argv(&a);
+	}
+	st = run(a.v);
+	if (st != 0) {
+		unlink(tmp);
+		if (st > 0) {
+			gm_error("%s exited with status %d", a.v[0], st);
+		}
+		gm_error("cannot build the replay program '%s'", src);
+		goto out;
+	}
+	if (rename(tmp, exe) < 0) {
+		gm_error_errno("cannot rename '%s' to '%s'", tmp, exe);
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	argv_release(&a);
+	free(inc);
+	free(lib);
+	free(lib_a);
+	free(src);
+	free(exe);
+	free(tmp);
+	return ret;
+}
+
+static int parse(int argc, char **argv, struct replay_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "min-replays", required_argument, NULL, 'r' },
+		{ "watchdog", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-profile", no_argument, NULL, 'n' },
+		{ "build-only", no_argument, NULL, 'b' },
+		{ "rebuild", no_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'o':
+			o->run_dir = optarg;
+			break;
+		case 'r':
+			if (strtoul(optarg, &end, 10) < 2 || *end || !*optarg) {
+				return gm_usage_error(usage, "--min-replays "
+						      "takes an integer of at least 2");
+			}
+			o->min_replays = optarg;
+			break;
+		case 'w':
+			if (strtod(optarg, &end) < 0 || *end || !*optarg) {
+				return gm_usage_error(usage, "--watchdog takes "
+						      "a number of seconds");
+			}
+			o->watchdog = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'n':
+			o->no_profile = 1;
+			break;
+		case 'b':
+			o->build_only = 1;
+			break;
+		case 'B':
+			o->rebuild = 1;
+			break;
+		case 'h':
+			printf("%s\n%s", usage, help);
+			return -1;
+		default:
+			return gm_usage_error(usage, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc) {
+		return gm_usage_error(usage, optind == argc ?
+					      "which directory?" :
+					      "too many arguments");
+	}
+	o->dir = argv[optind];
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_opts o;
+	struct kvfile kv = KVFILE_INIT, run_kv = KVFILE_INIT;
+	struct argv_buf a = { NULL, 0, 0 };
+	char *manifest, *run_dir = NULL, *exe = NULL;
+	const char *format, *workload, *variant;
+	int st, ret = GM_EXIT_ERROR;
+
+	memset(&o, 0, sizeof(o));
+	st = parse(argc, argv, &o);
+	if (st) {
+		return st < 0 ? GM_EXIT_OK : st;
+	}
+	manifest = gm_path_join(o.dir, "manifest");
+	if (!gm_is_dir(o.dir) || kvfile_read(&kv, manifest) < 0) {
+		gm_error("'%s' is not a replay program directory (from gpumix "
+			 "reconstruct)", o.dir);
+		free(manifest);
+		goto out;
+	}
+	free(manifest);
+	format = kvfile_get(&kv, "format");
+	workload = kvfile_get(&kv, "workload");
+	variant = kvfile_get(&kv, "variant");
+	if (!format || strcmp(format, RECON_FORMAT) || !workload || !variant) {
+		gm_error("'%s/manifest': not a '%s' manifest", o.dir,
+			 RECON_FORMAT);
+		goto out;
+	}
+	if (build(o.dir, o.rebuild) < 0) {
+		goto out;
+	}
+	if (o.build_only) {
+		ret = GM_EXIT_OK;
+		goto out;
+	}
+	run_dir = o.run_dir ? gm_xstrdup(o.run_dir) :
+			      gm_xasprintf("runs/%s.%s", workload, variant);
+	exe = gm_path_join(o.dir, "replay");
+	push(&a, exe);
+	push(&a, "--data");
+	push(&a, o.dir);
+	push(&a, "-o");
+	push(&a, run_dir);
+	if (o.min_replays) {
+		push(&a, "--min-replays");
+		push(&a, o.min_replays);
+	}
+	if (o.watchdog) {
+		push(&a, "--watchdog");
+		push(&a, o.watchdog);
+	}
+	if (o.force) {
+		push(&a, "--force");
+	}
+	if (o.no_profile) {
+		push(&a, "--no-profile");
+	}
+	if (gm_cli.verbosity > 0) {
+		print_argv(&a);
+	}
+	st = run(a.v);
+	if (st < 0) {
+		goto out;
+	}
+	{
+		char *rm = gm_path_join(run_dir, "manifest");
+		const char *status = NULL, *failure = NULL;
+		if (gm_path_exists(rm) && kvfile_read(&run_kv, rm) == 0) {
+			status = kvfile_get(&run_kv, "status");
+			failure = kvfile_get(&run_kv, "failure");
+		}
+		gm_error_clear();
+		free(rm);
+		if (st == 0 && status && !strcmp(status, "ok")) {
+			gm_note("replay: ok, run directory '%s'", run_dir);
+			ret = GM_EXIT_OK;
+			goto out;
+		}
+		if (failure) {
+			gm_error("%s", failure);
+		}
+		if (st == 128 + SIGINT) {
+			gm_error("the replay of '%s' was interrupted", o.dir);
+			gm_cli_fail();
+			ret = GM_EXIT_INTERRUPTED;
+			goto done;
+		}
+		if (status && !strcmp(status, "hung")) {
+			gm_error("the replay of '%s' hung (run directory '%s')",
+				 o.dir, run_dir);
+		} else if (st > 128) {
+			gm_error("the replay of '%s' was killed by signal %d",
+				 o.dir, st - 128);
+		} else {
+			gm_error("the replay of '%s' failed (exit status %d%s%s)",
+				 o.dir, st, status ? ", run directory " : "",
+				 status ? run_dir : "");
+		}
+	}
+out:
+	if (ret != GM_EXIT_OK) {
+		gm_cli_fail();
+	}
+done:
+	argv_release(&a);
+	kvfile_release(&kv);
+	kvfile_release(&run_kv);
+	free(run_dir);
+	free(exe);
+	return ret;
+}

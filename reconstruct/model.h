@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-memory replay model of an n-program workload: per program the
+ * list of replay operations (in trace order) and the tables they refer
+ * to, built by feeding it the decoded trace events one call at a time
+ * (model_add_*), then finalised (model_finish) and handed to the code
+ * generator (codegen.h).
+ *
+ * Captured handles (streams, events, libraries/modules, kernels and their
+ * CUfunction aliases, texture objects, device pointers) go through handle
+ * maps to small ids; device addresses in copies, memsets and texture
+ * descriptions become (allocation or global, offset) at once; kernel
+ * parameter words are relocated by the rules of reloc.h once all launches
+ * are known. Everything a replay cannot reproduce is either an error (the
+ * function returns -1 with a cause naming the trace event) or a warning
+ * collected for model_report().
+ *
+ * Every model_add_* call takes the index of the trace event it comes from
+ * (@ev; it ends up as a comment on the generated operation and in replay
+ * error messages) and, for operations, the API name (@api, e.g.
+ * "cuMemcpyHtoD_v2", copied). Stream handles 0 and CU_STREAM_LEGACY (0x1)
+ * are the program's legacy default stream; CU_STREAM_PER_THREAD (0x2) is
+ * one more blocking stream.
+ */
+#ifndef GM_MODEL_H
+#define GM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+struct model;
+struct model_prog;
+
+/* Flags of copies and memsets. */
+#define MODEL_SYNC 0x1	/* the call returned only when it was done */
+
+enum model_copy_kind {
+	MODEL_H2D,
+	MODEL_D2H,
+	MODEL_D2D,
+};
+
+/*
+ * A new, empty workload. @name may be NULL (the program names joined by
+ * '+'); @variant is "single" or "cuda". Never fails (aborts on OOM).
+ */
+struct model *model_new(const char *name, const char *variant);
+void model_free(struct model *m);
+
+/*
+ * Add program @name (unique in the workload, non-empty) reconstructed
+ * from @bundle; @deterministic: its results are verified. Returns NULL
+ * (cause recorded) on a duplicate or empty name.
+ */
+struct model_prog *model_add_program(struct model *m, const char *name,
+				     const char *bundle, int deterministic);
+
+/*
+ * Blobs: host-to-device source data, shared by all programs. Either a
+ * file already in the content-addressed store (@hash, @size, @path: the
+ * file to copy into the replay data), or bytes given here (inline
+ * payloads; hashed and kept in memory). *@id receives the blob id.
+ * Returns 0 or -1 (bad hash).
+ */
+int model_add_blob(struct model *m, const char *hash, uint64_t size,
+		   const char *path, uint32_t *id);
+int model_add_blob_bytes(struct model *m, const void *data, uint64_t size,
+			 uint32_t *id);
+
+/* ---- code ---- */
+
+/*
+ * cuLibraryLoadData / cuModuleLoadData (and their file variants): image
+ * @hash of @size bytes, stored at @path, loaded as @handle.
+ */
+int model_add_module(struct model_prog *p, uint64_t ev, uint64_t handle,
+		     const char *hash, uint64_t size, const char *path);
+/* cuLibraryUnload / cuModuleUnload. */
+int model_unload_module(struct model_prog *p, uint64_t ev, uint64_t handle);
+
+/*
+ * cuLibraryGetKernel / cuModuleGetFunction: kernel @name of module
+ * @module_handle is @handle; its parameter layout (@nr_params offsets and
+ * sizes, from cuKernelGetParamInfo/cuFuncGetParamInfo) may be given here
+ * or at the first launch.
+ */
+int model_add_kernel(struct model_prog *p, uint64_t ev, uint64_t handle,
+		     uint64_t module_handle, const char *name,
+		     uint32_t nr_params, const uint32_t *offsets,
+		     const uint32_t *sizes);
+/* cuKernelGetFunction: @alias (a CUfunction) names kernel @handle. */
+int model_alias_kernel(struct model_prog *p, uint64_t ev, uint64_t alias,
+		       uint64_t handle);
+/* cuFuncSetAttribute / cuKernelSetAttribute (set again at init). */
+int model_set_kernel_attr(struct model_prog *p, uint64_t ev, uint64_t handle,
+			  int attrib, int value);
+/* cuLibraryGetGlobal / cuModuleGetGlobal: @name lives at @dptr. */
+int model_add_global(struct model_prog *p, uint64_t ev, uint64_t module_handle,
+		     const char *name, uint64_t dptr, uint64_t size);
+
+/* ---- memory ---- */
+
+/* cuMemAlloc*, cuMemAllocPitch (size = pitch * height), cuMemAllocAsync. */
+int model_add_alloc(struct model_prog *p, uint64_t ev, const char *api,
+		    uint64_t dptr, uint64_t size);
+/* cuMemFree*: @dptr must be the start of a live allocation. */
+int model_add_free(struct model_prog *p, uint64_t ev, const char *api,
+		   uint64_t dptr);
+/* cuMemHostAlloc / cuMemAllocHost / cuMemHostRegister and their frees:
+ * copies from and to these buffers replay from page-locked memory. */
+int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
+			 uint64_t size);
+int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr);
+
+struct model_copy {
+	enum model_copy_kind kind;
+	uint64_t dst, src, size;	/* captured addresses */
+	uint64_t stream;		/* captured handle */
+	unsigned flags;			/* MODEL_SYNC */
+	uint32_t blob;			/* H2D: the source bytes */
+	uint64_t blob_offset;
+	const char *d2h_hash;		/* D2H: what the program got, or NULL */
+};
+
+int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
+		   const struct model_copy *c);
+
+/*
+ * The hash of what a device-to-host copy delivered, when it is known only
+ * later (an asynchronous copy's result is hashed when the program
+ * synchronizes): @copy_ev is the event index the copy was added with.
+ * Returns 0, or -1 when no such copy without a hash exists or @hash is bad.
+ */
+int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
+			  const char *hash);
+
+/* cuMemsetD8/D16/D32[Async]: @count elements of @elem_size bytes. */
+int model_add_memset(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t dst, uint32_t value, unsigned elem_size,
+		     uint64_t count, uint64_t stream, unsigned flags);
+
+/* ---- launches ---- */
+
+struct model_launch {
+	uint64_t kernel;		/* CUkernel or CUfunction handle */
+	uint32_t grid[3], block[3];
+	uint32_t smem;
+	uint64_t stream;
+	const void *params;		/* the argument bytes, laid out at the */
+	uint32_t params_size;		/* kernel's parameter offsets */
+	uint32_t cluster[3];		/* 0: none */
+	int cooperative;
+	/* Optional layout, when model_add_kernel had none. */
+	uint32_t nr_params;
+	const uint32_t *param_offsets, *param_sizes;
+};
+
+int model_add_launch(struct model_prog *p, uint64_t ev, const char *api,
+		     const struct model_launch *l);
+
+/* ---- streams, events, synchronization ---- */
+
+int model_add_stream(struct model_prog *p, uint64_t ev, uint64_t handle,
+		     int non_blocking, int priority);
+int model_destroy_stream(struct model_prog *p, uint64_t ev, uint64_t handle);
+int model_add_event(struct model_prog *p, uint64_t ev, uint64_t handle,
+		    unsigned flags);
+int model_destroy_event(struct model_prog *p, uint64_t ev, uint64_t handle);
+int model_add_event_record(struct model_prog *p, uint64_t ev, const char *api,
+			   uint64_t event, uint64_t stream);
+int model_add_stream_wait(struct model_prog *p, uint64_t ev, const char *api,
+			  uint64_t stream, uint64_t event);
+int model_add_event_sync(struct model_prog *p, uint64_t ev, const char *api,
+			 uint64_t event);
+int model_add_stream_sync(struct model_prog *p, uint64_t ev, const char *api,
+			  uint64_t stream);
+int model_add_ctx_sync(struct model_prog *p, uint64_t ev, const char *api);
+
+/* ---- texture objects ---- */
+
+struct model_texture {
+	uint32_t res_type;		/* CU_RESOURCE_TYPE_LINEAR / PITCH2D */
+	uint64_t addr;			/* captured device address */
+	uint32_t format, channels;
+	uint64_t size_bytes, width, height, pitch;
+	uint32_t address_mode[3], filter_mode, flags, max_anisotropy;
+	uint32_t mipmap_filter_mode;
+	float mipmap_level_bias, min_mipmap_level_clamp, max_mipmap_level_clamp;
+	float border_color[4];
+};
+
+int model_add_texture(struct model_prog *p, uint64_t ev, const char *api,
+		      uint64_t handle, const struct model_texture *t);
+int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
+			  uint64_t handle);
+
+/* A call the model cannot replay (listed by model_report()). */
+void model_add_unsupported(struct model_prog *p, uint64_t ev, const char *api);
+
+/* ---- after the last event ---- */
+
+/*
+ * Decide the relocation of every kernel parameter word, build the final
+ * parameter, launch and check tables and the host arena layout. Returns
+ * 0 or -1. No model_add_* after this.
+ */
+int model_finish(struct model *m);
+
+/* Counts and warnings (one line each), for `gpumix reconstruct`. */
+void model_report(const struct model *m, struct strbuf *out);
+
+/* Number of unsupported calls seen (all programs). */
+uint64_t model_nr_unsupported(const struct model *m);
+
+#endif

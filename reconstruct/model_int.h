@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model's representation, shared by model.c (which builds it) and
+ * codegen.c / recon_dir.c (which read it after model_finish()). The
+ * final tables use the replay runtime's own structs (replay/gpumix_replay.h,
+ * header only) so that the generator prints exactly what the runtime reads.
+ */
+#ifndef GM_MODEL_INT_H
+#define GM_MODEL_INT_H
+
+#include "addr_map.h"
+#include "handle_map.h"
+#include "id_pool.h"
+#include "intern.h"
+#include "model.h"
+#include "reloc.h"
+#include "replay/gpumix_replay.h"
+#include "strbuf.h"
+
+/* One operation; the fields of struct gm_op plus the API name. */
+struct mop {
+	uint8_t code, flags;
+	uint16_t stream;
+	uint32_t a, b, c;
+	uint64_t x, y, z;
+	uint64_t event;
+	uint32_t api;		/* id in model_prog.strings */
+};
+
+struct model_module {
+	char *hash;
+	uint64_t size;
+	char *path;
+	uint64_t event;
+	int loaded;
+};
+
+struct model_kernel {
+	uint32_t module;
+	char *name;
+	uint64_t event;
+	int have_layout;
+	uint32_t nr_params;
+	uint32_t *offsets, *sizes;
+	struct gm_attr *attrs;
+	size_t nr_attrs, alloc_attrs;
+	uint64_t nr_launches;
+	/* per 8-byte word position of the parameter buffer */
+	struct reloc_stat *pos;
+	uint8_t *verdict;
+	uint32_t nr_pos;
+	int warned_layout;
+};
+
+struct model_global {
+	uint32_t module;
+	char *name;
+	uint64_t size;
+	uint64_t event;
+};
+
+struct model_stream {
+	struct gm_stream_desc d;
+	int live;
+};
+
+struct model_event {
+	uint32_t flags;
+	int live;
+};
+
+/* Header of an interned raw launch; the bytes and words follow it. */
+struct raw_launch {
+	uint32_t kernel;
+	uint32_t grid[3], block[3];
+	uint32_t smem;
+	uint32_t cluster[3];
+	uint32_t flags;
+	uint32_t size;		/* parameter bytes */
+	uint32_t nr_words;	/* struct reloc_word entries */
+};
+
+struct model_params {
+	uint32_t size;
+	uint8_t *bytes;
+	uint32_t nr_relocs;
+	struct gm_reloc *relocs;
+};
+
+struct model_warning {
+	uint64_t event;
+	char *text;
+};
+
+struct model_prog {
+	struct model *m;
+	unsigned index;
+	char *name, *bundle;
+	int deterministic;
+
+	struct mop *ops;
+	size_t nr_ops, alloc_ops;
+	struct intern strings;		/* API names */
+
+	/* handle maps */
+	struct handle_map stream_map, event_map, module_map, kernel_map,
+		texture_map;
+	struct handle_map unchecked;	/* event of a D2H without hash -> op */
+	struct addr_map dev, host;
+	struct id_pool alloc_ids, tex_ids;
+	uint32_t ptds;			/* per-thread default stream id, or 0 */
+
+	/* tables */
+	struct model_module *modules;
+	size_t nr_modules, alloc_modules;
+	struct model_kernel *kernels;
+	size_t nr_kernels, alloc_kernels;
+	struct model_global *globals;
+	size_t nr_globals, alloc_globals;
+	struct model_stream *streams;
+	size_t nr_streams, alloc_streams;
+	struct model_event *events;
+	size_t nr_events, alloc_events;
+	struct intern raw_launches;
+	struct intern checks;		/* expected D2H hashes (hex) */
+	struct intern texdescs;		/* struct gm_texture_desc */
+
+	/* after model_finish() */
+	struct intern params_keys;
+	struct model_params *params;
+	size_t nr_params, alloc_params;
+	struct intern launches;		/* struct gm_launch_desc */
+	uint64_t host_arena;
+
+	/* report */
+	uint64_t nr_unsupported, nr_unverifiable, nr_relocated_words,
+		nr_tex_words, nr_skipped;
+	struct model_warning *warnings;
+	size_t nr_warnings, alloc_warnings;
+	struct model_warning *unsupported;
+	size_t nr_unsup_list, alloc_unsup_list;
+};
+
+struct model_blob {
+	char hash[33];
+	uint64_t size;
+	char *path;		/* file to copy, or NULL */
+	uint8_t *bytes;		/* inline data, or NULL */
+	uint32_t flags;		/* GM_BLOB_* */
+};
+
+struct model {
+	char *name;
+	char *variant;
+	struct model_prog **progs;
+	size_t nr_progs, alloc_progs;
+	struct model_blob *blobs;
+	size_t nr_blobs, alloc_blobs;
+	struct intern blob_ids;	/* hash -> blob id */
+	int finished;
+};
+
+/* Accessors for the generator. */
+static inline const char *model_api(const struct model_prog *p,
+				    const struct mop *op)
+{
+	return intern_key(&p->strings, op->api, NULL);
+}
+
+#endif

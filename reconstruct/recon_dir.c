@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writing the reconstruct output directory (see recon_dir.h).
+ */
+#include "recon_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "codegen.h"
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "model_int.h"
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[1 << 16];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		return gm_error_errno("cannot open '%s'", src);
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return gm_error_errno("cannot create '%s'", dst);
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			ret = gm_error_errno("cannot read '%s'", src);
+			break;
+		}
+		if (gm_write_all(out, buf, (size_t)n) < 0) {
+			ret = gm_error("cannot write '%s'", dst);
+			break;
+		}
+	}
+	if (close(out) < 0 && !ret) {
+		ret = gm_error_errno("cannot write '%s'", dst);
+	}
+	close(in);
+	return ret;
+}
+
+/* Put @src (of @size bytes) at @dir/@hash; a file already there is fine. */
+static int place(const char *dir, const char *hash, const char *src,
+		 const uint8_t *bytes, uint64_t size)
+{
+	char *dst = gm_path_join(dir, hash);
+	struct stat st;
+	int ret = 0;
+
+	if (gm_path_exists(dst)) {
+		free(dst);
+		return 0;
+	}
+	if (bytes) {
+		ret = gm_write_file_atomic(dst, bytes, size, 0);
+	} else if (!src) {
+		ret = gm_error("no source for %s", hash);
+	} else if (stat(src, &st) < 0) {
+		ret = gm_error_errno("cannot stat '%s'", src);
+	} else if ((uint64_t)st.st_size != size) {
+		ret = gm_error("'%s' has %llu bytes, the trace says %" PRIu64,
+			       src, (unsigned long long)st.st_size, size);
+	} else if (link(src, dst) < 0) {
+		ret = copy_file(src, dst);
+	}
+	free(dst);
+	return ret;
+}
+
+static void fill_manifest(const struct model *m, struct kvfile *kv)
+{
+	kvfile_set(kv, "format", RECON_FORMAT);
+	kvfile_set(kv, "workload", m->name);
+	kvfile_set(kv, "variant", m->variant);
+	kvfile_set_u64(kv, "programs", m->nr_progs);
+	for (size_t i = 0; i < m->nr_progs; i++) {
+		const struct model_prog *p = m->progs[i];
+		char key[64];
+		snprintf(key, sizeof(key), "program.%zu.name", i);
+		kvfile_set(kv, key, p->name);
+		snprintf(key, sizeof(key), "program.%zu.bundle", i);
+		kvfile_set(kv, key, p->bundle);
+		snprintf(key, sizeof(key), "program.%zu.deterministic", i);
+		kvfile_set(kv, key, p->deterministic ? "1" : "0");
+		snprintf(key, sizeof(key), "program.%zu.ops", i);
+		kvfile_set_u64(kv, key, p->nr_ops);
+	}
+	kvfile_set_u64(kv, "blobs", m->nr_blobs);
+}
+
+int recon_dir_write(const struct model *m, const char *dir, int force)
+{
+	char *tmp = gm_xasprintf("%s.tmp-%ld", dir, (long)getpid());
+	char *blobs = gm_path_join(tmp, "blobs");
+	char *modules = gm_path_join(tmp, "modules");
+	char *path = NULL;
+	struct strbuf src = STRBUF_INIT;
+	struct kvfile kv = KVFILE_INIT;
+	int ret = -1;
+
+	if (!m->finished) {
+		gm_error("the model is not finished");
+		goto out;
+	}
+	if (gm_path_exists(dir) && !force) {
+		gm_error("'%s' already exists", dir);
+		gm_error_hint("use --force to replace it");
+		goto out;
+	}
+	if (gm_remove_tree(tmp) < 0 || gm_mkdir_p(blobs, 0777) < 0 ||
+	    gm_mkdir_p(modules, 0777) < 0) {
+		goto fail;
+	}
+	for (size_t i = 0; i < m->nr_blobs; i++) {
+		const struct model_blob *b = &m->blobs[i];
+		if (place(blobs, b->hash, b->path, b->bytes, b->size) < 0) {
+			gm_error("blob %zu", i);
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < m->nr_progs; i++) {
+		const struct model_prog *p = m->progs[i];
+		for (size_t j = 0; j < p->nr_modules; j++) {
+			const struct model_module *mod = &p->modules[j];
+			if (place(modules, mod->hash, mod->path, NULL,
+				  mod->size) < 0) {
+				gm_error("program '%s': module %zu", p->name, j);
+				goto fail;
+			}
+		}
+	}
+	if (codegen_write(m, &src) < 0) {
+		goto fail;
+	}
+	path = gm_path_join(tmp, "replay.c");
+	if (gm_write_file_atomic(path, src.buf, src.len, 0) < 0) {
+		goto fail;
+	}
+	free(path);
+	path = gm_path_join(tmp, "manifest");
+	fill_manifest(m, &kv);
+	if (kvfile_write(&kv, path, "gpumix reconstruct output") < 0) {
+		goto fail;
+	}
+	if (gm_path_exists(dir) && gm_remove_tree(dir) < 0) {
+		goto fail;
+	}
+	if (rename(tmp, dir) < 0) {
+		gm_error_errno("cannot rename '%s' to '%s'", tmp, dir);
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	gm_error("cannot write the replay program to '%s'", dir);
+	gm_remove_tree(tmp);
+out:
+	free(path);
+	free(tmp);
+	free(blobs);
+	free(modules);
+	strbuf_release(&src);
+	kvfile_release(&kv);
+	return ret;
+}

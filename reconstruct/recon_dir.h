@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reconstruct output directory: everything `gpumix replay` needs to
+ * build and run a workload, and nothing else.
+ *
+ *   DIR/manifest   format "gpumix-replay-src 1", workload, variant,
+ *                  programs, program.<i>.{name,bundle,deterministic,ops}
+ *   DIR/replay.c   the generated program (codegen.h)
+ *   DIR/blobs/     host-to-device data, by content hash
+ *   DIR/modules/   code images (fatbins, cubins, PTX), by content hash
+ *
+ * It is written under a temporary name next to DIR and renamed into
+ * place, so a half-written directory never appears as DIR.
+ */
+#ifndef GM_RECON_DIR_H
+#define GM_RECON_DIR_H
+
+#define RECON_FORMAT "gpumix-replay-src 1"
+
+struct model;
+
+/*
+ * Write finished model @m to @dir. An existing @dir is replaced only with
+ * @force. Blob and module files are hard-linked from their source when
+ * possible, copied otherwise (sizes are checked here, content hashes when
+ * the replay loads them). Returns
+ * 0 or -1 (cause recorded).
+ */
+int recon_dir_write(const struct model *m, const char *dir, int force);
+
+#endif

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+#
+# replay/: the replay runtime. This file may hold several components'
+# rules; each keeps to its own section and its own variables.
+
+# ---- libgpumix-replay: the runtime linked into generated replay programs
+# (depends on common/ and the CUDA driver API + CUPTI only). The pure parts
+# (allocator bookkeeping, repetition, watchdog, run-directory writer) also
+# form libgpumix-replay-pure.a, which the CPU unit tests link.
+
+EXTRA_CFLAGS_replay += $(CUDA_INC)
+
+REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
+	replay/run_writer.c
+REPLAY_CUDA_SRCS := replay/cu_check.c replay/profiler.c replay/interp.c \
+	replay/prog.c replay/run.c
+REPLAY_LIB := $(B)/libgpumix-replay.a
+REPLAY_PURE_LIB := $(B)/libgpumix-replay-pure.a
+REPLAY_HEADER := replay/gpumix_replay.h
+# How generated programs link (gpumix replay uses the same list).
+REPLAY_LDLIBS = -L$(CUDA_LIBDIR) -L$(CUDA_LIBDIR)/stubs \
+	-Wl,-rpath,$(CUDA_LIBDIR) -lcupti -lcuda $(COMMON_LDLIBS) -lpthread -lm
+
+# (LIBS, not TEST_LIBS: tests/build.mk resets TEST_LIBS after us; a static
+# library costs the CLI nothing it does not use.)
+LIBS += $(REPLAY_PURE_LIB)
+CHECK_DEPS += $(REPLAY_LIB) $(COMMON_LIB)
+all: $(REPLAY_LIB)
+
+$(B)/replay/run.o: $(B)/version.h
+
+$(REPLAY_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(REPLAY_PURE_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# gpumix replay links generated programs with the same libraries.
+$(B)/cli/cmd_replay.o: CFLAGS += -DGM_CUDA_HOME='"$(CUDA_HOME)"' \
+	-DGM_REPLAY_LIBS='"$(COMMON_LDLIBS)"'
+$(B)/cli/cmd_replay.o: replay/build.mk
+
+# Installed for `gpumix replay`: the header, the two static libraries.
+install: install-replay
+install-replay: $(REPLAY_LIB) $(COMMON_LIB)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include/gpumix $(DESTDIR)$(PREFIX)/lib/gpumix
+	$(Q)install -m 644 $(REPLAY_HEADER) $(DESTDIR)$(PREFIX)/include/gpumix/
+	$(Q)install -m 644 $(REPLAY_LIB) $(COMMON_LIB) $(DESTDIR)$(PREFIX)/lib/gpumix/
+.PHONY: install-replay
+
+# ---- end of libgpumix-replay

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix_replay.h: the one header that generated replay programs include,
+ * and the contract between `gpumix reconstruct` (which writes the tables
+ * below as static const data) and libgpumix-replay (which executes them).
+ *
+ * A replay program is a workload of n programs. Each program is a list of
+ * operations (struct gm_op, one per replayed CUDA call) plus the tables
+ * its operations refer to by small integer ids: streams, events, modules,
+ * kernels, globals, kernel parameter buffers with their relocations,
+ * launch configurations, expected device-to-host hashes and texture
+ * descriptions. Blobs (host-to-device source data) are shared by all
+ * programs and read from the replay data directory at init. Device
+ * addresses never appear in the tables: an address operand is a reference
+ * (an allocation or a global, see GM_A and GM_G) plus a byte offset,
+ * resolved when the operation runs.
+ *
+ * Each program runs in its own thread, in three parts: init (untimed:
+ * load modules eagerly, resolve kernels and globals, create streams and
+ * events, reserve device memory), replay (timed, repeated) and cleanup.
+ * The generated thread function is:
+ *
+ *	if (gm_prog_init(p) == 0) {
+ *		while (gm_replay_next(p)) {
+ *			gm_replay_ops(p, ops, nr_ops);
+ *		}
+ *	}
+ *	gm_prog_cleanup(p);
+ *
+ * and main() is gm_replay_main(argc, argv, &workload). The library
+ * decides when each program replays (variant, repetition), verifies
+ * results, profiles with CUPTI and writes the run directory
+ * (doc/run-directory.md). The operation model is documented in
+ * doc/replay-program.md.
+ *
+ * Only this header and <cuda.h> are needed to compile a generated program.
+ */
+#ifndef GPUMIX_REPLAY_H
+#define GPUMIX_REPLAY_H
+
+#include <stdint.h>
+
+/* Bumped whenever a struct below changes; checked by gm_replay_main(). */
+#define GM_REPLAY_ABI 1
+
+/* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
+#define GM_NONE 0xffffffffu
+
+/*
+ * References (operand fields a and b of copies and memsets, and struct
+ * gm_reloc): the top four bits say what the id names.
+ */
+#define GM_REF_KIND_MASK 0xf0000000u
+#define GM_REF_ID_MASK 0x0fffffffu
+#define GM_REF_ALLOC 0x00000000u	/* a device allocation (GM_OP_ALLOC) */
+#define GM_REF_GLOBAL 0x10000000u	/* a module global (gm_global_desc) */
+#define GM_REF_TEXTURE 0x20000000u	/* a texture object (relocs only) */
+#define GM_A(id) ((uint32_t)(id) | GM_REF_ALLOC)
+#define GM_G(id) ((uint32_t)(id) | GM_REF_GLOBAL)
+#define GM_T(id) ((uint32_t)(id) | GM_REF_TEXTURE)
+
+/*
+ * Operation codes. Operand use per code (unused fields are 0); "ref+off"
+ * is a reference in a (or b) and a byte offset in x (or y). Every stream
+ * operand is a program-local stream id; stream 0 is the program's legacy
+ * default stream.
+ *
+ *   code             stream  a           b          c      x      y          z
+ *   ALLOC            -       alloc id    -          -      -      -          bytes
+ *   FREE             -       alloc id    -          -      -      -          -
+ *   H2D              yes     dst ref     blob id    -      dst    blob off   bytes
+ *   D2H              yes     src ref     check id   -      src    arena off  bytes
+ *   D2D              yes     dst ref     src ref    -      dst    src        bytes
+ *   MEMSET8/16/32    yes     dst ref     -          value  dst    -          elements
+ *   LAUNCH           yes     launch id   -          -      -      -          -
+ *   EVENT_RECORD     yes     event id    -          -      -      -          -
+ *   STREAM_WAIT      yes     event id    -          -      -      -          -
+ *   EVENT_SYNC       -       event id    -          -      -      -          -
+ *   STREAM_SYNC      yes     -           -          -      -      -          -
+ *   CTX_SYNC         -       -           -          -      -      -          -
+ *   TEX_CREATE       -       texture id  desc id    -      -      -          -
+ *   TEX_DESTROY      -       texture id  -          -      -      -          -
+ *
+ * D2H: the result lands in the program's host arena at offset y (see
+ * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
+ * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
+ * synchronization of its stream (or of the program) otherwise.
+ */
+enum gm_opcode {
+	GM_OP_NOP = 0,
+	GM_OP_ALLOC,
+	GM_OP_FREE,
+	GM_OP_H2D,
+	GM_OP_D2H,
+	GM_OP_D2D,
+	GM_OP_MEMSET8,
+	GM_OP_MEMSET16,
+	GM_OP_MEMSET32,
+	GM_OP_LAUNCH,
+	GM_OP_EVENT_RECORD,
+	GM_OP_STREAM_WAIT,
+	GM_OP_EVENT_SYNC,
+	GM_OP_STREAM_SYNC,
+	GM_OP_CTX_SYNC,
+	GM_OP_TEX_CREATE,
+	GM_OP_TEX_DESTROY,
+	GM_OP_COUNT		/* number of codes, not an operation */
+};
+
+/* Operation flags. */
+#define GM_F_SYNC 0x01		/* the captured call was synchronous: the
+				   thread waits for its stream afterwards */
+#define GM_F_PINNED 0x02	/* the captured host buffer was page-locked */
+
+/* One replayed call: 48 bytes, written by generated code as table rows. */
+struct gm_op {
+	uint8_t code;		/* enum gm_opcode */
+	uint8_t flags;		/* GM_F_* */
+	uint16_t stream;	/* program-local stream id */
+	uint32_t a, b, c;	/* ids and small operands, see the table */
+	uint64_t x, y, z;	/* offsets and sizes, see the table */
+	uint64_t event;		/* index of the call in its trace (messages) */
+};
+
+/* Row constructors for generated tables (argument order: trace event
+ * first, then what the table above lists). */
+#define GM_ALLOC(ev, id, bytes) \
+	{ GM_OP_ALLOC, 0, 0, (id), 0, 0, 0, 0, (bytes), (ev) }
+#define GM_FREE(ev, id) \
+	{ GM_OP_FREE, 0, 0, (id), 0, 0, 0, 0, 0, (ev) }
+#define GM_H2D(ev, s, f, dst, doff, blob, boff, n) \
+	{ GM_OP_H2D, (f), (s), (dst), (blob), 0, (doff), (boff), (n), (ev) }
+#define GM_D2H(ev, s, f, src, soff, check, hoff, n) \
+	{ GM_OP_D2H, (f), (s), (src), (check), 0, (soff), (hoff), (n), (ev) }
+#define GM_D2D(ev, s, f, dst, doff, src, soff, n) \
+	{ GM_OP_D2D, (f), (s), (dst), (src), 0, (doff), (soff), (n), (ev) }
+#define GM_MEMSET8(ev, s, f, dst, doff, v, n) \
+	{ GM_OP_MEMSET8, (f), (s), (dst), 0, (v), (doff), 0, (n), (ev) }
+#define GM_MEMSET16(ev, s, f, dst, doff, v, n) \
+	{ GM_OP_MEMSET16, (f), (s), (dst), 0, (v), (doff), 0, (n), (ev) }
+#define GM_MEMSET32(ev, s, f, dst, doff, v, n) \
+	{ GM_OP_MEMSET32, (f), (s), (dst), 0, (v), (doff), 0, (n), (ev) }
+#define GM_LAUNCH(ev, s, l) \
+	{ GM_OP_LAUNCH, 0, (s), (l), 0, 0, 0, 0, 0, (ev) }
+#define GM_EVENT_RECORD(ev, s, e) \
+	{ GM_OP_EVENT_RECORD, 0, (s), (e), 0, 0, 0, 0, 0, (ev) }
+#define GM_STREAM_WAIT(ev, s, e) \
+	{ GM_OP_STREAM_WAIT, 0, (s), (e), 0, 0, 0, 0, 0, (ev) }
+#define GM_EVENT_SYNC(ev, e) \
+	{ GM_OP_EVENT_SYNC, 0, 0, (e), 0, 0, 0, 0, 0, (ev) }
+#define GM_STREAM_SYNC(ev, s) \
+	{ GM_OP_STREAM_SYNC, 0, (s), 0, 0, 0, 0, 0, 0, (ev) }
+#define GM_CTX_SYNC(ev) \
+	{ GM_OP_CTX_SYNC, 0, 0, 0, 0, 0, 0, 0, 0, (ev) }
+#define GM_TEX_CREATE(ev, t, d) \
+	{ GM_OP_TEX_CREATE, 0, 0, (t), (d), 0, 0, 0, 0, (ev) }
+#define GM_TEX_DESTROY(ev, t) \
+	{ GM_OP_TEX_DESTROY, 0, 0, (t), 0, 0, 0, 0, 0, (ev) }
+
+/* Stream flags. Every replay stream is created non-blocking (programs
+ * never touch the context's real legacy stream); these flags describe the
+ * captured stream so the runtime keeps its ordering semantics. */
+#define GM_STREAM_LEGACY 0x1	/* id 0: the program's legacy default stream */
+#define GM_STREAM_BLOCKING 0x2	/* captured without CU_STREAM_NON_BLOCKING:
+				   it synchronizes with the legacy stream */
+
+struct gm_stream_desc {
+	uint32_t flags;		/* GM_STREAM_* */
+	int32_t priority;	/* as captured (cuStreamCreateWithPriority) */
+};
+
+/* A code image in the data directory: modules/<hash>, loaded with
+ * cuLibraryLoadData (fatbin, cubin or PTX). */
+struct gm_module_desc {
+	const char *hash;	/* 32 hex digits */
+	uint64_t size;		/* bytes, checked when read */
+};
+
+/* A function attribute set at init (cuFuncSetAttribute). */
+struct gm_attr {
+	int32_t attrib;		/* CUfunction_attribute */
+	int32_t value;
+};
+
+/* A kernel: resolved at init by mangled name in its module. */
+struct gm_kernel_desc {
+	uint32_t module;
+	const char *name;		/* mangled name */
+	uint32_t nr_params;
+	const uint32_t *param_offset;	/* byte offset of each parameter */
+	const uint32_t *param_size;	/* byte size of each parameter */
+	uint32_t nr_attrs;
+	const struct gm_attr *attrs;
+};
+
+/* A module-scope variable (__device__/__constant__), resolved by name. */
+struct gm_global_desc {
+	uint32_t module;
+	const char *name;
+	uint64_t size;		/* as captured; checked at init */
+};
+
+/* Patch: the 8 bytes at @offset become address(@ref) + @addend (for a
+ * texture reference: the texture object handle, addend 0). */
+struct gm_reloc {
+	uint32_t offset;
+	uint32_t ref;
+	uint64_t addend;
+};
+
+/* A kernel parameter buffer as laid out by the kernel's parameter offsets;
+ * relocated words are 0 in @bytes and filled at launch. */
+struct gm_params_desc {
+	uint32_t size;
+	uint32_t nr_relocs;
+	const uint8_t *bytes;
+	const struct gm_reloc *relocs;
+};
+
+/* Launch flags. */
+#define GM_LAUNCH_COOPERATIVE 0x1	/* cuLaunchCooperativeKernel */
+
+struct gm_launch_desc {
+	uint32_t kernel;
+	uint32_t params;	/* gm_params_desc id */
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t smem;		/* dynamic shared memory bytes */
+	uint32_t cluster[3];	/* all 0: no cluster launch attribute */
+	uint32_t flags;		/* GM_LAUNCH_* */
+};
+
+/* A texture object over device memory (linear or pitch 2-D); the numbers
+ * are the CUDA driver API's enum values. */
+struct gm_texture_desc {
+	uint32_t res_type;	/* CUresourcetype: LINEAR (2) or PITCH2D (3) */
+	uint32_t ref;		/* memory: reference + offset */
+	uint64_t offset;
+	uint32_t format;	/* CUarray_format */
+	uint32_t channels;
+	uint64_t size_bytes;	/* LINEAR */
+	uint64_t width, height, pitch;	/* PITCH2D */
+	uint32_t address_mode[3];	/* CUaddress_mode */
+	uint32_t filter_mode;		/* CUfilter_mode */
+	uint32_t flags;			/* CU_TRSF_* */
+	uint32_t max_anisotropy;
+	uint32_t mipmap_filter_mode;
+	float mipmap_level_bias, min_mipmap_level_clamp, max_mipmap_level_clamp;
+	float border_color[4];
+};
+
+/* Blob flags. */
+#define GM_BLOB_PINNED 0x1	/* keep it in page-locked host memory */
+
+/* Host-to-device source data: blobs/<hash> in the data directory. */
+struct gm_blob_desc {
+	const char *hash;
+	uint64_t size;
+	uint32_t flags;		/* GM_BLOB_* */
+};
+
+struct gm_prog;
+
+/* Everything about one program; every count may be 0 with a NULL table. */
+struct gm_program_desc {
+	const char *name;		/* unique in the workload */
+	const char *bundle;		/* trace bundle it came from */
+	int deterministic;		/* 0: do not verify its results */
+	void *(*thread)(void *);	/* called with its struct gm_prog * */
+	uint32_t nr_streams;		/* at least 1 (the legacy stream) */
+	const struct gm_stream_desc *streams;
+	uint32_t nr_events;
+	const uint32_t *event_flags;	/* CUevent_flags as captured */
+	uint32_t nr_allocs;		/* allocation ids are < nr_allocs */
+	uint32_t nr_modules;
+	const struct gm_module_desc *modules;
+	uint32_t nr_kernels;
+	const struct gm_kernel_desc *kernels;
+	uint32_t nr_globals;
+	const struct gm_global_desc *globals;
+	uint32_t nr_params;
+	const struct gm_params_desc *params;
+	uint32_t nr_launches;
+	const struct gm_launch_desc *launches;
+	uint32_t nr_checks;
+	const char *const *checks;	/* expected D2H hashes, 32 hex digits */
+	uint32_t nr_textures;		/* texture ids are < nr_textures */
+	uint32_t nr_texdescs;
+	const struct gm_texture_desc *texdescs;
+	uint64_t host_arena;		/* bytes of D2H destination space */
+	uint64_t nr_ops;
+	const struct gm_op *ops;
+};
+
+struct gm_workload_desc {
+	uint32_t abi;			/* GM_REPLAY_ABI */
+	const char *name;		/* e.g. "bfs+cutcp" */
+	const char *variant;		/* "single" or "cuda" */
+	const char *policy;		/* "none" */
+	uint32_t nr_programs;
+	const struct gm_program_desc *const *programs;
+	uint32_t nr_blobs;
+	const struct gm_blob_desc *blobs;
+};
+
+/*
+ * The replay program's main(). Options (see `--help`): --data DIR (blobs/
+ * and modules/, default: the executable's directory), -o RUNDIR (default
+ * runs/<workload>.<variant>), --min-replays R (default 7), --watchdog
+ * SECONDS (default 60, 0 = off), --force, --no-profile. Exit status: 0
+ * success, 1 failure (including a result mismatch), 2 usage, 3 hung.
+ */
+int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w);
+
+/*
+ * Per-program calls, made by the generated thread function with the
+ * struct gm_prog * it received. gm_prog_init() returns 0 or -1 (the
+ * failure is recorded for the run). gm_replay_next() ends the previous
+ * replay (waits for its GPU work, verifies pending results, records its
+ * times), then returns 1 when another replay should start (its start time
+ * is taken) or 0 when the program is done or the run failed.
+ * gm_replay_ops() executes @nr operations and returns 0 or -1.
+ * gm_prog_cleanup() frees everything the program holds.
+ */
+int gm_prog_init(struct gm_prog *p);
+int gm_replay_next(struct gm_prog *p);
+int gm_replay_ops(struct gm_prog *p, const struct gm_op *ops, uint64_t nr);
+void gm_prog_cleanup(struct gm_prog *p);
+
+#endif

@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One program of a replay (struct gm_prog): the calls its generated thread
+ * makes. gm_prog_init() checks its tables, plans its bulk allocator,
+ * loads its modules, resolves kernels and globals, creates its streams
+ * and events, then waits at the init barrier; gm_replay_next() ends one
+ * timed replay (drain, verify, record) and starts the next while the
+ * repetition controller says so (in `single`, when it is the program's
+ * turn); gm_prog_cleanup() waits at the cleanup barrier and frees
+ * everything. The operations themselves are interp.c's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cu_check.h"
+#include "error.h"
+#include "fs.h"
+#include "replay_int.h"
+#include "strbuf.h"
+
+/* ---- descriptor validation ---- */
+
+#define BAD(...) (gm_error(__VA_ARGS__), -1)
+
+static int check_ref(const struct gm_program_desc *d, uint32_t ref,
+		     int allow_tex)
+{
+	uint32_t id = ref & GM_REF_ID_MASK;
+
+	switch (ref & GM_REF_KIND_MASK) {
+	case GM_REF_ALLOC:
+		return id < d->nr_allocs ? 0 :
+		       BAD("allocation %" PRIu32 " out of range", id);
+	case GM_REF_GLOBAL:
+		return id < d->nr_globals ? 0 :
+		       BAD("global %" PRIu32 " out of range", id);
+	case GM_REF_TEXTURE:
+		if (allow_tex) {
+			return id < d->nr_textures ? 0 :
+			       BAD("texture %" PRIu32 " out of range", id);
+		}
+		break;
+	}
+	return BAD("bad reference 0x%" PRIx32, ref);
+}
+
+static int check_tables(const struct gm_run *run, const struct gm_program_desc *d)
+{
+	if (!d->nr_streams || !d->streams ||
+	    !(d->streams[0].flags & GM_STREAM_LEGACY)) {
+		return BAD("stream 0 must be the legacy stream");
+	}
+	for (uint32_t i = 0; i < d->nr_kernels; i++) {
+		const struct gm_kernel_desc *k = &d->kernels[i];
+		if (k->module >= d->nr_modules || !k->name) {
+			return BAD("kernel %" PRIu32 ": bad module or name", i);
+		}
+	}
+	for (uint32_t i = 0; i < d->nr_globals; i++) {
+		if (d->globals[i].module >= d->nr_modules || !d->globals[i].name) {
+			return BAD("global %" PRIu32 ": bad module or name", i);
+		}
+	}
+	for (uint32_t i = 0; i < d->nr_params; i++) {
+		const struct gm_params_desc *pd = &d->params[i];
+		for (uint32_t r = 0; r < pd->nr_relocs; r++) {
+			if (pd->relocs[r].offset + 8 > pd->size ||
+			    check_ref(d, pd->relocs[r].ref, 1) < 0) {
+				return BAD("parameter buffer %" PRIu32
+					   ": bad relocation %" PRIu32, i, r);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < d->nr_launches; i++) {
+		const struct gm_launch_desc *l = &d->launches[i];
+		const struct gm_kernel_desc *k;
+		if (l->kernel >= d->nr_kernels || l->params >= d->nr_params) {
+			return BAD("launch %" PRIu32 ": bad kernel or parameters", i);
+		}
+		k = &d->kernels[l->kernel];
+		for (uint32_t j = 0; j < k->nr_params; j++) {
+			if (k->param_offset[j] + k->param_size[j] >
+			    d->params[l->params].size) {
+				return BAD("launch %" PRIu32 ": parameter buffer"
+					   " smaller than the layout of '%s'",
+					   i, k->name);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < d->nr_texdescs; i++) {
+		if (check_ref(d, d->texdescs[i].ref, 0) < 0) {
+			return BAD("texture description %" PRIu32, i);
+		}
+	}
+	(void)run;
+	return 0;
+}
+
+static int check_op(const struct gm_run *run, const struct gm_program_desc *d,
+		    const struct gm_op *op)
+{
+	const struct gm_workload_desc *w = run->w;
+
+	switch (op->code) {
+	case GM_OP_H2D:
+	case GM_OP_D2H:
+	case GM_OP_D2D:
+	case GM_OP_MEMSET8:
+	case GM_OP_MEMSET16:
+	case GM_OP_MEMSET32:
+	case GM_OP_LAUNCH:
+	case GM_OP_EVENT_RECORD:
+	case GM_OP_STREAM_WAIT:
+	case GM_OP_STREAM_SYNC:
+		if (op->stream >= d->nr_streams) {
+			return BAD("stream %u out of range", op->stream);
+		}
+		break;
+	}
+	switch (op->code) {
+	case GM_OP_NOP:
+	case GM_OP_STREAM_SYNC:
+	case GM_OP_CTX_SYNC:
+		return 0;
+	case GM_OP_ALLOC:
+	case GM_OP_FREE:
+		return op->a < d->nr_allocs ? 0 :
+		       BAD("allocation %" PRIu32 " out of range", op->a);
+	case GM_OP_H2D:
+		if (op->b >= w->nr_blobs || op->y > w->blobs[op->b].size ||
+		    op->z > w->blobs[op->b].size - op->y) {
+			return BAD("blob %" PRIu32 " out of range", op->b);
+		}
+		return check_ref(d, op->a, 0);
+	case GM_OP_D2H:
+		if (op->b != GM_NONE && op->b >= d->nr_checks) {
+			return BAD("check %" PRIu32 " out of range", op->b);
+		}
+		if (op->y > d->host_arena || op->z > d->host_arena - op->y) {
+			return BAD("host arena offset out of range");
+		}
+		return check_ref(d, op->a, 0);
+	case GM_OP_D2D:
+		if (check_ref(d, op->b, 0) < 0) {
+			return -1;
+		}
+		return check_ref(d, op->a, 0);
+	case GM_OP_MEMSET8:
+	case GM_OP_MEMSET16:
+	case GM_OP_MEMSET32:
+		return check_ref(d, op->a, 0);
+	case GM_OP_LAUNCH:
+		return op->a < d->nr_launches ? 0 :
+		       BAD("launch %" PRIu32 " out of range", op->a);
+	case GM_OP_EVENT_RECORD:
+	case GM_OP_STREAM_WAIT:
+	case GM_OP_EVENT_SYNC:
+		return op->a < d->nr_events ? 0 :
+		       BAD("event %" PRIu32 " out of range", op->a);
+	case GM_OP_TEX_CREATE:
+		if (op->b >= d->nr_texdescs) {
+			return BAD("texture description %" PRIu32
+				   " out of range", op->b);
+		}
+		/* fall through */
+	case GM_OP_TEX_DESTROY:
+		return op->a < d->nr_textures ? 0 :
+		       BAD("texture %" PRIu32 " out of range", op->a);
+	}
+	return BAD("unknown operation code %u", op->code);
+}
+
+/*
+ * Check every id and offset once, and plan the bulk allocator: the same
+ * placement decisions as the replay, in an unbounded chunk, give the
+ * device memory the program needs.
+ */
+static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
+			     int *pinned_arena)
+{
+	const struct gm_program_desc *d = p->d;
+	struct bulk_alloc plan;
+	uint64_t *addr = NULL, *size = NULL;
+	int ret = -1;
+
+	*pinned_arena = 0;
+	if (check_tables(p->run, d) < 0) {
+		return gm_error("program '%s': bad tables", d->name);
+	}
+	bulk_alloc_plan_init(&plan, 0);
+	addr = gm_xcalloc(d->nr_allocs + 1, sizeof(*addr));
+	size = gm_xcalloc(d->nr_allocs + 1, sizeof(*size));
+	for (uint64_t i = 0; i < d->nr_ops; i++) {
+		const struct gm_op *op = &d->ops[i];
+		if (check_op(p->run, d, op) < 0) {
+			gm_error("program '%s': operation %" PRIu64
+				 " (trace event %" PRIu64 ") is malformed",
+				 d->name, i, op->event);
+			goto out;
+		}
+		if (op->code == GM_OP_D2H && (op->flags & GM_F_PINNED)) {
+			*pinned_arena = 1;
+		}
+		if (op->code == GM_OP_ALLOC) {
+			if (size[op->a]) {
+				gm_error("program '%s': operation %" PRIu64
+					 " allocates live allocation %" PRIu32,
+					 d->name, i, op->a);
+				goto out;
+			}
+			bulk_alloc_get(&plan, op->z, &addr[op->a]);
+			size[op->a] = bulk_alloc_round(&plan, op->z);
+		} else if (op->code == GM_OP_FREE) {
+			if (!size[op->a]) {
+				gm_error("program '%s': operation %" PRIu64
+					 " frees allocation %" PRIu32
+					 " which is not live", d->name, i,
+					 op->a);
+				goto out;
+			}
+			bulk_alloc_put(&plan, addr[op->a], size[op->a]);
+			size[op->a] = 0;
+		}
+	}
+	*pool_bytes = plan.high_water;
+	ret = 0;
+out:
+	free(addr);
+	free(size);
+	bulk_alloc_release(&plan);
+	return ret;
+}
+
+/* ---- per-program init ---- */
+
+static int load_modules(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+
+	p->libs = gm_xcalloc(d->nr_modules + 1, sizeof(*p->libs));
+	for (uint32_t i = 0; i < d->nr_modules; i++) {
+		const struct gm_module_desc *m = &d->modules[i];
+		char *name = gm_xasprintf("modules/%s", m->hash);
+		char *path = gm_path_join(p->run->opt.data_dir, name);
+		uint8_t *image = gm_xmalloc(m->size + 1);
+		int ret;
+
+		free(name);
+		ret = gm_read_exact(path, image, m->size);
+		if (!ret) {
+			ret = gm_check_hash(path, image, m->size, m->hash);
+		}
+		if (!ret) {
+			ret = CU_CHECK(cuLibraryLoadData(&p->libs[i], image,
+							 NULL, NULL, 0, NULL,
+							 NULL, 0));
+		}
+		free(image);
+		if (ret < 0) {
+			gm_error("cannot load module %" PRIu32 " ('%s')", i,
+				 path);
+			free(path);
+			return -1;
+		}
+		free(path);
+		p->nr_libs_loaded = i + 1;
+	}
+	return 0;
+}
+
+static int resolve_kernels(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+
+	p->funcs = gm_xcalloc(d->nr_kernels + 1, sizeof(*p->funcs));
+	p->kargs = gm_xcalloc(d->nr_kernels + 1, sizeof(*p->kargs));
+	for (uint32_t i = 0; i < d->nr_kernels; i++) {
+		const struct gm_kernel_desc *k = &d->kernels[i];
+		CUkernel kern;
+
+		if (CU_CHECK(cuLibraryGetKernel(&kern, p->libs[k->module],
+						k->name)) ||
+		    CU_CHECK(cuKernelGetFunction(&p->funcs[i], kern))) {
+			return gm_error("cannot resolve kernel '%s'", k->name);
+		}
+		for (uint32_t a = 0; a < k->nr_attrs; a++) {
+			if (CU_CHECK(cuFuncSetAttribute(
+				    p->funcs[i],
+				    (CUfunction_attribute)k->attrs[a].attrib,
+				    k->attrs[a].value))) {
+				return gm_error("cannot set attribute %" PRId32
+						" of kernel '%s'",
+						k->attrs[a].attrib, k->name);
+			}
+		}
+		p->kargs[i] = gm_xcalloc(k->nr_params + 1, sizeof(void *));
+		for (uint32_t j = 0; j < k->nr_params; j++) {
+			p->kargs[i][j] = p->param_buf + k->param_offset[j];
+		}
+	}
+	return 0;
+}
+
+static int resolve_globals(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+
+	p->globals = gm_xcalloc(d->nr_globals + 1, sizeof(*p->globals));
+	p->global_size = gm_xcalloc(d->nr_globals + 1, sizeof(uint64_t));
+	for (uint32_t i = 0; i < d->nr_globals; i++) {
+		const struct gm_global_desc *g = &d->globals[i];
+		size_t bytes = 0;
+
+		if (CU_CHECK(cuLibraryGetGlobal(&p->globals[i], &bytes,
+						p->libs[g->module], g->name))) {
+			return gm_error("cannot resolve global '%s'", g->name);
+		}
+		if (bytes != g->size) {
+			gm_log(p->run, "replay: warning: program '%s': global "
+			       "'%s' has %zu bytes, the capture saw %" PRIu64,
+			       d->name, g->name, bytes, g->size);
+		}
+		p->global_size[i] = bytes;
+	}
+	return 0;
+}
+
+static int create_streams(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+	struct gm_run *run = p->run;
+
+	p->streams = gm_xcalloc(d->nr_streams, sizeof(*p->streams));
+	for (uint32_t s = 0; s < d->nr_streams; s++) {
+		uint32_t id = 0;
+		if (CU_CHECK(cuStreamCreateWithPriority(&p->streams[s],
+							CU_STREAM_NON_BLOCKING,
+							d->streams[s].priority))) {
+			return gm_error("cannot create stream %" PRIu32, s);
+		}
+		p->nr_streams_created = s + 1;
+		if (run->prof.enabled) {
+			if (CUPTI_CHECK(cuptiGetStreamIdEx(run->ctx,
+							   p->streams[s], 0,
+							   &id))) {
+				return -1;
+			}
+			profiler_own_stream(&run->prof, id, p->index);
+		}
+		if (gm_debug_on()) {
+			gm_log(run, "replay: created stream: program=%s, "
+			       "stream-id=%" PRIu32 ", cupti-id=%" PRIu32,
+			       d->name, s, id);
+		}
+	}
+	/* Not registered with the profiler: its work is no program's. Made
+	 * after the program's streams so they get the hardware queues they
+	 * would get without it. */
+	if (CU_CHECK(cuStreamCreateWithPriority(&p->aux_stream,
+						CU_STREAM_NON_BLOCKING, 0))) {
+		return -1;
+	}
+	for (uint32_t s = 1; s < d->nr_streams; s++) {
+		if (d->streams[s].flags & GM_STREAM_BLOCKING) {
+			p->nr_blocking++;
+		}
+	}
+	if (p->nr_blocking) {
+		uint32_t n = 0;
+		p->blocking = gm_xcalloc(p->nr_blocking, sizeof(uint32_t));
+		p->sync_events = gm_xcalloc(d->nr_streams, sizeof(CUevent));
+		p->dirty = gm_xcalloc(d->nr_streams, 1);
+		p->seen_gen = gm_xcalloc(d->nr_streams, sizeof(uint64_t));
+		for (uint32_t s = 0; s < d->nr_streams; s++) {
+			if (s && (d->streams[s].flags & GM_STREAM_BLOCKING)) {
+				p->blocking[n++] = s;
+			}
+			if (CU_CHECK(cuEventCreate(&p->sync_events[s],
+						   CU_EVENT_DISABLE_TIMING))) {
+				return -1;
+			}
+		}
+	}
+	p->events = gm_xcalloc(d->nr_events + 1, sizeof(*p->events));
+	for (uint32_t e = 0; e < d->nr_events; e++) {
+		if (CU_CHECK(cuEventCreate(&p->events[e], d->event_flags[e]))) {
+			return gm_error("cannot create event %" PRIu32, e);
+		}
+		p->nr_events_created = e + 1;
+	}
+	return 0;
+}
+
+static int prog_init(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+	uint64_t pool_bytes = 0, max_params = 8;
+	int pinned_arena;
+
+	if (validate_and_plan(p, &pool_bytes, &pinned_arena) < 0) {
+		return -1;
+	}
+	for (uint32_t i = 0; i < d->nr_params; i++) {
+		if (d->params[i].size > max_params) {
+			max_params = d->params[i].size;
+		}
+	}
+	p->param_buf = gm_xcalloc(1, max_params + 16);
+	p->checks = gm_xcalloc(d->nr_checks + 1, sizeof(*p->checks));
+	for (uint32_t i = 0; i < d->nr_checks; i++) {
+		if (gm_hash_parse(d->checks[i], &p->checks[i]) < 0) {
+			return gm_error("check %" PRIu32 ": bad hash '%s'", i,
+					d->checks[i]);
+		}
+	}
+	p->alloc_ptr = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_ptr));
+	p->alloc_size = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_size));
+	p->tex = gm_xcalloc(d->nr_textures + 1, sizeof(*p->tex));
+	if (CU_CHECK(cuCtxSetCurrent(p->run->ctx)) || load_modules(p) < 0 ||
+	    resolve_kernels(p) < 0 || resolve_globals(p) < 0 ||
+	    create_streams(p) < 0) {
+		return -1;
+	}
+	bulk_alloc_init(&p->pool, 0);
+	if (pool_bytes) {
+		CUdeviceptr base;
+		pool_bytes = (pool_bytes + (UINT64_C(2) << 20) - 1) &
+			     ~((UINT64_C(2) << 20) - 1);
+		if (CU_CHECK(cuMemAlloc(&base, pool_bytes))) {
+			return gm_error("cannot reserve %" PRIu64 " bytes of "
+					"device memory", pool_bytes);
+		}
+		GM_ALLOC_GROW(p->chunks, p->nr_chunks + 1, p->alloc_chunks);
+		p->chunks[p->nr_chunks++] = base;
+		if (bulk_alloc_add_chunk(&p->pool, base, pool_bytes) < 0) {
+			return -1;
+		}
+	}
+	if (d->host_arena) {
+		p->arena = gm_xmalloc(d->host_arena);
+		if (pinned_arena &&
+		    CU_CHECK(cuMemHostAlloc((void **)&p->arena_pinned,
+					    d->host_arena, 0))) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int gm_prog_init(struct gm_prog *p)
+{
+	struct gm_run *run = p->run;
+	int ok;
+
+	p->tid = (pid_t)syscall(SYS_gettid);
+	if (run->prof.enabled) {
+		profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
+	}
+	if (prog_init(p) < 0) {
+		gm_error("program '%s': init failed", p->d->name);
+		p->failed = 1;
+		gm_record_failure(run);
+	}
+	p->init_done = 1;
+
+	/* Barrier: every program initialised (or failed) before any replay. */
+	pthread_mutex_lock(&run->lock);
+	run->arrived++;
+	if (run->arrived == run->w->nr_programs) {
+		run->phase = GM_PHASE_REPLAY;
+		pthread_cond_broadcast(&run->cond);
+	}
+	while (run->phase == GM_PHASE_INIT) {
+		pthread_cond_wait(&run->cond, &run->lock);
+	}
+	ok = !p->failed && !atomic_load(&run->stop);
+	pthread_mutex_unlock(&run->lock);
+	return ok ? 0 : -1;
+}
+
+/* ---- replay phase ---- */
+
+static void end_turn(struct gm_prog *p)
+{
+	struct gm_run *run = p->run;
+
+	watchdog_set_active(p->wd, 0);
+	if (!run->single) {
+		return;
+	}
+	pthread_mutex_lock(&run->lock);
+	if (run->turn == p->index) {
+		run->turn++;
+		pthread_cond_broadcast(&run->cond);
+	}
+	pthread_mutex_unlock(&run->lock);
+}
+
+/* Forget what one replay left behind: allocations, textures, checks. */
+static int reset_replay_state(struct gm_prog *p)
+{
+	int ret = 0;
+
+	for (uint32_t t = 0; t < p->d->nr_textures; t++) {
+		if (p->tex[t]) {
+			if (CU_CHECK(cuTexObjectDestroy(p->tex[t]))) {
+				ret = -1;
+			}
+			p->tex[t] = 0;
+		}
+	}
+	memset(p->alloc_ptr, 0, p->d->nr_allocs * sizeof(*p->alloc_ptr));
+	memset(p->alloc_size, 0, p->d->nr_allocs * sizeof(*p->alloc_size));
+	bulk_alloc_reset(&p->pool);
+	p->nr_pending = 0;
+	p->legacy_gen = p->legacy_event_gen = 0;
+	if (p->nr_blocking) {
+		memset(p->dirty, 0, p->d->nr_streams);
+		memset(p->seen_gen, 0, p->d->nr_streams * sizeof(uint64_t));
+	}
+	return ret;
+}
+
+/*
+ * Every replay starts from zeroed device memory, as the captured process
+ * started from fresh allocations: a program that (wrongly) relies on it
+ * gives the same results in every replay. Untimed, on the runtime's own
+ * stream.
+ */
+static int zero_pool(struct gm_prog *p)
+{
+	for (size_t c = 0; c < p->pool.nr_chunks; c++) {
+		if (CU_CHECK(cuMemsetD8Async(p->pool.chunks[c].base, 0,
+					     p->pool.chunks[c].size,
+					     p->aux_stream))) {
+			return -1;
+		}
+	}
+	return p->pool.nr_chunks ? CU_CHECK(cuStreamSynchronize(p->aux_stream))
+				 : 0;
+}
+
+int gm_replay_next(struct gm_prog *p)
+{
+	struct gm_run *run = p->run;
+
+	if (p->replaying) {
+		uint64_t end;
+		int more;
+
+		p->replaying = 0;
+		if (!p->failed && !atomic_load(&run->stop)) {
+			/* The end is when the replay's GPU work is done. */
+			watchdog_at(p->wd, p->d->nr_ops);
+			if (gm_prog_drain(p) < 0) {
+				gm_error("program '%s': replay %u failed",
+					 p->d->name, p->replay);
+				p->failed = 1;
+			}
+		}
+		end = gm_now();
+		if (reset_replay_state(p) < 0 && !p->failed) {
+			p->failed = 1;
+		}
+		if (p->failed) {
+			gm_record_failure(run);
+			end_turn(p);
+			return 0;
+		}
+		if (atomic_load(&run->stop)) {
+			end_turn(p);
+			return 0;
+		}
+		pthread_mutex_lock(&run->lock);
+		more = repeat_completed(p->group, p->group_index);
+		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
+			      run->alloc_replays);
+		run->replays[run->nr_replays++] = (struct run_replay_rec){
+			.program = p->d->name,
+			.replay = p->replay,
+			.start_ns = p->start_ns,
+			.end_ns = end,
+			.io_ns = p->io_ns,
+			.kept = more,
+		};
+		pthread_mutex_unlock(&run->lock);
+		p->replay++;
+		if (!more) {
+			end_turn(p);
+			return 0;
+		}
+	} else if (p->replay == 0 && run->single) {
+		pthread_mutex_lock(&run->lock);
+		while (run->turn != p->index && !atomic_load(&run->stop)) {
+			pthread_cond_wait(&run->cond, &run->lock);
+		}
+		pthread_mutex_unlock(&run->lock);
+	}
+	if (p->failed || atomic_load(&run->stop)) {
+		end_turn(p);
+		return 0;
+	}
+	if (zero_pool(p) < 0) {
+		gm_error("program '%s': cannot clear its device memory",
+			 p->d->name);
+		p->failed = 1;
+		gm_record_failure(run);
+		end_turn(p);
+		return 0;
+	}
+	p->io_ns = 0;
+	watchdog_at(p->wd, 0);
+	watchdog_set_active(p->wd, 1);
+	p->start_ns = gm_now();
+	p->replaying = 1;
+	return 1;
+}
+
+/* ---- cleanup ---- */
+
+void gm_prog_cleanup(struct gm_prog *p)
+{
+	struct gm_run *run = p->run;
+	const struct gm_program_desc *d = p->d;
+
+	if (p->replaying) {
+		/* The generated loop always ends through gm_replay_next. */
+		p->replaying = 0;
+		end_turn(p);
+	}
+	watchdog_set_active(p->wd, 0);
+	if (p->failed && !run->failure[0]) {
+		gm_record_failure(run);
+	}
+	/* Barrier: nobody frees while another program still replays. */
+	pthread_mutex_lock(&run->lock);
+	run->arrived++;
+	if (run->arrived == 2 * run->w->nr_programs) {
+		run->phase = GM_PHASE_CLEANUP;
+		pthread_cond_broadcast(&run->cond);
+	}
+	while (run->phase != GM_PHASE_CLEANUP) {
+		pthread_cond_wait(&run->cond, &run->lock);
+	}
+	pthread_mutex_unlock(&run->lock);
+
+	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
+		cuStreamSynchronize(p->streams[s]);
+	}
+	if (p->tex) {
+		for (uint32_t t = 0; t < d->nr_textures; t++) {
+			if (p->tex[t]) {
+				cuTexObjectDestroy(p->tex[t]);
+			}
+		}
+	}
+	for (uint32_t e = 0; e < p->nr_events_created; e++) {
+		cuEventDestroy(p->events[e]);
+	}
+	if (p->sync_events) {
+		for (uint32_t s = 0; s < d->nr_streams; s++) {
+			if (p->sync_events[s]) {
+				cuEventDestroy(p->sync_events[s]);
+			}
+		}
+	}
+	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
+		cuStreamDestroy(p->streams[s]);
+	}
+	if (p->aux_stream) {
+		cuStreamSynchronize(p->aux_stream);
+		cuStreamDestroy(p->aux_stream);
+		p->aux_stream = NULL;
+	}
+	for (size_t c = 0; c < p->nr_chunks; c++) {
+		cuMemFree(p->chunks[c]);
+	}
+	for (uint32_t i = 0; i < p->nr_libs_loaded; i++) {
+		cuLibraryUnload(p->libs[i]);
+	}
+	if (p->arena_pinned) {
+		cuMemFreeHost(p->arena_pinned);
+	}
+	free(p->arena);
+	if (p->kargs) {
+		for (uint32_t k = 0; k < d->nr_kernels; k++) {
+			free(p->kargs[k]);
+		}
+	}
+	free(p->kargs);
+	free(p->funcs);
+	free(p->libs);
+	free(p->globals);
+	free(p->global_size);
+	free(p->streams);
+	free(p->events);
+	free(p->sync_events);
+	free(p->dirty);
+	free(p->seen_gen);
+	free(p->blocking);
+	free(p->checks);
+	free(p->alloc_ptr);
+	free(p->alloc_size);
+	free(p->tex);
+	free(p->chunks);
+	free(p->param_buf);
+	free(p->pending);
+	bulk_alloc_release(&p->pool);
+	p->nr_streams_created = p->nr_events_created = p->nr_libs_loaded = 0;
+	p->nr_chunks = 0;
+	p->arena = p->arena_pinned = NULL;
+	p->kargs = NULL;
+	p->pending = NULL;
+}

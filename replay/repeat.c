@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Repetition controller (see repeat.h).
+ */
+#include "repeat.h"
+
+#include <stdlib.h>
+
+#include "strbuf.h"
+
+void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays)
+{
+	rc->nr = nr;
+	rc->min_replays = min_replays ? min_replays : 1;
+	rc->done = gm_xcalloc(nr ? nr : 1, sizeof(*rc->done));
+	rc->below = nr;
+}
+
+void repeat_release(struct repeat_ctl *rc)
+{
+	free(rc->done);
+	rc->done = NULL;
+	rc->nr = 0;
+	rc->below = 0;
+}
+
+int repeat_completed(struct repeat_ctl *rc, unsigned i)
+{
+	if (i >= rc->nr) {
+		return 0;
+	}
+	rc->done[i]++;
+	if (rc->done[i] == rc->min_replays) {
+		rc->below--;
+	}
+	return rc->below > 0;
+}
+
+int repeat_all_done(const struct repeat_ctl *rc)
+{
+	return rc->below == 0;
+}

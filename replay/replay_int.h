@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal state of the replay runtime, shared by run.c (the process, the
+ * run directory), prog.c (one program's init, replays and cleanup) and
+ * interp.c (operations).
+ * Not installed: generated programs only see gpumix_replay.h.
+ */
+#ifndef GM_REPLAY_INT_H
+#define GM_REPLAY_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include <cuda.h>
+
+#include "bulk_alloc.h"
+#include "gpumix_replay.h"
+#include "hash.h"
+#include "profiler.h"
+#include "repeat.h"
+#include "run_writer.h"
+#include "watchdog.h"
+
+struct gm_run;
+
+/* An asynchronous D2H copy whose result is checked at the next sync. */
+struct gm_pending {
+	const struct gm_op *op;
+	uint64_t index;
+};
+
+struct gm_prog {
+	struct gm_run *run;
+	unsigned index;
+	const struct gm_program_desc *d;
+	pid_t tid;
+
+	/* Init-time handles, indexed by the descriptor's ids. */
+	CUlibrary *libs;
+	CUfunction *funcs;
+	void ***kargs;			/* per kernel: pointers into param_buf */
+	CUdeviceptr *globals;
+	uint64_t *global_size;
+	CUstream *streams;
+	CUstream aux_stream;		/* runtime's own work, not profiled */
+	CUevent *events;
+	struct gm_hash *checks;
+	uint32_t nr_streams_created, nr_events_created, nr_libs_loaded;
+
+	/* Legacy-stream emulation (only with other blocking streams). */
+	CUevent *sync_events;		/* one internal event per stream */
+	uint8_t *dirty;			/* blocking stream has work since */
+	uint64_t *seen_gen;		/* legacy generation waited for */
+	uint64_t legacy_gen, legacy_event_gen;
+	uint32_t *blocking;		/* ids of blocking streams (not 0) */
+	uint32_t nr_blocking;
+
+	/* Replay-time state. */
+	CUdeviceptr *alloc_ptr;
+	uint64_t *alloc_size;
+	CUtexObject *tex;
+	struct bulk_alloc pool;
+	CUdeviceptr *chunks;
+	size_t nr_chunks, alloc_chunks;
+	uint8_t *arena, *arena_pinned;
+	uint8_t *param_buf;
+	struct gm_pending *pending;
+	size_t nr_pending, alloc_pending;
+
+	/* Timing and progress. */
+	unsigned replay;		/* replays completed */
+	int replaying;
+	uint64_t start_ns, io_ns;
+	struct watchdog_target *wd;
+	const struct gm_op *cur_ops;	/* table being replayed (reports) */
+	atomic_uint_fast64_t last_launch;	/* op index + 1, 0: none */
+	struct repeat_ctl *group;
+	unsigned group_index;
+	int init_done, failed, arrived_end;
+};
+
+enum gm_phase {
+	GM_PHASE_INIT,
+	GM_PHASE_REPLAY,
+	GM_PHASE_CLEANUP,
+};
+
+struct gm_run_options {
+	const char *data_dir;
+	const char *run_dir;
+	unsigned min_replays;
+	double watchdog_s;
+	int force;
+	int profile;
+};
+
+struct gm_device_info {
+	char name[256];
+	int cc_major, cc_minor;
+	int sm_count, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
+	    smem_per_sm;
+	int driver_version;
+};
+
+struct gm_run {
+	const struct gm_workload_desc *w;
+	struct gm_run_options opt;
+	int single;			/* variant single: one at a time */
+	CUdevice dev;
+	CUcontext ctx;
+	int have_ctx;
+	struct gm_device_info device;
+	void **blob_host;
+	uint8_t *blob_pinned;
+	struct gm_prog *progs;
+	struct watchdog_target *targets;
+	struct watchdog wd;
+	struct profiler prof;
+
+	pthread_mutex_t lock;		/* everything below */
+	pthread_cond_t cond;
+	enum gm_phase phase;
+	unsigned arrived;
+	unsigned turn;			/* single: program whose turn it is */
+	struct repeat_ctl *groups;
+	unsigned nr_groups;
+	struct run_replay_rec *replays;
+	size_t nr_replays, alloc_replays;
+	char failure[1024];
+	atomic_int stop;		/* a program failed, or hung */
+	atomic_int finishing;		/* the run directory is being written */
+	int failed;
+
+	int log_fd;
+	char started_at[32];
+};
+
+/* Resolve a reference at run time (0 and a recorded cause when dead). */
+int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
+	       CUdeviceptr *out);
+
+/* Wait for every stream of @p and check its pending results. */
+int gm_prog_drain(struct gm_prog *p);
+
+/* Check pending results of stream @s (all streams when @s < 0). */
+int gm_check_pending(struct gm_prog *p, int s);
+
+/* Name of an opcode ("launch", "device-to-host copy", ...). */
+const char *gm_op_name(unsigned code);
+
+/* Timestamp on the run's clock (CUPTI's). */
+uint64_t gm_now(void);
+
+/* 1 when GPUMIX_DEBUG asks for debug lines. */
+int gm_debug_on(void);
+
+/*
+ * Move this thread's recorded error into the run: logged (with its hint),
+ * kept as the run's failure when it is the first, and every program is
+ * told to stop.
+ */
+void gm_record_failure(struct gm_run *run);
+
+/* Read exactly @size bytes of @path into @buf (the file must have that
+ * size). Returns 0 or -1 (cause recorded). */
+int gm_read_exact(const char *path, void *buf, uint64_t size);
+
+/* 0 when @size bytes at @data hash to @want (32 hex digits), else -1 with
+ * a cause naming @path. */
+int gm_check_hash(const char *path, const void *data, uint64_t size,
+		  const char *want);
+
+/* Write a line to stderr and to the run's log. */
+void gm_log(struct gm_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

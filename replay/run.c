@@ -1,0 +1,779 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay process (struct gm_run): gm_replay_main() parses options,
+ * prepares the run directory, starts CUPTI before CUDA, sets eager module
+ * loading, retains the primary context, reads the blobs, starts one thread
+ * per program (prog.c) and the watchdog, and writes the run directory,
+ * manifest last. Also the helpers every part shares: the clock, the log,
+ * failure recording.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build/version.h"
+#include "cu_check.h"
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "replay_int.h"
+#include "strbuf.h"
+
+#define EXIT_HUNG 3
+#define FLUSH_TIMEOUT_S 10
+
+/* ---- small helpers ---- */
+
+uint64_t gm_now(void)
+{
+	uint64_t t = 0;
+
+	if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return t;
+}
+
+void gm_log(struct gm_run *run, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		return;
+	}
+	if ((size_t)n > sizeof(buf) - 2) {
+		n = sizeof(buf) - 2;
+	}
+	buf[n++] = '\n';
+	if (write(2, buf, n) < 0) {
+		/* nothing sensible to do */
+	}
+	if (run && run->log_fd >= 0 && write(run->log_fd, buf, n) < 0) {
+		/* the log is best effort; the manifest carries the status */
+	}
+}
+
+int gm_debug_on(void)
+{
+	const char *v = getenv("GPUMIX_DEBUG");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* Move this thread's recorded error into the run (first failure wins). */
+void gm_record_failure(struct gm_run *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = gm_error_count();
+
+	if (!n) {
+		strbuf_addstr(&sb, "unknown failure");
+	}
+	for (int i = 0; i < n; i++) {
+		if (i) {
+			strbuf_addstr(&sb, ": ");
+		}
+		strbuf_addstr(&sb, gm_error_cause(i));
+	}
+	gm_log(run, "replay: error: %s", sb.buf);
+	{
+		/* The hint, if any, goes to the log as the report prints it. */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			gm_error_report(f);
+			fclose(f);
+			char *hint = text ? strstr(text, "hint: ") : NULL;
+			if (hint) {
+				hint[strcspn(hint, "\n")] = 0;
+				gm_log(run, "replay: %s", hint);
+			}
+			free(text);
+		}
+	}
+	pthread_mutex_lock(&run->lock);
+	if (!run->failure[0]) {
+		snprintf(run->failure, sizeof(run->failure), "%s", sb.buf);
+	}
+	run->failed = 1;
+	atomic_store(&run->stop, 1);
+	pthread_cond_broadcast(&run->cond);
+	pthread_mutex_unlock(&run->lock);
+	gm_error_clear();
+	strbuf_release(&sb);
+}
+
+int gm_read_exact(const char *path, void *buf, uint64_t size)
+{
+	struct stat st;
+	uint64_t done = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		return gm_error_errno("cannot open '%s'", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return gm_error_errno("cannot stat '%s'", path);
+	}
+	if ((uint64_t)st.st_size != size) {
+		close(fd);
+		return gm_error("'%s' has %llu bytes, expected %" PRIu64, path,
+				(unsigned long long)st.st_size, size);
+	}
+	while (done < size) {
+		ssize_t n = read(fd, (char *)buf + done, size - done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			close(fd);
+			return n < 0 ? gm_error_errno("cannot read '%s'", path)
+				     : gm_error("'%s' is truncated", path);
+		}
+		done += (uint64_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+int gm_check_hash(const char *path, const void *data, uint64_t size,
+		      const char *want)
+{
+	char have[GM_HASH_HEX_LEN + 1];
+
+	gm_hash_hex(gm_hash_bytes(data, size), have);
+	if (strcmp(have, want)) {
+		return gm_error("'%s' is corrupt: its content hashes to %s",
+				path, have);
+	}
+	return 0;
+}
+
+/* ---- blobs ---- */
+
+static int load_blobs(struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+
+	run->blob_host = gm_xcalloc(w->nr_blobs + 1, sizeof(void *));
+	run->blob_pinned = gm_xcalloc(w->nr_blobs + 1, 1);
+	for (uint32_t i = 0; i < w->nr_blobs; i++) {
+		const struct gm_blob_desc *b = &w->blobs[i];
+		char *name = gm_xasprintf("blobs/%s", b->hash);
+		char *path = gm_path_join(run->opt.data_dir, name);
+		uint64_t n = b->size ? b->size : 1;
+		void *buf = NULL;
+		int ret;
+
+		free(name);
+		if (b->flags & GM_BLOB_PINNED) {
+			if (CU_CHECK(cuMemHostAlloc(&buf, n, 0))) {
+				free(path);
+				return gm_error("cannot pin blob %" PRIu32, i);
+			}
+			run->blob_pinned[i] = 1;
+		} else {
+			buf = gm_xmalloc(n);
+		}
+		run->blob_host[i] = buf;
+		ret = gm_read_exact(path, buf, b->size);
+		if (!ret) {
+			ret = gm_check_hash(path, buf, b->size, b->hash);
+		}
+		free(path);
+		if (ret < 0) {
+			return gm_error("cannot load blob %" PRIu32, i);
+		}
+	}
+	return 0;
+}
+
+static void free_blobs(struct gm_run *run)
+{
+	if (!run->blob_host) {
+		return;
+	}
+	for (uint32_t i = 0; i < run->w->nr_blobs; i++) {
+		if (run->blob_pinned[i]) {
+			cuMemFreeHost(run->blob_host[i]);
+		} else {
+			free(run->blob_host[i]);
+		}
+	}
+	free(run->blob_host);
+	free(run->blob_pinned);
+	run->blob_host = NULL;
+}
+
+/* ---- the run directory ---- */
+
+static int cmp_replay(const void *a, const void *b, void *arg)
+{
+	const struct run_replay_rec *x = a, *y = b;
+	const struct gm_workload_desc *w = arg;
+	unsigned ix = 0, iy = 0;
+
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		if (w->programs[i]->name == x->program) {
+			ix = i;
+		}
+		if (w->programs[i]->name == y->program) {
+			iy = i;
+		}
+	}
+	if (ix != iy) {
+		return ix < iy ? -1 : 1;
+	}
+	return x->replay < y->replay ? -1 : x->replay > y->replay;
+}
+
+static void fill_manifest(struct gm_run *run, struct kvfile *kv,
+			  const char *status, const char *failure,
+			  uint64_t dropped)
+{
+	const struct gm_workload_desc *w = run->w;
+	const struct gm_device_info *dev = &run->device;
+	const char *conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+	char now[32];
+	uint64_t streams = 0;
+
+	kvfile_set(kv, "format", RUN_FORMAT);
+	kvfile_set(kv, "workload", w->name);
+	kvfile_set(kv, "variant", w->variant);
+	kvfile_set(kv, "policy", w->policy && *w->policy ? w->policy : "none");
+	kvfile_set_u64(kv, "programs", w->nr_programs);
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		const struct gm_program_desc *d = w->programs[i];
+		char key[64];
+		snprintf(key, sizeof(key), "program.%u.name", i);
+		kvfile_set(kv, key, d->name);
+		snprintf(key, sizeof(key), "program.%u.bundle", i);
+		kvfile_set(kv, key, d->bundle ? d->bundle : "");
+		snprintf(key, sizeof(key), "program.%u.deterministic", i);
+		kvfile_set(kv, key, d->deterministic ? "1" : "0");
+		streams += d->nr_streams + 1;	/* + the runtime's own */
+	}
+	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
+	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
+	kvfile_set_u64(kv, "device.sm_count", dev->sm_count > 0 ? dev->sm_count : 1);
+	kvfile_set_u64(kv, "device.max_threads_per_sm",
+		       dev->max_threads_per_sm > 0 ? dev->max_threads_per_sm : 1);
+	kvfile_set_u64(kv, "device.max_blocks_per_sm",
+		       dev->max_blocks_per_sm > 0 ? dev->max_blocks_per_sm : 1);
+	kvfile_set_u64(kv, "device.regs_per_sm",
+		       dev->regs_per_sm > 0 ? dev->regs_per_sm : 1);
+	kvfile_set_u64(kv, "device.smem_per_sm",
+		       dev->smem_per_sm > 0 ? dev->smem_per_sm : 0);
+	kvfile_set_u64(kv, "driver_version", (uint64_t)dev->driver_version);
+	kvfile_set_u64(kv, "runtime_version", CUDA_VERSION);
+	kvfile_set(kv, "cuda_device_max_connections",
+		   conn && *conn ? conn : "8");
+	kvfile_set_u64(kv, "streams", streams);
+	kvfile_set_u64(kv, "min_replays", run->opt.min_replays);
+	kvfile_set(kv, "gpumix_version", GM_VERSION_STRING);
+	kvfile_set(kv, "started_at", run->started_at);
+	run_utc_now(now, sizeof(now));
+	kvfile_set(kv, "finished_at", now);
+	kvfile_set(kv, "status", status);
+	if (failure && *failure) {
+		kvfile_set(kv, "failure", failure);
+	}
+	kvfile_set_u64(kv, "cupti.dropped_records", dropped);
+	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
+	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
+}
+
+/* Write activity.tsv, replays.tsv and, last, the manifest. */
+static int write_run(struct gm_run *run, const char *status,
+		     const char *failure, int hung)
+{
+	const struct gm_workload_desc *w = run->w;
+	struct kvfile kv = KVFILE_INIT;
+	const char **names = gm_xcalloc(w->nr_programs + 1, sizeof(char *));
+	struct run_replay_rec *reps;
+	size_t nr;
+	uint64_t written = 0, unattributed = 0, incomplete = 0, dropped;
+	int ret = 0;
+
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		names[i] = w->programs[i]->name;
+	}
+	dropped = hung ? profiler_dropped_so_far(&run->prof) :
+			 profiler_dropped(&run->prof);
+	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
+			   &written, &unattributed, &incomplete) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
+	}
+	pthread_mutex_lock(&run->lock);
+	nr = run->nr_replays;
+	reps = gm_xcalloc(nr + 1, sizeof(*reps));
+	memcpy(reps, run->replays, nr * sizeof(*reps));
+	pthread_mutex_unlock(&run->lock);
+	qsort_r(reps, nr, sizeof(*reps), cmp_replay, (void *)w);
+	if (run_write_replays(run->opt.run_dir, reps, nr) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
+	}
+	free(reps);
+	if (dropped) {
+		gm_log(run, "replay: warning: CUPTI dropped %" PRIu64
+		       " activity records", dropped);
+	}
+	gm_log(run, "replay: %" PRIu64 " activity records written, %" PRIu64
+	       " outside the programs left out", written, unattributed);
+	if (incomplete) {
+		gm_log(run, "replay: %" PRIu64 " GPU records without an end "
+		       "(still running) left out", incomplete);
+	}
+	if (ret < 0 && !strcmp(status, "ok")) {
+		status = "failed";
+		failure = "cannot write the run directory";
+	}
+	fill_manifest(run, &kv, status, failure, dropped);
+	if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
+	}
+	kvfile_release(&kv);
+	free(names);
+	return ret;
+}
+
+/* ---- the watchdog ---- */
+
+struct flush_job {
+	struct gm_run *run;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+};
+
+static void *flush_main(void *arg)
+{
+	struct flush_job *j = arg;
+
+	profiler_flush(&j->run->prof, 1);
+	pthread_mutex_lock(&j->lock);
+	j->done = 1;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+/* Flush CUPTI without trusting it to return while the GPU hangs. */
+static void flush_with_timeout(struct gm_run *run)
+{
+	static struct flush_job j;	/* outlives us if the flush blocks */
+	struct timespec until;
+	pthread_t t;
+
+	if (!run->prof.enabled) {
+		return;
+	}
+	j.run = run;
+	pthread_mutex_init(&j.lock, NULL);
+	pthread_cond_init(&j.cond, NULL);
+	if (pthread_create(&t, NULL, flush_main, &j)) {
+		return;
+	}
+	pthread_detach(t);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += FLUSH_TIMEOUT_S;
+	pthread_mutex_lock(&j.lock);
+	while (!j.done) {
+		if (pthread_cond_timedwait(&j.cond, &j.lock, &until) ==
+		    ETIMEDOUT) {
+			gm_log(run, "replay: CUPTI did not flush in %d s; the "
+			       "activity log has what it delivered before",
+			       FLUSH_TIMEOUT_S);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&j.lock);
+}
+
+static void on_hang(void *arg, unsigned target, double stalled_s)
+{
+	struct gm_run *run = arg;
+	struct gm_prog *p = &run->progs[target];
+	const struct gm_program_desc *d = p->d;
+	const struct gm_op *ops = p->cur_ops ? p->cur_ops : d->ops;
+	uint64_t op = atomic_load(&p->wd->op);
+	uint64_t last = atomic_load(&p->last_launch);
+	struct strbuf why = STRBUF_INIT;
+
+	atomic_store(&run->stop, 1);
+	atomic_store(&run->finishing, 1);
+	/* Should writing the run directory block too, end the process. */
+	alarm(6 * FLUSH_TIMEOUT_S);
+	strbuf_addf(&why, "program '%s' made no progress for %.0f s in replay %u",
+		    d->name, stalled_s, p->replay);
+	if (op < d->nr_ops) {
+		strbuf_addf(&why, ", operation %" PRIu64 " (%s, trace event %"
+			    PRIu64 ")", op, gm_op_name(ops[op].code),
+			    ops[op].event);
+	} else {
+		strbuf_addstr(&why, ", waiting for its GPU work at the end of"
+			      " the replay");
+	}
+	if (last) {
+		const struct gm_op *l = &ops[last - 1];
+		const struct gm_launch_desc *ld = &d->launches[l->a];
+		strbuf_addf(&why, "; last kernel launched: '%s' (operation %"
+			    PRIu64 ", trace event %" PRIu64 ")",
+			    d->kernels[ld->kernel].name, last - 1, l->event);
+	}
+	gm_log(run, "replay: error: %s", why.buf);
+	gm_log(run, "replay: the watchdog (%g s) stops the run",
+	       run->opt.watchdog_s);
+	flush_with_timeout(run);
+	write_run(run, "hung", why.buf, 1);
+	strbuf_release(&why);
+	_exit(EXIT_HUNG);
+}
+
+/* ---- process set-up ---- */
+
+static int device_setup(struct gm_run *run)
+{
+	struct gm_device_info *dev = &run->device;
+	static const struct {
+		CUdevice_attribute a;
+		size_t off;
+	} attrs[] = {
+		{ CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+		  offsetof(struct gm_device_info, cc_major) },
+		{ CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+		  offsetof(struct gm_device_info, cc_minor) },
+		{ CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+		  offsetof(struct gm_device_info, sm_count) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+		  offsetof(struct gm_device_info, max_threads_per_sm) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+		  offsetof(struct gm_device_info, max_blocks_per_sm) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+		  offsetof(struct gm_device_info, regs_per_sm) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+		  offsetof(struct gm_device_info, smem_per_sm) },
+	};
+
+	if (CU_CHECK(cuInit(0)) || CU_CHECK(cuDeviceGet(&run->dev, 0)) ||
+	    CU_CHECK(cuDriverGetVersion(&dev->driver_version)) ||
+	    CU_CHECK(cuDeviceGetName(dev->name, sizeof(dev->name), run->dev))) {
+		return gm_error("cannot initialise CUDA");
+	}
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		if (CU_CHECK(cuDeviceGetAttribute(
+			    (int *)((char *)dev + attrs[i].off), attrs[i].a,
+			    run->dev))) {
+			return -1;
+		}
+	}
+	if (CU_CHECK(cuDevicePrimaryCtxRetain(&run->ctx, run->dev))) {
+		return -1;
+	}
+	run->have_ctx = 1;
+	return CU_CHECK(cuCtxSetCurrent(run->ctx));
+}
+
+static const char usage[] =
+	"usage: %s [--data DIR] [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
+	"       [--force] [--no-profile]\n"
+	"\n"
+	"Replays workload '%s' (variant %s, %u programs) and writes a run\n"
+	"directory (doc/run-directory.md).\n"
+	"\n"
+	"  --data DIR          replay data (blobs/, modules/); default: this\n"
+	"                      program's directory\n"
+	"  -o RUNDIR           run directory; default runs/<workload>.<variant>\n"
+	"  --min-replays R     every program replays until each has done R (7)\n"
+	"  --watchdog SECONDS  stop a replay without progress (60; 0: off)\n"
+	"  --force             replace an existing run directory\n"
+	"  --no-profile        no CUPTI activity log\n"
+	"\n"
+	"exit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; 3 hung\n";
+
+static int parse_options(struct gm_run *run, int argc, char **argv,
+			 char **owned_data, char **owned_run)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "min-replays", required_argument, NULL, 'r' },
+		{ "watchdog", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-profile", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct gm_workload_desc *w = run->w;
+	int c;
+
+	run->opt.min_replays = 7;
+	run->opt.watchdog_s = 60;
+	run->opt.profile = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'd':
+			run->opt.data_dir = optarg;
+			break;
+		case 'o':
+			run->opt.run_dir = optarg;
+			break;
+		case 'r': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || v < 2 || v > 1000000) {
+				fprintf(stderr, "error: --min-replays must be an "
+					"integer of at least 2 (each program's "
+					"last replay is discarded)\n");
+				return 2;
+			}
+			run->opt.min_replays = (unsigned)v;
+			break;
+		}
+		case 'w':
+			run->opt.watchdog_s = strtod(optarg, &end);
+			if (*end || !*optarg || run->opt.watchdog_s < 0) {
+				fprintf(stderr, "error: --watchdog takes a "
+					"number of seconds (0: off)\n");
+				return 2;
+			}
+			break;
+		case 'f':
+			run->opt.force = 1;
+			break;
+		case 'n':
+			run->opt.profile = 0;
+			break;
+		case 'h':
+			printf(usage, argv[0], w->name, w->variant,
+			       w->nr_programs);
+			return 1;
+		default:
+			fprintf(stderr, usage, argv[0], w->name, w->variant,
+				w->nr_programs);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!run->opt.data_dir) {
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0) {
+			fprintf(stderr, "error: cannot find the replay data; "
+				"use --data\n");
+			return 2;
+		}
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+		}
+		*owned_data = gm_xstrdup(exe);
+		run->opt.data_dir = *owned_data;
+	}
+	if (!run->opt.run_dir) {
+		*owned_run = gm_xasprintf("runs/%s.%s", w->name, w->variant);
+		run->opt.run_dir = *owned_run;
+	}
+	return 0;
+}
+
+static void *thread_start(void *arg)
+{
+	struct gm_prog *p = arg;
+
+	return p->d->thread(p);
+}
+
+int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
+{
+	struct gm_run run;
+	char *owned_data = NULL, *owned_run = NULL;
+	pthread_t *threads = NULL;
+	unsigned started = 0;
+	int rc, exit_code = 1;
+
+	memset(&run, 0, sizeof(run));
+	run.log_fd = -1;
+	pthread_mutex_init(&run.lock, NULL);
+	pthread_cond_init(&run.cond, NULL);
+	if (!w || w->abi != GM_REPLAY_ABI) {
+		fprintf(stderr, "error: this replay program was generated for "
+			"replay ABI %u, the library implements %u; reconstruct "
+			"it again\n", w ? w->abi : 0, GM_REPLAY_ABI);
+		return 1;
+	}
+	run.w = w;
+	rc = parse_options(&run, argc, argv, &owned_data, &owned_run);
+	if (rc) {
+		return rc == 1 ? 0 : rc;
+	}
+	if (strcmp(w->variant, "single") && strcmp(w->variant, "cuda")) {
+		fprintf(stderr, "error: variant '%s' is not implemented by this "
+			"runtime (single, cuda)\n", w->variant);
+		return 1;
+	}
+	run.single = !strcmp(w->variant, "single");
+	if (!w->nr_programs) {
+		fprintf(stderr, "error: the workload has no programs\n");
+		return 1;
+	}
+	if (run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
+		gm_error_report(stderr);
+		return 1;
+	}
+	{
+		char *log = gm_path_join(run.opt.run_dir, "log");
+		run.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+					       O_CLOEXEC, 0666);
+		free(log);
+	}
+	run_utc_now(run.started_at, sizeof(run.started_at));
+	gm_log(&run, "replay: workload '%s', variant %s, %u programs, at "
+	       "least %u replays each, run directory '%s'", w->name,
+	       w->variant, w->nr_programs, run.opt.min_replays,
+	       run.opt.run_dir);
+
+	/* Eager loading: no module load inside a timed replay. */
+	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+	if (run.opt.profile && profiler_start(&run.prof) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
+	if (device_setup(&run) < 0 || load_blobs(&run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
+	gm_log(&run, "replay: device '%s' (cc %d.%d, %d SMs), driver %d",
+	       run.device.name, run.device.cc_major, run.device.cc_minor,
+	       run.device.sm_count, run.device.driver_version);
+
+	run.progs = gm_xcalloc(w->nr_programs, sizeof(*run.progs));
+	run.targets = gm_xcalloc(w->nr_programs, sizeof(*run.targets));
+	run.nr_groups = run.single ? w->nr_programs : 1;
+	run.groups = gm_xcalloc(run.nr_groups, sizeof(*run.groups));
+	for (unsigned g = 0; g < run.nr_groups; g++) {
+		repeat_init(&run.groups[g], run.single ? 1 : w->nr_programs,
+			    run.opt.min_replays);
+	}
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		struct gm_prog *p = &run.progs[i];
+		p->run = &run;
+		p->index = i;
+		p->d = w->programs[i];
+		p->wd = &run.targets[i];
+		watchdog_target_init(p->wd);
+		atomic_init(&p->last_launch, 0);
+		p->group = &run.groups[run.single ? i : 0];
+		p->group_index = run.single ? 0 : i;
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(w->programs[j]->name, p->d->name)) {
+				gm_error("programs %u and %u are both called "
+					 "'%s'", j, i, p->d->name);
+				gm_record_failure(&run);
+				goto finish;
+			}
+		}
+	}
+	if (watchdog_start(&run.wd, run.targets, w->nr_programs,
+			   run.opt.watchdog_s, on_hang, &run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
+	threads = gm_xcalloc(w->nr_programs, sizeof(*threads));
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		int err = pthread_create(&threads[i], NULL, thread_start,
+					 &run.progs[i]);
+		if (err) {
+			errno = err;
+			gm_error_errno("cannot start the thread of program '%s'",
+				       w->programs[i]->name);
+			gm_record_failure(&run);
+			/* Threads already started must not wait for it. */
+			pthread_mutex_lock(&run.lock);
+			run.arrived += 2 * (w->nr_programs - i);
+			run.phase = run.arrived >= 2 * w->nr_programs ?
+					    GM_PHASE_CLEANUP :
+				    run.arrived >= w->nr_programs ?
+					    GM_PHASE_REPLAY : GM_PHASE_INIT;
+			pthread_cond_broadcast(&run.cond);
+			pthread_mutex_unlock(&run.lock);
+			break;
+		}
+		started++;
+	}
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(threads[i], NULL);
+	}
+	watchdog_stop(&run.wd);
+	if (atomic_load(&run.finishing)) {
+		pause();	/* the watchdog is writing and will exit */
+	}
+
+finish:
+	if (run.have_ctx) {
+		cuCtxSynchronize();
+	}
+	if (run.prof.enabled && profiler_flush(&run.prof, 1) < 0) {
+		gm_error_report(stderr);
+	}
+	if (run.failed) {
+		write_run(&run, "failed", run.failure, 0);
+		gm_log(&run, "replay: failed: %s", run.failure);
+		exit_code = 1;
+	} else {
+		exit_code = write_run(&run, "ok", NULL, 0) < 0 ? 1 : 0;
+		if (!exit_code) {
+			gm_log(&run, "replay: ok: %zu replays of %u programs "
+			       "recorded in '%s'", run.nr_replays,
+			       w->nr_programs, run.opt.run_dir);
+		}
+	}
+	free_blobs(&run);
+	if (run.prof.tail) {
+		profiler_release(&run.prof);
+	}
+	if (run.have_ctx) {
+		cuDevicePrimaryCtxRelease(run.dev);
+	}
+	if (run.groups) {
+		for (unsigned g = 0; g < run.nr_groups; g++) {
+			repeat_release(&run.groups[g]);
+		}
+	}
+	free(run.groups);
+	free(run.progs);
+	free(run.targets);
+	free(threads);
+	free(run.replays);
+	free(owned_data);
+	free(owned_run);
+	if (run.log_fd >= 0) {
+		close(run.log_fd);
+	}
+	return exit_code;
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+//
+// Kernels for the replay GPU tests (tests/gpu/replay_*.sh): built with
+// `nvcc -fatbin -arch=sm_90` and replayed from hand-built models written
+// by build/tests/gen-workload (tests/tools/gen_workload.c), which knows
+// their mangled names and parameter layouts.
+
+__constant__ unsigned c_add;
+
+struct span {
+	unsigned *p;
+	unsigned long long n;
+};
+
+// _Z5scalePjPKjjj: params at 0, 8, 16, 20
+__global__ void scale(unsigned *out, const unsigned *in, unsigned mul,
+		      unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		out[i] = in[i] * mul + c_add;
+	}
+}
+
+// _Z4incr4span: one 16-byte struct parameter holding a pointer
+__global__ void incr(span s)
+{
+	unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < s.n) {
+		s.p[i] += 1;
+	}
+}
+
+// _Z8tex_copyPjyj: a texture object parameter
+__global__ void tex_copy(unsigned *out, cudaTextureObject_t t, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		out[i] = tex1Dfetch<unsigned>(t, i);
+	}
+}
+
+// _Z4spinPVj: never returns unless *flag becomes non-zero (watchdog test)
+__global__ void spin(volatile unsigned *flag)
+{
+	while (*flag == 0) {
+	}
+}

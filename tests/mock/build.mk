@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# tests/mock/: a mock CUDA driver (libcuda.so.1) and CUPTI (libcupti.so.13)
+# so that make check runs generated replay programs end to end on a CPU
+# (tests/cli/replay_mock.sh puts them first with LD_LIBRARY_PATH).
+
+MOCK_DIR := $(B)/tests/mock
+MOCK_LIBS := $(MOCK_DIR)/libcuda.so.1 $(MOCK_DIR)/libcupti.so.13
+CHECK_DEPS += $(MOCK_LIBS)
+EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
+
+$(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o
+	$(QUIET) LINK $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
+
+$(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda.so.1 tests/mock/cupti.map
+	$(QUIET) LINK $@
+	$(Q)$(CC) -shared -Wl,-soname,libcupti.so.13 \
+		-Wl,--version-script=tests/mock/cupti.map -o $@ \
+		$(B)/pic/tests/mock/mock_cupti.o -L$(MOCK_DIR) -l:libcuda.so.1

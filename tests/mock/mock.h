@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the mock CUDA driver (mock_cuda.c, libcuda.so.1) exports to the
+ * mock CUPTI (mock_cupti.c, libcupti.so.13): the activity records it
+ * produced and the knobs CUPTI turns.
+ */
+#ifndef GM_MOCK_H
+#define GM_MOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+uint64_t mock_now(void);
+void mock_enable_kind(int kind);
+void mock_enable_latency(int on);
+size_t mock_record_size(int kind);
+size_t mock_take_records(uint8_t *out, size_t room);
+size_t mock_pending_records(void);
+uint32_t mock_stream_id(CUstream s);
+
+#endif

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+#
+# Shared checks of a replay run directory (doc/run-directory.md), sourced
+# by tests/cli/replay_mock.sh (mock driver) and tests/gpu/replay_*.sh
+# (real GPU) after tests/lib.sh. Not a test itself.
+
+field() { # field FILE KEY
+	sed -n "s/^$2 = //p" "$1"
+}
+
+# check_run DIR PROGRAMS R: the run directory is complete and consistent
+check_run() {
+	local d=$1 n=$2 r=$3 p
+	check_eq "$d: status ok" ok "$(field "$d/manifest" status)"
+	check_eq "$d: format" "gpumix-run 1" "$(field "$d/manifest" format)"
+	check_eq "$d: programs" "$n" "$(field "$d/manifest" programs)"
+	check_eq "$d: replays.tsv header" \
+		"$(printf 'program\treplay\tstart_ns\tend_ns\tio_ns\tkept')" \
+		"$(head -1 "$d/replays.tsv")"
+	for p in $(sed -n 's/^program\.[0-9]*\.name = //p' "$d/manifest"); do
+		local total kept
+		total=$(awk -F'\t' -v p="$p" '$1 == p' "$d/replays.tsv" | wc -l)
+		kept=$(awk -F'\t' -v p="$p" '$1 == p && $6 == 1' "$d/replays.tsv" | wc -l)
+		check "$d: $p replayed at least $r times ($total)" test "$total" -ge "$r"
+		check_eq "$d: $p: only its last replay is discarded" $((total - 1)) "$kept"
+		check "$d: $p has kernel records" \
+			grep -q "^KERNEL	$p	" "$d/activity.tsv"
+		check "$d: $p has API records" grep -q "^API	$p	" "$d/activity.tsv"
+	done
+	check_eq "$d: activity.tsv END counts the records" \
+		"END	$(($(wc -l < "$d/activity.tsv") - 1))" "$(tail -1 "$d/activity.tsv")"
+	if [ "${REPLAY_CHECK_LATENCY:-0}" = 1 ]; then
+		check_match "$d: kernel records have queued/submitted times" \
+			'^KERNEL	[^	]*	[0-9]+	[0-9]+	[0-9]+	[1-9][0-9]*	[1-9]' \
+			"$(grep -m1 '^KERNEL' "$d/activity.tsv")"
+	else
+		echo "# $d: first kernel record: $(grep -m1 '^KERNEL' "$d/activity.tsv")"
+	fi
+	check "$d: no KERNEL record of an unknown program" \
+		test -z "$(cut -f2 "$d/activity.tsv" | grep -v '^[0-9]*$' |
+			sort -u | grep -vxF "$(sed -n 's/^program\.[0-9]*\.name = //p' "$d/manifest")")"
+}
+

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay model: handle maps and id recycling, what each call becomes,
+ * the host arena layout, and the exact error of every call the model
+ * refuses (each names the trace event and the API).
+ */
+#include <stdlib.h>
+
+#include "reconstruct/model_int.h"
+#include "error.h"
+#include "test.h"
+
+#define A0 0x7f0000000000ull
+#define A1 0x7f0000100000ull
+#define LIB 0x100
+#define HASH "0123456789abcdef0123456789abcdef"
+
+static struct model_prog *fresh(struct model **m)
+{
+	struct model_prog *p;
+
+	*m = model_new(NULL, "cuda");
+	p = model_add_program(*m, "p", "bundle", 1);
+	model_add_module(p, 0, LIB, HASH, 4, "x");
+	return p;
+}
+
+static struct model_copy copy(enum model_copy_kind k, uint64_t dst,
+			      uint64_t src, uint64_t size)
+{
+	struct model_copy c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = k;
+	c.dst = dst;
+	c.src = src;
+	c.size = size;
+	return c;
+}
+
+static void expect_error(int ret, const char *msg, const char *what)
+{
+	if (ret >= 0) {
+		CHECK(0, what);
+		return;
+	}
+	CHECK_STR(gm_error_message(), msg, what);
+	gm_error_clear();
+}
+
+static void test_errors(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	struct model_copy c;
+	struct model_launch l;
+	uint32_t blob;
+	uint8_t data[64] = { 0 };
+
+	model_add_blob_bytes(m, data, sizeof(data), &blob);
+	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 4096);
+	c = copy(MODEL_H2D, A0, 0x1000, 64);
+	c.blob = blob;
+	c.stream = 0x1234;
+	expect_error(model_add_copy(p, 2, "cuMemcpyHtoDAsync_v2", &c),
+		     "event 2 (cuMemcpyHtoDAsync_v2): unknown stream 0x1234",
+		     "unknown stream");
+	c.stream = 0;
+	c.dst = A1;
+	expect_error(model_add_copy(p, 3, "cuMemcpyHtoD_v2", &c),
+		     "event 3 (cuMemcpyHtoD_v2): destination 0x7f0000100000 is"
+		     " not inside a live device allocation or global",
+		     "copy to unknown memory");
+	c.dst = A0 + 4090;
+	expect_error(model_add_copy(p, 4, "cuMemcpyHtoD_v2", &c),
+		     "event 4 (cuMemcpyHtoD_v2): 64 bytes at destination "
+		     "0x7f0000000ffa run past the end of allocation 0 (4096 "
+		     "bytes, event 1)", "copy past the end");
+	c.dst = A0;
+	c.size = 65;
+	expect_error(model_add_copy(p, 5, "cuMemcpyHtoD_v2", &c),
+		     "event 5 (cuMemcpyHtoD_v2): source data (blob 0) is "
+		     "missing or too small", "blob too small");
+	expect_error(model_add_free(p, 6, "cuMemFree_v2", A0 + 64),
+		     "event 6 (cuMemFree_v2): 0x7f0000000040 is not a live "
+		     "allocation", "free of an interior pointer");
+	CHECK_INT(model_add_free(p, 7, "cuMemFree_v2", A0), 0, "free");
+	expect_error(model_add_free(p, 8, "cuMemFree_v2", A0),
+		     "event 8 (cuMemFree_v2): 0x7f0000000000 is not a live "
+		     "allocation", "double free");
+	c = copy(MODEL_D2H, 0x1000, A0 + 8, 8);
+	expect_error(model_add_copy(p, 9, "cuMemcpyDtoH_v2", &c),
+		     "event 9 (cuMemcpyDtoH_v2): source 0x7f0000000008 points "
+		     "into freed device memory", "copy from freed memory");
+	expect_error(model_add_memset(p, 10, "cuMemsetD2D8", A0, 0, 3, 1, 0,
+				      0),
+		     "event 10 (cuMemsetD2D8): memset of 3-byte elements",
+		     "bad memset width");
+	memset(&l, 0, sizeof(l));
+	l.kernel = 0x999;
+	expect_error(model_add_launch(p, 11, "cuLaunchKernel", &l),
+		     "event 11 (cuLaunchKernel): unknown kernel 0x999",
+		     "unknown kernel");
+	{
+		static const uint32_t off[] = { 0, 8 }, size[] = { 8, 4 };
+		uint64_t args[1] = { 0 };
+		model_add_kernel(p, 12, 0x500, LIB, "k", 2, off, size);
+		l.kernel = 0x500;
+		l.grid[0] = l.grid[1] = l.grid[2] = 1;
+		l.block[0] = l.block[1] = l.block[2] = 1;
+		l.params = args;
+		l.params_size = 8;
+		expect_error(model_add_launch(p, 13, "cuLaunchKernel", &l),
+			     "event 13 (cuLaunchKernel): 8 parameter bytes for"
+			     " kernel 'k', whose layout needs 12",
+			     "parameters shorter than the layout");
+	}
+	expect_error(model_add_kernel(p, 14, 0x501, 0x777, "k2", 0, NULL, NULL),
+		     "event 14: kernel 'k2' of unknown module 0x777",
+		     "kernel of an unknown module");
+	expect_error(model_add_event_record(p, 15, "cuEventRecord", 0x42, 0),
+		     "event 15 (cuEventRecord): unknown event 0x42",
+		     "unknown event");
+	expect_error(model_add_stream(p, 16, 0x2, 1, 0),
+		     "event 16: stream handle 0x2 is reserved",
+		     "reserved stream handle");
+	{
+		struct model_texture t;
+		memset(&t, 0, sizeof(t));
+		t.res_type = 0;	/* array */
+		expect_error(model_add_texture(p, 17, "cuTexObjectCreate", 1,
+					       &t),
+			     "event 17 (cuTexObjectCreate): texture objects over"
+			     " CUDA arrays or mipmaps (resource type 0) are not"
+			     " supported", "array texture");
+	}
+	expect_error(model_add_blob(m, "xyz", 4, "f", &blob),
+		     "bad blob hash 'xyz'", "bad blob hash");
+	model_add_unsupported(p, 18, "cuGraphLaunch");
+	CHECK_INT(model_nr_unsupported(m), 1, "unsupported call counted");
+	CHECK_INT(model_finish(m), 0, "finish");
+	expect_error(model_add_ctx_sync(p, 19, "cuCtxSynchronize"),
+		     "the model of 'p' is already finished",
+		     "no additions after finish");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		model_report(m, &sb);
+		CHECK(strstr(sb.buf, "unsupported: program 'p': event 18: "
+				     "cuGraphLaunch") != NULL,
+		      "unsupported call listed");
+		strbuf_release(&sb);
+	}
+	model_free(m);
+}
+
+static void test_ids_and_ops(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	struct model_copy c;
+	uint32_t blob;
+	uint8_t data[256] = { 1 };
+	const char *h = "FEDCBA9876543210FEDCBA9876543210";
+
+	model_add_blob_bytes(m, data, sizeof(data), &blob);
+	/* allocation ids: smallest free first */
+	model_add_alloc(p, 1, "a", A0, 256);		/* 0 */
+	model_add_alloc(p, 2, "a", A0 + 4096, 256);	/* 1 */
+	model_add_free(p, 3, "f", A0);
+	model_add_alloc(p, 4, "a", A1, 256);		/* 0 again */
+	CHECK_INT(p->ops[3].code, GM_OP_ALLOC, "alloc op");
+	CHECK_INT(p->ops[3].a, 0, "freed id reused");
+	CHECK_INT(p->ops[3].z, 256, "alloc size");
+	CHECK_INT(p->alloc_ids.next, 2, "two ids in all");
+
+	/* streams: legacy handles, per-thread stream, recycling by kind */
+	CHECK_INT(model_add_stream(p, 5, 0xa1, 1, 0), 0, "stream a1");
+	CHECK_INT(model_add_stream(p, 6, 0xa2, 0, -1), 0, "stream a2");
+	model_destroy_stream(p, 7, 0xa1);
+	CHECK_INT(model_add_stream(p, 8, 0xa3, 0, -1), 0, "stream a3");
+	CHECK_INT(p->nr_streams, 4, "a3 differs in kind from a1: new id");
+	CHECK_INT(model_add_stream(p, 9, 0xa4, 1, 0), 0, "stream a4");
+	CHECK_INT(p->nr_streams, 4, "a4 reuses a1's id");
+	CHECK_INT(p->streams[2].d.flags, GM_STREAM_BLOCKING,
+		  "blocking stream flagged");
+	CHECK_INT(p->streams[2].d.priority, -1, "priority kept");
+
+	c = copy(MODEL_H2D, A1, 0x9000, 256);
+	c.blob = blob;
+	c.stream = 0x1;		/* CU_STREAM_LEGACY */
+	c.flags = MODEL_SYNC;
+	model_add_copy(p, 10, "cuMemcpyHtoD_v2", &c);
+	CHECK_INT(p->ops[4].stream, 0, "CU_STREAM_LEGACY is stream 0");
+	CHECK_INT(p->ops[4].flags, GM_F_SYNC, "sync flag, not pinned");
+	model_add_host_alloc(p, 11, 0x9000, 4096);
+	c.stream = 0x2;		/* CU_STREAM_PER_THREAD */
+	model_add_copy(p, 12, "cuMemcpyHtoDAsync_v2", &c);
+	CHECK_INT(p->ops[5].stream, 4, "per-thread stream gets an id");
+	CHECK_INT(p->streams[4].d.flags, GM_STREAM_BLOCKING,
+		  "which is blocking");
+	CHECK_INT(p->ops[5].flags, GM_F_SYNC | GM_F_PINNED,
+		  "copy from page-locked memory flagged");
+	CHECK(m->blobs[blob].flags & GM_BLOB_PINNED, "its blob too");
+
+	/* D2H: async ones keep their arena room until their stream syncs */
+	c = copy(MODEL_D2H, 0x9000, A1, 100);
+	c.stream = 0xa2;
+	c.d2h_hash = h;
+	model_add_copy(p, 13, "cuMemcpyDtoHAsync_v2", &c);	/* op 6 */
+	model_add_copy(p, 14, "cuMemcpyDtoHAsync_v2", &c);	/* op 7 */
+	c.stream = 0;
+	c.flags = MODEL_SYNC;
+	c.d2h_hash = NULL;
+	model_add_copy(p, 15, "cuMemcpyDtoH_v2", &c);		/* op 8 */
+	model_add_stream_sync(p, 16, "cuStreamSynchronize", 0xa2);
+	model_add_copy(p, 17, "cuMemcpyDtoH_v2", &c);		/* op 10 */
+	CHECK_INT(model_set_result_hash(p, 30, 17, h), 0,
+		  "a result hash that comes later");
+	expect_error(model_set_result_hash(p, 31, 17, h),
+		     "event 31: no device-to-host copy at event 17 waits for a "
+		     "result hash", "only once");
+
+	/* the global of a module, then the module goes away */
+	CHECK_INT(model_add_global(p, 18, LIB, "sym", A0 + 65536, 64), 0,
+		  "global");
+	CHECK_INT(model_add_global(p, 19, LIB, "sym", A0 + 65536, 64), 0,
+		  "global looked up again");
+	c = copy(MODEL_H2D, A0 + 65536 + 8, 0x1, 8);
+	c.blob = blob;
+	model_add_copy(p, 20, "cuMemcpyHtoD_v2", &c);		/* op 11 */
+	CHECK_INT(p->ops[11].a, GM_G(0), "symbol copy goes to the global");
+	CHECK_INT(p->ops[11].x, 8, "at its offset");
+	CHECK_INT(model_unload_module(p, 21, LIB), 0, "unload");
+	expect_error(model_add_copy(p, 22, "cuMemcpyHtoD_v2", &c),
+		     "event 22 (cuMemcpyHtoD_v2): destination 0x7f0000010008 "
+		     "points into freed device memory",
+		     "the global is gone with its module");
+
+	model_add_event(p, 23, 0xe1, 2 | 4);
+	model_destroy_event(p, 24, 0xe1);
+	model_add_event(p, 25, 0xe2, 2);
+	CHECK_INT(p->nr_events, 1, "event id recycled");
+	CHECK_INT(p->events[0].flags, 2, "interprocess flag dropped");
+
+	CHECK_INT(model_finish(m), 0, "finish");
+	CHECK_INT(p->ops[6].y, 0, "first async result at 0");
+	CHECK_INT(p->ops[7].y, 128, "second after it (64-byte aligned)");
+	CHECK_INT(p->ops[8].y, 256, "sync result after the pending ones");
+	CHECK_INT(p->ops[8].b, GM_NONE, "no recorded hash: no check");
+	CHECK_INT(p->ops[10].y, 0, "arena reused after the stream sync");
+	CHECK_INT(p->host_arena, 356, "arena size");
+	CHECK_INT(p->ops[6].b, 0, "check id");
+	CHECK_STR(intern_key(&p->checks, 0, NULL),
+		  "fedcba9876543210fedcba9876543210", "hash kept lowercase");
+	CHECK_INT(p->ops[7].b, 0, "identical hashes share a check");
+	CHECK_INT(p->ops[10].b, 0, "the late hash is the copy's check");
+	CHECK_INT(p->nr_unverifiable, 1, "unverifiable results counted");
+	CHECK_STR(m->name, "p", "workload named after its programs");
+	model_free(m);
+}
+
+int main(void)
+{
+	test_errors();
+	test_ids_and_ops();
+	return test_done();
+}
