@@ -30,7 +30,7 @@
 #define GM_CUDA_HOME "/usr/local/cuda"
 #endif
 #ifndef GM_REPLAY_LIBS
-#define GM_REPLAY_LIBS "-lxxhash"
+#define GM_REPLAY_LIBS ""
 #endif
 
 static const char usage[] =

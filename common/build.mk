@@ -3,11 +3,13 @@
 # copy for shared libraries such as the capture library).
 
 PKG_DEPS += libxxhash:libxxhash-dev
+EXTRA_CFLAGS_common = $(call pkg_cflags,libxxhash)
 
 COMMON_SRCS := $(wildcard common/*.c)
 COMMON_LIB := $(B)/libgpumix-common.a
 COMMON_PIC_LIB := $(B)/libgpumix-common-pic.a
-COMMON_LDLIBS = $(call pkg_libs,libxxhash)
+# xxhash is used header-only (XXH_INLINE_ALL in hash.c): nothing to link.
+COMMON_LDLIBS =
 
 $(COMMON_LIB): $(COMMON_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@

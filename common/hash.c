@@ -5,6 +5,12 @@
 #include "hash.h"
 
 #include <stdio.h>
+/*
+ * Inline xxhash from its header: no run-time library is needed, so the
+ * capture library and generated replay programs run on hosts that have
+ * only the CUDA driver (the GPU machines lack libxxhash.so).
+ */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 struct gm_hash gm_hash_bytes(const void *data, size_t len)
