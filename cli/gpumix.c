@@ -23,6 +23,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
+	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic" },
 	{ "version", cmd_version, "print the gpumix version" },
 };
 
