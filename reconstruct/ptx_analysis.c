@@ -277,6 +277,7 @@ struct func_facts {
 	size_t *callees;	/* indices into module funcs */
 	size_t nr_callees, alloc_callees;
 	int has_reqntid;
+	char launched_by[128];	/* a function that takes this kernel's address */
 	int cfg_error;
 	char cfg_why[160];
 };
@@ -359,6 +360,15 @@ static long imm_value(const struct gm_ptx_module *m, struct gm_ptx_range r)
 		return -1;
 	}
 	return v;
+}
+
+/* Device runtime entry points: cudaLaunchDevice, __cudaCDP2..., etc. */
+static int is_device_runtime(const char *name)
+{
+	while (*name == '_') {
+		name++;
+	}
+	return !strncmp(name, "cuda", 4);
 }
 
 static void add_callee(struct func_facts *ff, size_t idx)
@@ -499,7 +509,7 @@ static void scan_func(const struct gm_ptx_module *m,
 					gm_ptx_module_find_func(m, callee);
 				if (callee[0] == '%' || !cf) {
 					/* a register, or not a known function */
-					if (!strncmp(callee, "cuda", 4)) {
+					if (is_device_runtime(callee)) {
 						ff->own |= GM_PTX_F_DEVRT;
 					} else {
 						ff->own |= GM_PTX_F_INDIRECT;
@@ -508,7 +518,7 @@ static void scan_func(const struct gm_ptx_module *m,
 					     sizeof(ff->first_what),
 					     "call of '%s' at line %u", callee,
 					     line);
-				} else if (!strncmp(callee, "cuda", 4)) {
+				} else if (is_device_runtime(callee)) {
 					ff->own |= GM_PTX_F_DEVRT;
 					note(ff->first_what,
 					     sizeof(ff->first_what),
@@ -944,6 +954,156 @@ static int insn_uniform(const struct gm_ptx_module *m,
 	return sources_uniform(m, f, s, ri, 1);
 }
 
+/* Whether the terminator of block @b can split the threads of a CTA. */
+static int divergent_terminator(const struct gm_ptx_module *m,
+				const struct gm_ptx_func *f, struct cfg *c,
+				struct reginfo *ri, size_t b)
+{
+	const struct gm_ptx_stmt *s = &f->stmts[c->insn[c->bb[b].last]];
+	char base[32];
+
+	gm_ptx_opcode_base(m, s, base, sizeof(base));
+	if (!strcmp(base, "brx")) {
+		return !sources_uniform(m, f, s, ri, 0) ||
+		       (s->guard >= 0 && !insn_uniform(m, f, s, ri));
+	}
+	if (s->guard < 0) {
+		return 0;
+	}
+	if (strcmp(base, "bra") && strcmp(base, "ret") && strcmp(base, "exit")) {
+		return 0;
+	}
+	if (gm_ptx_opcode_has(m, s, ".uni")) {
+		return 0;
+	}
+	int k = reg_index(m, ri, (uint32_t)s->guard, 0);
+	return k < 0 || !ri->uniform[k];
+}
+
+/* ---- post-dominators and divergence -------------------------------- */
+
+/* A bit matrix, one row of @words 64-bit words per block. */
+struct bits {
+	uint64_t *w;
+	size_t words;
+};
+
+static int bit_get(const uint64_t *row, size_t i)
+{
+	return (row[i / 64] >> (i % 64)) & 1;
+}
+
+static void bit_set(uint64_t *row, size_t i)
+{
+	row[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/*
+ * Immediate post-dominator of every block (nr_bb: the virtual exit,
+ * -1: none, e.g. a block that cannot reach an exit).
+ */
+static int64_t *post_dominators(struct cfg *c)
+{
+	size_t n = c->nr_bb, words = (n + 1 + 63) / 64;
+	uint64_t *pd = gm_xcalloc((n + 1) * words, sizeof(uint64_t));
+	uint64_t *tmp = gm_xcalloc(words, sizeof(uint64_t));
+	int64_t *ipdom = gm_xmalloc((n + 1) * sizeof(*ipdom));
+
+	for (size_t b = 0; b < n; b++) {
+		memset(pd + b * words, 0xff, words * sizeof(uint64_t));
+	}
+	bit_set(pd + n * words, n);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t b = n; b-- > 0;) {
+			struct bb *bb = &c->bb[b];
+			int exits = !bb->nr_succ || (bb->flags & (BB_GRET | BB_RET));
+			memset(tmp, 0xff, words * sizeof(uint64_t));
+			for (uint32_t k = 0; k < bb->nr_succ; k++) {
+				const uint64_t *row = pd + c->succ[bb->succ_first + k] * words;
+				for (size_t w = 0; w < words; w++) {
+					tmp[w] &= row[w];
+				}
+			}
+			if (exits) {
+				const uint64_t *row = pd + n * words;
+				for (size_t w = 0; w < words; w++) {
+					tmp[w] &= row[w];
+				}
+			}
+			bit_set(tmp, b);
+			if (memcmp(tmp, pd + b * words, words * sizeof(uint64_t))) {
+				memcpy(pd + b * words, tmp, words * sizeof(uint64_t));
+				changed = 1;
+			}
+		}
+	}
+	for (size_t b = 0; b < n; b++) {
+		const uint64_t *row = pd + b * words;
+		size_t cnt = 0;
+		ipdom[b] = -1;
+		if (!bit_get(row, n)) {
+			continue;	/* never reaches an exit */
+		}
+		for (size_t i = 0; i <= n; i++) {
+			cnt += bit_get(row, i);
+		}
+		/* the strict post-dominator with one bit fewer */
+		for (size_t p = 0; p <= n; p++) {
+			if (p == b || !bit_get(row, p)) {
+				continue;
+			}
+			size_t cp = 0;
+			for (size_t i = 0; i <= n; i++) {
+				cp += bit_get(pd + p * words, i);
+			}
+			if (cp + 1 == cnt) {
+				ipdom[b] = (int64_t)p;
+				break;
+			}
+		}
+	}
+	ipdom[n] = -1;
+	free(pd);
+	free(tmp);
+	return ipdom;
+}
+
+/* Mark in @infl the blocks between divergent @d and its reconvergence. */
+static void mark_region(struct cfg *c, size_t d, int64_t stop, uint8_t *infl,
+			uint32_t *stack)
+{
+	size_t top = 0;
+	uint8_t *seen = gm_xcalloc(c->nr_bb + 1, 1);
+	struct bb *bb = &c->bb[d];
+
+	for (uint32_t k = 0; k < bb->nr_succ; k++) {
+		stack[top++] = c->succ[bb->succ_first + k];
+	}
+	while (top) {
+		uint32_t b = stack[--top];
+		if ((int64_t)b == stop || seen[b]) {
+			continue;
+		}
+		seen[b] = 1;
+		infl[b] = 1;
+		struct bb *x = &c->bb[b];
+		for (uint32_t k = 0; k < x->nr_succ; k++) {
+			stack[top++] = c->succ[x->succ_first + k];
+		}
+	}
+	free(seen);
+}
+
+/*
+ * Which registers hold the same value in every thread of a CTA. The
+ * usual divergence analysis: start from "all uniform" and mark a register
+ * varying when one of its definitions is (a varying operand or guard, a
+ * per-thread source such as %tid or memory), or when it has several
+ * definitions and one of them lies where threads may have diverged (the
+ * region of a divergent branch up to its immediate post-dominator).
+ * Iterate until nothing changes.
+ */
 static void uniformity(const struct gm_ptx_module *m,
 		       const struct gm_ptx_func *f, struct cfg *c,
 		       struct reginfo *ri)
@@ -975,59 +1135,65 @@ static void uniformity(const struct gm_ptx_module *m,
 				}
 			}
 		}
+		if (s->guard >= 0 && is_register(m, ri, (uint32_t)s->guard)) {
+			reg_index(m, ri, (uint32_t)s->guard, 1);
+		}
 		if (!insn_defines(m, s)) {
 			continue;
 		}
 		struct gm_ptx_range r = gm_ptx_operand(f, s, 0);
 		for (uint32_t t = r.begin; t < r.end; t++) {
-			if (!is_register(m, ri, t)) {
-				continue;
+			if (is_register(m, ri, t)) {
+				int k = reg_index(m, ri, t, 1);
+				ri->ndefs[k]++;
 			}
-			int k = reg_index(m, ri, t, 1);
-			ri->ndefs[k]++;
-			ri->def[k] = (int32_t)i;
 		}
 	}
+	memset(ri->uniform, 1, ri->nr);
+	if (!c->nr_bb) {
+		return;
+	}
+	int64_t *ipdom = post_dominators(c);
+	uint8_t *infl = gm_xcalloc(c->nr_bb + 1, 1);
+	uint8_t *done = gm_xcalloc(c->nr_bb + 1, 1);
+	uint32_t *stack = gm_xmalloc((c->nr_succ + c->nr_bb + 1) * sizeof(*stack));
+
 	for (int changed = 1; changed;) {
 		changed = 0;
-		for (size_t k = 0; k < ri->nr; k++) {
-			if (ri->uniform[k] || ri->ndefs[k] != 1) {
+		for (size_t i = 0; i < c->nr_insn; i++) {
+			const struct gm_ptx_stmt *s = &f->stmts[c->insn[i]];
+			if (!insn_defines(m, s)) {
 				continue;
 			}
-			const struct gm_ptx_stmt *s =
-				&f->stmts[c->insn[ri->def[k]]];
-			if (insn_uniform(m, f, s, ri)) {
-				ri->uniform[k] = 1;
-				changed = 1;
+			int u = insn_uniform(m, f, s, ri);
+			int in_div = infl[c->bb_of[i]];
+			struct gm_ptx_range r = gm_ptx_operand(f, s, 0);
+			for (uint32_t t = r.begin; t < r.end; t++) {
+				if (!is_register(m, ri, t)) {
+					continue;
+				}
+				int k = reg_index(m, ri, t, 0);
+				if (ri->uniform[k] &&
+				    (!u || (in_div && ri->ndefs[k] > 1))) {
+					ri->uniform[k] = 0;
+					changed = 1;
+				}
 			}
 		}
+		for (size_t b = 0; b < c->nr_bb; b++) {
+			if (done[b] || !divergent_terminator(m, f, c, ri, b)) {
+				continue;
+			}
+			done[b] = 1;
+			c->bb[b].flags |= BB_DIVERGENT;
+			mark_region(c, b, ipdom[b], infl, stack);
+			changed = 1;
+		}
 	}
-}
-
-/* Whether the terminator of block @b can split the threads of a CTA. */
-static int divergent_terminator(const struct gm_ptx_module *m,
-				const struct gm_ptx_func *f, struct cfg *c,
-				struct reginfo *ri, size_t b)
-{
-	const struct gm_ptx_stmt *s = &f->stmts[c->insn[c->bb[b].last]];
-	char base[32];
-
-	gm_ptx_opcode_base(m, s, base, sizeof(base));
-	if (!strcmp(base, "brx")) {
-		return !sources_uniform(m, f, s, ri, 0) ||
-		       (s->guard >= 0 && !insn_uniform(m, f, s, ri));
-	}
-	if (s->guard < 0) {
-		return 0;
-	}
-	if (strcmp(base, "bra") && strcmp(base, "ret") && strcmp(base, "exit")) {
-		return 0;
-	}
-	if (gm_ptx_opcode_has(m, s, ".uni")) {
-		return 0;
-	}
-	int k = reg_index(m, ri, (uint32_t)s->guard, 0);
-	return k < 0 || !ri->uniform[k];
+	free(ipdom);
+	free(infl);
+	free(done);
+	free(stack);
 }
 
 /* Does instruction @s synchronise with other threads (for the scan)? */
@@ -1115,7 +1281,7 @@ static void scan_hazard(const struct gm_ptx_module *m,
 	}
 	for (size_t b = 0; b < nb && !ff->hazard[0]; b++) {
 		struct bb *bb = &c->bb[b];
-		if (!divergent_terminator(m, f, c, ri, b)) {
+		if (!(bb->flags & BB_DIVERGENT)) {
 			continue;
 		}
 		int any_sync = 0, any_ret = (bb->flags & BB_GRET) != 0;
@@ -1128,7 +1294,7 @@ static void scan_hazard(const struct gm_ptx_module *m,
 			const struct gm_ptx_stmt *s =
 				&f->stmts[c->insn[bb->last]];
 			snprintf(ff->hazard, sizeof(ff->hazard),
-				 "early return: threads may leave at the branch at line %u while others still reach a barrier or warp-synchronous operation",
+				 "divergent return before synchronisation: threads may stop at the branch at line %u while others still reach a barrier or warp-synchronous operation",
 				 stmt_line(m, s));
 		}
 	}
@@ -1312,6 +1478,8 @@ static void classify(const struct gm_ptx_module *m, struct func_facts *facts,
 	k->cls = GM_ELASTIC_NONE;
 	if (ff->cfg_error) {
 		set_reason(k, "control flow not understood: %s", ff->cfg_why);
+	} else if (ff->launched_by[0]) {
+		set_reason(k, "launched from the device by '%s'", ff->launched_by);
 	} else if (t & GM_PTX_F_UNKNOWN) {
 		set_reason(k, "%s is not understood",
 			   ff->unknown[0] ? ff->unknown : "an instruction of a callee");
@@ -1409,6 +1577,41 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out)
 			facts[i].own |= GM_PTX_F_SPIN;
 		}
 	}
+	/* Kernels whose address the code takes are launched from the device. */
+	struct name_map entries;
+	map_init(&entries, nf);
+	for (size_t e = 0; e < nf; e++) {
+		if (m->funcs[e].is_entry) {
+			size_t n;
+			const char *w = gm_ptx_tok_text(m, m->funcs[e].name_tok, &n);
+			int64_t slot = map_slot(&entries, w, n, 1, 0);
+			entries.val[slot] = (int)e;
+		}
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const struct gm_ptx_func *f = &m->funcs[i];
+		for (size_t k = 0; f->has_body && k < f->nr_stmts; k++) {
+			const struct gm_ptx_stmt *s = &f->stmts[k];
+			if (s->kind != GM_PTX_S_INSN) {
+				continue;
+			}
+			for (uint32_t t = s->opcode + 1; t < s->end; t++) {
+				size_t n;
+				const char *w = gm_ptx_tok_text(m, t, &n);
+				if (m->toks.v[t].kind != GM_PTX_WORD || w[0] == '%') {
+					continue;
+				}
+				int64_t slot = map_slot(&entries, w, n, 0, 0);
+				if (slot >= 0) {
+					size_t e = (size_t)entries.val[slot];
+					note(facts[e].launched_by,
+					     sizeof(facts[e].launched_by), "%s",
+					     f->name);
+				}
+			}
+		}
+	}
+	map_release(&entries);
 	/* Callee features, to a fixpoint (recursion allowed). */
 	for (size_t i = 0; i < nf; i++) {
 		facts[i].total = facts[i].own;

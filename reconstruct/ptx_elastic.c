@@ -130,7 +130,6 @@ static const char prologue_tid[] =
 
 /* end = offset + min(limit, total - offset); lb, end: the range. */
 static const char prologue_range[] =
-	"\t@%#_id bra.uni \t$#_ident;\n"
 	"\tsub.u32 \t%#_t0, %#_tot, %#_off;\n"
 	"\tsetp.gt.u32 \t%#_q0, %#_off, %#_tot;\n"
 	"\tselp.u32 \t%#_t0, 0, %#_t0, %#_q0;\n"
@@ -168,12 +167,6 @@ static const char prologue_block[] =
 	"\tadd.u32 \t%#_lb, %#_off, %#_pl;\n"
 	"\tsetp.ge.u32 \t%#_q0, %#_lb, %#_end;\n"
 	"\t@%#_q0 bra.uni \t$#_done;\n"
-	"\tbra.uni \t$#_loop;\n"
-	"$#_ident:\n"
-	"\tmov.u32 \t%#_bx, %ctaid.x;\n"
-	"\tmov.u32 \t%#_by, %ctaid.y;\n"
-	"\tmov.u32 \t%#_bz, %ctaid.z;\n"
-	"\tbra.uni \t$#_body;\n"
 	"$#_loop:\n";
 
 /* Recompute the end of the range (cheaper than keeping it live). */
@@ -191,8 +184,7 @@ static const char tail_end[] =
 
 static const char tail_block_head[] =
 	"$#_tail:\n"
-	"\t// gpumix elastic loop tail: next logical block of this physical block\n"
-	"\t@%#_id bra.uni \t$#_done;\n";
+	"\t// gpumix elastic loop tail: next logical block of this physical block\n";
 
 static const char tail_block[] =
 	"\tmov.u32 \t%#_nx, %nctaid.x;\n"
@@ -248,15 +240,6 @@ static const char prologue_thread[] =
 	"$#_check:\n"
 	"\tsetp.ge.u32 \t%#_q0, %#_lb, %#_end;\n"
 	"\t@%#_q0 bra \t$#_done;\n"
-	"\tbra.uni \t$#_loop;\n"
-	"$#_ident:\n"
-	"\tmov.u32 \t%#_bx, %ctaid.x;\n"
-	"\tmov.u32 \t%#_by, %ctaid.y;\n"
-	"\tmov.u32 \t%#_bz, %ctaid.z;\n"
-	"\tmov.u32 \t%#_tx, %tid.x;\n"
-	"\tmov.u32 \t%#_ty, %tid.y;\n"
-	"\tmov.u32 \t%#_tz, %tid.z;\n"
-	"\tbra.uni \t$#_body;\n"
 	"$#_loop:\n";
 
 /* Split the logical thread th into (tx, ty, tz). */
@@ -283,8 +266,7 @@ static const char body_start[] =
 
 static const char tail_thread_head[] =
 	"$#_tail:\n"
-	"\t// gpumix elastic loop tail: next logical thread of this physical thread\n"
-	"\t@%#_id bra \t$#_done;\n";
+	"\t// gpumix elastic loop tail: next logical thread of this physical thread\n";
 
 static const char tail_thread[] =
 	"\tld.param.u32 \t%#_ux, [#_args+12];\n"
@@ -435,6 +417,110 @@ static int rewrite_insn(const struct gm_ptx_module *m,
 	return 1;
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether token @i names one of the sorted @labels. */
+static int is_label(const struct gm_ptx_module *m, uint32_t i,
+		    char **labels, size_t nr)
+{
+	char buf[256];
+	size_t n;
+	const char *t = gm_ptx_tok_text(m, i, &n);
+
+	if (m->toks.v[i].kind != GM_PTX_WORD || !nr || n >= sizeof(buf)) {
+		return 0;
+	}
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	char *key = buf;
+	return bsearch(&key, labels, nr, sizeof(*labels), cmp_cstr) != NULL;
+}
+
+/*
+ * The body as it was, for launches with elasticity off: labels renamed
+ * (suffix "_<prefix>_i"), declarations of the top scope left out (the
+ * elastic copy declares them), ret and exit jumping to the completion
+ * notification.
+ */
+static void put_identity_copy(const struct gm_ptx_module *m,
+			      const struct gm_ptx_func *f, size_t first,
+			      const char *pfx, struct strbuf *sb)
+{
+	char **labels = NULL;
+	size_t nr = 0, alloc = 0;
+	char base[32];
+
+	for (size_t k = 0; k < f->nr_stmts; k++) {
+		if (f->stmts[k].kind == GM_PTX_S_LABEL) {
+			GM_ALLOC_GROW(labels, nr + 1, alloc);
+			labels[nr++] = gm_ptx_tok_dup(m, f->stmts[k].begin);
+		}
+	}
+	qsort(labels, nr, sizeof(*labels), cmp_cstr);
+	put(sb, pfx, "\t// gpumix elastic: elasticity off, the original body\n");
+	for (size_t k = first; k < f->nr_stmts; k++) {
+		const struct gm_ptx_stmt *s = &f->stmts[k];
+		int semi = s->end < m->toks.nr &&
+			   m->toks.v[s->end].kind == GM_PTX_PUNCT &&
+			   m->src[m->toks.v[s->end].off] == ';';
+		switch (s->kind) {
+		case GM_PTX_S_LABEL:
+			gm_ptx_add_source(sb, m, s->begin, s->end);
+			strbuf_addf(sb, "_%s_i:\n", pfx);
+			continue;
+		case GM_PTX_S_OPEN:
+			strbuf_addstr(sb, "\t{\n");
+			continue;
+		case GM_PTX_S_CLOSE:
+			strbuf_addstr(sb, "\t}\n");
+			continue;
+		case GM_PTX_S_DECL:
+			if (s->depth == 0) {
+				continue;
+			}
+			break;
+		case GM_PTX_S_DIRECTIVE:
+		case GM_PTX_S_INSN:
+			break;
+		}
+		if (s->kind == GM_PTX_S_INSN) {
+			gm_ptx_opcode_base(m, s, base, sizeof(base));
+			if (!strcmp(base, "ret") || !strcmp(base, "exit")) {
+				strbuf_addch(sb, '\t');
+				if (s->guard >= 0) {
+					gm_ptx_add_source(sb, m, s->begin, s->opcode);
+					strbuf_addch(sb, ' ');
+				}
+				put(sb, pfx, gm_ptx_opcode_has(m, s, ".uni")
+						     ? "bra.uni \t$#_done;\n"
+						     : "bra \t$#_done;\n");
+				continue;
+			}
+		}
+		strbuf_addch(sb, '\t');
+		uint32_t cursor = tok_start(m, s->begin);
+		for (uint32_t i = s->begin; i < s->end; i++) {
+			if (!is_label(m, i, labels, nr)) {
+				continue;
+			}
+			strbuf_add(sb, m->src + cursor, tok_end(m, i) - cursor);
+			strbuf_addf(sb, "_%s_i", pfx);
+			cursor = tok_end(m, i);
+		}
+		if (s->end > s->begin) {
+			strbuf_add(sb, m->src + cursor, tok_end(m, s->end - 1) - cursor);
+		}
+		strbuf_addstr(sb, semi ? ";\n" : "\n");
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(labels[i]);
+	}
+	free(labels);
+}
+
 /* First statement of the body that is not a leading declaration. */
 static size_t first_code_stmt(const struct gm_ptx_func *f)
 {
@@ -480,6 +566,9 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	if (thread) {
 		put(&sb, pfx, prologue_tid);
 	}
+	put(&sb, pfx, "\t@!%#_id bra.uni \t$#_elastic;\n");
+	put_identity_copy(m, f, first, pfx, &sb);
+	put(&sb, pfx, "$#_elastic:\n");
 	put(&sb, pfx, prologue_range);
 	put(&sb, pfx, thread ? prologue_thread : prologue_block);
 	put(&sb, pfx, split_block);

@@ -197,14 +197,66 @@ static void add_errors(struct strbuf *sb, const char *log)
 	}
 }
 
+/* Run ptxas [-c] -arch -v on @file; its output goes to @log. */
+static int run_ptxas(const char *ptxas, const char *archopt, int reloc,
+		     const char *file, struct strbuf *log, int *status)
+{
+	int pipefd[2];
+	pid_t pid;
+
+	if (pipe(pipefd) < 0) {
+		return gm_error_errno("cannot create a pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return gm_error_errno("cannot fork");
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		if (reloc) {
+			execl(ptxas, ptxas, "-c", archopt, "-v", file, "-o",
+			      "/dev/null", (char *)NULL);
+		} else {
+			execl(ptxas, ptxas, archopt, "-v", file, "-o",
+			      "/dev/null", (char *)NULL);
+		}
+		fprintf(stderr, "ptxas fatal   : cannot run %s: %s\n", ptxas,
+			strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			break;
+		}
+		strbuf_add(log, buf, (size_t)n);
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			return gm_error_errno("cannot wait for ptxas");
+		}
+	}
+	return 0;
+}
+
 int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		      struct gm_ptxas_report *out)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *ptxas = NULL, *tmp = NULL, *archopt = NULL;
 	struct strbuf log = STRBUF_INIT;
-	int fd = -1, pipefd[2] = { -1, -1 }, ret = -1, status = 0;
-	pid_t pid;
+	int fd = -1, ret = -1, status = 0;
 
 	ptxas = gm_ptxas_path();
 	if (!ptxas) {
@@ -215,6 +267,8 @@ int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 	fd = mkstemps(tmp, 4);
 	if (fd < 0) {
 		gm_error_errno("cannot create a temporary file '%s'", tmp);
+		free(tmp);
+		tmp = NULL;
 		goto out;
 	}
 	if (gm_write_all(fd, ptx, len) < 0 || close(fd) < 0) {
@@ -223,43 +277,15 @@ int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		goto out;
 	}
 	fd = -1;
-	if (pipe(pipefd) < 0) {
-		gm_error_errno("cannot create a pipe");
-		goto out;
-	}
 	archopt = gm_xasprintf("-arch=%s", arch);
-	pid = fork();
-	if (pid < 0) {
-		gm_error_errno("cannot fork");
+	if (run_ptxas(ptxas, archopt, 0, tmp, &log, &status) < 0) {
 		goto out;
 	}
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		execl(ptxas, ptxas, archopt, "-v", tmp, "-o", "/dev/null",
-		      (char *)NULL);
-		fprintf(stderr, "ptxas fatal   : cannot run %s: %s\n", ptxas,
-			strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		strbuf_add(&log, buf, (size_t)n);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			gm_error_errno("cannot wait for ptxas");
+	/* Separately compiled code (-rdc) links later: assemble it alone. */
+	if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) &&
+	    strstr(log.buf, "Unresolved extern function")) {
+		strbuf_reset(&log);
+		if (run_ptxas(ptxas, archopt, 1, tmp, &log, &status) < 0) {
 			goto out;
 		}
 	}
@@ -277,12 +303,6 @@ int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 out:
 	if (fd >= 0) {
 		close(fd);
-	}
-	if (pipefd[0] >= 0) {
-		close(pipefd[0]);
-	}
-	if (pipefd[1] >= 0) {
-		close(pipefd[1]);
 	}
 	if (tmp) {
 		unlink(tmp);
