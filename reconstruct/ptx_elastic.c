@@ -543,13 +543,13 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	struct strbuf sb = STRBUF_INIT;
 	size_t first = first_code_stmt(f);
 
-	/* the parameter */
-	if (f->params_open >= 0) {
-		if (f->nr_params) {
-			put(&sb, pfx, ",\n\t.param .align 8 .b8 #_args[48]\n");
-		} else {
-			put(&sb, pfx, "\n\t.param .align 8 .b8 #_args[48]\n");
-		}
+	/* the parameter, after the last one */
+	if (f->params_open >= 0 && f->nr_params) {
+		uint32_t last = f->params[f->nr_params - 1].toks.end - 1;
+		put(&sb, pfx, ",\n\t.param .align 8 .b8 #_args[48]");
+		add_patch(p, tok_end(m, last), tok_end(m, last), &sb);
+	} else if (f->params_open >= 0) {
+		put(&sb, pfx, "\n\t.param .align 8 .b8 #_args[48]\n");
 		add_patch(p, tok_start(m, (uint32_t)f->params_close),
 			  tok_start(m, (uint32_t)f->params_close), &sb);
 	} else {
@@ -558,9 +558,30 @@ static void transform_kernel(const struct gm_ptx_module *m,
 			  &sb);
 	}
 
-	/* declarations, prologue and loop head */
+	/* declarations, prologue and loop head, at the start of a line */
 	uint32_t at = first < f->nr_stmts ? tok_start(m, f->stmts[first].begin)
 					  : tok_start(m, (uint32_t)f->body_close);
+	while (at > 0 && (m->src[at - 1] == ' ' || m->src[at - 1] == '\t')) {
+		at--;
+	}
+	/* top-scope declarations further down move up here */
+	for (size_t i = first; i < f->nr_stmts; i++) {
+		const struct gm_ptx_stmt *s = &f->stmts[i];
+		if (s->kind != GM_PTX_S_DECL || s->depth != 0) {
+			continue;
+		}
+		uint32_t end = tok_end(m, s->end - 1);
+		if (s->end < m->toks.nr && m->toks.v[s->end].kind == GM_PTX_PUNCT &&
+		    m->src[m->toks.v[s->end].off] == ';') {
+			end = tok_end(m, s->end);
+		}
+		strbuf_addch(&sb, '\t');
+		strbuf_add(&sb, m->src + tok_start(m, s->begin),
+			   end - tok_start(m, s->begin));
+		strbuf_addch(&sb, '\n');
+		struct strbuf none = STRBUF_INIT;
+		add_patch(p, tok_start(m, s->begin), end, &none);
+	}
 	put(&sb, pfx, decls);
 	put(&sb, pfx, prologue_grid);
 	if (thread) {
@@ -568,7 +589,7 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	}
 	put(&sb, pfx, "\t@!%#_id bra.uni \t$#_elastic;\n");
 	put_identity_copy(m, f, first, pfx, &sb);
-	put(&sb, pfx, "$#_elastic:\n");
+	put(&sb, pfx, "\tbra.uni \t$#_done;\n$#_elastic:\n");
 	put(&sb, pfx, prologue_range);
 	put(&sb, pfx, thread ? prologue_thread : prologue_block);
 	put(&sb, pfx, split_block);
