@@ -23,7 +23,8 @@
 
 static const char usage[] =
 	"usage: gpumix elastic [-o <out>] [-f] [--arch <sm_NN>] [--no-assemble]\n"
-	"                      [--block-only] <file> | <bundle>";
+	"                      [--block-only] <file> | <bundle>\n"
+	"   or: gpumix elastic --list <file>";
 
 static const char help[] =
 	"\n"
@@ -44,6 +45,8 @@ static const char help[] =
 	"                    (default sm_90)\n"
 	"  --no-assemble     do not run ptxas (no register columns)\n"
 	"  --block-only      never resize thread blocks\n"
+	"  --list            list the entries of the fatbins in <file> (kind,\n"
+	"                    architecture, compression, sizes) and stop\n"
 	"\n"
 	"exit status: 0 success; 1 error (unreadable input, a module that does\n"
 	"not assemble before or after); 2 usage error.\n";
@@ -170,6 +173,45 @@ out:
 	gm_fatbin_release(&fb);
 	strbuf_release(&sb);
 	free(stem);
+	return ret;
+}
+
+static const char *const compression_names[] = { "raw", "lz4", "zstd" };
+
+/* gpumix elastic --list: the entries of every fatbin of @path. */
+static int list_file(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct gm_fatbin fb;
+	int ret = -1;
+
+	memset(&fb, 0, sizeof(fb));
+	if (gm_read_file(path, &sb) < 0) {
+		goto out;
+	}
+	if (gm_fatbin_from_image(sb.buf, sb.len, &fb) < 0) {
+		gm_error("cannot read device code from '%s'", path);
+		goto out;
+	}
+	printf("%-7s %-5s %-5s %-12s %-5s %10s %10s %10s\n", "fatbin", "entry",
+	       "kind", "arch", "comp", "offset", "size", "raw-size");
+	for (size_t i = 0; i < fb.nr; i++) {
+		const struct gm_fatbin_entry *e = &fb.entries[i];
+		char arch[32];
+		const char *kind = e->kind == GM_FATBIN_PTX ? "ptx"
+				   : e->kind == GM_FATBIN_ELF ? "elf" : "other";
+		snprintf(arch, sizeof(arch), "%s_%u",
+			 e->kind == GM_FATBIN_PTX ? "compute" : "sm", e->arch);
+		printf("%-7zu %-5zu %-5s %-12s %-5s %10zu %10zu %10zu\n",
+		       e->container, i, kind, arch,
+		       compression_names[e->compression], e->offset, e->size,
+		       e->uncompressed_size);
+	}
+	fflush(stdout);
+	ret = 0;
+out:
+	gm_fatbin_release(&fb);
+	strbuf_release(&sb);
 	return ret;
 }
 
@@ -313,7 +355,7 @@ static int write_output(const char *path, const struct strbuf *sb, int force)
 int cmd_elastic(int argc, char **argv)
 {
 	const char *outpath = NULL, *arch = "sm_90", *input = NULL;
-	int assemble = 1, force = 0, ret = GM_EXIT_ERROR;
+	int assemble = 1, force = 0, list = 0, ret = GM_EXIT_ERROR;
 	struct gm_ptx_elastic_options opt = { 0 };
 	struct modules ms = { 0 };
 	struct strbuf *outs = NULL;
@@ -340,6 +382,8 @@ int cmd_elastic(int argc, char **argv)
 			assemble = 0;
 		} else if (!strcmp(a, "--block-only")) {
 			opt.block_only = 1;
+		} else if (!strcmp(a, "--list")) {
+			list = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return gm_usage_error(usage, "unknown option '%s'", a);
 		} else if (input) {
@@ -354,6 +398,9 @@ int cmd_elastic(int argc, char **argv)
 	if (sscanf(arch, "sm_%u", &sm) != 1 || sm < 50) {
 		return gm_usage_error(usage, "bad --arch '%s' (expected sm_NN)",
 				      arch);
+	}
+	if (list) {
+		return list_file(input) < 0 ? gm_cli_fail() : GM_EXIT_OK;
 	}
 	if (gm_is_dir(input) ? collect_bundle(input, sm, &ms) < 0
 			     : collect_file(input, sm, &ms, 0) < 0) {

@@ -601,6 +601,7 @@ struct cfg {
 	size_t nr_bb, alloc_bb;
 	uint32_t *succ;
 	size_t nr_succ, alloc_succ;
+	int64_t *ipdom;		/* immediate post-dominator (uniformity()) */
 };
 
 static void cfg_release(struct cfg *c)
@@ -609,6 +610,7 @@ static void cfg_release(struct cfg *c)
 	free(c->bb_of);
 	free(c->bb);
 	free(c->succ);
+	free(c->ipdom);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1154,6 +1156,7 @@ static void uniformity(const struct gm_ptx_module *m,
 		return;
 	}
 	int64_t *ipdom = post_dominators(c);
+	c->ipdom = ipdom;
 	uint8_t *infl = gm_xcalloc(c->nr_bb + 1, 1);
 	uint8_t *done = gm_xcalloc(c->nr_bb + 1, 1);
 	uint32_t *stack = gm_xmalloc((c->nr_succ + c->nr_bb + 1) * sizeof(*stack));
@@ -1190,7 +1193,6 @@ static void uniformity(const struct gm_ptx_module *m,
 			changed = 1;
 		}
 	}
-	free(ipdom);
 	free(infl);
 	free(done);
 	free(stack);
@@ -1239,8 +1241,11 @@ static int insn_syncs(const struct gm_ptx_module *m,
  * The early-return scan. A thread that returns, in the transformed
  * kernel, waits at the loop tail instead of exiting; if threads it
  * diverged from then reach a barrier or a warp-synchronous operation, the
- * CTA deadlocks or pairs the wrong barriers. So: no divergent branch may
- * lead both to a return without synchronisation and to a synchronisation.
+ * CTA deadlocks or pairs the wrong barriers. At each divergent branch D,
+ * with R the blocks between D and its reconvergence point P: threads may
+ * leave early when R holds a return not preceded by synchronisation, or
+ * when R synchronises and P leads to a return without it; others still
+ * synchronise when R does or when P leads to synchronisation.
  */
 static void scan_hazard(const struct gm_ptx_module *m,
 			const struct gm_ptx_func *f, struct cfg *c,
@@ -1250,7 +1255,11 @@ static void scan_hazard(const struct gm_ptx_module *m,
 	size_t nb = c->nr_bb;
 	uint8_t *rs = gm_xcalloc(nb + 1, 1);	/* reaches a sync */
 	uint8_t *rns = gm_xcalloc(nb + 1, 1);	/* reaches a ret, no sync */
+	uint8_t *inr = gm_xcalloc(nb + 1, 1);
+	uint8_t *seen = gm_xcalloc(nb + 1, 1);
+	uint32_t *stack = gm_xmalloc((c->nr_succ + nb + 1) * sizeof(*stack));
 
+	(void)ri;
 	for (size_t b = 0; b < nb; b++) {
 		for (uint32_t i = c->bb[b].first; i <= c->bb[b].last; i++) {
 			if (insn_syncs(m, f, &f->stmts[c->insn[i]], facts)) {
@@ -1279,20 +1288,55 @@ static void scan_hazard(const struct gm_ptx_module *m,
 			}
 		}
 	}
-	for (size_t b = 0; b < nb && !ff->hazard[0]; b++) {
-		struct bb *bb = &c->bb[b];
+	for (size_t d = 0; d < nb && !ff->hazard[0]; d++) {
+		struct bb *bb = &c->bb[d];
 		if (!(bb->flags & BB_DIVERGENT)) {
 			continue;
 		}
-		int any_sync = 0, any_ret = (bb->flags & BB_GRET) != 0;
+		int64_t p = c->ipdom ? c->ipdom[d] : -1;
+		int has_p = p >= 0 && (size_t)p < nb;
+		size_t top = 0;
+		int sync_r = 0, ret_r = (bb->flags & BB_GRET) != 0;
+
+		/* R: reachable from D's successors, stopping at P */
+		memset(inr, 0, nb + 1);
 		for (uint32_t k = 0; k < bb->nr_succ; k++) {
-			uint32_t t = c->succ[bb->succ_first + k];
-			any_sync |= rs[t];
-			any_ret |= rns[t];
+			stack[top++] = c->succ[bb->succ_first + k];
 		}
-		if (any_sync && any_ret) {
-			const struct gm_ptx_stmt *s =
-				&f->stmts[c->insn[bb->last]];
+		while (top) {
+			uint32_t b = stack[--top];
+			if ((int64_t)b == p || inr[b]) {
+				continue;
+			}
+			inr[b] = 1;
+			sync_r |= (c->bb[b].flags & BB_SYNC) != 0;
+			for (uint32_t k = 0; k < c->bb[b].nr_succ; k++) {
+				stack[top++] = c->succ[c->bb[b].succ_first + k];
+			}
+		}
+		/* a return inside R that no synchronisation precedes */
+		memset(seen, 0, nb + 1);
+		top = 0;
+		for (uint32_t k = 0; k < bb->nr_succ && !ret_r; k++) {
+			stack[top++] = c->succ[bb->succ_first + k];
+		}
+		while (top && !ret_r) {
+			uint32_t b = stack[--top];
+			if (!inr[b] || seen[b] || (c->bb[b].flags & BB_SYNC)) {
+				continue;
+			}
+			seen[b] = 1;
+			if (c->bb[b].flags & (BB_RET | BB_GRET)) {
+				ret_r = 1;
+			}
+			for (uint32_t k = 0; k < c->bb[b].nr_succ; k++) {
+				stack[top++] = c->succ[c->bb[b].succ_first + k];
+			}
+		}
+		int leave = ret_r || (sync_r && has_p && rns[p]);
+		int stay = sync_r || (has_p && rs[p]);
+		if (leave && stay) {
+			const struct gm_ptx_stmt *s = &f->stmts[c->insn[bb->last]];
 			snprintf(ff->hazard, sizeof(ff->hazard),
 				 "divergent return before synchronisation: threads may stop at the branch at line %u while others still reach a barrier or warp-synchronous operation",
 				 stmt_line(m, s));
@@ -1300,6 +1344,9 @@ static void scan_hazard(const struct gm_ptx_module *m,
 	}
 	free(rs);
 	free(rns);
+	free(inr);
+	free(seen);
+	free(stack);
 }
 
 /* Loads whose value another CTA may change while this one waits. */
