@@ -1244,8 +1244,9 @@ static int insn_syncs(const struct gm_ptx_module *m,
  * CTA deadlocks or pairs the wrong barriers. At each divergent branch D,
  * with R the blocks between D and its reconvergence point P: threads may
  * leave early when R holds a return not preceded by synchronisation, or
- * when R synchronises and P leads to a return without it; others still
- * synchronise when R does or when P leads to synchronisation.
+ * when R synchronises, some path reaches P without doing so, and P leads
+ * to a return without it; others still synchronise when R does or when
+ * P leads to synchronisation.
  */
 static void scan_hazard(const struct gm_ptx_module *m,
 			const struct gm_ptx_func *f, struct cfg *c,
@@ -1314,14 +1315,22 @@ static void scan_hazard(const struct gm_ptx_module *m,
 				stack[top++] = c->succ[c->bb[b].succ_first + k];
 			}
 		}
-		/* a return inside R that no synchronisation precedes */
+		/*
+		 * Paths without synchronisation from D: to a return inside R,
+		 * or to P (those threads skip what the others synchronise on)
+		 */
+		int skip_p = 0;
 		memset(seen, 0, nb + 1);
 		top = 0;
-		for (uint32_t k = 0; k < bb->nr_succ && !ret_r; k++) {
+		for (uint32_t k = 0; k < bb->nr_succ; k++) {
 			stack[top++] = c->succ[bb->succ_first + k];
 		}
-		while (top && !ret_r) {
+		while (top) {
 			uint32_t b = stack[--top];
+			if ((int64_t)b == p) {
+				skip_p = 1;
+				continue;
+			}
 			if (!inr[b] || seen[b] || (c->bb[b].flags & BB_SYNC)) {
 				continue;
 			}
@@ -1333,7 +1342,7 @@ static void scan_hazard(const struct gm_ptx_module *m,
 				stack[top++] = c->succ[c->bb[b].succ_first + k];
 			}
 		}
-		int leave = ret_r || (sync_r && has_p && rns[p]);
+		int leave = ret_r || (sync_r && has_p && skip_p && rns[p]);
 		int stay = sync_r || (has_p && rs[p]);
 		if (leave && stay) {
 			const struct gm_ptx_stmt *s = &f->stmts[c->insn[bb->last]];
