@@ -674,6 +674,12 @@ int gm_ptx_elastic_transform(const struct gm_ptx_module *m,
 				 pfx, &p);
 		done++;
 	}
+	/* which kernels are what, for the runtime that loads the text */
+	strbuf_addstr(out, "// gpumix elastic transformation; launch interface: gpumix common/elastic_abi.h\n");
+	for (size_t i = 0; i < a->nr_kernels; i++) {
+		strbuf_addf(out, "// gpumix-elastic-kernel: %s %s\n", a->kernels[i].name,
+			    gm_elastic_class_name(a->kernels[i].cls));
+	}
 	qsort(p.v, p.nr, sizeof(*p.v), cmp_patch);
 	uint32_t cursor = 0;
 	for (size_t i = 0; i < p.nr; i++) {

@@ -13,7 +13,10 @@
  * that the whole block is done, one thread fences and counts, the last
  * one resets the counter, fences system-wide and sets the flag).
  * Kernels that are not elastic, and everything else in the module, are
- * written back unchanged.
+ * written back unchanged. The text starts with one comment line per
+ * kernel, "// gpumix-elastic-kernel: <name> <class>", so that whoever
+ * loads it knows which kernels take the extra parameter and may change
+ * their block size.
  */
 #ifndef GM_PTX_ELASTIC_H
 #define GM_PTX_ELASTIC_H

@@ -468,7 +468,9 @@ static void test_transform_details(void)
 		  "transform: 32-bit addressing is left alone");
 	CHECK(a.nr_kernels == 1 && a.kernels[0].cls == GM_ELASTIC_NONE &&
 	      strstr(a.kernels[0].reason, "32-bit"), "transform: ... with the reason");
-	CHECK(!strcmp(out.buf, src32), "transform: ... and the text is unchanged");
+	CHECK(strstr(out.buf, "// gpumix-elastic-kernel: k not-elastic\n") &&
+	      !strcmp(strstr(out.buf, src32) ? strstr(out.buf, src32) : "", src32),
+	      "transform: ... and the text is unchanged after the class comments");
 	gm_ptx_analysis_release(&a);
 	gm_ptx_module_release(&m);
 	strbuf_release(&out);
