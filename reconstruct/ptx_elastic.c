@@ -440,10 +440,11 @@ static int is_label(const struct gm_ptx_module *m, uint32_t i,
 }
 
 /*
- * The body as it was, for launches with elasticity off: labels renamed
- * (suffix "_<prefix>_i"), declarations of the top scope left out (the
- * elastic copy declares them), ret and exit jumping to the completion
- * notification.
+ * The body as it was, for launches with elasticity off: labels and
+ * top-scope local arrays renamed (suffix "_<prefix>_i"; the arrays are
+ * declared again under the new name), other declarations of the top scope
+ * left out (the elastic copy declares them), ret and exit jumping to the
+ * completion notification.
  */
 static void put_identity_copy(const struct gm_ptx_module *m,
 			      const struct gm_ptx_func *f, size_t first,
@@ -454,10 +455,47 @@ static void put_identity_copy(const struct gm_ptx_module *m,
 	char base[32];
 
 	for (size_t k = 0; k < f->nr_stmts; k++) {
-		if (f->stmts[k].kind == GM_PTX_S_LABEL) {
+		const struct gm_ptx_stmt *s = &f->stmts[k];
+		if (s->kind == GM_PTX_S_LABEL) {
 			GM_ALLOC_GROW(labels, nr + 1, alloc);
-			labels[nr++] = gm_ptx_tok_dup(m, f->stmts[k].begin);
+			labels[nr++] = gm_ptx_tok_dup(m, s->begin);
 		}
+	}
+	/*
+	 * Local arrays of the top scope get a copy of their own: ptxas keeps
+	 * an array in registers only if every use allows it, and the loop of
+	 * the elastic path may not; the original code should not pay for it.
+	 */
+	for (size_t k = 0; k < f->nr_stmts; k++) {
+		const struct gm_ptx_stmt *s = &f->stmts[k];
+		if (s->kind != GM_PTX_S_DECL || s->depth != 0 ||
+		    !gm_ptx_tok_is(m, s->opcode, ".local")) {
+			continue;
+		}
+		int64_t name = -1;
+		for (uint32_t i = s->opcode + 1; i < s->end; i++) {
+			size_t n;
+			const char *t = gm_ptx_tok_text(m, i, &n);
+			if (m->toks.v[i].kind == GM_PTX_PUNCT && (t[0] == '[' || t[0] == '<')) {
+				break;
+			}
+			if (m->toks.v[i].kind == GM_PTX_WORD && t[0] != '.') {
+				name = i;
+			}
+		}
+		if (name < 0) {
+			continue;
+		}
+		GM_ALLOC_GROW(labels, nr + 1, alloc);
+		labels[nr++] = gm_ptx_tok_dup(m, (uint32_t)name);
+		strbuf_addch(sb, '\t');
+		gm_ptx_add_source(sb, m, s->begin, (uint32_t)name + 1);
+		strbuf_addf(sb, "_%s_i", pfx);
+		if ((uint32_t)name + 1 < s->end) {
+			strbuf_add(sb, m->src + tok_end(m, (uint32_t)name),
+				   tok_end(m, s->end - 1) - tok_end(m, (uint32_t)name));
+		}
+		strbuf_addstr(sb, ";\n");
 	}
 	qsort(labels, nr, sizeof(*labels), cmp_cstr);
 	put(sb, pfx, "\t// gpumix elastic: elasticity off, the original body\n");
