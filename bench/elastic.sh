@@ -8,6 +8,8 @@
 # Markdown table (time ratio = transformed / original; "notification":
 # with the completion notification on) and the median ratio, and writes it
 # to build/elastic-bench.md for doc/elastic.md.
+# make bench runs benchmarks with sh; this one needs bash
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 : "${GPUMIX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${GPUMIX_BUILD:=$GPUMIX_TOP/build}"

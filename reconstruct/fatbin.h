@@ -90,6 +90,7 @@ int gm_fatbin_entry_data(const struct gm_fatbin_entry *e, struct strbuf *out);
  */
 long gm_fatbin_pick_ptx(const struct gm_fatbin *f, unsigned target_sm);
 
+/* Free the entry list of @f (the input buffer is the caller's). */
 void gm_fatbin_release(struct gm_fatbin *f);
 
 /*

@@ -74,6 +74,7 @@ struct gm_ptx_analysis {
  */
 int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out);
 
+/* Free the kernel list of @a and zero it. */
 void gm_ptx_analysis_release(struct gm_ptx_analysis *a);
 
 /* "thread-elastic", "block-elastic" or "not-elastic". */

@@ -52,6 +52,7 @@ void gm_ptxas_parse_report(const char *text, struct gm_ptxas_report *out);
 const struct gm_ptxas_func *gm_ptxas_report_find(const struct gm_ptxas_report *r,
 						 const char *name);
 
+/* Free everything @r holds and zero it. */
 void gm_ptxas_report_release(struct gm_ptxas_report *r);
 
 #endif

@@ -642,24 +642,42 @@ static void pi_store(unsigned char *p, int bytes, uint64_t v)
 
 static int pi_cmp(const char *op, int sgn, int bits, uint64_t a, uint64_t b)
 {
+	static const char *const ops[] = { "eq", "ne", "lt", "le", "gt", "ge",
+					   "lo", "ls", "hi", "hs" };
+	int k = -1;
+
+	for (int i = 0; i < 10; i++) {
+		if (!strcmp(op, ops[i])) {
+			k = i >= 6 ? i - 4 : i;
+		}
+	}
+	if (k < 0) {
+		return -1;
+	}
+	int lt, eq;
 	if (sgn) {
 		int64_t x = pi_sext(bits, a), y = pi_sext(bits, b);
-		if (!strcmp(op, "eq")) return x == y;
-		if (!strcmp(op, "ne")) return x != y;
-		if (!strcmp(op, "lt")) return x < y;
-		if (!strcmp(op, "le")) return x <= y;
-		if (!strcmp(op, "gt")) return x > y;
-		if (!strcmp(op, "ge")) return x >= y;
+		lt = x < y;
+		eq = x == y;
+	} else {
+		uint64_t x = pi_mask(bits, a), y = pi_mask(bits, b);
+		lt = x < y;
+		eq = x == y;
 	}
-	a = pi_mask(bits, a);
-	b = pi_mask(bits, b);
-	if (!strcmp(op, "eq")) return a == b;
-	if (!strcmp(op, "ne")) return a != b;
-	if (!strcmp(op, "lt") || !strcmp(op, "lo")) return a < b;
-	if (!strcmp(op, "le") || !strcmp(op, "ls")) return a <= b;
-	if (!strcmp(op, "gt") || !strcmp(op, "hi")) return a > b;
-	if (!strcmp(op, "ge") || !strcmp(op, "hs")) return a >= b;
-	return -1;
+	switch (k) {
+	case 0:
+		return eq;
+	case 1:
+		return !eq;
+	case 2:
+		return lt;
+	case 3:
+		return lt || eq;
+	case 4:
+		return !lt && !eq;
+	default:
+		return !lt;
+	}
 }
 
 static int pi_call(struct pi_vm *vm, struct pi_thread *th, struct pi_insn *in);
