@@ -23,7 +23,7 @@
 
 static const char usage[] =
 	"usage: gpumix elastic [-o <out>] [-f] [--arch <sm_NN>] [--no-assemble]\n"
-	"                      [--block-only] <file> | <bundle>\n"
+	"                      [--block-only] [--no-register-cap] <file> | <bundle>\n"
 	"   or: gpumix elastic --list <file>";
 
 static const char help[] =
@@ -45,6 +45,9 @@ static const char help[] =
 	"                    (default sm_90)\n"
 	"  --no-assemble     do not run ptxas (no register columns)\n"
 	"  --block-only      never resize thread blocks\n"
+	"  --no-register-cap do not add .maxnreg to keep the original's\n"
+	"                    occupancy (by default a transformed kernel may use\n"
+	"                    max(32, its original registers rounded up to 8))\n"
 	"  --list            list the entries of the fatbins in <file> (kind,\n"
 	"                    architecture, compression, sizes) and stop\n"
 	"\n"
@@ -283,35 +286,48 @@ struct totals {
 
 /* Transform one module, print its table; @out receives the new PTX. */
 static int do_module(struct module *mod, const char *arch, int assemble,
-		     const struct gm_ptx_elastic_options *opt,
+		     int cap, const struct gm_ptx_elastic_options *opt0,
 		     struct strbuf *out, struct totals *tot)
 {
 	struct gm_ptx_module m;
 	struct gm_ptx_analysis a = { 0 };
 	struct gm_ptxas_report before = { 0 }, after = { 0 };
+	struct gm_ptx_elastic_options opt = *opt0;
+	struct gm_ptx_reg_cap *caps = NULL;
 	int ret = -1;
 
 	if (gm_ptx_module_parse(&m, mod->ptx.buf, mod->ptx.len) < 0) {
 		gm_error("cannot parse the PTX of %s", mod->label);
 		goto out;
 	}
-	if (gm_ptx_analyze(&m, &a) < 0 ||
-	    gm_ptx_elastic_transform(&m, &a, opt, out) < 0) {
+	if (gm_ptx_analyze(&m, &a) < 0) {
+		gm_error("cannot analyze the PTX of %s", mod->label);
+		goto out;
+	}
+	if (assemble && gm_ptxas_assemble(m.src, m.len, arch, &before) < 0) {
+		gm_error("the original PTX of %s does not assemble", mod->label);
+		goto out;
+	}
+	/* keep the original's occupancy: cap the registers */
+	if (assemble && cap) {
+		caps = gm_xcalloc(a.nr_kernels + 1, sizeof(*caps));
+		for (size_t i = 0; i < a.nr_kernels; i++) {
+			const struct gm_ptxas_func *f =
+				gm_ptxas_report_find(&before, a.kernels[i].name);
+			caps[opt.nr_reg_caps].kernel = a.kernels[i].name;
+			caps[opt.nr_reg_caps++].maxnreg =
+				f ? gm_ptx_register_cap(f->registers) : 0;
+		}
+		opt.reg_caps = caps;
+	}
+	if (gm_ptx_elastic_transform(&m, &a, &opt, out) < 0) {
 		gm_error("cannot transform the PTX of %s", mod->label);
 		goto out;
 	}
-	if (assemble) {
-		if (gm_ptxas_assemble(m.src, m.len, arch, &before) < 0) {
-			gm_error("the original PTX of %s does not assemble",
-				 mod->label);
-			goto out;
-		}
-		if (gm_ptxas_assemble(out->buf, out->len, arch, &after) < 0) {
-			gm_error("the transformed PTX of %s does not assemble",
-				 mod->label);
-			gm_error_hint("please report this with the input file: the transformation has a bug");
-			goto out;
-		}
+	if (assemble && gm_ptxas_assemble(out->buf, out->len, arch, &after) < 0) {
+		gm_error("the transformed PTX of %s does not assemble", mod->label);
+		gm_error_hint("please report this with the input file: the transformation has a bug");
+		goto out;
 	}
 	printf("# %s\n", mod->label);
 	printf("%-40s %-15s %5s %6s  %5s %6s  %s\n", "kernel", "class", "regs",
@@ -333,6 +349,7 @@ static int do_module(struct module *mod, const char *arch, int assemble,
 	}
 	ret = 0;
 out:
+	free(caps);
 	gm_ptxas_report_release(&before);
 	gm_ptxas_report_release(&after);
 	gm_ptx_analysis_release(&a);
@@ -355,7 +372,7 @@ static int write_output(const char *path, const struct strbuf *sb, int force)
 int cmd_elastic(int argc, char **argv)
 {
 	const char *outpath = NULL, *arch = "sm_90", *input = NULL;
-	int assemble = 1, force = 0, list = 0, ret = GM_EXIT_ERROR;
+	int assemble = 1, force = 0, list = 0, cap = 1, ret = GM_EXIT_ERROR;
 	struct gm_ptx_elastic_options opt = { 0 };
 	struct modules ms = { 0 };
 	struct strbuf *outs = NULL;
@@ -384,6 +401,8 @@ int cmd_elastic(int argc, char **argv)
 			opt.block_only = 1;
 		} else if (!strcmp(a, "--list")) {
 			list = 1;
+		} else if (!strcmp(a, "--no-register-cap")) {
+			cap = 0;
 		} else if (a[0] == '-' && a[1]) {
 			return gm_usage_error(usage, "unknown option '%s'", a);
 		} else if (input) {
@@ -412,7 +431,7 @@ int cmd_elastic(int argc, char **argv)
 		if (i) {
 			putchar('\n');
 		}
-		if (do_module(&ms.v[i], arch, assemble, &opt, &outs[i], &tot) < 0) {
+		if (do_module(&ms.v[i], arch, assemble, cap, &opt, &outs[i], &tot) < 0) {
 			goto out;
 		}
 	}

@@ -573,13 +573,46 @@ static size_t first_code_stmt(const struct gm_ptx_func *f)
 	return k;
 }
 
+int gm_ptx_register_cap(int original_regs)
+{
+	int cap = (original_regs + 7) / 8 * 8;
+
+	return cap < 32 ? 32 : cap;
+}
+
+static int has_directive(const struct gm_ptx_module *m,
+			 const struct gm_ptx_func *f, const char *d)
+{
+	uint32_t from = f->params_close >= 0 ? (uint32_t)f->params_close
+					     : f->name_tok;
+	for (uint32_t i = from; i < (uint32_t)f->body_open; i++) {
+		if (gm_ptx_tok_is(m, i, d)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void transform_kernel(const struct gm_ptx_module *m,
 			     const struct gm_ptx_func *f,
 			     const struct gm_ptx_kernel_info *k, int thread,
-			     const char *pfx, struct patches *p)
+			     const char *pfx, const struct gm_ptx_elastic_options *opt,
+			     struct patches *p)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t first = first_code_stmt(f);
+
+	/* a register cap, unless the kernel has its own */
+	for (size_t i = 0; opt && i < opt->nr_reg_caps; i++) {
+		if (strcmp(opt->reg_caps[i].kernel, f->name) ||
+		    opt->reg_caps[i].maxnreg <= 0 || has_directive(m, f, ".maxnreg")) {
+			continue;
+		}
+		strbuf_addf(&sb, ".maxnreg %d\n", opt->reg_caps[i].maxnreg);
+		add_patch(p, tok_start(m, (uint32_t)f->body_open),
+			  tok_start(m, (uint32_t)f->body_open), &sb);
+		break;
+	}
 
 	/* the parameter, after the last one */
 	if (f->params_open >= 0 && f->nr_params) {
@@ -709,7 +742,7 @@ int gm_ptx_elastic_transform(const struct gm_ptx_module *m,
 				 "thread resizing turned off");
 		}
 		transform_kernel(m, k->func, k, k->cls == GM_ELASTIC_THREAD,
-				 pfx, &p);
+				 pfx, opt, &p);
 		done++;
 	}
 	/* which kernels are what, for the runtime that loads the text */

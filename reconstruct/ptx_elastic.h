@@ -26,9 +26,26 @@
 
 struct strbuf;
 
+/* A register limit for one kernel (emitted as .maxnreg). */
+struct gm_ptx_reg_cap {
+	const char *kernel;
+	int maxnreg;
+};
+
 struct gm_ptx_elastic_options {
 	int block_only;		/* make thread-elastic kernels block-elastic */
+	const struct gm_ptx_reg_cap *reg_caps;	/* kernels without .maxnreg */
+	size_t nr_reg_caps;
 };
+
+/*
+ * The register limit that keeps a transformed kernel's occupancy that of
+ * the original, which used @original_regs registers per thread: rounded
+ * up to the allocation granularity (8 per thread: 256 per warp, sm_80 and
+ * later), and never below 32, which leaves full occupancy on an H100
+ * whatever the block size.
+ */
+int gm_ptx_register_cap(int original_regs);
 
 /*
  * Write the transformed text of @m to @out, using the classification @a

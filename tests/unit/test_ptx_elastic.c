@@ -459,6 +459,28 @@ static void test_transform_details(void)
 	gm_ptx_module_release(&m);
 	strbuf_reset(&out);
 
+	CHECK(gm_ptx_register_cap(10) == 32 && gm_ptx_register_cap(44) == 48 &&
+	      gm_ptx_register_cap(48) == 48 && gm_ptx_register_cap(129) == 136,
+	      "register cap: max(32, rounded up to 8)");
+	static const char capped[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k1(.param .u64 p) {\n .reg .b32 %r<3>;\n"
+		" mov.u32 %r1, %ctaid.x;\n ret;\n}\n"
+		".visible .entry k2(.param .u64 p) .maxnreg 64 {\n .reg .b32 %r<3>;\n"
+		" mov.u32 %r1, %ctaid.x;\n ret;\n}\n";
+	struct gm_ptx_reg_cap caps[] = { { "k1", 40 }, { "k2", 40 } };
+	struct gm_ptx_elastic_options opt = { .reg_caps = caps, .nr_reg_caps = 2 };
+	CHECK(gm_ptx_module_parse(&m, capped, strlen(capped)) == 0 && gm_ptx_analyze(&m, &a) == 0 &&
+	      gm_ptx_elastic_transform(&m, &a, &opt, &out) == 2, "register cap: two kernels");
+	const char *first = strstr(out.buf, ".maxnreg 40");
+	CHECK(first && !strstr(first + 1, ".maxnreg 40") && strstr(out.buf, ".maxnreg 64"),
+	      "register cap: added once, a kernel's own .maxnreg wins");
+	CHECK(gm_ptxas_assemble(out.buf, out.len, "sm_90", &r) == 0, "register cap: assembles");
+	gm_ptxas_report_release(&r);
+	gm_ptx_analysis_release(&a);
+	gm_ptx_module_release(&m);
+	strbuf_reset(&out);
+
 	static const char src32[] =
 		".version 8.0\n.target sm_90\n.address_size 32\n"
 		".entry k() {\n ret;\n}\n";
