@@ -45,9 +45,11 @@ static const char help[] =
 	"                    (default sm_90)\n"
 	"  --no-assemble     do not run ptxas (no register columns)\n"
 	"  --block-only      never resize thread blocks\n"
-	"  --no-register-cap do not add .maxnreg to keep the original's\n"
-	"                    occupancy (by default a transformed kernel may use\n"
-	"                    max(32, its original registers rounded up to 8))\n"
+	"  --no-register-cap keep ptxas's register choice (by default, a kernel\n"
+	"                    whose registers would lower its occupancy is capped\n"
+	"                    at max(32, the original's rounded up to 8), and one\n"
+	"                    that spills under its own .maxnreg gets it raised\n"
+	"                    within the same occupancy)\n"
 	"  --list            list the entries of the fatbins in <file> (kind,\n"
 	"                    architecture, compression, sizes) and stop\n"
 	"\n"
@@ -284,6 +286,23 @@ struct totals {
 	size_t kernels, thread, block, none;
 };
 
+/* The value of @f's own .maxnreg directive, or 0. */
+static int own_maxnreg_of(const struct gm_ptx_module *m,
+			  const struct gm_ptx_func *f)
+{
+	uint32_t i = f->params_close >= 0 ? (uint32_t)f->params_close : f->name_tok;
+
+	for (; f->body_open >= 0 && i + 1 < (uint32_t)f->body_open; i++) {
+		if (gm_ptx_tok_is(m, i, ".maxnreg")) {
+			char *v = gm_ptx_tok_dup(m, i + 1);
+			int n = atoi(v);
+			free(v);
+			return n;
+		}
+	}
+	return 0;
+}
+
 /* Transform one module, print its table; @out receives the new PTX. */
 static int do_module(struct module *mod, const char *arch, int assemble,
 		     int cap, const struct gm_ptx_elastic_options *opt0,
@@ -308,18 +327,6 @@ static int do_module(struct module *mod, const char *arch, int assemble,
 		gm_error("the original PTX of %s does not assemble", mod->label);
 		goto out;
 	}
-	/* keep the original's occupancy: cap the registers */
-	if (assemble && cap) {
-		caps = gm_xcalloc(a.nr_kernels + 1, sizeof(*caps));
-		for (size_t i = 0; i < a.nr_kernels; i++) {
-			const struct gm_ptxas_func *f =
-				gm_ptxas_report_find(&before, a.kernels[i].name);
-			caps[opt.nr_reg_caps].kernel = a.kernels[i].name;
-			caps[opt.nr_reg_caps++].maxnreg =
-				f ? gm_ptx_register_cap(f->registers) : 0;
-		}
-		opt.reg_caps = caps;
-	}
 	if (gm_ptx_elastic_transform(&m, &a, &opt, out) < 0) {
 		gm_error("cannot transform the PTX of %s", mod->label);
 		goto out;
@@ -328,6 +335,47 @@ static int do_module(struct module *mod, const char *arch, int assemble,
 		gm_error("the transformed PTX of %s does not assemble", mod->label);
 		gm_error_hint("please report this with the input file: the transformation has a bug");
 		goto out;
+	}
+	/*
+	 * Keep the original's occupancy: a kernel whose registers now take a
+	 * larger allocation gets a cap; one that spills under its own
+	 * .maxnreg gets that raised as far as occupancy allows. Then again.
+	 */
+	if (assemble && cap) {
+		caps = gm_xcalloc(a.nr_kernels + 1, sizeof(*caps));
+		for (size_t i = 0; i < a.nr_kernels; i++) {
+			const struct gm_ptxas_func *b =
+				gm_ptxas_report_find(&before, a.kernels[i].name);
+			const struct gm_ptxas_func *e =
+				gm_ptxas_report_find(&after, a.kernels[i].name);
+			int own = own_maxnreg_of(&m, a.kernels[i].func);
+			int want = 0;
+			if (!b || !e || a.kernels[i].cls == GM_ELASTIC_NONE) {
+				continue;
+			}
+			if (own <= 0 && gm_ptx_register_cap(e->registers) >
+						gm_ptx_register_cap(b->registers)) {
+				want = gm_ptx_register_cap(b->registers);
+			} else if (own > 0 && e->spill_stores > b->spill_stores &&
+				   gm_ptx_register_cap(own) > own) {
+				want = gm_ptx_register_cap(own);
+			}
+			if (want) {
+				caps[opt.nr_reg_caps].kernel = a.kernels[i].name;
+				caps[opt.nr_reg_caps++].maxnreg = want;
+			}
+		}
+		if (opt.nr_reg_caps) {
+			opt.reg_caps = caps;
+			strbuf_reset(out);
+			gm_ptxas_report_release(&after);
+			if (gm_ptx_elastic_transform(&m, &a, &opt, out) < 0 ||
+			    gm_ptxas_assemble(out->buf, out->len, arch, &after) < 0) {
+				gm_error("the transformed PTX of %s does not assemble with register caps",
+					 mod->label);
+				goto out;
+			}
+		}
 	}
 	printf("# %s\n", mod->label);
 	printf("%-40s %-15s %5s %6s  %5s %6s  %s\n", "kernel", "class", "regs",

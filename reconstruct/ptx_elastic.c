@@ -580,17 +580,19 @@ int gm_ptx_register_cap(int original_regs)
 	return cap < 32 ? 32 : cap;
 }
 
-static int has_directive(const struct gm_ptx_module *m,
-			 const struct gm_ptx_func *f, const char *d)
+/* The number token of the kernel's own .maxnreg, or -1. */
+static int64_t own_maxnreg(const struct gm_ptx_module *m,
+			   const struct gm_ptx_func *f)
 {
 	uint32_t from = f->params_close >= 0 ? (uint32_t)f->params_close
 					     : f->name_tok;
-	for (uint32_t i = from; i < (uint32_t)f->body_open; i++) {
-		if (gm_ptx_tok_is(m, i, d)) {
-			return 1;
+	for (uint32_t i = from; i + 1 < (uint32_t)f->body_open; i++) {
+		if (gm_ptx_tok_is(m, i, ".maxnreg") &&
+		    m->toks.v[i + 1].kind == GM_PTX_NUM) {
+			return i + 1;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 static void transform_kernel(const struct gm_ptx_module *m,
@@ -602,15 +604,22 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	struct strbuf sb = STRBUF_INIT;
 	size_t first = first_code_stmt(f);
 
-	/* a register cap, unless the kernel has its own */
+	/* a register cap: added, or in place of the kernel's own */
 	for (size_t i = 0; opt && i < opt->nr_reg_caps; i++) {
 		if (strcmp(opt->reg_caps[i].kernel, f->name) ||
-		    opt->reg_caps[i].maxnreg <= 0 || has_directive(m, f, ".maxnreg")) {
+		    opt->reg_caps[i].maxnreg <= 0) {
 			continue;
 		}
-		strbuf_addf(&sb, ".maxnreg %d\n", opt->reg_caps[i].maxnreg);
-		add_patch(p, tok_start(m, (uint32_t)f->body_open),
-			  tok_start(m, (uint32_t)f->body_open), &sb);
+		int64_t own = own_maxnreg(m, f);
+		if (own >= 0) {
+			strbuf_addf(&sb, "%d", opt->reg_caps[i].maxnreg);
+			add_patch(p, tok_start(m, (uint32_t)own),
+				  tok_end(m, (uint32_t)own), &sb);
+		} else {
+			strbuf_addf(&sb, ".maxnreg %d\n", opt->reg_caps[i].maxnreg);
+			add_patch(p, tok_start(m, (uint32_t)f->body_open),
+				  tok_start(m, (uint32_t)f->body_open), &sb);
+		}
 		break;
 	}
 

@@ -26,7 +26,10 @@
 
 struct strbuf;
 
-/* A register limit for one kernel (emitted as .maxnreg). */
+/*
+ * A register limit for one kernel: a .maxnreg directive added, or
+ * replacing the kernel's own.
+ */
 struct gm_ptx_reg_cap {
 	const char *kernel;
 	int maxnreg;
@@ -34,7 +37,7 @@ struct gm_ptx_reg_cap {
 
 struct gm_ptx_elastic_options {
 	int block_only;		/* make thread-elastic kernels block-elastic */
-	const struct gm_ptx_reg_cap *reg_caps;	/* kernels without .maxnreg */
+	const struct gm_ptx_reg_cap *reg_caps;
 	size_t nr_reg_caps;
 };
 

@@ -82,6 +82,9 @@ check_match "... and the error says so" 'already exists' "$err"
 "$GPUMIX" elastic -f -o "$tmp/k-default.ptx" "$tmp/k-default" >/dev/null 2>&1; rc=$?
 check_eq "-f overwrites" 0 "$rc"
 
+"$GPUMIX" elastic --no-register-cap --block-only -o - "$tmp/k-default" >"$tmp/stdout.ptx" 2>/dev/null
+check_match "--block-only: no kernel is thread-elastic" '^// gpumix-elastic-kernel: _Z5scalePffi block-elastic' \
+	"$(cat "$tmp/stdout.ptx")"
 "$GPUMIX" elastic -o - "$tmp/k-default" >"$tmp/stdout.ptx" 2>/dev/null
 check_match "-o - writes the PTX to stdout" 'gm_el_args' "$(cat "$tmp/stdout.ptx")"
 
