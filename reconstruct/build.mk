@@ -1,18 +1,25 @@
 # SPDX-License-Identifier: MIT
-# reconstruct/: the PTX side of the elastic variant -- fatbin reader, PTX
-# parser, kernel analysis, elastic transformation, ptxas runner -- built
-# into libgpumix-ptx.a. (Other reconstruct/ sources add their own library.)
+# reconstruct/: the replay model (handle maps, pointer relocation), the C
+# generator and the output directory writer; every reconstruct/*.c goes
+# into libgpumix-reconstruct.a. (The bundle reader, from the capture
+# branch, adds its babeltrace2 flags here when merged.) The generator also
+# reads replay/gpumix_replay.h, header only, for the table structs.
 
-PKG_DEPS += libzstd:libzstd-dev
+RECONSTRUCT_SRCS := $(wildcard reconstruct/*.c)
+RECONSTRUCT_LIB := $(B)/libgpumix-reconstruct.a
+LIBS := $(RECONSTRUCT_LIB) $(LIBS)
 
-PTX_SRCS := $(sort $(wildcard reconstruct/ptx_*.c) reconstruct/fatbin.c)
-PTX_LIB := $(B)/libgpumix-ptx.a
-LIBS += $(PTX_LIB)
-CLI_LDLIBS += $(call pkg_libs,libzstd)
-
-$(PTX_LIB): $(PTX_SRCS:%.c=$(B)/%.o)
+$(RECONSTRUCT_LIB): $(RECONSTRUCT_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- elastic helper's section: the PTX side of the elastic variant ----
+# (fatbin reader, PTX parser, kernel analysis, elastic transformation,
+# ptxas runner: reconstruct/fatbin.c and reconstruct/ptx_*.c, which the
+# wildcard above puts into libgpumix-reconstruct.a), the GPU check and
+# benchmark driver, and the corpus regeneration rule.
+PKG_DEPS += libzstd:libzstd-dev
+CLI_LDLIBS += $(call pkg_libs,libzstd)
 
 # The GPU check and benchmark driver of the elastic transformation
 # (tests/gpu/elastic.sh, bench/elastic.sh). Linked against the driver
@@ -35,3 +42,4 @@ elastic-corpus:
 		$(NVCC) -arch=sm_$(SM) $$flags -ptx -o $${f%.cu}.ptx $$f || exit 1; \
 	done
 .PHONY: elastic-corpus
+# ---- end of the elastic helper's section ----

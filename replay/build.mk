@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: MIT
-# replay/: resource control of the elastic variant -- block usage,
-# GETPHYGRID/REDUCEBLOCKS, the MEDIAN/MPMAX/EQUAL/QUEUEMOLD policies and
-# timeslice planning -- pure functions built into libgpumix-resource.a
-# (part of libgpumix-replay later; the runtime library adds its own
-# sources and rules here).
+#
+# replay/: the replay runtime. This file may hold several components'
+# rules; each keeps to its own section and its own variables.
+
+# ---- resource control of the elastic variant (elastic helper): block
+# usage, GETPHYGRID/REDUCEBLOCKS, the MEDIAN/MPMAX/EQUAL/QUEUEMOLD policies
+# and timeslice planning. Pure functions (common/ only), built into
+# libgpumix-resource.a (linked by the CLI and the unit tests) and a -fPIC
+# copy; libgpumix-replay may take RESOURCE_SRCS into its own archive.
 
 RESOURCE_SRCS := replay/block_usage.c replay/phygrid.c replay/policy.c \
 	replay/timeslice.c
@@ -18,3 +22,5 @@ $(RESOURCE_LIB): $(RESOURCE_SRCS:%.c=$(B)/%.o)
 $(RESOURCE_PIC_LIB): $(RESOURCE_SRCS:%.c=$(B)/pic/%.o)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- end of the resource control
