@@ -28,13 +28,18 @@ const char *gm_policy_name(enum gm_policy p)
 
 int gm_policy_parse(const char *name, enum gm_policy *out)
 {
+	/* run directories and study files say "none" for no policy */
+	if (!strcmp(name, "none")) {
+		*out = GM_POLICY_LEFTOVER;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(name, names[i])) {
 			*out = (enum gm_policy)i;
 			return 0;
 		}
 	}
-	return gm_error("unknown policy '%s' (leftover, median, mpmax, equal, queuemold)",
+	return gm_error("unknown policy '%s' (none or leftover, median, mpmax, equal, queuemold)",
 			name);
 }
 

@@ -43,7 +43,10 @@ enum gm_policy {
 	GM_POLICY_QUEUEMOLD,
 };
 
-/* "leftover", "median", ...; and back (0, or -1 for an unknown name). */
+/*
+ * "leftover", "median", ...; and back (0, or -1 with a recorded error for
+ * an unknown name; "none", as run directories write it, is LEFTOVER).
+ */
 const char *gm_policy_name(enum gm_policy p);
 int gm_policy_parse(const char *name, enum gm_policy *out);
 

@@ -202,6 +202,8 @@ static void test_policies(void)
 	CHECK(gm_policy_parse("mpmax", &p) == 0 && p == GM_POLICY_MPMAX &&
 	      !strcmp(gm_policy_name(GM_POLICY_QUEUEMOLD), "queuemold"),
 	      "policy: names");
+	CHECK(gm_policy_parse("none", &p) == 0 && p == GM_POLICY_LEFTOVER,
+	      "policy: 'none' is LEFTOVER");
 	CHECK(gm_policy_parse("fifo", &p) < 0 && strstr(gm_error_message(), "unknown policy 'fifo'"),
 	      "policy: unknown name");
 	gm_error_clear();
