@@ -46,5 +46,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_elastic(int argc, char **argv);
 
 #endif

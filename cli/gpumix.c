@@ -23,6 +23,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
+	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic" },
 	{ "version", cmd_version, "print the gpumix version" },
 	{ "analyze", cmd_analyze, "load run directories into a SQLite database" },
 	{ "report", cmd_report, "print comparison tables and draw plots from a database" },

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The launch interface of an elastic kernel, shared by the PTX transformer
+ * (reconstruct/) and the replay runtime (replay/). The transformer appends
+ * one parameter, ".param .align 8 .b8 gm_el_args[48]", after a kernel's
+ * own parameters; the runtime passes a struct gm_elastic_args in it (one
+ * more kernelParams entry). Logical blocks are numbered linearly, x
+ * fastest: id = x + gridX * (y + gridY * z).
+ *
+ * With elasticity off -- physical grid and block equal to the logical
+ * ones, offset 0, limit covering every block, done_flag 0 -- the kernel
+ * does exactly what the original does (gm_elastic_args_identity()).
+ */
+#ifndef GM_ELASTIC_ABI_H
+#define GM_ELASTIC_ABI_H
+
+#include <stdint.h>
+
+#define GM_ELASTIC_PARAM_SIZE 48
+#define GM_ELASTIC_PARAM_ALIGN 8
+
+struct gm_elastic_args {
+	uint32_t grid[3];	/* logical grid, blocks (x, y, z) */
+	uint32_t block[3];	/* logical block, threads (x, y, z) */
+	uint32_t offset;	/* first logical block to run */
+	uint32_t limit;		/* how many, clamped to the grid's end */
+	uint64_t done_flag;	/* device address of a host-mapped uint32_t
+				 * set to 1 when the launch completes; 0: off */
+	uint64_t done_count;	/* device address of a uint32_t, 0 before
+				 * the launch and reset to 0 by it */
+};
+
+/* Byte offsets of the fields inside the parameter. */
+enum {
+	GM_ELASTIC_OFF_GRID = 0,
+	GM_ELASTIC_OFF_BLOCK = 12,
+	GM_ELASTIC_OFF_OFFSET = 24,
+	GM_ELASTIC_OFF_LIMIT = 28,
+	GM_ELASTIC_OFF_DONE_FLAG = 32,
+	GM_ELASTIC_OFF_DONE_COUNT = 40,
+};
+
+/* Fill @a for a launch with elasticity off (the original behaviour). */
+static inline void gm_elastic_args_identity(struct gm_elastic_args *a,
+					    const uint32_t grid[3],
+					    const uint32_t block[3])
+{
+	for (int i = 0; i < 3; i++) {
+		a->grid[i] = grid[i];
+		a->block[i] = block[i];
+	}
+	a->offset = 0;
+	a->limit = UINT32_MAX;
+	a->done_flag = 0;
+	a->done_count = 0;
+}
+
+#endif
