@@ -42,5 +42,7 @@ void gm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Command entry points (one cmd_<name>.c each). */
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+# capture/: libgpumix-capture.so (the CUPTI injection library with the
+# gpumix_capture LTTng provider, loaded into captured programs) and
+# libgpumix-capture.a (session control, bundle finalisation, API table:
+# linked into the gpumix CLI).
+
+PKG_DEPS += lttng-ust:liblttng-ust-dev
+
+EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden
+
+# Everything that runs inside the captured program.
+CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \
+	capture/image.c capture/emit.c capture/tracking.c capture/inject.c \
+	capture/provider.c
+CAPTURE_SO := $(B)/libgpumix-capture.so
+SHLIBS += $(CAPTURE_SO)
+
+# What the CLI links (no CUPTI, no LTTng-UST).
+CAPTURE_LIB_SRCS := capture/api.c capture/record.c capture/blob_store.c \
+	capture/image.c capture/counts.c capture/session.c capture/bundle.c \
+	capture/capture_run.c
+CAPTURE_LIB := $(B)/libgpumix-capture.a
+LIBS += $(CAPTURE_LIB)
+
+$(CAPTURE_SO): $(CAPTURE_SO_SRCS:%.c=$(B)/pic/%.o) $(COMMON_PIC_LIB) \
+		capture/libgpumix-capture.map
+	$(QUIET) LINK $@
+	$(Q)$(CC) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
+		-Wl,--version-script=capture/libgpumix-capture.map \
+		-Wl,--no-undefined -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
+		-lcupti $(call pkg_libs,lttng-ust) $(COMMON_LDLIBS) -ldl -lpthread
+
+$(CAPTURE_LIB): $(CAPTURE_LIB_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The capture command records the tool version in each manifest.
+$(B)/cli/cmd_capture.o: $(B)/version.h
+
+# The test stand-in for a CUDA program: drives the synthetic event sequence
+# through the real emit layer and provider (tests/unit/capture_emitter.c).
+CAPTURE_EMITTER := $(B)/tests/capture_emitter
+CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_SO)
+EXTRA_CFLAGS_tests/unit += $(CUDA_INC)
+
+$(CAPTURE_EMITTER): $(B)/tests/unit/capture_emitter.o $(CAPTURE_SO) \
+		$(CAPTURE_LIB) $(COMMON_LIB)
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \
+		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
+		$(COMMON_LDLIBS) -lpthread

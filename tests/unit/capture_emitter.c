@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stand-in for a CUDA program in the capture tests: it loads the real
+ * libgpumix-capture.so (linked), and instead of CUDA calls reaching CUPTI
+ * it drives the synthetic sequence of capture_synth.h through the same
+ * emit functions the CUPTI callbacks use, into the real LTTng provider.
+ * Run it under `gpumix capture`; it needs no GPU.
+ *
+ * usage: capture_emitter [--threads N] [--fork] [--hang-after N]
+ *                        [--lose N] [--unsupported] [--long-name]
+ *                        [--exit N] [--repeat N]
+ *   --threads N     emit the sequence from N threads (default 1)
+ *   --fork          a forked child emits the sequence too
+ *   --hang-after N  stop after N events of the first thread and wait to
+ *                   be killed (what a crash looks like to capture)
+ *   --lose N        count N events that are never emitted
+ *   --unsupported   emit one unsupported call (a loss)
+ *   --long-name     emit one name longer than GM_STR_MAX (a loss)
+ *   --exit N        exit with status N
+ *   --repeat N      emit the sequence N times per thread (benchmarks)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture/emit.h"
+#include "capture_synth.h"
+
+static long hang_after = -1;
+static unsigned repeat = 1;
+
+static void emit_one(unsigned i, unsigned thread)
+{
+	struct synth s;
+	struct gm_record r = { 0 };
+	void *buf = NULL, *extra = NULL;
+	uint8_t *packed = NULL;
+
+	synth_get(i, &s);
+	r.api = s.api;
+	r.corr = i + SYNTH_THREAD_STRIDE * thread;
+	r.rt_corr = s.rt_corr;
+	r.status = s.status;
+	r.nr_args = (uint8_t)s.nr_args;
+	r.args = s.args;
+	switch (s.payload) {
+	case SYNTH_NONE:
+		break;
+	case SYNTH_DATA: {
+		void *d = gm_capture_data(&r, s.width);
+		if (d) {
+			synth_fill(d, s.width, s.seed);
+		}
+		break;
+	}
+	case SYNTH_PAYLOAD:
+	case SYNTH_HASH: {
+		struct gm_span span;
+		buf = synth_buffer(&s, &span, &packed);
+		if (s.payload == SYNTH_PAYLOAD) {
+			gm_capture_payload(&r, &span, GM_INLINE_MAX);
+		} else {
+			gm_capture_hash(&r, &span);
+		}
+		break;
+	}
+	case SYNTH_IMAGE: {
+		const void *stored;
+		size_t n;
+		buf = synth_image(&s, &stored, &n, &extra);
+		gm_capture_image(&r, buf);
+		break;
+	}
+	case SYNTH_IMAGE_FILE: {
+		const void *stored;
+		size_t n;
+		FILE *f;
+		buf = synth_image(&s, &stored, &n, &extra);
+		f = fopen(s.str, "w");
+		if (f) {
+			fwrite(stored, 1, n - 1, f);	/* text without its NUL */
+			fclose(f);
+		}
+		gm_capture_image_file(&r, s.str);
+		break;
+	}
+	}
+	gm_capture_str(&r, s.str);
+	gm_capture_emit(s.kind, &r);
+	free(buf);
+	free(extra);
+	free(packed);
+}
+
+static void *emit_all(void *arg)
+{
+	unsigned thread = (unsigned)(uintptr_t)arg;
+	unsigned n = synth_count();
+
+	for (unsigned k = 0; k < repeat; k++) {
+		for (unsigned i = 0; i < n; i++) {
+			if (thread == 0 && hang_after >= 0 &&
+			    (long)(k * n + i) == hang_after) {
+				fprintf(stderr, "capture_emitter: waiting to be killed\n");
+				for (;;) {
+					pause();
+				}
+			}
+			emit_one(i, thread);
+		}
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned threads = 1, lose = 0;
+	int do_fork = 0, unsupported = 0, long_name = 0, status = 0;
+	pthread_t tids[64];
+	pid_t child = -1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = (unsigned)atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--fork")) {
+			do_fork = 1;
+		} else if (!strcmp(argv[i], "--hang-after") && i + 1 < argc) {
+			hang_after = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--lose") && i + 1 < argc) {
+			lose = (unsigned)atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--unsupported")) {
+			unsupported = 1;
+		} else if (!strcmp(argv[i], "--long-name")) {
+			long_name = 1;
+		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
+			status = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			repeat = (unsigned)atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "capture_emitter: bad argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (threads < 1 || threads > 64) {
+		threads = 1;
+	}
+	if (gm_capture_init(NULL)) {
+		fprintf(stderr, "capture_emitter: not running under gpumix capture\n");
+		return 3;
+	}
+	printf("capture_emitter: %u threads, %u events each\n", threads,
+	       synth_count() * repeat);
+	fflush(stdout);
+	for (unsigned t = 1; t < threads; t++) {
+		pthread_create(&tids[t], NULL, emit_all, (void *)(uintptr_t)t);
+	}
+	emit_all((void *)0);
+	for (unsigned t = 1; t < threads; t++) {
+		pthread_join(tids[t], NULL);
+	}
+	if (do_fork) {
+		child = fork();
+		if (child == 0) {
+			emit_all((void *)(uintptr_t)63);
+			gm_capture_finish(NULL);
+			_exit(0);
+		}
+		waitpid(child, NULL, 0);
+	}
+	for (unsigned k = 0; k < lose; k++) {
+		struct gm_record r = { 0 };
+		gm_capture_emit(GM_EV_COUNT, &r);	/* counted, never emitted */
+	}
+	if (unsupported) {
+		struct gm_record r = { 0 };
+		uint64_t w[2] = { 999, 2 };
+		r.api = 999;
+		r.corr = SYNTH_THREAD_STRIDE - 1;
+		r.args = w;
+		r.nr_args = 2;
+		gm_capture_str(&r, "cuGraphLaunch");
+		gm_capture_loss(unsupported_calls);
+		gm_capture_emit(GM_EV_UNSUPPORTED, &r);
+	}
+	if (long_name) {
+		struct gm_record r = { 0 };
+		char *name = malloc(GM_STR_MAX + 100);
+		memset(name, 'k', GM_STR_MAX + 99);
+		name[GM_STR_MAX + 99] = '\0';
+		r.corr = SYNTH_THREAD_STRIDE - 2;
+		gm_capture_str(&r, name);
+		gm_capture_emit(GM_EV_LAYOUT, &r);
+		free(name);
+	}
+	gm_capture_finish(NULL);
+	return status;
+}
