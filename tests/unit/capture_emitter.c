@@ -74,25 +74,44 @@ static void emit_one(unsigned i, unsigned thread)
 		gm_capture_image(&r, buf);
 		break;
 	}
-	case SYNTH_IMAGE_FILE: {
-		const void *stored;
-		size_t n;
-		FILE *f;
-		buf = synth_image(&s, &stored, &n, &extra);
-		f = fopen(s.str, "w");
-		if (f) {
-			fwrite(stored, 1, n - 1, f);	/* text without its NUL */
-			fclose(f);
-		}
+	case SYNTH_IMAGE_FILE:
+		/* write_module_file() wrote it before any thread started. */
 		gm_capture_image_file(&r, s.str);
 		break;
-	}
 	}
 	gm_capture_str(&r, s.str);
 	gm_capture_emit(s.kind, &r);
 	free(buf);
 	free(extra);
 	free(packed);
+}
+
+/* The module file of the MODULE_FILE/LIBRARY_FILE calls (same content). */
+static void write_module_file(void)
+{
+	unsigned n = synth_count();
+
+	for (unsigned i = 0; i < n; i++) {
+		struct synth s;
+		const void *stored;
+		size_t len;
+		void *buf, *extra;
+		FILE *f;
+
+		synth_get(i, &s);
+		if (s.payload != SYNTH_IMAGE_FILE) {
+			continue;
+		}
+		buf = synth_image(&s, &stored, &len, &extra);
+		f = fopen(s.str, "w");
+		if (f) {
+			fwrite(stored, 1, len - 1, f);	/* text without its NUL */
+			fclose(f);
+		}
+		free(buf);
+		free(extra);
+		return;
+	}
 }
 
 static void *emit_all(void *arg)
@@ -151,6 +170,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capture_emitter: not running under gpumix capture\n");
 		return 3;
 	}
+	write_module_file();
 	printf("capture_emitter: %u threads, %u events each\n", threads,
 	       synth_count() * repeat);
 	fflush(stdout);
@@ -192,7 +212,7 @@ int main(int argc, char **argv)
 		name[GM_STR_MAX + 99] = '\0';
 		r.corr = SYNTH_THREAD_STRIDE - 2;
 		gm_capture_str(&r, name);
-		gm_capture_emit(GM_EV_LAYOUT, &r);
+		gm_capture_emit(GM_EV_RT_ENTER, &r);
 		free(name);
 	}
 	gm_capture_finish(NULL);
