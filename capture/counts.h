@@ -40,7 +40,8 @@ enum gm_counts_state {
 /* Worth a warning, not a loss. */
 #define GM_WARNINGS(X)                                                         \
 	X(unsynced_d2h, "asynchronous results hashed at exit, never synchronized") \
-	X(slot_overflow, "threads sharing the overflow counter")
+	X(slot_overflow, "threads sharing the overflow counter")               \
+	X(late_events, "events after the tracer shut down (program teardown), not recorded")
 
 struct gm_counts_slot {
 	uint64_t tid;

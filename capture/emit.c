@@ -32,6 +32,7 @@
 struct capture_state {
 	pthread_mutex_t lock;
 	int ready;		/* init succeeded in this process */
+	int closed;		/* LTTng-UST is being torn down */
 	int atfork_done;
 	unsigned generation;	/* bumped in each forked child */
 	pid_t pid;
@@ -200,11 +201,27 @@ struct gm_thread *gm_capture_thread(void)
 	return &th;
 }
 
+/*
+ * Library destructors run after every atexit handler and, since this
+ * library depends on liblttng-ust, before liblttng-ust's own: from here on
+ * an event could not reach the trace, so it is counted as late instead of
+ * emitted. Only a runtime's teardown (shared cudart unloading its modules
+ * from its destructor) gets here.
+ */
+__attribute__((destructor)) static void capture_close(void)
+{
+	st.closed = 1;
+}
+
 void gm_capture_emit(enum gm_event_kind kind, struct gm_record *r)
 {
 	struct gm_thread *t;
 
 	if (!st.ready) {
+		return;
+	}
+	if (st.closed) {
+		gm_capture_warn(late_events);
 		return;
 	}
 	t = gm_capture_thread();

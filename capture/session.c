@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +199,56 @@ int lttng_daemon_ensure(enum gm_kernel_mode mode, int *started)
 	return -1;
 }
 
+/* A short tag of this machine, so that only its own stale sessions go. */
+static unsigned host_tag(void)
+{
+	char host[256] = "";
+	unsigned h = 2166136261u;
+
+	gethostname(host, sizeof(host) - 1);
+	for (const char *p = host; *p; p++) {
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	}
+	return h;
+}
+
+/*
+ * Destroy sessions a killed gpumix left behind: named by this machine's
+ * tag and the pid of a process that no longer exists. A live capture's
+ * session is never touched.
+ */
+static void destroy_stale_sessions(void)
+{
+	char *argv[] = { "lttng", "--no-sessiond", "list", NULL };
+	struct strbuf out = STRBUF_INIT;
+	char *line, *save = NULL;
+	unsigned tag = host_tag();
+
+	if (run_tool(argv, &out)) {
+		strbuf_release(&out);
+		return;
+	}
+	for (line = strtok_r(out.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+		unsigned long pid, rnd;
+		unsigned t;
+		char *p = strstr(line, "gpumix-");
+
+		if (!p || sscanf(p, "gpumix-%lu-%lx-%x", &pid, &rnd, &t) != 3 ||
+		    t != tag || sscanf(p, "%127s", name) != 1) {
+			continue;
+		}
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) {
+			continue;
+		}
+		if (lttng("destroy a stale session", "destroy", name, NULL)) {
+			gm_error_clear();
+		}
+	}
+	strbuf_release(&out);
+}
+
 int lttng_session_create(struct lttng_session *s, const char *output,
 			 size_t subbuf_size, unsigned nr_subbuf)
 {
@@ -204,9 +256,11 @@ int lttng_session_create(struct lttng_session *s, const char *output,
 	struct timespec ts;
 	int ret = -1;
 
+	destroy_stale_sessions();
 	clock_gettime(CLOCK_REALTIME, &ts);
-	s->name = gm_xasprintf("gpumix-%ld-%lx", (long)getpid(),
-			       (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)));
+	s->name = gm_xasprintf("gpumix-%ld-%lx-%08x", (long)getpid(),
+			       (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)),
+			       host_tag());
 	s->output = gm_xstrdup(output);
 	out_opt = gm_xasprintf("--output=%s", output);
 	sub_opt = gm_xasprintf("--subbuf-size=%zu", subbuf_size);

@@ -24,7 +24,8 @@ static const char usage[] =
 	"usage: gpumix trace info <bundle>\n"
 	"   or: gpumix trace dump [--events] <bundle>\n"
 	"   or: gpumix trace kernels <bundle>\n"
-	"   or: gpumix trace losses <bundle>";
+	"   or: gpumix trace losses <bundle>\n"
+	"   or: gpumix trace check <bundle>";
 
 static void print_help(void)
 {
@@ -38,7 +39,10 @@ static void print_help(void)
 	       "           layouts, results, runtime calls)\n"
 	       "  kernels  the kernel lines of info\n"
 	       "  losses   completeness and the loss counters; exits 1 when\n"
-	       "           the bundle is incomplete or lost anything\n\n"
+	       "           the bundle is incomplete or lost anything\n"
+	       "  check    read the bundle as a replay would: strictly, every\n"
+	       "           event decoded, every blob and module image read and\n"
+	       "           its hash checked; exits 1 at the first problem\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
 	       usage);
 }
@@ -130,11 +134,11 @@ static int cmd_info(const char *dir)
 	printf("bundle: %s\n", dir);
 	printf("format: %s\n", mget(m, "format"));
 	printf("tool: %s\n", mget(m, "tool"));
-	printf("complete: %s%s%s\n", mget(m, "complete"),
-	       kvfile_get(m, "incomplete") ? " (" : "",
-	       kvfile_get(m, "incomplete") ? kvfile_get(m, "incomplete") : "");
 	if (kvfile_get(m, "incomplete")) {
-		printf(")\n");
+		printf("complete: %s (%s)\n", mget(m, "complete"),
+		       kvfile_get(m, "incomplete"));
+	} else {
+		printf("complete: %s\n", mget(m, "complete"));
 	}
 	printf("program: %s\n", mget(m, "program"));
 	printf("command: %s\n", mget(m, "command"));
@@ -245,6 +249,47 @@ static int cmd_losses(const char *dir)
 	      !kvfile_get(m, "losses") || strcmp(kvfile_get(m, "losses"), "0");
 	trace_reader_free(r);
 	return bad ? GM_EXIT_ERROR : GM_EXIT_OK;
+}
+
+static int cmd_check(const char *dir)
+{
+	struct trace_reader *r;
+	const struct gm_event *ev;
+	struct strbuf buf = STRBUF_INIT;
+	uint64_t events = 0, blobs = 0, modules = 0;
+	int rc;
+
+	if (trace_reader_open(&r, dir, 0)) {
+		return gm_cli_fail();
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		events++;
+		strbuf_reset(&buf);
+		if (ev->flags & GM_RF_MODULE) {
+			if (trace_reader_module(r, ev, &buf)) {
+				gm_error("event %" PRIu64 " (%s): bad module image",
+					 ev->index, gm_event_name(ev));
+				rc = -1;
+				break;
+			}
+			modules++;
+		} else if (ev->flags & GM_RF_BLOB) {
+			if (trace_reader_payload(r, ev, &buf)) {
+				rc = -1;
+				break;
+			}
+			blobs++;
+		}
+	}
+	strbuf_release(&buf);
+	trace_reader_free(r);
+	if (rc < 0) {
+		gm_error("bundle '%s' failed the check", dir);
+		return gm_cli_fail();
+	}
+	printf("%s: ok, %" PRIu64 " events, %" PRIu64 " blob payloads and %" PRIu64
+	       " module images verified\n", dir, events, blobs, modules);
+	return GM_EXIT_OK;
 }
 
 /* ---- dump ------------------------------------------------------------------ */
@@ -514,7 +559,7 @@ int cmd_trace(int argc, char **argv)
 		return GM_EXIT_OK;
 	}
 	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
-	    strcmp(sub, "losses")) {
+	    strcmp(sub, "losses") && strcmp(sub, "check")) {
 		return gm_usage_error(usage, "unknown subcommand '%s'", sub);
 	}
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -539,6 +584,9 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!strcmp(sub, "losses")) {
 		return cmd_losses(argv[i]);
+	}
+	if (!strcmp(sub, "check")) {
+		return cmd_check(argv[i]);
 	}
 	return cmd_dump(argv[i], events);
 }
