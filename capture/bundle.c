@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -137,6 +138,7 @@ struct tally {
 	uint64_t losses;
 	struct gm_counts_loss loss;	/* sums */
 	struct gm_counts_warn warn;
+	uint64_t last_errno;
 	uint64_t blobs_written, blob_bytes_written, blobs_deduped,
 		blob_bytes_deduped, modules_written, module_bytes, h2d_bytes,
 		d2h_bytes, emitted;
@@ -296,6 +298,9 @@ static void check_proc(struct tally *t, struct proc *p,
 #define SUMW_(name, what) t->warn.name += c->warn.name;
 	GM_WARNINGS(SUMW_)
 #undef SUMW_
+	if (c->last_errno) {
+		t->last_errno = c->last_errno;
+	}
 	t->blobs_written += c->blobs_written;
 	t->blob_bytes_written += c->blob_bytes_written;
 	t->blobs_deduped += c->blobs_deduped;
@@ -455,6 +460,18 @@ static void run_keys(struct kvfile *m, const struct bundle_run *run)
 	strbuf_release(&cmd);
 }
 
+/* Is the file system of @dir (nearly) out of space? */
+static int disk_full(const char *dir)
+{
+	struct statvfs sv;
+
+	if (statvfs(dir, &sv)) {
+		return 0;
+	}
+	/* Less than the reserve left besides the reserve itself. */
+	return (uint64_t)sv.f_bavail * sv.f_frsize < RESERVE_SIZE;
+}
+
 static int commit(const char *tmp, const char *final, int force)
 {
 	char *old = NULL;
@@ -562,6 +579,12 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	if (found->discarded) {
 		note(&t.why, "the tracer discarded %" PRIu64 " events",
 		     found->discarded);
+	}
+	if (t.last_errno) {
+		note(&t.why, "writes failed: %s", strerror((int)t.last_errno));
+	}
+	if (disk_full(tmp)) {
+		note(&t.incomplete, "the disk holding the bundle is full");
 	}
 	t.losses += lib_losses + t.missing + found->discarded;
 

@@ -73,7 +73,8 @@ struct gm_counts {
 	uint64_t h2d_bytes, d2h_bytes;	/* payload bytes seen */
 	struct gm_counts_loss loss;
 	struct gm_counts_warn warn;
-	uint64_t reserved[16];
+	uint64_t last_errno;		/* errno of the last failed write */
+	uint64_t reserved[15];
 	uint64_t driver_calls[GM_COUNTS_CBIDS];
 	uint64_t runtime_calls[GM_COUNTS_CBIDS];
 	struct gm_counts_slot slots[GM_COUNTS_SLOTS];

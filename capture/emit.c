@@ -347,6 +347,16 @@ void gm_capture_str(struct gm_record *r, const char *s)
 	gm_capture_loss(truncated_strings);
 }
 
+/* Remember why a write failed (the manifest says it: "disk full"). */
+static void note_errno(void)
+{
+	struct gm_counts *c = gm_capture_counts();
+
+	if (c && errno) {
+		__atomic_store_n(&c->last_errno, (uint64_t)errno, __ATOMIC_RELAXED);
+	}
+}
+
 static void set_blob(struct gm_record *r, struct gm_hash h, uint64_t size)
 {
 	r->blob_hi = h.hi;
@@ -378,6 +388,7 @@ int gm_capture_payload(struct gm_record *r, const struct gm_span *span,
 	if (ret < 0) {
 		r->flags |= GM_RF_FAILED;
 		gm_capture_loss(blob_failures);
+		note_errno();
 		return -1;
 	}
 	if (ret) {
@@ -417,6 +428,7 @@ static int store_image(struct gm_record *r, const struct gm_image *img)
 	if (ret < 0) {
 		r->flags |= GM_RF_FAILED;
 		gm_capture_loss(module_failures);
+		note_errno();
 		return -1;
 	}
 	if (ret) {

@@ -10,6 +10,7 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ struct trace_reader {
 	size_t nr_classes, alloc_classes;
 
 	size_t nr_traces;		/* CTF traces (one per process) */
+	char *broken;			/* why the trace cannot be read, or NULL */
 	int count_checked;
 	uint64_t index;
 	uint64_t discarded;
@@ -90,11 +92,22 @@ static int bt_fail(const char *what)
 	const bt_error *err = bt_current_thread_take_error();
 
 	if (err) {
-		uint64_t n = bt_error_get_cause_count(err);
-		/* Oldest (deepest) causes first, so the newest ends on top. */
-		for (uint64_t i = n; i-- > 0 && n - i <= 4;) {
-			const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-			gm_error("babeltrace2: %s", bt_error_cause_get_message(c));
+		uint64_t n = bt_error_get_cause_count(err), shown = 0;
+		/*
+		 * Cause 0 is the root (most specific) cause: push it first so
+		 * that it is printed last, under the more general ones; skip
+		 * the generic "method failed" causes.
+		 */
+		for (uint64_t i = 0; i < n && shown < 3; i++) {
+			const char *m = bt_error_cause_get_message(
+				bt_error_borrow_cause_by_index(err, i));
+			if (!strncmp(m, "Component initialization method failed", 39) ||
+			    !strncmp(m, "Component class's", 17) ||
+			    !strncmp(m, "Component's \"consume\" method failed", 36)) {
+				continue;
+			}
+			gm_error("babeltrace2: %s", m);
+			shown++;
 		}
 		bt_error_release(err);
 	}
@@ -351,10 +364,20 @@ static int build_graph(struct trace_reader *r)
 	}
 	for (size_t t = 0; t < nr; t++) {
 		const bt_component_source *src;
-		bt_value *params = bt_value_map_create(), *inputs = NULL;
-		char name[32];
+		bt_value *params, *inputs = NULL;
+		char name[32], *meta = gm_path_join(traces[t], "metadata");
+		struct stat sb;
 		int bad;
 
+		bad = stat(meta, &sb) || sb.st_size == 0;
+		free(meta);
+		if (bad) {
+			gm_error("trace '%s' of bundle '%s' has an empty metadata file",
+				 traces[t] + strlen(r->dir) + 1, r->dir);
+			gm_error_hint("the disk was probably full during the capture");
+			goto out;
+		}
+		params = bt_value_map_create();
 		snprintf(name, sizeof(name), "source-%zu", t);
 		if (!params ||
 		    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
@@ -368,8 +391,8 @@ static int build_graph(struct trace_reader *r)
 		bt_value_put_ref(params);
 		if (bad) {
 			bt_fail("cannot open a CTF trace");
-			gm_error("cannot read trace '%s' of bundle '%s'", traces[t],
-				 r->dir);
+			gm_error("cannot read trace '%s' of bundle '%s'",
+				 traces[t] + strlen(r->dir) + 1, r->dir);
 			goto out;
 		}
 		for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src);
@@ -424,8 +447,16 @@ int trace_reader_open(struct trace_reader **out, const char *dir,
 	if (!(flags & GM_READER_RAW) && read_manifest(r)) {
 		goto fail;
 	}
-	if (read_api_table(r) || build_graph(r)) {
+	if (read_api_table(r)) {
 		goto fail;
+	}
+	if (build_graph(r)) {
+		if (!(flags & GM_READER_ALLOW_INCOMPLETE)) {
+			goto fail;
+		}
+		/* Inspection tools show the manifest, then this error. */
+		r->broken = gm_xstrdup(gm_error_message());
+		gm_error_clear();
 	}
 	*out = r;
 	return 0;
@@ -689,6 +720,9 @@ int trace_reader_next(struct trace_reader *r, const struct gm_event **out)
 		bt_message_put_ref(r->cur);
 		r->cur = NULL;
 	}
+	if (r->broken) {
+		return gm_error("%s", r->broken);
+	}
 	for (;;) {
 		const bt_message *msg;
 
@@ -841,6 +875,7 @@ void trace_reader_free(struct trace_reader *r)
 	free(r->classes);
 	kvfile_release(&r->manifest);
 	strbuf_release(&r->data);
+	free(r->broken);
 	free(r->dir);
 	free(r);
 }

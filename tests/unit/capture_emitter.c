@@ -18,6 +18,8 @@
  *   --long-name     emit one name longer than GM_STR_MAX (a loss)
  *   --exit N        exit with status N
  *   --repeat N      emit the sequence N times per thread (benchmarks)
+ *   --vary          make every repetition's payloads different (fills a
+ *                   disk: no deduplication)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -31,6 +33,8 @@
 
 static long hang_after = -1;
 static unsigned repeat = 1;
+static int vary;
+static __thread unsigned seed_offset;
 
 static void emit_one(unsigned i, unsigned thread)
 {
@@ -40,6 +44,7 @@ static void emit_one(unsigned i, unsigned thread)
 	uint8_t *packed = NULL;
 
 	synth_get(i, &s);
+	s.seed += seed_offset;
 	r.api = s.api;
 	r.corr = i + SYNTH_THREAD_STRIDE * thread;
 	r.rt_corr = s.rt_corr;
@@ -120,6 +125,7 @@ static void *emit_all(void *arg)
 	unsigned n = synth_count();
 
 	for (unsigned k = 0; k < repeat; k++) {
+		seed_offset = vary ? k * 7919 : 0;
 		for (unsigned i = 0; i < n; i++) {
 			if (thread == 0 && hang_after >= 0 &&
 			    (long)(k * n + i) == hang_after) {
@@ -156,6 +162,8 @@ int main(int argc, char **argv)
 			long_name = 1;
 		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
 			status = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--vary")) {
+			vary = 1;
 		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
 			repeat = (unsigned)atoi(argv[++i]);
 		} else {
