@@ -37,7 +37,7 @@ static const char *const env_keep[] = {
 	"CUDA_MPS_PIPE_DIRECTORY", "OMP_NUM_THREADS", NULL,
 };
 
-int bundle_write_api_table(const char *dir)
+int bundle_write_api_table(const char *dir, const uint8_t *used)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *path = gm_path_join(dir, "api-table");
@@ -47,6 +47,9 @@ int bundle_write_api_table(const char *dir)
 	strbuf_addstr(&sb, "# gpumix call ids of this bundle: ID NAME CLASS "
 			   "SPECIAL ARG:TYPE:DIR,...\n");
 	for (int i = 0; i < GM_API_COUNT; i++) {
+		if (used && !used[i]) {
+			continue;
+		}
 		gm_api_signature(i, sig, sizeof(sig));
 		strbuf_addf(&sb, "%d %s\n", i, sig);
 	}
@@ -105,7 +108,7 @@ int bundle_prepare(const char *final, int force, char **tmp_out)
 			goto fail;
 		}
 	}
-	if (bundle_write_api_table(tmp) || make_reserve(tmp)) {
+	if (bundle_write_api_table(tmp, NULL) || make_reserve(tmp)) {
 		goto fail;
 	}
 	*tmp_out = tmp;
@@ -648,6 +651,11 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	reserve = gm_path_join(tmp, RESERVE_NAME);
 	unlink(reserve);
 	free(reserve);
+	/* Only the calls the trace holds (the whole table when unreadable). */
+	if (found->api_used && !found->read_error &&
+	    bundle_write_api_table(tmp, found->api_used)) {
+		gm_error_clear();	/* the full table stays: still correct */
+	}
 	path = gm_path_join(tmp, "manifest");
 	if (kvfile_write(&m, path, "gpumix bundle manifest (doc/bundle-format.md)")) {
 		gm_error("cannot write the manifest of '%s'", final);

@@ -30,6 +30,7 @@ struct bundle_found {
 	uint64_t events;
 	uint64_t discarded;		/* reported by the tracer */
 	const char *read_error;		/* the trace could not be read: why */
+	const uint8_t *api_used;	/* GM_API_COUNT flags, or NULL: all */
 	const char *device;		/* first device seen, or NULL */
 	uint64_t device_cc, device_sms, driver_version;
 };
@@ -77,7 +78,11 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 
 void bundle_result_release(struct bundle_result *res);
 
-/* Write the api-table file of directory @dir (bundle_prepare does). */
-int bundle_write_api_table(const char *dir);
+/*
+ * Write the api-table file of directory @dir: every call (@used NULL, as
+ * bundle_prepare does) or only those flagged in @used (GM_API_COUNT
+ * bytes; bundle_finalize keeps the calls the trace holds).
+ */
+int bundle_write_api_table(const char *dir, const uint8_t *used);
 
 #endif

@@ -18,7 +18,7 @@
 
 #define GM_COUNTS_MAGIC "GMCOUNT1"
 #define GM_COUNTS_VERSION 1
-#define GM_COUNTS_SLOTS 1024		/* threads with their own slot */
+#define GM_COUNTS_SLOTS 256		/* threads with their own slot */
 #define GM_COUNTS_CBIDS 1024		/* callback ids per domain */
 
 enum gm_counts_state {

@@ -226,6 +226,7 @@ int cmd_capture(int argc, char **argv)
 	found.events = st.events;
 	found.discarded = st.discarded;
 	found.read_error = read_error;
+	found.api_used = st.api_used;
 	found.device = st.device;
 	found.device_cc = st.device_cc;
 	found.device_sms = st.device_sms;

@@ -483,6 +483,10 @@ static int cmd_dump(const char *dir, int events)
 			}
 			break;
 		case GM_EV_ENTER:
+			if (t->enter.len) {
+				/* The previous call on this thread never returned. */
+				printf("%s = (no exit)\n", t->enter.buf);
+			}
 			strbuf_reset(&t->enter);
 			t->enter_index = ev->index;
 			strbuf_addf(&t->enter, "#%" PRIu64 " %.6f %u:%u ", ev->index,

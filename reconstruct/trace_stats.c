@@ -244,6 +244,9 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		}
 		st->last_ns = ev->time_ns;
 		st->by_kind[ev->kind]++;
+		if (ev->api >= 0 && ev->api < GM_API_COUNT) {
+			st->api_used[ev->api] = 1;
+		}
 		count_thread(st, ev->pid, ev->tid, &last);
 		if (ev->flags & GM_RF_BLOB) {
 			st->blob_refs++;

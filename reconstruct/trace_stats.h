@@ -34,6 +34,7 @@ struct trace_stats {
 	uint64_t events;
 	uint64_t by_kind[GM_EV_COUNT];
 	uint64_t calls[GM_API_COUNT];	/* enter events */
+	uint8_t api_used[GM_API_COUNT];	/* in any event */
 	uint64_t failed_calls;		/* exits with a non-zero status */
 	int64_t first_ns, last_ns;
 

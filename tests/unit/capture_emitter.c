@@ -20,6 +20,8 @@
  *   --repeat N      emit the sequence N times per thread (benchmarks)
  *   --vary          make every repetition's payloads different (fills a
  *                   disk: no deduplication)
+ *   --mini          emit a short sequence of a dozen calls instead (the
+ *                   committed corpus of tests/data/bundles is made of it)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -33,7 +35,7 @@
 
 static long hang_after = -1;
 static unsigned repeat = 1;
-static int vary;
+static int vary, mini;
 static __thread unsigned seed_offset;
 
 static void emit_one(unsigned i, unsigned thread)
@@ -119,11 +121,105 @@ static void write_module_file(void)
 	}
 }
 
+/* A short, plausible program: load, allocate, copy in, launch, copy out. */
+static void emit_mini(void)
+{
+	static const char ptx[] = ".version 8.0\n.target sm_90\n"
+				  ".address_size 64\n.visible .entry k()\n{\n ret;\n}\n";
+	uint8_t h2d[2048], d2h[64], params[12];
+	uint32_t layout[4] = { 0, 8, 8, 4 };
+	uint64_t a[GM_MAX_ARGS];
+	unsigned corr = 1;
+	struct gm_record r;
+	struct gm_span sp;
+
+#define MINI_CALL(name, exit_, ...)                                            \
+	do {                                                                   \
+		uint64_t w_[] = { __VA_ARGS__ };                               \
+		memset(&r, 0, sizeof(r));                                      \
+		memcpy(a, w_, sizeof(w_));                                     \
+		r.api = GM_API_##name;                                         \
+		r.corr = corr;                                                 \
+		r.rt_corr = 0;                                                 \
+		r.args = a;                                                    \
+		r.nr_args = GM_NR_ARGS(name);                                  \
+		(void)(exit_);                                                 \
+	} while (0)
+
+	synth_fill(h2d, sizeof(h2d), 5);
+	synth_fill(d2h, sizeof(d2h), 6);
+	synth_fill(params, sizeof(params), 7);
+
+	MINI_CALL(cuLibraryLoadData, 0, 0, 0x1000, 0, 0, 0, 0, 0, 0);
+	gm_capture_image(&r, ptx);
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuLibraryLoadData, 1, 0xa000, 0x1000, 0, 0, 0, 0, 0, 0);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuLibraryGetKernel, 0, 0, 0xa000, 0x2000);
+	gm_capture_str(&r, "_Z1kPfi");
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuLibraryGetKernel, 1, 0xb000, 0xa000, 0x2000);
+	gm_capture_str(&r, "_Z1kPfi");
+	memcpy(gm_capture_data(&r, sizeof(layout)), layout, sizeof(layout));
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuMemAlloc_v2, 0, 0, 4096);
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuMemAlloc_v2, 1, 0x7f0000000000, 4096);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuMemcpyHtoD_v2, 0, 0x7f0000000000, 0x5000, sizeof(h2d));
+	sp = gm_span_bytes(h2d, sizeof(h2d));
+	gm_capture_payload(&r, &sp, GM_INLINE_MAX);
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuMemcpyHtoD_v2, 1, 0x7f0000000000, 0x5000, sizeof(h2d));
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuLaunchKernel, 0, 0xb000, 4, 1, 1, 128, 1, 1, 0, 0, 0x6000, 0);
+	memcpy(gm_capture_data(&r, sizeof(params)), params, sizeof(params));
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuLaunchKernel, 1, 0xb000, 4, 1, 1, 128, 1, 1, 0, 0, 0x6000, 0);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuMemcpyDtoH_v2, 0, 0x7000, 0x7f0000000000, sizeof(d2h));
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuMemcpyDtoH_v2, 1, 0x7000, 0x7f0000000000, sizeof(d2h));
+	sp = gm_span_bytes(d2h, sizeof(d2h));
+	gm_capture_hash(&r, &sp);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	corr++;
+	MINI_CALL(cuMemFree_v2, 0, 0x7f0000000000);
+	gm_capture_emit(GM_EV_ENTER, &r);
+	MINI_CALL(cuMemFree_v2, 1, 0x7f0000000000);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	{
+		uint64_t w[GM_NR_WORDS(gm_ev_act_kernel)] = { 1000, 5000, 5 };
+		memset(&r, 0, sizeof(r));
+		r.corr = 5;
+		r.args = w;
+		r.nr_args = GM_NR_WORDS(gm_ev_act_kernel);
+		gm_capture_str(&r, "_Z1kPfi");
+		gm_capture_emit(GM_EV_ACT_KERNEL, &r);
+	}
+#undef MINI_CALL
+}
+
 static void *emit_all(void *arg)
 {
 	unsigned thread = (unsigned)(uintptr_t)arg;
 	unsigned n = synth_count();
 
+	if (mini) {
+		emit_mini();
+		if (hang_after >= 0) {
+			fprintf(stderr, "capture_emitter: waiting to be killed\n");
+			for (;;) {
+				pause();
+			}
+		}
+		return NULL;
+	}
 	for (unsigned k = 0; k < repeat; k++) {
 		seed_offset = vary ? k * 7919 : 0;
 		for (unsigned i = 0; i < n; i++) {
@@ -162,6 +258,8 @@ int main(int argc, char **argv)
 			long_name = 1;
 		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
 			status = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--mini")) {
+			mini = 1;
 		} else if (!strcmp(argv[i], "--vary")) {
 			vary = 1;
 		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
@@ -180,7 +278,7 @@ int main(int argc, char **argv)
 	}
 	write_module_file();
 	printf("capture_emitter: %u threads, %u events each\n", threads,
-	       synth_count() * repeat);
+	       mini ? 15 : synth_count() * repeat);
 	fflush(stdout);
 	for (unsigned t = 1; t < threads; t++) {
 		pthread_create(&tids[t], NULL, emit_all, (void *)(uintptr_t)t);
