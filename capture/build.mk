@@ -49,3 +49,32 @@ $(CAPTURE_EMITTER): $(B)/tests/unit/capture_emitter.o $(CAPTURE_SO) \
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \
 		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
 		$(COMMON_LDLIBS) -lpthread
+
+# Small programs for the GPU tests and the benchmark (tests/gpu/progs):
+# built by make check everywhere (nvcc needs no GPU), run on a GPU host.
+CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
+CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
+	coverage cublas_sgemm spin launch_loop h2d_big)
+CHECK_DEPS += $(CAPTURE_PROGS)
+CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
+
+$(CAPTURE_PROGS_DIR)/vecadd_shared: tests/gpu/progs/vecadd_shared.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -cudart shared -o $@ $<
+
+$(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) -o $@ $< \
+		-L$(CUDA_LIBDIR)/stubs -lcuda
+
+$(CAPTURE_PROGS_DIR)/cublas_sgemm: tests/gpu/progs/cublas_sgemm.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -o $@ $< -lcublas
+
+$(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -o $@ $< -lpthread
