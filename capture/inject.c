@@ -49,6 +49,7 @@ struct api_info {
 	int8_t stream, src_host, dst_host, count, fields, name;
 	uint8_t async;		/* ...Async: no implicit synchronization */
 	uint8_t per_thread;	/* _ptsz/_ptds: stream 0 is per-thread */
+	uint8_t exit_words;	/* exits repeat the words (outputs exist) */
 };
 
 struct inject_state {
@@ -91,6 +92,9 @@ static void build_tables(void)
 		f->fields = (int8_t)gm_api_arg_index(i, "srcXInBytes");
 		f->name = (int8_t)gm_api_arg_index(i, "name");
 		f->async = strstr(n, "Async") != NULL;
+		for (unsigned k = 0; k < gm_api_table[i].nr_args; k++) {
+			f->exit_words |= gm_api_table[i].args[k].dir != GM_DIR_IN;
+		}
 		f->per_thread = len > 5 && (!strcmp(n + len - 5, "_ptsz") ||
 					    !strcmp(n + len - 5, "_ptds"));
 	}
@@ -950,7 +954,9 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	fill_args(api, cb->functionParams, exit, a);
 	r.rt_corr = rt_context(t);
 	r.args = a;
-	r.nr_args = (uint8_t)d->nr_args;
+	/* An exit without outputs leaves its words to the entry (the reader
+	 * copies them back): launches and copies are most of a trace. */
+	r.nr_args = exit && !in.info[api].exit_words ? 0 : (uint8_t)d->nr_args;
 	special(api, cb, exit, &r, a, t);
 	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
 }

@@ -20,7 +20,7 @@
 
 /* The channel every gpumix event goes to. */
 #define GM_LTTNG_CHANNEL "gpumix"
-#define GM_LTTNG_SUBBUF_DEFAULT ((size_t)256 << 10)
+#define GM_LTTNG_SUBBUF_DEFAULT ((size_t)1 << 20)
 #define GM_LTTNG_NUM_SUBBUF_DEFAULT 8
 
 /* When to pass --no-kernel to a daemon we start. */

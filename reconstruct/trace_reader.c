@@ -44,6 +44,14 @@ struct class_info {
 /* Bundle call id -> this gpumix's id. */
 enum { API_UNMAPPED = -1, API_UNKNOWN = -2, API_CHANGED = -3 };
 
+/* The last entry of each thread, to complete exits that omit their words. */
+struct last_entry {
+	uint32_t pid, tid, corr;
+	int api;
+	unsigned nr_args;
+	uint64_t args[GM_RECORD_MAX_ARGS];
+};
+
 struct trace_reader {
 	char *dir;
 	unsigned flags;
@@ -66,6 +74,8 @@ struct trace_reader {
 	size_t nr_traces;		/* CTF traces (one per process) */
 	char *broken;			/* why the trace cannot be read, or NULL */
 	int count_checked;
+	struct last_entry *entries;
+	size_t nr_entries, alloc_entries;
 	uint64_t index;
 	uint64_t discarded;
 	struct gm_event ev;
@@ -536,6 +546,49 @@ static uint64_t uval(const bt_field *s, int64_t i)
 	return bt_field_integer_unsigned_get_value(f);
 }
 
+static struct last_entry *last_entry(struct trace_reader *r, uint32_t pid,
+				     uint32_t tid)
+{
+	for (size_t i = 0; i < r->nr_entries; i++) {
+		if (r->entries[i].pid == pid && r->entries[i].tid == tid) {
+			return &r->entries[i];
+		}
+	}
+	GM_ALLOC_GROW(r->entries, r->nr_entries + 1, r->alloc_entries);
+	memset(&r->entries[r->nr_entries], 0, sizeof(r->entries[0]));
+	r->entries[r->nr_entries].pid = pid;
+	r->entries[r->nr_entries].tid = tid;
+	r->entries[r->nr_entries].api = -1;
+	return &r->entries[r->nr_entries++];
+}
+
+/*
+ * Entries are remembered; an exit recorded without its argument words
+ * (a call without outputs) gets them back from its entry.
+ */
+static int complete_exit(struct trace_reader *r, struct gm_event *ev)
+{
+	struct last_entry *e = last_entry(r, ev->pid, ev->tid);
+
+	if (ev->kind == GM_EV_ENTER) {
+		e->corr = ev->corr;
+		e->api = ev->api;
+		e->nr_args = ev->nr_args;
+		memcpy(e->args, ev->args, ev->nr_args * sizeof(uint64_t));
+		return 0;
+	}
+	if (ev->nr_args || ev->api < 0 || !gm_api_table[ev->api].nr_args) {
+		return 0;
+	}
+	if (e->api != ev->api || e->corr != ev->corr) {
+		return gm_error("event %" PRIu64 " (%s): exit without its entry",
+				ev->index, gm_api_table[ev->api].name);
+	}
+	ev->nr_args = e->nr_args;
+	memcpy(ev->args, e->args, e->nr_args * sizeof(uint64_t));
+	return 0;
+}
+
 static int decode_event(struct trace_reader *r, const bt_message *msg)
 {
 	const bt_event *bev = bt_message_event_borrow_event_const(msg);
@@ -629,6 +682,9 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 						     : API_UNMAPPED;
 		if (m >= 0) {
 			ev->api = m;
+			if (ev->kind != GM_EV_D2H_HASH && complete_exit(r, ev)) {
+				return -1;
+			}
 			if (ev->kind != GM_EV_D2H_HASH &&
 			    ev->nr_args != gm_api_table[m].nr_args) {
 				return gm_error("event %" PRIu64 " (%s): %u argument "
@@ -873,6 +929,7 @@ void trace_reader_free(struct trace_reader *r)
 	free(r->api_names);
 	free(r->api_map);
 	free(r->classes);
+	free(r->entries);
 	kvfile_release(&r->manifest);
 	strbuf_release(&r->data);
 	free(r->broken);

@@ -22,12 +22,15 @@
  *                   disk: no deduplication)
  *   --mini          emit a short sequence of a dozen calls instead (the
  *                   committed corpus of tests/data/bundles is made of it)
+ *   --bench N       emit N launch-like entry/exit pairs and print the
+ *                   cost per event (the CPU part of the per-call cost)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/emit.h"
@@ -36,6 +39,39 @@
 static long hang_after = -1;
 static unsigned repeat = 1;
 static int vary, mini;
+static long bench;
+
+/* What a kernel launch costs the emit layer: entry with 11 words and 24
+ * argument bytes, exit with 11 words. */
+static void emit_bench(void)
+{
+	uint64_t a[11] = { 0xb000, 4, 1, 1, 128, 1, 1, 0, 0, 0x6000, 0 };
+	uint8_t params[24];
+	struct timespec t0, t1;
+
+	synth_fill(params, sizeof(params), 9);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < bench; i++) {
+		struct gm_record r = { 0 };
+		void *d;
+		r.api = GM_API_cuLaunchKernel;
+		r.corr = (uint32_t)i;
+		r.args = a;
+		r.nr_args = 11;
+		d = gm_capture_data(&r, sizeof(params));
+		memcpy(d, params, sizeof(params));
+		gm_capture_emit(GM_EV_ENTER, &r);
+		memset(&r, 0, sizeof(r));
+		r.api = GM_API_cuLaunchKernel;
+		r.corr = (uint32_t)i;
+		gm_capture_emit(GM_EV_EXIT, &r);	/* no outputs: no words */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "capture_emitter: %ld events, %.1f ns per event\n",
+		2 * bench,
+		((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
+			(2.0 * bench));
+}
 static __thread unsigned seed_offset;
 
 static void emit_one(unsigned i, unsigned thread)
@@ -258,6 +294,8 @@ int main(int argc, char **argv)
 			long_name = 1;
 		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
 			status = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--bench") && i + 1 < argc) {
+			bench = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--mini")) {
 			mini = 1;
 		} else if (!strcmp(argv[i], "--vary")) {
@@ -275,6 +313,11 @@ int main(int argc, char **argv)
 	if (gm_capture_init(NULL)) {
 		fprintf(stderr, "capture_emitter: not running under gpumix capture\n");
 		return 3;
+	}
+	if (bench > 0) {
+		emit_bench();
+		gm_capture_finish(NULL);
+		return 0;
 	}
 	write_module_file();
 	printf("capture_emitter: %u threads, %u events each\n", threads,
