@@ -89,6 +89,9 @@ static void emit_one(unsigned i, unsigned thread)
 	r.status = s.status;
 	r.nr_args = (uint8_t)s.nr_args;
 	r.args = s.args;
+	if (s.kind == GM_EV_EXIT && !synth_exit_words(s.api)) {
+		r.nr_args = 0;	/* as the capture library does */
+	}
 	switch (s.payload) {
 	case SYNTH_NONE:
 		break;

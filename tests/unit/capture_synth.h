@@ -120,6 +120,17 @@ static inline void synth_span(struct synth *s, size_t w, size_t h, size_t d,
 	s->seed = seed;
 }
 
+/* Does a call's exit repeat its words (it has outputs or special words)? */
+static inline int synth_exit_words(int api)
+{
+	for (unsigned k = 0; k < gm_api_table[api].nr_args; k++) {
+		if (gm_api_table[api].args[k].dir != GM_DIR_IN) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Describe event @i (of any thread). */
 static inline void synth_get(unsigned i, struct synth *s)
 {
@@ -149,7 +160,8 @@ static inline void synth_get(unsigned i, struct synth *s)
 		s->api = (uint16_t)api;
 		s->status = exit ? (int32_t)(c % 3 == 2 ? 700 : 0) : 0;
 		s->rt_corr = c % 4 ? 7000 + c : 0;
-		synth_args(s, d->nr_args, i);
+		/* Entry and exit of a call carry the same words. */
+		synth_args(s, d->nr_args, 100000 + c);
 		switch (d->special) {
 		case GM_SP_H2D:
 		case GM_SP_MEMCPY:
