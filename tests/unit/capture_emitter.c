@@ -84,7 +84,8 @@ static void emit_one(unsigned i, unsigned thread)
 	synth_get(i, &s);
 	s.seed += seed_offset;
 	r.api = s.api;
-	r.corr = i + SYNTH_THREAD_STRIDE * thread;
+	/* Entry and exit share a correlation id (the entry's index). */
+	r.corr = (s.kind == GM_EV_EXIT ? i - 1 : i) + SYNTH_THREAD_STRIDE * thread;
 	r.rt_corr = s.rt_corr;
 	r.status = s.status;
 	r.nr_args = (uint8_t)s.nr_args;

@@ -10,8 +10,9 @@
  * deduplication), result hashes, module images of each kind and from a
  * file, and names.
  *
- * Event i of thread t carries correlation id i + SYNTH_THREAD_STRIDE * t,
- * so the checker knows what to expect from any event it reads.
+ * Event i of thread t carries correlation id i + SYNTH_THREAD_STRIDE * t
+ * (an exit carries its entry's, i - 1, as CUPTI does), so the checker
+ * knows what to expect from any event it reads.
  */
 #ifndef GM_TEST_CAPTURE_SYNTH_H
 #define GM_TEST_CAPTURE_SYNTH_H

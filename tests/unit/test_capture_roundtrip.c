@@ -78,7 +78,7 @@ struct seen {
 static int check_event(struct trace_reader *r, const struct gm_event *ev,
 		       char *why, size_t len)
 {
-	unsigned i = ev->corr % SYNTH_THREAD_STRIDE;
+	unsigned i = ev->corr % SYNTH_THREAD_STRIDE + (ev->kind == GM_EV_EXIT);
 	struct synth s;
 	struct strbuf got = STRBUF_INIT;
 	uint8_t *packed = NULL;
