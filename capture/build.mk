@@ -78,3 +78,5 @@ $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CAPTURE_NVCC) -o $@ $< -lpthread
+
+BENCHES += bench/capture_bench.sh
