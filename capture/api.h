@@ -57,6 +57,7 @@ enum gm_api_class {
 	X(LAUNCH) X(LAUNCH_COOP) X(LAUNCH_EX)                                  \
 	X(MODULE_FILE) X(MODULE_DATA) X(MODULE_FATBIN) X(LIBRARY_DATA)         \
 	X(LIBRARY_FILE) X(GET_KERNEL) X(GET_FUNCTION) X(GET_GLOBAL)            \
+	X(KERNEL_FUNCTION)                                                     \
 	X(ARRAY_CREATE) X(ARRAY3D_CREATE) X(TEXOBJ_CREATE) X(SURFOBJ_CREATE)   \
 	X(STREAM_CREATE) X(STREAM_SYNC) X(CTX_SYNC) X(EVENT_RECORD)            \
 	X(EVENT_SYNC) X(FREE_HOST)

@@ -789,6 +789,13 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		}
 		break;
 	}
+	case GM_SP_KERNEL_FUNCTION: {
+		const cuKernelGetFunction_params *p = params;
+		if (ok && p->pFunc) {
+			track_layout_alias((uintptr_t)*p->pFunc, (uintptr_t)p->kernel);
+		}
+		break;
+	}
 	case GM_SP_GET_GLOBAL:
 		/* Both rows end with "name"; read it from the argument words. */
 		gm_capture_str(r, (const char *)(uintptr_t)a[f->name]);
