@@ -2,9 +2,10 @@
 /*
  * Running a program under capture (see capture_run.h). The program is
  * forked and exec'ed with a close-on-exec pipe that reports an exec
- * failure; while it runs, SIGINT and SIGQUIT (which the terminal sends to
- * the program as well) only mark the capture as interrupted, and SIGTERM
- * and SIGHUP are passed on to the program.
+ * failure; while it runs, SIGINT, SIGQUIT, SIGTERM and SIGHUP mark the
+ * capture as interrupted and are passed on to the program, except a
+ * SIGINT or SIGQUIT from the terminal, which the program (in the same
+ * process group) got already.
  */
 #include "capture_run.h"
 
@@ -27,10 +28,14 @@
 static volatile sig_atomic_t got_signal;
 static volatile pid_t child_pid;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
+	int from_terminal = si && si->si_code == SI_KERNEL;
+
+	(void)uctx;
 	got_signal = sig;
-	if ((sig == SIGTERM || sig == SIGHUP) && child_pid > 0) {
+	if (child_pid > 0 &&
+	    (sig == SIGTERM || sig == SIGHUP || !from_terminal)) {
 		kill(child_pid, sig);
 	}
 }
@@ -159,11 +164,16 @@ int capture_run_program(struct capture_run *cr)
 	fflush(stdout);
 	fflush(stderr);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	got_signal = 0;
 	for (int i = 0; i < 4; i++) {
-		sigaction(sigs[i], &sa, &old[i]);
+		sigaction(sigs[i], NULL, &old[i]);
+		/* An ignored signal (a background job) stays ignored. */
+		if (old[i].sa_handler != SIG_IGN) {
+			sigaction(sigs[i], &sa, NULL);
+		}
 	}
 	cr->start_ns = realtime_ns();
 	pid = fork();

@@ -91,4 +91,17 @@ check_eq "... trace losses exits 1" 1 "$rc"
 out=$("$GPUMIX" trace check "$tmp/killed" 2>&1); rc=$?
 check_eq "... a strict read refuses it" 1 "$rc"
 check_match "... because it is incomplete" "^error: bundle '$tmp/killed' is incomplete: the program was killed by signal 9" "$out"
+# Interrupted: a SIGTERM sent to gpumix reaches the program; exit 130.
+# (A background job ignores SIGINT, so the test uses SIGTERM.)
+"$GPUMIX" capture -o "$tmp/int" -- "$E" --mini --hang-after 0 >/dev/null 2>"$tmp/ierr" &
+gp=$!
+for _ in $(seq 200); do
+	grep -q "waiting to be killed" "$tmp/ierr" && break
+	sleep 0.05
+done
+kill -TERM "$gp"
+wait "$gp"; rc=$?
+check_eq "an interrupted capture exits 130" 130 "$rc"
+check_match "... the bundle says why" "^incomplete = the program was killed by signal 15; the capture was interrupted" \
+	"$(cat "$tmp/int/manifest")"
 done_testing
