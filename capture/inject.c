@@ -173,6 +173,7 @@ static void rt_push(struct gm_thread *t, const CUpti_CallbackData *cb,
 static void rt_pop(struct gm_thread *t, const CUpti_CallbackData *cb)
 {
 	struct gm_rt_frame *f;
+	int status = 0;
 
 	if (t->rt_depth <= 0) {
 		return;
@@ -182,14 +183,20 @@ static void rt_pop(struct gm_thread *t, const CUpti_CallbackData *cb)
 		return;
 	}
 	f = &t->rt[t->rt_depth];
-	if (f->emitted) {
+	if (cb->functionReturnValue) {
+		status = *(const int *)cb->functionReturnValue;
+	}
+	/*
+	 * Driver events name their runtime call by rt_corr; an rt_exit is only
+	 * worth its cost (a quarter of a launch's events) when the runtime
+	 * call failed.
+	 */
+	if (f->emitted && status) {
 		struct gm_record r = { 0 };
 		r.api = (uint16_t)f->cbid;
 		r.corr = f->corr;
 		r.rt_corr = t->rt_depth ? t->rt[t->rt_depth - 1].corr : 0;
-		if (cb->functionReturnValue) {
-			r.status = *(const int *)cb->functionReturnValue;
-		}
+		r.status = status;
 		gm_capture_str(&r, f->name);
 		gm_capture_emit(GM_EV_RT_EXIT, &r);
 	}

@@ -23,7 +23,7 @@
 	X(ENTER, enter)		/* driver call entry */                        \
 	X(EXIT, exit)		/* driver call exit */                         \
 	X(RT_ENTER, rt_enter)	/* runtime call around recorded calls */       \
-	X(RT_EXIT, rt_exit)                                                    \
+	X(RT_EXIT, rt_exit)	/* ... that returned an error */              \
 	X(UNSUPPORTED, unsupported) /* a call gpumix cannot replay */          \
 	X(D2H_HASH, d2h_hash)	/* an async device-to-host result */           \
 	X(LAYOUT, layout)	/* parameter layout of a launched handle */    \

@@ -195,8 +195,9 @@ static int cmd_info(const char *dir)
 	printf("  kernel_ms=%.3f memcpy_ms=%.3f h2d_bytes=%" PRIu64
 	       " d2h_bytes=%" PRIu64 " d2d_bytes=%" PRIu64 "\n",
 	       st.act_kernel_ns / 1e6, st.act_memcpy_ns / 1e6,
-	       st.act_memcpy_bytes[1], st.act_memcpy_bytes[2],
-	       st.act_memcpy_bytes[3]);
+	       st.act_memcpy_bytes[1] + st.act_memcpy_bytes[3],
+	       st.act_memcpy_bytes[2] + st.act_memcpy_bytes[4],
+	       st.act_memcpy_bytes[8]);
 
 	printf("\ndata:\n");
 	printf("  inline_bytes=%" PRIu64 "\n", st.inline_bytes);
@@ -418,9 +419,9 @@ struct dump_thread {
 	uint32_t pid, tid;
 	struct strbuf enter;		/* formatted entry line, or empty */
 	uint64_t enter_index;
-	struct strbuf rt[DUMP_RT_DEPTH];	/* runtime call names */
+	struct strbuf rt[DUMP_RT_DEPTH];	/* recent runtime call names */
 	uint32_t rt_corr[DUMP_RT_DEPTH];
-	int rt_depth;
+	int rt_next;
 };
 
 static struct dump_thread *dump_thread(struct dump_thread **ts, size_t *nr,
@@ -470,17 +471,16 @@ static int cmd_dump(const char *dir, int events)
 		t = dump_thread(&ts, &nr, &alloc, ev->pid, ev->tid);
 		switch (ev->kind) {
 		case GM_EV_RT_ENTER:
-			if (t->rt_depth < DUMP_RT_DEPTH) {
-				strbuf_reset(&t->rt[t->rt_depth]);
-				strbuf_addstr(&t->rt[t->rt_depth], ev->str);
-				t->rt_corr[t->rt_depth] = ev->corr;
-			}
-			t->rt_depth++;
+			strbuf_reset(&t->rt[t->rt_next]);
+			strbuf_addstr(&t->rt[t->rt_next], ev->str);
+			t->rt_corr[t->rt_next] = ev->corr;
+			t->rt_next = (t->rt_next + 1) % DUMP_RT_DEPTH;
 			break;
 		case GM_EV_RT_EXIT:
-			if (t->rt_depth > 0) {
-				t->rt_depth--;
-			}
+			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u %s failed: %d",
+				    ev->index, (ev->time_ns - t0) / 1e9, ev->pid,
+				    ev->tid, ev->str, ev->status);
+			puts(line.buf);
 			break;
 		case GM_EV_ENTER:
 			if (t->enter.len) {
@@ -518,8 +518,11 @@ static int cmd_dump(const char *dir, int events)
 				}
 			}
 			fmt_payload(&line, ev);
-			if (t->rt_depth > 0 && t->rt_depth <= DUMP_RT_DEPTH) {
-				strbuf_addf(&line, " [%s]", t->rt[t->rt_depth - 1].buf);
+			for (int k = 0; ev->rt_corr && k < DUMP_RT_DEPTH; k++) {
+				if (t->rt_corr[k] == ev->rt_corr && t->rt[k].len) {
+					strbuf_addf(&line, " [%s]", t->rt[k].buf);
+					break;
+				}
 			}
 			puts(line.buf);
 			strbuf_reset(&t->enter);

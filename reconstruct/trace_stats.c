@@ -330,7 +330,7 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		}
 		case GM_EV_ACT_MEMCPY: {
 			const struct gm_ev_act_memcpy *a = GM_EVENT_AS(ev, act_memcpy);
-			if (a->copyKind < 5) {
+			if (a->copyKind < 16) {
 				st->act_memcpy_bytes[a->copyKind] += a->bytes;
 			}
 			st->act_memcpy_ns += a->end > a->start ? a->end - a->start : 0;

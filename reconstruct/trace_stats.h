@@ -54,7 +54,8 @@ struct trace_stats {
 	uint64_t blob_refs, blob_ref_bytes; /* payload references to blobs/ */
 	uint64_t modules, module_bytes;
 	uint64_t d2h_hashes;
-	uint64_t act_memcpy_bytes[5];	/* by CUPTI copy kind, 0-4 */
+	uint64_t act_memcpy_bytes[16];	/* by CUPTI copy kind (1 HtoD, 2 DtoH,
+					 * 3 HtoA, 4 AtoH, 8 DtoD, ...) */
 	uint64_t act_memcpy_ns, act_kernel_ns;
 	uint64_t discarded;
 	char *device;			/* first device event, or NULL */
