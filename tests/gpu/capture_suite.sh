@@ -34,6 +34,13 @@ for p in ${GPUMIX_CAPTURE_SUITE:-bfs cutcp fft histo lbm mri-q mm sad spmv stenc
 	check_eq "$p: trace check passes" 0 "$rc"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' <<<"$chk"
 
+	# The program's code: the whole fatbin (SASS and PTX) behind the
+	# runtime's fatbin wrapper.
+	fat=$(ls "$tmp/$p"/modules/*.fatbin 2>/dev/null | head -1)
+	check "$p: a fatbin image is stored" test -n "$fat"
+	[ -n "$fat" ] && check_eq "$p: ... it starts with the fatbin magic" \
+		"ba55ed50" "$(od -An -tx4 -N4 "$fat" | tr -d ' ')"
+
 	# Launch counts: the total, then kernel by kernel.
 	want=$(grep '^resource ' <<<"$out" | field launches | awk '{s += $1} END {print s + 0}')
 	got=$(sed -n 's/^kernels: [0-9]*, launches: \([0-9]*\)$/\1/p' <<<"$info")
