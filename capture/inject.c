@@ -803,6 +803,36 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		}
 		break;
 	}
+	case GM_SP_TENSOR_MAP: {
+		const cuTensorMapEncodeTiled_params *p = params;
+		unsigned rank = p->tensorRank;
+		char *buf;
+		if (!exit && rank >= 1 && rank <= 5 && p->globalDim && p->boxDim &&
+		    p->elementStrides &&
+		    (buf = gm_capture_data(r, 8 * rank + 8 * (rank - 1) + 8 * rank))) {
+			memcpy(buf, p->globalDim, 8 * rank);
+			buf += 8 * rank;
+			if (rank > 1 && p->globalStrides) {
+				memcpy(buf, p->globalStrides, 8 * (rank - 1));
+			}
+			buf += 8 * (rank - 1);
+			memcpy(buf, p->boxDim, 4 * rank);
+			memcpy(buf + 4 * rank, p->elementStrides, 4 * rank);
+		} else if (ok && p->tensorMap &&
+			   (buf = gm_capture_data(r, sizeof(CUtensorMap)))) {
+			memcpy(buf, p->tensorMap, sizeof(CUtensorMap));
+		}
+		break;
+	}
+	case GM_SP_TENSOR_MAP_ADDRESS: {
+		const cuTensorMapReplaceAddress_params *p = params;
+		char *buf;
+		if (ok && p->tensorMap &&
+		    (buf = gm_capture_data(r, sizeof(CUtensorMap)))) {
+			memcpy(buf, p->tensorMap, sizeof(CUtensorMap));
+		}
+		break;
+	}
 	case GM_SP_GET_GLOBAL:
 		/* Both rows end with "name"; read it from the argument words. */
 		gm_capture_str(r, (const char *)(uintptr_t)a[f->name]);

@@ -24,6 +24,8 @@
  *                   committed corpus of tests/data/bundles is made of it)
  *   --bench N       emit N launch-like entry/exit pairs and print the
  *                   cost per event (the CPU part of the per-call cost)
+ *   --count         print "events=E calls=C launches=L" of one thread's
+ *                   sequence and exit (no capture needed)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -298,6 +300,21 @@ int main(int argc, char **argv)
 			long_name = 1;
 		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
 			status = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--count")) {
+			unsigned calls = 0, launches = 0, n = synth_count();
+			for (unsigned k = 0; k < n; k++) {
+				struct synth s;
+				synth_get(k, &s);
+				if (s.kind != GM_EV_ENTER) {
+					continue;
+				}
+				calls++;
+				launches += gm_api_table[s.api].special == GM_SP_LAUNCH ||
+					    gm_api_table[s.api].special == GM_SP_LAUNCH_COOP ||
+					    gm_api_table[s.api].special == GM_SP_LAUNCH_EX;
+			}
+			printf("events=%u calls=%u launches=%u\n", n, calls, launches);
+			return 0;
 		} else if (!strcmp(argv[i], "--bench") && i + 1 < argc) {
 			bench = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--mini")) {
