@@ -40,10 +40,11 @@ $(B)/cli/cmd_capture.o: $(B)/version.h
 # The test stand-in for a CUDA program: drives the synthetic event sequence
 # through the real emit layer and provider (tests/unit/capture_emitter.c).
 CAPTURE_EMITTER := $(B)/tests/capture_emitter
-CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_SO)
+CAPTURE_CUPTI_EMITTER := $(B)/tests/capture_cupti_emitter
+CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER) $(CAPTURE_SO)
 EXTRA_CFLAGS_tests/unit += $(CUDA_INC)
 
-$(CAPTURE_EMITTER): $(B)/tests/unit/capture_emitter.o $(CAPTURE_SO) \
+$(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $(CAPTURE_SO) \
 		$(CAPTURE_LIB) $(COMMON_LIB)
 	$(QUIET) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \

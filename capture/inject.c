@@ -247,9 +247,37 @@ static void emit_d2h(const struct gm_pending *p, void *ctx)
 	gm_capture_emit(GM_EV_D2H_HASH, &r);
 }
 
+/*
+ * A synchronization seen at a call's exit completes pending copies after
+ * that exit event is emitted, so that each d2h_hash follows the call that
+ * made its result visible. One per call is enough.
+ */
+struct deferred {
+	int have;
+	enum track_sync how;
+	uint64_t arg;
+};
+
+static __thread struct deferred deferred;
+
 static void complete(enum track_sync how, uint64_t arg)
 {
+	deferred.have = 1;
+	deferred.how = how;
+	deferred.arg = arg;
+}
+
+static void complete_now(enum track_sync how, uint64_t arg)
+{
 	track_pending_complete(how, arg, emit_d2h, NULL);
+}
+
+static void run_deferred(void)
+{
+	if (deferred.have) {
+		deferred.have = 0;
+		complete_now(deferred.how, deferred.arg);
+	}
 }
 
 /* A D2H result: hashed now (sync) or when its stream synchronizes. */
@@ -930,7 +958,7 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 	case GM_SP_FREE_HOST:
 		/* Freeing page-locked memory synchronizes the device. */
 		if (!exit) {
-			complete(TRACK_SYNC_ALL, 0);
+			complete_now(TRACK_SYNC_ALL, 0);
 		}
 		break;
 	case GM_SP_COUNT:
@@ -991,6 +1019,7 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 		if (exit && d->special != GM_SP_NONE && d->nr_args) {
 			fill_args(api, cb->functionParams, exit, a);
 			special(api, cb, exit, &r, a, t);
+			run_deferred();
 		}
 		return;
 	}
@@ -1003,6 +1032,7 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	r.nr_args = exit && !in.info[api].exit_words ? 0 : (uint8_t)d->nr_args;
 	special(api, cb, exit, &r, a, t);
 	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
+	run_deferred();
 }
 
 static void on_device(const CUpti_ResourceData *rd)
@@ -1283,4 +1313,38 @@ GM_CAPTURE_API int InitializeInjection(void)
 	enable_activity();
 	atexit(at_exit);
 	return 1;
+}
+
+/*
+ * Test entry points (tests/unit/capture_cupti_emitter.c): the subscriber
+ * without CUPTI underneath, so that a CPU-only test can hand callback()
+ * the callback data CUPTI would, and check every special case end to end.
+ */
+GM_CAPTURE_API int gm_capture_test_init(void)
+{
+	if (gm_capture_init(NULL)) {
+		return -1;
+	}
+	in.initialised = 1;
+	build_tables();
+	resolve_driver();
+	return 0;
+}
+
+GM_CAPTURE_API void gm_capture_test_callback(int domain, unsigned cbid,
+					     const void *data)
+{
+	callback(NULL, (CUpti_CallbackDomain)domain, cbid, data);
+}
+
+GM_CAPTURE_API void gm_capture_test_layout(uint64_t handle, int is_kernel,
+					   const uint32_t *pairs, uint32_t n)
+{
+	track_layout_put(handle, is_kernel, pairs, n);
+}
+
+GM_CAPTURE_API void gm_capture_test_exit(void)
+{
+	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);
+	gm_capture_finish(cbid_name);
 }
