@@ -259,6 +259,35 @@ int main(void)
 		DRV(cuLaunchKernel, &l, CUDA_SUCCESS, NULL, NULL);
 	}
 
+	/* cuLaunchKernelEx with an attribute, a cooperative launch, and a
+	 * context synchronization completing an async copy. */
+	{
+		CUlaunchAttribute attr[1];
+		CUlaunchConfig cfg;
+		memset(attr, 0, sizeof(attr));
+		attr[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+		attr[0].value.cooperative = 1;
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.gridDimX = 7;
+		cfg.gridDimY = 1;
+		cfg.gridDimZ = 1;
+		cfg.blockDimX = 64;
+		cfg.blockDimY = 1;
+		cfg.blockDimZ = 1;
+		cfg.sharedMemBytes = 65536;
+		cfg.hStream = (CUstream)0x5000;
+		cfg.attrs = attr;
+		cfg.numAttrs = 1;
+		cuLaunchKernelEx_params p = { &cfg, (CUfunction)kern, kparams, NULL };
+		DRV(cuLaunchKernelEx, &p, CUDA_SUCCESS, NULL, NULL);
+		cuLaunchCooperativeKernel_params c = { (CUfunction)kern, 2, 1, 1, 32,
+						       1, 1, 0, NULL, kparams };
+		DRV(cuLaunchCooperativeKernel, &c, CUDA_SUCCESS, NULL, NULL);
+		cuMemcpyDtoHAsync_v2_params d = { d2h2, dptr, 32, (CUstream)0x5000 };
+		DRV(cuMemcpyDtoHAsync_v2, &d, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuCtxSynchronize, NULL, CUDA_SUCCESS, NULL, NULL);
+	}
+
 	/* A failing runtime call is recorded with its error. */
 	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
 	{

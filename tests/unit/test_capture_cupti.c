@@ -66,7 +66,7 @@ int main(void)
 	struct trace_reader *r;
 	const struct gm_event *ev, *e2;
 	struct strbuf sb = STRBUF_INIT;
-	uint8_t buf[4096], packed[4096];
+	uint8_t buf[4096], packed[4096], buf20[20];
 	struct gm_span span;
 	int rc;
 
@@ -156,6 +156,7 @@ int main(void)
 	}
 	CHECK(ev && ev->data_len == 20 && !memcmp(ev->data, buf, 20),
 	      "cuLaunchKernel: argument bytes at the layout offsets");
+	memcpy(buf20, buf, 20);
 	CHECK(ev && GM_EVENT_ARGS(ev, cuLaunchKernel)->gridDimY == 2 &&
 	      GM_EVENT_ARGS(ev, cuLaunchKernel)->blockDimX == 128,
 	      "... grid and block");
@@ -231,6 +232,27 @@ int main(void)
 	      GM_EVENT_ARGS(ev, cuModuleGetFunction)->hfunc == 0xd000,
 	      "cuModuleGetFunction: name and function");
 
+	/* cuLaunchKernelEx: the config as words, attributes then arguments. */
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchKernelEx, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuLaunchKernelEx)->gridDimX == 7 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->sharedMemBytes == 65536 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->hStream == 0x5000 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->numAttrs == 1,
+	      "cuLaunchKernelEx: its launch configuration as words");
+	CHECK(ev && ev->data_len == sizeof(CUlaunchAttribute) + 20 &&
+	      ((const CUlaunchAttribute *)ev->data)->id ==
+		      CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
+	      !memcmp(ev->data + sizeof(CUlaunchAttribute), buf20, 20),
+	      "... its attributes, then its arguments");
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchCooperativeKernel, 0);
+	CHECK(ev && ev->data_len == 20 && !memcmp(ev->data, buf20, 20),
+	      "cuLaunchCooperativeKernel: its arguments");
+	ev = find(GM_EV_D2H_HASH, -1, 2);
+	e2 = find(GM_EV_EXIT, GM_API_cuCtxSynchronize, 0);
+	CHECK(ev && e2 && ev->blob_size == 32 && ev->index > e2->index &&
+	      !(ev->flags & GM_RF_UNSYNCED),
+	      "cuCtxSynchronize completes every pending result");
+
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
 	e2 = find(GM_EV_RT_EXIT, -1, 0);
@@ -244,7 +266,7 @@ int main(void)
 	ev = find(GM_EV_UNSUPPORTED, -1, 0);
 	CHECK(ev && !strcmp(ev->str, "cuGraphLaunch") && ev->raw_api == 514,
 	      "an unsupported call is an event with its name");
-	ev = find(GM_EV_D2H_HASH, -1, 2);
+	ev = find(GM_EV_D2H_HASH, -1, 3);
 	CHECK(ev && (ev->flags & GM_RF_UNSYNCED) && ev->blob_size == 64,
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
@@ -258,7 +280,7 @@ int main(void)
 			  "manifest: runtime calls by name");
 		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
 			  "manifest: the unsynchronized result is a warning");
-		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "3",
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "4",
 			  "manifest: recorded calls by name");
 	}
 	trace_reader_free(r);
