@@ -81,3 +81,6 @@ $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
 	$(Q)$(CAPTURE_NVCC) -o $@ $< -lpthread
 
 BENCHES += bench/capture_bench.sh
+
+# capture_run.c loads the library once in a child to check it.
+CLI_LDLIBS += -ldl

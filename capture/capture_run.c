@@ -9,6 +9,7 @@
  */
 #include "capture_run.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,6 +49,58 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Load the library once in a throwaway child: the CUDA driver ignores an
+ * injection library it cannot load, and the capture would then silently
+ * record nothing.
+ */
+static int check_library(const char *lib)
+{
+	int pfd[2], status = 0;
+	char msg[1024];
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		return gm_error_errno("cannot create a pipe");
+	}
+	pid = fork();
+	if (pid == 0) {
+		void *h;
+		close(pfd[0]);
+		unsetenv(GM_CAPTURE_DIR_ENV);
+		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!h || !dlsym(h, "InitializeInjection")) {
+			const char *e = h ? "no InitializeInjection" : dlerror();
+			if (write(pfd[1], e, strlen(e)) < 0) {
+				/* the exit status still says it */
+			}
+			_exit(1);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return gm_error_errno("cannot fork");
+	}
+	do {
+		n = read(pfd[0], msg, sizeof(msg) - 1);
+	} while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		return 0;
+	}
+	msg[n > 0 ? n : 0] = '\0';
+	gm_error("cannot load the capture library '%s': %s", lib,
+		 msg[0] ? msg : "it crashed while loading");
+	gm_error_hint("its libraries (liblttng-ust, libcupti) must be found: "
+		      "on a GPU host, '. .gpu-host/env.sh' first");
+	return -1;
+}
+
 int capture_run_begin(struct capture_run *cr, const struct capture_opts *o)
 {
 	char *ctf = NULL;
@@ -58,6 +111,9 @@ int capture_run_begin(struct capture_run *cr, const struct capture_opts *o)
 	if (access(o->lib, R_OK)) {
 		gm_error_errno("cannot use the capture library '%s'", o->lib);
 		gm_error_hint("build it with 'make' or set GPUMIX_CAPTURE_LIB");
+		return -1;
+	}
+	if (check_library(o->lib)) {
 		return -1;
 	}
 	if (bundle_prepare(o->output, o->force, &cr->tmp)) {

@@ -258,6 +258,10 @@ int cmd_capture(int argc, char **argv)
 				res.path, bytes);
 		}
 	}
+	if (cr.started && !st.events && !res.incomplete) {
+		gm_warning("'%s' made no CUDA driver calls: nothing was recorded",
+			   o.argv[0]);
+	}
 	if (res.incomplete) {
 		fprintf(stderr, "error: the bundle is incomplete: %s\n",
 			res.incomplete);

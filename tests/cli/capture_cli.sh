@@ -60,6 +60,15 @@ check_match "... with the reason" "^error: cannot run '$tmp/does-not-exist': No 
 check "... and no bundle" test ! -e "$tmp/nf"
 check "... and no temporary directory" test -z "$(ls -d "$tmp"/nf.tmp-* 2>/dev/null)"
 
+echo junk >"$tmp/bad.so"
+out=$(GPUMIX_CAPTURE_LIB=$tmp/bad.so "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
+check_eq "a capture library that cannot load: exit 1" 1 "$rc"
+check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': " "$out"
+check "... and leaves nothing" test ! -e "$tmp/badlib"
+out=$("$GPUMIX" capture -o "$tmp/nocuda" -- true 2>&1); rc=$?
+check_eq "a program without CUDA: exit 0" 0 "$rc"
+check_match "... with a warning that nothing was recorded" "^warning: 'true' made no CUDA driver calls" "$out"
+
 "$GPUMIX" -q capture -o "$tmp/x3" -- "$E" --exit 3 >/dev/null 2>&1; rc=$?
 check_eq "the program's exit status passes through" 3 "$rc"
 check_match "... and its bundle is complete" "^complete = yes" "$(cat "$tmp/x3/manifest")"
