@@ -51,6 +51,9 @@ CHECK_DEPS :=    # other things make check must build first
 
 .SECONDEXPANSION:
 
+pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1))
+pkg_libs = $(shell $(PKG_CONFIG) --libs $(1))
+
 all:
 
 # common/ first (others use its variables), cli/ last (it links them all).
@@ -69,9 +72,6 @@ ifeq ($(wildcard $(NVCC)),)
 $(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
 endif
 endif
-
-pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1))
-pkg_libs = $(shell $(PKG_CONFIG) --libs $(1))
 
 all: $(PROGRAMS) $(SHLIBS)
 

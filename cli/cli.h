@@ -47,5 +47,7 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_elastic(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: MIT
-# reconstruct/: the replay model (handle maps, pointer relocation), the C
-# generator and the output directory writer; every reconstruct/*.c goes
-# into libgpumix-reconstruct.a. (The bundle reader, from the capture
-# branch, adds its babeltrace2 flags here when merged.) The generator also
-# reads replay/gpumix_replay.h, header only, for the table structs.
+# reconstruct/: the bundle reader (trace_reader.c), the replay model
+# (handle maps, pointer relocation), the C generator, the output directory
+# writer and the PTX side of the elastic variant; every reconstruct/*.c goes
+# into libgpumix-reconstruct.a. The generator also reads
+# replay/gpumix_replay.h, header only, for the table structs.
 
+PKG_DEPS += babeltrace2:libbabeltrace2-dev
+
+EXTRA_CFLAGS_reconstruct := $(call pkg_cflags,babeltrace2) $(CUDA_INC)
 RECONSTRUCT_SRCS := $(wildcard reconstruct/*.c)
 RECONSTRUCT_LIB := $(B)/libgpumix-reconstruct.a
+# Before capture's library in link order: the reader uses its API table.
 LIBS := $(RECONSTRUCT_LIB) $(LIBS)
+CLI_LDLIBS += $(call pkg_libs,babeltrace2)
 
 $(RECONSTRUCT_LIB): $(RECONSTRUCT_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The API descriptor table (see api.h), expanded from cuda_api.def. The
+ * CUPTI callback-id header is a plain enum, so this file needs no CUPTI
+ * library, only its include directory.
+ */
+#include "api.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cupti_driver_cbid.h>
+
+/* Per-call argument descriptors. */
+#define GM_IN(type, field) { #field, GM_T_##type, GM_DIR_IN },
+#define GM_OUT(type, field) { #field, GM_T_##type, GM_DIR_OUT },
+#define GM_X(type, field) { #field, GM_T_##type, GM_DIR_X },
+#define GM_CALL(name, cls, sp, args)                                           \
+	static const struct gm_arg_desc args_##name[] = { args };
+#define GM_CALL0(name, cls, sp)
+#define GM_IGNORE(name)
+#include "cuda_api.def"
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+
+/* The table itself. */
+#define GM_CALL(name, cls, sp, args)                                           \
+	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
+			    GM_CLASS_##cls, GM_SP_##sp,                        \
+			    sizeof(args_##name) / sizeof(args_##name[0]),      \
+			    args_##name },
+#define GM_CALL0(name, cls, sp)                                                \
+	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
+			    GM_CLASS_##cls, GM_SP_##sp, 0, NULL },
+#define GM_IGNORE(name)                                                        \
+	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
+			    GM_CLASS_IGNORED, GM_SP_NONE, 0, NULL },
+const struct gm_api_desc gm_api_table[GM_API_COUNT] = {
+#include "cuda_api.def"
+};
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+
+/* The descriptor count must agree with the argument struct of each call. */
+#define GM_CALL(name, cls, sp, args)                                           \
+	_Static_assert(sizeof(args_##name) / sizeof(args_##name[0]) ==         \
+			       GM_NR_ARGS(name),                               \
+		       "argument table of " #name);                            \
+	_Static_assert(GM_NR_ARGS(name) <= GM_MAX_ARGS, "GM_MAX_ARGS");
+#define GM_CALL0(name, cls, sp)
+#define GM_IGNORE(name)
+#include "cuda_api.def"
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+#undef GM_IN
+#undef GM_OUT
+#undef GM_X
+
+int gm_api_lookup(const char *name)
+{
+	for (int i = 0; i < GM_API_COUNT; i++) {
+		if (!strcmp(gm_api_table[i].name, name)) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+int gm_api_by_cbid(int cbid)
+{
+	for (int i = 0; i < GM_API_COUNT; i++) {
+		if (gm_api_table[i].cbid == cbid) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+int gm_api_arg_index(int api, const char *arg)
+{
+	if (api < 0 || api >= GM_API_COUNT) {
+		return -1;
+	}
+	for (unsigned i = 0; i < gm_api_table[api].nr_args; i++) {
+		if (!strcmp(gm_api_table[api].args[i].name, arg)) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static const char *const type_names[GM_T_COUNT] = {
+	[GM_T_DPTR] = "dptr",	  [GM_T_HPTR] = "hptr",
+	[GM_T_PTR] = "ptr",	  [GM_T_SIZE] = "size",
+	[GM_T_U32] = "u32",	  [GM_T_I32] = "i32",
+	[GM_T_FLAGS] = "flags",	  [GM_T_ENUM] = "enum",
+	[GM_T_DEV] = "dev",	  [GM_T_CTX] = "ctx",
+	[GM_T_STREAM] = "stream", [GM_T_EVENT] = "event",
+	[GM_T_MODULE] = "module", [GM_T_LIBRARY] = "library",
+	[GM_T_FUNC] = "func",	  [GM_T_KERNEL] = "kernel",
+	[GM_T_ARRAY] = "array",	  [GM_T_TEXOBJ] = "texobj",
+	[GM_T_SURFOBJ] = "surfobj",
+};
+
+const char *gm_arg_type_name(enum gm_arg_type t)
+{
+	return (unsigned)t < GM_T_COUNT ? type_names[t] : "?";
+}
+
+static const char *const special_names[GM_SP_COUNT] = {
+#define GM_SP_NAME_(s) #s,
+	GM_SPECIALS(GM_SP_NAME_)
+#undef GM_SP_NAME_
+};
+
+const char *gm_special_name(enum gm_special s)
+{
+	return (unsigned)s < GM_SP_COUNT ? special_names[s] : "?";
+}
+
+const char *gm_api_class_name(enum gm_api_class c)
+{
+	switch (c) {
+	case GM_CLASS_REPLAYED:
+		return "replayed";
+	case GM_CLASS_IGNORED:
+		return "ignored";
+	case GM_CLASS_UNSUPPORTED:
+		return "unsupported";
+	}
+	return "?";
+}
+
+const char *gm_copy_kind_name(unsigned kind)
+{
+	static const char *const names[] = { "unknown", "HtoD", "DtoH", "DtoD",
+					     "HtoH" };
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *gm_image_kind_name(unsigned kind)
+{
+	static const char *const names[] = { "unknown", "fatbin", "cubin",
+					     "ptx", "file" };
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+void gm_api_signature(int api, char *buf, size_t len)
+{
+	const struct gm_api_desc *d = &gm_api_table[api];
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%s %s %s", d->name,
+			     gm_api_class_name(d->cls),
+			     gm_special_name(d->special));
+	for (unsigned i = 0; i < d->nr_args && n < len; i++) {
+		static const char dirs[] = { 'i', 'o', 'x' };
+		n += (size_t)snprintf(buf + n, len - n, "%c%s:%s:%c",
+				      i ? ',' : ' ', d->args[i].name,
+				      gm_arg_type_name(d->args[i].type),
+				      dirs[d->args[i].dir]);
+	}
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The intercepted CUDA driver API as data, expanded from cuda_api.def: one
+ * id per call (enum gm_api_id), a descriptor table naming each call's
+ * class, special case and arguments, and one struct gm_args_<call> per
+ * recorded call whose members are the event's 64-bit argument words in
+ * order. The capture library, the bundle reader and the code generator all
+ * read this one table; none of them needs the CUPTI headers to do so.
+ */
+#ifndef GM_CAPTURE_API_H
+#define GM_CAPTURE_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What an argument word holds (dump formatting, handle maps, relocation). */
+enum gm_arg_type {
+	GM_T_DPTR,	/* device address: relocatable */
+	GM_T_HPTR,	/* host address: meaningless in a replay */
+	GM_T_PTR,	/* pointer to a structure recorded elsewhere */
+	GM_T_SIZE,
+	GM_T_U32,
+	GM_T_I32,
+	GM_T_FLAGS,
+	GM_T_ENUM,
+	GM_T_DEV,	/* device ordinal */
+	GM_T_CTX,	/* handles, mapped by the replay */
+	GM_T_STREAM,
+	GM_T_EVENT,
+	GM_T_MODULE,
+	GM_T_LIBRARY,
+	GM_T_FUNC,
+	GM_T_KERNEL,
+	GM_T_ARRAY,
+	GM_T_TEXOBJ,
+	GM_T_SURFOBJ,
+	GM_T_COUNT
+};
+
+/* When the capture library fills an argument word. */
+enum gm_arg_dir {
+	GM_DIR_IN,	/* at entry (and again at exit) */
+	GM_DIR_OUT,	/* at exit, from the output pointer; 0 at entry */
+	GM_DIR_X,	/* by the call's special case */
+};
+
+enum gm_api_class {
+	GM_CLASS_REPLAYED,
+	GM_CLASS_IGNORED,
+	GM_CLASS_UNSUPPORTED,	/* never in the table: anything not listed */
+};
+
+/* How a call's data is captured (see cuda_api.def). */
+#define GM_SPECIALS(X)                                                         \
+	X(NONE) X(H2D) X(D2H) X(D2H_ASYNC) X(MEMCPY) X(MEMCPY_ASYNC)           \
+	X(COPY2D) X(COPY2D_ASYNC) X(COPY3D) X(COPY3D_ASYNC)                    \
+	X(LAUNCH) X(LAUNCH_COOP) X(LAUNCH_EX)                                  \
+	X(MODULE_FILE) X(MODULE_DATA) X(MODULE_FATBIN) X(LIBRARY_DATA)         \
+	X(LIBRARY_FILE) X(GET_KERNEL) X(GET_FUNCTION) X(GET_GLOBAL)            \
+	X(KERNEL_FUNCTION) X(TENSOR_MAP) X(TENSOR_MAP_ADDRESS)                 \
+	X(ARRAY_CREATE) X(ARRAY3D_CREATE) X(TEXOBJ_CREATE) X(SURFOBJ_CREATE)   \
+	X(STREAM_CREATE) X(STREAM_SYNC) X(CTX_SYNC) X(EVENT_RECORD)            \
+	X(EVENT_SYNC) X(FREE_HOST)
+
+enum gm_special {
+#define GM_SP_ENUM_(s) GM_SP_##s,
+	GM_SPECIALS(GM_SP_ENUM_)
+#undef GM_SP_ENUM_
+	GM_SP_COUNT
+};
+
+/* Direction of a unified-addressing copy (the "kind" argument). */
+enum gm_copy_kind {
+	GM_COPY_UNKNOWN = 0,
+	GM_COPY_H2D = 1,
+	GM_COPY_D2H = 2,
+	GM_COPY_D2D = 3,
+	GM_COPY_H2H = 4,
+};
+
+/* What a stored module image is (event flags of code-loading calls). */
+enum gm_image_kind {
+	GM_IMAGE_UNKNOWN = 0,
+	GM_IMAGE_FATBIN = 1,	/* fatbin (0xBA55ED50), header included */
+	GM_IMAGE_CUBIN = 2,	/* ELF */
+	GM_IMAGE_PTX = 3,	/* NUL-terminated text */
+	GM_IMAGE_FILE = 4,	/* a file's bytes, kind not inspected */
+};
+
+/*
+ * Every includer of cuda_api.def defines GM_CALL, GM_CALL0 and GM_IGNORE
+ * itself: a GM_IGNORE that forwarded to GM_CALL0 would let cuda.h's
+ * renaming macros (cuGetProcAddress -> cuGetProcAddress_v2) rewrite names.
+ */
+
+enum gm_api_id {
+#define GM_CALL(name, cls, sp, args) GM_API_##name,
+#define GM_CALL0(name, cls, sp) GM_API_##name,
+#define GM_IGNORE(name) GM_API_##name,
+#include "cuda_api.def"
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+	GM_API_COUNT
+};
+
+/* struct gm_args_<name>: the argument words of a recorded call. */
+#define GM_IN(type, field) uint64_t field;
+#define GM_OUT(type, field) uint64_t field;
+#define GM_X(type, field) uint64_t field;
+#define GM_CALL(name, cls, sp, args) struct gm_args_##name { args };
+#define GM_CALL0(name, cls, sp)
+#define GM_IGNORE(name)
+#include "cuda_api.def"
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+#undef GM_IN
+#undef GM_OUT
+#undef GM_X
+
+/* Number of argument words of a call (compile-time). */
+#define GM_NR_ARGS(name) (sizeof(struct gm_args_##name) / sizeof(uint64_t))
+
+struct gm_arg_desc {
+	const char *name;
+	enum gm_arg_type type;
+	enum gm_arg_dir dir;
+};
+
+struct gm_api_desc {
+	const char *name;
+	int cbid;			/* CUPTI driver callback id */
+	enum gm_api_class cls;
+	enum gm_special special;
+	unsigned nr_args;
+	const struct gm_arg_desc *args;
+};
+
+/* The table, indexed by enum gm_api_id. */
+extern const struct gm_api_desc gm_api_table[GM_API_COUNT];
+
+/* Most argument words any call records (checked at compile time). */
+#define GM_MAX_ARGS 40
+
+/* The id of the call named @name, or -1. */
+int gm_api_lookup(const char *name);
+
+/* The id of the call with CUPTI driver callback id @cbid, or -1. */
+int gm_api_by_cbid(int cbid);
+
+/* Index of argument @arg of call @api, or -1. */
+int gm_api_arg_index(int api, const char *arg);
+
+/* Names of enum values, for dumps and manifests. */
+const char *gm_arg_type_name(enum gm_arg_type t);
+const char *gm_special_name(enum gm_special s);
+const char *gm_api_class_name(enum gm_api_class c);
+const char *gm_copy_kind_name(unsigned kind);
+const char *gm_image_kind_name(unsigned kind);
+
+/*
+ * The signature of call @api as one line, "name class special
+ * arg:type:dir,...": bundles store the signature of every call so that a
+ * reader built from a different table can map or refuse them.
+ */
+void gm_api_signature(int api, char *buf, size_t len);
+
+#endif

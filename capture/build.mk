@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+# capture/: libgpumix-capture.so (the CUPTI injection library with the
+# gpumix_capture LTTng provider, loaded into captured programs) and
+# libgpumix-capture.a (session control, bundle finalisation, API table:
+# linked into the gpumix CLI).
+
+PKG_DEPS += lttng-ust:liblttng-ust-dev
+
+EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden
+
+# Everything that runs inside the captured program.
+CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \
+	capture/image.c capture/emit.c capture/tracking.c capture/inject.c \
+	capture/provider.c
+CAPTURE_SO := $(B)/libgpumix-capture.so
+SHLIBS += $(CAPTURE_SO)
+
+# What the CLI links (no CUPTI, no LTTng-UST).
+CAPTURE_LIB_SRCS := capture/api.c capture/record.c capture/blob_store.c \
+	capture/image.c capture/counts.c capture/session.c capture/bundle.c \
+	capture/capture_run.c
+CAPTURE_LIB := $(B)/libgpumix-capture.a
+LIBS += $(CAPTURE_LIB)
+
+$(CAPTURE_SO): $(CAPTURE_SO_SRCS:%.c=$(B)/pic/%.o) $(COMMON_PIC_LIB) \
+		capture/libgpumix-capture.map
+	$(QUIET) LINK $@
+	$(Q)$(CC) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
+		-Wl,--version-script=capture/libgpumix-capture.map \
+		-Wl,--no-undefined -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
+		-lcupti $(call pkg_libs,lttng-ust) $(COMMON_LDLIBS) -ldl -lpthread
+
+$(CAPTURE_LIB): $(CAPTURE_LIB_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The capture command records the tool version in each manifest.
+$(B)/cli/cmd_capture.o: $(B)/version.h
+
+# The test stand-in for a CUDA program: drives the synthetic event sequence
+# through the real emit layer and provider (tests/unit/capture_emitter.c).
+CAPTURE_EMITTER := $(B)/tests/capture_emitter
+CAPTURE_CUPTI_EMITTER := $(B)/tests/capture_cupti_emitter
+CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER) $(CAPTURE_SO)
+EXTRA_CFLAGS_tests/unit += $(CUDA_INC)
+
+$(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $(CAPTURE_SO) \
+		$(CAPTURE_LIB) $(COMMON_LIB)
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \
+		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
+		$(COMMON_LDLIBS) -lpthread
+
+# Small programs for the GPU tests and the benchmark (tests/gpu/progs):
+# built by make check everywhere (nvcc needs no GPU), run on a GPU host.
+CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
+CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
+	coverage cublas_sgemm spin launch_loop h2d_big)
+CHECK_DEPS += $(CAPTURE_PROGS)
+CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
+
+$(CAPTURE_PROGS_DIR)/vecadd_shared: tests/gpu/progs/vecadd_shared.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -cudart shared -o $@ $<
+
+$(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
+	$(QUIET) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) -o $@ $< \
+		-L$(CUDA_LIBDIR)/stubs -lcuda
+
+$(CAPTURE_PROGS_DIR)/cublas_sgemm: tests/gpu/progs/cublas_sgemm.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -o $@ $< -lcublas
+
+$(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -o $@ $< -lpthread
+
+BENCHES += bench/capture_bench.sh
+
+# capture_run.c loads the library once in a child to check it.
+CLI_LDLIBS += -ldl

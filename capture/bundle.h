@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Making a bundle: a temporary directory next to the final name holds
+ * everything while the program runs (ctf/ from LTTng, blobs/, modules/,
+ * procs/ from the capture library); after the run the events found in
+ * the trace are compared with the library's per-thread counters, the
+ * manifest is written and the directory is renamed into place in one
+ * step. A bundle under its final name is therefore always whole; when
+ * something was lost it says so (complete = no, losses = N) and readers
+ * refuse it unless asked. See doc/bundle-format.md.
+ */
+#ifndef GM_CAPTURE_BUNDLE_H
+#define GM_CAPTURE_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvfile.h"
+
+/* Events found in the trace for one thread. */
+struct gm_thread_count {
+	uint32_t pid, tid;
+	uint64_t events;
+};
+
+/* What reading the trace back found. */
+struct bundle_found {
+	const struct gm_thread_count *threads;
+	size_t nr_threads;
+	uint64_t events;
+	uint64_t discarded;		/* reported by the tracer */
+	const char *read_error;		/* the trace could not be read: why */
+	const uint8_t *api_used;	/* GM_API_COUNT flags, or NULL: all */
+	const char *device;		/* first device seen, or NULL */
+	uint64_t device_cc, device_sms, driver_version;
+};
+
+/* What the capture knows about the run. */
+struct bundle_run {
+	char *const *argv;
+	const char *tool_version;
+	int exit_code;			/* when the program exited */
+	int signal;			/* > 0: killed by this signal */
+	int interrupted;		/* the user interrupted the capture */
+	int started;			/* the program could be run at all */
+	uint64_t start_ns, end_ns;	/* CLOCK_REALTIME */
+	const char *capture_error;	/* session control failed: why */
+};
+
+/* The verdict. */
+struct bundle_result {
+	int complete;
+	uint64_t losses;
+	uint64_t events;		/* emitted, per the counters */
+	unsigned processes;
+	char *summary;			/* losses in words, or NULL */
+	char *incomplete;		/* why incomplete, or NULL */
+	char *path;			/* where the bundle ended up */
+};
+
+/*
+ * Create the temporary directory for bundle @final (refusing an existing
+ * @final unless @force) with its blobs/, modules/, procs/ and api-table.
+ * Returns 0 and the new path in @tmp_out (caller frees), or -1 with a
+ * cause.
+ */
+int bundle_prepare(const char *final, int force, char **tmp_out);
+
+/*
+ * Check @tmp against @found and @run, write its manifest and move it to
+ * @final. Fills @res (release with bundle_result_release()). Returns 0
+ * when the bundle is in place (complete or not), -1 with a cause when it
+ * could not be written (then it stays at @tmp, which @res->path names).
+ */
+int bundle_finalize(const char *tmp, const char *final, int force,
+		    const struct bundle_run *run, const struct bundle_found *found,
+		    struct bundle_result *res);
+
+void bundle_result_release(struct bundle_result *res);
+
+/*
+ * Write the api-table file of directory @dir: every call (@used NULL, as
+ * bundle_prepare does) or only those flagged in @used (GM_API_COUNT
+ * bytes; bundle_finalize keeps the calls the trace holds).
+ */
+int bundle_write_api_table(const char *dir, const uint8_t *used);
+
+#endif

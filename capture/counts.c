@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading per-process counter files (see counts.h). The writer is the
+ * capture library (capture/state.c), which maps the file shared.
+ */
+#include "counts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+int gm_counts_read(const char *path, struct gm_counts *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+
+	if (fd < 0) {
+		return gm_error_errno("cannot open '%s'", path);
+	}
+	while (got < sizeof(*out)) {
+		ssize_t n = read(fd, (char *)out + got, sizeof(*out) - got);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			int ret = gm_error_errno("cannot read '%s'", path);
+			close(fd);
+			return ret;
+		}
+		if (n == 0) {
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got < sizeof(*out)) {
+		return gm_error("'%s' is truncated (%zu of %zu bytes)", path, got,
+				sizeof(*out));
+	}
+	if (memcmp(out->magic, GM_COUNTS_MAGIC, sizeof(out->magic))) {
+		return gm_error("'%s' is not a gpumix counter file", path);
+	}
+	if (out->version != GM_COUNTS_VERSION || out->size != sizeof(*out)) {
+		return gm_error("'%s' has counter format %u (size %u); this gpumix "
+				"reads format %d", path, out->version, out->size,
+				GM_COUNTS_VERSION);
+	}
+	return 0;
+}
+
+uint64_t gm_counts_losses(const struct gm_counts *c)
+{
+	uint64_t n = 0;
+
+#define GM_SUM_(name, what) n += c->loss.name;
+	GM_LOSSES(GM_SUM_)
+#undef GM_SUM_
+	return n;
+}
+
+uint64_t gm_counts_events(const struct gm_counts *c)
+{
+	uint64_t n = c->overflow_events;
+	uint64_t nr = c->nr_slots < GM_COUNTS_SLOTS ? c->nr_slots : GM_COUNTS_SLOTS;
+
+	for (uint64_t i = 0; i < nr; i++) {
+		n += c->slots[i].events;
+	}
+	return n;
+}

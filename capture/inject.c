@@ -1,0 +1,1350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUPTI subscriber of libgpumix-capture.so. CUDA loads the library
+ * through CUDA_INJECTION64_PATH and calls InitializeInjection() during
+ * cuInit, for static and shared cudart alike. One subscriber listens to
+ * the driver API (what is recorded, described by cuda_api.def), the
+ * runtime API (only to know which runtime call a driver call came from)
+ * and resources (device of each new context); CUPTI activity records give
+ * the GPU durations of kernels, copies and memsets.
+ *
+ * Rules (measured on CUDA 13): never call the CUDA runtime from here (the
+ * program's runtime may be a static copy); driver calls made here raise
+ * callbacks too, so a per-thread guard ignores them; the launch handle is
+ * a CUkernel, mapped at cuLibraryGetKernel's exit.
+ */
+#include <cuda.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "emit.h"
+#include "image.h"
+#include "tracking.h"
+
+#define ACT_BUF_SIZE (8u << 20)
+
+/* Driver entry points the callbacks use, resolved from the loaded libcuda. */
+struct driver_fns {
+	CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
+	CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *);
+	CUresult (*kernel_name)(const char **, CUkernel);
+	CUresult (*func_name)(const char **, CUfunction);
+	CUresult (*pointer_attr)(void *, CUpointer_attribute, CUdeviceptr);
+	CUresult (*device_get)(CUdevice *, int);
+	CUresult (*device_name)(char *, int, CUdevice);
+	CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
+	CUresult (*device_mem)(size_t *, CUdevice);
+	CUresult (*driver_version)(int *);
+};
+
+/* Where the words a special case needs sit, per call (-1: absent). */
+struct api_info {
+	int8_t stream, src_host, dst_host, count, fields, name;
+	uint8_t async;		/* ...Async: no implicit synchronization */
+	uint8_t per_thread;	/* _ptsz/_ptds: stream 0 is per-thread */
+	uint8_t exit_words;	/* exits repeat the words (outputs exist) */
+};
+
+struct inject_state {
+	int initialised;
+	CUpti_SubscriberHandle sub;
+	struct driver_fns cu;
+	int16_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE]; /* cbid -> api + 1 */
+	struct api_info info[GM_API_COUNT];
+};
+
+static struct inject_state in;
+
+static const char *cbid_name(int runtime, unsigned cbid)
+{
+	const char *name = NULL;
+
+	if (cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
+					 : CUPTI_CB_DOMAIN_DRIVER_API,
+				 cbid, &name) != CUPTI_SUCCESS) {
+		return NULL;
+	}
+	return name;
+}
+
+static void build_tables(void)
+{
+	for (int i = 0; i < GM_API_COUNT; i++) {
+		const char *n = gm_api_table[i].name;
+		size_t len = strlen(n);
+		struct api_info *f = &in.info[i];
+		int cbid = gm_api_table[i].cbid;
+
+		if (cbid > 0 && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE) {
+			in.drv_api[cbid] = (int16_t)(i + 1);
+		}
+		f->stream = (int8_t)gm_api_arg_index(i, "hStream");
+		f->src_host = (int8_t)gm_api_arg_index(i, "srcHost");
+		f->dst_host = (int8_t)gm_api_arg_index(i, "dstHost");
+		f->count = (int8_t)gm_api_arg_index(i, "ByteCount");
+		f->fields = (int8_t)gm_api_arg_index(i, "srcXInBytes");
+		f->name = (int8_t)gm_api_arg_index(i, "name");
+		f->async = strstr(n, "Async") != NULL;
+		for (unsigned k = 0; k < gm_api_table[i].nr_args; k++) {
+			f->exit_words |= gm_api_table[i].args[k].dir != GM_DIR_IN;
+		}
+		f->per_thread = len > 5 && (!strcmp(n + len - 5, "_ptsz") ||
+					    !strcmp(n + len - 5, "_ptds"));
+	}
+}
+
+static void resolve_driver(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (!h) {
+		return;
+	}
+#define SYM(field, name) *(void **)&in.cu.field = dlsym(h, name)
+	SYM(kernel_param_info, "cuKernelGetParamInfo");
+	SYM(func_param_info, "cuFuncGetParamInfo");
+	SYM(kernel_name, "cuKernelGetName");
+	SYM(func_name, "cuFuncGetName");
+	SYM(pointer_attr, "cuPointerGetAttribute");
+	SYM(device_get, "cuDeviceGet");
+	SYM(device_name, "cuDeviceGetName");
+	SYM(device_attr, "cuDeviceGetAttribute");
+	SYM(device_mem, "cuDeviceTotalMem_v2");
+	SYM(driver_version, "cuDriverGetVersion");
+#undef SYM
+	/* libcuda stays loaded for the life of the process. */
+	dlclose(h);
+}
+
+/* ---- argument words -------------------------------------------------- */
+
+/* Fill the argument words of @api from CUPTI's parameter struct. */
+static void fill_args(int api, const void *params, int at_exit, uint64_t *a)
+{
+	switch (api) {
+#define GM_IN(t, f) *o++ = (uint64_t)(uintptr_t)(p->f);
+#define GM_OUT(t, f) *o++ = (at_exit && p->f) ? (uint64_t)(uintptr_t)(*p->f) : 0;
+#define GM_X(t, f) *o++ = 0;
+#define GM_CALL(name, cls, sp, args)                                           \
+	case GM_API_##name: {                                                  \
+		const name##_params *p = params;                               \
+		uint64_t *o = a;                                               \
+		args(void) o;                                                  \
+		break;                                                         \
+	}
+#define GM_CALL0(name, cls, sp)
+#define GM_IGNORE(name)
+#include "cuda_api.def"
+#undef GM_CALL
+#undef GM_CALL0
+#undef GM_IGNORE
+#undef GM_IN
+#undef GM_OUT
+#undef GM_X
+	default:
+		break;
+	}
+}
+
+#define ARGS(name, a) ((struct gm_args_##name *)(a))
+
+/* ---- runtime context --------------------------------------------------- */
+
+static void rt_push(struct gm_thread *t, const CUpti_CallbackData *cb,
+		    unsigned cbid)
+{
+	if (t->rt_depth < GM_RT_DEPTH) {
+		struct gm_rt_frame *f = &t->rt[t->rt_depth];
+		f->cbid = cbid;
+		f->corr = cb->correlationId;
+		f->name = cb->functionName;
+		f->emitted = 0;
+	}
+	t->rt_depth++;
+}
+
+static void rt_pop(struct gm_thread *t, const CUpti_CallbackData *cb)
+{
+	struct gm_rt_frame *f;
+	int status = 0;
+
+	if (t->rt_depth <= 0) {
+		return;
+	}
+	t->rt_depth--;
+	if (t->rt_depth >= GM_RT_DEPTH) {
+		return;
+	}
+	f = &t->rt[t->rt_depth];
+	if (cb->functionReturnValue) {
+		status = *(const int *)cb->functionReturnValue;
+	}
+	/*
+	 * Driver events name their runtime call by rt_corr; an rt_exit is only
+	 * worth its cost (a quarter of a launch's events) when the runtime
+	 * call failed.
+	 */
+	if (f->emitted && status) {
+		struct gm_record r = { 0 };
+		r.api = (uint16_t)f->cbid;
+		r.corr = f->corr;
+		r.rt_corr = t->rt_depth ? t->rt[t->rt_depth - 1].corr : 0;
+		r.status = status;
+		gm_capture_str(&r, f->name);
+		gm_capture_emit(GM_EV_RT_EXIT, &r);
+	}
+}
+
+/* Emit the rt_enter of every enclosing runtime call not yet emitted. */
+static uint32_t rt_context(struct gm_thread *t)
+{
+	int depth = t->rt_depth < GM_RT_DEPTH ? t->rt_depth : GM_RT_DEPTH;
+
+	for (int i = 0; i < depth; i++) {
+		struct gm_rt_frame *f = &t->rt[i];
+		if (!f->emitted) {
+			struct gm_record r = { 0 };
+			r.api = (uint16_t)f->cbid;
+			r.corr = f->corr;
+			r.rt_corr = i ? t->rt[i - 1].corr : 0;
+			gm_capture_str(&r, f->name);
+			gm_capture_emit(GM_EV_RT_ENTER, &r);
+			f->emitted = 1;
+		}
+	}
+	return depth ? t->rt[depth - 1].corr : 0;
+}
+
+/* ---- device-to-host results -------------------------------------------- */
+
+static void emit_d2h(const struct gm_pending *p, void *ctx)
+{
+	struct gm_record r = { 0 };
+	uint64_t w[GM_NR_WORDS(gm_ev_d2h_hash)];
+	struct gm_ev_d2h_hash *d = (struct gm_ev_d2h_hash *)w;
+	int unsynced = ctx != NULL;
+
+	d->api = (uint64_t)p->api;
+	d->dstHost = (uint64_t)(uintptr_t)p->span.base;
+	d->bytes = gm_span_size(&p->span);
+	d->stream = p->key;
+	r.api = (uint16_t)p->api;
+	r.corr = p->corr;
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_d2h_hash);
+	if (unsynced) {
+		r.flags |= GM_RF_UNSYNCED;
+		gm_capture_warn(unsynced_d2h);
+	}
+	gm_capture_hash(&r, &p->span);
+	gm_capture_emit(GM_EV_D2H_HASH, &r);
+}
+
+/*
+ * A synchronization seen at a call's exit completes pending copies after
+ * that exit event is emitted, so that each d2h_hash follows the call that
+ * made its result visible. One per call is enough.
+ */
+struct deferred {
+	int have;
+	enum track_sync how;
+	uint64_t arg;
+};
+
+static __thread struct deferred deferred;
+
+static void complete(enum track_sync how, uint64_t arg)
+{
+	deferred.have = 1;
+	deferred.how = how;
+	deferred.arg = arg;
+}
+
+static void complete_now(enum track_sync how, uint64_t arg)
+{
+	track_pending_complete(how, arg, emit_d2h, NULL);
+}
+
+static void run_deferred(void)
+{
+	if (deferred.have) {
+		deferred.have = 0;
+		complete_now(deferred.how, deferred.arg);
+	}
+}
+
+/* A D2H result: hashed now (sync) or when its stream synchronizes. */
+static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
+		       int async, uint64_t key)
+{
+	gm_capture_add(d2h_bytes, gm_span_size(s));
+	if (!async) {
+		gm_capture_hash(r, s);
+		return;
+	}
+	if (track_pending_add(api, r->corr, key, s)) {
+		gm_capture_hash(r, s);	/* no memory: best effort now */
+	}
+}
+
+/* ---- kernel parameter layouts ------------------------------------------- */
+
+/*
+ * Read the layout of @h as a kernel (@as_kernel) or a function. Returns
+ * the number of parameters, or -1 when @h is not that kind of handle.
+ */
+static int read_layout(uint64_t h, int as_kernel, uint32_t *pairs, int max)
+{
+	int n;
+
+	for (n = 0; n < max; n++) {
+		size_t off = 0, size = 0;
+		CUresult rc;
+		if (as_kernel) {
+			rc = in.cu.kernel_param_info ?
+				in.cu.kernel_param_info((CUkernel)(uintptr_t)h,
+							(size_t)n, &off, &size) :
+				CUDA_ERROR_NOT_SUPPORTED;
+		} else {
+			rc = in.cu.func_param_info ?
+				in.cu.func_param_info((CUfunction)(uintptr_t)h,
+						      (size_t)n, &off, &size) :
+				CUDA_ERROR_NOT_SUPPORTED;
+		}
+		if (rc != CUDA_SUCCESS) {
+			if (n == 0 && rc != CUDA_ERROR_INVALID_VALUE) {
+				return -1;
+			}
+			break;
+		}
+		pairs[2 * n] = (uint32_t)off;
+		pairs[2 * n + 1] = (uint32_t)size;
+	}
+	return n;
+}
+
+/* Kernels have at most a few hundred parameters (4 KiB of arguments). */
+#define LAYOUT_MAX 1024
+static __thread uint32_t tls_pairs[2 * LAYOUT_MAX];
+
+/*
+ * Layout of a handle seen first at a launch (a function from a path we do
+ * not track): find it, remember it and describe it in a "layout" event.
+ */
+static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
+{
+	uint32_t *pairs = tls_pairs;
+	const struct gm_layout *l;
+	const char *name = NULL;
+	int kernel = 1, n;
+
+	n = read_layout(h, 1, pairs, LAYOUT_MAX);
+	if (n < 0) {
+		kernel = 0;
+		n = read_layout(h, 0, pairs, LAYOUT_MAX);
+	}
+	if (n < 0) {
+		return NULL;
+	}
+	l = track_layout_put(h, kernel, pairs, (uint32_t)n);
+	if (kernel && in.cu.kernel_name) {
+		in.cu.kernel_name(&name, (CUkernel)(uintptr_t)h);
+	} else if (!kernel && in.cu.func_name) {
+		in.cu.func_name(&name, (CUfunction)(uintptr_t)h);
+	}
+	{
+		struct gm_record r = { 0 };
+		uint64_t w[GM_NR_WORDS(gm_ev_layout)];
+		struct gm_ev_layout *e = (struct gm_ev_layout *)w;
+		void *buf;
+
+		e->handle = h;
+		e->nparams = (uint64_t)n;
+		e->isKernel = (uint64_t)kernel;
+		r.corr = corr;
+		r.args = w;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_layout);
+		buf = gm_capture_data(&r, (size_t)n * 2 * sizeof(uint32_t));
+		if (buf) {
+			memcpy(buf, pairs, (size_t)n * 2 * sizeof(uint32_t));
+		}
+		gm_capture_str(&r, name);
+		gm_capture_emit(GM_EV_LAYOUT, &r);
+	}
+	return l;
+}
+
+/* At cuLibraryGetKernel / cuModuleGetFunction exit: layout into @r. */
+static void layout_at_get(struct gm_record *r, uint64_t h, int kernel)
+{
+	uint32_t *pairs = tls_pairs;
+	int n = read_layout(h, kernel, pairs, LAYOUT_MAX);
+	void *buf;
+
+	if (n < 0) {
+		return;
+	}
+	track_layout_put(h, kernel, pairs, (uint32_t)n);
+	buf = gm_capture_data(r, (size_t)n * 2 * sizeof(uint32_t));
+	if (buf) {
+		memcpy(buf, pairs, (size_t)n * 2 * sizeof(uint32_t));
+	}
+}
+
+/* Copy the arguments of a launch, packed at their layout offsets. */
+static void launch_params(struct gm_record *r, uint64_t f, void **params,
+			  void **extra, size_t prefix)
+{
+	const struct gm_layout *l;
+	char *buf;
+
+	if (extra && !params) {
+		void *ptr = NULL;
+		size_t size = 0;
+		for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+				ptr = extra[i + 1];
+			} else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+				size = *(size_t *)extra[i + 1];
+			}
+		}
+		buf = gm_capture_data(r, prefix + size);
+		if (buf && ptr) {
+			memcpy(buf + prefix, ptr, size);
+		}
+		return;
+	}
+	l = track_layout_get(f);
+	if (!l) {
+		l = layout_discover(f, r->corr);
+	}
+	if (!l) {
+		r->flags |= GM_RF_NO_LAYOUT;
+		gm_capture_loss(unknown_layouts);
+		return;
+	}
+	buf = gm_capture_data(r, prefix + l->size);
+	if (!buf) {
+		return;
+	}
+	if (l->size) {
+		memset(buf + prefix, 0, l->size);
+	}
+	for (uint32_t i = 0; params && i < l->nparams; i++) {
+		memcpy(buf + prefix + l->pairs[2 * i], params[i],
+		       l->pairs[2 * i + 1]);
+	}
+}
+
+/* ---- special cases ------------------------------------------------------ */
+
+static unsigned memory_kind(CUdeviceptr p)
+{
+	unsigned type = 0;
+
+	if (!in.cu.pointer_attr ||
+	    in.cu.pointer_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) !=
+		    CUDA_SUCCESS) {
+		return CU_MEMORYTYPE_HOST;	/* pageable host memory */
+	}
+	return type;
+}
+
+static unsigned copy_kind(CUdeviceptr dst, CUdeviceptr src)
+{
+	int dh = memory_kind(dst) == CU_MEMORYTYPE_HOST;
+	int sh = memory_kind(src) == CU_MEMORYTYPE_HOST;
+
+	if (sh && dh) {
+		return GM_COPY_H2H;
+	}
+	return sh ? GM_COPY_H2D : dh ? GM_COPY_D2H : GM_COPY_D2D;
+}
+
+/* Is one side of a 2-D/3-D copy host memory? */
+static int side_is_host(unsigned type, const void *host, CUdeviceptr dev)
+{
+	if (type == CU_MEMORYTYPE_HOST) {
+		return 1;
+	}
+	if (type == CU_MEMORYTYPE_UNIFIED) {
+		return memory_kind(dev ? dev : (CUdeviceptr)(uintptr_t)host) ==
+		       CU_MEMORYTYPE_HOST;
+	}
+	return 0;
+}
+
+static const void *side_ptr(unsigned type, const void *host, CUdeviceptr dev)
+{
+	return type == CU_MEMORYTYPE_UNIFIED && dev ? (const void *)(uintptr_t)dev
+						    : host;
+}
+
+/* The descriptor words, as cuda_api.def lists them. */
+#define GM_X(t, f) uint64_t f;
+struct copy2d_words { GM_COPY2D_FIELDS };
+struct copy3d_words { GM_COPY3D_FIELDS };
+#undef GM_X
+
+static void copy2d_fields(uint64_t *w, const CUDA_MEMCPY2D *c)
+{
+	struct copy2d_words *x = (struct copy2d_words *)w;
+
+	if (!c) {
+		return;
+	}
+	x->srcXInBytes = c->srcXInBytes;
+	x->srcY = c->srcY;
+	x->srcMemoryType = c->srcMemoryType;
+	x->srcHost = (uintptr_t)c->srcHost;
+	x->srcDevice = c->srcDevice;
+	x->srcArray = (uintptr_t)c->srcArray;
+	x->srcPitch = c->srcPitch;
+	x->dstXInBytes = c->dstXInBytes;
+	x->dstY = c->dstY;
+	x->dstMemoryType = c->dstMemoryType;
+	x->dstHost = (uintptr_t)c->dstHost;
+	x->dstDevice = c->dstDevice;
+	x->dstArray = (uintptr_t)c->dstArray;
+	x->dstPitch = c->dstPitch;
+	x->WidthInBytes = c->WidthInBytes;
+	x->Height = c->Height;
+}
+
+static void copy3d_fields(uint64_t *w, const CUDA_MEMCPY3D *c)
+{
+	struct copy3d_words *x = (struct copy3d_words *)w;
+
+	if (!c) {
+		return;
+	}
+	x->srcXInBytes = c->srcXInBytes;
+	x->srcY = c->srcY;
+	x->srcZ = c->srcZ;
+	x->srcLOD = c->srcLOD;
+	x->srcMemoryType = c->srcMemoryType;
+	x->srcHost = (uintptr_t)c->srcHost;
+	x->srcDevice = c->srcDevice;
+	x->srcArray = (uintptr_t)c->srcArray;
+	x->srcPitch = c->srcPitch;
+	x->srcHeight = c->srcHeight;
+	x->dstXInBytes = c->dstXInBytes;
+	x->dstY = c->dstY;
+	x->dstZ = c->dstZ;
+	x->dstLOD = c->dstLOD;
+	x->dstMemoryType = c->dstMemoryType;
+	x->dstHost = (uintptr_t)c->dstHost;
+	x->dstDevice = c->dstDevice;
+	x->dstArray = (uintptr_t)c->dstArray;
+	x->dstPitch = c->dstPitch;
+	x->dstHeight = c->dstHeight;
+	x->WidthInBytes = c->WidthInBytes;
+	x->Height = c->Height;
+	x->Depth = c->Depth;
+}
+
+static struct gm_span span2d(const void *base, size_t x, size_t y,
+			     size_t pitch, size_t width, size_t height)
+{
+	struct gm_span s;
+
+	s.base = (const char *)base + y * pitch + x;
+	s.width = width;
+	s.height = height ? height : 1;
+	s.depth = 1;
+	s.pitch = pitch ? pitch : width;
+	s.slice_pitch = s.pitch * s.height;
+	return s;
+}
+
+static struct gm_span span3d(const void *base, size_t x, size_t y, size_t z,
+			     size_t pitch, size_t height_stride, size_t width,
+			     size_t height, size_t depth)
+{
+	struct gm_span s;
+
+	s.pitch = pitch ? pitch : width;
+	s.slice_pitch = s.pitch * (height_stride ? height_stride : height);
+	s.base = (const char *)base + z * s.slice_pitch + y * s.pitch + x;
+	s.width = width;
+	s.height = height ? height : 1;
+	s.depth = depth ? depth : 1;
+	return s;
+}
+
+static void res_fields(uint64_t *resType, uint64_t *resArray,
+		       uint64_t *resDevPtr, const CUDA_RESOURCE_DESC *d)
+{
+	if (!d) {
+		return;
+	}
+	*resType = d->resType;
+	if (d->resType == CU_RESOURCE_TYPE_ARRAY) {
+		*resArray = (uintptr_t)d->res.array.hArray;
+	} else if (d->resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
+		*resArray = (uintptr_t)d->res.mipmap.hMipmappedArray;
+	} else if (d->resType == CU_RESOURCE_TYPE_LINEAR) {
+		*resDevPtr = d->res.linear.devPtr;
+	} else if (d->resType == CU_RESOURCE_TYPE_PITCH2D) {
+		*resDevPtr = d->res.pitch2D.devPtr;
+	}
+}
+
+/*
+ * The special case of a recorded call at entry (@exit 0) or exit. @a holds
+ * the argument words, @r the record being built.
+ */
+static void special(int api, const CUpti_CallbackData *cb, int exit,
+		    struct gm_record *r, uint64_t *a, struct gm_thread *t)
+{
+	const struct gm_api_desc *d = &gm_api_table[api];
+	const struct api_info *f = &in.info[api];
+	const void *params = cb->functionParams;
+	int ok = exit && r->status == CUDA_SUCCESS;
+	int async = f->async;
+	uint64_t key = track_stream_key(f->stream >= 0 ? a[f->stream] : 0,
+					f->per_thread, t->tid);
+
+	switch (d->special) {
+	case GM_SP_NONE:
+		break;
+	case GM_SP_H2D:
+		if (!exit) {
+			struct gm_span sp = gm_span_bytes(
+				(const void *)(uintptr_t)a[f->src_host],
+				a[f->count]);
+			gm_capture_add(h2d_bytes, a[f->count]);
+			gm_capture_payload(r, &sp, GM_INLINE_MAX);
+		} else if (ok && !async) {
+			complete(TRACK_SYNC_LEGACY, 0);
+		}
+		break;
+	case GM_SP_D2H:
+	case GM_SP_D2H_ASYNC:
+		if (ok) {
+			struct gm_span sp = gm_span_bytes(
+				(const void *)(uintptr_t)a[f->dst_host],
+				a[f->count]);
+			if (!async) {
+				complete(TRACK_SYNC_LEGACY, 0);
+			}
+			d2h_result(r, api, &sp, async, key);
+		}
+		break;
+	case GM_SP_MEMCPY:
+	case GM_SP_MEMCPY_ASYNC: {
+		/* Every MEMCPY row starts with dst, src, ByteCount. */
+		struct gm_args_cuMemcpy *x = ARGS(cuMemcpy, a);
+		unsigned kind;
+		uint64_t *kp = &a[gm_api_table[api].nr_args - 1];
+		if (!exit) {
+			kind = copy_kind(x->dst, x->src);
+			*cb->correlationData = kind;
+		} else {
+			kind = (unsigned)*cb->correlationData;
+		}
+		*kp = kind;
+		if (!exit && (kind == GM_COPY_H2D || kind == GM_COPY_H2H)) {
+			struct gm_span s = gm_span_bytes(
+				(const void *)(uintptr_t)x->src, x->ByteCount);
+			gm_capture_add(h2d_bytes, x->ByteCount);
+			gm_capture_payload(r, &s, GM_INLINE_MAX);
+		}
+		if (ok) {
+			if (!async) {
+				complete(TRACK_SYNC_LEGACY, 0);
+			}
+			if (kind == GM_COPY_D2H || kind == GM_COPY_H2H) {
+				struct gm_span s = gm_span_bytes(
+					(const void *)(uintptr_t)x->dst,
+					x->ByteCount);
+				d2h_result(r, api, &s, async, key);
+			}
+		}
+		break;
+	}
+	case GM_SP_COPY2D:
+	case GM_SP_COPY2D_ASYNC: {
+		const CUDA_MEMCPY2D *c = ((const cuMemcpy2D_v2_params *)params)->pCopy;
+		copy2d_fields(&a[f->fields], c);
+		if (!c) {
+			break;
+		}
+		if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+			struct gm_span s = span2d(
+				side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+				c->srcXInBytes, c->srcY, c->srcPitch,
+				c->WidthInBytes, c->Height);
+			gm_capture_add(h2d_bytes, gm_span_size(&s));
+			gm_capture_payload(r, &s, GM_INLINE_MAX);
+		}
+		if (ok) {
+			if (!async) {
+				complete(TRACK_SYNC_LEGACY, 0);
+			}
+			if (side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
+				struct gm_span s = span2d(
+					side_ptr(c->dstMemoryType, c->dstHost,
+						 c->dstDevice),
+					c->dstXInBytes, c->dstY, c->dstPitch,
+					c->WidthInBytes, c->Height);
+				d2h_result(r, api, &s, async, key);
+			}
+		}
+		break;
+	}
+	case GM_SP_COPY3D:
+	case GM_SP_COPY3D_ASYNC: {
+		const CUDA_MEMCPY3D *c = ((const cuMemcpy3D_v2_params *)params)->pCopy;
+		copy3d_fields(&a[f->fields], c);
+		if (!c) {
+			break;
+		}
+		if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+			struct gm_span s = span3d(
+				side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+				c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
+				c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
+			gm_capture_add(h2d_bytes, gm_span_size(&s));
+			gm_capture_payload(r, &s, GM_INLINE_MAX);
+		}
+		if (ok) {
+			if (!async) {
+				complete(TRACK_SYNC_LEGACY, 0);
+			}
+			if (side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
+				struct gm_span s = span3d(
+					side_ptr(c->dstMemoryType, c->dstHost,
+						 c->dstDevice),
+					c->dstXInBytes, c->dstY, c->dstZ,
+					c->dstPitch, c->dstHeight,
+					c->WidthInBytes, c->Height, c->Depth);
+				d2h_result(r, api, &s, async, key);
+			}
+		}
+		break;
+	}
+	case GM_SP_LAUNCH: {
+		const cuLaunchKernel_params *p = params;
+		if (!exit) {
+			launch_params(r, (uintptr_t)p->f, p->kernelParams,
+				      p->extra, 0);
+		}
+		break;
+	}
+	case GM_SP_LAUNCH_COOP: {
+		const cuLaunchCooperativeKernel_params *p = params;
+		if (!exit) {
+			launch_params(r, (uintptr_t)p->f, p->kernelParams, NULL, 0);
+		}
+		break;
+	}
+	case GM_SP_LAUNCH_EX: {
+		const cuLaunchKernelEx_params *p = params;
+		struct gm_args_cuLaunchKernelEx *x = ARGS(cuLaunchKernelEx, a);
+		const CUlaunchConfig *c = p->config;
+		size_t attr_bytes;
+		if (!c) {
+			break;
+		}
+		attr_bytes = (size_t)c->numAttrs * sizeof(CUlaunchAttribute);
+		x->gridDimX = c->gridDimX;
+		x->gridDimY = c->gridDimY;
+		x->gridDimZ = c->gridDimZ;
+		x->blockDimX = c->blockDimX;
+		x->blockDimY = c->blockDimY;
+		x->blockDimZ = c->blockDimZ;
+		x->sharedMemBytes = c->sharedMemBytes;
+		x->hStream = (uintptr_t)c->hStream;
+		x->numAttrs = c->numAttrs;
+		x->attrBytes = attr_bytes;
+		if (!exit) {
+			launch_params(r, (uintptr_t)p->f, p->kernelParams,
+				      p->extra, attr_bytes);
+			if (r->data && attr_bytes && c->attrs) {
+				memcpy((void *)r->data, c->attrs, attr_bytes);
+			}
+		}
+		break;
+	}
+	case GM_SP_MODULE_FILE:
+		if (!exit) {
+			const char *f = ((const cuModuleLoad_params *)params)->fname;
+			gm_capture_image_file(r, f);
+			gm_capture_str(r, f);
+		}
+		break;
+	case GM_SP_LIBRARY_FILE:
+		if (!exit) {
+			const char *f = ((const cuLibraryLoadFromFile_params *)params)
+						->fileName;
+			gm_capture_image_file(r, f);
+			gm_capture_str(r, f);
+		}
+		break;
+	case GM_SP_MODULE_DATA:
+		if (!exit) {
+			gm_capture_image(r, ((const cuModuleLoadData_params *)params)
+						    ->image);
+		}
+		break;
+	case GM_SP_MODULE_FATBIN:
+		if (!exit) {
+			gm_capture_image(
+				r, ((const cuModuleLoadFatBinary_params *)params)
+					   ->fatCubin);
+		}
+		break;
+	case GM_SP_LIBRARY_DATA:
+		if (!exit) {
+			gm_capture_image(r, ((const cuLibraryLoadData_params *)params)
+						    ->code);
+		}
+		break;
+	case GM_SP_GET_KERNEL: {
+		const cuLibraryGetKernel_params *p = params;
+		gm_capture_str(r, p->name);
+		if (ok && p->pKernel) {
+			layout_at_get(r, (uintptr_t)*p->pKernel, 1);
+		}
+		break;
+	}
+	case GM_SP_GET_FUNCTION: {
+		const cuModuleGetFunction_params *p = params;
+		gm_capture_str(r, p->name);
+		if (ok && p->hfunc) {
+			layout_at_get(r, (uintptr_t)*p->hfunc, 0);
+		}
+		break;
+	}
+	case GM_SP_KERNEL_FUNCTION: {
+		const cuKernelGetFunction_params *p = params;
+		if (ok && p->pFunc) {
+			track_layout_alias((uintptr_t)*p->pFunc, (uintptr_t)p->kernel);
+		}
+		break;
+	}
+	case GM_SP_TENSOR_MAP: {
+		const cuTensorMapEncodeTiled_params *p = params;
+		unsigned rank = p->tensorRank;
+		char *buf;
+		if (!exit && rank >= 1 && rank <= 5 && p->globalDim && p->boxDim &&
+		    p->elementStrides &&
+		    (buf = gm_capture_data(r, 8 * rank + 8 * (rank - 1) + 8 * rank))) {
+			memcpy(buf, p->globalDim, 8 * rank);
+			buf += 8 * rank;
+			if (rank > 1 && p->globalStrides) {
+				memcpy(buf, p->globalStrides, 8 * (rank - 1));
+			}
+			buf += 8 * (rank - 1);
+			memcpy(buf, p->boxDim, 4 * rank);
+			memcpy(buf + 4 * rank, p->elementStrides, 4 * rank);
+		} else if (ok && p->tensorMap &&
+			   (buf = gm_capture_data(r, sizeof(CUtensorMap)))) {
+			memcpy(buf, p->tensorMap, sizeof(CUtensorMap));
+		}
+		break;
+	}
+	case GM_SP_TENSOR_MAP_ADDRESS: {
+		const cuTensorMapReplaceAddress_params *p = params;
+		char *buf;
+		if (ok && p->tensorMap &&
+		    (buf = gm_capture_data(r, sizeof(CUtensorMap)))) {
+			memcpy(buf, p->tensorMap, sizeof(CUtensorMap));
+		}
+		break;
+	}
+	case GM_SP_GET_GLOBAL:
+		/* Both rows end with "name"; read it from the argument words. */
+		gm_capture_str(r, (const char *)(uintptr_t)a[f->name]);
+		break;
+	case GM_SP_ARRAY_CREATE: {
+		const CUDA_ARRAY_DESCRIPTOR *c =
+			((const cuArrayCreate_v2_params *)params)->pAllocateArray;
+		struct gm_args_cuArrayCreate_v2 *x = ARGS(cuArrayCreate_v2, a);
+		if (c) {
+			x->Width = c->Width;
+			x->Height = c->Height;
+			x->Format = c->Format;
+			x->NumChannels = c->NumChannels;
+		}
+		break;
+	}
+	case GM_SP_ARRAY3D_CREATE: {
+		const CUDA_ARRAY3D_DESCRIPTOR *c =
+			((const cuArray3DCreate_v2_params *)params)->pAllocateArray;
+		struct gm_args_cuArray3DCreate_v2 *x = ARGS(cuArray3DCreate_v2, a);
+		if (c) {
+			x->Width = c->Width;
+			x->Height = c->Height;
+			x->Depth = c->Depth;
+			x->Format = c->Format;
+			x->NumChannels = c->NumChannels;
+			x->Flags = c->Flags;
+		}
+		break;
+	}
+	case GM_SP_TEXOBJ_CREATE: {
+		const cuTexObjectCreate_params *p = params;
+		struct gm_args_cuTexObjectCreate *x = ARGS(cuTexObjectCreate, a);
+		size_t n = sizeof(CUDA_RESOURCE_DESC) + sizeof(CUDA_TEXTURE_DESC) +
+			   (p->pResViewDesc ? sizeof(CUDA_RESOURCE_VIEW_DESC) : 0);
+		char *buf;
+		res_fields(&x->resType, &x->resArray, &x->resDevPtr, p->pResDesc);
+		if (!exit && (buf = gm_capture_data(r, n))) {
+			memset(buf, 0, n);
+			if (p->pResDesc) {
+				memcpy(buf, p->pResDesc, sizeof(CUDA_RESOURCE_DESC));
+			}
+			buf += sizeof(CUDA_RESOURCE_DESC);
+			if (p->pTexDesc) {
+				memcpy(buf, p->pTexDesc, sizeof(CUDA_TEXTURE_DESC));
+			}
+			buf += sizeof(CUDA_TEXTURE_DESC);
+			if (p->pResViewDesc) {
+				memcpy(buf, p->pResViewDesc,
+				       sizeof(CUDA_RESOURCE_VIEW_DESC));
+			}
+		}
+		break;
+	}
+	case GM_SP_SURFOBJ_CREATE: {
+		const cuSurfObjectCreate_params *p = params;
+		struct gm_args_cuSurfObjectCreate *x = ARGS(cuSurfObjectCreate, a);
+		char *buf;
+		res_fields(&x->resType, &x->resArray, &x->resDevPtr, p->pResDesc);
+		if (!exit && p->pResDesc &&
+		    (buf = gm_capture_data(r, sizeof(CUDA_RESOURCE_DESC)))) {
+			memcpy(buf, p->pResDesc, sizeof(CUDA_RESOURCE_DESC));
+		}
+		break;
+	}
+	case GM_SP_STREAM_CREATE:
+		if (ok) {
+			/* phStream is the first word, the flags the second. */
+			track_stream_flags(a[0], (unsigned)a[1]);
+		}
+		break;
+	case GM_SP_STREAM_SYNC:
+		if (ok) {
+			complete(key == 0 ? TRACK_SYNC_LEGACY : TRACK_SYNC_STREAM,
+				 key);
+		}
+		break;
+	case GM_SP_CTX_SYNC:
+		if (ok) {
+			complete(TRACK_SYNC_ALL, 0);
+		}
+		break;
+	case GM_SP_EVENT_RECORD: {
+		const cuEventRecord_params *p = params;
+		if (ok) {
+			track_event_record((uintptr_t)p->hEvent, key);
+		}
+		break;
+	}
+	case GM_SP_EVENT_SYNC:
+		if (ok) {
+			complete(TRACK_SYNC_EVENT, a[0]);
+		}
+		break;
+	case GM_SP_FREE_HOST:
+		/* Freeing page-locked memory synchronizes the device. */
+		if (!exit) {
+			complete_now(TRACK_SYNC_ALL, 0);
+		}
+		break;
+	case GM_SP_COUNT:
+		break;
+	}
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			   int runtime, struct gm_thread *t)
+{
+	struct gm_record r = { 0 };
+	uint64_t w[GM_NR_WORDS(gm_ev_unsupported)];
+	struct gm_ev_unsupported *u = (struct gm_ev_unsupported *)w;
+
+	u->cbid = cbid;
+	u->domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
+			    : CUPTI_CB_DOMAIN_DRIVER_API;
+	r.api = (uint16_t)cbid;
+	r.flags = runtime ? GM_RF_RUNTIME : 0;
+	r.corr = cb->correlationId;
+	r.rt_corr = rt_context(t);
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_unsupported);
+	gm_capture_str(&r, cb->functionName);
+	gm_capture_loss(unsupported_calls);
+	gm_capture_emit(GM_EV_UNSUPPORTED, &r);
+}
+
+static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
+		      struct gm_thread *t)
+{
+	int exit = cb->callbackSite == CUPTI_API_EXIT;
+	uint64_t a[GM_MAX_ARGS];
+	struct gm_record r = { 0 };
+	const struct gm_api_desc *d;
+	int api;
+
+	if (!exit) {
+		gm_capture_count_call(0, cbid);
+	}
+	api = cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? in.drv_api[cbid] - 1 : -1;
+	if (api < 0) {
+		if (!exit) {
+			on_unsupported(cb, cbid, 0, t);
+		}
+		return;
+	}
+	d = &gm_api_table[api];
+	r.api = (uint16_t)api;
+	r.corr = cb->correlationId;
+	if (exit && cb->functionReturnValue) {
+		r.status = *(const CUresult *)cb->functionReturnValue;
+	}
+	if (d->cls == GM_CLASS_IGNORED) {
+		/* Queries that report completion still complete copies. */
+		if (exit && d->special != GM_SP_NONE && d->nr_args) {
+			fill_args(api, cb->functionParams, exit, a);
+			special(api, cb, exit, &r, a, t);
+			run_deferred();
+		}
+		return;
+	}
+	memset(a, 0, sizeof(uint64_t) * d->nr_args);
+	fill_args(api, cb->functionParams, exit, a);
+	r.rt_corr = rt_context(t);
+	r.args = a;
+	/* An exit without outputs leaves its words to the entry (the reader
+	 * copies them back): launches and copies are most of a trace. */
+	r.nr_args = exit && !in.info[api].exit_words ? 0 : (uint8_t)d->nr_args;
+	special(api, cb, exit, &r, a, t);
+	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
+	run_deferred();
+}
+
+static void on_device(const CUpti_ResourceData *rd)
+{
+	struct gm_record r = { 0 };
+	uint64_t w[GM_NR_WORDS(gm_ev_device)] = { 0 };
+	struct gm_ev_device *e = (struct gm_ev_device *)w;
+	uint32_t ordinal = 0;
+	char name[256] = "";
+	CUdevice dev = 0;
+	int v = 0;
+	size_t mem = 0;
+
+	if (cuptiGetDeviceId(rd->context, &ordinal) != CUPTI_SUCCESS) {
+		return;
+	}
+	e->ordinal = ordinal;
+	e->context = (uintptr_t)rd->context;
+	if (in.cu.device_get && in.cu.device_get(&dev, (int)ordinal) == CUDA_SUCCESS) {
+		if (in.cu.device_name) {
+			in.cu.device_name(name, sizeof(name), dev);
+		}
+		if (in.cu.device_attr) {
+			in.cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+			e->ccMajor = (uint64_t)v;
+			in.cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+			e->ccMinor = (uint64_t)v;
+			in.cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+			e->smCount = (uint64_t)v;
+		}
+		if (in.cu.device_mem && in.cu.device_mem(&mem, dev) == CUDA_SUCCESS) {
+			e->totalMem = mem;
+		}
+	}
+	if (in.cu.driver_version && in.cu.driver_version(&v) == CUDA_SUCCESS) {
+		e->driverVersion = (uint64_t)v;
+	}
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_device);
+	gm_capture_str(&r, name);
+	gm_capture_emit(GM_EV_DEVICE, &r);
+}
+
+static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
+			      CUpti_CallbackId cbid, const void *data)
+{
+	struct gm_thread *t;
+
+	(void)userdata;
+	if (!gm_capture_ready()) {
+		return;
+	}
+	t = gm_capture_thread();
+	if (t->guard) {
+		return;		/* a driver call made by this library */
+	}
+	t->guard = 1;
+	switch (domain) {
+	case CUPTI_CB_DOMAIN_DRIVER_API:
+		on_driver(data, cbid, t);
+		break;
+	case CUPTI_CB_DOMAIN_RUNTIME_API: {
+		const CUpti_CallbackData *cb = data;
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			gm_capture_count_call(1, cbid);
+			rt_push(t, cb, cbid);
+		} else {
+			rt_pop(t, cb);
+		}
+		break;
+	}
+	case CUPTI_CB_DOMAIN_RESOURCE:
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+			on_device(data);
+		}
+		break;
+	default:
+		break;	/* only the three domains above are enabled */
+	}
+	t->guard = 0;
+}
+
+/* ---- activity ------------------------------------------------------------ */
+
+static void emit_activity(CUpti_Activity *rec)
+{
+	struct gm_record r = { 0 };
+	uint64_t w[GM_NR_WORDS(gm_ev_act_kernel)] = { 0 };
+
+	r.args = w;
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+	case CUPTI_ACTIVITY_KIND_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const void *)rec;
+		struct gm_ev_act_kernel *e = (struct gm_ev_act_kernel *)w;
+		e->start = k->start;
+		e->end = k->end;
+		e->corr = k->correlationId;
+		e->device = k->deviceId;
+		e->context = k->contextId;
+		e->stream = k->streamId;
+		e->gridX = (uint64_t)k->gridX;
+		e->gridY = (uint64_t)k->gridY;
+		e->gridZ = (uint64_t)k->gridZ;
+		e->blockX = (uint64_t)k->blockX;
+		e->blockY = (uint64_t)k->blockY;
+		e->blockZ = (uint64_t)k->blockZ;
+		e->staticSmem = (uint64_t)k->staticSharedMemory;
+		e->dynamicSmem = (uint64_t)k->dynamicSharedMemory;
+		e->registers = k->registersPerThread;
+		e->queued = k->queued;
+		e->submitted = k->submitted;
+		e->launchType = k->launchType;
+		r.corr = k->correlationId;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_act_kernel);
+		gm_capture_str(&r, k->name);
+		gm_capture_emit(GM_EV_ACT_KERNEL, &r);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const void *)rec;
+		struct gm_ev_act_memcpy *e = (struct gm_ev_act_memcpy *)w;
+		e->start = m->start;
+		e->end = m->end;
+		e->corr = m->correlationId;
+		e->device = m->deviceId;
+		e->context = m->contextId;
+		e->stream = m->streamId;
+		e->bytes = m->bytes;
+		e->copyKind = m->copyKind;
+		e->srcKind = m->srcKind;
+		e->dstKind = m->dstKind;
+		r.corr = m->correlationId;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_act_memcpy);
+		gm_capture_emit(GM_EV_ACT_MEMCPY, &r);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const void *)rec;
+		struct gm_ev_act_memset *e = (struct gm_ev_act_memset *)w;
+		e->start = m->start;
+		e->end = m->end;
+		e->corr = m->correlationId;
+		e->device = m->deviceId;
+		e->context = m->contextId;
+		e->stream = m->streamId;
+		e->bytes = m->bytes;
+		e->value = m->value;
+		r.corr = m->correlationId;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_act_memset);
+		gm_capture_emit(GM_EV_ACT_MEMSET, &r);
+		break;
+	}
+	default:
+		/* Only the kinds enabled in enable_activity() arrive. */
+		gm_capture_loss(cupti_errors);
+		break;
+	}
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size,
+				      size_t *max_records)
+{
+	*buf = aligned_alloc(8, ACT_BUF_SIZE);
+	*size = *buf ? ACT_BUF_SIZE : 0;
+	*max_records = 0;
+	if (!*buf) {
+		gm_capture_loss(cupti_errors);
+	}
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
+				      uint8_t *buf, size_t size, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	size_t dropped = 0;
+	CUptiResult rc;
+
+	(void)size;
+	while ((rc = cuptiActivityGetNextRecord(buf, valid, &rec)) ==
+	       CUPTI_SUCCESS) {
+		emit_activity(rec);
+	}
+	if (rc != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+		gm_capture_loss(cupti_errors);
+	}
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) ==
+		    CUPTI_SUCCESS && dropped) {
+		gm_capture_add(loss.cupti_dropped, dropped);
+	}
+	free(buf);
+}
+
+static void enable_activity(void)
+{
+	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) !=
+	    CUPTI_SUCCESS) {
+		gm_capture_loss(cupti_errors);
+		return;
+	}
+	if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) !=
+		    CUPTI_SUCCESS ||
+	    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+	    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+		gm_capture_loss(cupti_errors);
+	}
+}
+
+/* ---- process start and end ---------------------------------------------- */
+
+static void emit_process(void)
+{
+	struct gm_record r = { 0 };
+	uint64_t w[GM_NR_WORDS(gm_ev_process)] = { 0 };
+	struct gm_ev_process *e = (struct gm_ev_process *)w;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct timespec ts;
+	uint32_t version = 0;
+
+	exe[n > 0 ? n : 0] = '\0';
+	e->pid = (uint64_t)getpid();
+	e->ppid = (uint64_t)getppid();
+	cuptiGetTimestamp(&e->cupti_ns);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e->monotonic_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e->realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	cuptiGetVersion(&version);
+	e->cupti_version = version;
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_process);
+	gm_capture_str(&r, exe);
+	gm_capture_emit(GM_EV_PROCESS, &r);
+}
+
+static void at_exit(void)
+{
+	struct gm_thread *t;
+
+	if (!gm_capture_ready()) {
+		return;
+	}
+	t = gm_capture_thread();
+	t->guard = 1;
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* Results the program never synchronized: hash what is there. */
+	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);
+	gm_capture_finish(cbid_name);
+	t->guard = 0;
+}
+
+GM_CAPTURE_API int InitializeInjection(void)
+{
+	if (in.initialised) {
+		return 1;
+	}
+	in.initialised = 1;
+	if (gm_capture_init(NULL)) {
+		/* Not under `gpumix capture` (or no bundle directory): stay out
+		 * of the program's way; the capture notices the missing
+		 * counter file. */
+		return 1;
+	}
+	build_tables();
+	resolve_driver();
+	emit_process();
+	if (cuptiSubscribe(&in.sub, callback, NULL) != CUPTI_SUCCESS ||
+	    cuptiEnableDomain(1, in.sub, CUPTI_CB_DOMAIN_DRIVER_API) !=
+		    CUPTI_SUCCESS ||
+	    cuptiEnableDomain(1, in.sub, CUPTI_CB_DOMAIN_RUNTIME_API) !=
+		    CUPTI_SUCCESS ||
+	    cuptiEnableCallback(1, in.sub, CUPTI_CB_DOMAIN_RESOURCE,
+				CUPTI_CBID_RESOURCE_CONTEXT_CREATED) !=
+		    CUPTI_SUCCESS) {
+		gm_capture_loss(cupti_errors);
+	}
+	enable_activity();
+	atexit(at_exit);
+	return 1;
+}
+
+/*
+ * Test entry points (tests/unit/capture_cupti_emitter.c): the subscriber
+ * without CUPTI underneath, so that a CPU-only test can hand callback()
+ * the callback data CUPTI would, and check every special case end to end.
+ */
+GM_CAPTURE_API int gm_capture_test_init(void)
+{
+	if (gm_capture_init(NULL)) {
+		return -1;
+	}
+	in.initialised = 1;
+	build_tables();
+	resolve_driver();
+	return 0;
+}
+
+GM_CAPTURE_API void gm_capture_test_callback(int domain, unsigned cbid,
+					     const void *data)
+{
+	callback(NULL, (CUpti_CallbackDomain)domain, cbid, data);
+}
+
+GM_CAPTURE_API void gm_capture_test_layout(uint64_t handle, int is_kernel,
+					   const uint32_t *pairs, uint32_t n)
+{
+	track_layout_put(handle, is_kernel, pairs, n);
+}
+
+GM_CAPTURE_API void gm_capture_test_exit(void)
+{
+	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);
+	gm_capture_finish(cbid_name);
+}

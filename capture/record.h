@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event model of a bundle: every event of the `gpumix_capture` LTTng
+ * provider has the same fields (struct gm_record); its name (enum
+ * gm_event_kind) says what they mean. The capture library fills a
+ * gm_record and emits it; the bundle reader decodes it back into struct
+ * gm_event (reconstruct/trace_reader.h). doc/bundle-format.md documents
+ * each kind.
+ *
+ * Large byte payloads never go into event fields (babeltrace2 decodes a
+ * byte sequence one field object per byte): they go to the blob store and
+ * the event carries their hash and size. Small payloads (kernel
+ * arguments, small host-to-device copies) stay inline, packed into 64-bit
+ * words.
+ */
+#ifndef GM_CAPTURE_RECORD_H
+#define GM_CAPTURE_RECORD_H
+
+#include <stdint.h>
+
+/* Event kinds: LTTng event name gpumix_capture:<name>. */
+#define GM_EVENT_KINDS(X)                                                      \
+	X(ENTER, enter)		/* driver call entry */                        \
+	X(EXIT, exit)		/* driver call exit */                         \
+	X(RT_ENTER, rt_enter)	/* runtime call around recorded calls */       \
+	X(RT_EXIT, rt_exit)	/* ... that returned an error */              \
+	X(UNSUPPORTED, unsupported) /* a call gpumix cannot replay */          \
+	X(D2H_HASH, d2h_hash)	/* an async device-to-host result */           \
+	X(LAYOUT, layout)	/* parameter layout of a launched handle */    \
+	X(ACT_KERNEL, act_kernel) /* CUPTI activity: kernel execution */       \
+	X(ACT_MEMCPY, act_memcpy)                                              \
+	X(ACT_MEMSET, act_memset)                                              \
+	X(PROCESS, process)	/* process start */                            \
+	X(DEVICE, device)	/* device of a new context */
+
+enum gm_event_kind {
+#define GM_EV_ENUM_(id, name) GM_EV_##id,
+	GM_EVENT_KINDS(GM_EV_ENUM_)
+#undef GM_EV_ENUM_
+	GM_EV_COUNT
+};
+
+/* "enter", ... or NULL for a bad kind. */
+const char *gm_event_kind_name(enum gm_event_kind k);
+
+/* Kind of LTTng event name (without the provider prefix), or -1. */
+int gm_event_kind_lookup(const char *name);
+
+/* Record flags (the "flags" field). */
+enum {
+	GM_RF_BLOB = 1 << 0,	 /* blob_* is a payload stored in blobs/ */
+	GM_RF_MODULE = 1 << 1,	 /* blob_* is an image stored in modules/ */
+	GM_RF_HASH = 1 << 2,	 /* blob_* is a content hash, not stored */
+	GM_RF_TRUNCATED = 1 << 3, /* str was truncated to GM_STR_MAX */
+	GM_RF_UNSYNCED = 1 << 4, /* d2h_hash taken at exit, never synchronized */
+	GM_RF_FAILED = 1 << 5,	 /* the blob or image could not be written */
+	GM_RF_RUNTIME = 1 << 6,	 /* unsupported: a runtime-domain callback */
+	GM_RF_NO_LAYOUT = 1 << 7, /* launch: parameter layout unknown */
+	GM_RF_IMAGE_SHIFT = 8,	 /* bits 8-11: enum gm_image_kind */
+	GM_RF_IMAGE_MASK = 0xf << 8,
+};
+
+/* Limits. */
+#define GM_RECORD_MAX_ARGS 40		/* words; >= GM_MAX_ARGS of api.h */
+#define GM_INLINE_MAX 1024		/* host-to-device bytes kept inline */
+#define GM_DATA_MAX (64 * 1024)		/* inline data of any event */
+#define GM_STR_MAX 4096			/* string field, bytes */
+
+/*
+ * An empty string is recorded as this one-byte string: babeltrace2 2.0
+ * decodes an empty string field as the value of an earlier event of the
+ * same class (fixed upstream after 2.0.4). Readers map it back to "".
+ */
+#define GM_EMPTY_STR "\x01"
+
+/* The tracepoint argument (all kinds). */
+struct gm_record {
+	uint16_t api;		/* enum gm_api_id, runtime cbid, or 0 */
+	uint16_t flags;		/* GM_RF_* */
+	uint32_t corr;		/* CUPTI correlation id */
+	uint32_t rt_corr;	/* enclosing runtime call's id, 0 if none */
+	int32_t status;		/* CUresult / cudaError_t at exit */
+	uint8_t nr_args;
+	const uint64_t *args;
+	uint32_t data_len;	/* bytes of inline data */
+	uint16_t data_words;	/* (data_len + 7) / 8 */
+	const uint64_t *data;
+	uint64_t blob_hi, blob_lo; /* XXH3-128 of the payload */
+	uint64_t blob_size;
+	const char *str;	/* never NULL, never "" (GM_EMPTY_STR) */
+};
+
+/*
+ * Argument words of the non-call kinds, in order (X(name) lists). The
+ * structs overlay the args array of a decoded event.
+ */
+#define GM_ACT_KERNEL_ARGS(X)                                                  \
+	X(start) X(end) X(corr) X(device) X(context) X(stream) X(gridX)        \
+	X(gridY) X(gridZ) X(blockX) X(blockY) X(blockZ) X(staticSmem)          \
+	X(dynamicSmem) X(registers) X(queued) X(submitted) X(launchType)
+#define GM_ACT_MEMCPY_ARGS(X)                                                  \
+	X(start) X(end) X(corr) X(device) X(context) X(stream) X(bytes)        \
+	X(copyKind) X(srcKind) X(dstKind)
+#define GM_ACT_MEMSET_ARGS(X)                                                  \
+	X(start) X(end) X(corr) X(device) X(context) X(stream) X(bytes)        \
+	X(value)
+#define GM_PROCESS_ARGS(X)                                                     \
+	X(pid) X(ppid) X(cupti_ns) X(monotonic_ns) X(realtime_ns)              \
+	X(cupti_version)
+#define GM_DEVICE_ARGS(X)                                                      \
+	X(ordinal) X(ccMajor) X(ccMinor) X(smCount) X(totalMem)                \
+	X(driverVersion) X(context)
+#define GM_D2H_HASH_ARGS(X) X(api) X(dstHost) X(bytes) X(stream)
+#define GM_LAYOUT_ARGS(X) X(handle) X(nparams) X(isKernel)
+#define GM_RT_ARGS(X)
+#define GM_UNSUPPORTED_ARGS(X) X(cbid) X(domain)
+
+#define GM_WORD_(n) uint64_t n;
+struct gm_ev_act_kernel { GM_ACT_KERNEL_ARGS(GM_WORD_) };
+struct gm_ev_act_memcpy { GM_ACT_MEMCPY_ARGS(GM_WORD_) };
+struct gm_ev_act_memset { GM_ACT_MEMSET_ARGS(GM_WORD_) };
+struct gm_ev_process { GM_PROCESS_ARGS(GM_WORD_) };
+struct gm_ev_device { GM_DEVICE_ARGS(GM_WORD_) };
+struct gm_ev_d2h_hash { GM_D2H_HASH_ARGS(GM_WORD_) };
+struct gm_ev_layout { GM_LAYOUT_ARGS(GM_WORD_) };
+struct gm_ev_unsupported { GM_UNSUPPORTED_ARGS(GM_WORD_) };
+#undef GM_WORD_
+
+#define GM_NR_WORDS(s) (sizeof(struct s) / sizeof(uint64_t))
+
+/*
+ * Names of the argument words of a non-call kind (NULL-terminated), or
+ * NULL for enter/exit (whose names come from the API table).
+ */
+const char *const *gm_event_arg_names(enum gm_event_kind k);
+
+#endif

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Handle, stream and pending-copy tracking (see tracking.h). One mutex per
+ * table; tables are open-addressing hashes that only grow (handles are
+ * few and live as long as the program).
+ */
+#include "tracking.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CU_STREAM_NON_BLOCKING_ 0x1
+#define LEGACY_KEY 0
+#define PER_THREAD_BIT 2
+
+struct map_entry {
+	uint64_t key;		/* 0: empty */
+	uint64_t a, b;
+	const void *ptr;
+};
+
+struct map {
+	struct map_entry *e;
+	size_t cap, nr;
+};
+
+struct tracking_state {
+	pthread_mutex_t lock;
+	struct map layouts;	/* handle -> gm_layout (ptr) */
+	struct map streams;	/* key -> flags (a) */
+	struct map events;	/* event -> stream key (a), seq (b) */
+	struct gm_pending *pending;
+	size_t nr_pending, alloc_pending;
+	uint64_t seq;
+};
+
+static struct tracking_state ts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+/* Keys are stored +1 so that handle 0 is representable. */
+static struct map_entry *map_find(struct map *m, uint64_t key)
+{
+	if (!m->cap) {
+		return NULL;
+	}
+	for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->e[i].key == key + 1) {
+			return &m->e[i];
+		}
+		if (!m->e[i].key) {
+			return NULL;
+		}
+	}
+}
+
+static struct map_entry *map_insert(struct map *m, uint64_t key)
+{
+	struct map_entry *e = map_find(m, key);
+
+	if (e) {
+		return e;
+	}
+	if ((m->nr + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 256;
+		struct map_entry *ne = calloc(ncap, sizeof(*ne));
+		if (!ne) {
+			return NULL;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->e[i].key) {
+				continue;
+			}
+			size_t j = mix(m->e[i].key - 1) & (ncap - 1);
+			while (ne[j].key) {
+				j = (j + 1) & (ncap - 1);
+			}
+			ne[j] = m->e[i];
+		}
+		free(m->e);
+		m->e = ne;
+		m->cap = ncap;
+	}
+	size_t i = mix(key) & (m->cap - 1);
+	while (m->e[i].key) {
+		i = (i + 1) & (m->cap - 1);
+	}
+	m->e[i].key = key + 1;
+	m->nr++;
+	return &m->e[i];
+}
+
+const struct gm_layout *track_layout_put(uint64_t handle, int is_kernel,
+					 const uint32_t *pairs, uint32_t n)
+{
+	struct gm_layout *l = calloc(1, sizeof(*l));
+	struct map_entry *e;
+
+	if (!l || !(l->pairs = malloc((n ? n : 1) * 2 * sizeof(uint32_t)))) {
+		free(l);
+		return NULL;
+	}
+	l->handle = handle;
+	l->nparams = n;
+	l->is_kernel = is_kernel;
+	memcpy(l->pairs, pairs, n * 2 * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t end = pairs[2 * i] + pairs[2 * i + 1];
+		if (end > l->size) {
+			l->size = end;
+		}
+	}
+	pthread_mutex_lock(&ts.lock);
+	e = map_insert(&ts.layouts, handle);
+	if (e) {
+		/* An older layout of a reused handle is leaked on purpose:
+		 * a concurrent launch may still read it. */
+		e->ptr = l;
+	}
+	pthread_mutex_unlock(&ts.lock);
+	if (!e) {
+		free(l->pairs);
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+const struct gm_layout *track_layout_get(uint64_t handle)
+{
+	const struct gm_layout *l = NULL;
+	struct map_entry *e;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.layouts, handle);
+	if (e) {
+		l = e->ptr;
+	}
+	pthread_mutex_unlock(&ts.lock);
+	return l;
+}
+
+void track_layout_alias(uint64_t alias, uint64_t handle)
+{
+	struct map_entry *e, *a;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.layouts, handle);
+	if (e && (a = map_insert(&ts.layouts, alias))) {
+		e = map_find(&ts.layouts, handle); /* the insert may move it */
+		a->ptr = e->ptr;
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+uint64_t track_stream_key(uint64_t stream, int per_thread_api, uint64_t tid)
+{
+	if (stream == 0 && per_thread_api) {
+		stream = PER_THREAD_BIT;
+	}
+	if (stream == 1) {
+		return LEGACY_KEY;	/* CU_STREAM_LEGACY */
+	}
+	if (stream == PER_THREAD_BIT) {
+		return PER_THREAD_BIT | tid << 8;
+	}
+	return stream;
+}
+
+void track_stream_flags(uint64_t key, unsigned flags)
+{
+	struct map_entry *e;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_insert(&ts.streams, key);
+	if (e) {
+		e->a = flags;
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+void track_event_record(uint64_t event, uint64_t key)
+{
+	struct map_entry *e;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_insert(&ts.events, event);
+	if (e) {
+		e->a = key;
+		e->b = ts.seq;
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+int track_pending_add(int api, uint32_t corr, uint64_t key,
+		      const struct gm_span *span)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&ts.lock);
+	if (ts.nr_pending == ts.alloc_pending) {
+		size_t n = ts.alloc_pending ? ts.alloc_pending * 2 : 64;
+		struct gm_pending *p = realloc(ts.pending, n * sizeof(*p));
+		if (!p) {
+			ret = -1;
+			goto out;
+		}
+		ts.pending = p;
+		ts.alloc_pending = n;
+	}
+	ts.pending[ts.nr_pending].api = api;
+	ts.pending[ts.nr_pending].corr = corr;
+	ts.pending[ts.nr_pending].key = key;
+	ts.pending[ts.nr_pending].seq = ts.seq++;
+	ts.pending[ts.nr_pending].span = *span;
+	ts.nr_pending++;
+out:
+	pthread_mutex_unlock(&ts.lock);
+	return ret;
+}
+
+/* Called with the lock held. */
+static int completes(const struct gm_pending *p, enum track_sync how,
+		     uint64_t key, uint64_t seq)
+{
+	struct map_entry *e;
+
+	switch (how) {
+	case TRACK_SYNC_STREAM:
+		return p->key == key;
+	case TRACK_SYNC_EVENT:
+		return p->key == key && p->seq < seq;
+	case TRACK_SYNC_LEGACY:
+		if (p->key == LEGACY_KEY || (p->key & 0xff) == PER_THREAD_BIT) {
+			return 1;
+		}
+		e = map_find(&ts.streams, p->key);
+		return !e || !(e->a & CU_STREAM_NON_BLOCKING_);
+	case TRACK_SYNC_ALL:
+		return 1;
+	}
+	return 0;
+}
+
+void track_pending_complete(enum track_sync how, uint64_t arg,
+			    void (*done)(const struct gm_pending *p, void *ctx),
+			    void *ctx)
+{
+	struct gm_pending batch[32];
+	uint64_t key = arg, seq = 0;
+
+	for (;;) {
+		size_t n = 0, w = 0;
+
+		pthread_mutex_lock(&ts.lock);
+		if (!ts.nr_pending) {
+			pthread_mutex_unlock(&ts.lock);
+			return;
+		}
+		if (how == TRACK_SYNC_EVENT) {
+			struct map_entry *e = map_find(&ts.events, arg);
+			if (!e) {
+				pthread_mutex_unlock(&ts.lock);
+				return;
+			}
+			key = e->a;
+			seq = e->b;
+		}
+		for (size_t i = 0; i < ts.nr_pending; i++) {
+			if (n < 32 && completes(&ts.pending[i], how, key, seq)) {
+				batch[n++] = ts.pending[i];
+			} else {
+				ts.pending[w++] = ts.pending[i];
+			}
+		}
+		ts.nr_pending = w;
+		pthread_mutex_unlock(&ts.lock);
+		for (size_t i = 0; i < n; i++) {
+			done(&batch[i], ctx);
+		}
+		if (n < 32) {
+			return;
+		}
+	}
+}

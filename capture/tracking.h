@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the capture library must remember between callbacks: the
+ * parameter layout of every kernel and function handle (launch callbacks
+ * only see a handle and an array of argument pointers), the flags of each
+ * stream and the stream of each recorded event (to know which pending
+ * copies a synchronization completes), and the device-to-host copies
+ * whose results are not in host memory yet. Internal to
+ * libgpumix-capture.so; thread-safe; allocates only when a handle or a
+ * pending copy is added, never on lookups.
+ */
+#ifndef GM_CAPTURE_TRACKING_H
+#define GM_CAPTURE_TRACKING_H
+
+#include <stdint.h>
+
+#include "blob_store.h"
+
+#define GM_MAX_PARAMS 4096
+
+struct gm_layout {
+	uint64_t handle;
+	uint32_t nparams;
+	uint32_t size;		/* bytes of the packed argument buffer */
+	int is_kernel;		/* CUkernel (1) or CUfunction (0) */
+	uint32_t *pairs;	/* nparams (offset, size) pairs */
+};
+
+/*
+ * Remember the layout of @handle (@pairs copied). Returns the stored
+ * layout (valid for the life of the process) or NULL without memory.
+ */
+const struct gm_layout *track_layout_put(uint64_t handle, int is_kernel,
+					 const uint32_t *pairs, uint32_t n);
+
+/* The layout of @handle, or NULL. */
+const struct gm_layout *track_layout_get(uint64_t handle);
+
+/* Make @alias (a CUfunction of a CUkernel) share @handle's layout. */
+void track_layout_alias(uint64_t alias, uint64_t handle);
+
+/* Streams: a key that folds the two legacy spellings together. */
+uint64_t track_stream_key(uint64_t stream, int per_thread_api, uint64_t tid);
+void track_stream_flags(uint64_t key, unsigned flags);
+
+/* An event recorded on stream @key, after the pending copies so far. */
+void track_event_record(uint64_t event, uint64_t key);
+
+/* A device-to-host copy whose result arrives when @key synchronizes. */
+struct gm_pending {
+	int api;
+	uint32_t corr;
+	uint64_t key;
+	uint64_t seq;
+	struct gm_span span;
+};
+
+/* Returns 0, or -1 without memory (the caller hashes right away). */
+int track_pending_add(int api, uint32_t corr, uint64_t key,
+		      const struct gm_span *span);
+
+/* Which pending copies a synchronization completes. */
+enum track_sync {
+	TRACK_SYNC_STREAM,	/* one stream (@arg: key) */
+	TRACK_SYNC_LEGACY,	/* legacy stream and every blocking stream */
+	TRACK_SYNC_EVENT,	/* copies before an event's record (@arg) */
+	TRACK_SYNC_ALL,
+};
+
+/*
+ * Remove the pending copies that @how completes and call @done on each,
+ * without holding any lock.
+ */
+void track_pending_complete(enum track_sync how, uint64_t arg,
+			    void (*done)(const struct gm_pending *p, void *ctx),
+			    void *ctx);
+
+#endif

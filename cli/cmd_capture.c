@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix capture: run a program and record its CUDA calls into a trace
+ * bundle. The program's stdin, stdout, stderr and exit status are its own;
+ * gpumix adds one summary line (and any problem) on stderr after it ends.
+ *
+ * Exit status: the program's own status when it exits non-zero; otherwise
+ * 1 when the capture is incomplete or lost anything (the program was
+ * killed or crashed, events were lost, calls are unsupported, a payload
+ * could not be stored), 130 when interrupted, and 0 for a complete,
+ * loss-free bundle.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build/version.h"
+#include "capture/bundle.h"
+#include "capture/capture_run.h"
+#include "cli.h"
+#include "error.h"
+#include "fs.h"
+#include "reconstruct/trace_stats.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix capture [-o <dir>] [--force] [--no-kernel]\n"
+	"                      [--subbuf-size=<bytes>] [--num-subbuf=<n>]\n"
+	"                      [--no-fork-helper] [--] <program> [<args>...]";
+
+static void print_help(void)
+{
+	printf("%s\n\n"
+	       "Run <program> unmodified and record every CUDA driver call it\n"
+	       "makes (with the runtime call around it), the data it sends to\n"
+	       "the device, hashes of the data it reads back, its code images\n"
+	       "and the GPU time of its kernels and copies, into a trace bundle\n"
+	       "(doc/bundle-format.md). Works for static and shared cudart,\n"
+	       "driver-API programs and libraries such as cuBLAS.\n\n"
+	       "options:\n"
+	       "  -o, --output <dir>    bundle directory (default: traces/<program>)\n"
+	       "  -f, --force           replace an existing bundle\n"
+	       "  --no-kernel           start the LTTng session daemon, if one\n"
+	       "                        is needed, without kernel tracing (the\n"
+	       "                        default as root when no LTTng kernel\n"
+	       "                        modules are installed)\n"
+	       "  --subbuf-size=<bytes> LTTng sub-buffer size (default %zu)\n"
+	       "  --num-subbuf=<n>      sub-buffers per CPU and process (default %d)\n"
+	       "  --no-fork-helper      do not preload liblttng-ust-fork.so (it\n"
+	       "                        lets children forked after CUDA started\n"
+	       "                        be traced)\n\n"
+	       "exit status: the program's own status when it exits non-zero;\n"
+	       "otherwise 0 for a complete bundle without losses, 1 when the\n"
+	       "program was killed or crashed or anything was lost or is\n"
+	       "unsupported (the bundle is still written, marked incomplete or\n"
+	       "lossy), 2 for a usage error, 130 when interrupted.\n\n"
+	       "environment: GPUMIX_CAPTURE_LIB overrides the path of\n"
+	       "libgpumix-capture.so; LTTNG_SESSIOND_PATH names the session\n"
+	       "daemon; BABELTRACE_PLUGIN_PATH the babeltrace2 plugins.\n",
+	       usage, GM_LTTNG_SUBBUF_DEFAULT, GM_LTTNG_NUM_SUBBUF_DEFAULT);
+}
+
+/* libgpumix-capture.so: $GPUMIX_CAPTURE_LIB, next to gpumix, or ../lib/gpumix. */
+static char *find_library(void)
+{
+	const char *env = getenv("GPUMIX_CAPTURE_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *dir, *p;
+
+	if (env && *env) {
+		return gm_xstrdup(env);
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		return gm_xstrdup("libgpumix-capture.so");
+	}
+	exe[n] = '\0';
+	dir = dirname(exe);
+	p = gm_xasprintf("%s/libgpumix-capture.so", dir);
+	if (!access(p, R_OK)) {
+		return p;
+	}
+	free(p);
+	return gm_xasprintf("%s/../lib/gpumix/libgpumix-capture.so", dir);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s) {
+		return -1;
+	}
+	if (*end == 'k' || *end == 'K') {
+		v <<= 10;
+		end++;
+	} else if (*end == 'M' || *end == 'm') {
+		v <<= 20;
+		end++;
+	}
+	if (*end) {
+		return -1;
+	}
+	*out = (size_t)v;
+	return 0;
+}
+
+static void human_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= (1ull << 30)) {
+		snprintf(buf, len, "%.2f GiB", b / (double)(1ull << 30));
+	} else if (b >= (1ull << 20)) {
+		snprintf(buf, len, "%.1f MiB", b / (double)(1ull << 20));
+	} else if (b >= 1024) {
+		snprintf(buf, len, "%.1f KiB", b / 1024.0);
+	} else {
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	}
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct capture_opts o = { 0 };
+	struct capture_run cr;
+	struct trace_stats st;
+	struct trace_reader *r = NULL;
+	struct bundle_found found = { 0 };
+	struct bundle_run run = { 0 };
+	struct bundle_result res = { 0 };
+	char *out_default = NULL, *lib = NULL, *read_error = NULL;
+	int i, status;
+
+	o.kernel = GM_KERNEL_AUTO;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help();
+			return GM_EXIT_OK;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i == argc) {
+				return gm_usage_error(usage, "%s needs a directory", a);
+			}
+			o.output = argv[i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			o.output = a + 9;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+			o.force = 1;
+		} else if (!strcmp(a, "--no-kernel")) {
+			o.kernel = GM_KERNEL_NO;
+		} else if (!strcmp(a, "--no-fork-helper")) {
+			o.no_fork_helper = 1;
+		} else if (!strncmp(a, "--subbuf-size=", 14)) {
+			if (parse_size(a + 14, &o.subbuf_size) ||
+			    o.subbuf_size < 4096) {
+				return gm_usage_error(usage, "bad sub-buffer size '%s'",
+						      a + 14);
+			}
+		} else if (!strncmp(a, "--num-subbuf=", 13)) {
+			size_t n;
+			if (parse_size(a + 13, &n) || n < 2 || n > 1024) {
+				return gm_usage_error(usage, "bad sub-buffer count '%s'",
+						      a + 13);
+			}
+			o.nr_subbuf = (unsigned)n;
+		} else {
+			return gm_usage_error(usage, "unknown option '%s'", a);
+		}
+	}
+	if (i == argc) {
+		return gm_usage_error(usage, "no program to capture");
+	}
+	o.argv = argv + i;
+	if (!o.output) {
+		char *copy = gm_xstrdup(argv[i]);
+		out_default = gm_xasprintf("traces/%s", basename(copy));
+		free(copy);
+		o.output = out_default;
+	}
+	lib = find_library();
+	o.lib = lib;
+
+	if (capture_run_begin(&cr, &o)) {
+		free(lib);
+		free(out_default);
+		return gm_cli_fail();
+	}
+	if (capture_run_program(&cr)) {
+		/* Report the exec failure after cleaning up. */
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addstr(&why, gm_error_message());
+		gm_error_clear();
+		capture_run_end(&cr);
+		capture_run_discard(&cr);
+		capture_run_release(&cr);
+		gm_error("%s", why.buf);
+		strbuf_release(&why);
+		free(lib);
+		free(out_default);
+		return gm_cli_fail();
+	}
+	capture_run_end(&cr);
+
+	/* Count the trace back. */
+	trace_stats_init(&st);
+	if (trace_reader_open(&r, cr.tmp, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
+					  GM_READER_ALLOW_UNKNOWN) ||
+	    trace_stats_collect(r, &st)) {
+		read_error = gm_xstrdup(gm_error_message());
+		gm_error_clear();
+	}
+	trace_reader_free(r);
+	found.threads = st.threads;
+	found.nr_threads = st.nr_threads;
+	found.events = st.events;
+	found.discarded = st.discarded;
+	found.read_error = read_error;
+	found.api_used = st.api_used;
+	found.device = st.device;
+	found.device_cc = st.device_cc;
+	found.device_sms = st.device_sms;
+	found.driver_version = st.driver_version;
+
+	run.argv = o.argv;
+	run.tool_version = "gpumix " GM_VERSION_STRING;
+	run.exit_code = cr.exit_code;
+	run.signal = cr.signal;
+	run.interrupted = cr.interrupted;
+	run.started = cr.started;
+	run.start_ns = cr.start_ns;
+	run.end_ns = cr.end_ns;
+	run.capture_error = cr.capture_error;
+
+	status = GM_EXIT_OK;
+	if (bundle_finalize(cr.tmp, o.output, o.force, &run, &found, &res)) {
+		gm_error_report(stderr);
+		status = GM_EXIT_ERROR;
+	} else {
+		char bytes[32];
+		human_bytes(bytes, sizeof(bytes), st.blob_ref_bytes + st.inline_bytes);
+		if (gm_cli.verbosity >= 0) {
+			fprintf(stderr, "gpumix: captured %" PRIu64 " calls, %" PRIu64
+				" kernel launches, %" PRIu64 " events from %u "
+				"process%s into '%s' (%s of data)\n",
+				st.by_kind[GM_EV_ENTER], st.launches, st.events,
+				res.processes, res.processes == 1 ? "" : "es",
+				res.path, bytes);
+		}
+	}
+	if (cr.started && !st.events && !res.incomplete) {
+		gm_warning("'%s' made no CUDA driver calls: nothing was recorded",
+			   o.argv[0]);
+	}
+	if (res.incomplete) {
+		fprintf(stderr, "error: the bundle is incomplete: %s\n",
+			res.incomplete);
+		status = GM_EXIT_ERROR;
+	}
+	if (res.losses) {
+		fprintf(stderr, "error: the capture lost data (%" PRIu64 "): %s\n",
+			res.losses, res.summary ? res.summary : "see the manifest");
+		for (size_t k = 0; k < st.nr_unsupported; k++) {
+			fprintf(stderr, "  unsupported: %s (%" PRIu64 " calls)\n",
+				st.unsupported[k].name, st.unsupported[k].count);
+		}
+		status = GM_EXIT_ERROR;
+	}
+	if (cr.interrupted) {
+		status = GM_EXIT_INTERRUPTED;
+	}
+	if (cr.started && !cr.signal && cr.exit_code) {
+		fprintf(stderr, "gpumix: '%s' exited with status %d\n", o.argv[0],
+			cr.exit_code);
+		status = cr.exit_code;
+	}
+	bundle_result_release(&res);
+	trace_stats_release(&st);
+	capture_run_release(&cr);
+	free(read_error);
+	free(lib);
+	free(out_default);
+	return status;
+}

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix trace: inspect a bundle. `info` summarises it (program, device,
+ * calls per API, kernels with launch counts and layouts, bytes moved,
+ * storage, losses); `dump` prints every call in order, one line each,
+ * with its arguments; `kernels` and `losses` print one part of `info`.
+ * Incomplete and lossy bundles can be inspected: that is what these
+ * commands are for; they say so first.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/api.h"
+#include "capture/counts.h"
+#include "capture/record.h"
+#include "cli.h"
+#include "error.h"
+#include "reconstruct/trace_stats.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix trace info <bundle>\n"
+	"   or: gpumix trace dump [--events] <bundle>\n"
+	"   or: gpumix trace kernels <bundle>\n"
+	"   or: gpumix trace losses <bundle>\n"
+	"   or: gpumix trace check <bundle>";
+
+static void print_help(void)
+{
+	printf("%s\n\n"
+	       "  info     what the bundle holds: program, device, calls per API,\n"
+	       "           kernels (launches, argument layout, GPU time), bytes\n"
+	       "           moved, blobs stored and deduplicated, losses\n"
+	       "  dump     every recorded call in order, one line each:\n"
+	       "           #EVENT TIME PID:TID NAME(ARGS) = STATUS [RUNTIME CALL]\n"
+	       "           --events prints every event instead (activity,\n"
+	       "           layouts, results, runtime calls)\n"
+	       "  kernels  the kernel lines of info\n"
+	       "  losses   completeness and the loss counters; exits 1 when\n"
+	       "           the bundle is incomplete or lost anything\n"
+	       "  check    read the bundle as a replay would: strictly, every\n"
+	       "           event decoded, every blob and module image read and\n"
+	       "           its hash checked; exits 1 at the first problem\n\n"
+	       "exit status: 0 success, 1 error, 2 usage error.\n",
+	       usage);
+}
+
+static int open_bundle(const char *dir, struct trace_reader **r)
+{
+	return trace_reader_open(r, dir, GM_READER_ALLOW_INCOMPLETE |
+						 GM_READER_ALLOW_LOSSY |
+						 GM_READER_ALLOW_UNKNOWN);
+}
+
+static const char *mget(const struct kvfile *m, const char *key)
+{
+	const char *v = kvfile_get(m, key);
+	return v ? v : "?";
+}
+
+/* Keys "PREFIX.NAME = N" of the manifest as "  NAME N" lines. */
+static int print_prefixed(const struct kvfile *m, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	int n = 0;
+
+	for (size_t i = 0; i < m->nr; i++) {
+		if (!strncmp(m->keys[i], prefix, plen) && m->keys[i][plen] == '.') {
+			printf("  %-44s %s\n", m->keys[i] + plen + 1, m->values[i]);
+			n++;
+		}
+	}
+	return n;
+}
+
+static void print_losses(const struct kvfile *m)
+{
+	const char *complete = kvfile_get(m, "complete");
+	const char *losses = kvfile_get(m, "losses");
+
+	printf("complete: %s\n", complete ? complete : "?");
+	if (kvfile_get(m, "incomplete")) {
+		printf("incomplete: %s\n", kvfile_get(m, "incomplete"));
+	}
+	printf("losses: %s\n", losses ? losses : "?");
+	if (kvfile_get(m, "losses.summary")) {
+		printf("  %s\n", kvfile_get(m, "losses.summary"));
+	}
+	printf("events: emitted=%s found=%s missing=%s discarded=%s\n",
+	       mget(m, "events.emitted"), mget(m, "events.found"),
+	       mget(m, "events.missing"), mget(m, "events.discarded"));
+	for (size_t i = 0; i < m->nr; i++) {
+		if (!strncmp(m->keys[i], "loss.", 5) ||
+		    !strncmp(m->keys[i], "warning.", 8)) {
+			printf("%s=%s\n", m->keys[i], m->values[i]);
+		}
+	}
+}
+
+static void print_kernels(const struct trace_stats *st)
+{
+	for (size_t i = 0; i < st->nr_kernels; i++) {
+		const struct trace_kernel_stat *k = &st->kernels[i];
+		printf("kernel %s launches=%" PRIu64, k->name, k->launches);
+		if (k->nparams >= 0) {
+			printf(" params=%d param_bytes=%u layout=%s", k->nparams,
+			       k->param_bytes, k->layout ? k->layout : "");
+		} else {
+			printf(" params=?");
+		}
+		printf(" gpu_runs=%" PRIu64 " gpu_ms=%.3f gpu_max_ms=%.3f\n",
+		       k->gpu_count, k->gpu_ns / 1e6, k->gpu_max_ns / 1e6);
+	}
+}
+
+static int cmd_info(const char *dir)
+{
+	struct trace_reader *r;
+	struct trace_stats st;
+	const struct kvfile *m;
+	int ret = 0;
+
+	if (open_bundle(dir, &r)) {
+		return gm_cli_fail();
+	}
+	m = trace_reader_manifest(r);
+	trace_stats_init(&st);
+	if (trace_stats_collect(r, &st)) {
+		/* Show what could be read, then the error. */
+		ret = -1;
+	}
+	printf("bundle: %s\n", dir);
+	printf("format: %s\n", mget(m, "format"));
+	printf("tool: %s\n", mget(m, "tool"));
+	if (kvfile_get(m, "incomplete")) {
+		printf("complete: %s (%s)\n", mget(m, "complete"),
+		       kvfile_get(m, "incomplete"));
+	} else {
+		printf("complete: %s\n", mget(m, "complete"));
+	}
+	printf("program: %s\n", mget(m, "program"));
+	printf("command: %s\n", mget(m, "command"));
+	printf("cwd: %s\n", mget(m, "cwd"));
+	printf("captured: %s on %s, %s s, exit %s\n", mget(m, "capture.start"),
+	       mget(m, "host"), mget(m, "capture.seconds"), mget(m, "exit"));
+	printf("device: %s (cc %s, %s SMs)\n", mget(m, "device.name"),
+	       mget(m, "device.cc"), mget(m, "device.sms"));
+	printf("driver: %s\n", mget(m, "driver.version"));
+	printf("processes: %s\n", mget(m, "processes"));
+	printf("threads: %zu\n", st.nr_threads);
+	printf("events: %" PRIu64 " (calls %" PRIu64 ", runtime %" PRIu64
+	       ", activity %" PRIu64 ")\n", st.events, st.by_kind[GM_EV_ENTER],
+	       st.by_kind[GM_EV_RT_ENTER],
+	       st.by_kind[GM_EV_ACT_KERNEL] + st.by_kind[GM_EV_ACT_MEMCPY] +
+		       st.by_kind[GM_EV_ACT_MEMSET]);
+
+	printf("\ncalls:\n");
+	for (int i = 0; i < GM_API_COUNT; i++) {
+		if (st.calls[i]) {
+			printf("  %-44s %" PRIu64 "\n", gm_api_table[i].name,
+			       st.calls[i]);
+		}
+	}
+	printf("calls that failed: %" PRIu64 "\n", st.failed_calls);
+	printf("ignored calls (queries):\n");
+	if (!print_prefixed(m, "ignored")) {
+		printf("  none\n");
+	}
+	printf("unsupported calls:\n");
+	if (!print_prefixed(m, "unsupported")) {
+		printf("  none\n");
+	}
+	printf("runtime calls:\n");
+	if (!print_prefixed(m, "runtime")) {
+		printf("  none\n");
+	}
+
+	printf("\nkernels: %zu, launches: %" PRIu64 "\n", st.nr_kernels,
+	       st.launches);
+	print_kernels(&st);
+
+	printf("\nbytes moved (API):\n");
+	printf("  h2d_bytes=%" PRIu64 " h2d_copies=%" PRIu64 "\n", st.h2d_bytes,
+	       st.h2d_copies);
+	printf("  d2h_bytes=%" PRIu64 " d2h_copies=%" PRIu64 "\n", st.d2h_bytes,
+	       st.d2h_copies);
+	printf("  d2d_bytes=%" PRIu64 " d2d_copies=%" PRIu64 "\n", st.d2d_bytes,
+	       st.d2d_copies);
+	printf("  memset_bytes=%" PRIu64 " memsets=%" PRIu64 "\n",
+	       st.memset_bytes, st.memsets);
+	printf("  d2h_result_hashes=%" PRIu64 "\n", st.d2h_hashes);
+	printf("GPU activity (CUPTI):\n");
+	printf("  kernel_ms=%.3f memcpy_ms=%.3f h2d_bytes=%" PRIu64
+	       " d2h_bytes=%" PRIu64 " d2d_bytes=%" PRIu64 "\n",
+	       st.act_kernel_ns / 1e6, st.act_memcpy_ns / 1e6,
+	       st.act_memcpy_bytes[1] + st.act_memcpy_bytes[3],
+	       st.act_memcpy_bytes[2] + st.act_memcpy_bytes[4],
+	       st.act_memcpy_bytes[8]);
+
+	printf("\ndata:\n");
+	printf("  inline_bytes=%" PRIu64 "\n", st.inline_bytes);
+	printf("  blob_references=%" PRIu64 " blob_referenced_bytes=%" PRIu64
+	       "\n", st.blob_refs, st.blob_ref_bytes);
+	printf("  blobs_stored=%s blobs_stored_bytes=%s blobs_deduplicated=%s "
+	       "blobs_deduplicated_bytes=%s\n", mget(m, "blobs.stored"),
+	       mget(m, "blobs.stored_bytes"), mget(m, "blobs.deduplicated"),
+	       mget(m, "blobs.deduplicated_bytes"));
+	printf("  modules_loaded=%" PRIu64 " modules_stored=%s "
+	       "modules_stored_bytes=%s\n", st.modules, mget(m, "modules.stored"),
+	       mget(m, "modules.stored_bytes"));
+
+	printf("\n");
+	print_losses(m);
+	trace_stats_release(&st);
+	trace_reader_free(r);
+	return ret ? gm_cli_fail() : GM_EXIT_OK;
+}
+
+static int cmd_kernels(const char *dir)
+{
+	struct trace_reader *r;
+	struct trace_stats st;
+	int ret;
+
+	if (open_bundle(dir, &r)) {
+		return gm_cli_fail();
+	}
+	trace_stats_init(&st);
+	ret = trace_stats_collect(r, &st);
+	print_kernels(&st);
+	trace_stats_release(&st);
+	trace_reader_free(r);
+	return ret ? gm_cli_fail() : GM_EXIT_OK;
+}
+
+static int cmd_losses(const char *dir)
+{
+	struct trace_reader *r;
+	const struct kvfile *m;
+	int bad;
+
+	if (open_bundle(dir, &r)) {
+		return gm_cli_fail();
+	}
+	m = trace_reader_manifest(r);
+	print_losses(m);
+	bad = !kvfile_get(m, "complete") || strcmp(kvfile_get(m, "complete"), "yes") ||
+	      !kvfile_get(m, "losses") || strcmp(kvfile_get(m, "losses"), "0");
+	trace_reader_free(r);
+	return bad ? GM_EXIT_ERROR : GM_EXIT_OK;
+}
+
+static int cmd_check(const char *dir)
+{
+	struct trace_reader *r;
+	const struct gm_event *ev;
+	struct strbuf buf = STRBUF_INIT;
+	uint64_t events = 0, blobs = 0, modules = 0;
+	int rc;
+
+	if (trace_reader_open(&r, dir, 0)) {
+		return gm_cli_fail();
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		events++;
+		strbuf_reset(&buf);
+		if (ev->flags & GM_RF_MODULE) {
+			if (trace_reader_module(r, ev, &buf)) {
+				gm_error("event %" PRIu64 " (%s): bad module image",
+					 ev->index, gm_event_name(ev));
+				rc = -1;
+				break;
+			}
+			modules++;
+		} else if (ev->flags & GM_RF_BLOB) {
+			if (trace_reader_payload(r, ev, &buf)) {
+				rc = -1;
+				break;
+			}
+			blobs++;
+		}
+	}
+	strbuf_release(&buf);
+	trace_reader_free(r);
+	if (rc < 0) {
+		gm_error("bundle '%s' failed the check", dir);
+		return gm_cli_fail();
+	}
+	printf("%s: ok, %" PRIu64 " events, %" PRIu64 " blob payloads and %" PRIu64
+	       " module images verified\n", dir, events, blobs, modules);
+	return GM_EXIT_OK;
+}
+
+/* ---- dump ------------------------------------------------------------------ */
+
+static void fmt_arg(struct strbuf *sb, enum gm_arg_type t, uint64_t v)
+{
+	switch (t) {
+	case GM_T_SIZE:
+	case GM_T_U32:
+	case GM_T_ENUM:
+	case GM_T_DEV:
+		strbuf_addf(sb, "%" PRIu64, v);
+		break;
+	case GM_T_I32:
+		strbuf_addf(sb, "%" PRId64, (int64_t)v);
+		break;
+	default:
+		strbuf_addf(sb, "0x%" PRIx64, v);
+		break;
+	}
+}
+
+static void fmt_hash(struct strbuf *sb, struct gm_hash h)
+{
+	char hex[GM_HASH_HEX_LEN + 1];
+
+	gm_hash_hex(h, hex);
+	strbuf_addstr(sb, hex);
+}
+
+/* The data part of an event: inline bytes, blob, image or result hash. */
+static void fmt_payload(struct strbuf *sb, const struct gm_event *ev)
+{
+	if (ev->flags & GM_RF_MODULE) {
+		unsigned k = (ev->flags & GM_RF_IMAGE_MASK) >> GM_RF_IMAGE_SHIFT;
+		strbuf_addf(sb, " image=%s:", gm_image_kind_name(k));
+		fmt_hash(sb, ev->blob);
+		strbuf_addf(sb, ":%" PRIu64, ev->blob_size);
+	} else if (ev->flags & GM_RF_BLOB) {
+		strbuf_addstr(sb, " data=blob:");
+		fmt_hash(sb, ev->blob);
+		strbuf_addf(sb, ":%" PRIu64, ev->blob_size);
+	} else if (ev->flags & GM_RF_HASH) {
+		strbuf_addstr(sb, " result=");
+		fmt_hash(sb, ev->blob);
+		strbuf_addf(sb, ":%" PRIu64, ev->blob_size);
+	}
+	if (ev->data_len) {
+		strbuf_addf(sb, " inline=%zu:", ev->data_len);
+		for (size_t i = 0; i < ev->data_len && i < 32; i++) {
+			strbuf_addf(sb, "%02x", ev->data[i]);
+		}
+		if (ev->data_len > 32) {
+			strbuf_addstr(sb, "...");
+		}
+	}
+	if (ev->flags & GM_RF_FAILED) {
+		strbuf_addstr(sb, " FAILED");
+	}
+	if (ev->flags & GM_RF_NO_LAYOUT) {
+		strbuf_addstr(sb, " NO-LAYOUT");
+	}
+	if (ev->flags & GM_RF_TRUNCATED) {
+		strbuf_addstr(sb, " TRUNCATED");
+	}
+	if (ev->flags & GM_RF_UNSYNCED) {
+		strbuf_addstr(sb, " UNSYNCED");
+	}
+}
+
+static void fmt_call(struct strbuf *sb, const struct gm_event *ev)
+{
+	const struct gm_api_desc *d = &gm_api_table[ev->api];
+
+	const char *sep = "";
+
+	strbuf_addf(sb, "%s(", d->name);
+	for (unsigned i = 0; i < d->nr_args && i < ev->nr_args; i++) {
+		if (ev->kind == GM_EV_ENTER && d->args[i].dir == GM_DIR_OUT) {
+			continue;
+		}
+		strbuf_addf(sb, "%s%s=", sep, d->args[i].name);
+		fmt_arg(sb, d->args[i].type, ev->args[i]);
+		sep = ", ";
+	}
+	strbuf_addch(sb, ')');
+	if (ev->str[0]) {
+		strbuf_addf(sb, " \"%s\"", ev->str);
+	}
+}
+
+static void fmt_event(struct strbuf *sb, const struct gm_event *ev,
+		      int64_t t0)
+{
+	const char *const *names = gm_event_arg_names(ev->kind);
+
+	strbuf_addf(sb, "#%" PRIu64 " %.6f %u:%u %s ", ev->index,
+		    (ev->time_ns - t0) / 1e9, ev->pid, ev->tid,
+		    gm_event_kind_name(ev->kind));
+	if ((ev->kind == GM_EV_ENTER || ev->kind == GM_EV_EXIT) && ev->api >= 0) {
+		fmt_call(sb, ev);
+		if (ev->kind == GM_EV_EXIT) {
+			strbuf_addf(sb, " = %d", ev->status);
+		}
+	} else {
+		strbuf_addf(sb, "%s api=%u", ev->str[0] ? ev->str : "-",
+			    ev->raw_api);
+		for (unsigned i = 0; names && names[i] && i < ev->nr_args; i++) {
+			strbuf_addf(sb, " %s=%" PRIu64, names[i], ev->args[i]);
+		}
+		if (ev->kind == GM_EV_RT_EXIT) {
+			strbuf_addf(sb, " = %d", ev->status);
+		}
+	}
+	strbuf_addf(sb, " corr=%u", ev->corr);
+	if (ev->rt_corr) {
+		strbuf_addf(sb, " rt_corr=%u", ev->rt_corr);
+	}
+	fmt_payload(sb, ev);
+}
+
+#define DUMP_RT_DEPTH 8
+
+/* Per-thread state of the call-per-line dump. */
+struct dump_thread {
+	uint32_t pid, tid;
+	struct strbuf enter;		/* formatted entry line, or empty */
+	uint64_t enter_index;
+	struct strbuf rt[DUMP_RT_DEPTH];	/* recent runtime call names */
+	uint32_t rt_corr[DUMP_RT_DEPTH];
+	int rt_next;
+};
+
+static struct dump_thread *dump_thread(struct dump_thread **ts, size_t *nr,
+				       size_t *alloc, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < *nr; i++) {
+		if ((*ts)[i].pid == pid && (*ts)[i].tid == tid) {
+			return &(*ts)[i];
+		}
+	}
+	GM_ALLOC_GROW(*ts, *nr + 1, *alloc);
+	memset(&(*ts)[*nr], 0, sizeof((*ts)[0]));
+	(*ts)[*nr].pid = pid;
+	(*ts)[*nr].tid = tid;
+	strbuf_init(&(*ts)[*nr].enter, 0);
+	for (int i = 0; i < DUMP_RT_DEPTH; i++) {
+		strbuf_init(&(*ts)[*nr].rt[i], 0);
+	}
+	return &(*ts)[(*nr)++];
+}
+
+static int cmd_dump(const char *dir, int events)
+{
+	struct trace_reader *r;
+	const struct gm_event *ev;
+	struct strbuf line = STRBUF_INIT;
+	struct dump_thread *ts = NULL;
+	size_t nr = 0, alloc = 0;
+	int64_t t0 = 0;
+	int rc, first = 1;
+
+	if (open_bundle(dir, &r)) {
+		return gm_cli_fail();
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		struct dump_thread *t;
+		if (first) {
+			t0 = ev->time_ns;
+			first = 0;
+		}
+		strbuf_reset(&line);
+		if (events) {
+			fmt_event(&line, ev, t0);
+			puts(line.buf);
+			continue;
+		}
+		t = dump_thread(&ts, &nr, &alloc, ev->pid, ev->tid);
+		switch (ev->kind) {
+		case GM_EV_RT_ENTER:
+			strbuf_reset(&t->rt[t->rt_next]);
+			strbuf_addstr(&t->rt[t->rt_next], ev->str);
+			t->rt_corr[t->rt_next] = ev->corr;
+			t->rt_next = (t->rt_next + 1) % DUMP_RT_DEPTH;
+			break;
+		case GM_EV_RT_EXIT:
+			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u %s failed: %d",
+				    ev->index, (ev->time_ns - t0) / 1e9, ev->pid,
+				    ev->tid, ev->str, ev->status);
+			puts(line.buf);
+			break;
+		case GM_EV_ENTER:
+			if (t->enter.len) {
+				/* The previous call on this thread never returned. */
+				printf("%s = (no exit)\n", t->enter.buf);
+			}
+			strbuf_reset(&t->enter);
+			t->enter_index = ev->index;
+			strbuf_addf(&t->enter, "#%" PRIu64 " %.6f %u:%u ", ev->index,
+				    (ev->time_ns - t0) / 1e9, ev->pid, ev->tid);
+			if (ev->api < 0) {
+				strbuf_addf(&t->enter, "(unknown call %u)", ev->raw_api);
+			} else {
+				fmt_call(&t->enter, ev);
+			}
+			fmt_payload(&t->enter, ev);
+			break;
+		case GM_EV_EXIT:
+			if (!t->enter.len) {
+				strbuf_addf(&t->enter, "#%" PRIu64 " (exit without "
+					    "entry)", ev->index);
+			}
+			strbuf_add(&line, t->enter.buf, t->enter.len);
+			strbuf_addf(&line, " = %d", ev->status);
+			if (ev->api >= 0) {
+				const struct gm_api_desc *d = &gm_api_table[ev->api];
+				const char *sep = " ->";
+				for (unsigned i = 0; i < d->nr_args; i++) {
+					if (d->args[i].dir != GM_DIR_OUT) {
+						continue;
+					}
+					strbuf_addf(&line, "%s %s=", sep, d->args[i].name);
+					fmt_arg(&line, d->args[i].type, ev->args[i]);
+					sep = "";
+				}
+			}
+			fmt_payload(&line, ev);
+			for (int k = 0; ev->rt_corr && k < DUMP_RT_DEPTH; k++) {
+				if (t->rt_corr[k] == ev->rt_corr && t->rt[k].len) {
+					strbuf_addf(&line, " [%s]", t->rt[k].buf);
+					break;
+				}
+			}
+			puts(line.buf);
+			strbuf_reset(&t->enter);
+			break;
+		case GM_EV_UNSUPPORTED:
+			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u UNSUPPORTED %s",
+				    ev->index, (ev->time_ns - t0) / 1e9, ev->pid,
+				    ev->tid, ev->str);
+			puts(line.buf);
+			break;
+		default:
+			break;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (ts[i].enter.len) {
+			printf("%s = (no exit)\n", ts[i].enter.buf);
+		}
+		strbuf_release(&ts[i].enter);
+		for (int k = 0; k < DUMP_RT_DEPTH; k++) {
+			strbuf_release(&ts[i].rt[k]);
+		}
+	}
+	free(ts);
+	strbuf_release(&line);
+	trace_reader_free(r);
+	return rc < 0 ? gm_cli_fail() : GM_EXIT_OK;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	const char *sub;
+	int events = 0, i = 2;
+
+	if (argc < 2) {
+		return gm_usage_error(usage, "missing subcommand");
+	}
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
+		print_help();
+		return GM_EXIT_OK;
+	}
+	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
+	    strcmp(sub, "losses") && strcmp(sub, "check")) {
+		return gm_usage_error(usage, "unknown subcommand '%s'", sub);
+	}
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			print_help();
+			return GM_EXIT_OK;
+		} else if (!strcmp(sub, "dump") && !strcmp(argv[i], "--events")) {
+			events = 1;
+		} else {
+			return gm_usage_error(usage, "unknown option '%s'", argv[i]);
+		}
+	}
+	if (i != argc - 1) {
+		return gm_usage_error(usage, i == argc ? "missing bundle directory"
+						       : "too many arguments");
+	}
+	if (!strcmp(sub, "info")) {
+		return cmd_info(argv[i]);
+	}
+	if (!strcmp(sub, "kernels")) {
+		return cmd_kernels(argv[i]);
+	}
+	if (!strcmp(sub, "losses")) {
+		return cmd_losses(argv[i]);
+	}
+	if (!strcmp(sub, "check")) {
+		return cmd_check(argv[i]);
+	}
+	return cmd_dump(argv[i], events);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One pass over a bundle that sums up what it holds: events per thread
+ * (what `gpumix capture` compares with the library's own counters), calls
+ * per API, kernels with their launch counts, parameter layouts and GPU
+ * time, bytes moved by direction, payload storage, unsupported calls and
+ * tracer losses. `gpumix trace info` prints it.
+ */
+#ifndef GM_TRACE_STATS_H
+#define GM_TRACE_STATS_H
+
+#include <stdint.h>
+
+#include "capture/bundle.h"
+#include "trace_reader.h"
+
+struct trace_kernel_stat {
+	char *name;		/* mangled, as the driver knows it */
+	uint64_t launches;
+	int nparams;		/* -1: layout unknown */
+	uint32_t param_bytes;
+	char *layout;		/* "off:size,..." */
+	uint64_t gpu_count;	/* CUPTI activity records */
+	uint64_t gpu_ns;
+	uint64_t gpu_max_ns;
+};
+
+struct trace_name_count {
+	char *name;
+	uint64_t count;
+};
+
+struct trace_stats {
+	uint64_t events;
+	uint64_t by_kind[GM_EV_COUNT];
+	uint64_t calls[GM_API_COUNT];	/* enter events */
+	uint8_t api_used[GM_API_COUNT];	/* in any event */
+	uint64_t failed_calls;		/* exits with a non-zero status */
+	int64_t first_ns, last_ns;
+
+	struct gm_thread_count *threads;
+	size_t nr_threads, alloc_threads;
+
+	struct trace_kernel_stat *kernels;
+	size_t nr_kernels, alloc_kernels;
+	uint64_t launches;
+
+	struct trace_name_count *unsupported;
+	size_t nr_unsupported, alloc_unsupported;
+
+	uint64_t h2d_bytes, d2h_bytes, d2d_bytes, memset_bytes;
+	uint64_t h2d_copies, d2h_copies, d2d_copies, memsets;
+	uint64_t inline_bytes;		/* payload bytes kept in events */
+	uint64_t blob_refs, blob_ref_bytes; /* payload references to blobs/ */
+	uint64_t modules, module_bytes;
+	uint64_t d2h_hashes;
+	uint64_t act_memcpy_bytes[16];	/* by CUPTI copy kind (1 HtoD, 2 DtoH,
+					 * 3 HtoA, 4 AtoH, 8 DtoD, ...) */
+	uint64_t act_memcpy_ns, act_kernel_ns;
+	uint64_t discarded;
+	char *device;			/* first device event, or NULL */
+	uint64_t device_cc, device_sms, driver_version;
+};
+
+void trace_stats_init(struct trace_stats *st);
+void trace_stats_release(struct trace_stats *st);
+
+/* Read all of @r into @st. Returns 0, or -1 with the reader's cause. */
+int trace_stats_collect(struct trace_reader *r, struct trace_stats *st);
+
+/* Events found for thread @tid of @pid (0 when none). */
+uint64_t trace_stats_thread_events(const struct trace_stats *st, uint32_t pid,
+				   uint32_t tid);
+
+#endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gpumix capture from the command line, with the GPU-less emitter as the
+# program: usage errors, pass-through of the program's output and exit
+# status, refusal to overwrite, --force, a program that cannot start, the
+# default bundle name, a program killed mid-capture.
+. "$GPUMIX_TOP/tests/lib.sh"
+# (scratch_dir in $(...) would remove the directory when its subshell exits)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+E=$GPUMIX_BUILD/tests/capture_emitter
+# What one thread of the emitter's sequence holds.
+eval "$("$E" --count)"	# events= calls= launches=
+
+out=$("$GPUMIX" capture 2>&1); rc=$?
+check_eq "no program: usage error" 2 "$rc"
+check_match "... says so" "no program to capture" "$out"
+out=$("$GPUMIX" capture --bogus -- true 2>&1); rc=$?
+check_eq "unknown option: usage error" 2 "$rc"
+check_match "... names it" "unknown option '--bogus'" "$out"
+out=$("$GPUMIX" capture --subbuf-size=12 -- true 2>&1); rc=$?
+check_eq "bad sub-buffer size: usage error" 2 "$rc"
+out=$("$GPUMIX" capture --help); rc=$?
+check_eq "--help exits 0" 0 "$rc"
+check_match "--help prints the usage on stdout" "^usage: gpumix capture" "$out"
+check_match "--help documents the exit status" "exit status" "$out"
+out=$("$GPUMIX" help capture); rc=$?
+check_eq "gpumix help capture exits 0" 0 "$rc"
+out=$("$GPUMIX" --help)
+check_match "capture is in the command list" "capture +run a program and record its CUDA calls" "$out"
+check_match "trace is in the command list" "trace +inspect a bundle" "$out"
+
+# The program's stdout and stderr pass through; gpumix adds one line on stderr.
+out=$("$GPUMIX" capture -o "$tmp/a" -- "$E" 2>"$tmp/err"); rc=$?
+check_eq "a good capture exits 0" 0 "$rc"
+check_eq "the program's stdout passes through unchanged" \
+	"capture_emitter: 1 threads, $events events each" "$out"
+check_match "one summary line on stderr" "^gpumix: captured $calls calls, $launches kernel launches, $events events from 1 process into '$tmp/a'" "$(cat "$tmp/err")"
+check_eq "nothing else on stderr" 1 "$(wc -l <"$tmp/err" | tr -d ' ')"
+check "the bundle has a manifest" test -f "$tmp/a/manifest"
+check "no temporary directory is left" test -z "$(ls -d "$tmp"/a.tmp-* 2>/dev/null)"
+out=$("$GPUMIX" -q capture -o "$tmp/q" -- "$E" 2>&1 >/dev/null); rc=$?
+check_eq "-q: no summary line" "" "$out"
+
+before=$(stat -c %Y "$tmp/a/manifest")
+out=$("$GPUMIX" capture -o "$tmp/a" -- "$E" 2>&1); rc=$?
+check_eq "an existing bundle is not overwritten" 1 "$rc"
+check_match "... error says so" "^error: '$tmp/a' already exists" "$out"
+check_match "... hint names --force" "^hint: use --force" "$out"
+check_eq "... the old bundle is untouched" "$before" "$(stat -c %Y "$tmp/a/manifest")"
+sleep 1
+out=$("$GPUMIX" -q capture --force -o "$tmp/a" -- "$E" 2>&1); rc=$?
+check_eq "--force replaces it" 0 "$rc"
+check "... with a new manifest" test "$(stat -c %Y "$tmp/a/manifest")" != "$before"
+check "... and no leftovers" test -z "$(ls -d "$tmp"/a.old-* "$tmp"/a.tmp-* 2>/dev/null)"
+
+out=$("$GPUMIX" capture -o "$tmp/nf" -- "$tmp/does-not-exist" 2>&1); rc=$?
+check_eq "a program that cannot start: exit 1" 1 "$rc"
+check_match "... with the reason" "^error: cannot run '$tmp/does-not-exist': No such file or directory" "$out"
+check "... and no bundle" test ! -e "$tmp/nf"
+check "... and no temporary directory" test -z "$(ls -d "$tmp"/nf.tmp-* 2>/dev/null)"
+
+echo junk >"$tmp/bad.so"
+out=$(GPUMIX_CAPTURE_LIB=$tmp/bad.so "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
+check_eq "a capture library that cannot load: exit 1" 1 "$rc"
+check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': " "$out"
+check "... and leaves nothing" test ! -e "$tmp/badlib"
+out=$("$GPUMIX" capture -o "$tmp/nocuda" -- true 2>&1); rc=$?
+check_eq "a program without CUDA: exit 0" 0 "$rc"
+check_match "... with a warning that nothing was recorded" "^warning: 'true' made no CUDA driver calls" "$out"
+
+"$GPUMIX" -q capture -o "$tmp/x3" -- "$E" --exit 3 >/dev/null 2>&1; rc=$?
+check_eq "the program's exit status passes through" 3 "$rc"
+check_match "... and its bundle is complete" "^complete = yes" "$(cat "$tmp/x3/manifest")"
+
+(cd "$tmp" && "$GPUMIX" -q capture -- "$E" >/dev/null 2>&1); rc=$?
+check_eq "default bundle name works" 0 "$rc"
+check "... it is traces/<program>" test -f "$tmp/traces/capture_emitter/manifest"
+
+# A program killed mid-capture: the bundle is readable and marked incomplete.
+"$GPUMIX" capture -o "$tmp/killed" -- "$E" --hang-after 40 >/dev/null 2>"$tmp/kerr" &
+gp=$!
+counts=
+for _ in $(seq 200); do
+	counts=$(ls "$tmp"/killed.tmp-*/procs/*.counts 2>/dev/null | head -1)
+	[ -n "$counts" ] && grep -q "waiting to be killed" "$tmp/kerr" && break
+	sleep 0.05
+done
+epid=$(basename "${counts:-none}" .counts)
+if [ -n "$counts" ]; then kill -9 "$epid"; fi
+wait "$gp"; rc=$?
+check_eq "a killed program: capture exits 1" 1 "$rc"
+check_match "... and says the bundle is incomplete" \
+	"^error: the bundle is incomplete: the program was killed by signal 9; process $epid did not exit normally" \
+	"$(cat "$tmp/kerr")"
+check_match "... manifest: complete = no" "^complete = no" "$(cat "$tmp/killed/manifest")"
+out=$("$GPUMIX" trace info "$tmp/killed"); rc=$?
+check_eq "... trace info still reads it" 0 "$rc"
+check_match "... and shows the 40 events it holds" "^events: 40 " "$out"
+"$GPUMIX" trace losses "$tmp/killed" >/dev/null; rc=$?
+check_eq "... trace losses exits 1" 1 "$rc"
+out=$("$GPUMIX" trace check "$tmp/killed" 2>&1); rc=$?
+check_eq "... a strict read refuses it" 1 "$rc"
+check_match "... because it is incomplete" "^error: bundle '$tmp/killed' is incomplete: the program was killed by signal 9" "$out"
+# Interrupted: a SIGTERM sent to gpumix reaches the program; exit 130.
+# (A background job ignores SIGINT, so the test uses SIGTERM.)
+"$GPUMIX" capture -o "$tmp/int" -- "$E" --mini --hang-after 0 >/dev/null 2>"$tmp/ierr" &
+gp=$!
+for _ in $(seq 200); do
+	grep -q "waiting to be killed" "$tmp/ierr" && break
+	sleep 0.05
+done
+kill -TERM "$gp"
+wait "$gp"; rc=$?
+check_eq "an interrupted capture exits 130" 130 "$rc"
+check_match "... the bundle says why" "^incomplete = the program was killed by signal 15; the capture was interrupted" \
+	"$(cat "$tmp/int/manifest")"
+done_testing

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Regenerate the committed corpus of good and bad bundles. Every bundle is
+# made by the real path (gpumix capture of the emitter, through the real
+# LTTng session and provider, on a CPU); the bad ones are then damaged the
+# way real bundles get damaged. For each bundle NAME, NAME.error holds the
+# exact stderr of `gpumix trace check tests/data/bundles/NAME` (empty for
+# good ones) and tests/cli/trace_corpus.sh checks it.
+#
+# usage (from the repository root, after make): tests/data/bundles/make-corpus.sh
+# Regenerate when the bundle format changes (and bump its version).
+set -eu
+cd "$(dirname "$0")/../../.."
+G=build/gpumix
+E=build/tests/capture_emitter
+D=tests/data/bundles
+[ -x "$G" ] && [ -x "$E" ] || { echo "build first (make)" >&2; exit 1; }
+
+names="good killed lost-events unsupported format no-manifest corrupt-blob
+	missing-blob missing-module truncated-stream unknown-call changed-call"
+for n in $names; do rm -rf "${D:?}/$n"; done
+
+cap() { "$G" -q capture -o "$D/$1" -- "$E" --mini "${@:2}" >/dev/null 2>&1 || true; }
+
+cap good
+cap lost-events --lose 3
+cap unsupported --unsupported
+
+# killed: the program is killed after its events, mid-run
+"$G" -q capture -o "$D/killed" -- "$E" --mini --hang-after 0 >/dev/null 2>"$D/.kerr" &
+gp=$!
+for _ in $(seq 200); do
+	c=$(ls "$D"/killed.tmp-*/procs/*.counts 2>/dev/null | head -1)
+	[ -n "$c" ] && grep -q waiting "$D/.kerr" && break
+	sleep 0.05
+done
+kill -9 "$(basename "$c" .counts)"
+wait "$gp" || true
+rm -f "$D/.kerr"
+
+copy() { cp -a "$D/good" "$D/$1"; }
+copy format
+sed -i 's/^format = gpumix-bundle 1$/format = gpumix-bundle 2/' "$D/format/manifest"
+copy no-manifest
+rm "$D/no-manifest/manifest"
+copy corrupt-blob
+b=$(ls "$D"/corrupt-blob/blobs/* | head -1)
+printf 'X' | dd of="$b" bs=1 seek=100 conv=notrunc status=none
+copy missing-blob
+rm "$D"/missing-blob/blobs/*
+copy missing-module
+rm "$D"/missing-module/modules/*
+copy truncated-stream
+for s in "$D"/truncated-stream/ctf/ust/pid/*/gpumix_*; do
+	[ "$(stat -c %s "$s")" -gt 0 ] && truncate -s 100 "$s"
+done
+copy unknown-call
+sed -i 's/ cuMemFree_v2 / cuMemFreeOld /' "$D/unknown-call/api-table"
+copy changed-call
+sed -i 's/^\([0-9]* cuMemAlloc_v2 replayed NONE\) .*/\1 dptr:dptr:o,bytesize:u32:i/' \
+	"$D/changed-call/api-table"
+
+for n in $names; do
+	"$G" trace check "$D/$n" >/dev/null 2>"$D/$n.error" || true
+	sed -i "s|$PWD/||g" "$D/$n.error"	# babeltrace2 uses absolute paths
+done
+"$G" trace dump "$D/good" | sed -E 's/^(#[0-9]+) [0-9.]+ [0-9]+:[0-9]+ /\1 TIME PID:TID /' \
+	>"$D/good.dump"
+echo "corpus: $(du -sh "$D" | cut -f1)"

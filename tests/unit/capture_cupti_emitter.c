@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUPTI subscriber without a GPU: hands libgpumix-capture.so's
+ * callback exactly the callback data CUPTI gives it for a small program
+ * (a runtime-API program that allocates, copies in, loads its fatbin,
+ * launches, copies back asynchronously and synchronizes, plus 2-D copies,
+ * a non-blocking stream, a texture object, a JIT-loaded module, queries
+ * and one unsupported call), with real host buffers behind the pointers.
+ * test_capture_cupti.c captures it and checks what the bundle holds.
+ * Prints "cupti_emitter: ok" when all went through.
+ */
+#include <cupti.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_synth.h"
+
+int gm_capture_test_init(void);
+void gm_capture_test_callback(int domain, unsigned cbid, const void *data);
+void gm_capture_test_layout(uint64_t handle, int is_kernel,
+			    const uint32_t *pairs, uint32_t n);
+void gm_capture_test_exit(void);
+
+static uint32_t next_corr = 1000;
+static uint64_t corr_data;
+
+/* One driver or runtime call: entry callback, @before, exit callback. */
+static void call(CUpti_CallbackDomain dom, unsigned cbid, const char *name,
+		 void *params, int ret, void (*before_exit)(void *), void *arg)
+{
+	CUpti_CallbackData cb;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.functionName = name;
+	cb.functionParams = params;
+	cb.functionReturnValue = &ret;
+	cb.correlationData = &corr_data;
+	cb.correlationId = next_corr++;
+	cb.callbackSite = CUPTI_API_ENTER;
+	gm_capture_test_callback(dom, cbid, &cb);
+	if (before_exit) {
+		before_exit(arg);
+	}
+	cb.callbackSite = CUPTI_API_EXIT;
+	gm_capture_test_callback(dom, cbid, &cb);
+}
+
+/* A runtime call around one or more driver calls. */
+static CUpti_CallbackData rt_cb;
+static int rt_ret;
+
+static void rt_enter(unsigned cbid, const char *name)
+{
+	memset(&rt_cb, 0, sizeof(rt_cb));
+	rt_cb.functionName = name;
+	rt_cb.functionReturnValue = &rt_ret;
+	rt_cb.correlationData = &corr_data;
+	rt_cb.correlationId = next_corr++;
+	rt_cb.callbackSite = CUPTI_API_ENTER;
+	rt_ret = 0;
+	gm_capture_test_callback(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &rt_cb);
+}
+
+static void rt_exit(unsigned cbid, int ret)
+{
+	rt_cb.callbackSite = CUPTI_API_EXIT;
+	rt_ret = ret;
+	gm_capture_test_callback(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &rt_cb);
+}
+
+#define DRV(name, params, ret, before, arg)                                    \
+	call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##name, #name, \
+	     params, ret, before, arg)
+
+/* What the driver writes through output pointers, at the right moment. */
+static void set_u64(void *p)
+{
+	uint64_t *pair = p;
+	*(uint64_t *)(uintptr_t)pair[0] = pair[1];
+}
+
+int main(void)
+{
+	static uint8_t h2d[3000], d2h[512], d2h2[256], d2h3[128], img2d[64 * 100];
+	static uint8_t back2d[64 * 100];
+	static float pa = 1.5f;
+	static uint64_t pb = 0x7f0000001000ull;
+	static int pn = 1000;
+	void *kparams[3] = { &pa, &pb, &pn };
+	CUdeviceptr dptr = 0;
+	CUlibrary lib = 0;
+	CUkernel kern = 0;
+	CUstream ns = 0;
+	CUmodule mod = 0;
+	CUfunction fn = 0;
+	CUtexObject tex = 0;
+	uint64_t set[2];
+	struct synth s;
+	const void *fat;
+	size_t fat_len;
+	void *wrapper, *extra_img;
+	static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+	if (gm_capture_test_init()) {
+		fprintf(stderr, "cupti_emitter: not under gpumix capture\n");
+		return 3;
+	}
+	synth_fill(h2d, sizeof(h2d), 11);
+	synth_fill(d2h, sizeof(d2h), 12);
+	synth_fill(d2h2, sizeof(d2h2), 13);
+	synth_fill(d2h3, sizeof(d2h3), 14);
+	synth_fill(img2d, sizeof(img2d), 15);
+	synth_fill(back2d, sizeof(back2d), 16);
+
+	/* Queries: counted, not recorded. */
+	for (int i = 0; i < 3; i++) {
+		DRV(cuDeviceGetAttribute, NULL, 0, NULL, NULL);
+	}
+
+	/* cudaMalloc -> cuMemAlloc_v2 */
+	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
+	{
+		cuMemAlloc_v2_params p = { &dptr, 4096 };
+		set[0] = (uintptr_t)&dptr;
+		set[1] = 0x7f0000000000ull;
+		DRV(cuMemAlloc_v2, &p, CUDA_SUCCESS, set_u64, set);
+	}
+	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 0);
+
+	/* cudaMemcpy H2D -> cuMemcpyHtoD_v2 (3000 bytes: a blob) */
+	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020");
+	{
+		cuMemcpyHtoD_v2_params p = { dptr, h2d, sizeof(h2d) };
+		DRV(cuMemcpyHtoD_v2, &p, CUDA_SUCCESS, NULL, NULL);
+	}
+	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 0);
+
+	/* The runtime loads its fatbin through the fatbin wrapper. */
+	memset(&s, 0, sizeof(s));
+	s.image = SYNTH_FATBIN_WRAPPED;
+	s.seed = 21;
+	wrapper = synth_image(&s, &fat, &fat_len, &extra_img);
+	{
+		cuLibraryLoadData_params p = { &lib, wrapper, NULL, NULL, 0, NULL,
+					       NULL, 0 };
+		set[0] = (uintptr_t)&lib;
+		set[1] = 0xa000;
+		DRV(cuLibraryLoadData, &p, CUDA_SUCCESS, set_u64, set);
+	}
+
+	/* cudaLaunchKernel -> cuLibraryGetKernel, cuLaunchKernel */
+	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		 "cudaLaunchKernel_v7000");
+	{
+		cuLibraryGetKernel_params p = { &kern, lib, "_Z3addfPfi" };
+		static const uint32_t layout[] = { 0, 4, 8, 8, 16, 4 };
+		set[0] = (uintptr_t)&kern;
+		set[1] = 0xb000;
+		DRV(cuLibraryGetKernel, &p, CUDA_SUCCESS, set_u64, set);
+		/* No driver here to ask cuKernelGetParamInfo: give the layout. */
+		gm_capture_test_layout(0xb000, 1, layout, 3);
+	}
+	{
+		cuLaunchKernel_params p = { (CUfunction)kern, 4, 2, 1, 128, 1, 1, 0,
+					    NULL, kparams, NULL };
+		DRV(cuLaunchKernel, &p, CUDA_SUCCESS, NULL, NULL);
+	}
+	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0);
+
+	/* An async copy back on stream 0x5000, completed by an event. */
+	{
+		cuMemcpyDtoHAsync_v2_params p = { d2h, dptr, sizeof(d2h),
+						  (CUstream)0x5000 };
+		cuEventRecord_params r = { (CUevent)0x6000, (CUstream)0x5000 };
+		cuEventSynchronize_params e = { (CUevent)0x6000 };
+		DRV(cuMemcpyDtoHAsync_v2, &p, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventRecord, &r, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventSynchronize, &e, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* A pitched 2-D copy from host memory (64 rows of 100, pitch 100). */
+	{
+		CUDA_MEMCPY2D c;
+		memset(&c, 0, sizeof(c));
+		c.srcMemoryType = CU_MEMORYTYPE_HOST;
+		c.srcHost = img2d + 100 + 10;	/* from row 1, byte 10 */
+		c.srcPitch = 100;
+		c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.dstDevice = dptr;
+		c.dstPitch = 128;
+		c.WidthInBytes = 80;
+		c.Height = 40;
+		cuMemcpy2D_v2_params p = { &c };
+		DRV(cuMemcpy2D_v2, &p, CUDA_SUCCESS, NULL, NULL);
+		/* and back to host, hashed at exit */
+		memset(&c, 0, sizeof(c));
+		c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.srcDevice = dptr;
+		c.srcPitch = 128;
+		c.dstMemoryType = CU_MEMORYTYPE_HOST;
+		c.dstHost = back2d;
+		c.dstPitch = 100;
+		c.WidthInBytes = 80;
+		c.Height = 40;
+		DRV(cuMemcpy2D_v2, &p, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* A non-blocking stream: a legacy sync does not complete its copy,
+	 * cuStreamSynchronize does. */
+	{
+		cuStreamCreate_params p = { &ns, CU_STREAM_NON_BLOCKING };
+		set[0] = (uintptr_t)&ns;
+		set[1] = 0x7000;
+		DRV(cuStreamCreate, &p, CUDA_SUCCESS, set_u64, set);
+	}
+	{
+		cuMemcpyDtoHAsync_v2_params p = { d2h2, dptr, sizeof(d2h2), ns };
+		cuMemcpyDtoH_v2_params q = { d2h3, dptr, sizeof(d2h3) };
+		cuStreamSynchronize_params sy = { ns };
+		DRV(cuMemcpyDtoHAsync_v2, &p, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoH_v2, &q, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* A texture object over an array. */
+	{
+		CUDA_RESOURCE_DESC rd;
+		CUDA_TEXTURE_DESC td;
+		memset(&rd, 0, sizeof(rd));
+		memset(&td, 0, sizeof(td));
+		rd.resType = CU_RESOURCE_TYPE_ARRAY;
+		rd.res.array.hArray = (CUarray)0x8000;
+		td.filterMode = CU_TR_FILTER_MODE_POINT;
+		cuTexObjectCreate_params p = { &tex, &rd, &td, NULL };
+		set[0] = (uintptr_t)&tex;
+		set[1] = 77;
+		DRV(cuTexObjectCreate, &p, CUDA_SUCCESS, set_u64, set);
+	}
+
+	/* A driver-API module from PTX, and a launch through "extra". */
+	{
+		cuModuleLoadData_params p = { &mod, ptx };
+		cuModuleGetFunction_params g = { &fn, (CUmodule)0xc000, "k2" };
+		static uint8_t argbuf[16];
+		size_t argsize = sizeof(argbuf);
+		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, argbuf,
+				  CU_LAUNCH_PARAM_BUFFER_SIZE, &argsize,
+				  CU_LAUNCH_PARAM_END };
+		synth_fill(argbuf, sizeof(argbuf), 17);
+		set[0] = (uintptr_t)&mod;
+		set[1] = 0xc000;
+		DRV(cuModuleLoadData, &p, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&fn;
+		set[1] = 0xd000;
+		DRV(cuModuleGetFunction, &g, CUDA_SUCCESS, set_u64, set);
+		cuLaunchKernel_params l = { fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL,
+					    extra };
+		DRV(cuLaunchKernel, &l, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* cuLaunchKernelEx with an attribute, a cooperative launch, and a
+	 * context synchronization completing an async copy. */
+	{
+		CUlaunchAttribute attr[1];
+		CUlaunchConfig cfg;
+		memset(attr, 0, sizeof(attr));
+		attr[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+		attr[0].value.cooperative = 1;
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.gridDimX = 7;
+		cfg.gridDimY = 1;
+		cfg.gridDimZ = 1;
+		cfg.blockDimX = 64;
+		cfg.blockDimY = 1;
+		cfg.blockDimZ = 1;
+		cfg.sharedMemBytes = 65536;
+		cfg.hStream = (CUstream)0x5000;
+		cfg.attrs = attr;
+		cfg.numAttrs = 1;
+		cuLaunchKernelEx_params p = { &cfg, (CUfunction)kern, kparams, NULL };
+		DRV(cuLaunchKernelEx, &p, CUDA_SUCCESS, NULL, NULL);
+		cuLaunchCooperativeKernel_params c = { (CUfunction)kern, 2, 1, 1, 32,
+						       1, 1, 0, NULL, kparams };
+		DRV(cuLaunchCooperativeKernel, &c, CUDA_SUCCESS, NULL, NULL);
+		cuMemcpyDtoHAsync_v2_params d = { d2h2, dptr, 32, (CUstream)0x5000 };
+		DRV(cuMemcpyDtoHAsync_v2, &d, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuCtxSynchronize, NULL, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* A failing runtime call is recorded with its error. */
+	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
+	{
+		CUdeviceptr none = 0;
+		cuMemAlloc_v2_params p = { &none, (size_t)1 << 50 };
+		DRV(cuMemAlloc_v2, &p, CUDA_ERROR_OUT_OF_MEMORY, NULL, NULL);
+	}
+	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 2);
+
+	/* An unsupported call, and an async copy never synchronized. */
+	DRV(cuGraphLaunch, NULL, CUDA_SUCCESS, NULL, NULL);
+	{
+		cuMemcpyDtoHAsync_v2_params p = { d2h3, dptr, 64, NULL };
+		DRV(cuMemcpyDtoHAsync_v2, &p, CUDA_SUCCESS, NULL, NULL);
+	}
+	gm_capture_test_exit();
+	free(wrapper);
+	free(extra_img);
+	printf("cupti_emitter: ok\n");
+	return 0;
+}

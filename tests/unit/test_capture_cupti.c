@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUPTI subscriber of libgpumix-capture.so, on a CPU: `gpumix capture`
+ * runs capture_cupti_emitter, which hands the subscriber's callback the
+ * callback data CUPTI would give it for a small program. The bundle must
+ * hold what a GPU capture would: arguments from the parameter structs,
+ * outputs at exit, runtime context, host-to-device payloads (contiguous
+ * and pitched), device-to-host result hashes (synchronous; asynchronous
+ * ones at the event, stream or exit that completes them, a non-blocking
+ * stream untouched by a legacy synchronization), launch arguments at
+ * their layout (kernelParams and extra), the fatbin behind the runtime's
+ * wrapper, PTX, texture descriptors, a failed call, an unsupported call,
+ * and the query counts.
+ */
+#include <cuda.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture_synth.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "reconstruct/trace_reader.h"
+#include "strbuf.h"
+#include "test.h"
+
+#define MAX_EV 128
+
+struct copy {
+	struct gm_event ev;
+	uint8_t data[512];
+	char str[64];
+};
+
+static struct copy evs[MAX_EV];
+static unsigned nr;
+
+static const struct gm_event *find(enum gm_event_kind kind, int api,
+				   unsigned nth)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		if (evs[i].ev.kind == kind && (api < 0 || evs[i].ev.api == api) &&
+		    nth-- == 0) {
+			return &evs[i].ev;
+		}
+	}
+	return NULL;
+}
+
+static int hash_is(const struct gm_event *ev, const void *p, size_t n)
+{
+	struct gm_hash h = gm_hash_bytes(p, n);
+	return ev && ev->blob.hi == h.hi && ev->blob.lo == h.lo && ev->blob_size == n;
+}
+
+static const char *mget(const struct kvfile *m, const char *k)
+{
+	const char *v = kvfile_get(m, k);
+	return v ? v : "(missing)";
+}
+
+int main(void)
+{
+	const char *b = getenv("GPUMIX_BUILD") ? getenv("GPUMIX_BUILD") : "build";
+	char dir[256], out[512], cmd[2048];
+	struct trace_reader *r;
+	const struct gm_event *ev, *e2;
+	struct strbuf sb = STRBUF_INIT;
+	uint8_t buf[4096], packed[4096], buf20[20];
+	struct gm_span span;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/gpumix-cupti.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "scratch directory");
+		return test_done();
+	}
+	snprintf(out, sizeof(out), "%s/b", dir);
+	snprintf(cmd, sizeof(cmd), "'%s/gpumix' -q capture -o '%s' -- "
+		 "'%s/tests/capture_cupti_emitter' >/dev/null 2>&1", b, out, b);
+	rc = system(cmd);
+	CHECK_INT(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 1,
+		  "capture exits 1 (the program made an unsupported call)");
+	if (trace_reader_open(&r, out, GM_READER_ALLOW_LOSSY)) {
+		CHECK(0, "the bundle opens");
+		printf("#   %s\n", gm_error_message());
+		return test_done();
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0 && nr < MAX_EV) {
+		evs[nr].ev = *ev;
+		if (ev->data_len <= sizeof(evs[nr].data)) {
+			memcpy(evs[nr].data, ev->data, ev->data_len);
+			evs[nr].ev.data = evs[nr].data;
+		}
+		snprintf(evs[nr].str, sizeof(evs[nr].str), "%s", ev->str);
+		evs[nr].ev.str = evs[nr].str;
+		nr++;
+	}
+	CHECK_INT(rc, 0, "every event decodes");
+
+	/* cudaMalloc -> cuMemAlloc_v2, outputs at exit, runtime context. */
+	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 0);
+	e2 = find(GM_EV_RT_ENTER, -1, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemAlloc_v2)->dptr == 0x7f0000000000ull &&
+	      GM_EVENT_ARGS(ev, cuMemAlloc_v2)->bytesize == 4096,
+	      "cuMemAlloc_v2: size at entry, pointer at exit");
+	CHECK(ev && e2 && !strcmp(e2->str, "cudaMalloc_v3020") &&
+	      ev->rt_corr == e2->corr, "... inside cudaMalloc (rt_corr)");
+	ev = find(GM_EV_ENTER, GM_API_cuMemAlloc_v2, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemAlloc_v2)->dptr == 0,
+	      "... outputs are 0 at entry");
+
+	/* Host-to-device bytes at entry. */
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyHtoD_v2, 0);
+	synth_fill(buf, 3000, 11);
+	CHECK(ev && (ev->flags & GM_RF_BLOB) && !trace_reader_payload(r, ev, &sb) &&
+	      sb.len == 3000 && !memcmp(sb.buf, buf, 3000),
+	      "cuMemcpyHtoD_v2: the 3000 source bytes are in the blob store");
+
+	/* The runtime's fatbin, through its wrapper. */
+	ev = find(GM_EV_ENTER, GM_API_cuLibraryLoadData, 0);
+	{
+		struct synth s;
+		const void *fat;
+		size_t n;
+		void *w, *x;
+		memset(&s, 0, sizeof(s));
+		s.image = SYNTH_FATBIN_WRAPPED;
+		s.seed = 21;
+		w = synth_image(&s, &fat, &n, &x);
+		strbuf_reset(&sb);
+		CHECK(ev && ((ev->flags & GM_RF_IMAGE_MASK) >> GM_RF_IMAGE_SHIFT) ==
+				  GM_IMAGE_FATBIN &&
+		      !trace_reader_module(r, ev, &sb) && sb.len == n &&
+		      !memcmp(sb.buf, fat, n),
+		      "cuLibraryLoadData: the whole fatbin behind the wrapper is stored");
+		free(w);
+		free(x);
+	}
+	ev = find(GM_EV_EXIT, GM_API_cuLibraryGetKernel, 0);
+	CHECK(ev && !strcmp(ev->str, "_Z3addfPfi") &&
+	      GM_EVENT_ARGS(ev, cuLibraryGetKernel)->pKernel == 0xb000,
+	      "cuLibraryGetKernel: name and kernel handle");
+
+	/* Launch arguments at their layout. */
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchKernel, 0);
+	{
+		float a = 1.5f;
+		uint64_t p = 0x7f0000001000ull;
+		int n = 1000;
+		memset(buf, 0, 20);
+		memcpy(buf, &a, 4);
+		memcpy(buf + 8, &p, 8);
+		memcpy(buf + 16, &n, 4);
+	}
+	CHECK(ev && ev->data_len == 20 && !memcmp(ev->data, buf, 20),
+	      "cuLaunchKernel: argument bytes at the layout offsets");
+	memcpy(buf20, buf, 20);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuLaunchKernel)->gridDimY == 2 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernel)->blockDimX == 128,
+	      "... grid and block");
+	e2 = find(GM_EV_EXIT, GM_API_cuLaunchKernel, 0);
+	CHECK(e2 && e2->nr_args == 11 && e2->args[1] == 4,
+	      "... its exit gets the entry's words back from the reader");
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchKernel, 1);
+	synth_fill(buf, 16, 17);
+	CHECK(ev && ev->data_len == 16 && !memcmp(ev->data, buf, 16),
+	      "cuLaunchKernel through 'extra': the argument buffer");
+
+	/* An asynchronous result, hashed at the event synchronization. */
+	ev = find(GM_EV_D2H_HASH, -1, 0);
+	e2 = find(GM_EV_EXIT, GM_API_cuEventSynchronize, 0);
+	synth_fill(buf, 512, 12);
+	CHECK(hash_is(ev, buf, 512) && !(ev->flags & GM_RF_UNSYNCED),
+	      "cuMemcpyDtoHAsync_v2: its result is hashed");
+	CHECK(ev && e2 && ev->index > e2->index &&
+	      ev->corr == find(GM_EV_ENTER, GM_API_cuMemcpyDtoHAsync_v2, 0)->corr,
+	      "... when the event it precedes is synchronized, with its corr");
+
+	/* Pitched 2-D copies: packed rows in, packed rows hashed out. */
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpy2D_v2, 0);
+	synth_fill(buf, 64 * 100, 15);
+	span.base = buf + 110;
+	span.width = 80;
+	span.height = 40;
+	span.depth = 1;
+	span.pitch = 100;
+	span.slice_pitch = 4000;
+	gm_span_pack(&span, packed);
+	strbuf_reset(&sb);
+	CHECK(ev && !trace_reader_payload(r, ev, &sb) && sb.len == 3200 &&
+	      !memcmp(sb.buf, packed, 3200),
+	      "cuMemcpy2D_v2 from host: the rows, packed");
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemcpy2D_v2)->WidthInBytes == 80 &&
+	      GM_EVENT_ARGS(ev, cuMemcpy2D_v2)->srcPitch == 100,
+	      "... the descriptor's fields are argument words");
+	ev = find(GM_EV_EXIT, GM_API_cuMemcpy2D_v2, 1);
+	synth_fill(buf, 64 * 100, 16);
+	span.base = buf;
+	gm_span_pack(&span, packed);
+	CHECK(hash_is(ev, packed, 3200), "cuMemcpy2D_v2 to host: the rows hashed");
+
+	/* A non-blocking stream: not completed by a legacy synchronization. */
+	ev = find(GM_EV_D2H_HASH, -1, 1);
+	e2 = find(GM_EV_EXIT, GM_API_cuStreamSynchronize, 0);
+	synth_fill(buf, 256, 13);
+	CHECK(hash_is(ev, buf, 256) && e2 && ev->index > e2->index,
+	      "a non-blocking stream's result waits for cuStreamSynchronize");
+	ev = find(GM_EV_EXIT, GM_API_cuMemcpyDtoH_v2, 0);
+	synth_fill(buf, 128, 14);
+	CHECK(hash_is(ev, buf, 128) && (ev->flags & GM_RF_HASH),
+	      "cuMemcpyDtoH_v2: hashed at exit");
+
+	/* Texture object. */
+	ev = find(GM_EV_EXIT, GM_API_cuTexObjectCreate, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuTexObjectCreate)->resArray == 0x8000 &&
+	      GM_EVENT_ARGS(ev, cuTexObjectCreate)->pTexObject == 77,
+	      "cuTexObjectCreate: the array behind it and the object");
+	ev = find(GM_EV_ENTER, GM_API_cuTexObjectCreate, 0);
+	CHECK(ev && ev->data_len == sizeof(CUDA_RESOURCE_DESC) +
+					    sizeof(CUDA_TEXTURE_DESC),
+	      "... and its descriptors' bytes");
+
+	/* PTX loaded by the program itself. */
+	ev = find(GM_EV_ENTER, GM_API_cuModuleLoadData, 0);
+	CHECK(ev && ((ev->flags & GM_RF_IMAGE_MASK) >> GM_RF_IMAGE_SHIFT) ==
+			    GM_IMAGE_PTX && ev->blob_size == 45,
+	      "cuModuleLoadData: the PTX text with its NUL");
+	ev = find(GM_EV_EXIT, GM_API_cuModuleGetFunction, 0);
+	CHECK(ev && !strcmp(ev->str, "k2") &&
+	      GM_EVENT_ARGS(ev, cuModuleGetFunction)->hfunc == 0xd000,
+	      "cuModuleGetFunction: name and function");
+
+	/* cuLaunchKernelEx: the config as words, attributes then arguments. */
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchKernelEx, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuLaunchKernelEx)->gridDimX == 7 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->sharedMemBytes == 65536 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->hStream == 0x5000 &&
+	      GM_EVENT_ARGS(ev, cuLaunchKernelEx)->numAttrs == 1,
+	      "cuLaunchKernelEx: its launch configuration as words");
+	CHECK(ev && ev->data_len == sizeof(CUlaunchAttribute) + 20 &&
+	      ((const CUlaunchAttribute *)ev->data)->id ==
+		      CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
+	      !memcmp(ev->data + sizeof(CUlaunchAttribute), buf20, 20),
+	      "... its attributes, then its arguments");
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchCooperativeKernel, 0);
+	CHECK(ev && ev->data_len == 20 && !memcmp(ev->data, buf20, 20),
+	      "cuLaunchCooperativeKernel: its arguments");
+	ev = find(GM_EV_D2H_HASH, -1, 2);
+	e2 = find(GM_EV_EXIT, GM_API_cuCtxSynchronize, 0);
+	CHECK(ev && e2 && ev->blob_size == 32 && ev->index > e2->index &&
+	      !(ev->flags & GM_RF_UNSYNCED),
+	      "cuCtxSynchronize completes every pending result");
+
+	/* A failing call and its runtime call. */
+	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
+	e2 = find(GM_EV_RT_EXIT, -1, 0);
+	CHECK(ev && ev->status == 2, "a failed driver call keeps its status");
+	CHECK(e2 && e2->status == 2 && !strcmp(e2->str, "cudaMalloc_v3020"),
+	      "... and its failed runtime call is recorded");
+	CHECK(find(GM_EV_RT_EXIT, -1, 1) == NULL,
+	      "successful runtime calls need no rt_exit");
+
+	/* Unsupported, unsynchronized, queries. */
+	ev = find(GM_EV_UNSUPPORTED, -1, 0);
+	CHECK(ev && !strcmp(ev->str, "cuGraphLaunch") && ev->raw_api == 514,
+	      "an unsupported call is an event with its name");
+	ev = find(GM_EV_D2H_HASH, -1, 3);
+	CHECK(ev && (ev->flags & GM_RF_UNSYNCED) && ev->blob_size == 64,
+	      "a result never synchronized is hashed at exit, marked UNSYNCED");
+	{
+		const struct kvfile *m = trace_reader_manifest(r);
+		CHECK_STR(mget(m, "losses"), "1", "manifest: one loss");
+		CHECK_STR(mget(m, "unsupported.cuGraphLaunch"), "1",
+			  "manifest: unsupported calls by name");
+		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",
+			  "manifest: queries counted by name");
+		CHECK_STR(mget(m, "runtime.cudaMalloc_v3020"), "2",
+			  "manifest: runtime calls by name");
+		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
+			  "manifest: the unsynchronized result is a warning");
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "4",
+			  "manifest: recorded calls by name");
+	}
+	trace_reader_free(r);
+	strbuf_release(&sb);
+	gm_remove_tree(dir);
+	return test_done();
+}
