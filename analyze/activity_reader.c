@@ -33,7 +33,7 @@ int gm_copy_kind_parse(const char *name)
 	return -1;
 }
 
-const char *gm_copy_kind_name(int64_t kind)
+const char *gm_activity_copy_kind_name(int64_t kind)
 {
 	return kind > 0 && (uint64_t)kind < NR_COPY_KINDS ? copy_kinds[kind]
 		: copy_kinds[0];

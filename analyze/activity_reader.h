@@ -82,6 +82,6 @@ void gm_activity_reader_close(struct gm_activity_reader *r);
 int gm_copy_kind_parse(const char *name);
 
 /* The inverse ("UNKNOWN" for out-of-range values). */
-const char *gm_copy_kind_name(int64_t kind);
+const char *gm_activity_copy_kind_name(int64_t kind);
 
 #endif

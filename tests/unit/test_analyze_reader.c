@@ -183,7 +183,7 @@ static void test_run_reader(void)
 	      "domain, cbid, thread");
 	CHECK_INT(gm_activity_reader_next(&r, &a), 1, "MEMCPY record");
 	CHECK_INT(a.copy_kind, 8, "DTOD is CUPTI's 8");
-	CHECK_STR(gm_copy_kind_name(a.copy_kind), "DTOD", "and back");
+	CHECK_STR(gm_activity_copy_kind_name(a.copy_kind), "DTOD", "and back");
 	CHECK_INT(a.program, 1, "program b");
 	CHECK_INT(gm_activity_reader_next(&r, &a), 0, "END");
 	gm_activity_reader_close(&r);
