@@ -30,7 +30,8 @@ capture() {
 # launches NAME KERNEL N: the bundle launched kernel KERNEL N times
 launches() {
 	local k
-	k=$(grep -E "^kernel ($2|_Z[0-9]+$2([A-Z].*)?) " <<<"$info" | head -1)
+	# The bare name, or its mangled form (length prefix, then any suffix).
+	k=$(grep -E "^kernel ($2|_Z${#2}$2[^ ]*) " <<<"$info" | head -1)
 	check_eq "$1: kernel $2 launched $3 times" "$3" "$(field launches <<<"$k")"
 }
 

@@ -42,7 +42,8 @@ for p in ${GPUMIX_CAPTURE_SUITE:-bfs cutcp fft histo lbm mri-q mm sad spmv stenc
 		"ba55ed50" "$(od -An -tx4 -N4 "$fat" | tr -d ' ')"
 
 	# Launch counts: the total, then kernel by kernel.
-	want=$(grep '^resource ' <<<"$out" | field launches | awk '{s += $1} END {print s + 0}')
+	want=$(grep '^resource ' <<<"$out" | sed -n 's/.* launches=\([0-9]*\).*/\1/p' |
+		awk '{s += $1} END {print s + 0}')
 	got=$(sed -n 's/^kernels: [0-9]*, launches: \([0-9]*\)$/\1/p' <<<"$info")
 	check_eq "$p: launches equal the program's own count" "$want" "$got"
 	while read -r line; do
