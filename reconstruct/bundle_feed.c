@@ -1167,9 +1167,9 @@ static int check_pid(struct bundle_feed *f, const struct gm_event *ev)
 	gm_error(EVF "process %" PRIu32 " makes CUDA calls too, after "
 		 "process %" PRIu32 "; gpumix reconstructs one process per "
 		 "bundle", ev->index, gm_event_name(ev), ev->pid, f->pid);
-	gm_error_hint("capture the program that forks its CUDA work so that "
-		      "only one process calls CUDA, or capture each process "
-		      "on its own");
+	gm_error_hint("capture a program whose CUDA work is done by one "
+		      "process (run a child's CUDA work as a program of its "
+		      "own)");
 	return -1;
 }
 
