@@ -35,7 +35,7 @@
 #include "capture/emit.h"
 #include "hash.h"
 
-#define N_ELEMS (1u << 16)
+#define N_ELEMS 4096u
 #define BYTES ((uint64_t)N_ELEMS * 4)
 #define C_ADD 7u
 #define LIB 0xa000
