@@ -65,7 +65,7 @@ elastic-corpus:
 # reconstruct corpus (tests/data/reconstruct) and benchmark.
 RECON_EMITTER := $(B)/tests/recon-emitter
 CHECK_DEPS += $(RECON_EMITTER)
-BENCHES += bench/reconstruct_speed.sh
+BENCHES += bench/reconstruct_speed.sh bench/replay_fidelity.sh
 EXTRA_CFLAGS_tests/tools += $(CUDA_INC)
 
 $(RECON_EMITTER): $(B)/tests/tools/recon_emitter.o $(CAPTURE_SO) \
