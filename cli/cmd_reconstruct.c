@@ -8,6 +8,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,15 @@ struct opts {
 	size_t nr_bundles;
 };
 
-/* ---- progress on a terminal ---- */
+/* ---- interruption and progress on a terminal ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 struct progress {
 	int tty;
@@ -77,14 +86,17 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void progress(void *ctx, size_t index, const char *prog, uint64_t done,
-		     uint64_t total)
+static int progress(void *ctx, size_t index, const char *prog, uint64_t done,
+		    uint64_t total)
 {
 	struct progress *pr = ctx;
 	double t = now_s();
 
+	if (interrupted) {
+		return -1;
+	}
 	if (!pr->tty || t - pr->start < 0.5 || t - pr->last < 0.1) {
-		return;
+		return 0;
 	}
 	pr->last = t;
 	pr->shown = 1;
@@ -98,6 +110,7 @@ static void progress(void *ctx, size_t index, const char *prog, uint64_t done,
 			" events\033[K", prog, index + 1, pr->nr_bundles, done);
 	}
 	fflush(stderr);
+	return 0;
 }
 
 static void progress_end(struct progress *pr)
@@ -226,8 +239,18 @@ int cmd_reconstruct(int argc, char **argv)
 	ro.progress = progress;
 	ro.progress_ctx = &pr;
 
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	rc = recon_build(&m, o.bundles, o.nr_bundles, &ro, &report, &st);
 	progress_end(&pr);
+	if (interrupted) {
+		/* Nothing was written: the output appears only whole. */
+		gm_error_clear();
+		gm_error("interrupted: nothing written");
+		gm_error_report(stderr);
+		ret = GM_EXIT_INTERRUPTED;
+		goto out;
+	}
 	print_report(report.buf);
 	if (rc < 0) {
 		goto out;
@@ -251,6 +274,12 @@ int cmd_reconstruct(int argc, char **argv)
 		}
 	}
 	gen_s = now_s() - t0;
+	if (interrupted) {
+		gm_error("interrupted (the output was complete and is kept)");
+		gm_error_report(stderr);
+		ret = GM_EXIT_INTERRUPTED;
+		goto out;
+	}
 	if (gm_cli.verbosity >= 0) {
 		double rate = st.read_s > 0 ? (double)st.events / st.read_s : 0;
 		struct strbuf where = STRBUF_INIT;
@@ -270,7 +299,7 @@ int cmd_reconstruct(int argc, char **argv)
 	}
 	ret = GM_EXIT_OK;
 out:
-	if (ret != GM_EXIT_OK) {
+	if (ret == GM_EXIT_ERROR) {
 		ret = gm_cli_fail();
 	}
 	model_free(m);

@@ -140,23 +140,28 @@ static int read_bundle(struct model *m, size_t index, const char *path,
 			       "manifest");
 	}
 	f = bundle_feed_new(m, p, r);
-	if (o->progress) {
-		o->progress(o->progress_ctx, index, name, 0, total);
+	if (o->progress && o->progress(o->progress_ctx, index, name, 0, total)) {
+		gm_error("interrupted");
+		goto fail;
 	}
 	while ((got = trace_reader_next(r, &ev)) > 0) {
 		if (bundle_feed_event(f, ev) < 0) {
 			goto fail;
 		}
-		if (o->progress && ev->index % PROGRESS_EVERY == 0) {
-			o->progress(o->progress_ctx, index, name, ev->index, total);
+		if (o->progress && ev->index % PROGRESS_EVERY == 0 &&
+		    o->progress(o->progress_ctx, index, name, ev->index, total)) {
+			gm_error("interrupted after event %" PRIu64, ev->index);
+			goto fail;
 		}
 	}
 	if (got < 0 || bundle_feed_finish(f) < 0) {
 		goto fail;
 	}
 	bundle_feed_stats(f, &fs);
-	if (o->progress) {
-		o->progress(o->progress_ctx, index, name, fs.events, total);
+	if (o->progress &&
+	    o->progress(o->progress_ctx, index, name, fs.events, total)) {
+		gm_error("interrupted");
+		goto fail;
 	}
 	st->events += fs.events;
 	st->calls += fs.calls;

@@ -27,10 +27,11 @@ struct recon_opts {
 	/*
 	 * Called now and then while bundle @index (0-based) is read: its
 	 * program name, events read so far and the manifest's total (0 when
-	 * unknown). May be NULL.
+	 * unknown). Returning non-zero stops the reconstruct ("interrupted").
+	 * May be NULL.
 	 */
-	void (*progress)(void *ctx, size_t index, const char *prog,
-			 uint64_t done, uint64_t total);
+	int (*progress)(void *ctx, size_t index, const char *prog,
+			uint64_t done, uint64_t total);
 	void *progress_ctx;
 };
 
