@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "analyze", cmd_analyze, "load run directories into a SQLite database" },
 	{ "report", cmd_report, "print comparison tables and draw plots from a database" },
 	{ "run", cmd_run, "run a whole study described by a YAML file" },
+	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload" },
 	{ "replay", cmd_replay, "build and run a generated replay program" },
 };
 

@@ -59,3 +59,19 @@ elastic-corpus:
 	done
 .PHONY: elastic-corpus
 # ---- end of the elastic helper's section ----
+# ---- reconstruct command's section: the test stand-in program ----
+# recon-emitter emits the driver calls of small programs (and of a
+# synthetic million-call one) through the real capture library, for the
+# reconstruct corpus (tests/data/reconstruct) and benchmark.
+RECON_EMITTER := $(B)/tests/recon-emitter
+CHECK_DEPS += $(RECON_EMITTER)
+BENCHES += bench/reconstruct_speed.sh bench/replay_fidelity.sh
+EXTRA_CFLAGS_tests/tools += $(CUDA_INC)
+
+$(RECON_EMITTER): $(B)/tests/tools/recon_emitter.o $(CAPTURE_SO) \
+		$(CAPTURE_LIB) $(COMMON_LIB)
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \
+		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
+		$(COMMON_LDLIBS) -lpthread
+# ---- end of the reconstruct command's section ----

@@ -32,6 +32,11 @@ struct model *model_new(const char *name, const char *variant)
 	return m;
 }
 
+const char *model_name(const struct model *m)
+{
+	return m->name;
+}
+
 static void free_prog(struct model_prog *p)
 {
 	free(p->name);
@@ -1127,6 +1132,34 @@ void model_add_unsupported(struct model_prog *p, uint64_t ev, const char *api)
 	p->nr_unsupported++;
 }
 
+void model_add_warning(struct model_prog *p, uint64_t ev, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	warn(p, ev, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+int model_unsupported_call(const struct model *m, uint64_t i,
+			   const char **prog, uint64_t *ev, const char **api)
+{
+	for (size_t k = 0; k < m->nr_progs; k++) {
+		const struct model_prog *p = m->progs[k];
+		if (i < p->nr_unsup_list) {
+			*prog = p->name;
+			*ev = p->unsupported[i].event;
+			*api = p->unsupported[i].text;
+			return 0;
+		}
+		i -= p->nr_unsup_list;
+	}
+	return -1;
+}
+
 uint64_t model_nr_unsupported(const struct model *m)
 {
 	uint64_t n = 0;
@@ -1388,9 +1421,9 @@ void model_report(const struct model *m, struct strbuf *out)
 				    p->warnings[w].text);
 		}
 		for (size_t u = 0; u < p->nr_unsup_list; u++) {
-			strbuf_addf(out, "unsupported: program '%s': event %"
-				    PRIu64 ": %s\n", p->name,
-				    p->unsupported[u].event,
+			strbuf_addf(out, "warning: program '%s': event %"
+				    PRIu64 ": %s: unsupported, not replayed\n",
+				    p->name, p->unsupported[u].event,
 				    p->unsupported[u].text);
 		}
 	}

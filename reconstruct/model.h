@@ -48,6 +48,10 @@ enum model_copy_kind {
 struct model *model_new(const char *name, const char *variant);
 void model_free(struct model *m);
 
+/* The workload's name: the one given to model_new(), else (after
+ * model_finish()) the program names joined by '+'; NULL before that. */
+const char *model_name(const struct model *m);
+
 /*
  * Add program @name (unique in the workload, non-empty) reconstructed
  * from @bundle; @deterministic: its results are verified. Returns NULL
@@ -198,6 +202,14 @@ int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
 /* A call the model cannot replay (listed by model_report()). */
 void model_add_unsupported(struct model_prog *p, uint64_t ev, const char *api);
 
+/*
+ * A warning about event @ev that the trace reader found (a call that is
+ * not replayed but changes no results, a failed call, ...): printf-style,
+ * one line without a final newline; listed by model_report().
+ */
+void model_add_warning(struct model_prog *p, uint64_t ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- after the last event ---- */
 
 /*
@@ -212,5 +224,13 @@ void model_report(const struct model *m, struct strbuf *out);
 
 /* Number of unsupported calls seen (all programs). */
 uint64_t model_nr_unsupported(const struct model *m);
+
+/*
+ * The @i-th unsupported call of the workload (program by program, in
+ * trace order): its program's name, event index and API, borrowed from
+ * @m. Returns 0, or -1 when @i is past the end.
+ */
+int model_unsupported_call(const struct model *m, uint64_t i,
+			   const char **prog, uint64_t *ev, const char **api);
 
 #endif

@@ -126,6 +126,24 @@ static int bt_fail(const char *what)
 
 /* ---- bundle files --------------------------------------------------------- */
 
+/* Are the manifest's @losses all unsupported calls (and allowed)? */
+static int only_unsupported(struct trace_reader *r, const char *losses)
+{
+	const char *u = kvfile_get(&r->manifest, "loss.unsupported_calls");
+	char *end;
+	unsigned long long n, k;
+
+	if (!(r->flags & GM_READER_ALLOW_UNSUPPORTED) || !losses || !u) {
+		return 0;
+	}
+	n = strtoull(losses, &end, 10);
+	if (*end || end == losses) {
+		return 0;
+	}
+	k = strtoull(u, &end, 10);
+	return !*end && end != u && n == k;
+}
+
 static int read_manifest(struct trace_reader *r)
 {
 	char *path = gm_path_join(r->dir, "manifest");
@@ -164,7 +182,8 @@ static int read_manifest(struct trace_reader *r)
 		goto out;
 	}
 	v = kvfile_get(&r->manifest, "losses");
-	if ((!v || strcmp(v, "0")) && !(r->flags & GM_READER_ALLOW_LOSSY)) {
+	if ((!v || strcmp(v, "0")) && !(r->flags & GM_READER_ALLOW_LOSSY) &&
+	    !only_unsupported(r, v)) {
 		const char *why = kvfile_get(&r->manifest, "losses.summary");
 		gm_error("bundle '%s' lost data: %s", r->dir,
 			 why ? why : v ? v : "loss counters missing");

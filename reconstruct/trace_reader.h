@@ -43,6 +43,12 @@ enum {
 	GM_READER_RAW = 1 << 2,
 	/* Unknown calls become api = -1 events instead of errors. */
 	GM_READER_ALLOW_UNKNOWN = 1 << 3,
+	/*
+	 * Read a bundle whose only losses are unsupported calls (they are
+	 * events of kind "unsupported": `gpumix reconstruct` lists them and
+	 * decides); every other loss is still an error.
+	 */
+	GM_READER_ALLOW_UNSUPPORTED = 1 << 4,
 };
 
 /* One decoded event; pointers are borrowed until the next call. */

@@ -249,6 +249,8 @@ static int load_modules(struct gm_prog *p)
 		int ret;
 
 		free(name);
+		/* PTX text from a file (cuModuleLoad) has no NUL of its own. */
+		image[m->size] = 0;
 		ret = gm_read_exact(path, image, m->size);
 		if (!ret) {
 			ret = gm_check_hash(path, image, m->size, m->hash);

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Replay fidelity (GPU): each suite program captured (its bundle holds
+# CUPTI's kernel, copy and memset durations of the captured run), then
+# reconstructed in the single variant and replayed (R replays, the last
+# discarded); the run directory's activity.tsv holds the replay's
+# durations. Per program:
+#   - per-kernel GPU duration, replay / captured, for kernel launches of
+#     at least 50 us in the captured run (launch i of kernel K in the
+#     capture against launch i of K in each kept replay, median over the
+#     replays): median, 10th and 90th percentile. Target 1.00 +- 0.05.
+#   - total GPU time (kernels, copies, memsets): mean over the kept
+#     replays / captured. Target within 3%.
+#   - host overhead of the replay part: wall time of a replay (end - start
+#     - io, replays.tsv) against the time the GPU was busy in it (union
+#     of its records' intervals), median over the kept replays.
+# Prints a table and the overall median ratio; exits 1 only when a step
+# fails. Without a GPU it says so and skips.
+#   GPUMIX_SUITE_BUNDLES=DIR (reuse captured bundles), GPUMIX_SUITE="bfs mm",
+#   GPUMIX_FIDELITY_REPLAYS=R (5), OUT=DIR (keeps fidelity.tsv there)
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
+set -u
+: "${GPUMIX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${GPUMIX_BUILD:=$GPUMIX_TOP/build}"
+GPUMIX=$GPUMIX_BUILD/gpumix
+ok() { :; }
+not_ok() { echo "replay fidelity: $*" >&2; status=1; }
+. "$GPUMIX_TOP/tests/suite_bundles.sh"
+status=0
+
+if ! "$GPUMIX_BUILD/tests/has-gpu" >/dev/null 2>&1; then
+	echo "replay fidelity: SKIPPED (no GPU on this machine)"
+	exit 0
+fi
+R=${GPUMIX_FIDELITY_REPLAYS:-5}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")
+_suite_rm+=("$tmp")
+res=$tmp
+if [ -n "${OUT:-}" ]; then
+	res=$OUT/replay_fidelity
+	mkdir -p "$res"
+fi
+suite_cache
+
+# Timestamps are nanoseconds near 2^61: awk's doubles keep only the last
+# 12 digits, relative to a base B (runs are far shorter than 1000 s).
+REL='function rel(x, v) { v = substr(x, length(x) - 11) - B
+	if (v < -5e11) v += 1e12; else if (v > 5e11) v -= 1e12; return v }'
+
+# captured records: "KIND NAME START END" (ns from the first) from the
+# bundle's activity events
+captured() {
+	"$GPUMIX" trace dump --events "$1" | awk "$REL"'
+	$4 ~ /^act_(kernel|memcpy|memset)$/ {
+		s = e = ""
+		for (i = 6; i <= NF; i++) {
+			if ($i ~ /^start=/) { s = substr($i, 7) }
+			if ($i ~ /^end=/) { e = substr($i, 5) }
+		}
+		if (s == "" || e == "") { next }
+		if (!based) { B = substr(s, length(s) - 11) + 0; based = 1 }
+		k = $4 == "act_kernel" ? "K" : "C"
+		n = $4 == "act_kernel" ? $5 : "-"
+		if (rel(e) > rel(s)) { print k, n, rel(s), rel(e) }
+	}' | sort -k3,3n
+}
+
+# replayed records of program P: "KIND NAME START END REPLAY" in kept replays
+replayed() {
+	awk -F'\t' -v p="$2" "$REL"'
+	FILENAME ~ /replays.tsv$/ {
+		if (FNR > 1 && $1 == p && $6 == 1) {
+			if (!n) { B = substr($3, length($3) - 11) + 0 }
+			n++; rs[n] = rel($3); re[n] = rel($4); ri[n] = $2
+		}
+		next
+	}
+	$2 != p { next }
+	# KIND program correlationId start end ... (doc/run-directory.md)
+	$1 == "KERNEL" || $1 == "MEMCPY" || $1 == "MEMSET" {
+		s = rel($4); e = rel($5)
+		for (i = 1; i <= n; i++) {
+			if (s >= rs[i] && s <= re[i]) {
+				print ($1 == "KERNEL" ? "K" : "C"), ($1 == "KERNEL" ? $NF : "-"), s, e, ri[i]
+				break
+			}
+		}
+	}' "$1/replays.tsv" "$1/activity.tsv" | sort -k3,3n
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END {
+	if (!NR) { print "nan"; exit }
+	print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+pct() { sort -g | awk -v q="$1" '{ v[NR] = $1 } END {
+	if (!NR) { print "nan"; exit }
+	i = int(q * (NR - 1) + 0.5) + 1; print v[i] }'; }
+
+printf '%-8s %6s %7s %6s %6s %9s %9s %7s %9s %9s %7s %9s %9s %8s\n' program kernels median p10 p90 \
+	cap_k_ms rep_k_ms k_rat cap_gpu_ms rep_gpu_ms gpu_rat wall_ms busy_ms overhead >"$res/fidelity.txt"
+printf 'program\tkernels\tmedian\tp10\tp90\tcap_kernel_ms\trep_kernel_ms\tkernel_ratio\tcap_gpu_ms\trep_gpu_ms\tgpu_ratio\twall_ms\tbusy_ms\toverhead\n' \
+	>"$res/fidelity.tsv"
+: >"$tmp/all_ratios"
+for p in $SUITE_PROGRAMS; do
+	suite_bundle "$p" || continue
+	if ! "$GPUMIX" -q reconstruct --variant single -o "$tmp/$p" "$SUITE_CACHE/$p" 2>"$tmp/err" ||
+	   ! "$GPUMIX" -q replay --min-replays "$R" -o "$tmp/run-$p" "$tmp/$p" >"$tmp/out" 2>&1; then
+		not_ok "$p: reconstruct or replay failed"
+		tail -3 "$tmp/err" "$tmp/out" >&2
+		continue
+	fi
+	captured "$SUITE_CACHE/$p" >"$tmp/cap"
+	replayed "$tmp/run-$p" "$p" >"$tmp/rep"
+	# launch i of kernel K: captured duration, then per replay
+	awk '$1 == "K" { i[$2]++; print $2 "#" i[$2], $4 - $3 }' "$tmp/cap" >"$tmp/capk"
+	awk '$1 == "K" { i[$5, $2]++; print $2 "#" i[$5, $2], $4 - $3, $5 }' "$tmp/rep" >"$tmp/repk"
+	awk 'NR == FNR { cap[$1] = $2; next }
+	     ($1 in cap) && cap[$1] >= 50000 { print $1, $2 / cap[$1] }' "$tmp/capk" "$tmp/repk" |
+		sort -k1,1 >"$tmp/inst"
+	# per launch: the median over the replays
+	: >"$tmp/ratios"
+	for k in $(cut -d' ' -f1 "$tmp/inst" | uniq); do
+		awk -v k="$k" '$1 == k { print $2 }' "$tmp/inst" | median >>"$tmp/ratios"
+	done
+	cat "$tmp/ratios" >>"$tmp/all_ratios"
+	nk=$(wc -l <"$tmp/ratios")
+	med=$(median <"$tmp/ratios"); p10=$(pct 0.1 <"$tmp/ratios"); p90=$(pct 0.9 <"$tmp/ratios")
+	nrep=$(awk '{ print $5 }' "$tmp/rep" | sort -u | wc -l)
+	capk_ms=$(awk '$1 == "K" { s += $4 - $3 } END { printf "%.3f", s / 1e6 }' "$tmp/cap")
+	repk_ms=$(awk -v n="$nrep" '$1 == "K" { s += $4 - $3 } END { printf "%.3f", n ? s / n / 1e6 : 0 }' "$tmp/rep")
+	k_rat=$(awk -v a="$repk_ms" -v b="$capk_ms" 'BEGIN { printf "%.4f", (b > 0) ? a / b : 0 }')
+	cap_ms=$(awk '{ s += $4 - $3 } END { printf "%.3f", s / 1e6 }' "$tmp/cap")
+	rep_ms=$(awk -v n="$nrep" '{ s += $4 - $3 } END { printf "%.3f", n ? s / n / 1e6 : 0 }' "$tmp/rep")
+	gpu_rat=$(awk -v a="$rep_ms" -v b="$cap_ms" 'BEGIN { printf "%.4f", (b > 0) ? a / b : 0 }')
+	# host overhead: wall of each kept replay against its GPU busy time
+	awk -F'\t' -v p="$p" 'NR > 1 && $1 == p && $6 == 1 { print $2, $4 - $3 - $5 }' \
+		"$tmp/run-$p/replays.tsv" | LC_ALL=C sort -k1,1 >"$tmp/wall"
+	sort -k5,5n -k3,3n "$tmp/rep" | awk '
+	function flush() { if (have) { busy[r] += e - s } have = 0 }
+	BEGIN { r = "none" }
+	{
+		if ($5 != r) { flush(); r = $5 }
+		if (have && $3 <= e) { if ($4 > e) e = $4 }
+		else { flush(); s = $3; e = $4; have = 1 }
+	}
+	END { flush(); for (k in busy) print k, busy[k] }' | LC_ALL=C sort -k1,1 >"$tmp/busy"
+	LC_ALL=C join "$tmp/wall" "$tmp/busy" >"$tmp/wb"
+	wall=$(awk '{ print $2 / 1e6 }' "$tmp/wb" | median)
+	busy=$(awk '{ print $3 / 1e6 }' "$tmp/wb" | median)
+	over=$(awk '{ print ($2 - $3) / $2 }' "$tmp/wb" | median)
+	printf '%-8s %6d %7.4f %6.3f %6.3f %9s %9s %7s %9s %9s %7s %9.3f %9.3f %7.1f%%\n' "$p" "$nk" \
+		"$med" "$p10" "$p90" "$capk_ms" "$repk_ms" "$k_rat" "$cap_ms" "$rep_ms" "$gpu_rat" "$wall" "$busy" \
+		"$(awk -v o="$over" 'BEGIN { print o * 100 }')" >>"$res/fidelity.txt"
+	printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$nk" "$med" "$p10" "$p90" \
+		"$capk_ms" "$repk_ms" "$k_rat" "$cap_ms" "$rep_ms" "$gpu_rat" "$wall" "$busy" "$over" >>"$res/fidelity.tsv"
+done
+echo "replay fidelity: single variant vs the captured runs, $R replays each (last discarded)"
+cat "$res/fidelity.txt"
+all=$(median <"$tmp/all_ratios")
+n=$(wc -l <"$tmp/all_ratios")
+awk -v m="$all" -v n="$n" 'BEGIN {
+	printf "replay fidelity: per-kernel duration ratio over %d launches of >= 50 us: median %.4f (target 1.00 +- 0.05: %s)\n",
+		n, m, (m >= 0.95 && m <= 1.05) ? "met" : "MISSED" }'
+awk -F'\t' 'NR > 1 { d = $8 - 1; if (d < 0) d = -d; if (d > 0.03) bk = bk " " $1
+	d = $11 - 1; if (d < 0) d = -d; if (d > 0.03) bg = bg " " $1 }
+     END { printf "replay fidelity: total kernel time within 3%% of the capture: %s\n",
+	(bk == "") ? "met for every program" : "MISSED for" bk
+	printf "replay fidelity: total GPU time (kernels, copies, memsets) within 3%%: %s\n",
+	(bg == "") ? "met for every program" : "MISSED for" bg }' "$res/fidelity.tsv"
+echo "replay fidelity: overhead = (replay wall time - GPU busy time) / wall time of the replay part"
+exit $status

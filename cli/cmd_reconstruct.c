@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix reconstruct: read the trace bundles of n programs and write the
+ * replay program of that workload (generated C plus its data files) for
+ * `gpumix replay`. The work is reconstruct/recon.c (reading, the model)
+ * and reconstruct/recon_dir.c (the output directory); this file parses
+ * the command line, shows progress and prints what they report.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "error.h"
+#include "reconstruct/codegen.h"
+#include "reconstruct/model.h"
+#include "reconstruct/recon.h"
+#include "reconstruct/recon_dir.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix reconstruct --variant single|cuda [-o DIR] [--force]\n"
+	"                          [--allow-unsupported] [--nondeterministic NAME]...\n"
+	"                          BUNDLE...";
+
+static const char help[] =
+	"\n"
+	"Generate the replay program of the workload made of the programs\n"
+	"captured in BUNDLE... (one program per bundle, named after the bundle\n"
+	"directory): generated C and the data it replays, for gpumix replay.\n"
+	"\n"
+	"  --variant V            single (each program alone, one after another)\n"
+	"                         or cuda (all at once, one thread and its own\n"
+	"                         streams per program)\n"
+	"  -o DIR                 output directory (default build/<workload>.<variant>;\n"
+	"                         '-' prints the generated C only)\n"
+	"  --force                replace an existing DIR\n"
+	"  --allow-unsupported    skip calls gpumix cannot replay (each one is a\n"
+	"                         warning) instead of stopping\n"
+	"  --nondeterministic NAME  do not verify the results of program NAME\n"
+	"                         (repeatable)\n"
+	"\n"
+	"Warnings (calls not replayed, pointers that cannot be relocated) go to\n"
+	"stderr; -v adds per-program counts, -q drops progress and the summary.\n"
+	"\n"
+	"exit status: 0 ok; 1 error (an unreadable, incomplete or lossy bundle,\n"
+	"a call that cannot be replayed, unsupported calls); 2 usage error;\n"
+	"130 interrupted.\n";
+
+struct opts {
+	const char *variant, *out;
+	int force, allow_unsupported;
+	const char **nondet;
+	size_t nr_nondet, alloc_nondet;
+	const char *const *bundles;
+	size_t nr_bundles;
+};
+
+/* ---- interruption and progress on a terminal ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct progress {
+	int tty;
+	double start, last;
+	size_t nr_bundles;
+	int shown;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int progress(void *ctx, size_t index, const char *prog, uint64_t done,
+		    uint64_t total)
+{
+	struct progress *pr = ctx;
+	double t = now_s();
+
+	if (interrupted) {
+		return -1;
+	}
+	if (!pr->tty || t - pr->start < 0.5 || t - pr->last < 0.1) {
+		return 0;
+	}
+	pr->last = t;
+	pr->shown = 1;
+	if (total) {
+		fprintf(stderr, "\rreconstruct: %s (%zu/%zu): %" PRIu64 " of %"
+			PRIu64 " events (%.0f%%)\033[K", prog, index + 1,
+			pr->nr_bundles, done, total,
+			100.0 * (double)done / (double)total);
+	} else {
+		fprintf(stderr, "\rreconstruct: %s (%zu/%zu): %" PRIu64
+			" events\033[K", prog, index + 1, pr->nr_bundles, done);
+	}
+	fflush(stderr);
+	return 0;
+}
+
+static void progress_end(struct progress *pr)
+{
+	if (pr->shown) {
+		fputs("\r\033[K", stderr);
+		pr->shown = 0;
+	}
+}
+
+/* ---- the command ---- */
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "allow-unsupported", no_argument, NULL, 'u' },
+		{ "nondeterministic", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			o->variant = optarg;
+			break;
+		case 'o':
+			if (!*optarg) {
+				return gm_usage_error(usage, "-o needs a "
+						      "directory");
+			}
+			o->out = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'u':
+			o->allow_unsupported = 1;
+			break;
+		case 'n':
+			GM_ALLOC_GROW(o->nondet, o->nr_nondet + 1,
+				      o->alloc_nondet);
+			o->nondet[o->nr_nondet++] = optarg;
+			break;
+		case 'h':
+			printf("%s\n%s", usage, help);
+			return -1;
+		case ':':
+			return gm_usage_error(usage, "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			if (optopt && strchr("oVn", optopt)) {
+				return gm_usage_error(usage, "option '%s' needs "
+						      "a value",
+						      argv[optind - 1]);
+			}
+			return gm_usage_error(usage, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (!o->variant) {
+		return gm_usage_error(usage, "which variant? (--variant single "
+				      "or cuda)");
+	}
+	if (!recon_variant_ok(o->variant)) {
+		return gm_usage_error(usage, "variant '%s' cannot be "
+				      "reconstructed (single, cuda)",
+				      o->variant);
+	}
+	if (optind == argc) {
+		return gm_usage_error(usage, "which bundles?");
+	}
+	o->bundles = (const char *const *)argv + optind;
+	o->nr_bundles = (size_t)(argc - optind);
+	return 0;
+}
+
+/* Warnings always; per-program counts with -v. */
+static void print_report(const char *report)
+{
+	const char *line = report;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (strncmp(line, "program '", 9) || gm_cli.verbosity > 0) {
+			fprintf(stderr, "%.*s\n", (int)len, line);
+		}
+		line += len + (nl != NULL);
+	}
+}
+
+int cmd_reconstruct(int argc, char **argv)
+{
+	struct opts o;
+	struct recon_opts ro;
+	struct recon_stats st;
+	struct progress pr;
+	struct strbuf report = STRBUF_INIT, src = STRBUF_INIT;
+	struct model *m = NULL;
+	char *dir = NULL;
+	double t0, gen_s;
+	int ret = GM_EXIT_ERROR, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = parse(argc, argv, &o);
+	if (rc) {
+		free(o.nondet);
+		return rc < 0 ? GM_EXIT_OK : rc;
+	}
+	memset(&pr, 0, sizeof(pr));
+	pr.tty = gm_cli.verbosity >= 0 && isatty(STDERR_FILENO);
+	pr.start = now_s();
+	pr.nr_bundles = o.nr_bundles;
+	memset(&ro, 0, sizeof(ro));
+	ro.variant = o.variant;
+	ro.allow_unsupported = o.allow_unsupported;
+	ro.nondeterministic = o.nondet;
+	ro.nr_nondeterministic = o.nr_nondet;
+	ro.progress = progress;
+	ro.progress_ctx = &pr;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = recon_build(&m, o.bundles, o.nr_bundles, &ro, &report, &st);
+	progress_end(&pr);
+	if (interrupted) {
+		/* Nothing was written: the output appears only whole. */
+		gm_error_clear();
+		gm_error("interrupted: nothing written");
+		gm_error_report(stderr);
+		ret = GM_EXIT_INTERRUPTED;
+		goto out;
+	}
+	print_report(report.buf);
+	if (rc < 0) {
+		goto out;
+	}
+	t0 = now_s();
+	if (o.out && !strcmp(o.out, "-")) {
+		if (codegen_write(m, &src) < 0) {
+			goto out;
+		}
+		if (fwrite(src.buf, 1, src.len, stdout) != src.len ||
+		    fflush(stdout) != 0) {
+			gm_error_errno("cannot write the generated C");
+			goto out;
+		}
+	} else {
+		dir = o.out ? gm_xstrdup(o.out) :
+			      gm_xasprintf("build/%s.%s", model_name(m),
+					   o.variant);
+		if (recon_dir_write(m, dir, o.force) < 0) {
+			goto out;
+		}
+	}
+	gen_s = now_s() - t0;
+	if (interrupted) {
+		gm_error("interrupted (the output was complete and is kept)");
+		gm_error_report(stderr);
+		ret = GM_EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (gm_cli.verbosity >= 0) {
+		double rate = st.read_s > 0 ? (double)st.events / st.read_s : 0;
+		struct strbuf where = STRBUF_INIT;
+		if (dir) {
+			strbuf_addf(&where, "wrote '%s'", dir);
+		} else {
+			strbuf_addstr(&where, "printed the C");
+		}
+		gm_note("reconstruct: '%s' (%s): %zu program%s, %" PRIu64
+			" operations (%" PRIu64 " launches), %" PRIu64
+			" events read in %.2f s (%.0f events/s); %s in %.2f s",
+			model_name(m), o.variant, st.programs,
+			st.programs == 1 ? "" : "s", st.ops, st.launches,
+			st.events, st.read_s, rate, where.buf,
+			st.finish_s + gen_s);
+		strbuf_release(&where);
+	}
+	ret = GM_EXIT_OK;
+out:
+	if (ret == GM_EXIT_ERROR) {
+		ret = gm_cli_fail();
+	}
+	model_free(m);
+	strbuf_release(&report);
+	strbuf_release(&src);
+	free(dir);
+	free(o.nondet);
+	return ret;
+}

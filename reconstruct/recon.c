@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reconstructing a workload from its bundles (see recon.h).
+ */
+#include "recon.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bundle_feed.h"
+#include "error.h"
+#include "kvfile.h"
+#include "model_int.h"
+#include "strbuf.h"
+#include "trace_reader.h"
+
+/* Events between two progress calls. */
+#define PROGRESS_EVERY 65536
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int recon_variant_ok(const char *variant)
+{
+	return variant && (!strcmp(variant, "single") || !strcmp(variant, "cuda"));
+}
+
+/* The last path component of @path, without trailing slashes. */
+static char *base_name(const char *path)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 0 && path[end - 1] == '/') {
+		end--;
+	}
+	start = end;
+	while (start > 0 && path[start - 1] != '/') {
+		start--;
+	}
+	return gm_xasprintf("%.*s", (int)(end - start), path + start);
+}
+
+static int usable(const char *name)
+{
+	return *name && strcmp(name, ".") && strcmp(name, "..");
+}
+
+char *recon_program_name(const char *bundle, const char *manifest_program)
+{
+	char *n = base_name(bundle);
+
+	if (usable(n)) {
+		return n;
+	}
+	free(n);
+	if (manifest_program) {
+		n = base_name(manifest_program);
+		if (usable(n)) {
+			return n;
+		}
+		free(n);
+	}
+	return gm_xstrdup("program");
+}
+
+static int name_taken(const struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_progs; i++) {
+		if (!strcmp(m->progs[i]->name, name)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A unique program name for @bundle in @m. */
+static char *unique_name(const struct model *m, const char *bundle,
+			 const struct kvfile *manifest)
+{
+	char *base = recon_program_name(bundle, kvfile_get(manifest, "program"));
+	char *name = gm_xstrdup(base);
+
+	for (unsigned k = 2; name_taken(m, name); k++) {
+		free(name);
+		name = gm_xasprintf("%s-%u", base, k);
+	}
+	free(base);
+	return name;
+}
+
+/*
+ * Program names a --nondeterministic option may use: the final name, or
+ * the base name that a duplicate was derived from (both copies then).
+ */
+static int is_nondeterministic(const struct recon_opts *o, const char *name,
+			       const char *base)
+{
+	for (size_t i = 0; i < o->nr_nondeterministic; i++) {
+		if (!strcmp(o->nondeterministic[i], name) ||
+		    !strcmp(o->nondeterministic[i], base)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Read bundle @path into a new program of @m. */
+static int read_bundle(struct model *m, size_t index, const char *path,
+		       const struct recon_opts *o, struct recon_stats *st)
+{
+	struct trace_reader *r = NULL;
+	struct bundle_feed *f = NULL;
+	struct bundle_feed_stats fs;
+	struct model_prog *p;
+	const struct gm_event *ev;
+	uint64_t total = 0;
+	char *name = NULL, *base = NULL;
+	int ret = -1, got;
+
+	if (trace_reader_open(&r, path, GM_READER_ALLOW_UNSUPPORTED) < 0) {
+		goto fail;
+	}
+	name = unique_name(m, path, trace_reader_manifest(r));
+	base = recon_program_name(path, kvfile_get(trace_reader_manifest(r),
+						   "program"));
+	p = model_add_program(m, name, path,
+			      !is_nondeterministic(o, name, base));
+	if (!p) {
+		goto fail;
+	}
+	if (kvfile_get(trace_reader_manifest(r), "events.found")) {
+		kvfile_get_u64(trace_reader_manifest(r), "events.found", &total,
+			       "manifest");
+	}
+	f = bundle_feed_new(m, p, r);
+	if (o->progress && o->progress(o->progress_ctx, index, name, 0, total)) {
+		gm_error("interrupted");
+		goto fail;
+	}
+	while ((got = trace_reader_next(r, &ev)) > 0) {
+		if (bundle_feed_event(f, ev) < 0) {
+			goto fail;
+		}
+		if (o->progress && ev->index % PROGRESS_EVERY == 0 &&
+		    o->progress(o->progress_ctx, index, name, ev->index, total)) {
+			gm_error("interrupted after event %" PRIu64, ev->index);
+			goto fail;
+		}
+	}
+	if (got < 0 || bundle_feed_finish(f) < 0) {
+		goto fail;
+	}
+	bundle_feed_stats(f, &fs);
+	if (o->progress &&
+	    o->progress(o->progress_ctx, index, name, fs.events, total)) {
+		gm_error("interrupted");
+		goto fail;
+	}
+	st->events += fs.events;
+	st->calls += fs.calls;
+	st->failed += fs.failed;
+	ret = 0;
+	goto out;
+fail:
+	gm_error("cannot reconstruct '%s'", path);
+out:
+	bundle_feed_free(f);
+	trace_reader_free(r);
+	free(name);
+	free(base);
+	return ret;
+}
+
+static void list_unsupported(const struct model *m, struct strbuf *report)
+{
+	const char *prog, *api;
+	uint64_t ev;
+
+	for (uint64_t i = 0; !model_unsupported_call(m, i, &prog, &ev, &api);
+	     i++) {
+		strbuf_addf(report, "unsupported: program '%s': event %" PRIu64
+			    ": %s\n", prog, ev, api);
+	}
+}
+
+int recon_build(struct model **out, const char *const *bundles, size_t nr,
+		const struct recon_opts *o, struct strbuf *report,
+		struct recon_stats *stp)
+{
+	struct recon_stats dummy, *st = stp ? stp : &dummy;
+	struct model *m;
+	double t0;
+	uint64_t n;
+
+	*out = NULL;
+	memset(st, 0, sizeof(*st));
+	if (!recon_variant_ok(o->variant)) {
+		return gm_error("variant '%s' cannot be reconstructed (single, "
+				"cuda)", o->variant ? o->variant : "(null)");
+	}
+	if (!nr) {
+		return gm_error("no bundles to reconstruct");
+	}
+	m = model_new(NULL, o->variant);
+	t0 = now_s();
+	for (size_t i = 0; i < nr; i++) {
+		if (read_bundle(m, i, bundles[i], o, st) < 0) {
+			model_free(m);
+			return -1;
+		}
+	}
+	st->read_s = now_s() - t0;
+	for (size_t k = 0; k < o->nr_nondeterministic; k++) {
+		const char *want = o->nondeterministic[k];
+		size_t i;
+		for (i = 0; i < m->nr_progs; i++) {
+			char *base = recon_program_name(m->progs[i]->bundle, NULL);
+			int hit = !strcmp(m->progs[i]->name, want) ||
+				  !strcmp(base, want);
+			free(base);
+			if (hit) {
+				break;
+			}
+		}
+		if (i == m->nr_progs) {
+			struct strbuf names = STRBUF_INIT;
+			for (i = 0; i < m->nr_progs; i++) {
+				strbuf_addf(&names, "%s%s", i ? ", " : "",
+					    m->progs[i]->name);
+			}
+			gm_error("--nondeterministic '%s' is not a program of "
+				 "the workload (%s)", want, names.buf);
+			strbuf_release(&names);
+			model_free(m);
+			return -1;
+		}
+	}
+	n = model_nr_unsupported(m);
+	st->unsupported = n;
+	if (n && !o->allow_unsupported) {
+		struct strbuf wl = STRBUF_INIT;
+		for (size_t i = 0; i < m->nr_progs; i++) {
+			strbuf_addf(&wl, "%s%s", i ? "+" : "", m->progs[i]->name);
+		}
+		list_unsupported(m, report);
+		gm_error("cannot reconstruct '%s': %" PRIu64 " call%s that "
+			 "gpumix cannot replay (listed above)", wl.buf, n,
+			 n == 1 ? "" : "s");
+		strbuf_release(&wl);
+		gm_error_hint("--allow-unsupported skips them; the replay then "
+			      "does less than the captured program");
+		model_free(m);
+		return -1;
+	}
+	t0 = now_s();
+	if (model_finish(m) < 0) {
+		model_free(m);
+		return -1;
+	}
+	st->finish_s = now_s() - t0;
+	st->programs = m->nr_progs;
+	for (size_t i = 0; i < m->nr_progs; i++) {
+		const struct model_prog *p = m->progs[i];
+		st->ops += p->nr_ops;
+		for (size_t k = 0; k < p->nr_ops; k++) {
+			st->launches += p->ops[k].code == GM_OP_LAUNCH;
+		}
+	}
+	model_report(m, report);
+	*out = m;
+	return 0;
+}

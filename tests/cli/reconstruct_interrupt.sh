@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gpumix reconstruct interrupted (SIGINT) while it reads a big bundle
+# (400k calls from recon-emitter through the real capture path): exit 130,
+# "interrupted", and no output directory, whole or partial.
+. "$(dirname "$0")/../lib.sh"
+scratch_dir
+tmp=$_scratch
+"$GPUMIX" -q capture -o "$tmp/big" -- "$GPUMIX_BUILD/tests/recon-emitter" \
+	bench --calls 400000 >/dev/null 2>&1
+check "a 400k-call bundle is captured" test -f "$tmp/big/manifest"
+"$GPUMIX" reconstruct --variant single -o "$tmp/out" "$tmp/big" 2>"$tmp/err" &
+pid=$!
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check_eq "interrupted: exit 130" 130 "$rc"
+check_match "interrupted: says so" "^error: interrupted: nothing written$" "$(cat "$tmp/err")"
+check_eq "interrupted: no output, whole or partial" "" "$(ls -d "$tmp"/out* 2>/dev/null)"
+done_testing

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Regenerate the reconstruct corpus (tests/data/reconstruct/bundles): each
+# bundle is made by the real capture path (gpumix capture of
+# build/tests/recon-emitter, through the real LTTng session and provider,
+# on a CPU) from the kernels of tests/gpu/replay_kernels.cu, so that the
+# good ones also replay verified on a GPU (tests/gpu/reconstruct_corpus.sh).
+# Then regenerate the golden files: GPUMIX_UPDATE_GOLDEN=1 tests/run
+# tests/cli/reconstruct_corpus.sh.
+#
+#   good:  basic threads reset
+#   bad:   fork (two processes) arrays (unsupported calls) bad-copy
+#
+# usage (from the repository root, after make): tests/data/reconstruct/make-bundles.sh
+set -eu
+cd "$(dirname "$0")/../../.."
+G=build/gpumix
+E=build/tests/recon-emitter
+D=tests/data/reconstruct/bundles
+NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+[ -x "$G" ] && [ -x "$E" ] || { echo "build first (make)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
+mkdir -p "$D"
+for m in basic threads reset fork unsupported:arrays bad-copy; do
+	n=${m#*:}
+	rm -rf "${D:?}/$n"
+	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
+done
+echo "corpus: $(du -sh "$D" | cut -f1)"

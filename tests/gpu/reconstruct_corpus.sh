@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# GPU: the good bundles of the reconstruct corpus (tests/data/reconstruct,
+# captured from recon-emitter, whose calls drive the kernels of
+# tests/gpu/replay_kernels.cu on real data and whose result hashes are
+# what those kernels produce) reconstruct and replay on the real GPU with
+# every result verified: a symbol copy to a global, an async result
+# checked at a stream synchronization, a texture object, a cluster launch
+# through cuLaunchKernelEx, a function alias with an attribute, two host
+# threads, a context reset; single and cuda variants, and two bundles at
+# once. (tests/cli/reconstruct_mock.sh does the same on the mock driver.)
+. "$(dirname "$0")/../lib.sh"
+require_gpu
+. "$GPUMIX_TOP/tests/replay_check.sh"
+cd "$GPUMIX_TOP" || exit 1
+scratch_dir
+tmp=$_scratch
+R=tests/data/reconstruct/bundles
+
+for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
+	"basic+threads:$R/basic $R/threads"; do
+	name=${w%%:*}
+	for v in single cuda; do
+		# shellcheck disable=SC2086
+		"$GPUMIX" -q reconstruct --variant $v -o "$tmp/$name.$v" ${w#*:} 2>/dev/null
+		out=$("$GPUMIX" replay --min-replays 3 --watchdog 30 \
+			-o "$tmp/run-$name.$v" "$tmp/$name.$v" 2>&1); rc=$?
+		check_eq "$name $v: replay exits 0" 0 "$rc"
+		[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
+		check_eq "$name $v: status ok (results verified)" ok \
+			"$(field "$tmp/run-$name.$v/manifest" status)"
+	done
+done
+check_run "$tmp/run-basic+threads.cuda" 2 3
+done_testing

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recon-emitter: a stand-in CUDA program for the reconstruct tests and
+ * benchmark. Run under `gpumix capture`, it emits the driver calls a real
+ * program would make, through the real libgpumix-capture.so emit layer and
+ * LTTng provider, so the bundle it leaves is made by the real capture
+ * path; it needs no GPU. The calls use the kernels of
+ * tests/gpu/replay_kernels.cu (whose fatbin is given with --fatbin) on
+ * real data, and the result hashes are those the GPU would produce, so a
+ * reconstructed bundle also replays verified on a GPU.
+ *
+ *   recon-emitter basic   [--fatbin F]   one thread: most of the call table
+ *   recon-emitter threads [--fatbin F]   two worker threads, one program
+ *   recon-emitter fork    [--fatbin F]   a forked child calls CUDA too
+ *   recon-emitter unsupported [--fatbin F]  CUDA arrays, 2-D copies
+ *   recon-emitter reset   [--fatbin F]   cudaDeviceReset, then more work
+ *   recon-emitter bad-copy [--fatbin F]  a copy into freed memory
+ *   recon-emitter bench --calls N [--fatbin F]
+ *       about N calls (launches, small copies, memsets) for the
+ *       reconstruct benchmark; results not meaningful
+ *
+ * Without --fatbin a tiny PTX module stands in (enough to build, not to
+ * replay).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#include "capture/api.h"
+#include "capture/emit.h"
+#include "hash.h"
+
+#define N_ELEMS 4096u
+#define BYTES ((uint64_t)N_ELEMS * 4)
+#define C_ADD 7u
+#define LIB 0xa000
+#define CTX 0xc000
+#define K_SCALE 0xb001
+#define K_INCR 0xb002
+#define K_TEX 0xb003
+#define F_SCALE 0xf001
+#define STREAM1 0x5100
+#define EVENT1 0x5200
+#define TEX1 0x9001
+#define PINNED 0x7e0000000000ull
+#define A_CADD 0x7f0000100000ull
+#define A_IN 0x7f0000200000ull
+#define A_OUT 0x7f0000400000ull
+#define A_OUT2 0x7f0000600000ull
+#define HOST 0x5000
+
+static const char tiny_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry _Z5scalePjPKjjj(.param .u64 a, .param .u64 b,\n"
+	"\t.param .u32 c, .param .u32 d)\n{\n\tret;\n}\n";
+
+static void *image;		/* fatbin or tiny_ptx */
+static unsigned next_corr = 1;
+
+/* What a call carries besides its words. */
+struct att {
+	const void *data;	/* inline bytes */
+	size_t len;
+	const void *payload;	/* host-to-device source (inline or blob) */
+	size_t plen;
+	const void *hash;	/* result bytes to hash */
+	size_t hlen;
+	int image;		/* the module image */
+	const char *str;
+};
+
+/* An asynchronous device-to-host result not hashed yet (per thread). */
+struct late {
+	unsigned corr;
+	int api;
+	uint64_t dst, bytes, stream;
+	void *copy;
+};
+static __thread struct late lates[16];
+static __thread unsigned nr_lates;
+
+static void attach(struct gm_record *r, const struct att *a)
+{
+	if (!a) {
+		return;
+	}
+	if (a->data) {
+		memcpy(gm_capture_data(r, a->len), a->data, a->len);
+	}
+	if (a->payload) {
+		struct gm_span s = gm_span_bytes(a->payload, a->plen);
+		gm_capture_payload(r, &s, GM_INLINE_MAX);
+	}
+	if (a->hash) {
+		struct gm_span s = gm_span_bytes(a->hash, a->hlen);
+		gm_capture_hash(r, &s);
+	}
+	if (a->image) {
+		gm_capture_image(r, image);
+	}
+	if (a->str) {
+		gm_capture_str(r, a->str);
+	}
+}
+
+/*
+ * One driver call: an entry with the inputs (outputs 0), then an exit
+ * with all words and @status. Returns its correlation id.
+ */
+static unsigned call(int api, const uint64_t *w, unsigned nw, int32_t status,
+		     const struct att *in, const struct att *out)
+{
+	const struct gm_api_desc *d = &gm_api_table[api];
+	uint64_t a[GM_MAX_ARGS];
+	struct gm_record r;
+	unsigned c = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
+
+	if (nw != d->nr_args) {
+		fprintf(stderr, "recon-emitter: %s takes %u words, not %u\n",
+			d->name, d->nr_args, nw);
+		abort();
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		a[i] = d->args[i].dir == GM_DIR_OUT ? 0 : w[i];
+	}
+	memset(&r, 0, sizeof(r));
+	r.api = (uint16_t)api;
+	r.corr = c;
+	r.args = a;
+	r.nr_args = (uint8_t)nw;
+	attach(&r, in);
+	gm_capture_emit(GM_EV_ENTER, &r);
+	memcpy(a, w, nw * sizeof(uint64_t));
+	memset(&r, 0, sizeof(r));
+	r.api = (uint16_t)api;
+	r.corr = c;
+	r.status = status;
+	r.args = a;
+	r.nr_args = (uint8_t)nw;
+	attach(&r, out);
+	gm_capture_emit(GM_EV_EXIT, &r);
+	return c;
+}
+
+#define CALL(name, status, in, out, ...)                                       \
+	({                                                                     \
+		uint64_t w_[] = { __VA_ARGS__ };                               \
+		call(GM_API_##name, w_, sizeof(w_) / sizeof(w_[0]), status,    \
+		     in, out);                                                 \
+	})
+#define ATT(...) (&(struct att){ __VA_ARGS__ })
+#define CALL0(name) call(GM_API_##name, NULL, 0, 0, NULL, NULL)
+
+/* The results of stream @stream (all: ~0) become known: d2h_hash events. */
+static void complete(uint64_t stream)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < nr_lates; i++) {
+		struct late *l = &lates[i];
+		uint64_t w[GM_NR_WORDS(gm_ev_d2h_hash)] = { l->api, l->dst,
+							   l->bytes, l->stream };
+		struct gm_record r;
+		struct gm_span s;
+
+		if (stream != ~0ull && l->stream != stream) {
+			lates[k++] = *l;
+			continue;
+		}
+		memset(&r, 0, sizeof(r));
+		r.api = (uint16_t)l->api;
+		r.corr = l->corr;
+		r.args = w;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_d2h_hash);
+		s = gm_span_bytes(l->copy, l->bytes);
+		gm_capture_hash(&r, &s);
+		gm_capture_emit(GM_EV_D2H_HASH, &r);
+		free(l->copy);
+	}
+	nr_lates = k;
+}
+
+static void d2h_async(uint64_t dst, uint64_t src, const void *result,
+		      uint64_t bytes, uint64_t stream)
+{
+	unsigned c = CALL(cuMemcpyDtoHAsync_v2, 0, NULL, NULL, dst, src, bytes,
+			  stream);
+	struct late *l = &lates[nr_lates++];
+
+	l->corr = c;
+	l->api = GM_API_cuMemcpyDtoHAsync_v2;
+	l->dst = dst;
+	l->bytes = bytes;
+	l->stream = stream;
+	l->copy = malloc(bytes);
+	memcpy(l->copy, result, bytes);
+}
+
+static void stream_sync(uint64_t stream)
+{
+	uint64_t w[1] = { stream };
+	struct gm_record r;
+	uint64_t a[1];
+	unsigned c = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
+
+	/* As the capture library does: results hashed before the exit. */
+	memset(&r, 0, sizeof(r));
+	r.api = GM_API_cuStreamSynchronize;
+	r.corr = c;
+	memcpy(a, w, sizeof(w));
+	r.args = a;
+	r.nr_args = 1;
+	gm_capture_emit(GM_EV_ENTER, &r);
+	complete(stream);
+	r.nr_args = 1;
+	gm_capture_emit(GM_EV_EXIT, &r);
+}
+
+static void launch(uint64_t kernel, uint64_t stream, const void *params,
+		   size_t size)
+{
+	struct att a = { .data = params, .len = size };
+
+	CALL(cuLaunchKernel, 0, &a, NULL, kernel, (N_ELEMS + 255) / 256, 1, 1,
+	     256, 1, 1, 0, stream, 0x6000, 0);
+}
+
+/* Kernel activity records, as CUPTI delivers them at the end. */
+static void act_kernel(unsigned corr, const char *name, uint64_t start,
+		       uint64_t ns)
+{
+	uint64_t w[GM_NR_WORDS(gm_ev_act_kernel)] = { start, start + ns, corr };
+	struct gm_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.corr = corr;
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_act_kernel);
+	gm_capture_str(&r, name);
+	gm_capture_emit(GM_EV_ACT_KERNEL, &r);
+}
+
+static void hash_params(uint8_t *par, uint64_t p0, uint64_t p1, uint32_t a,
+			uint32_t b)
+{
+	memset(par, 0, 24);
+	memcpy(par, &p0, 8);
+	memcpy(par + 8, &p1, 8);
+	memcpy(par + 16, &a, 4);
+	memcpy(par + 20, &b, 4);
+}
+
+/* cuInit, the primary context, the module, its kernels and c_add. */
+static void load_code(void)
+{
+	static const uint32_t scale[] = { 0, 8, 8, 8, 16, 4, 20, 4 };
+	static const uint32_t incr[] = { 0, 16 };
+	static const uint32_t tex[] = { 0, 8, 8, 8, 16, 4 };
+	struct att img = { .image = 1 };
+	struct att s1 = { .str = "_Z5scalePjPKjjj" };
+	struct att x1 = { .str = "_Z5scalePjPKjjj", .data = scale, .len = sizeof(scale) };
+	struct att s2 = { .str = "_Z4incr4span" };
+	struct att x2 = { .str = "_Z4incr4span", .data = incr, .len = sizeof(incr) };
+	struct att s3 = { .str = "_Z8tex_copyPjyj" };
+	struct att x3 = { .str = "_Z8tex_copyPjyj", .data = tex, .len = sizeof(tex) };
+	struct att g = { .str = "c_add" };
+
+	CALL(cuInit, 0, NULL, NULL, 0);
+	CALL(cuDevicePrimaryCtxRetain, 0, NULL, NULL, CTX, 0);
+	CALL(cuCtxSetCurrent, 0, NULL, NULL, CTX);
+	CALL(cuLibraryLoadData, 0, &img, NULL, LIB, 0x1000, 0, 0, 0, 0, 0, 0);
+	CALL(cuLibraryGetKernel, 0, &s1, &x1, K_SCALE, LIB, 0x2000);
+	CALL(cuLibraryGetKernel, 0, &s2, &x2, K_INCR, LIB, 0x2010);
+	CALL(cuLibraryGetKernel, 0, &s3, &x3, K_TEX, LIB, 0x2020);
+	CALL(cuLibraryGetGlobal, 0, &g, &g, A_CADD, 4, LIB, 0x2030);
+}
+
+/* The input and expected outputs of the basic program. */
+struct data {
+	uint32_t *in, *out, *out2;
+	uint32_t mul;
+};
+
+static void make_data(struct data *d, unsigned seed, int incr)
+{
+	d->in = malloc(BYTES);
+	d->out = malloc(BYTES);
+	d->out2 = malloc(BYTES);
+	d->mul = 3 + 2 * seed;
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		d->in[i] = i * 2654435761u + seed;
+		d->out[i] = d->in[i] * d->mul + C_ADD + (incr ? 1 : 0);
+	}
+	for (uint32_t i = 0; i + 1 < N_ELEMS; i++) {
+		d->out2[i] = d->out[i + 1];
+	}
+	d->out2[N_ELEMS - 1] = 0xdeadbeefu;
+}
+
+static void free_data(struct data *d)
+{
+	free(d->in);
+	free(d->out);
+	free(d->out2);
+}
+
+static void basic(void)
+{
+	static const uint32_t cadd = C_ADD;
+	struct att sym = { .payload = &cadd, .plen = 4 };
+	struct data d;
+	struct att in, res, res2;
+	uint8_t par[24];
+	unsigned c1, c2, c3;
+
+	make_data(&d, 0, 1);
+	load_code();
+	CALL(cuCtxSetLimit, 0, NULL, NULL, CU_LIMIT_STACK_SIZE, 4096);
+	CALL(cuKernelGetFunction, 0, NULL, NULL, F_SCALE, K_SCALE);
+	CALL(cuFuncSetAttribute, 0, NULL, NULL, F_SCALE,
+	     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT2, BYTES);
+	/* a failed allocation: skipped, with a warning */
+	CALL(cuMemAlloc_v2, CUDA_ERROR_OUT_OF_MEMORY, NULL, NULL, 0, 1ull << 50);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, CU_STREAM_NON_BLOCKING);
+	CALL(cuEventCreate, 0, NULL, NULL, EVENT1, CU_EVENT_DISABLE_TIMING);
+	/* cudaMemcpyToSymbol(c_add), then the input */
+	CALL(cuMemcpyHtoD_v2, 0, &sym, NULL, A_CADD, 0x1000, 4);
+	in = (struct att){ .payload = d.in, .plen = BYTES };
+	CALL(cuMemcpyHtoD_v2, 0, &in, NULL, A_IN, HOST, BYTES);
+	hash_params(par, A_OUT, A_IN, d.mul, N_ELEMS);
+	c1 = CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24),
+		  NULL, F_SCALE, (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, 0,
+		  0x6000, 0);
+	{
+		/* incr through cuLaunchKernelEx with a cluster of 2 blocks */
+		CUlaunchAttribute at;
+		uint8_t buf[sizeof(at) + 16];
+		uint64_t span[2] = { A_OUT, N_ELEMS };
+		memset(&at, 0, sizeof(at));
+		at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		at.value.clusterDim.x = 2;
+		at.value.clusterDim.y = 1;
+		at.value.clusterDim.z = 1;
+		memcpy(buf, &at, sizeof(at));
+		memcpy(buf + sizeof(at), span, 16);
+		c2 = CALL(cuLaunchKernelEx, 0,
+			  ATT(.data = buf, .len = sizeof(buf)), NULL,
+			  0x7000, K_INCR, 0x6000, 0, (N_ELEMS + 255) / 256, 1, 1,
+			  256, 1, 1, 0, 0, 1, sizeof(at));
+	}
+	CALL(cuEventRecord, 0, NULL, NULL, EVENT1, 0);
+	CALL(cuStreamWaitEvent, 0, NULL, NULL, STREAM1, EVENT1, 0);
+	{
+		CUDA_RESOURCE_DESC rd;
+		CUDA_TEXTURE_DESC td;
+		uint8_t buf[sizeof(rd) + sizeof(td)];
+		memset(&rd, 0, sizeof(rd));
+		memset(&td, 0, sizeof(td));
+		rd.resType = CU_RESOURCE_TYPE_LINEAR;
+		rd.res.linear.devPtr = A_OUT;
+		rd.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+		rd.res.linear.numChannels = 1;
+		rd.res.linear.sizeInBytes = BYTES;
+		td.flags = CU_TRSF_READ_AS_INTEGER;
+		memcpy(buf, &rd, sizeof(rd));
+		memcpy(buf + sizeof(rd), &td, sizeof(td));
+		CALL(cuTexObjectCreate, 0,
+		     ATT(.data = buf, .len = sizeof(buf)), NULL,
+		     TEX1, 0x8000, 0x8100, 0, CU_RESOURCE_TYPE_LINEAR, 0, A_OUT);
+	}
+	{
+		uint64_t po = A_OUT2, tex = TEX1;
+		uint32_t n = N_ELEMS;
+		memset(par, 0, sizeof(par));
+		memcpy(par, &po, 8);
+		memcpy(par + 8, &tex, 8);
+		memcpy(par + 16, &n, 4);
+		c3 = CALL(cuLaunchKernel, 0,
+			  ATT(.data = par, .len = 20), NULL, K_TEX,
+			  (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, STREAM1,
+			  0x6000, 0);
+	}
+	d2h_async(PINNED, A_OUT2, d.out, BYTES, STREAM1);
+	stream_sync(STREAM1);
+	CALL(cuMemsetD32_v2, 0, NULL, NULL, A_OUT2, 0xdeadbeefu, N_ELEMS);
+	CALL(cuMemcpyDtoD_v2, 0, NULL, NULL, A_OUT2, A_OUT + 4, BYTES - 4);
+	res2 = (struct att){ .hash = d.out2, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res2, HOST, A_OUT2, BYTES);
+	/* cudaMemcpyFromSymbol(c_add) */
+	res = (struct att){ .hash = &cadd, .hlen = 4 };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, A_CADD, 4);
+	CALL(cuTexObjectDestroy, 0, NULL, NULL, TEX1);
+	CALL(cuEventDestroy_v2, 0, NULL, NULL, EVENT1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT2);
+	CALL0(cuCtxSynchronize);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c1, "_Z5scalePjPKjjj", 1000000, 50000);
+	act_kernel(c2, "_Z4incr4span", 1100000, 40000);
+	act_kernel(c3, "_Z8tex_copyPjyj", 1200000, 45000);
+	free_data(&d);
+}
+
+/* Each worker thread: its own stream and buffers, scale, result. */
+static void *worker(void *arg)
+{
+	unsigned t = (unsigned)(uintptr_t)arg;
+	uint64_t s = STREAM1 + 0x10 * t, in = A_IN + 0x10000000ull * t,
+		 out = A_OUT + 0x10000000ull * t;
+	struct data d;
+	uint8_t par[24];
+
+	make_data(&d, t, 0);
+	CALL(cuStreamCreate, 0, NULL, NULL, s, CU_STREAM_NON_BLOCKING);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, in, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, out, BYTES);
+	CALL(cuMemcpyHtoDAsync_v2, 0,
+	     ATT(.payload = d.in, .plen = BYTES), NULL, in, HOST,
+	     BYTES, s);
+	hash_params(par, out, in, d.mul, N_ELEMS);
+	launch(K_SCALE, s, par, 24);
+	d2h_async(HOST, out, d.out, BYTES, s);
+	stream_sync(s);
+	CALL(cuMemFree_v2, 0, NULL, NULL, in);
+	CALL(cuMemFree_v2, 0, NULL, NULL, out);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, s);
+	free_data(&d);
+	return NULL;
+}
+
+static void threads(void)
+{
+	static const uint32_t cadd = C_ADD;
+	pthread_t tid[2];
+
+	load_code();
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &cadd, .plen = 4),
+	     NULL, A_CADD, 0x1000, 4);
+	for (unsigned t = 0; t < 2; t++) {
+		pthread_create(&tid[t], NULL, worker, (void *)(uintptr_t)(t + 1));
+	}
+	for (unsigned t = 0; t < 2; t++) {
+		pthread_join(tid[t], NULL);
+	}
+	CALL0(cuCtxSynchronize);
+}
+
+static void fork_child(void)
+{
+	pid_t child;
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	child = fork();
+	if (child == 0) {
+		CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+		gm_capture_finish(NULL);
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+}
+
+static void unsupported_calls(void)
+{
+	uint8_t desc[sizeof(CUDA_RESOURCE_DESC) + sizeof(CUDA_TEXTURE_DESC)];
+	CUDA_RESOURCE_DESC rd;
+	uint32_t small[16] = { 0 };
+	struct att src = { .payload = small, .plen = sizeof(small) };
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuArrayCreate_v2, 0, NULL, NULL, 0xa1, 0x8000, 64, 1, 0,
+	     CU_AD_FORMAT_UNSIGNED_INT32, 1, 0);
+	CALL(cuMemcpyHtoA_v2, 0, &src, NULL, 0xa1, 0, HOST, sizeof(small));
+	memset(desc, 0, sizeof(desc));
+	memset(&rd, 0, sizeof(rd));
+	rd.resType = CU_RESOURCE_TYPE_ARRAY;
+	rd.res.array.hArray = (CUarray)0xa1;
+	memcpy(desc, &rd, sizeof(rd));
+	CALL(cuTexObjectCreate, 0,
+	     ATT(.data = desc, .len = sizeof(desc)), NULL, 0x9002,
+	     0x8000, 0x8100, 0, CU_RESOURCE_TYPE_ARRAY, 0xa1, 0);
+	CALL(cuTexObjectDestroy, 0, NULL, NULL, 0x9002);
+	CALL(cuArrayDestroy, 0, NULL, NULL, 0xa1);
+	CALL(cuMemsetD32_v2, 0, NULL, NULL, A_IN, 0, N_ELEMS);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+}
+
+static void reset(void)
+{
+	struct data d;
+	uint8_t par[24];
+
+	make_data(&d, 0, 0);
+	load_code();
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	/* cudaDeviceReset(): everything goes; the runtime loads again */
+	CALL(cuDevicePrimaryCtxReset_v2, 0, NULL, NULL, 0);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemsetD32_v2, 0, NULL, NULL, A_IN, 1, N_ELEMS);
+	CALL(cuMemsetD8_v2, 0, NULL, NULL, A_CADD, 0, 4);
+	hash_params(par, A_OUT, A_IN, 5, N_ELEMS);
+	launch(K_SCALE, 0, par, 24);
+	{
+		uint32_t *r = malloc(BYTES);
+		for (uint32_t i = 0; i < N_ELEMS; i++) {
+			r[i] = 5;
+		}
+		CALL(cuMemcpyDtoH_v2, 0, NULL,
+		     ATT(.hash = r, .hlen = BYTES), HOST, A_OUT,
+		     BYTES);
+		free(r);
+	}
+	CALL(cuDevicePrimaryCtxReset_v2, 0, NULL, NULL, 0);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	free_data(&d);
+}
+
+static void bad_copy(void)
+{
+	uint32_t small[16] = { 0 };
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemcpyHtoD_v2, 0,
+	     ATT(.payload = small, .plen = sizeof(small)), NULL,
+	     A_IN + 64, HOST, sizeof(small));
+}
+
+/*
+ * About @calls calls: per 16, 13 launches of scale over 8 sub-buffers, a
+ * 256-byte host-to-device copy, a 64-byte result and a memset.
+ */
+static void bench(unsigned long calls)
+{
+	uint8_t in[4][256], res[4][64], par[24];
+
+	for (int v = 0; v < 4; v++) {
+		for (int i = 0; i < 256; i++) {
+			in[v][i] = (uint8_t)(v * 31 + i);
+		}
+		for (int i = 0; i < 64; i++) {
+			res[v][i] = (uint8_t)(v * 17 + i);
+		}
+	}
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	for (unsigned long i = 0; i < calls; i++) {
+		switch (i % 16) {
+		case 0:
+			CALL(cuMemcpyHtoD_v2, 0,
+			     ATT(.payload = in[(i / 16) % 4], .plen = 256),
+			     NULL, A_IN + 256 * ((i / 16) % 8), HOST, 256);
+			break;
+		case 8:
+			CALL(cuMemcpyDtoH_v2, 0, NULL,
+			     ATT(.hash = res[(i / 16) % 4], .hlen = 64),
+			     HOST, A_OUT + 64 * (i % 8), 64);
+			break;
+		case 12:
+			CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT + 4096 * (i % 4),
+			     (uint32_t)i % 3, 1024, 0);
+			break;
+		default:
+			hash_params(par, A_OUT + 256 * (i % 8), A_IN, 1 + i % 5, 64);
+			launch(K_SCALE, 0, par, 24);
+			break;
+		}
+	}
+	CALL0(cuCtxSynchronize);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+}
+
+static void *read_fatbin(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	char *buf;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 ||
+	    fseek(f, 0, SEEK_SET)) {
+		fprintf(stderr, "recon-emitter: cannot read '%s'\n", path);
+		exit(2);
+	}
+	buf = malloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "recon-emitter: cannot read '%s'\n", path);
+		exit(2);
+	}
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	unsigned long calls = 1000;
+
+	image = (void *)tiny_ptx;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--fatbin") && i + 1 < argc) {
+			image = read_fatbin(argv[++i]);
+		} else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
+			calls = strtoul(argv[++i], NULL, 10);
+		} else {
+			fprintf(stderr, "recon-emitter: bad argument '%s'\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (gm_capture_init(NULL)) {
+		fprintf(stderr, "recon-emitter: not running under gpumix "
+			"capture\n");
+		return 3;
+	}
+	if (!strcmp(mode, "basic")) {
+		basic();
+	} else if (!strcmp(mode, "threads")) {
+		threads();
+	} else if (!strcmp(mode, "fork")) {
+		fork_child();
+	} else if (!strcmp(mode, "unsupported")) {
+		unsupported_calls();
+	} else if (!strcmp(mode, "reset")) {
+		reset();
+	} else if (!strcmp(mode, "bad-copy")) {
+		bad_copy();
+	} else if (!strcmp(mode, "bench")) {
+		bench(calls);
+	} else {
+		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
+			"unsupported|reset|bad-copy|bench [--calls N] "
+			"[--fatbin F]\n");
+		gm_capture_finish(NULL);
+		return 2;
+	}
+	gm_capture_finish(NULL);
+	return 0;
+}
