@@ -42,6 +42,10 @@ struct driver_fns {
 	CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
 	CUresult (*device_mem)(size_t *, CUdevice);
 	CUresult (*driver_version)(int *);
+	CUresult (*library_global)(CUdeviceptr *, size_t *, CUlibrary,
+				   const char *);
+	CUresult (*module_global)(CUdeviceptr *, size_t *, CUmodule,
+				  const char *);
 };
 
 /* Where the words a special case needs sit, per call (-1: absent). */
@@ -118,6 +122,8 @@ static void resolve_driver(void)
 	SYM(device_attr, "cuDeviceGetAttribute");
 	SYM(device_mem, "cuDeviceTotalMem_v2");
 	SYM(driver_version, "cuDriverGetVersion");
+	SYM(library_global, "cuLibraryGetGlobal");
+	SYM(module_global, "cuModuleGetGlobal_v2");
 #undef SYM
 	/* libcuda stays loaded for the life of the process. */
 	dlclose(h);
@@ -864,6 +870,27 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 	case GM_SP_GET_GLOBAL:
 		/* Both rows end with "name"; read it from the argument words. */
 		gm_capture_str(r, (const char *)(uintptr_t)a[f->name]);
+		/* The runtime's cudaMemcpyToSymbol asks for the address only
+		 * (bytes == NULL): ask for the size too, so that copies into
+		 * the global can be relocated. The thread's guard keeps this
+		 * call out of the trace. */
+		if (exit && a[0] && !a[1]) {
+			CUdeviceptr d = 0;
+			size_t bytes = 0;
+			const char *name = (const char *)(uintptr_t)a[3];
+			CUresult rc = CUDA_ERROR_NOT_SUPPORTED;
+			if (api == GM_API_cuLibraryGetGlobal && in.cu.library_global) {
+				rc = in.cu.library_global(&d, &bytes,
+					(CUlibrary)(uintptr_t)a[2], name);
+			} else if (api == GM_API_cuModuleGetGlobal_v2 &&
+				   in.cu.module_global) {
+				rc = in.cu.module_global(&d, &bytes,
+					(CUmodule)(uintptr_t)a[2], name);
+			}
+			if (rc == CUDA_SUCCESS && d == (CUdeviceptr)a[0]) {
+				a[1] = bytes;
+			}
+		}
 		break;
 	case GM_SP_ARRAY_CREATE: {
 		const CUDA_ARRAY_DESCRIPTOR *c =
