@@ -1,7 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make demo: until the capture/replay pipeline exists, build and run the
-# Parboil-style suite on the GPU and report each program's PASS/FAIL line.
+# make demo: the main job. Runs the demo study (workloads/demo.yaml) end to
+# end on the GPU: captures three suite programs, builds their three pairs,
+# replays each program alone (single) and each pair sharing the GPU (cuda),
+# loads every run into results/demo/results.db and writes the report to
+# results/demo/report/. Resumable: run it again to continue or to reuse
+# what is done. Without a GPU it says so and fails.
 set -u
 B=${GPUMIX_BUILD:-build}
 if ! "$B/tests/has-gpu" >/dev/null 2>&1; then
@@ -9,14 +13,9 @@ if ! "$B/tests/has-gpu" >/dev/null 2>&1; then
 	echo "(run 'make check' for the CPU-side tests)" >&2
 	exit 1
 fi
-echo "gpumix demo: the pipeline is not complete yet; running the Parboil-style suite"
-fail=0
-for p in bfs cutcp fft histo lbm mri-q mm sad spmv stencil tpacf; do
-	exe=$B/workloads/parboil/$p
-	if [ ! -x "$exe" ]; then
-		echo "FAIL $p: not built"; fail=1; continue
-	fi
-	"$exe" || fail=1
-done
-[ $fail -eq 0 ] && echo "demo: all programs passed" || echo "demo: some programs failed"
-exit $fail
+"$B/gpumix" run workloads/demo.yaml
+rc=$?
+if [ $rc -eq 0 ]; then
+	echo "demo: summary in results/demo/summary.md, report in results/demo/report/index.md"
+fi
+exit $rc
