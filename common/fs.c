@@ -126,6 +126,33 @@ int gm_path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+int gm_program_exists(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	int found = 0;
+
+	if (!name || !*name) {
+		return 0;
+	}
+	if (strchr(name, '/')) {
+		return access(name, X_OK) == 0 && !gm_is_dir(name);
+	}
+	for (p = path ? path : "/usr/bin:/bin"; !found; p++) {
+		const char *end = strchrnul(p, ':');
+		/* An empty entry means the current directory. */
+		char *dir = end > p ? strndup(p, (size_t)(end - p)) : strdup(".");
+		char *file = dir ? gm_path_join(dir, name) : NULL;
+		found = file && access(file, X_OK) == 0 && !gm_is_dir(file);
+		free(file);
+		free(dir);
+		if (!*end) {
+			break;
+		}
+		p = end;
+	}
+	return found;
+}
+
 int gm_is_dir(const char *path)
 {
 	struct stat st;

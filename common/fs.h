@@ -30,6 +30,10 @@ int gm_path_exists(const char *path);
 /* 1 if @path is a directory. */
 int gm_is_dir(const char *path);
 
+/* 1 if @name (a path with a '/', or a program searched in $PATH) names
+ * an executable file. */
+int gm_program_exists(const char *name);
+
 /* New string "@dir/@name" (caller frees). */
 char *gm_path_join(const char *dir, const char *name);
 

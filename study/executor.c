@@ -89,6 +89,7 @@ struct exec_ctx {
 	char report_key[KEY_LEN];
 	char *report_reason, *report_log;
 	int report_state;	/* 0 not written, 1 written, -1 failed */
+	int no_figures;		/* gnuplot missing: tables only */
 	/* GPUMIX_STUDY_KILL_AT=STAGE-POINT:N (tests). */
 	int kill_stage, kill_point;
 	unsigned kill_n, kill_seen;
@@ -579,6 +580,8 @@ static void report_key(struct exec_ctx *x, int predict)
 
 	key_add(h, x->s->paths.report);
 	key_add(h, x->s->paths.database);
+	/* Installing gnuplot later redraws the report with its figures. */
+	key_add(h, x->no_figures ? "tables" : "figures");
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
 		if (ri->status == RUN_OK || (predict && ri->do_analyze)) {
@@ -1051,6 +1054,9 @@ static int report(struct exec_ctx *x)
 	argv_push(&a, s->paths.database);
 	argv_push(&a, "-o");
 	argv_push(&a, s->paths.report);
+	if (x->no_figures) {
+		argv_push(&a, "--no-figures");
+	}
 	ret = run_stage(x, STUDY_STAGE_REPORT, "report", &a, s->root, log, &res);
 	if (ret == 0) {
 		char *why = stage_failure(x, &res, log);
@@ -1370,7 +1376,9 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	}
 	strbuf_addf(sb, "- database: %s\n", db);
 	if (x->report_state > 0) {
-		strbuf_addf(sb, "- report: %s\n", rep);
+		strbuf_addf(sb, "- report: %s%s\n", rep,
+			    x->no_figures ? " (tables only: gnuplot was not "
+					    "found)" : "");
 	} else if (x->report_state < 0) {
 		strbuf_addf(sb, "- report: failed: %s\n", x->report_reason);
 	} else if (o->interrupted) {
@@ -1433,6 +1441,24 @@ static int write_summary(struct exec_ctx *x)
 
 /* ---- entry point ---- */
 
+/*
+ * The report's figures need gnuplot. A study that finds none still writes
+ * its tables (hours of GPU runs should not end in a failed report), and
+ * says so before anything runs.
+ */
+static void check_gnuplot(struct exec_ctx *x)
+{
+	const char *g = getenv("GPUMIX_GNUPLOT");
+
+	if (gm_program_exists(g && *g ? g : "gnuplot")) {
+		return;
+	}
+	x->no_figures = 1;
+	gm_warning("'%s' was not found: the report will have its tables but "
+		   "no figures (install gnuplot-nox, or set GPUMIX_GNUPLOT)",
+		   g && *g ? g : "gnuplot");
+}
+
 static void ctx_release(struct exec_ctx *x)
 {
 	if (x->progs) {
@@ -1491,6 +1517,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	if (!o->dry_run && study_state_lock(&x.st)) {
 		goto out;
 	}
+	check_gnuplot(&x);
 	if (decide(&x)) {
 		goto out;
 	}

@@ -205,5 +205,26 @@ out=$("$GPUMIX" run study.yaml 2>&1)
 check_match "a corrupt state file is an error naming it" \
 	"^error: cannot read the study state '$d/results/t/study.state'" "$out"
 check_match "  with a hint" "^hint: delete it to start the study over$" "$out"
+
+# ---- no gnuplot: the report has its tables, and says so ----
+d=$tmp/s8
+make_study "$d"
+cd "$d" || exit 1
+out=$(GPUMIX_GNUPLOT=$d/no-gnuplot "$GPUMIX" run study.yaml 2>err)
+check_eq "a study without gnuplot still succeeds" 0 $?
+check_match "it warns before anything runs" \
+	"^warning: '$d/no-gnuplot' was not found: the report will have its tables but no figures" \
+	"$(head -n 1 err)"
+check_match "the report is asked for tables only" "^figures: no$" "$(cat results/t/report/index.md)"
+check_match "the summary says so" \
+	'^- report: results/t/report \(tables only: gnuplot was not found\)$' "$out"
+plan=$(GPUMIX_GNUPLOT=$d/no-gnuplot "$GPUMIX" run --dry-run study.yaml 2>&1)
+check_match "the dry run warns too" "^warning: '$d/no-gnuplot' was not found" "$plan"
+ln -s "$(type -P true)" "$d/gnuplot"
+out=$(GPUMIX_GNUPLOT=$d/gnuplot "$GPUMIX" run study.yaml 2>err)
+check_eq "with gnuplot found again, the study succeeds" 0 $?
+check_match "and the report is redrawn with its figures" "^figures: yes$" \
+	"$(cat results/t/report/index.md)"
+check_match "  and only the report" '^- this invocation: 1 stages run \(0 failed\)' "$out"
 cd "$tmp" || exit 1
 done_testing

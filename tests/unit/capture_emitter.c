@@ -386,5 +386,8 @@ int main(int argc, char **argv)
 		free(name);
 	}
 	gm_capture_finish(NULL);
+	/* Its content is in the bundle now; leave no stray file in the caller's
+	 * working directory. */
+	remove("synthetic-module.ptx");
 	return status;
 }
