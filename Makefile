@@ -68,6 +68,9 @@ MISSING_DEPS := $(foreach d,$(sort $(PKG_DEPS)),$(if $(shell $(PKG_CONFIG) --exi
 ifneq ($(strip $(MISSING_DEPS)),)
 $(error missing build dependencies; install them with: apt-get install $(strip $(MISSING_DEPS)))
 endif
+# Every component sees every dependency's headers: header-only users
+# (xxhash through common/hash.h) and installs outside /usr/include.
+BASE_CFLAGS += $(call pkg_cflags,$(foreach d,$(sort $(PKG_DEPS)),$(word 1,$(subst :, ,$(d)))))
 ifeq ($(wildcard $(NVCC)),)
 $(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
 endif
