@@ -104,7 +104,7 @@ int gm_elastic_launch(struct gm_prog *p, uint32_t launch, CUfunction f,
 				"elastically (1 to 2^32-1)",
 				p->d->kernels[l->kernel].name, total);
 	}
-	step = s->slice ? s->slice : total;
+	step = gm_elastic_slice_blocks(s, total);
 	gm_elastic_args_identity(&a, l->grid, l->block);
 	for (uint64_t off = 0; off < total; off += step) {
 		uint32_t lim = (uint32_t)(total - off < step ? total - off : step);

@@ -50,12 +50,13 @@ int gm_elastic_setting_parse(const char *mode, const char *slice,
 				"N, sm, resident, orig; N from 1 to %u)", mode,
 				GM_ELASTIC_MAX_GRID_X);
 	}
-	if (slice && parse_count(slice, &out->slice) < 0) {
+	if (slice && (slice[0] == '/' ? parse_count(slice + 1, &out->parts)
+				      : parse_count(slice, &out->slice)) < 0) {
 		return gm_error("bad elastic slice '%s' (logical blocks per "
-				"launch, from 1 to %u)", slice,
-				GM_ELASTIC_MAX_GRID_X);
+				"launch, or /N for N launches per grid; from 1 "
+				"to %u)", slice, GM_ELASTIC_MAX_GRID_X);
 	}
-	if (out->slice && out->mode <= GM_ELASTIC_IDENTITY) {
+	if ((out->slice || out->parts) && out->mode <= GM_ELASTIC_IDENTITY) {
 		return gm_error("an elastic slice needs a physical grid mode "
 				"(grid=N, sm, resident, orig), not '%s'",
 				mode ? mode : "off");
@@ -146,11 +147,32 @@ int gm_elastic_shape(uint32_t n, const uint32_t logical[3], uint32_t offset,
 	return 1;
 }
 
+void gm_elastic_slice_name(const struct gm_elastic_setting *s, char *buf,
+			   size_t len)
+{
+	if (s->parts) {
+		snprintf(buf, len, "/%" PRIu32, s->parts);
+	} else {
+		snprintf(buf, len, "%" PRIu32, s->slice);
+	}
+}
+
+uint64_t gm_elastic_slice_blocks(const struct gm_elastic_setting *s,
+				 uint64_t total)
+{
+	if (s->mode <= GM_ELASTIC_IDENTITY || !total) {
+		return total;
+	}
+	if (s->parts) {
+		return (total + s->parts - 1) / s->parts;
+	}
+	return s->slice && s->slice < total ? s->slice : total;
+}
+
 uint64_t gm_elastic_nr_slices(const struct gm_elastic_setting *s,
 			      uint64_t total)
 {
-	if (!s->slice || s->mode <= GM_ELASTIC_IDENTITY) {
-		return 1;
-	}
-	return (total + s->slice - 1) / s->slice;
+	uint64_t step = gm_elastic_slice_blocks(s, total);
+
+	return step ? (total + step - 1) / step : 1;
 }

@@ -12,7 +12,9 @@
  * the logical grid has). A physical grid is 1-D, never larger than the
  * blocks it has to run, never below 1; the block size is the captured
  * one. A slice of S blocks turns a launch into ceil(blocks / S) launches
- * of consecutive offset/limit ranges on the same stream.
+ * of consecutive offset/limit ranges on the same stream; a slice of "/N"
+ * cuts each grid into N such ranges of ceil(blocks / N) blocks (fewer
+ * when the grid has fewer blocks).
  *
  * A physical grid equal to the logical grid, running every block, would
  * take the kernel's identity path (the original body). So that such a
@@ -41,6 +43,7 @@ struct gm_elastic_setting {
 	enum gm_elastic_mode mode;
 	uint32_t blocks;	/* GM_ELASTIC_GRID: physical blocks */
 	uint32_t slice;		/* logical blocks per launch, 0: no slicing */
+	uint32_t parts;		/* or ("/N") launches per grid, 0: none */
 };
 
 /* The largest x dimension of a grid (CUDA's limit). */
@@ -77,6 +80,14 @@ uint32_t gm_elastic_phys_blocks(const struct gm_elastic_setting *s,
  */
 int gm_elastic_shape(uint32_t n, const uint32_t logical[3], uint32_t offset,
 		     uint32_t limit, uint32_t out[3]);
+
+/* The slice as the option spells it: "0" (none), "S" or "/N". */
+void gm_elastic_slice_name(const struct gm_elastic_setting *s, char *buf,
+			   size_t len);
+
+/* Logical blocks per launch for a grid of @total blocks (@total: none). */
+uint64_t gm_elastic_slice_blocks(const struct gm_elastic_setting *s,
+				 uint64_t total);
 
 /* Number of launches a grid of @total blocks takes with @s. */
 uint64_t gm_elastic_nr_slices(const struct gm_elastic_setting *s,

@@ -303,7 +303,8 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		char mode[32];
 		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
 		kvfile_set(kv, "elastic", mode);
-		kvfile_set_u64(kv, "elastic.slice", run->opt.elastic.slice);
+		gm_elastic_slice_name(&run->opt.elastic, mode, sizeof(mode));
+		kvfile_set(kv, "elastic.slice", mode);
 		kvfile_set(kv, "elastic.arch", run->el_index.arch ?
 			   run->el_index.arch : "");
 		kvfile_set_u64(kv, "elastic.modules", run->el_index.nr);
@@ -534,7 +535,7 @@ static const char usage[] =
 	"                      (the most resident blocks), orig (the logical\n"
 	"                      grid's size); off (default): the original modules\n"
 	"  --elastic-slice BLOCKS  launch each elastic kernel in ranges of BLOCKS\n"
-	"                      logical blocks, one launch each\n"
+	"                      logical blocks, one launch each (/N: N ranges)\n"
 	"\n"
 	"exit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; 3 hung\n";
 
@@ -719,11 +720,11 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
 	if (run.opt.elastic.mode != GM_ELASTIC_OFF) {
-		char mode[32];
+		char mode[32], slice[32];
 		gm_elastic_setting_name(&run.opt.elastic, mode, sizeof(mode));
-		gm_log(&run, "replay: elastic %s, slice %" PRIu32 " blocks "
-		       "(0: none), %zu elastic modules for %s",
-		       mode, run.opt.elastic.slice, run.el_index.nr,
+		gm_elastic_slice_name(&run.opt.elastic, slice, sizeof(slice));
+		gm_log(&run, "replay: elastic %s, slice %s (0: none), %zu "
+		       "elastic modules for %s", mode, slice, run.el_index.nr,
 		       run.el_index.arch);
 	}
 

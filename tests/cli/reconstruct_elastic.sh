@@ -123,6 +123,8 @@ el=$(field "$tmp/run-1/manifest" elastic.launches)
 check "grid=1: launches made elastic" test "${el:-0}" -gt 0
 check_eq "grid=1: one kernel launch each" "$el" \
 	"$(field "$tmp/run-1/manifest" elastic.physical_launches)"
+run_mode quarter --elastic resident --elastic-slice /4
+check_eq "slice /4 recorded" /4 "$(field "$tmp/run-quarter/manifest" elastic.slice)"
 for s in 1 7; do
 	run_mode "slice$s" --elastic sm --elastic-slice "$s"
 	check_eq "slice $s recorded" "$s" "$(field "$tmp/run-slice$s/manifest" elastic.slice)"

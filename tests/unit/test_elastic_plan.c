@@ -41,7 +41,15 @@ static void test_parse(void)
 	gm_error_clear();
 	CHECK_INT(gm_elastic_setting_parse("sm", "-3", &s), -1, "bad slice");
 	CHECK_STR(gm_error_message(), "bad elastic slice '-3' (logical blocks "
-		  "per launch, from 1 to 2147483647)", "its message");
+		  "per launch, or /N for N launches per grid; from 1 to "
+		  "2147483647)", "its message");
+	gm_error_clear();
+	CHECK_INT(gm_elastic_setting_parse("sm", "/0", &s), -1, "bad parts");
+	gm_error_clear();
+	CHECK_INT(gm_elastic_setting_parse("sm", "/4", &s), 0, "/4");
+	CHECK_INT(s.parts, 4, "4 parts");
+	gm_elastic_slice_name(&s, name, sizeof(name));
+	CHECK_STR(name, "/4", "slice name /4");
 	gm_error_clear();
 	CHECK_INT(gm_elastic_setting_parse("identity", "4", &s), -1,
 		  "slice without a grid mode");
@@ -115,6 +123,12 @@ static void test_slices(void)
 	CHECK_INT(gm_elastic_nr_slices(&s, 7), 1, "one slice");
 	gm_elastic_setting_parse("sm", NULL, &s);
 	CHECK_INT(gm_elastic_nr_slices(&s, 100), 1, "no slicing");
+	gm_elastic_setting_parse("sm", "/4", &s);
+	CHECK_INT(gm_elastic_slice_blocks(&s, 100), 25, "a quarter");
+	CHECK_INT(gm_elastic_nr_slices(&s, 101), 4, "ceil: still 4 launches");
+	CHECK_INT(gm_elastic_nr_slices(&s, 3), 3, "3 blocks: 3 launches");
+	gm_elastic_setting_parse("sm", "1000", &s);
+	CHECK_INT(gm_elastic_slice_blocks(&s, 100), 100, "slice above the grid");
 }
 
 int main(void)
