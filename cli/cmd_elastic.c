@@ -14,10 +14,10 @@
 #include "cli.h"
 #include "error.h"
 #include "fs.h"
+#include "reconstruct/elastic_build.h"
 #include "reconstruct/fatbin.h"
 #include "reconstruct/ptx_analysis.h"
 #include "reconstruct/ptx_elastic.h"
-#include "reconstruct/ptx_module.h"
 #include "reconstruct/ptx_ptxas.h"
 #include "strbuf.h"
 
@@ -286,105 +286,32 @@ struct totals {
 	size_t kernels, thread, block, none;
 };
 
-/* The value of @f's own .maxnreg directive, or 0. */
-static int own_maxnreg_of(const struct gm_ptx_module *m,
-			  const struct gm_ptx_func *f)
-{
-	uint32_t i = f->params_close >= 0 ? (uint32_t)f->params_close : f->name_tok;
-
-	for (; f->body_open >= 0 && i + 1 < (uint32_t)f->body_open; i++) {
-		if (gm_ptx_tok_is(m, i, ".maxnreg")) {
-			char *v = gm_ptx_tok_dup(m, i + 1);
-			int n = atoi(v);
-			free(v);
-			return n;
-		}
-	}
-	return 0;
-}
-
 /* Transform one module, print its table; @out receives the new PTX. */
 static int do_module(struct module *mod, const char *arch, int assemble,
-		     int cap, const struct gm_ptx_elastic_options *opt0,
-		     struct strbuf *out, struct totals *tot)
+		     int cap, int block_only, struct strbuf *out,
+		     struct totals *tot)
 {
-	struct gm_ptx_module m;
-	struct gm_ptx_analysis a = { 0 };
-	struct gm_ptxas_report before = { 0 }, after = { 0 };
-	struct gm_ptx_elastic_options opt = *opt0;
-	struct gm_ptx_reg_cap *caps = NULL;
-	int ret = -1;
+	struct gm_elastic_build_opts o = {
+		.arch = arch,
+		.assemble = assemble,
+		.register_cap = cap,
+		.block_only = block_only,
+	};
+	struct gm_elastic_build b = { 0 };
 
-	if (gm_ptx_module_parse(&m, mod->ptx.buf, mod->ptx.len) < 0) {
-		gm_error("cannot parse the PTX of %s", mod->label);
-		goto out;
-	}
-	if (gm_ptx_analyze(&m, &a) < 0) {
-		gm_error("cannot analyze the PTX of %s", mod->label);
-		goto out;
-	}
-	if (assemble && gm_ptxas_assemble(m.src, m.len, arch, &before) < 0) {
-		gm_error("the original PTX of %s does not assemble", mod->label);
-		goto out;
-	}
-	if (gm_ptx_elastic_transform(&m, &a, &opt, out) < 0) {
-		gm_error("cannot transform the PTX of %s", mod->label);
-		goto out;
-	}
-	if (assemble && gm_ptxas_assemble(out->buf, out->len, arch, &after) < 0) {
-		gm_error("the transformed PTX of %s does not assemble", mod->label);
-		gm_error_hint("please report this with the input file: the transformation has a bug");
-		goto out;
-	}
-	/*
-	 * Keep the original's occupancy: a kernel whose registers now take a
-	 * larger allocation gets a cap; one that spills under its own
-	 * .maxnreg gets that raised as far as occupancy allows. Then again.
-	 */
-	if (assemble && cap) {
-		caps = gm_xcalloc(a.nr_kernels + 1, sizeof(*caps));
-		for (size_t i = 0; i < a.nr_kernels; i++) {
-			const struct gm_ptxas_func *b =
-				gm_ptxas_report_find(&before, a.kernels[i].name);
-			const struct gm_ptxas_func *e =
-				gm_ptxas_report_find(&after, a.kernels[i].name);
-			int own = own_maxnreg_of(&m, a.kernels[i].func);
-			int want = 0;
-			if (!b || !e || a.kernels[i].cls == GM_ELASTIC_NONE) {
-				continue;
-			}
-			if (own <= 0 && gm_ptx_register_cap(e->registers) >
-						gm_ptx_register_cap(b->registers)) {
-				want = gm_ptx_register_cap(b->registers);
-			} else if (own > 0 && e->spill_stores > b->spill_stores &&
-				   gm_ptx_register_cap(own) > own) {
-				want = gm_ptx_register_cap(own);
-			}
-			if (want) {
-				caps[opt.nr_reg_caps].kernel = a.kernels[i].name;
-				caps[opt.nr_reg_caps++].maxnreg = want;
-			}
-		}
-		if (opt.nr_reg_caps) {
-			opt.reg_caps = caps;
-			strbuf_reset(out);
-			gm_ptxas_report_release(&after);
-			if (gm_ptx_elastic_transform(&m, &a, &opt, out) < 0 ||
-			    gm_ptxas_assemble(out->buf, out->len, arch, &after) < 0) {
-				gm_error("the transformed PTX of %s does not assemble with register caps",
-					 mod->label);
-				goto out;
-			}
-		}
+	if (gm_elastic_build(mod->ptx.buf, mod->ptx.len, mod->label, &o,
+			     &b) < 0) {
+		gm_elastic_build_release(&b);
+		return -1;
 	}
 	printf("# %s\n", mod->label);
 	printf("%-40s %-15s %5s %6s  %5s %6s  %s\n", "kernel", "class", "regs",
 	       "smem", "regs'", "smem'", "reason");
-	for (size_t i = 0; i < a.nr_kernels; i++) {
-		const struct gm_ptx_kernel_info *k = &a.kernels[i];
+	for (size_t i = 0; i < b.nr_kernels; i++) {
+		const struct gm_elastic_build_kernel *k = &b.kernels[i];
 		printf("%-40s %-15s", k->name, gm_elastic_class_name(k->cls));
-		print_usage_row(gm_ptxas_report_find(&before, k->name), assemble);
-		print_usage_row(gm_ptxas_report_find(&after, k->name), assemble);
+		print_usage_row(gm_ptxas_report_find(&b.before, k->name), assemble);
+		print_usage_row(gm_ptxas_report_find(&b.after, k->name), assemble);
 		printf("  %s\n", k->reason[0] ? k->reason : "-");
 		tot->kernels++;
 		if (k->cls == GM_ELASTIC_THREAD) {
@@ -395,14 +322,9 @@ static int do_module(struct module *mod, const char *arch, int assemble,
 			tot->none++;
 		}
 	}
-	ret = 0;
-out:
-	free(caps);
-	gm_ptxas_report_release(&before);
-	gm_ptxas_report_release(&after);
-	gm_ptx_analysis_release(&a);
-	gm_ptx_module_release(&m);
-	return ret;
+	strbuf_add(out, b.ptx.buf, b.ptx.len);
+	gm_elastic_build_release(&b);
+	return 0;
 }
 
 static int write_output(const char *path, const struct strbuf *sb, int force)
@@ -421,7 +343,7 @@ int cmd_elastic(int argc, char **argv)
 {
 	const char *outpath = NULL, *arch = "sm_90", *input = NULL;
 	int assemble = 1, force = 0, list = 0, cap = 1, ret = GM_EXIT_ERROR;
-	struct gm_ptx_elastic_options opt = { 0 };
+	int block_only = 0;
 	struct modules ms = { 0 };
 	struct strbuf *outs = NULL;
 	struct totals tot = { 0 };
@@ -446,7 +368,7 @@ int cmd_elastic(int argc, char **argv)
 		} else if (!strcmp(a, "--no-assemble")) {
 			assemble = 0;
 		} else if (!strcmp(a, "--block-only")) {
-			opt.block_only = 1;
+			block_only = 1;
 		} else if (!strcmp(a, "--list")) {
 			list = 1;
 		} else if (!strcmp(a, "--no-register-cap")) {
@@ -479,7 +401,8 @@ int cmd_elastic(int argc, char **argv)
 		if (i) {
 			putchar('\n');
 		}
-		if (do_module(&ms.v[i], arch, assemble, cap, &opt, &outs[i], &tot) < 0) {
+		if (do_module(&ms.v[i], arch, assemble, cap, block_only, &outs[i],
+			      &tot) < 0) {
 			goto out;
 		}
 	}

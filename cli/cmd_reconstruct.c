@@ -21,12 +21,13 @@
 #include "reconstruct/model.h"
 #include "reconstruct/recon.h"
 #include "reconstruct/recon_dir.h"
+#include "reconstruct/recon_elastic.h"
 #include "strbuf.h"
 
 static const char usage[] =
 	"usage: gpumix reconstruct --variant single|cuda [-o DIR] [--force]\n"
 	"                          [--allow-unsupported] [--nondeterministic NAME]...\n"
-	"                          BUNDLE...";
+	"                          [--elastic [--elastic-arch sm_NN]] BUNDLE...";
 
 static const char help[] =
 	"\n"
@@ -44,6 +45,13 @@ static const char help[] =
 	"                         warning) instead of stopping\n"
 	"  --nondeterministic NAME  do not verify the results of program NAME\n"
 	"                         (repeatable)\n"
+	"  --elastic              also write the elastic modules (DIR/elastic/):\n"
+	"                         the PTX of every module made elastic and, with\n"
+	"                         ptxas, assembled with register caps, plus the\n"
+	"                         class of every kernel (elastic/kernels.tsv);\n"
+	"                         gpumix replay --elastic runs them\n"
+	"  --elastic-arch sm_NN   which PTX to use and what to assemble for\n"
+	"                         (default: the captured device, else sm_90)\n"
 	"\n"
 	"Warnings (calls not replayed, pointers that cannot be relocated) go to\n"
 	"stderr; -v adds per-program counts, -q drops progress and the summary.\n"
@@ -54,7 +62,8 @@ static const char help[] =
 
 struct opts {
 	const char *variant, *out;
-	int force, allow_unsupported;
+	int force, allow_unsupported, elastic;
+	const char *elastic_arch;
 	const char **nondet;
 	size_t nr_nondet, alloc_nondet;
 	const char *const *bundles;
@@ -131,9 +140,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "allow-unsupported", no_argument, NULL, 'u' },
 		{ "nondeterministic", required_argument, NULL, 'n' },
+		{ "elastic", no_argument, NULL, 'e' },
+		{ "elastic-arch", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned sm;
 	int c;
 
 	optind = 1;
@@ -161,6 +173,17 @@ static int parse(int argc, char **argv, struct opts *o)
 				      o->alloc_nondet);
 			o->nondet[o->nr_nondet++] = optarg;
 			break;
+		case 'e':
+			o->elastic = 1;
+			break;
+		case 'a':
+			if (sscanf(optarg, "sm_%u", &sm) != 1 || sm < 50) {
+				return gm_usage_error(usage, "bad --elastic-arch "
+						      "'%s' (expected sm_NN, "
+						      "e.g. sm_90)", optarg);
+			}
+			o->elastic_arch = optarg;
+			break;
 		case 'h':
 			printf("%s\n%s", usage, help);
 			return -1;
@@ -168,7 +191,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			return gm_usage_error(usage, "option '%s' needs a value",
 					      argv[optind - 1]);
 		default:
-			if (optopt && strchr("oVn", optopt)) {
+			if (optopt && strchr("oVna", optopt)) {
 				return gm_usage_error(usage, "option '%s' needs "
 						      "a value",
 						      argv[optind - 1]);
@@ -188,6 +211,13 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind == argc) {
 		return gm_usage_error(usage, "which bundles?");
+	}
+	if (o->elastic_arch && !o->elastic) {
+		return gm_usage_error(usage, "--elastic-arch needs --elastic");
+	}
+	if (o->elastic && o->out && !strcmp(o->out, "-")) {
+		return gm_usage_error(usage, "--elastic writes files: it needs "
+				      "an output directory, not '-o -'");
 	}
 	o->bundles = (const char *const *)argv + optind;
 	o->nr_bundles = (size_t)(argc - optind);
@@ -217,6 +247,10 @@ int cmd_reconstruct(int argc, char **argv)
 	struct progress pr;
 	struct strbuf report = STRBUF_INIT, src = STRBUF_INIT;
 	struct model *m = NULL;
+	struct recon_elastic_opts eo;
+	struct recon_elastic_stats est;
+	struct recon_dir_opts dopts;
+	struct strbuf ereport = STRBUF_INIT;
 	char *dir = NULL;
 	double t0, gen_s;
 	int ret = GM_EXIT_ERROR, rc;
@@ -269,8 +303,27 @@ int cmd_reconstruct(int argc, char **argv)
 		dir = o.out ? gm_xstrdup(o.out) :
 			      gm_xasprintf("build/%s.%s", model_name(m),
 					   o.variant);
-		if (recon_dir_write(m, dir, o.force) < 0) {
+		memset(&eo, 0, sizeof(eo));
+		memset(&est, 0, sizeof(est));
+		memset(&dopts, 0, sizeof(dopts));
+		eo.arch = o.elastic_arch;
+		dopts.force = o.force;
+		dopts.elastic = o.elastic ? &eo : NULL;
+		dopts.report = &ereport;
+		dopts.elastic_stats = &est;
+		rc = recon_dir_write(m, dir, &dopts);
+		print_report(ereport.buf);
+		if (rc < 0) {
 			goto out;
+		}
+		if (o.elastic && gm_cli.verbosity >= 0) {
+			gm_note("reconstruct: elastic (%s): %zu of %zu code "
+				"images transformed; %zu kernels: %zu "
+				"thread-elastic, %zu block-elastic, %zu not "
+				"elastic; %s", est.arch, est.transformed,
+				est.images, est.kernels, est.thread, est.block,
+				est.none, est.assembled ? "cubins assembled" :
+				"PTX only");
 		}
 	}
 	gen_s = now_s() - t0;
@@ -304,6 +357,7 @@ out:
 	}
 	model_free(m);
 	strbuf_release(&report);
+	strbuf_release(&ereport);
 	strbuf_release(&src);
 	free(dir);
 	free(o.nondet);

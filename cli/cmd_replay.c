@@ -24,6 +24,7 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "reconstruct/recon_dir.h"
+#include "replay/elastic_plan.h"
 #include "strbuf.h"
 
 #ifndef GM_CUDA_HOME
@@ -35,7 +36,8 @@
 
 static const char usage[] =
 	"usage: gpumix replay [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"                     [--force] [--no-profile] [--build-only] [--rebuild] DIR";
+	"                     [--force] [--no-profile] [--build-only] [--rebuild]\n"
+	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static const char help[] =
 	"\n"
@@ -50,6 +52,17 @@ static const char help[] =
 	"  --no-profile          run without the CUPTI activity log\n"
 	"  --build-only          build DIR/replay, do not run it\n"
 	"  --rebuild             build even when DIR/replay is up to date\n"
+	"  --elastic MODE        run the elastic modules of DIR (gpumix reconstruct\n"
+	"                        --elastic): identity (elasticity off), or a 1-D\n"
+	"                        physical grid of grid=N (or N) blocks, sm (one per\n"
+	"                        SM), resident (the most resident blocks), orig (as\n"
+	"                        many as the logical grid); off (default): the\n"
+	"                        original modules. Kernels that are not elastic,\n"
+	"                        and cooperative or cluster launches, run as\n"
+	"                        captured\n"
+	"  --elastic-slice BLOCKS  launch each elastic kernel as ranges of BLOCKS\n"
+	"                        logical blocks, one launch per range, in order;\n"
+	"                        /N: N ranges per grid\n"
 	"\n"
 	"environment: CC (compiler, default cc), CUDA_HOME, GPUMIX_REPLAY_INCLUDE\n"
 	"and GPUMIX_REPLAY_LIBDIR (where gpumix_replay.h and libgpumix-replay.a are).\n"
@@ -59,6 +72,7 @@ static const char help[] =
 
 struct replay_opts {
 	const char *dir, *run_dir, *min_replays, *watchdog;
+	const char *elastic, *elastic_slice;
 	int force, no_profile, build_only, rebuild;
 };
 
@@ -321,9 +335,12 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 		{ "no-profile", no_argument, NULL, 'n' },
 		{ "build-only", no_argument, NULL, 'b' },
 		{ "rebuild", no_argument, NULL, 'B' },
+		{ "elastic", required_argument, NULL, 'e' },
+		{ "elastic-slice", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct gm_elastic_setting es;
 	int c;
 
 	optind = 1;
@@ -360,13 +377,30 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 		case 'B':
 			o->rebuild = 1;
 			break;
+		case 'e':
+			o->elastic = optarg;
+			break;
+		case 's':
+			o->elastic_slice = optarg;
+			break;
 		case 'h':
 			printf("%s\n%s", usage, help);
 			return -1;
 		default:
+			if (optopt && strchr("orwes", optopt)) {
+				return gm_usage_error(usage, "option '%s' needs "
+						      "a value",
+						      argv[optind - 1]);
+			}
 			return gm_usage_error(usage, "unknown option '%s'",
 					      argv[optind - 1]);
 		}
+	}
+	if (gm_elastic_setting_parse(o->elastic, o->elastic_slice, &es) < 0) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", gm_error_message());
+		gm_error_clear();
+		return gm_usage_error(usage, "%s", why);
 	}
 	if (optind + 1 != argc) {
 		return gm_usage_error(usage, optind == argc ?
@@ -407,6 +441,17 @@ int cmd_replay(int argc, char **argv)
 			 RECON_FORMAT);
 		goto out;
 	}
+	if (o.elastic && strcmp(o.elastic, "off")) {
+		char *index = gm_path_join(o.dir, "elastic/index");
+		int have = gm_path_exists(index);
+		free(index);
+		if (!have) {
+			gm_error("'%s' has no elastic modules", o.dir);
+			gm_error_hint("reconstruct it with 'gpumix reconstruct "
+				      "--elastic'");
+			goto out;
+		}
+	}
 	if (build(o.dir, o.rebuild) < 0) {
 		goto out;
 	}
@@ -435,6 +480,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (o.no_profile) {
 		push(&a, "--no-profile");
+	}
+	if (o.elastic) {
+		push(&a, "--elastic");
+		push(&a, o.elastic);
+	}
+	if (o.elastic_slice) {
+		push(&a, "--elastic-slice");
+		push(&a, o.elastic_slice);
 	}
 	if (gm_cli.verbosity > 0) {
 		print_argv(&a);

@@ -27,7 +27,8 @@ BENCHES += bench/reconstruct_bench.sh bench/replay_overhead.sh
 
 $(GEN_WORKLOAD): $(B)/tests/tools/gen_workload.o $(RECONSTRUCT_LIB) $(COMMON_LIB)
 	$(QUIET) LINK $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(COMMON_LDLIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(COMMON_LDLIBS) \
+		$(call pkg_libs,libzstd) -lm
 # ---- end of the replay helper's section ----
 # ---- elastic helper's section: the PTX side of the elastic variant ----
 # (fatbin reader, PTX parser, kernel analysis, elastic transformation,
@@ -42,7 +43,7 @@ CLI_LDLIBS += $(call pkg_libs,libzstd)
 # stub so that it builds without a GPU; it loads libcuda.so.1 at run time.
 ELASTIC_RUN := $(B)/tests/elastic-run
 CHECK_DEPS += $(ELASTIC_RUN)
-BENCHES += bench/elastic.sh
+BENCHES += bench/elastic.sh bench/elastic_replay.sh
 
 $(ELASTIC_RUN): tests/gpu/elastic_run.c common/elastic_abi.h
 	$(QUIET) CC $@

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ptxas runner and report parser (see ptx_ptxas.h). The PTX goes to a
- * temporary file (ptxas reads files), the cubin to /dev/null, and the
- * report, which ptxas prints on stdout and stderr, through a pipe.
+ * temporary file (ptxas reads files), the cubin to /dev/null (or to a
+ * second temporary file when the caller wants it), and the report, which
+ * ptxas prints on stdout and stderr, through a pipe.
  */
 #include "ptx_ptxas.h"
 
@@ -197,9 +198,10 @@ static void add_errors(struct strbuf *sb, const char *log)
 	}
 }
 
-/* Run ptxas [-c] -arch -v on @file; its output goes to @log. */
+/* Run ptxas [-c] -arch -v on @file into @cubin; its output goes to @log. */
 static int run_ptxas(const char *ptxas, const char *archopt, int reloc,
-		     const char *file, struct strbuf *log, int *status)
+		     const char *file, const char *cubin, struct strbuf *log,
+		     int *status)
 {
 	int pipefd[2];
 	pid_t pid;
@@ -220,10 +222,10 @@ static int run_ptxas(const char *ptxas, const char *archopt, int reloc,
 		close(pipefd[1]);
 		if (reloc) {
 			execl(ptxas, ptxas, "-c", archopt, "-v", file, "-o",
-			      "/dev/null", (char *)NULL);
+			      cubin, (char *)NULL);
 		} else {
 			execl(ptxas, ptxas, archopt, "-v", file, "-o",
-			      "/dev/null", (char *)NULL);
+			      cubin, (char *)NULL);
 		}
 		fprintf(stderr, "ptxas fatal   : cannot run %s: %s\n", ptxas,
 			strerror(errno));
@@ -253,10 +255,16 @@ static int run_ptxas(const char *ptxas, const char *archopt, int reloc,
 int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		      struct gm_ptxas_report *out)
 {
+	return gm_ptxas_assemble_cubin(ptx, len, arch, out, NULL);
+}
+
+int gm_ptxas_assemble_cubin(const char *ptx, size_t len, const char *arch,
+			    struct gm_ptxas_report *out, struct strbuf *cubin)
+{
 	const char *tmpdir = getenv("TMPDIR");
-	char *ptxas = NULL, *tmp = NULL, *archopt = NULL;
+	char *ptxas = NULL, *tmp = NULL, *archopt = NULL, *bin = NULL;
 	struct strbuf log = STRBUF_INIT;
-	int fd = -1, ret = -1, status = 0;
+	int fd = -1, ret = -1, status = 0, reloc = 0;
 
 	ptxas = gm_ptxas_path();
 	if (!ptxas) {
@@ -277,15 +285,22 @@ int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		goto out;
 	}
 	fd = -1;
+	if (cubin) {
+		/* Next to the PTX: the same unique stem, another suffix. */
+		bin = gm_xasprintf("%.*s.cubin", (int)(strlen(tmp) - 4), tmp);
+	}
 	archopt = gm_xasprintf("-arch=%s", arch);
-	if (run_ptxas(ptxas, archopt, 0, tmp, &log, &status) < 0) {
+	if (run_ptxas(ptxas, archopt, 0, tmp, bin ? bin : "/dev/null", &log,
+		      &status) < 0) {
 		goto out;
 	}
 	/* Separately compiled code (-rdc) links later: assemble it alone. */
 	if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) &&
 	    strstr(log.buf, "Unresolved extern function")) {
 		strbuf_reset(&log);
-		if (run_ptxas(ptxas, archopt, 1, tmp, &log, &status) < 0) {
+		reloc = 1;
+		if (run_ptxas(ptxas, archopt, 1, tmp, bin ? bin : "/dev/null",
+			      &log, &status) < 0) {
 			goto out;
 		}
 	}
@@ -299,6 +314,11 @@ int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		goto out;
 	}
 	gm_ptxas_parse_report(out->log, out);
+	/* A relocatable object cannot be loaded alone: no cubin then. */
+	if (bin && !reloc && gm_read_file(bin, cubin) < 0) {
+		gm_error("cannot read the cubin ptxas wrote");
+		goto out;
+	}
 	ret = 0;
 out:
 	if (fd >= 0) {
@@ -306,6 +326,10 @@ out:
 	}
 	if (tmp) {
 		unlink(tmp);
+	}
+	if (bin) {
+		unlink(bin);
+		free(bin);
 	}
 	strbuf_release(&log);
 	free(tmp);

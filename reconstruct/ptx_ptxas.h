@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+struct strbuf;
+
 struct gm_ptxas_func {
 	char *name;
 	int is_entry;
@@ -44,6 +46,15 @@ char *gm_ptxas_path(void);
  */
 int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,
 		      struct gm_ptxas_report *out);
+
+/*
+ * gm_ptxas_assemble() that also appends the cubin ptxas wrote to @cubin
+ * (when not NULL). A module that only assembles as a relocatable object
+ * (-c: it calls external functions) leaves @cubin untouched. Same
+ * returns and failures, plus an unreadable cubin.
+ */
+int gm_ptxas_assemble_cubin(const char *ptx, size_t len, const char *arch,
+			    struct gm_ptxas_report *out, struct strbuf *cubin);
 
 /* Parse the text of a "ptxas -v" report into @out (appended). */
 void gm_ptxas_parse_report(const char *text, struct gm_ptxas_report *out);

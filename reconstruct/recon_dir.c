@@ -19,6 +19,8 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "model_int.h"
+#include "recon_elastic.h"
+#include "strbuf.h"
 
 static int copy_file(const char *src, const char *dst)
 {
@@ -83,7 +85,8 @@ static int place(const char *dir, const char *hash, const char *src,
 	return ret;
 }
 
-static void fill_manifest(const struct model *m, struct kvfile *kv)
+static void fill_manifest(const struct model *m, struct kvfile *kv,
+			  const struct recon_dir_opts *o, const char *arch)
 {
 	kvfile_set(kv, "format", RECON_FORMAT);
 	kvfile_set(kv, "workload", m->name);
@@ -102,10 +105,19 @@ static void fill_manifest(const struct model *m, struct kvfile *kv)
 		kvfile_set_u64(kv, key, p->nr_ops);
 	}
 	kvfile_set_u64(kv, "blobs", m->nr_blobs);
+	if (o->elastic) {
+		kvfile_set(kv, "elastic", "1");
+		kvfile_set(kv, "elastic.arch", arch);
+	}
 }
 
-int recon_dir_write(const struct model *m, const char *dir, int force)
+int recon_dir_write(const struct model *m, const char *dir,
+		    const struct recon_dir_opts *opts)
 {
+	static const struct recon_dir_opts none;
+	const struct recon_dir_opts *o = opts ? opts : &none;
+	struct recon_elastic_stats est;
+	struct strbuf scratch = STRBUF_INIT;
 	char *tmp = gm_xasprintf("%s.tmp-%ld", dir, (long)getpid());
 	char *blobs = gm_path_join(tmp, "blobs");
 	char *modules = gm_path_join(tmp, "modules");
@@ -118,7 +130,8 @@ int recon_dir_write(const struct model *m, const char *dir, int force)
 		gm_error("the model is not finished");
 		goto out;
 	}
-	if (gm_path_exists(dir) && !force) {
+	memset(&est, 0, sizeof(est));
+	if (gm_path_exists(dir) && !o->force) {
 		gm_error("'%s' already exists", dir);
 		gm_error_hint("use --force to replace it");
 		goto out;
@@ -145,6 +158,14 @@ int recon_dir_write(const struct model *m, const char *dir, int force)
 			}
 		}
 	}
+	if (o->elastic &&
+	    recon_elastic_write(m, tmp, o->elastic,
+				o->report ? o->report : &scratch, &est) < 0) {
+		goto fail;
+	}
+	if (o->elastic_stats) {
+		*o->elastic_stats = est;
+	}
 	if (codegen_write(m, &src) < 0) {
 		goto fail;
 	}
@@ -154,7 +175,7 @@ int recon_dir_write(const struct model *m, const char *dir, int force)
 	}
 	free(path);
 	path = gm_path_join(tmp, "manifest");
-	fill_manifest(m, &kv);
+	fill_manifest(m, &kv, o, est.arch);
 	if (kvfile_write(&kv, path, "gpumix reconstruct output") < 0) {
 		goto fail;
 	}
@@ -176,6 +197,7 @@ out:
 	free(blobs);
 	free(modules);
 	strbuf_release(&src);
+	strbuf_release(&scratch);
 	kvfile_release(&kv);
 	return ret;
 }

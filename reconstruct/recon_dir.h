@@ -8,6 +8,8 @@
  *   DIR/replay.c   the generated program (codegen.h)
  *   DIR/blobs/     host-to-device data, by content hash
  *   DIR/modules/   code images (fatbins, cubins, PTX), by content hash
+ *   DIR/elastic/   with --elastic: the elastic modules (recon_elastic.h);
+ *                  the manifest then says "elastic = 1"
  *
  * It is written under a temporary name next to DIR and renamed into
  * place, so a half-written directory never appears as DIR.
@@ -18,14 +20,27 @@
 #define RECON_FORMAT "gpumix-replay-src 1"
 
 struct model;
+struct strbuf;
+struct recon_elastic_opts;
+struct recon_elastic_stats;
+
+struct recon_dir_opts {
+	int force;		/* replace an existing directory */
+	/* Non-NULL: also write elastic/ (recon_elastic.h); its report
+	 * lines go to @report, its counts to @elastic_stats (may be NULL). */
+	const struct recon_elastic_opts *elastic;
+	struct strbuf *report;
+	struct recon_elastic_stats *elastic_stats;
+};
 
 /*
  * Write finished model @m to @dir. An existing @dir is replaced only with
- * @force. Blob and module files are hard-linked from their source when
+ * @o->force (@o may be NULL: no force, no elastic modules). Blob and module files are hard-linked from their source when
  * possible, copied otherwise (sizes are checked here, content hashes when
  * the replay loads them). Returns
  * 0 or -1 (cause recorded).
  */
-int recon_dir_write(const struct model *m, const char *dir, int force);
+int recon_dir_write(const struct model *m, const char *dir,
+		    const struct recon_dir_opts *o);
 
 #endif

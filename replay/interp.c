@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cu_check.h"
+#include "elastic_launch.h"
 #include "error.h"
 #include "replay_int.h"
 
@@ -363,6 +364,8 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 			  CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 			  CU_LAUNCH_PARAM_END };
 	void **ex = NULL;
+	int el = p->el_class && p->el_class[l->kernel] != GM_ELASTIC_K_NONE;
+	void *el_where = &p->el_args;
 
 	if (pd->size) {
 		memcpy(p->param_buf, pd->bytes, pd->size);
@@ -383,10 +386,35 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 		args = NULL;
 		ex = extra;
 	}
+	if (el) {
+		/* The appended parameter: elasticity off unless replaced. */
+		gm_elastic_args_identity(&p->el_args, l->grid, l->block);
+		if (ex) {
+			size_t at = (size + GM_ELASTIC_PARAM_ALIGN - 1) &
+				    ~(size_t)(GM_ELASTIC_PARAM_ALIGN - 1);
+			el_where = p->param_buf + at;
+			memcpy(el_where, &p->el_args, sizeof(p->el_args));
+			size = at + GM_ELASTIC_PARAM_SIZE;
+		}
+	}
 	if (enter_stream(p, op->stream) < 0) {
 		return -1;
 	}
 	atomic_store_explicit(&p->last_launch, index + 1, memory_order_relaxed);
+	/* Cooperative and cluster launches are never made elastic. */
+	if (el && !l->cluster[0] && !(l->flags & GM_LAUNCH_COOPERATIVE) &&
+	    p->run->opt.elastic.mode > GM_ELASTIC_IDENTITY) {
+		if (gm_elastic_launch(p, op->a, f, args, ex, el_where, st) < 0) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return 0;
+	}
+	if (p->run->opt.elastic.mode != GM_ELASTIC_OFF) {
+		atomic_fetch_add_explicit(el ? &p->run->el_count.identity :
+					       &p->run->el_count.unmodified,
+					  1, memory_order_relaxed);
+	}
 	if (l->cluster[0] || (l->flags & GM_LAUNCH_COOPERATIVE)) {
 		CUlaunchAttribute attrs[2];
 		CUlaunchConfig cfg;

@@ -17,6 +17,7 @@
 
 #include "cu_check.h"
 #include "error.h"
+#include "elastic_launch.h"
 #include "fs.h"
 #include "replay_int.h"
 #include "strbuf.h"
@@ -241,19 +242,23 @@ static int load_modules(struct gm_prog *p)
 	const struct gm_program_desc *d = p->d;
 
 	p->libs = gm_xcalloc(d->nr_modules + 1, sizeof(*p->libs));
+	p->el_image = gm_xcalloc(d->nr_modules + 1, sizeof(*p->el_image));
 	for (uint32_t i = 0; i < d->nr_modules; i++) {
 		const struct gm_module_desc *m = &d->modules[i];
-		char *name = gm_xasprintf("modules/%s", m->hash);
+		const char *hash;
+		uint64_t size;
+		char *name = gm_elastic_module_file(p->run, m, &size, &hash,
+						    &p->el_image[i]);
 		char *path = gm_path_join(p->run->opt.data_dir, name);
-		uint8_t *image = gm_xmalloc(m->size + 1);
+		uint8_t *image = gm_xmalloc(size + 1);
 		int ret;
 
 		free(name);
 		/* PTX text from a file (cuModuleLoad) has no NUL of its own. */
-		image[m->size] = 0;
-		ret = gm_read_exact(path, image, m->size);
+		image[size] = 0;
+		ret = gm_read_exact(path, image, size);
 		if (!ret) {
-			ret = gm_check_hash(path, image, m->size, m->hash);
+			ret = gm_check_hash(path, image, size, hash);
 		}
 		if (!ret) {
 			ret = CU_CHECK(cuLibraryLoadData(&p->libs[i], image,
@@ -266,6 +271,10 @@ static int load_modules(struct gm_prog *p)
 				 path);
 			free(path);
 			return -1;
+		}
+		if (gm_debug_on() && p->el_image[i]) {
+			gm_log(p->run, "replay: elastic: program=%s, module=%"
+			       PRIu32 ", loaded '%s'", d->name, i, path);
 		}
 		free(path);
 		p->nr_libs_loaded = i + 1;
@@ -298,9 +307,15 @@ static int resolve_kernels(struct gm_prog *p)
 						k->attrs[a].attrib, k->name);
 			}
 		}
-		p->kargs[i] = gm_xcalloc(k->nr_params + 1, sizeof(void *));
+		/* One more slot: an elastic kernel's gm_elastic_args. */
+		p->kargs[i] = gm_xcalloc(k->nr_params + 2, sizeof(void *));
 		for (uint32_t j = 0; j < k->nr_params; j++) {
 			p->kargs[i][j] = p->param_buf + k->param_offset[j];
+		}
+		if (p->el_image[k->module] &&
+		    gm_elastic_image_class(p->el_image[k->module], k->name) !=
+			    GM_ELASTIC_K_NONE) {
+			p->kargs[i][k->nr_params] = &p->el_args;
 		}
 	}
 	return 0;
@@ -410,7 +425,8 @@ static int prog_init(struct gm_prog *p)
 			max_params = d->params[i].size;
 		}
 	}
-	p->param_buf = gm_xcalloc(1, max_params + 16);
+	/* Room for an elastic kernel's parameter after the buffer too. */
+	p->param_buf = gm_xcalloc(1, max_params + 16 + GM_ELASTIC_PARAM_SIZE);
 	p->checks = gm_xcalloc(d->nr_checks + 1, sizeof(*p->checks));
 	for (uint32_t i = 0; i < d->nr_checks; i++) {
 		if (gm_hash_parse(d->checks[i], &p->checks[i]) < 0) {
@@ -422,8 +438,8 @@ static int prog_init(struct gm_prog *p)
 	p->alloc_size = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_size));
 	p->tex = gm_xcalloc(d->nr_textures + 1, sizeof(*p->tex));
 	if (CU_CHECK(cuCtxSetCurrent(p->run->ctx)) || load_modules(p) < 0 ||
-	    resolve_kernels(p) < 0 || resolve_globals(p) < 0 ||
-	    create_streams(p) < 0) {
+	    resolve_kernels(p) < 0 || gm_elastic_prog_init(p) < 0 ||
+	    resolve_globals(p) < 0 || create_streams(p) < 0) {
 		return -1;
 	}
 	bulk_alloc_init(&p->pool, 0);
@@ -695,6 +711,9 @@ void gm_prog_cleanup(struct gm_prog *p)
 	free(p->kargs);
 	free(p->funcs);
 	free(p->libs);
+	free(p->el_image);
+	free(p->el_class);
+	free(p->el_resident);
 	free(p->globals);
 	free(p->global_size);
 	free(p->streams);

@@ -15,6 +15,9 @@
 #include <cuda.h>
 
 #include "bulk_alloc.h"
+#include "elastic_abi.h"
+#include "elastic_index.h"
+#include "elastic_plan.h"
 #include "gpumix_replay.h"
 #include "hash.h"
 #include "profiler.h"
@@ -47,6 +50,14 @@ struct gm_prog {
 	CUevent *events;
 	struct gm_hash *checks;
 	uint32_t nr_streams_created, nr_events_created, nr_libs_loaded;
+
+	/* Elastic modules (--elastic): per module its elastic image or
+	 * NULL, per kernel its class, per launch the resident blocks per
+	 * SM (resident mode only); the extra kernel parameter. */
+	const struct gm_elastic_image **el_image;
+	enum gm_elastic_kclass *el_class;
+	uint32_t *el_resident;
+	struct gm_elastic_args el_args;
 
 	/* Legacy-stream emulation (only with other blocking streams). */
 	CUevent *sync_events;		/* one internal event per stream */
@@ -93,6 +104,7 @@ struct gm_run_options {
 	double watchdog_s;
 	int force;
 	int profile;
+	struct gm_elastic_setting elastic;
 };
 
 struct gm_device_info {
@@ -117,6 +129,14 @@ struct gm_run {
 	struct watchdog_target *targets;
 	struct watchdog wd;
 	struct profiler prof;
+	struct gm_elastic_index el_index;	/* read when elastic is on */
+	struct {
+		atomic_uint_fast64_t elastic;	/* launches made elastic */
+		atomic_uint_fast64_t physical;	/* kernel launches they took */
+		atomic_uint_fast64_t identity;	/* transformed, elasticity off */
+		atomic_uint_fast64_t unmodified;	/* original kernels */
+		atomic_uint_fast64_t identity_shape;	/* no other shape */
+	} el_count;
 
 	pthread_mutex_t lock;		/* everything below */
 	pthread_cond_t cond;

@@ -299,6 +299,26 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set_u64(kv, "cupti.dropped_records", dropped);
 	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
 	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
+	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
+		char mode[32];
+		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
+		kvfile_set(kv, "elastic", mode);
+		gm_elastic_slice_name(&run->opt.elastic, mode, sizeof(mode));
+		kvfile_set(kv, "elastic.slice", mode);
+		kvfile_set(kv, "elastic.arch", run->el_index.arch ?
+			   run->el_index.arch : "");
+		kvfile_set_u64(kv, "elastic.modules", run->el_index.nr);
+		kvfile_set_u64(kv, "elastic.launches",
+			       atomic_load(&run->el_count.elastic));
+		kvfile_set_u64(kv, "elastic.physical_launches",
+			       atomic_load(&run->el_count.physical));
+		kvfile_set_u64(kv, "elastic.identity_launches",
+			       atomic_load(&run->el_count.identity));
+		kvfile_set_u64(kv, "elastic.unmodified_launches",
+			       atomic_load(&run->el_count.unmodified));
+		kvfile_set_u64(kv, "elastic.identity_shape_launches",
+			       atomic_load(&run->el_count.identity_shape));
+	}
 }
 
 /* Write activity.tsv, replays.tsv and, last, the manifest. */
@@ -497,7 +517,7 @@ static int device_setup(struct gm_run *run)
 
 static const char usage[] =
 	"usage: %s [--data DIR] [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"       [--force] [--no-profile]\n"
+	"       [--force] [--no-profile] [--elastic MODE [--elastic-slice BLOCKS]]\n"
 	"\n"
 	"Replays workload '%s' (variant %s, %u programs) and writes a run\n"
 	"directory (doc/run-directory.md).\n"
@@ -509,6 +529,13 @@ static const char usage[] =
 	"  --watchdog SECONDS  stop a replay without progress (60; 0: off)\n"
 	"  --force             replace an existing run directory\n"
 	"  --no-profile        no CUPTI activity log\n"
+	"  --elastic MODE      run the elastic modules (reconstruct --elastic):\n"
+	"                      identity (elasticity off), or a physical grid of\n"
+	"                      grid=N (or N) blocks, sm (one per SM), resident\n"
+	"                      (the most resident blocks), orig (the logical\n"
+	"                      grid's size); off (default): the original modules\n"
+	"  --elastic-slice BLOCKS  launch each elastic kernel in ranges of BLOCKS\n"
+	"                      logical blocks, one launch each (/N: N ranges)\n"
 	"\n"
 	"exit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; 3 hung\n";
 
@@ -522,10 +549,13 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-profile", no_argument, NULL, 'n' },
+		{ "elastic", required_argument, NULL, 'e' },
+		{ "elastic-slice", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct gm_workload_desc *w = run->w;
+	const char *elastic = NULL, *slice = NULL;
 	int c;
 
 	run->opt.min_replays = 7;
@@ -565,6 +595,12 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 		case 'n':
 			run->opt.profile = 0;
 			break;
+		case 'e':
+			elastic = optarg;
+			break;
+		case 's':
+			slice = optarg;
+			break;
 		case 'h':
 			printf(usage, argv[0], w->name, w->variant,
 			       w->nr_programs);
@@ -577,6 +613,10 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 	}
 	if (optind < argc) {
 		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (gm_elastic_setting_parse(elastic, slice, &run->opt.elastic) < 0) {
+		gm_error_report(stderr);
 		return 2;
 	}
 	if (!run->opt.data_dir) {
@@ -638,6 +678,14 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		return 1;
 	}
 	run.single = !strcmp(w->variant, "single");
+	if (run.opt.elastic.mode != GM_ELASTIC_OFF &&
+	    gm_elastic_index_read(&run.el_index, run.opt.data_dir) < 0) {
+		gm_error_report(stderr);
+		gm_elastic_index_release(&run.el_index);
+		free(owned_data);
+		free(owned_run);
+		return 1;
+	}
 	if (!w->nr_programs) {
 		fprintf(stderr, "error: the workload has no programs\n");
 		return 1;
@@ -671,6 +719,14 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	gm_log(&run, "replay: device '%s' (cc %d.%d, %d SMs), driver %d",
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
+	if (run.opt.elastic.mode != GM_ELASTIC_OFF) {
+		char mode[32], slice[32];
+		gm_elastic_setting_name(&run.opt.elastic, mode, sizeof(mode));
+		gm_elastic_slice_name(&run.opt.elastic, slice, sizeof(slice));
+		gm_log(&run, "replay: elastic %s, slice %s (0: none), %zu "
+		       "elastic modules for %s", mode, slice, run.el_index.nr,
+		       run.el_index.arch);
+	}
 
 	run.progs = gm_xcalloc(w->nr_programs, sizeof(*run.progs));
 	run.targets = gm_xcalloc(w->nr_programs, sizeof(*run.targets));
@@ -765,6 +821,7 @@ finish:
 			repeat_release(&run.groups[g]);
 		}
 	}
+	gm_elastic_index_release(&run.el_index);
 	free(run.groups);
 	free(run.progs);
 	free(run.targets);

@@ -9,6 +9,14 @@
  * by mangled name. It also produces CUPTI-like activity records, which the
  * mock CUPTI (mock_cupti.c) hands to the profiler.
  *
+ * Elastic kernels (gpumix replay --elastic): the runtime passes one more
+ * kernelParams entry, the struct gm_elastic_args (common/elastic_abi.h),
+ * after a kernel's own parameters, and NULL there otherwise (its
+ * kernelParams arrays end with a NULL). The mock then runs the logical
+ * threads of the blocks [offset, offset + limit) of the logical grid, as
+ * the transformed kernel does whatever the physical grid, so a wrong or
+ * missing range fails the replay's result verification.
+ *
  * Knobs: MOCK_CUDA_FAIL=<function> makes that call fail.
  */
 #include <pthread.h>
@@ -151,11 +159,14 @@ struct mlib {
 	int nr_kernels;
 };
 
-typedef void (*kernel_fn)(struct mlib *lib, uint64_t threads, void **args);
+/* A kernel over the global thread ids [first, end) of a 1-D grid. */
+typedef void (*kernel_fn)(struct mlib *lib, uint64_t first, uint64_t end,
+			  void **args);
 
 struct mkernel {
 	const char *name;
 	kernel_fn fn;
+	unsigned nr_params;
 	struct mlib *lib;
 };
 
@@ -220,7 +231,8 @@ static int valid(uintptr_t p, size_t n)
 
 /* ---- kernels of tests/gpu/replay_kernels.cu ---- */
 
-static void k_scale(struct mlib *lib, uint64_t threads, void **args)
+static void k_scale(struct mlib *lib, uint64_t first, uint64_t end,
+                     void **args)
 {
 	unsigned *out = *(unsigned **)args[0];
 	const unsigned *in = *(const unsigned **)args[1];
@@ -229,12 +241,13 @@ static void k_scale(struct mlib *lib, uint64_t threads, void **args)
 	if (!valid((uintptr_t)out, n * 4ull) || !valid((uintptr_t)in, n * 4ull)) {
 		abort();
 	}
-	for (uint64_t i = 0; i < threads && i < n; i++) {
+	for (uint64_t i = first; i < end && i < n; i++) {
 		out[i] = in[i] * mul + lib->c_add;
 	}
 }
 
-static void k_incr(struct mlib *lib, uint64_t threads, void **args)
+static void k_incr(struct mlib *lib, uint64_t first, uint64_t end,
+                    void **args)
 {
 	struct {
 		unsigned *p;
@@ -246,12 +259,13 @@ static void k_incr(struct mlib *lib, uint64_t threads, void **args)
 	if (!valid((uintptr_t)s.p, s.n * 4)) {
 		abort();
 	}
-	for (uint64_t i = 0; i < threads && i < s.n; i++) {
+	for (uint64_t i = first; i < end && i < s.n; i++) {
 		s.p[i] += 1;
 	}
 }
 
-static void k_tex_copy(struct mlib *lib, uint64_t threads, void **args)
+static void k_tex_copy(struct mlib *lib, uint64_t first, uint64_t end,
+                        void **args)
 {
 	unsigned *out = *(unsigned **)args[0];
 	unsigned long long t = *(unsigned long long *)args[1];
@@ -267,17 +281,19 @@ static void k_tex_copy(struct mlib *lib, uint64_t threads, void **args)
 	if (!valid((uintptr_t)out, n * 4ull)) {
 		abort();
 	}
-	for (uint64_t i = 0; i < threads && i < n; i++) {
+	for (uint64_t i = first; i < end && i < n; i++) {
 		out[i] = i * 4 < texs[t].size ? base[i] : 0;
 	}
 }
 
-static void k_spin(struct mlib *lib, uint64_t threads, void **args)
+static void k_spin(struct mlib *lib, uint64_t first, uint64_t end,
+                    void **args)
 {
 	volatile unsigned *flag = *(volatile unsigned **)args[0];
 
 	(void)lib;
-	(void)threads;
+	(void)first;
+	(void)end;
 	if (!valid((uintptr_t)flag, 4)) {
 		abort();
 	}
@@ -289,11 +305,12 @@ static void k_spin(struct mlib *lib, uint64_t threads, void **args)
 static const struct {
 	const char *name;
 	kernel_fn fn;
+	unsigned nr_params;
 } known[] = {
-	{ "_Z5scalePjPKjjj", k_scale },
-	{ "_Z4incr4span", k_incr },
-	{ "_Z8tex_copyPjyj", k_tex_copy },
-	{ "_Z4spinPVj", k_spin },
+	{ "_Z5scalePjPKjjj", k_scale, 4 },
+	{ "_Z4incr4span", k_incr, 1 },
+	{ "_Z8tex_copyPjyj", k_tex_copy, 3 },
+	{ "_Z4spinPVj", k_spin, 1 },
 };
 
 /* ---- the driver API ---- */
@@ -493,6 +510,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 			struct mkernel *k = calloc(1, sizeof(*k));
 			k->name = known[i].name;
 			k->fn = known[i].fn;
+			k->nr_params = known[i].nr_params;
 			k->lib = l;
 			l->kernels[l->nr_kernels++] = k;
 			*pKernel = (CUkernel)k;
@@ -734,8 +752,28 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 	pthread_mutex_lock(&lock);
 	corr = api_record(307, t0);
 	pthread_mutex_unlock(&lock);
-	k->fn(k->lib, (uint64_t)g[0] * g[1] * g[2] * b[0] * b[1] * b[2],
-	      params);
+	if (params && params[k->nr_params]) {
+		/* struct gm_elastic_args: grid[3], block[3], offset, limit */
+		uint32_t a[8];
+		uint64_t total, lo, hi, threads;
+		memcpy(a, params[k->nr_params], sizeof(a));
+		total = (uint64_t)a[0] * a[1] * a[2];
+		threads = (uint64_t)a[3] * a[4] * a[5];
+		if (threads != (uint64_t)b[0] * b[1] * b[2]) {
+			fprintf(stderr, "mock cuda: %s: block of %u x %u x %u "
+				"threads, the elastic arguments say %u x %u x "
+				"%u\n", k->name, b[0], b[1], b[2], a[3], a[4],
+				a[5]);
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+		lo = a[6] < total ? a[6] : total;
+		hi = lo + (a[7] < total - lo ? a[7] : total - lo);
+		k->fn(k->lib, lo * threads, hi * threads, params);
+	} else {
+		k->fn(k->lib, 0,
+		      (uint64_t)g[0] * g[1] * g[2] * b[0] * b[1] * b[2],
+		      params);
+	}
 	t1 = mock_now();
 	pthread_mutex_lock(&lock);
 	if (act.kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
@@ -774,6 +812,21 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 
 	(void)extra;
 	return launch(f, g, b, smem, s, kernelParams);
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+							    CUfunction func,
+							    int blockSize,
+							    size_t dynamicSMemSize)
+{
+	(void)func;
+	(void)dynamicSMemSize;
+	FAIL_IF("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	if (blockSize <= 0 || blockSize > 1024) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*numBlocks = 2048 / blockSize < 32 ? 2048 / blockSize : 32;
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,

@@ -425,7 +425,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret) {
-		ret = recon_dir_write(m, o.out, 1);
+		ret = recon_dir_write(m, o.out,
+				      &(struct recon_dir_opts){ .force = 1 });
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	if (ret) {

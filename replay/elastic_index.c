@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading DIR/elastic/index (see elastic_index.h).
+ */
+#include "elastic_index.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+
+/* The value of "module.<i>.<what>", or NULL with a recorded cause. */
+static const char *need(const struct kvfile *kv, const char *path, size_t i,
+			const char *what)
+{
+	char key[160];
+	const char *v;
+
+	snprintf(key, sizeof(key), "module.%zu.%s", i, what);
+	v = kvfile_get(kv, key);
+	if (!v || !*v) {
+		gm_error("'%s': no '%s'", path, key);
+	}
+	return v && *v ? v : NULL;
+}
+
+static int need_u64(const struct kvfile *kv, const char *path, size_t i,
+		    const char *what, uint64_t *out)
+{
+	char key[160];
+
+	snprintf(key, sizeof(key), "module.%zu.%s", i, what);
+	return kvfile_get_u64(kv, key, out, path);
+}
+
+static int parse_class(const char *s, enum gm_elastic_kclass *out)
+{
+	if (!strcmp(s, "thread-elastic")) {
+		*out = GM_ELASTIC_K_THREAD;
+	} else if (!strcmp(s, "block-elastic")) {
+		*out = GM_ELASTIC_K_BLOCK;
+	} else if (!strcmp(s, "not-elastic")) {
+		*out = GM_ELASTIC_K_NONE;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static int read_image(const struct kvfile *kv, const char *path, size_t i,
+		      struct gm_elastic_image *img)
+{
+	const char *v;
+	uint64_t n;
+
+	if (!(v = need(kv, path, i, "hash"))) {
+		return -1;
+	}
+	img->hash = gm_xstrdup(v);
+	if (!(v = need(kv, path, i, "ptx"))) {
+		return -1;
+	}
+	img->ptx = gm_xstrdup(v);
+	if (!(v = need(kv, path, i, "ptx_hash"))) {
+		return -1;
+	}
+	img->ptx_hash = gm_xstrdup(v);
+	if (need_u64(kv, path, i, "ptx_size", &img->ptx_size) < 0) {
+		return -1;
+	}
+	{
+		char key[160];
+		snprintf(key, sizeof(key), "module.%zu.cubin", i);
+		v = kvfile_get(kv, key);
+	}
+	if (v && *v) {
+		img->cubin = gm_xstrdup(v);
+		if (!(v = need(kv, path, i, "cubin_hash")) ||
+		    need_u64(kv, path, i, "cubin_size", &img->cubin_size) < 0 ||
+		    need_u64(kv, path, i, "cubin_arch", &n) < 0) {
+			return -1;
+		}
+		img->cubin_hash = gm_xstrdup(v);
+		img->cubin_arch = (unsigned)n;
+	}
+	if (need_u64(kv, path, i, "kernels", &n) < 0) {
+		return -1;
+	}
+	if (n > 1000000) {
+		return gm_error("'%s': module %zu has %" PRIu64 " kernels",
+				path, i, n);
+	}
+	img->kernel = gm_xcalloc(n + 1, sizeof(*img->kernel));
+	img->cls = gm_xcalloc(n + 1, sizeof(*img->cls));
+	for (size_t k = 0; k < n; k++) {
+		char what[64];
+		snprintf(what, sizeof(what), "kernel.%zu.name", k);
+		if (!(v = need(kv, path, i, what))) {
+			return -1;
+		}
+		img->kernel[k] = gm_xstrdup(v);
+		img->nr_kernels = k + 1;
+		snprintf(what, sizeof(what), "kernel.%zu.class", k);
+		if (!(v = need(kv, path, i, what))) {
+			return -1;
+		}
+		if (parse_class(v, &img->cls[k]) < 0) {
+			return gm_error("'%s': module %zu kernel %zu: unknown "
+					"class '%s'", path, i, k, v);
+		}
+	}
+	return 0;
+}
+
+int gm_elastic_index_read(struct gm_elastic_index *x, const char *data_dir)
+{
+	char *path = gm_path_join(data_dir, "elastic/index");
+	struct kvfile kv = KVFILE_INIT;
+	const char *v;
+	uint64_t n;
+	int ret = -1;
+
+	if (!gm_path_exists(path)) {
+		gm_error("no elastic modules: '%s' does not exist", path);
+		gm_error_hint("reconstruct the workload with 'gpumix reconstruct "
+			      "--elastic'");
+		goto out;
+	}
+	if (kvfile_read(&kv, path) < 0) {
+		goto out;
+	}
+	v = kvfile_get(&kv, "format");
+	if (!v || strcmp(v, GM_ELASTIC_INDEX_FORMAT)) {
+		gm_error("'%s': format '%s', expected '%s'", path,
+			 v ? v : "(none)", GM_ELASTIC_INDEX_FORMAT);
+		goto out;
+	}
+	v = kvfile_get(&kv, "arch");
+	x->arch = gm_xstrdup(v ? v : "");
+	if (kvfile_get_u64(&kv, "modules", &n, path) < 0) {
+		goto out;
+	}
+	if (n > 1000000) {
+		gm_error("'%s': %" PRIu64 " modules", path, n);
+		goto out;
+	}
+	x->images = gm_xcalloc(n + 1, sizeof(*x->images));
+	for (size_t i = 0; i < n; i++) {
+		x->nr = i + 1;
+		if (read_image(&kv, path, i, &x->images[i]) < 0) {
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret < 0) {
+		gm_error("cannot read the elastic modules");
+	}
+	kvfile_release(&kv);
+	free(path);
+	return ret;
+}
+
+const struct gm_elastic_image *gm_elastic_index_find(
+	const struct gm_elastic_index *x, const char *hash)
+{
+	for (size_t i = 0; i < x->nr; i++) {
+		if (x->images[i].hash && !strcmp(x->images[i].hash, hash)) {
+			return &x->images[i];
+		}
+	}
+	return NULL;
+}
+
+enum gm_elastic_kclass gm_elastic_image_class(const struct gm_elastic_image *img,
+					      const char *name)
+{
+	for (size_t k = 0; img && k < img->nr_kernels; k++) {
+		if (!strcmp(img->kernel[k], name)) {
+			return img->cls[k];
+		}
+	}
+	return GM_ELASTIC_K_NONE;
+}
+
+void gm_elastic_index_release(struct gm_elastic_index *x)
+{
+	for (size_t i = 0; i < x->nr; i++) {
+		struct gm_elastic_image *img = &x->images[i];
+		free(img->hash);
+		free(img->ptx);
+		free(img->ptx_hash);
+		free(img->cubin);
+		free(img->cubin_hash);
+		for (size_t k = 0; k < img->nr_kernels; k++) {
+			free(img->kernel[k]);
+		}
+		free(img->kernel);
+		free(img->cls);
+	}
+	free(x->images);
+	free(x->arch);
+	memset(x, 0, sizeof(*x));
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay's view of DIR/elastic/index, written by `gpumix reconstruct
+ * --elastic` (reconstruct/recon_elastic.h): for each original code image
+ * (by content hash) its elastic version (transformed PTX, and a cubin for
+ * one architecture) and the class of each of its kernels. Pure: reads
+ * the file, no CUDA.
+ */
+#ifndef GM_ELASTIC_INDEX_H
+#define GM_ELASTIC_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GM_ELASTIC_INDEX_FORMAT "gpumix-elastic 1"
+
+/* Kernel classes, as the index spells them. */
+enum gm_elastic_kclass {
+	GM_ELASTIC_K_NONE,	/* not elastic: runs as captured */
+	GM_ELASTIC_K_BLOCK,	/* takes gm_elastic_args */
+	GM_ELASTIC_K_THREAD,	/* takes gm_elastic_args */
+};
+
+struct gm_elastic_image {
+	char *hash;		/* of the original image */
+	char *ptx, *ptx_hash;	/* file name in elastic/, content hash */
+	uint64_t ptx_size;
+	char *cubin, *cubin_hash;	/* NULL: none */
+	uint64_t cubin_size;
+	unsigned cubin_arch;	/* 90 for sm_90 */
+	size_t nr_kernels;
+	char **kernel;		/* mangled names */
+	enum gm_elastic_kclass *cls;
+};
+
+struct gm_elastic_index {
+	char *arch;
+	struct gm_elastic_image *images;
+	size_t nr;
+};
+
+/*
+ * Read @data_dir/elastic/index into @x (zero it first; release it with
+ * gm_elastic_index_release() in every case). Returns 0, or -1 with a
+ * recorded cause (missing, with a hint to reconstruct with --elastic;
+ * another format; a missing or bad key, named).
+ */
+int gm_elastic_index_read(struct gm_elastic_index *x, const char *data_dir);
+
+/* The elastic version of original image @hash, or NULL. */
+const struct gm_elastic_image *gm_elastic_index_find(
+	const struct gm_elastic_index *x, const char *hash);
+
+/* The class of kernel @name of @img (GM_ELASTIC_K_NONE when unknown). */
+enum gm_elastic_kclass gm_elastic_image_class(const struct gm_elastic_image *img,
+					      const char *name);
+
+void gm_elastic_index_release(struct gm_elastic_index *x);
+
+#endif

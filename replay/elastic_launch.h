@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay's side of elastic kernels (`--elastic`): which image each
+ * module loads, the class of each kernel, the resident blocks of each
+ * launch, and the physical launches that replace a captured launch of a
+ * transformed kernel (elastic_plan.h), each with its struct
+ * gm_elastic_args (common/elastic_abi.h). Internal to libgpumix-replay.
+ */
+#ifndef GM_ELASTIC_LAUNCH_H
+#define GM_ELASTIC_LAUNCH_H
+
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "elastic_abi.h"
+
+struct gm_prog;
+struct gm_run;
+struct gm_module_desc;
+struct gm_elastic_image;
+
+/*
+ * The file (relative to the data directory, newly allocated), size and
+ * content hash to load for module @m of the run: its elastic version
+ * when the run uses elastic modules and one exists (the cubin when it
+ * was assembled for this device, else the PTX), else modules/<hash>.
+ * *@img receives the elastic image or NULL.
+ */
+char *gm_elastic_module_file(const struct gm_run *run,
+			     const struct gm_module_desc *m, uint64_t *size,
+			     const char **hash,
+			     const struct gm_elastic_image **img);
+
+/*
+ * After kernels are resolved: each kernel's class (p->el_class) and, for
+ * the resident mode, the resident blocks per SM of every launch of a
+ * transformed kernel (occupancy of the transformed function with the
+ * launch's block and dynamic shared memory). Returns 0 or -1 (cause
+ * recorded).
+ */
+int gm_elastic_prog_init(struct gm_prog *p);
+
+/*
+ * Launch captured launch @launch of a transformed kernel @f on @st the
+ * elastic way: one launch per slice, physical grid from the setting,
+ * the captured block. @where is where the kernel's gm_elastic_args
+ * parameter is read from by @args or @extra (it is rewritten per
+ * launch). Returns 0 or -1 (cause recorded).
+ */
+int gm_elastic_launch(struct gm_prog *p, uint32_t launch, CUfunction f,
+		      void **args, void **extra, void *where, CUstream st);
+
+#endif
