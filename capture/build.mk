@@ -18,7 +18,7 @@ SHLIBS += $(CAPTURE_SO)
 # What the CLI links (no CUPTI, no LTTng-UST).
 CAPTURE_LIB_SRCS := capture/api.c capture/record.c capture/blob_store.c \
 	capture/image.c capture/counts.c capture/session.c capture/bundle.c \
-	capture/capture_run.c
+	capture/capture_run.c capture/descendants.c
 CAPTURE_LIB := $(B)/libgpumix-capture.a
 LIBS += $(CAPTURE_LIB)
 

@@ -291,7 +291,10 @@ static void check_proc(struct tally *t, struct proc *p,
 		     "threads without a counter slot are missing", p->pid, d);
 	}
 	t->emitted += gm_counts_events(c);
-	if (c->state != GM_STATE_EXITED) {
+	if (c->state == GM_STATE_EXITING) {
+		note(&t->incomplete, "process %" PRIu64 " did not exit normally "
+		     "(it stopped inside its exit handlers)", p->pid);
+	} else if (c->state != GM_STATE_EXITED) {
 		note(&t->incomplete, "process %" PRIu64 " did not exit normally "
 		     "(killed or crashed)", p->pid);
 	}
@@ -547,6 +550,12 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	if (run->capture_error) {
 		note(&t.incomplete, "%s", run->capture_error);
 	}
+	if (run->still_running) {
+		note(&t.incomplete, "%zu process%s started by the program %s still "
+		     "running when the capture stopped", run->still_running,
+		     run->still_running == 1 ? "" : "es",
+		     run->still_running == 1 ? "was" : "were");
+	}
 	if (found->read_error) {
 		note(&t.incomplete, "the trace cannot be read: %s",
 		     found->read_error);
@@ -623,7 +632,9 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 		kvfile_setf(&m, key, "ppid=%" PRIu64 " threads=%" PRIu64
 			    " events=%" PRIu64 " state=%s", p->c->ppid,
 			    p->c->nr_slots, gm_counts_events(p->c),
-			    p->c->state == GM_STATE_EXITED ? "exited" : "running");
+			    p->c->state == GM_STATE_EXITED	 ? "exited"
+			    : p->c->state == GM_STATE_EXITING ? "stopped while exiting"
+							      : "running");
 	}
 	kvfile_set_u64(&m, "events.emitted", t.emitted);
 	kvfile_set_u64(&m, "events.found", found->events);

@@ -45,6 +45,8 @@ struct bundle_run {
 	int started;			/* the program could be run at all */
 	uint64_t start_ns, end_ns;	/* CLOCK_REALTIME */
 	const char *capture_error;	/* session control failed: why */
+	size_t still_running;		/* processes the program started that
+					 * outlived the capture */
 };
 
 /* The verdict. */

@@ -8,6 +8,7 @@
  * process group) got already.
  */
 #include "capture_run.h"
+#include "descendants.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -199,6 +200,12 @@ static void child_env(const struct capture_run *cr, const char *abs_tmp,
 	}
 }
 
+static void say_waiting(size_t running)
+{
+	fprintf(stderr, "gpumix: the program exited; waiting for %zu process%s "
+		"it started\n", running, running == 1 ? "" : "es");
+}
+
 int capture_run_program(struct capture_run *cr)
 {
 	char *abs_tmp = realpath(cr->tmp, NULL);
@@ -230,6 +237,12 @@ int capture_run_program(struct capture_run *cr)
 		if (old[i].sa_handler != SIG_IGN) {
 			sigaction(sigs[i], &sa, NULL);
 		}
+	}
+	/* Children the program leaves behind become ours to wait for. */
+	if (capture_adopt_orphans()) {
+		gm_warning("%s: processes the program leaves running may miss "
+			   "the end of the capture", gm_error_message());
+		gm_error_clear();
 	}
 	cr->start_ns = realtime_ns();
 	pid = fork();
@@ -275,6 +288,12 @@ int capture_run_program(struct capture_run *cr)
 		cr->signal = WTERMSIG(status);
 	} else {
 		cr->exit_code = WEXITSTATUS(status);
+	}
+	if (!got_signal || got_signal == SIGCHLD) {
+		cr->nr_left = capture_wait_descendants(
+			cr->opts->wait_s < 0 ? GM_CAPTURE_WAIT_DEFAULT
+					     : cr->opts->wait_s,
+			say_waiting, cr->left, GM_CAPTURE_MAX_LEFT);
 	}
 	ret = 0;
 restore:

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "session.h"
 
@@ -24,7 +25,12 @@ struct capture_opts {
 	unsigned nr_subbuf;	/* 0: GM_LTTNG_NUM_SUBBUF_DEFAULT */
 	const char *lib;	/* path of libgpumix-capture.so */
 	int no_fork_helper;	/* do not preload liblttng-ust-fork.so */
+	double wait_s;		/* for processes the program started, after
+				 * it exited (< 0: GM_CAPTURE_WAIT_DEFAULT) */
 };
+
+#define GM_CAPTURE_WAIT_DEFAULT 10.0
+#define GM_CAPTURE_MAX_LEFT 8
 
 struct capture_run {
 	const struct capture_opts *opts;
@@ -37,6 +43,10 @@ struct capture_run {
 	int interrupted;	/* we got SIGINT/SIGTERM/SIGHUP meanwhile */
 	uint64_t start_ns, end_ns;
 	char *capture_error;	/* session problems after the start (owned) */
+	/* Traced processes still running after the wait (not in the bundle
+	 * from then on). */
+	size_t nr_left;
+	pid_t left[GM_CAPTURE_MAX_LEFT];
 };
 
 /*

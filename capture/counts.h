@@ -24,6 +24,8 @@
 enum gm_counts_state {
 	GM_STATE_RUNNING = 1,		/* library initialised */
 	GM_STATE_EXITED = 2,		/* the process ran its exit handlers */
+	GM_STATE_EXITING = 3,		/* its exit handlers started, and it
+					 * stopped before they finished */
 };
 
 /* Losses the library detects itself; each must be 0. */

@@ -545,6 +545,15 @@ static void write_names(const char *(*name_of)(int, unsigned))
 	}
 }
 
+void gm_capture_exiting(void)
+{
+	struct gm_counts *c = gm_capture_counts();
+
+	if (c) {
+		__atomic_store_n(&c->state, GM_STATE_EXITING, __ATOMIC_RELEASE);
+	}
+}
+
 void gm_capture_finish(const char *(*name_of)(int runtime, unsigned cbid))
 {
 	struct gm_counts *c = gm_capture_counts();

@@ -111,6 +111,10 @@ GM_CAPTURE_API int gm_capture_image_file(struct gm_record *r,
 /* Count one call of (@runtime ? runtime : driver) callback id @cbid. */
 GM_CAPTURE_API void gm_capture_count_call(int runtime, unsigned cbid);
 
+/* Mark the process as running its exit handlers (before anything there
+ * that could fail). */
+GM_CAPTURE_API void gm_capture_exiting(void);
+
 /*
  * Mark the process as having run its exit handlers and write
  * procs/<pid>.names ("driver CBID NAME" / "runtime CBID NAME" lines) using

@@ -1305,6 +1305,9 @@ static void at_exit(void)
 	}
 	t = gm_capture_thread();
 	t->guard = 1;
+	/* A process that dies in here is told apart from one that never
+	 * got here (doc/gpumix-capture.md). */
+	gm_capture_exiting();
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	/* Results the program never synchronized: hash what is there. */
 	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);

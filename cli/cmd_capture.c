@@ -31,7 +31,8 @@
 static const char usage[] =
 	"usage: gpumix capture [-o <dir>] [--force] [--no-kernel]\n"
 	"                      [--subbuf-size=<bytes>] [--num-subbuf=<n>]\n"
-	"                      [--no-fork-helper] [--] <program> [<args>...]";
+	"                      [--no-fork-helper] [--wait-children=<s>]\n"
+	"                      [--] <program> [<args>...]";
 
 static void print_help(void)
 {
@@ -53,7 +54,10 @@ static void print_help(void)
 	       "  --num-subbuf=<n>      sub-buffers per CPU and process (default %d)\n"
 	       "  --no-fork-helper      do not preload liblttng-ust-fork.so (it\n"
 	       "                        lets children forked after CUDA started\n"
-	       "                        be traced)\n\n"
+	       "                        be traced)\n"
+	       "  --wait-children=<s>   after the program exits, wait up to <s>\n"
+	       "                        seconds for traced processes it started\n"
+	       "                        (default %g)\n\n"
 	       "exit status: the program's own status when it exits non-zero;\n"
 	       "otherwise 0 for a complete bundle without losses, 1 when the\n"
 	       "program was killed or crashed or anything was lost or is\n"
@@ -62,7 +66,8 @@ static void print_help(void)
 	       "environment: GPUMIX_CAPTURE_LIB overrides the path of\n"
 	       "libgpumix-capture.so; LTTNG_SESSIOND_PATH names the session\n"
 	       "daemon; BABELTRACE_PLUGIN_PATH the babeltrace2 plugins.\n",
-	       usage, GM_LTTNG_SUBBUF_DEFAULT, GM_LTTNG_NUM_SUBBUF_DEFAULT);
+	       usage, GM_LTTNG_SUBBUF_DEFAULT, GM_LTTNG_NUM_SUBBUF_DEFAULT,
+	       GM_CAPTURE_WAIT_DEFAULT);
 }
 
 /* libgpumix-capture.so: $GPUMIX_CAPTURE_LIB, next to gpumix, or ../lib/gpumix. */
@@ -140,6 +145,7 @@ int cmd_capture(int argc, char **argv)
 	int i, status;
 
 	o.kernel = GM_KERNEL_AUTO;
+	o.wait_s = -1;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -161,6 +167,16 @@ int cmd_capture(int argc, char **argv)
 			o.kernel = GM_KERNEL_NO;
 		} else if (!strcmp(a, "--no-fork-helper")) {
 			o.no_fork_helper = 1;
+		} else if (!strncmp(a, "--wait-children=", 16)) {
+			char *end;
+			errno = 0;
+			o.wait_s = strtod(a + 16, &end);
+			if (errno || end == a + 16 || *end || o.wait_s < 0 ||
+			    o.wait_s > 86400) {
+				return gm_usage_error(usage, "bad waiting time '%s' "
+						      "(seconds, 0 to 86400)",
+						      a + 16);
+			}
 		} else if (!strncmp(a, "--subbuf-size=", 14)) {
 			if (parse_size(a + 14, &o.subbuf_size) ||
 			    o.subbuf_size < 4096) {
@@ -241,6 +257,7 @@ int cmd_capture(int argc, char **argv)
 	run.start_ns = cr.start_ns;
 	run.end_ns = cr.end_ns;
 	run.capture_error = cr.capture_error;
+	run.still_running = cr.nr_left;
 
 	status = GM_EXIT_OK;
 	if (bundle_finalize(cr.tmp, o.output, o.force, &run, &found, &res)) {
@@ -261,6 +278,12 @@ int cmd_capture(int argc, char **argv)
 	if (cr.started && !st.events && !res.incomplete) {
 		gm_warning("'%s' made no CUDA driver calls: nothing was recorded",
 			   o.argv[0]);
+	}
+	for (size_t k = 0; k < cr.nr_left && k < GM_CAPTURE_MAX_LEFT; k++) {
+		fprintf(stderr, "gpumix: process %ld, started by '%s', was still "
+			"running %g s after it exited: what it did later is not "
+			"in the bundle\n", (long)cr.left[k], o.argv[0],
+			o.wait_s < 0 ? GM_CAPTURE_WAIT_DEFAULT : o.wait_s);
 	}
 	if (res.incomplete) {
 		fprintf(stderr, "error: the bundle is incomplete: %s\n",

@@ -115,4 +115,21 @@ wait "$gp"; rc=$?
 check_eq "an interrupted capture exits 130" 130 "$rc"
 check_match "... the bundle says why" "^incomplete = the program was killed by signal 15; the capture was interrupted" \
 	"$(cat "$tmp/int/manifest")"
+# ---- processes the program leaves running ----
+out=$("$GPUMIX" capture -o "$tmp/orphan" -- "$E" --orphan 700 2>&1); rc=$?
+check_eq "a child still running when the program exits is waited for" 0 "$rc"
+check_match "... saying so" "^gpumix: the program exited; waiting for 1 process it started$" "$out"
+info=$("$GPUMIX" trace info "$tmp/orphan" 2>&1)
+check_match "... and its events are in the bundle" "^processes: 2$" "$info"
+check_match "... all of them" "^losses: 0$" "$info"
+out=$("$GPUMIX" capture --wait-children=0.1 -o "$tmp/orphan2" -- "$E" --orphan 1500 2>&1); rc=$?
+check_eq "one still running after --wait-children: exit 1" 1 "$rc"
+check_match "... named, with what it means" \
+	"^gpumix: process [0-9]+, started by '$E', was still running 0.1 s after it exited: what it did later is not in the bundle$" "$out"
+check_match "... and the bundle is incomplete" \
+	"^error: the bundle is incomplete: 1 process started by the program was still running when the capture stopped$" "$out"
+sleep 1.6	# let it finish before the bundle is removed
+out=$("$GPUMIX" capture --wait-children=-1 -- true 2>&1); rc=$?
+check_eq "a bad --wait-children is a usage error" 2 "$rc"
+check_match "... naming it" "bad waiting time '-1'" "$out"
 done_testing

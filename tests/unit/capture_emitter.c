@@ -6,11 +6,13 @@
  * emit functions the CUPTI callbacks use, into the real LTTng provider.
  * Run it under `gpumix capture`; it needs no GPU.
  *
- * usage: capture_emitter [--threads N] [--fork] [--hang-after N]
+ * usage: capture_emitter [--threads N] [--fork] [--orphan MS] [--hang-after N]
  *                        [--lose N] [--unsupported] [--long-name]
  *                        [--exit N] [--repeat N]
  *   --threads N     emit the sequence from N threads (default 1)
  *   --fork          a forked child emits the sequence too
+ *   --orphan MS     a forked child the emitter does not wait for emits the
+ *                   sequence MS milliseconds later (after the emitter exits)
  *   --hang-after N  stop after N events of the first thread and wait to
  *                   be killed (what a crash looks like to capture)
  *   --lose N        count N events that are never emitted
@@ -282,6 +284,7 @@ int main(int argc, char **argv)
 {
 	unsigned threads = 1, lose = 0;
 	int do_fork = 0, unsupported = 0, long_name = 0, status = 0;
+	long orphan_ms = -1;
 	pthread_t tids[64];
 	pid_t child = -1;
 
@@ -290,6 +293,8 @@ int main(int argc, char **argv)
 			threads = (unsigned)atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--fork")) {
 			do_fork = 1;
+		} else if (!strcmp(argv[i], "--orphan") && i + 1 < argc) {
+			orphan_ms = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--hang-after") && i + 1 < argc) {
 			hang_after = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--lose") && i + 1 < argc) {
@@ -360,6 +365,18 @@ int main(int argc, char **argv)
 		}
 		waitpid(child, NULL, 0);
 	}
+	if (orphan_ms >= 0) {
+		/* A child the program does not wait for: it is still emitting
+		 * when the program exits. */
+		child = fork();
+		if (child == 0) {
+			usleep((useconds_t)orphan_ms * 1000);
+			emit_all((void *)(uintptr_t)62);
+			gm_capture_finish(NULL);
+			remove("synthetic-module.ptx");
+			_exit(0);
+		}
+	}
 	for (unsigned k = 0; k < lose; k++) {
 		struct gm_record r = { 0 };
 		gm_capture_emit(GM_EV_COUNT, &r);	/* counted, never emitted */
@@ -387,7 +404,9 @@ int main(int argc, char **argv)
 	}
 	gm_capture_finish(NULL);
 	/* Its content is in the bundle now; leave no stray file in the caller's
-	 * working directory. */
-	remove("synthetic-module.ptx");
+	 * working directory (an orphan still reads it, and removes it). */
+	if (orphan_ms < 0) {
+		remove("synthetic-module.ptx");
+	}
 	return status;
 }

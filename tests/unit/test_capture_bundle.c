@@ -174,6 +174,17 @@ int main(void)
 	bundle_result_release(&res);
 	free(tmp);
 
+	/* A process that died inside its exit handlers says so. */
+	CHECK_INT(finalize(final, good, 1, 50, 0, 0, &res, &tmp, GM_STATE_EXITING,
+			   50, 0), 0, "a process stopped while exiting: finalised");
+	CHECK(!res.complete, "... incomplete");
+	read_manifest(final, &m);
+	CHECK(strstr(mget(&m, "incomplete"), "process 100 did not exit normally "
+		     "(it stopped inside its exit handlers)") != NULL,
+	      "manifest: it stopped inside its exit handlers");
+	bundle_result_release(&res);
+	free(tmp);
+
 	/* A bundle that appears under the final name during the capture. */
 	gm_remove_tree(final);
 	{
