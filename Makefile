@@ -102,6 +102,10 @@ check-gpu: all $(UNIT_TESTS) $(CHECK_DEPS)
 	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) GPUMIX_REQUIRE_GPU=1 \
 		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
 
+# Everything the tests need, without running them (e.g. before running one
+# test script by hand: GPUMIX_TOP=. GPUMIX_BUILD=build tests/run FILE).
+tests: all $(UNIT_TESTS) $(CHECK_DEPS)
+
 bench: all $(CHECK_DEPS)
 	$(Q)set -e; for b in $(BENCHES); do \
 		GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh $$b; done
@@ -118,10 +122,10 @@ clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu bench demo install clean'
+	@echo 'targets: all check check-gpu tests bench demo install clean'
 	@echo 'variables: V=1 DEVELOPER=1 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
 
-.PHONY: all check check-gpu bench demo install clean help FORCE
+.PHONY: all check check-gpu tests bench demo install clean help FORCE
 
 .SECONDARY:
 
