@@ -36,7 +36,8 @@
 
 static const char usage[] =
 	"usage: gpumix replay [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"                     [--force] [--no-profile] [--build-only] [--rebuild]\n"
+	"                     [--force] [--no-profile] [--warm-host] [--build-only]\n"
+	"                     [--rebuild]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static const char help[] =
@@ -50,6 +51,9 @@ static const char help[] =
 	"  --watchdog SECONDS    stop a replay that makes no progress (60; 0: off)\n"
 	"  --force               replace an existing run directory\n"
 	"  --no-profile          run without the CUPTI activity log\n"
+	"  --warm-host           keep the pages of device-to-host results between\n"
+	"                        replays (default: fresh pages each replay, as the\n"
+	"                        program's newly allocated buffers were)\n"
 	"  --build-only          build DIR/replay, do not run it\n"
 	"  --rebuild             build even when DIR/replay is up to date\n"
 	"  --elastic MODE        run the elastic modules of DIR (gpumix reconstruct\n"
@@ -73,7 +77,7 @@ static const char help[] =
 struct replay_opts {
 	const char *dir, *run_dir, *min_replays, *watchdog;
 	const char *elastic, *elastic_slice;
-	int force, no_profile, build_only, rebuild;
+	int force, no_profile, warm_host, build_only, rebuild;
 };
 
 static char *self_dir(void)
@@ -333,6 +337,7 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-profile", no_argument, NULL, 'n' },
+		{ "warm-host", no_argument, NULL, 'W' },
 		{ "build-only", no_argument, NULL, 'b' },
 		{ "rebuild", no_argument, NULL, 'B' },
 		{ "elastic", required_argument, NULL, 'e' },
@@ -367,6 +372,9 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 			break;
 		case 'f':
 			o->force = 1;
+			break;
+		case 'W':
+			o->warm_host = 1;
 			break;
 		case 'n':
 			o->no_profile = 1;
@@ -477,6 +485,9 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (o.force) {
 		push(&a, "--force");
+	}
+	if (o.warm_host) {
+		push(&a, "--warm-host");
 	}
 	if (o.no_profile) {
 		push(&a, "--no-profile");

@@ -104,6 +104,7 @@ struct gm_run_options {
 	double watchdog_s;
 	int force;
 	int profile;
+	int warm_host;		/* keep D2H destination pages between replays */
 	struct gm_elastic_setting elastic;
 };
 

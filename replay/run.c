@@ -299,6 +299,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set_u64(kv, "cupti.dropped_records", dropped);
 	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
 	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
+	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
 	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32];
 		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
@@ -517,7 +518,8 @@ static int device_setup(struct gm_run *run)
 
 static const char usage[] =
 	"usage: %s [--data DIR] [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"       [--force] [--no-profile] [--elastic MODE [--elastic-slice BLOCKS]]\n"
+	"       [--force] [--no-profile] [--warm-host]\n"
+	"       [--elastic MODE [--elastic-slice BLOCKS]]\n"
 	"\n"
 	"Replays workload '%s' (variant %s, %u programs) and writes a run\n"
 	"directory (doc/run-directory.md).\n"
@@ -529,6 +531,9 @@ static const char usage[] =
 	"  --watchdog SECONDS  stop a replay without progress (60; 0: off)\n"
 	"  --force             replace an existing run directory\n"
 	"  --no-profile        no CUPTI activity log\n"
+	"  --warm-host         keep the pages of device-to-host results between\n"
+	"                      replays (default: fresh pages each replay, like\n"
+	"                      the program's newly allocated buffers)\n"
 	"  --elastic MODE      run the elastic modules (reconstruct --elastic):\n"
 	"                      identity (elasticity off), or a physical grid of\n"
 	"                      grid=N (or N) blocks, sm (one per SM), resident\n"
@@ -549,6 +554,7 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-profile", no_argument, NULL, 'n' },
+		{ "warm-host", no_argument, NULL, 'W' },
 		{ "elastic", required_argument, NULL, 'e' },
 		{ "elastic-slice", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -594,6 +600,9 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 			break;
 		case 'n':
 			run->opt.profile = 0;
+			break;
+		case 'W':
+			run->opt.warm_host = 1;
 			break;
 		case 'e':
 			elastic = optarg;
