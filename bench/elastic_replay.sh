@@ -18,19 +18,8 @@
 #   GPUMIX_SUITE_BUNDLES=DIR (reuse captured bundles), GPUMIX_SUITE="bfs mm",
 #   GPUMIX_ELASTIC_REPLAYS=R (5)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
-set -u
-: "${GPUMIX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${GPUMIX_BUILD:=$GPUMIX_TOP/build}"
-GPUMIX=$GPUMIX_BUILD/gpumix
-ok() { :; }
-not_ok() { echo "elastic replay bench: $*" >&2; status=1; }
-. "$GPUMIX_TOP/tests/suite_bundles.sh"
-status=0
-
-if ! "$GPUMIX_BUILD/tests/has-gpu" >/dev/null 2>&1; then
-	echo "elastic replay bench: SKIPPED (no GPU on this machine)"
-	exit 0
-fi
+BENCH_NAME="elastic replay bench"
+. "$(dirname "$0")/suite_bench.sh"
 R=${GPUMIX_ELASTIC_REPLAYS:-5}
 out=$GPUMIX_BUILD/elastic-replay-bench.md
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")

@@ -20,19 +20,8 @@
 #   GPUMIX_SUITE_BUNDLES=DIR (reuse captured bundles), GPUMIX_SUITE="bfs mm",
 #   GPUMIX_FIDELITY_REPLAYS=R (5), OUT=DIR (keeps fidelity.tsv there)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
-set -u
-: "${GPUMIX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${GPUMIX_BUILD:=$GPUMIX_TOP/build}"
-GPUMIX=$GPUMIX_BUILD/gpumix
-ok() { :; }
-not_ok() { echo "replay fidelity: $*" >&2; status=1; }
-. "$GPUMIX_TOP/tests/suite_bundles.sh"
-status=0
-
-if ! "$GPUMIX_BUILD/tests/has-gpu" >/dev/null 2>&1; then
-	echo "replay fidelity: SKIPPED (no GPU on this machine)"
-	exit 0
-fi
+BENCH_NAME="replay fidelity"
+. "$(dirname "$0")/suite_bench.sh"
 R=${GPUMIX_FIDELITY_REPLAYS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")
 _suite_rm+=("$tmp")
