@@ -175,7 +175,7 @@ int main(void)
 	free(tmp);
 
 	/* A process that died inside its exit handlers says so. */
-	CHECK_INT(finalize(final, good, 1, 50, 0, 0, &res, &tmp, GM_STATE_EXITING,
+	CHECK_INT(finalize(final, good, 1, 50, 0, 1, &res, &tmp, GM_STATE_EXITING,
 			   50, 0), 0, "a process stopped while exiting: finalised");
 	CHECK(!res.complete, "... incomplete");
 	read_manifest(final, &m);
