@@ -15,6 +15,7 @@
 #define GM_ELASTIC_ABI_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define GM_ELASTIC_PARAM_SIZE 48
 #define GM_ELASTIC_PARAM_ALIGN 8
@@ -39,6 +40,46 @@ enum {
 	GM_ELASTIC_OFF_DONE_FLAG = 32,
 	GM_ELASTIC_OFF_DONE_COUNT = 40,
 };
+
+/*
+ * The elastic/ directory of a reconstruct output: `gpumix reconstruct
+ * --elastic` writes its index, the replay reads it (doc/elastic.md).
+ */
+#define GM_ELASTIC_INDEX_FORMAT "gpumix-elastic 1"
+
+/* What a kernel's transformation allows. */
+enum gm_elastic_class {
+	GM_ELASTIC_NONE,	/* not elastic: runs unmodified */
+	GM_ELASTIC_BLOCK,	/* physical grid may change, block may not */
+	GM_ELASTIC_THREAD,	/* physical grid and block may change */
+};
+
+/* "thread-elastic", "block-elastic" or "not-elastic". */
+static inline const char *gm_elastic_class_name(enum gm_elastic_class c)
+{
+	switch (c) {
+	case GM_ELASTIC_THREAD:
+		return "thread-elastic";
+	case GM_ELASTIC_BLOCK:
+		return "block-elastic";
+	case GM_ELASTIC_NONE:
+		break;
+	}
+	return "not-elastic";
+}
+
+/* The class that gm_elastic_class_name() spells @s; -1 for no class. */
+static inline int gm_elastic_class_parse(const char *s,
+					 enum gm_elastic_class *out)
+{
+	for (int c = GM_ELASTIC_NONE; c <= GM_ELASTIC_THREAD; c++) {
+		if (!strcmp(s, gm_elastic_class_name((enum gm_elastic_class)c))) {
+			*out = (enum gm_elastic_class)c;
+			return 0;
+		}
+	}
+	return -1;
+}
 
 /* Fill @a for a launch with elasticity off (the original behaviour). */
 static inline void gm_elastic_args_identity(struct gm_elastic_args *a,

@@ -1470,18 +1470,6 @@ static void scan_spin(const struct gm_ptx_module *m, const struct gm_ptx_func *f
 
 /* ---- classification --------------------------------------------------- */
 
-const char *gm_elastic_class_name(enum gm_elastic_class c)
-{
-	switch (c) {
-	case GM_ELASTIC_THREAD:
-		return "thread-elastic";
-	case GM_ELASTIC_BLOCK:
-		return "block-elastic";
-	case GM_ELASTIC_NONE:
-		break;
-	}
-	return "not-elastic";
-}
 
 static void set_reason(struct gm_ptx_kernel_info *k, const char *fmt, ...)
 	GM_PRINTF(2, 3);

@@ -21,13 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elastic_abi.h"
 #include "ptx_module.h"
-
-enum gm_elastic_class {
-	GM_ELASTIC_NONE,	/* not elastic: emitted unmodified */
-	GM_ELASTIC_BLOCK,	/* physical grid may change, block may not */
-	GM_ELASTIC_THREAD,	/* physical grid and block may change */
-};
 
 /* Feature bits of a function (own code, then with its callees). */
 enum {
@@ -76,9 +71,6 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out);
 
 /* Free the kernel list of @a and zero it. */
 void gm_ptx_analysis_release(struct gm_ptx_analysis *a);
-
-/* "thread-elastic", "block-elastic" or "not-elastic". */
-const char *gm_elastic_class_name(enum gm_elastic_class c);
 
 /*
  * Which special register token @i of @m names, as one of the GM_PTX_SREG_*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "elastic_abi.h"
 #include "elastic_build.h"
 #include "error.h"
 #include "fatbin.h"
@@ -342,7 +343,7 @@ int recon_elastic_write(const struct model *m, const char *dir,
 	if (gm_mkdir_p(path, 0777) < 0) {
 		goto out;
 	}
-	kvfile_set(&s.index, "format", RECON_ELASTIC_FORMAT);
+	kvfile_set(&s.index, "format", GM_ELASTIC_INDEX_FORMAT);
 	kvfile_set(&s.index, "arch", s.arch);
 	kvfile_set_u64(&s.index, "modules", 0);
 	strbuf_addstr(&s.table, "module\tkernel\tclass\tregs\tregs_after\t"

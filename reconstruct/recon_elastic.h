@@ -28,7 +28,6 @@
 
 #include <stddef.h>
 
-#define RECON_ELASTIC_FORMAT "gpumix-elastic 1"
 
 struct model;
 struct strbuf;

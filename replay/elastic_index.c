@@ -37,20 +37,6 @@ static int need_u64(const struct kvfile *kv, const char *path, size_t i,
 	return kvfile_get_u64(kv, key, out, path);
 }
 
-static int parse_class(const char *s, enum gm_elastic_kclass *out)
-{
-	if (!strcmp(s, "thread-elastic")) {
-		*out = GM_ELASTIC_K_THREAD;
-	} else if (!strcmp(s, "block-elastic")) {
-		*out = GM_ELASTIC_K_BLOCK;
-	} else if (!strcmp(s, "not-elastic")) {
-		*out = GM_ELASTIC_K_NONE;
-	} else {
-		return -1;
-	}
-	return 0;
-}
-
 static int read_image(const struct kvfile *kv, const char *path, size_t i,
 		      struct gm_elastic_image *img)
 {
@@ -108,7 +94,7 @@ static int read_image(const struct kvfile *kv, const char *path, size_t i,
 		if (!(v = need(kv, path, i, what))) {
 			return -1;
 		}
-		if (parse_class(v, &img->cls[k]) < 0) {
+		if (gm_elastic_class_parse(v, &img->cls[k]) < 0) {
 			return gm_error("'%s': module %zu kernel %zu: unknown "
 					"class '%s'", path, i, k, v);
 		}
@@ -176,7 +162,7 @@ const struct gm_elastic_image *gm_elastic_index_find(
 	return NULL;
 }
 
-enum gm_elastic_kclass gm_elastic_image_class(const struct gm_elastic_image *img,
+enum gm_elastic_class gm_elastic_image_class(const struct gm_elastic_image *img,
 					      const char *name)
 {
 	for (size_t k = 0; img && k < img->nr_kernels; k++) {
@@ -184,7 +170,7 @@ enum gm_elastic_kclass gm_elastic_image_class(const struct gm_elastic_image *img
 			return img->cls[k];
 		}
 	}
-	return GM_ELASTIC_K_NONE;
+	return GM_ELASTIC_NONE;
 }
 
 void gm_elastic_index_release(struct gm_elastic_index *x)

@@ -12,14 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GM_ELASTIC_INDEX_FORMAT "gpumix-elastic 1"
+#include "elastic_abi.h"
 
-/* Kernel classes, as the index spells them. */
-enum gm_elastic_kclass {
-	GM_ELASTIC_K_NONE,	/* not elastic: runs as captured */
-	GM_ELASTIC_K_BLOCK,	/* takes gm_elastic_args */
-	GM_ELASTIC_K_THREAD,	/* takes gm_elastic_args */
-};
 
 struct gm_elastic_image {
 	char *hash;		/* of the original image */
@@ -30,7 +24,7 @@ struct gm_elastic_image {
 	unsigned cubin_arch;	/* 90 for sm_90 */
 	size_t nr_kernels;
 	char **kernel;		/* mangled names */
-	enum gm_elastic_kclass *cls;
+	enum gm_elastic_class *cls;
 };
 
 struct gm_elastic_index {
@@ -51,8 +45,8 @@ int gm_elastic_index_read(struct gm_elastic_index *x, const char *data_dir);
 const struct gm_elastic_image *gm_elastic_index_find(
 	const struct gm_elastic_index *x, const char *hash);
 
-/* The class of kernel @name of @img (GM_ELASTIC_K_NONE when unknown). */
-enum gm_elastic_kclass gm_elastic_image_class(const struct gm_elastic_image *img,
+/* The class of kernel @name of @img (GM_ELASTIC_NONE when unknown). */
+enum gm_elastic_class gm_elastic_image_class(const struct gm_elastic_image *img,
 					      const char *name);
 
 void gm_elastic_index_release(struct gm_elastic_index *x);

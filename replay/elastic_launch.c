@@ -52,14 +52,11 @@ int gm_elastic_prog_init(struct gm_prog *p)
 		const struct gm_kernel_desc *k = &d->kernels[i];
 		const struct gm_elastic_image *img = p->el_image[k->module];
 		p->el_class[i] = img ? gm_elastic_image_class(img, k->name)
-				     : GM_ELASTIC_K_NONE;
+				     : GM_ELASTIC_NONE;
 		if (gm_debug_on()) {
 			gm_log(run, "replay: elastic: program=%s, kernel=%s, "
 			       "class=%s", d->name, k->name,
-			       p->el_class[i] == GM_ELASTIC_K_THREAD ?
-				       "thread-elastic" :
-			       p->el_class[i] == GM_ELASTIC_K_BLOCK ?
-				       "block-elastic" : "unmodified");
+			       gm_elastic_class_name(p->el_class[i]));
 		}
 	}
 	if (run->opt.elastic.mode != GM_ELASTIC_RESIDENT) {
@@ -72,7 +69,7 @@ int gm_elastic_prog_init(struct gm_prog *p)
 				   l->block[2];
 		int n = 0;
 		if (l->kernel >= d->nr_kernels ||
-		    p->el_class[l->kernel] == GM_ELASTIC_K_NONE) {
+		    p->el_class[l->kernel] == GM_ELASTIC_NONE) {
 			continue;
 		}
 		if (CU_CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(

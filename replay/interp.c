@@ -364,7 +364,7 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 			  CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 			  CU_LAUNCH_PARAM_END };
 	void **ex = NULL;
-	int el = p->el_class && p->el_class[l->kernel] != GM_ELASTIC_K_NONE;
+	int el = p->el_class && p->el_class[l->kernel] != GM_ELASTIC_NONE;
 	void *el_where = &p->el_args;
 
 	if (pd->size) {

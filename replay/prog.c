@@ -315,7 +315,7 @@ static int resolve_kernels(struct gm_prog *p)
 		}
 		if (p->el_image[k->module] &&
 		    gm_elastic_image_class(p->el_image[k->module], k->name) !=
-			    GM_ELASTIC_K_NONE) {
+			    GM_ELASTIC_NONE) {
 			p->kargs[i][k->nr_params] = &p->el_args;
 		}
 	}

@@ -55,7 +55,7 @@ struct gm_prog {
 	 * NULL, per kernel its class, per launch the resident blocks per
 	 * SM (resident mode only); the extra kernel parameter. */
 	const struct gm_elastic_image **el_image;
-	enum gm_elastic_kclass *el_class;
+	enum gm_elastic_class *el_class;
 	uint32_t *el_resident;
 	struct gm_elastic_args el_args;
 
