@@ -42,7 +42,7 @@ char *gm_elastic_module_file(const struct gm_run *run,
 	return gm_xasprintf("elastic/%s", e->ptx);
 }
 
-int gm_elastic_prog_init(struct gm_prog *p)
+void gm_elastic_classify(struct gm_prog *p)
 {
 	const struct gm_program_desc *d = p->d;
 	struct gm_run *run = p->run;
@@ -59,7 +59,13 @@ int gm_elastic_prog_init(struct gm_prog *p)
 			       gm_elastic_class_name(p->el_class[i]));
 		}
 	}
-	if (run->opt.elastic.mode != GM_ELASTIC_RESIDENT) {
+}
+
+int gm_elastic_prog_init(struct gm_prog *p)
+{
+	const struct gm_program_desc *d = p->d;
+
+	if (p->run->opt.elastic.mode != GM_ELASTIC_RESIDENT) {
 		return 0;
 	}
 	p->el_resident = gm_xcalloc(d->nr_launches + 1, sizeof(uint32_t));

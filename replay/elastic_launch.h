@@ -33,11 +33,17 @@ char *gm_elastic_module_file(const struct gm_run *run,
 			     const struct gm_elastic_image **img);
 
 /*
- * After kernels are resolved: each kernel's class (p->el_class) and, for
- * the resident mode, the resident blocks per SM of every launch of a
- * transformed kernel (occupancy of the transformed function with the
- * launch's block and dynamic shared memory). Returns 0 or -1 (cause
- * recorded).
+ * After the modules are loaded: each kernel's class (p->el_class), which
+ * resolving the kernels needs (a transformed kernel takes one more
+ * parameter).
+ */
+void gm_elastic_classify(struct gm_prog *p);
+
+/*
+ * After kernels are resolved, for the resident mode: the resident blocks
+ * per SM of every launch of a transformed kernel (occupancy of the
+ * transformed function with the launch's block and dynamic shared
+ * memory). Returns 0 or -1 (cause recorded).
  */
 int gm_elastic_prog_init(struct gm_prog *p);
 

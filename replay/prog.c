@@ -280,6 +280,7 @@ static int load_modules(struct gm_prog *p)
 		free(path);
 		p->nr_libs_loaded = i + 1;
 	}
+	gm_elastic_classify(p);
 	return 0;
 }
 
@@ -313,9 +314,7 @@ static int resolve_kernels(struct gm_prog *p)
 		for (uint32_t j = 0; j < k->nr_params; j++) {
 			p->kargs[i][j] = p->param_buf + k->param_offset[j];
 		}
-		if (p->el_image[k->module] &&
-		    gm_elastic_image_class(p->el_image[k->module], k->name) !=
-			    GM_ELASTIC_NONE) {
+		if (p->el_class[i] != GM_ELASTIC_NONE) {
 			p->kargs[i][k->nr_params] = &p->el_args;
 		}
 	}
