@@ -119,19 +119,11 @@ out:
 	return ret;
 }
 
-static void usage_cols(struct strbuf *sb, const struct gm_ptxas_func *f)
+/* One table column: @v, or "-" when ptxas did not report it (@have 0). */
+static void num_col(struct strbuf *sb, int have, unsigned long v)
 {
-	if (f) {
-		strbuf_addf(sb, "\t%d", f->registers);
-	} else {
-		strbuf_addstr(sb, "\t-");
-	}
-}
-
-static void smem_cols(struct strbuf *sb, const struct gm_ptxas_func *f)
-{
-	if (f) {
-		strbuf_addf(sb, "\t%lu", f->smem);
+	if (have) {
+		strbuf_addf(sb, "\t%lu", v);
 	} else {
 		strbuf_addstr(sb, "\t-");
 	}
@@ -240,15 +232,14 @@ static int do_image(struct state *s, size_t pi, size_t mi)
 		const struct gm_elastic_build_kernel *ek = &b.kernels[k];
 		strbuf_addf(&s->table, "%s\t%s\t%s", mod->hash, ek->name,
 			    gm_elastic_class_name(ek->cls));
-		usage_cols(&s->table, gm_ptxas_report_find(&b.before, ek->name));
-		usage_cols(&s->table, gm_ptxas_report_find(&b.after, ek->name));
-		smem_cols(&s->table, gm_ptxas_report_find(&b.before, ek->name));
-		smem_cols(&s->table, gm_ptxas_report_find(&b.after, ek->name));
-		if (ek->maxnreg) {
-			strbuf_addf(&s->table, "\t%d", ek->maxnreg);
-		} else {
-			strbuf_addstr(&s->table, "\t-");
-		}
+		const struct gm_ptxas_func *fb, *fa;
+		fb = gm_ptxas_report_find(&b.before, ek->name);
+		fa = gm_ptxas_report_find(&b.after, ek->name);
+		num_col(&s->table, fb != NULL, fb ? (unsigned long)fb->registers : 0);
+		num_col(&s->table, fa != NULL, fa ? (unsigned long)fa->registers : 0);
+		num_col(&s->table, fb != NULL, fb ? fb->smem : 0);
+		num_col(&s->table, fa != NULL, fa ? fa->smem : 0);
+		num_col(&s->table, ek->maxnreg != 0, (unsigned long)ek->maxnreg);
 		strbuf_addf(&s->table, "\t%s\n",
 			    ek->reason[0] ? ek->reason : "-");
 		s->st.kernels++;

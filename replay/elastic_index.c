@@ -13,19 +13,27 @@
 #include "fs.h"
 #include "kvfile.h"
 
-/* The value of "module.<i>.<what>", or NULL with a recorded cause. */
-static const char *need(const struct kvfile *kv, const char *path, size_t i,
-			const char *what)
+/* The value of "module.<i>.<what>", or NULL when absent or empty. */
+static const char *get(const struct kvfile *kv, size_t i, const char *what)
 {
 	char key[160];
 	const char *v;
 
 	snprintf(key, sizeof(key), "module.%zu.%s", i, what);
 	v = kvfile_get(kv, key);
-	if (!v || !*v) {
-		gm_error("'%s': no '%s'", path, key);
-	}
 	return v && *v ? v : NULL;
+}
+
+/* The same, required: NULL with a recorded cause. */
+static const char *need(const struct kvfile *kv, const char *path, size_t i,
+			const char *what)
+{
+	const char *v = get(kv, i, what);
+
+	if (!v) {
+		gm_error("'%s': no 'module.%zu.%s'", path, i, what);
+	}
+	return v;
 }
 
 static int need_u64(const struct kvfile *kv, const char *path, size_t i,
@@ -58,12 +66,7 @@ static int read_image(const struct kvfile *kv, const char *path, size_t i,
 	if (need_u64(kv, path, i, "ptx_size", &img->ptx_size) < 0) {
 		return -1;
 	}
-	{
-		char key[160];
-		snprintf(key, sizeof(key), "module.%zu.cubin", i);
-		v = kvfile_get(kv, key);
-	}
-	if (v && *v) {
+	if ((v = get(kv, i, "cubin"))) {
 		img->cubin = gm_xstrdup(v);
 		if (!(v = need(kv, path, i, "cubin_hash")) ||
 		    need_u64(kv, path, i, "cubin_size", &img->cubin_size) < 0 ||
