@@ -11,6 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/db.h"
+#include "analyze/gnuplot_program.h"
 #include "analyze/report.h"
 #include "analyze/report_tables.h"
 #include "build/version.h"
@@ -111,7 +112,6 @@ int cmd_report(int argc, char **argv)
 	struct gm_analysis an;
 	struct gm_table tables[GM_T_COUNT];
 	struct gm_db db = GM_DB_INIT;
-	const char *gnuplot = getenv("GPUMIX_GNUPLOT");
 	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
 	double t0 = now_s();
 
@@ -173,7 +173,7 @@ int cmd_report(int argc, char **argv)
 				      argv[optind + 1]);
 	}
 	ropt.db_path = argv[optind];
-	ropt.gnuplot = gnuplot && *gnuplot ? gnuplot : "gnuplot";
+	ropt.gnuplot = gm_gnuplot_program();
 	ropt.version = GM_VERSION_STRING;
 	if (!ropt.out_dir && (ropt.force || !ropt.figures)) {
 		return gm_usage_error(usage, "--force and --no-figures need -o");

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/gnuplot_program.h"
 #include "atomic_file.h"
 #include "error.h"
 #include "study_exe_fingerprint.h"
@@ -1448,15 +1449,14 @@ static int write_summary(struct exec_ctx *x)
  */
 static void check_gnuplot(struct exec_ctx *x)
 {
-	const char *g = getenv("GPUMIX_GNUPLOT");
+	const char *g = gm_gnuplot_program();
 
-	if (gm_program_exists(g && *g ? g : "gnuplot")) {
+	if (gm_program_exists(g)) {
 		return;
 	}
 	x->no_figures = 1;
 	gm_warning("'%s' was not found: the report will have its tables but "
-		   "no figures (install gnuplot-nox, or set GPUMIX_GNUPLOT)",
-		   g && *g ? g : "gnuplot");
+		   "no figures (install gnuplot-nox, or set GPUMIX_GNUPLOT)", g);
 }
 
 static void ctx_release(struct exec_ctx *x)
