@@ -576,11 +576,15 @@ static int zero_pool(struct gm_prog *p)
  * H100). Each replay gets fresh pages likewise, before its timed part;
  * --warm-host keeps them.
  */
-static void fresh_host_pages(struct gm_prog *p)
+static int fresh_host_pages(struct gm_prog *p)
 {
-	if (p->arena && !p->run->opt.warm_host) {
-		madvise(p->arena, p->d->host_arena, MADV_DONTNEED);
+	if (p->arena && !p->run->opt.warm_host &&
+	    madvise(p->arena, p->d->host_arena, MADV_DONTNEED)) {
+		return gm_error_errno("program '%s': cannot give its result "
+				      "pages back before the replay",
+				      p->d->name);
 	}
+	return 0;
 }
 
 int gm_replay_next(struct gm_prog *p)
@@ -651,7 +655,12 @@ int gm_replay_next(struct gm_prog *p)
 		end_turn(p);
 		return 0;
 	}
-	fresh_host_pages(p);
+	if (fresh_host_pages(p) < 0) {
+		p->failed = 1;
+		gm_record_failure(run);
+		end_turn(p);
+		return 0;
+	}
 	p->io_ns = 0;
 	watchdog_at(p->wd, 0);
 	watchdog_set_active(p->wd, 1);
