@@ -20,6 +20,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "strmap.h"
+#include "variant.h"
 
 char *gm_an_col_str(sqlite3_stmt *st, int i)
 {
@@ -39,21 +40,6 @@ void gm_an_note(struct gm_analysis *a, const char *fmt, ...)
 	va_end(ap);
 	a->notes = gm_xrealloc(a->notes, (alloc + 1) * sizeof(*a->notes));
 	a->notes[a->nnotes++] = strbuf_detach(&sb, NULL);
-}
-
-int gm_variant_rank(const char *vlabel)
-{
-	static const char *const order[] = {
-		"single", "cuda", "nss", "elastic+mpmax", "elastic+median",
-		"elastic+equal", "elastic+queuemold",
-	};
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!strcmp(order[i], vlabel)) {
-			return (int)i;
-		}
-	}
-	return 100;
 }
 
 static int cmp_run(const void *x, const void *y)

@@ -154,7 +154,4 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 /* Free everything @a owns (safe after a failed compute) and zero it. */
 void gm_analysis_release(struct gm_analysis *a);
 
-/* Rank of a variant label in the report's order (cuda first, ...). */
-int gm_variant_rank(const char *vlabel);
-
 #endif

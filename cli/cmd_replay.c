@@ -24,7 +24,7 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "reconstruct/recon_dir.h"
-#include "replay/elastic_plan.h"
+#include "replay_opts.h"
 #include "strbuf.h"
 
 #ifndef GM_CUDA_HOME
@@ -35,49 +35,39 @@
 #endif
 
 static const char usage[] =
-	"usage: gpumix replay [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"                     [--force] [--no-profile] [--warm-host] [--build-only]\n"
-	"                     [--rebuild]\n"
+	"usage: gpumix replay [--variant V] [-o RUNDIR] [--min-replays R]\n"
+	"                     [--watchdog SECONDS] [--force] [--no-profile]\n"
+	"                     [--warm-host] [--build-only] [--rebuild]\n"
+	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
+	"                     [--completion event|poll]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
-static const char help[] =
-	"\n"
-	"Build the replay program in DIR (written by gpumix reconstruct) and run\n"
-	"it on the GPU, writing a run directory.\n"
-	"\n"
-	"  -o RUNDIR             run directory (default runs/<workload>.<variant>)\n"
-	"  --min-replays R       every program replays until each has completed R\n"
-	"                        replays; each program's last one is discarded (7)\n"
-	"  --watchdog SECONDS    stop a replay that makes no progress (60; 0: off)\n"
-	"  --force               replace an existing run directory\n"
-	"  --no-profile          run without the CUPTI activity log\n"
-	"  --warm-host           keep the pages of device-to-host results between\n"
-	"                        replays (default: fresh pages each replay, as the\n"
-	"                        program's newly allocated buffers were)\n"
-	"  --build-only          build DIR/replay, do not run it\n"
-	"  --rebuild             build even when DIR/replay is up to date\n"
-	"  --elastic MODE        run the elastic modules of DIR (gpumix reconstruct\n"
-	"                        --elastic): identity (elasticity off), or a 1-D\n"
-	"                        physical grid of grid=N (or N) blocks, sm (one per\n"
-	"                        SM), resident (the most resident blocks), orig (as\n"
-	"                        many as the logical grid); off (default): the\n"
-	"                        original modules. Kernels that are not elastic,\n"
-	"                        and cooperative or cluster launches, run as\n"
-	"                        captured\n"
-	"  --elastic-slice BLOCKS  launch each elastic kernel as ranges of BLOCKS\n"
-	"                        logical blocks, one launch per range, in order;\n"
-	"                        /N: N ranges per grid\n"
-	"\n"
-	"environment: CC (compiler, default cc), CUDA_HOME, GPUMIX_REPLAY_INCLUDE\n"
-	"and GPUMIX_REPLAY_LIBDIR (where gpumix_replay.h and libgpumix-replay.a are).\n"
-	"\n"
-	"exit status: 0 ok; 1 error, failed or hung replay; 2 usage error;\n"
-	"130 interrupted.\n";
+static void print_help(void)
+{
+	printf("%s\n\n"
+	       "Build the replay program in DIR (written by gpumix reconstruct) "
+	       "and run\nit on the GPU under a variant, writing a run "
+	       "directory.\n\n", usage);
+	gm_replay_opts_help(stdout);
+	printf("  --build-only          build DIR/replay, do not run it\n"
+	       "  --rebuild             build even when DIR/replay is up to "
+	       "date\n"
+	       "\n"
+	       "environment: CC (compiler, default cc), CUDA_HOME, "
+	       "GPUMIX_REPLAY_INCLUDE\n"
+	       "and GPUMIX_REPLAY_LIBDIR (where gpumix_replay.h and "
+	       "libgpumix-replay.a are).\n"
+	       "\n"
+	       "exit status: 0 ok; 1 error, failed or hung replay; 2 usage "
+	       "error;\n130 interrupted.\n");
+}
 
 struct replay_opts {
-	const char *dir, *run_dir, *min_replays, *watchdog;
-	const char *elastic, *elastic_slice;
-	int force, no_profile, warm_host, build_only, rebuild;
+	const char *dir;
+	struct gm_replay_opts r;	/* checked here, forwarded as given */
+	char **fwd;			/* the option words to forward */
+	int nr_fwd;
+	int build_only, rebuild;
 };
 
 static char *self_dir(void)
@@ -329,93 +319,47 @@ out:
 	return ret;
 }
 
-static int parse(int argc, char **argv, struct replay_opts *o)
+/*
+ * --build-only and --rebuild are ours; every other option is the replay
+ * program's, parsed by the same code it uses (common/replay_opts.c) so
+ * that mistakes show before a build, and forwarded as given.
+ */
+static int parse(int argc, char **argv, struct replay_opts *o, char ***words)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "min-replays", required_argument, NULL, 'r' },
-		{ "watchdog", required_argument, NULL, 'w' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-profile", no_argument, NULL, 'n' },
-		{ "warm-host", no_argument, NULL, 'W' },
-		{ "build-only", no_argument, NULL, 'b' },
-		{ "rebuild", no_argument, NULL, 'B' },
-		{ "elastic", required_argument, NULL, 'e' },
-		{ "elastic-slice", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct gm_elastic_setting es;
-	int c;
+	char **v = gm_xcalloc((size_t)argc + 1, sizeof(char *));
+	int n = 0, first = 0, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'o':
-			o->run_dir = optarg;
-			break;
-		case 'r':
-			if (strtoul(optarg, &end, 10) < 2 || *end || !*optarg) {
-				return gm_usage_error(usage, "--min-replays "
-						      "takes an integer of at least 2");
-			}
-			o->min_replays = optarg;
-			break;
-		case 'w':
-			if (strtod(optarg, &end) < 0 || *end || !*optarg) {
-				return gm_usage_error(usage, "--watchdog takes "
-						      "a number of seconds");
-			}
-			o->watchdog = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case 'W':
-			o->warm_host = 1;
-			break;
-		case 'n':
-			o->no_profile = 1;
-			break;
-		case 'b':
+	v[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--build-only")) {
 			o->build_only = 1;
-			break;
-		case 'B':
+		} else if (!strcmp(argv[i], "--rebuild")) {
 			o->rebuild = 1;
-			break;
-		case 'e':
-			o->elastic = optarg;
-			break;
-		case 's':
-			o->elastic_slice = optarg;
-			break;
-		case 'h':
-			printf("%s\n%s", usage, help);
-			return -1;
-		default:
-			if (optopt && strchr("orwes", optopt)) {
-				return gm_usage_error(usage, "option '%s' needs "
-						      "a value",
-						      argv[optind - 1]);
-			}
-			return gm_usage_error(usage, "unknown option '%s'",
-					      argv[optind - 1]);
+		} else {
+			v[n++] = argv[i];
 		}
 	}
-	if (gm_elastic_setting_parse(o->elastic, o->elastic_slice, &es) < 0) {
+	*words = v;
+	gm_replay_opts_init(&o->r);
+	rc = gm_replay_opts_parse(&o->r, n, v, &first);
+	if (rc == 1) {
+		print_help();
+		return -1;
+	}
+	if (rc < 0) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", gm_error_message());
 		gm_error_clear();
 		return gm_usage_error(usage, "%s", why);
 	}
-	if (optind + 1 != argc) {
-		return gm_usage_error(usage, optind == argc ?
-					      "which directory?" :
-					      "too many arguments");
+	if (first + 1 != n) {
+		return gm_usage_error(usage, first == n ? "which directory?" :
+						      "too many arguments");
 	}
-	o->dir = argv[optind];
+	/* getopt_long put the options first: those are forwarded. */
+	o->dir = v[first];
+	o->fwd = v + 1;
+	o->nr_fwd = first - 1;
 	return 0;
 }
 
@@ -424,13 +368,14 @@ int cmd_replay(int argc, char **argv)
 	struct replay_opts o;
 	struct kvfile kv = KVFILE_INIT, run_kv = KVFILE_INIT;
 	struct argv_buf a = { NULL, 0, 0 };
-	char *manifest, *run_dir = NULL, *exe = NULL;
+	char *manifest, *run_dir = NULL, *exe = NULL, **words = NULL;
 	const char *format, *workload, *variant;
 	int st, ret = GM_EXIT_ERROR;
 
 	memset(&o, 0, sizeof(o));
-	st = parse(argc, argv, &o);
+	st = parse(argc, argv, &o, &words);
 	if (st) {
+		free(words);
 		return st < 0 ? GM_EXIT_OK : st;
 	}
 	manifest = gm_path_join(o.dir, "manifest");
@@ -449,12 +394,22 @@ int cmd_replay(int argc, char **argv)
 			 RECON_FORMAT);
 		goto out;
 	}
-	if (o.elastic && strcmp(o.elastic, "off")) {
+	if (gm_replay_opts_finish(&o.r, variant) < 0) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", gm_error_message());
+		gm_error_clear();
+		ret = gm_usage_error(usage, "%s", why);
+		goto done;
+	}
+	if (o.r.elastic.mode != GM_ELASTIC_OFF ||
+	    o.r.completion == GM_COMPLETION_POLL) {
 		char *index = gm_path_join(o.dir, "elastic/index");
 		int have = gm_path_exists(index);
 		free(index);
 		if (!have) {
-			gm_error("'%s' has no elastic modules", o.dir);
+			gm_error("'%s' has no elastic modules, which %s needs",
+				 o.dir, o.r.elastic.mode != GM_ELASTIC_OFF ?
+				 "--elastic" : "--completion poll");
 			gm_error_hint("reconstruct it with 'gpumix reconstruct "
 				      "--elastic'");
 			goto out;
@@ -467,38 +422,17 @@ int cmd_replay(int argc, char **argv)
 		ret = GM_EXIT_OK;
 		goto out;
 	}
-	run_dir = o.run_dir ? gm_xstrdup(o.run_dir) :
-			      gm_xasprintf("runs/%s.%s", workload, variant);
+	run_dir = o.r.run_dir ? gm_xstrdup(o.r.run_dir) :
+				gm_xasprintf("runs/%s.%s", workload,
+					     o.r.variant->name);
 	exe = gm_path_join(o.dir, "replay");
 	push(&a, exe);
 	push(&a, "--data");
 	push(&a, o.dir);
 	push(&a, "-o");
 	push(&a, run_dir);
-	if (o.min_replays) {
-		push(&a, "--min-replays");
-		push(&a, o.min_replays);
-	}
-	if (o.watchdog) {
-		push(&a, "--watchdog");
-		push(&a, o.watchdog);
-	}
-	if (o.force) {
-		push(&a, "--force");
-	}
-	if (o.warm_host) {
-		push(&a, "--warm-host");
-	}
-	if (o.no_profile) {
-		push(&a, "--no-profile");
-	}
-	if (o.elastic) {
-		push(&a, "--elastic");
-		push(&a, o.elastic);
-	}
-	if (o.elastic_slice) {
-		push(&a, "--elastic-slice");
-		push(&a, o.elastic_slice);
+	for (int i = 0; i < o.nr_fwd; i++) {
+		push(&a, o.fwd[i]);
 	}
 	if (gm_cli.verbosity > 0) {
 		print_argv(&a);
@@ -552,5 +486,6 @@ done:
 	kvfile_release(&run_kv);
 	free(run_dir);
 	free(exe);
+	free(words);
 	return ret;
 }

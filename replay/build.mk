@@ -11,7 +11,7 @@
 EXTRA_CFLAGS_replay += $(CUDA_INC)
 
 REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
-	replay/run_writer.c replay/elastic_plan.c replay/elastic_index.c
+	replay/run_writer.c replay/elastic_index.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/profiler.c replay/interp.c \
 	replay/prog.c replay/run.c replay/elastic_launch.c
 REPLAY_LIB := $(B)/libgpumix-replay.a

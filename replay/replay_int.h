@@ -21,6 +21,7 @@
 #include "gpumix_replay.h"
 #include "hash.h"
 #include "profiler.h"
+#include "replay_opts.h"
 #include "repeat.h"
 #include "run_writer.h"
 #include "watchdog.h"
@@ -97,17 +98,6 @@ enum gm_phase {
 	GM_PHASE_CLEANUP,
 };
 
-struct gm_run_options {
-	const char *data_dir;
-	const char *run_dir;
-	unsigned min_replays;
-	double watchdog_s;
-	int force;
-	int profile;
-	int warm_host;		/* keep D2H destination pages between replays */
-	struct gm_elastic_setting elastic;
-};
-
 struct gm_device_info {
 	char name[256];
 	int cc_major, cc_minor;
@@ -118,7 +108,7 @@ struct gm_device_info {
 
 struct gm_run {
 	const struct gm_workload_desc *w;
-	struct gm_run_options opt;
+	struct gm_replay_opts opt;
 	int single;			/* variant single: one at a time */
 	CUdevice dev;
 	CUcontext ctx;

@@ -257,8 +257,8 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 
 	kvfile_set(kv, "format", RUN_FORMAT);
 	kvfile_set(kv, "workload", w->name);
-	kvfile_set(kv, "variant", w->variant);
-	kvfile_set(kv, "policy", w->policy && *w->policy ? w->policy : "none");
+	kvfile_set(kv, "variant", run->opt.variant->name);
+	kvfile_set(kv, "policy", run->opt.policy ? run->opt.policy : "none");
 	kvfile_set_u64(kv, "programs", w->nr_programs);
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		const struct gm_program_desc *d = w->programs[i];
@@ -516,116 +516,42 @@ static int device_setup(struct gm_run *run)
 	return CU_CHECK(cuCtxSetCurrent(run->ctx));
 }
 
-static const char usage[] =
-	"usage: %s [--data DIR] [-o RUNDIR] [--min-replays R] [--watchdog SECONDS]\n"
-	"       [--force] [--no-profile] [--warm-host]\n"
-	"       [--elastic MODE [--elastic-slice BLOCKS]]\n"
-	"\n"
-	"Replays workload '%s' (variant %s, %u programs) and writes a run\n"
-	"directory (doc/run-directory.md).\n"
-	"\n"
-	"  --data DIR          replay data (blobs/, modules/); default: this\n"
-	"                      program's directory\n"
-	"  -o RUNDIR           run directory; default runs/<workload>.<variant>\n"
-	"  --min-replays R     every program replays until each has done R (7)\n"
-	"  --watchdog SECONDS  stop a replay without progress (60; 0: off)\n"
-	"  --force             replace an existing run directory\n"
-	"  --no-profile        no CUPTI activity log\n"
-	"  --warm-host         keep the pages of device-to-host results between\n"
-	"                      replays (default: fresh pages each replay, like\n"
-	"                      the program's newly allocated buffers)\n"
-	"  --elastic MODE      run the elastic modules (reconstruct --elastic):\n"
-	"                      identity (elasticity off), or a physical grid of\n"
-	"                      grid=N (or N) blocks, sm (one per SM), resident\n"
-	"                      (the most resident blocks), orig (the logical\n"
-	"                      grid's size); off (default): the original modules\n"
-	"  --elastic-slice BLOCKS  launch each elastic kernel in ranges of BLOCKS\n"
-	"                      logical blocks, one launch each (/N: N ranges)\n"
-	"\n"
-	"exit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; 3 hung\n";
+static void print_usage(FILE *f, const char *argv0,
+			const struct gm_workload_desc *w)
+{
+	fprintf(f, "usage: %s [--variant V] [options]\n"
+		"\n"
+		"Replays workload '%s' (%u programs; reconstructed for variant "
+		"%s)\nand writes a run directory (doc/run-directory.md).\n\n",
+		argv0, w->name, w->nr_programs, w->variant);
+	gm_replay_opts_help(f);
+	fputs("\nexit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; "
+	      "3 hung\n", f);
+}
 
+/* 0: go on; 1: --help was printed; 2: usage error (printed). */
 static int parse_options(struct gm_run *run, int argc, char **argv,
 			 char **owned_data, char **owned_run)
 {
-	static const struct option longopts[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "min-replays", required_argument, NULL, 'r' },
-		{ "watchdog", required_argument, NULL, 'w' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-profile", no_argument, NULL, 'n' },
-		{ "warm-host", no_argument, NULL, 'W' },
-		{ "elastic", required_argument, NULL, 'e' },
-		{ "elastic-slice", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct gm_workload_desc *w = run->w;
-	const char *elastic = NULL, *slice = NULL;
-	int c;
+	int first = 0, rc;
 
-	run->opt.min_replays = 7;
-	run->opt.watchdog_s = 60;
-	run->opt.profile = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'd':
-			run->opt.data_dir = optarg;
-			break;
-		case 'o':
-			run->opt.run_dir = optarg;
-			break;
-		case 'r': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || v < 2 || v > 1000000) {
-				fprintf(stderr, "error: --min-replays must be an "
-					"integer of at least 2 (each program's "
-					"last replay is discarded)\n");
-				return 2;
-			}
-			run->opt.min_replays = (unsigned)v;
-			break;
-		}
-		case 'w':
-			run->opt.watchdog_s = strtod(optarg, &end);
-			if (*end || !*optarg || run->opt.watchdog_s < 0) {
-				fprintf(stderr, "error: --watchdog takes a "
-					"number of seconds (0: off)\n");
-				return 2;
-			}
-			break;
-		case 'f':
-			run->opt.force = 1;
-			break;
-		case 'n':
-			run->opt.profile = 0;
-			break;
-		case 'W':
-			run->opt.warm_host = 1;
-			break;
-		case 'e':
-			elastic = optarg;
-			break;
-		case 's':
-			slice = optarg;
-			break;
-		case 'h':
-			printf(usage, argv[0], w->name, w->variant,
-			       w->nr_programs);
-			return 1;
-		default:
-			fprintf(stderr, usage, argv[0], w->name, w->variant,
-				w->nr_programs);
-			return 2;
-		}
+	gm_replay_opts_init(&run->opt);
+	rc = gm_replay_opts_parse(&run->opt, argc, argv, &first);
+	if (rc == 1) {
+		print_usage(stdout, argv[0], w);
+		return 1;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+	if (rc == 0 && first < argc) {
+		rc = gm_error("unexpected argument '%s'", argv[first]);
 	}
-	if (gm_elastic_setting_parse(elastic, slice, &run->opt.elastic) < 0) {
-		gm_error_report(stderr);
+	if (rc == 0) {
+		rc = gm_replay_opts_finish(&run->opt, w->variant);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "error: %s\n", gm_error_message());
+		gm_error_clear();
+		fprintf(stderr, "(%s --help lists the options)\n", argv[0]);
 		return 2;
 	}
 	if (!run->opt.data_dir) {
@@ -645,7 +571,8 @@ static int parse_options(struct gm_run *run, int argc, char **argv,
 		run->opt.data_dir = *owned_data;
 	}
 	if (!run->opt.run_dir) {
-		*owned_run = gm_xasprintf("runs/%s.%s", w->name, w->variant);
+		*owned_run = gm_xasprintf("runs/%s.%s", w->name,
+					  run->opt.variant->name);
 		run->opt.run_dir = *owned_run;
 	}
 	return 0;
@@ -681,12 +608,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	if (rc) {
 		return rc == 1 ? 0 : rc;
 	}
-	if (strcmp(w->variant, "single") && strcmp(w->variant, "cuda")) {
-		fprintf(stderr, "error: variant '%s' is not implemented by this "
-			"runtime (single, cuda)\n", w->variant);
-		return 1;
-	}
-	run.single = !strcmp(w->variant, "single");
+	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
 	if (run.opt.elastic.mode != GM_ELASTIC_OFF &&
 	    gm_elastic_index_read(&run.el_index, run.opt.data_dir) < 0) {
 		gm_error_report(stderr);
@@ -712,7 +634,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	run_utc_now(run.started_at, sizeof(run.started_at));
 	gm_log(&run, "replay: workload '%s', variant %s, %u programs, at "
 	       "least %u replays each, run directory '%s'", w->name,
-	       w->variant, w->nr_programs, run.opt.min_replays,
+	       run.opt.variant->name, w->nr_programs, run.opt.min_replays,
 	       run.opt.run_dir);
 
 	/* Eager loading: no module load inside a timed replay. */

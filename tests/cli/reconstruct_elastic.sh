@@ -91,7 +91,7 @@ check_eq "replay: a slice needs a grid mode" 2 "$rc"
 check_match "its message" "^error: an elastic slice needs a physical grid mode" "$out"
 out=$("$GPUMIX" replay --elastic sm -o "$tmp/r" "$tmp/plain" 2>&1); rc=$?
 check_eq "replay --elastic of a directory without elastic modules: error" 1 "$rc"
-check_match "its message" "^error: '$tmp/plain' has no elastic modules$" "$out"
+check_match "its message" "^error: '$tmp/plain' has no elastic modules, which --elastic needs$" "$out"
 check_match "its hint" "^hint: reconstruct it with 'gpumix reconstruct --elastic'$" "$out"
 
 # ---- builds, and replays on the mock driver ----

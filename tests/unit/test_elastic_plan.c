@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the replay's elastic launch setting (replay/elastic_plan.c):
+ * Unit tests of the replay's elastic launch setting (common/elastic_plan.c):
  * option parsing and its errors, names, physical grid sizes per mode,
  * shapes that avoid the identity path, slice counts.
  */
 #include <string.h>
 
 #include "error.h"
-#include "replay/elastic_plan.h"
+#include "elastic_plan.h"
 #include "test.h"
 
 static void test_parse(void)

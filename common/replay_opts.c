@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replay option parsing (see replay_opts.h).
+ */
+#include "replay_opts.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+enum {
+	OPT_DATA = 256,
+	OPT_MIN_REPLAYS,
+	OPT_WATCHDOG,
+	OPT_FORCE,
+	OPT_NO_PROFILE,
+	OPT_WARM_HOST,
+	OPT_VARIANT,
+	OPT_POLICY,
+	OPT_TIMESLICE,
+	OPT_COPY_CHUNK,
+	OPT_COMPLETION,
+	OPT_ELASTIC,
+	OPT_ELASTIC_SLICE,
+	OPT_HELP,
+};
+
+static const struct option longopts[] = {
+	{ "data", required_argument, NULL, OPT_DATA },
+	{ "output", required_argument, NULL, 'o' },
+	{ "min-replays", required_argument, NULL, OPT_MIN_REPLAYS },
+	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
+	{ "warm-host", no_argument, NULL, OPT_WARM_HOST },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "timeslice-us", required_argument, NULL, OPT_TIMESLICE },
+	{ "copy-chunk", required_argument, NULL, OPT_COPY_CHUNK },
+	{ "completion", required_argument, NULL, OPT_COMPLETION },
+	{ "elastic", required_argument, NULL, OPT_ELASTIC },
+	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char *gm_completion_name(enum gm_completion c)
+{
+	return c == GM_COMPLETION_POLL ? "poll" : "event";
+}
+
+void gm_replay_opts_init(struct gm_replay_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_replays = GM_DEFAULT_MIN_REPLAYS;
+	o->watchdog_s = GM_DEFAULT_WATCHDOG_S;
+	o->profile = 1;
+	o->timeslice_us = GM_DEFAULT_TIMESLICE_US;
+	o->copy_chunk = GM_DEFAULT_COPY_CHUNK;
+	o->completion = GM_COMPLETION_EVENT;
+}
+
+/* A byte count with an optional K, M or G (binary) suffix. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || *s < '0' || *s > '9') {
+		return -1;
+	}
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k') {
+		shift = 10;
+	} else if (*end == 'M' || *end == 'm') {
+		shift = 20;
+	} else if (*end == 'G' || *end == 'g') {
+		shift = 30;
+	}
+	if (shift) {
+		end++;
+		if (*end == 'i' && end[1] == 'B') {
+			end += 2;
+		}
+	}
+	if (*end || v > (UINT64_C(1) << 40) >> shift) {
+		return -1;
+	}
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
+			 int *first_arg)
+{
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case OPT_DATA:
+			o->data_dir = optarg;
+			break;
+		case 'o':
+			o->run_dir = optarg;
+			break;
+		case OPT_MIN_REPLAYS: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || v < 2 ||
+			    v > 1000000) {
+				return gm_error("--min-replays takes an integer "
+						"of at least 2 (each program's "
+						"last replay is discarded)");
+			}
+			o->min_replays = (unsigned)v;
+			break;
+		}
+		case OPT_WATCHDOG:
+			o->watchdog_s = strtod(optarg, &end);
+			if (*end || !*optarg || !(o->watchdog_s >= 0) ||
+			    isinf(o->watchdog_s)) {
+				return gm_error("--watchdog takes a number of "
+						"seconds (0: off)");
+			}
+			break;
+		case OPT_FORCE:
+			o->force = 1;
+			break;
+		case OPT_NO_PROFILE:
+			o->profile = 0;
+			break;
+		case OPT_WARM_HOST:
+			o->warm_host = 1;
+			break;
+		case OPT_VARIANT:
+			o->variant_name = optarg;
+			break;
+		case OPT_POLICY:
+			o->policy = gm_policy_find(optarg);
+			if (!o->policy) {
+				return gm_error("unknown policy '%s' (median, "
+						"mpmax, equal, queuemold)",
+						optarg);
+			}
+			o->given |= GM_KNOB_POLICY;
+			break;
+		case OPT_TIMESLICE:
+			o->timeslice_us = strtod(optarg, &end);
+			if (*end || !*optarg || !(o->timeslice_us >= 0) ||
+			    o->timeslice_us > 1e7) {
+				return gm_error("--timeslice-us takes a number "
+						"of microseconds from 0 to "
+						"10000000");
+			}
+			o->given |= GM_KNOB_TIMESLICE;
+			break;
+		case OPT_COPY_CHUNK:
+			if (parse_bytes(optarg, &o->copy_chunk) < 0 ||
+			    (o->copy_chunk && o->copy_chunk < 4096)) {
+				return gm_error("--copy-chunk takes a size in "
+						"bytes of at least 4096 (K, M, "
+						"G suffixes), or 0 for none");
+			}
+			o->given |= GM_KNOB_COPY_CHUNK;
+			break;
+		case OPT_COMPLETION:
+			if (!strcmp(optarg, "event")) {
+				o->completion = GM_COMPLETION_EVENT;
+			} else if (!strcmp(optarg, "poll")) {
+				o->completion = GM_COMPLETION_POLL;
+			} else {
+				return gm_error("--completion takes 'event' or "
+						"'poll', not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_COMPLETION;
+			break;
+		case OPT_ELASTIC:
+			o->elastic_mode = optarg;
+			o->given |= GM_KNOB_ELASTIC;
+			break;
+		case OPT_ELASTIC_SLICE:
+			o->elastic_slice = optarg;
+			o->given |= GM_KNOB_ELASTIC;
+			break;
+		case OPT_HELP:
+			return 1;
+		default:
+			if (optopt && optopt != '?') {
+				for (const struct option *l = longopts; l->name;
+				     l++) {
+					if (l->val == optopt) {
+						return gm_error("option '--%s' "
+								"needs a value",
+								l->name);
+					}
+				}
+				if (optopt == 'o') {
+					return gm_error("option '-o' needs a "
+							"value");
+				}
+			}
+			return gm_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (gm_elastic_setting_parse(o->elastic_mode, o->elastic_slice,
+				     &o->elastic) < 0) {
+		return -1;
+	}
+	*first_arg = optind;
+	return 0;
+}
+
+static int knob_refused(const struct gm_variant *v, unsigned knob)
+{
+	const struct gm_knob_desc *k = gm_knob_find((enum gm_knob)knob);
+	struct strbuf takers = STRBUF_INIT;
+
+	for (size_t i = 0; gm_variant_at(i); i++) {
+		const struct gm_variant *t = gm_variant_at(i);
+		if (t->implemented && (t->knobs & knob)) {
+			strbuf_addf(&takers, "%s%s", takers.len ? ", " : "",
+				    t->name);
+		}
+	}
+	gm_error("%s does not apply to variant '%s' (it applies to: %s)",
+		 k ? k->option : "an option", v->name,
+		 takers.len ? takers.buf : "none yet");
+	strbuf_release(&takers);
+	return -1;
+}
+
+int gm_replay_opts_finish(struct gm_replay_opts *o,
+			  const char *default_variant)
+{
+	const char *name = o->variant_name ? o->variant_name : default_variant;
+	const struct gm_variant *v = gm_variant_find(name);
+
+	if (!v) {
+		return gm_error("unknown variant '%s' (variants: %s)",
+				name ? name : "", gm_variant_implemented_list());
+	}
+	if (!v->implemented) {
+		return gm_error("variant '%s' is not implemented yet "
+				"(implemented: %s)", v->name,
+				gm_variant_implemented_list());
+	}
+	for (unsigned bit = 1; bit; bit <<= 1) {
+		if ((o->given & bit) && !(v->knobs & bit)) {
+			return knob_refused(v, bit);
+		}
+	}
+	if ((v->flags & GM_VARIANT_POLICY) && !o->policy) {
+		return gm_error("variant '%s' needs --policy (median, mpmax, "
+				"equal, queuemold)", v->name);
+	}
+	o->variant = v;
+	return 0;
+}
+
+void gm_replay_opts_help(FILE *f)
+{
+	fputs("  --data DIR            replay data (blobs/, modules/); default: "
+	      "the program's\n"
+	      "                        directory\n"
+	      "  -o RUNDIR             run directory (default "
+	      "runs/<workload>.<variant>)\n"
+	      "  --min-replays R       every program replays until each has "
+	      "completed R\n"
+	      "                        replays; each program's last one is "
+	      "discarded (7)\n"
+	      "  --watchdog SECONDS    stop a replay that makes no progress "
+	      "(60; 0: off)\n"
+	      "  --force               replace an existing run directory\n"
+	      "  --no-profile          run without the CUPTI activity log\n"
+	      "  --warm-host           keep the pages of device-to-host results "
+	      "between\n"
+	      "                        replays (default: fresh pages each "
+	      "replay)\n"
+	      "  --variant V           the concurrency mechanism (default: the "
+	      "one the\n"
+	      "                        program was reconstructed for):\n", f);
+	for (size_t i = 0; gm_variant_at(i); i++) {
+		const struct gm_variant *v = gm_variant_at(i);
+		if (v->implemented) {
+			fprintf(f, "                          %-8s %s\n", v->name,
+				v->about);
+		}
+	}
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		struct strbuf head = STRBUF_INIT, takers = STRBUF_INIT;
+		strbuf_addf(&head, "%s %s", k->option, k->arg);
+		for (size_t j = 0; gm_variant_at(j); j++) {
+			const struct gm_variant *v = gm_variant_at(j);
+			if (v->implemented && (v->knobs & k->knob)) {
+				strbuf_addf(&takers, "%s%s",
+					    takers.len ? ", " : "", v->name);
+			}
+		}
+		fprintf(f, "  %-21s %s [%s]\n", head.buf, k->help,
+			takers.len ? takers.buf : "no variant yet");
+		strbuf_release(&head);
+		strbuf_release(&takers);
+	}
+	fputs("  --elastic-slice BLOCKS  with --elastic: launch each elastic "
+	      "kernel as ranges\n"
+	      "                        of BLOCKS logical blocks (/N: N ranges "
+	      "per grid)\n", f);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The options of a replay, parsed in one place: `gpumix replay` checks
+ * them (and forwards them), the generated replay program parses them for
+ * real. Which knobs a variant accepts comes from the variant table
+ * (variant.h); a knob given to a variant that does not take it is a
+ * usage error, as is a policy missing for a variant that needs one.
+ */
+#ifndef GM_REPLAY_OPTS_H
+#define GM_REPLAY_OPTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "elastic_plan.h"
+#include "variant.h"
+
+#define GM_DEFAULT_MIN_REPLAYS 7
+#define GM_DEFAULT_WATCHDOG_S 60.0
+#define GM_DEFAULT_TIMESLICE_US 1000.0
+#define GM_DEFAULT_COPY_CHUNK (UINT64_C(4) << 20)
+
+/* How the runtime learns that a kernel finished (nss, elastic). */
+enum gm_completion {
+	GM_COMPLETION_EVENT,	/* a CUDA event after it, queried */
+	GM_COMPLETION_POLL,	/* a host-mapped flag the transformed
+				   kernel sets (paper's Listing 2) */
+};
+
+struct gm_replay_opts {
+	const char *data_dir;		/* NULL: the program's directory */
+	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
+	unsigned min_replays;
+	double watchdog_s;		/* 0: off */
+	int force, profile, warm_host;
+	const char *variant_name;	/* --variant, NULL: the program's */
+	const struct gm_variant *variant;	/* set by _finish() */
+	const char *policy;		/* static string, or NULL */
+	double timeslice_us;
+	uint64_t copy_chunk;		/* bytes, 0: no chunking */
+	enum gm_completion completion;
+	const char *elastic_mode, *elastic_slice;	/* as given */
+	struct gm_elastic_setting elastic;
+	unsigned given;			/* GM_KNOB_* set on the command line */
+};
+
+/* Defaults: 7 replays, 60 s watchdog, profiling on, fresh host pages,
+ * 1 ms timeslices, 4 MiB copy chunks, event completion, elastic off. */
+void gm_replay_opts_init(struct gm_replay_opts *o);
+
+/*
+ * Parse the replay options in @argv[1..] (getopt_long; the words that
+ * are not options stay, in order, from *@first_arg on). Returns 0, 1
+ * after --help (nothing else checked), or -1 with a recorded cause for
+ * a usage error (unknown option, bad value). Does not check the
+ * variant; call gm_replay_opts_finish() next.
+ */
+int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
+			 int *first_arg);
+
+/*
+ * Settle the variant (@o->variant_name, else @default_variant, the one
+ * the program was reconstructed with) and check the knobs against it.
+ * Fails with a recorded cause for an unknown or unimplemented variant,
+ * a knob the variant does not take, or a policy missing or given
+ * without need.
+ */
+int gm_replay_opts_finish(struct gm_replay_opts *o,
+			  const char *default_variant);
+
+/* The option lines of --help, from the tables (variant list included). */
+void gm_replay_opts_help(FILE *f);
+
+/* "event" or "poll". */
+const char *gm_completion_name(enum gm_completion c);
+
+#endif

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of variants, policies and replay knobs (see variant.h).
+ * Adding a mechanism: a row here, a scheduler in replay/ (sched.c lists
+ * them by name), and its knobs.
+ */
+#include "variant.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+static const struct gm_variant variants[] = {
+	{ "single", 1, GM_VARIANT_ALONE, GM_KNOB_ELASTIC,
+	  "each program alone, one after another (alone-time baseline)" },
+	{ "cuda", 1, 0, GM_KNOB_ELASTIC,
+	  "all programs at once, their captured streams as CUDA streams" },
+	{ "nss", 1, 0,
+	  GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK | GM_KNOB_COMPLETION |
+		  GM_KNOB_ELASTIC,
+	  "non-serializing streams: a memory and a kernel stream per program, "
+	  "dependencies kept by the runtime" },
+	{ "elastic", 0, GM_VARIANT_POLICY,
+	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
+		  GM_KNOB_COMPLETION,
+	  "nss with elastic kernels under a resource policy" },
+	{ "green", 0, 0, 0, "SM partitions through green contexts" },
+	{ "mps", 0, 0, 0, "one process per program under MPS" },
+};
+
+#define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
+
+static const char *const policies[] = {
+	"median", "mpmax", "equal", "queuemold", NULL,
+};
+
+static const struct gm_knob_desc knobs[] = {
+	{ GM_KNOB_POLICY, "--policy", NULL, "POLICY",
+	  "resource policy: median, mpmax, equal, queuemold" },
+	{ GM_KNOB_TIMESLICE, "--timeslice-us", "timeslice", "US",
+	  "run long elastic kernels in ranges of about US microseconds "
+	  "(0: whole grids)" },
+	{ GM_KNOB_COPY_CHUNK, "--copy-chunk", "copy_chunk", "BYTES",
+	  "issue copies larger than BYTES as chunks of BYTES (0: whole; "
+	  "default 4 MiB)" },
+	{ GM_KNOB_COMPLETION, "--completion", "completion", "event|poll",
+	  "how the runtime learns that a kernel finished: CUDA events "
+	  "(default) or a host-mapped flag set by the transformed kernel" },
+	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
+	  "run the elastic modules (reconstruct --elastic) with a fixed "
+	  "physical grid: identity, N, sm, resident, orig" },
+};
+
+#define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+const struct gm_variant *gm_variant_find(const char *name)
+{
+	for (size_t i = 0; name && i < NR_VARIANTS; i++) {
+		if (!strcmp(variants[i].name, name)) {
+			return &variants[i];
+		}
+	}
+	return NULL;
+}
+
+const struct gm_variant *gm_variant_at(size_t i)
+{
+	return i < NR_VARIANTS ? &variants[i] : NULL;
+}
+
+int gm_variant_rank(const char *label)
+{
+	size_t n = strcspn(label, "+");
+	int rank = (int)NR_VARIANTS * 16;
+
+	for (size_t i = 0; i < NR_VARIANTS; i++) {
+		if (strlen(variants[i].name) == n &&
+		    !strncmp(variants[i].name, label, n)) {
+			rank = (int)i * 16;
+			break;
+		}
+	}
+	if (label[n] == '+') {
+		size_t p = 0;
+		while (policies[p] && strcmp(policies[p], label + n + 1)) {
+			p++;
+		}
+		rank += 1 + (int)p;
+	}
+	return rank;
+}
+
+const char *const *gm_variant_names(void)
+{
+	static const char *names[NR_VARIANTS + 1];
+
+	for (size_t i = 0; i < NR_VARIANTS; i++) {
+		names[i] = variants[i].name;
+	}
+	return names;
+}
+
+const char *gm_variant_implemented_list(void)
+{
+	static char list[256];
+
+	if (!list[0]) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < NR_VARIANTS; i++) {
+			if (variants[i].implemented) {
+				strbuf_addf(&sb, "%s%s", sb.len ? ", " : "",
+					    variants[i].name);
+			}
+		}
+		snprintf(list, sizeof(list), "%s", sb.buf);
+		strbuf_release(&sb);
+	}
+	return list;
+}
+
+const char *gm_policy_find(const char *name)
+{
+	for (size_t i = 0; name && policies[i]; i++) {
+		if (!strcmp(policies[i], name)) {
+			return policies[i];
+		}
+	}
+	return NULL;
+}
+
+const char *const *gm_policy_names(void)
+{
+	return policies;
+}
+
+const struct gm_knob_desc *gm_knob_at(size_t i)
+{
+	return i < NR_KNOBS ? &knobs[i] : NULL;
+}
+
+const struct gm_knob_desc *gm_knob_find(enum gm_knob knob)
+{
+	for (size_t i = 0; i < NR_KNOBS; i++) {
+		if (knobs[i].knob == knob) {
+			return &knobs[i];
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay variants (concurrency mechanisms) and the replay knobs that
+ * reach them: one table, read by the study validator, `gpumix
+ * reconstruct`, `gpumix replay`, the replay runtime and analyze. No other
+ * list of variant names exists; the runtime's scheduler for a variant is
+ * found by the same name (replay/sched.c). A variant is chosen at replay
+ * time: the generated program is the same for every variant.
+ *
+ * Knobs are the replay options a variant accepts; each has the option
+ * that sets it on `gpumix replay` and the study key that sets it in a
+ * study file (doc/study-yaml.md).
+ */
+#ifndef GM_VARIANT_H
+#define GM_VARIANT_H
+
+#include <stddef.h>
+
+/* What a variant does, where code has to know. */
+enum {
+	GM_VARIANT_ALONE = 1 << 0,	/* programs replay one at a time, each
+					   with the whole GPU: alone times */
+	GM_VARIANT_POLICY = 1 << 1,	/* one run per resource policy */
+};
+
+/* Replay knobs (bits of struct gm_variant.knobs). */
+enum gm_knob {
+	GM_KNOB_POLICY = 1 << 0,	/* --policy P */
+	GM_KNOB_TIMESLICE = 1 << 1,	/* --timeslice-us US */
+	GM_KNOB_COPY_CHUNK = 1 << 2,	/* --copy-chunk BYTES */
+	GM_KNOB_COMPLETION = 1 << 3,	/* --completion event|poll */
+	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
+};
+
+struct gm_variant {
+	const char *name;
+	int implemented;	/* the replay runtime has its scheduler */
+	unsigned flags;		/* GM_VARIANT_* */
+	unsigned knobs;		/* GM_KNOB_* it accepts */
+	const char *about;	/* one line, for --help and the docs */
+};
+
+struct gm_knob_desc {
+	enum gm_knob knob;
+	const char *option;	/* "--copy-chunk" (takes one value) */
+	const char *study_key;	/* "copy_chunk"; NULL: no study key */
+	const char *arg;	/* "BYTES", for usage lines */
+	const char *help;
+};
+
+/* The variant called @name, or NULL when the name is unknown. */
+const struct gm_variant *gm_variant_find(const char *name);
+
+/* The variants in table order (the order of report rows); @i beyond
+ * the last gives NULL. */
+const struct gm_variant *gm_variant_at(size_t i);
+
+/* Sort key of a report label, "variant" or "variant+policy": table
+ * order of the variants, then of the policies; unknown names sort after
+ * every known one. */
+int gm_variant_rank(const char *label);
+
+/* NULL-terminated list of every variant name (for suggestions). */
+const char *const *gm_variant_names(void);
+
+/* "single, cuda, nss": the implemented variants (static string). */
+const char *gm_variant_implemented_list(void);
+
+/* The policy called @name (a static string), or NULL when unknown. */
+const char *gm_policy_find(const char *name);
+
+/* NULL-terminated list of the policy names. */
+const char *const *gm_policy_names(void);
+
+/* The knobs in table order; @i beyond the last gives NULL. */
+const struct gm_knob_desc *gm_knob_at(size_t i);
+
+/* The description of @knob (never NULL for a GM_KNOB_* value). */
+const struct gm_knob_desc *gm_knob_find(enum gm_knob knob);
+
+#endif
