@@ -13,20 +13,22 @@
 
 static const struct gm_variant variants[] = {
 	{ "single", 1, GM_VARIANT_ALONE, GM_KNOB_ELASTIC,
-	  "each program alone, one after another (alone-time baseline)" },
+	  "each program alone, one after another (alone-time baseline)",
+	  "serial" },
 	{ "cuda", 1, 0, GM_KNOB_ELASTIC,
-	  "all programs at once, their captured streams as CUDA streams" },
+	  "all programs at once, their captured streams as CUDA streams",
+	  "serial" },
 	{ "nss", 1, 0,
 	  GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK | GM_KNOB_COMPLETION |
 		  GM_KNOB_ELASTIC,
 	  "non-serializing streams: a memory and a kernel stream per program, "
-	  "dependencies kept by the runtime" },
+	  "dependencies kept by the runtime", "nss" },
 	{ "elastic", 0, GM_VARIANT_POLICY,
 	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
 		  GM_KNOB_COMPLETION,
-	  "nss with elastic kernels under a resource policy" },
-	{ "green", 0, 0, 0, "SM partitions through green contexts" },
-	{ "mps", 0, 0, 0, "one process per program under MPS" },
+	  "nss with elastic kernels under a resource policy", NULL },
+	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
+	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))

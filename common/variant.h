@@ -3,9 +3,10 @@
  * The replay variants (concurrency mechanisms) and the replay knobs that
  * reach them: one table, read by the study validator, `gpumix
  * reconstruct`, `gpumix replay`, the replay runtime and analyze. No other
- * list of variant names exists; the runtime's scheduler for a variant is
- * found by the same name (replay/sched.c). A variant is chosen at replay
- * time: the generated program is the same for every variant.
+ * list of variant names exists; each row names the runtime's scheduler
+ * that runs it (replay/sched.c lists schedulers, not variants). A variant
+ * is chosen at replay time: the generated program is the same for every
+ * variant.
  *
  * Knobs are the replay options a variant accepts; each has the option
  * that sets it on `gpumix replay` and the study key that sets it in a
@@ -38,6 +39,8 @@ struct gm_variant {
 	unsigned flags;		/* GM_VARIANT_* */
 	unsigned knobs;		/* GM_KNOB_* it accepts */
 	const char *about;	/* one line, for --help and the docs */
+	const char *sched;	/* the replay runtime's scheduler for it
+				   (replay/sched.c), NULL: none yet */
 };
 
 struct gm_knob_desc {

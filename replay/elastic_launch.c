@@ -10,7 +10,6 @@
 
 #include "cu_check.h"
 #include "elastic_index.h"
-#include "elastic_plan.h"
 #include "error.h"
 #include "replay_int.h"
 
@@ -87,56 +86,6 @@ int gm_elastic_prog_init(struct gm_prog *p)
 					l->smem);
 		}
 		p->el_resident[i] = n > 0 ? (uint32_t)n : 1;
-	}
-	return 0;
-}
-
-int gm_elastic_launch(struct gm_prog *p, uint32_t launch, CUfunction f,
-		      void **args, void **extra, void *where, CUstream st)
-{
-	const struct gm_launch_desc *l = &p->d->launches[launch];
-	struct gm_run *run = p->run;
-	const struct gm_elastic_setting *s = &run->opt.elastic;
-	uint64_t total = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-	uint32_t resident = p->el_resident ? p->el_resident[launch] : 0;
-	uint64_t step, launches = 0, shaped = 0;
-	struct gm_elastic_args a;
-
-	if (!total || total > UINT32_MAX) {
-		return gm_error("'%s': a grid of %" PRIu64 " blocks cannot run "
-				"elastically (1 to 2^32-1)",
-				p->d->kernels[l->kernel].name, total);
-	}
-	step = gm_elastic_slice_blocks(s, total);
-	gm_elastic_args_identity(&a, l->grid, l->block);
-	for (uint64_t off = 0; off < total; off += step) {
-		uint32_t lim = (uint32_t)(total - off < step ? total - off : step);
-		uint32_t n = gm_elastic_phys_blocks(s, total, lim,
-						    (uint32_t)run->device.sm_count,
-						    resident);
-		uint32_t g[3];
-
-		shaped += gm_elastic_shape(n, l->grid, (uint32_t)off, lim, g);
-		a.offset = (uint32_t)off;
-		a.limit = lim;
-		memcpy(where, &a, sizeof(a));
-		if (CU_CHECK(cuLaunchKernel(f, g[0], g[1], g[2], l->block[0],
-					    l->block[1], l->block[2], l->smem,
-					    st, args, extra))) {
-			return gm_error("'%s': elastic launch of blocks %" PRIu64
-					"-%" PRIu64 " on %" PRIu32 " physical "
-					"blocks", p->d->kernels[l->kernel].name,
-					off, off + lim - 1, n);
-		}
-		launches++;
-	}
-	atomic_fetch_add_explicit(&run->el_count.elastic, 1,
-				  memory_order_relaxed);
-	atomic_fetch_add_explicit(&run->el_count.physical, launches,
-				  memory_order_relaxed);
-	if (shaped) {
-		atomic_fetch_add_explicit(&run->el_count.identity_shape, shaped,
-					  memory_order_relaxed);
 	}
 	return 0;
 }

@@ -2,9 +2,8 @@
 /*
  * The replay's side of elastic kernels (`--elastic`): which image each
  * module loads, the class of each kernel, the resident blocks of each
- * launch, and the physical launches that replace a captured launch of a
- * transformed kernel (elastic_plan.h), each with its struct
- * gm_elastic_args (common/elastic_abi.h). Internal to libgpumix-replay.
+ * launch. The physical launches that replace a captured launch are the
+ * launch planners' (launch_plan.h). Internal to libgpumix-replay.
  */
 #ifndef GM_ELASTIC_LAUNCH_H
 #define GM_ELASTIC_LAUNCH_H
@@ -46,15 +45,5 @@ void gm_elastic_classify(struct gm_prog *p);
  * memory). Returns 0 or -1 (cause recorded).
  */
 int gm_elastic_prog_init(struct gm_prog *p);
-
-/*
- * Launch captured launch @launch of a transformed kernel @f on @st the
- * elastic way: one launch per slice, physical grid from the setting,
- * the captured block. @where is where the kernel's gm_elastic_args
- * parameter is read from by @args or @extra (it is rewritten per
- * launch). Returns 0 or -1 (cause recorded).
- */
-int gm_elastic_launch(struct gm_prog *p, uint32_t launch, CUfunction f,
-		      void **args, void **extra, void *where, CUstream st);
 
 #endif

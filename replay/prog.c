@@ -19,6 +19,8 @@
 #include "cu_check.h"
 #include "error.h"
 #include "elastic_launch.h"
+#include "launch_plan.h"
+#include "sched.h"
 #include "fs.h"
 #include "replay_int.h"
 #include "strbuf.h"
@@ -345,33 +347,48 @@ static int resolve_globals(struct gm_prog *p)
 	return 0;
 }
 
+int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
+			  const char *what)
+{
+	struct gm_run *run = p->run;
+	uint32_t id = 0;
+
+	if (CU_CHECK(cuStreamCreateWithPriority(out, CU_STREAM_NON_BLOCKING,
+						priority))) {
+		return gm_error("cannot create %s", what);
+	}
+	if (run->prof.enabled) {
+		if (CUPTI_CHECK(cuptiGetStreamIdEx(run->ctx, *out, 0, &id))) {
+			return -1;
+		}
+		profiler_own_stream(&run->prof, id, p->index);
+	}
+	if (gm_debug_on()) {
+		gm_log(run, "replay: created stream: program=%s, %s, "
+		       "cupti-id=%" PRIu32, p->d->name, what, id);
+	}
+	return 0;
+}
+
 static int create_streams(struct gm_prog *p)
 {
 	const struct gm_program_desc *d = p->d;
 	struct gm_run *run = p->run;
 
 	p->streams = gm_xcalloc(d->nr_streams, sizeof(*p->streams));
-	for (uint32_t s = 0; s < d->nr_streams; s++) {
-		uint32_t id = 0;
-		if (CU_CHECK(cuStreamCreateWithPriority(&p->streams[s],
-							CU_STREAM_NON_BLOCKING,
-							d->streams[s].priority))) {
-			return gm_error("cannot create stream %" PRIu32, s);
+	for (uint32_t s = 0; !run->sched->own_streams && s < d->nr_streams;
+	     s++) {
+		char what[32];
+		snprintf(what, sizeof(what), "stream-id=%" PRIu32, s);
+		if (gm_prog_stream_create(p, &p->streams[s],
+					  d->streams[s].priority, what) < 0) {
+			return -1;
 		}
 		p->nr_streams_created = s + 1;
-		if (run->prof.enabled) {
-			if (CUPTI_CHECK(cuptiGetStreamIdEx(run->ctx,
-							   p->streams[s], 0,
-							   &id))) {
-				return -1;
-			}
-			profiler_own_stream(&run->prof, id, p->index);
-		}
-		if (gm_debug_on()) {
-			gm_log(run, "replay: created stream: program=%s, "
-			       "stream-id=%" PRIu32 ", cupti-id=%" PRIu32,
-			       d->name, s, id);
-		}
+	}
+	/* The scheduler's own streams, if any, before the runtime's. */
+	if (run->sched->prog_init && run->sched->prog_init(p) < 0) {
+		return -1;
 	}
 	/* Not registered with the profiler: its work is no program's. Made
 	 * after the program's streams so they get the hardware queues they
@@ -380,7 +397,8 @@ static int create_streams(struct gm_prog *p)
 						CU_STREAM_NON_BLOCKING, 0))) {
 		return -1;
 	}
-	for (uint32_t s = 1; s < d->nr_streams; s++) {
+	for (uint32_t s = 1; !run->sched->own_streams && s < d->nr_streams;
+	     s++) {
 		if (d->streams[s].flags & GM_STREAM_BLOCKING) {
 			p->nr_blocking++;
 		}
@@ -402,7 +420,8 @@ static int create_streams(struct gm_prog *p)
 		}
 	}
 	p->events = gm_xcalloc(d->nr_events + 1, sizeof(*p->events));
-	for (uint32_t e = 0; e < d->nr_events; e++) {
+	for (uint32_t e = 0; !run->sched->own_streams && e < d->nr_events;
+	     e++) {
 		if (CU_CHECK(cuEventCreate(&p->events[e], d->event_flags[e]))) {
 			return gm_error("cannot create event %" PRIu32, e);
 		}
@@ -414,6 +433,7 @@ static int create_streams(struct gm_prog *p)
 static int prog_init(struct gm_prog *p)
 {
 	const struct gm_program_desc *d = p->d;
+	struct gm_run *run = p->run;
 	uint64_t pool_bytes = 0, max_params = 8;
 	int pinned_arena;
 
@@ -438,7 +458,8 @@ static int prog_init(struct gm_prog *p)
 	p->alloc_size = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_size));
 	p->tex = gm_xcalloc(d->nr_textures + 1, sizeof(*p->tex));
 	if (CU_CHECK(cuCtxSetCurrent(p->run->ctx)) || load_modules(p) < 0 ||
-	    resolve_kernels(p) < 0 || gm_elastic_prog_init(p) < 0 ||
+	    resolve_kernels(p) < 0 ||
+	    (run->planner->prog_init && run->planner->prog_init(p) < 0) ||
 	    resolve_globals(p) < 0 || create_streams(p) < 0) {
 		return -1;
 	}
@@ -542,10 +563,8 @@ static int reset_replay_state(struct gm_prog *p)
 	memset(p->alloc_size, 0, p->d->nr_allocs * sizeof(*p->alloc_size));
 	bulk_alloc_reset(&p->pool);
 	p->nr_pending = 0;
-	p->legacy_gen = p->legacy_event_gen = 0;
-	if (p->nr_blocking) {
-		memset(p->dirty, 0, p->d->nr_streams);
-		memset(p->seen_gen, 0, p->d->nr_streams * sizeof(uint64_t));
+	if (p->run->sched->replay_end && p->run->sched->replay_end(p) < 0) {
+		ret = -1;
 	}
 	return ret;
 }
@@ -699,6 +718,9 @@ void gm_prog_cleanup(struct gm_prog *p)
 
 	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
 		cuStreamSynchronize(p->streams[s]);
+	}
+	if (run->sched->prog_release) {
+		run->sched->prog_release(p);
 	}
 	if (p->tex) {
 		for (uint32_t t = 0; t < d->nr_textures; t++) {

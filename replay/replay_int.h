@@ -27,6 +27,8 @@
 #include "watchdog.h"
 
 struct gm_run;
+struct gm_sched;
+struct gm_planner;
 
 /* An asynchronous D2H copy whose result is checked at the next sync. */
 struct gm_pending {
@@ -89,6 +91,7 @@ struct gm_prog {
 	atomic_uint_fast64_t last_launch;	/* op index + 1, 0: none */
 	struct repeat_ctl *group;
 	unsigned group_index;
+	void *sched_state;		/* the scheduler's, per program */
 	int init_done, failed, arrived_end;
 };
 
@@ -110,6 +113,9 @@ struct gm_run {
 	const struct gm_workload_desc *w;
 	struct gm_replay_opts opt;
 	int single;			/* variant single: one at a time */
+	const struct gm_sched *sched;	/* runs the variant (sched.h) */
+	const struct gm_planner *planner;	/* launches (launch_plan.h) */
+	void *sched_state;		/* the scheduler's, per run */
 	CUdevice dev;
 	CUcontext ctx;
 	int have_ctx;
@@ -147,15 +153,42 @@ struct gm_run {
 	char started_at[32];
 };
 
+/* Create a non-blocking stream of @p at @priority, registered with the
+ * profiler as the program's; @what names it in messages. 0 or -1. */
+int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
+			  const char *what);
+
 /* Resolve a reference at run time (0 and a recorded cause when dead). */
 int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 	       CUdeviceptr *out);
 
-/* Wait for every stream of @p and check its pending results. */
+/* Wait for the GPU work of @p (its scheduler's drain) and check its
+ * pending results. */
 int gm_prog_drain(struct gm_prog *p);
 
-/* Check pending results of stream @s (all streams when @s < 0). */
+/* Check pending results of captured stream @s (all when @s < 0). */
 int gm_check_pending(struct gm_prog *p, int s);
+
+/* Check the device-to-host result of @op, now in the host arena, against
+ * its captured hash (nothing for GM_NONE or a nondeterministic program);
+ * the hashing time counts as I/O. Returns 0 or -1 (cause recorded). */
+int gm_verify(struct gm_prog *p, const struct gm_op *op);
+
+/* Remember asynchronous copy @op (operation @index) to check at the next
+ * synchronization of its stream; nothing when it has no check. */
+void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
+		    uint64_t index);
+
+/* GM_OP_ALLOC and GM_OP_FREE through the bulk allocator. gm_op_free()
+ * does not wait for the GPU: the scheduler makes sure no queued or
+ * running work still uses the memory. 0 or -1 (cause recorded). */
+int gm_op_alloc(struct gm_prog *p, const struct gm_op *op);
+int gm_op_free(struct gm_prog *p, const struct gm_op *op);
+
+/* GM_OP_TEX_CREATE (over the memory live now) and GM_OP_TEX_DESTROY.
+ * 0 or -1 (cause recorded). */
+int gm_tex_create(struct gm_prog *p, const struct gm_op *op);
+int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
 
 /* Name of an opcode ("launch", "device-to-host copy", ...). */
 const char *gm_op_name(unsigned code);

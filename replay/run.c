@@ -25,147 +25,13 @@
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
+#include "launch_plan.h"
 #include "replay_int.h"
+#include "sched.h"
 #include "strbuf.h"
 
 #define EXIT_HUNG 3
 #define FLUSH_TIMEOUT_S 10
-
-/* ---- small helpers ---- */
-
-uint64_t gm_now(void)
-{
-	uint64_t t = 0;
-
-	if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	}
-	return t;
-}
-
-void gm_log(struct gm_run *run, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		return;
-	}
-	if ((size_t)n > sizeof(buf) - 2) {
-		n = sizeof(buf) - 2;
-	}
-	buf[n++] = '\n';
-	if (write(2, buf, n) < 0) {
-		/* nothing sensible to do */
-	}
-	if (run && run->log_fd >= 0 && write(run->log_fd, buf, n) < 0) {
-		/* the log is best effort; the manifest carries the status */
-	}
-}
-
-int gm_debug_on(void)
-{
-	const char *v = getenv("GPUMIX_DEBUG");
-
-	return v && *v && strcmp(v, "0");
-}
-
-/* Move this thread's recorded error into the run (first failure wins). */
-void gm_record_failure(struct gm_run *run)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int n = gm_error_count();
-
-	if (!n) {
-		strbuf_addstr(&sb, "unknown failure");
-	}
-	for (int i = 0; i < n; i++) {
-		if (i) {
-			strbuf_addstr(&sb, ": ");
-		}
-		strbuf_addstr(&sb, gm_error_cause(i));
-	}
-	gm_log(run, "replay: error: %s", sb.buf);
-	{
-		/* The hint, if any, goes to the log as the report prints it. */
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		if (f) {
-			gm_error_report(f);
-			fclose(f);
-			char *hint = text ? strstr(text, "hint: ") : NULL;
-			if (hint) {
-				hint[strcspn(hint, "\n")] = 0;
-				gm_log(run, "replay: %s", hint);
-			}
-			free(text);
-		}
-	}
-	pthread_mutex_lock(&run->lock);
-	if (!run->failure[0]) {
-		snprintf(run->failure, sizeof(run->failure), "%s", sb.buf);
-	}
-	run->failed = 1;
-	atomic_store(&run->stop, 1);
-	pthread_cond_broadcast(&run->cond);
-	pthread_mutex_unlock(&run->lock);
-	gm_error_clear();
-	strbuf_release(&sb);
-}
-
-int gm_read_exact(const char *path, void *buf, uint64_t size)
-{
-	struct stat st;
-	uint64_t done = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		return gm_error_errno("cannot open '%s'", path);
-	}
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return gm_error_errno("cannot stat '%s'", path);
-	}
-	if ((uint64_t)st.st_size != size) {
-		close(fd);
-		return gm_error("'%s' has %llu bytes, expected %" PRIu64, path,
-				(unsigned long long)st.st_size, size);
-	}
-	while (done < size) {
-		ssize_t n = read(fd, (char *)buf + done, size - done);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			close(fd);
-			return n < 0 ? gm_error_errno("cannot read '%s'", path)
-				     : gm_error("'%s' is truncated", path);
-		}
-		done += (uint64_t)n;
-	}
-	close(fd);
-	return 0;
-}
-
-int gm_check_hash(const char *path, const void *data, uint64_t size,
-		      const char *want)
-{
-	char have[GM_HASH_HEX_LEN + 1];
-
-	gm_hash_hex(gm_hash_bytes(data, size), have);
-	if (strcmp(have, want)) {
-		return gm_error("'%s' is corrupt: its content hashes to %s",
-				path, have);
-	}
-	return 0;
-}
 
 /* ---- blobs ---- */
 
@@ -269,7 +135,10 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		kvfile_set(kv, key, d->bundle ? d->bundle : "");
 		snprintf(key, sizeof(key), "program.%u.deterministic", i);
 		kvfile_set(kv, key, d->deterministic ? "1" : "0");
-		streams += d->nr_streams + 1;	/* + the runtime's own */
+		/* + the runtime's own */
+		streams += (run->progs && run->sched->nr_streams ?
+			    run->sched->nr_streams(&run->progs[i]) :
+			    d->nr_streams) + 1;
 	}
 	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
 	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
@@ -300,6 +169,9 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
 	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
 	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
+	if (run->sched->manifest) {
+		run->sched->manifest(run, kv);
+	}
 	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32];
 		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
@@ -609,6 +481,19 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		return rc == 1 ? 0 : rc;
 	}
 	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
+	run.sched = gm_sched_find(run.opt.variant->sched);
+	if (!run.sched) {
+		fprintf(stderr, "error: this replay runtime has no scheduler for "
+			"variant '%s'\n", run.opt.variant->name);
+		return 1;
+	}
+	/* Polled completion needs the transformed kernels' flag, so the
+	 * elastic modules, with elasticity off unless asked for. */
+	if (run.opt.completion == GM_COMPLETION_POLL &&
+	    run.opt.elastic.mode == GM_ELASTIC_OFF) {
+		run.opt.elastic.mode = GM_ELASTIC_IDENTITY;
+	}
+	run.planner = gm_planner_for(&run.opt);
 	if (run.opt.elastic.mode != GM_ELASTIC_OFF &&
 	    gm_elastic_index_read(&run.el_index, run.opt.data_dir) < 0) {
 		gm_error_report(stderr);
@@ -686,6 +571,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 			}
 		}
 	}
+	if (run.sched->run_init && run.sched->run_init(&run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
 	if (watchdog_start(&run.wd, run.targets, w->nr_programs,
 			   run.opt.watchdog_s, on_hang, &run) < 0) {
 		gm_record_failure(&run);
@@ -751,6 +640,9 @@ finish:
 		for (unsigned g = 0; g < run.nr_groups; g++) {
 			repeat_release(&run.groups[g]);
 		}
+	}
+	if (run.sched->run_release) {
+		run.sched->run_release(&run);
 	}
 	gm_elastic_index_release(&run.el_index);
 	free(run.groups);

@@ -888,3 +888,24 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject t)
 	texs[t].live = 0;
 	return CUDA_SUCCESS;
 }
+
+/* ---- nss scheduler (completion) ---- */
+
+CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+	(void)hEvent;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
+					   unsigned int Flags)
+{
+	(void)Flags;
+	*pdptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
+{
+	return memset_n(d, v, n, 4, NULL);
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every scheduler does the same way with an operation: resolve its
+ * references, check a device-to-host result against the captured hash
+ * (at once, or later for an asynchronous copy), allocate and free
+ * through the program's bulk allocator (no CUDA call, no device-wide
+ * serialization), create and destroy texture objects, and the loop that
+ * hands each operation to the variant's scheduler. Issuing work on
+ * streams is the schedulers' (sched_*.c).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cu_check.h"
+#include "sched.h"
+#include "error.h"
+#include "replay_int.h"
+
+const char *gm_op_name(unsigned code)
+{
+	static const char *const names[GM_OP_COUNT] = {
+		[GM_OP_NOP] = "no-op",
+		[GM_OP_ALLOC] = "allocation",
+		[GM_OP_FREE] = "free",
+		[GM_OP_H2D] = "host-to-device copy",
+		[GM_OP_D2H] = "device-to-host copy",
+		[GM_OP_D2D] = "device-to-device copy",
+		[GM_OP_MEMSET8] = "memset (8-bit)",
+		[GM_OP_MEMSET16] = "memset (16-bit)",
+		[GM_OP_MEMSET32] = "memset (32-bit)",
+		[GM_OP_LAUNCH] = "kernel launch",
+		[GM_OP_EVENT_RECORD] = "event record",
+		[GM_OP_STREAM_WAIT] = "stream wait on event",
+		[GM_OP_EVENT_SYNC] = "event synchronize",
+		[GM_OP_STREAM_SYNC] = "stream synchronize",
+		[GM_OP_CTX_SYNC] = "context synchronize",
+		[GM_OP_TEX_CREATE] = "texture object create",
+		[GM_OP_TEX_DESTROY] = "texture object destroy",
+	};
+	return code < GM_OP_COUNT && names[code] ? names[code] : "unknown";
+}
+
+int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
+	       CUdeviceptr *out)
+{
+	uint32_t id = ref & GM_REF_ID_MASK;
+	uint64_t base, size;
+
+	switch (ref & GM_REF_KIND_MASK) {
+	case GM_REF_ALLOC:
+		if (id >= p->d->nr_allocs || !p->alloc_ptr[id]) {
+			return gm_error("allocation %" PRIu32 " is not live",
+					id);
+		}
+		base = p->alloc_ptr[id];
+		size = p->alloc_size[id];
+		break;
+	case GM_REF_GLOBAL:
+		if (id >= p->d->nr_globals) {
+			return gm_error("no global %" PRIu32, id);
+		}
+		base = p->globals[id];
+		size = p->global_size[id];
+		break;
+	case GM_REF_TEXTURE:
+		if (id >= p->d->nr_textures || !p->tex[id]) {
+			return gm_error("texture object %" PRIu32
+					" is not live", id);
+		}
+		*out = (CUdeviceptr)p->tex[id];
+		return 0;
+	default:
+		return gm_error("bad reference 0x%" PRIx32, ref);
+	}
+	/* An offset equal to the size is a one-past-the-end pointer. */
+	if (off > size || len > size - off) {
+		return gm_error("%" PRIu64 " bytes at offset %" PRIu64
+				" do not fit in %s %" PRIu32 " (%" PRIu64
+				" bytes)", len, off,
+				(ref & GM_REF_KIND_MASK) == GM_REF_GLOBAL ?
+				"global" : "allocation", id, size);
+	}
+	*out = base + off;
+	return 0;
+}
+
+int gm_verify(struct gm_prog *p, const struct gm_op *op)
+{
+	const uint8_t *host;
+	struct gm_hash got;
+	uint64_t t0, t1;
+
+	if (op->b == GM_NONE || !p->d->deterministic) {
+		return 0;
+	}
+	host = ((op->flags & GM_F_PINNED) ? p->arena_pinned : p->arena) + op->y;
+	t0 = gm_now();
+	got = gm_hash_bytes(host, op->z);
+	t1 = gm_now();
+	p->io_ns += t1 - t0;
+	if (got.hi != p->checks[op->b].hi || got.lo != p->checks[op->b].lo) {
+		char want[GM_HASH_HEX_LEN + 1], have[GM_HASH_HEX_LEN + 1];
+		gm_hash_hex(p->checks[op->b], want);
+		gm_hash_hex(got, have);
+		return gm_error("result differs from the captured run: %" PRIu64
+				" bytes hash to %s, expected %s", op->z, have,
+				want);
+	}
+	return 0;
+}
+
+int gm_check_pending(struct gm_prog *p, int s)
+{
+	size_t keep = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nr_pending; i++) {
+		struct gm_pending *e = &p->pending[i];
+		if (s >= 0 && e->op->stream != (unsigned)s) {
+			p->pending[keep++] = *e;
+			continue;
+		}
+		if (!ret && gm_verify(p, e->op) < 0) {
+			gm_error("operation %" PRIu64 " (%s, trace event %"
+				 PRIu64 ")", e->index, gm_op_name(e->op->code),
+				 e->op->event);
+			ret = -1;
+		}
+	}
+	p->nr_pending = keep;
+	return ret;
+}
+
+static int grow_pool(struct gm_prog *p, uint64_t need)
+{
+	uint64_t size = need < (UINT64_C(64) << 20) ? (UINT64_C(64) << 20) : need;
+	CUdeviceptr d;
+
+	size = (size + (UINT64_C(2) << 20) - 1) & ~((UINT64_C(2) << 20) - 1);
+	gm_log(p->run, "replay: program '%s' needs more device memory than "
+	       "planned; allocating %" PRIu64 " more bytes during the replay",
+	       p->d->name, size);
+	if (CU_CHECK(cuMemAlloc(&d, size))) {
+		return -1;
+	}
+	GM_ALLOC_GROW(p->chunks, p->nr_chunks + 1, p->alloc_chunks);
+	p->chunks[p->nr_chunks++] = d;
+	return bulk_alloc_add_chunk(&p->pool, d, size);
+}
+
+int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
+{
+	uint64_t addr;
+	int r;
+
+	if (p->alloc_ptr[op->a]) {
+		return gm_error("allocation %" PRIu32 " is already live", op->a);
+	}
+	r = bulk_alloc_get(&p->pool, op->z, &addr);
+	if (r == 1) {
+		if (grow_pool(p, bulk_alloc_round(&p->pool, op->z)) < 0) {
+			return -1;
+		}
+		r = bulk_alloc_get(&p->pool, op->z, &addr);
+	}
+	if (r) {
+		return gm_error("out of device memory for %" PRIu64 " bytes",
+				op->z);
+	}
+	p->alloc_ptr[op->a] = addr;
+	p->alloc_size[op->a] = op->z;
+	return 0;
+}
+
+int gm_op_free(struct gm_prog *p, const struct gm_op *op)
+{
+	if (!p->alloc_ptr[op->a]) {
+		return gm_error("allocation %" PRIu32 " is not live", op->a);
+	}
+	if (bulk_alloc_put(&p->pool, p->alloc_ptr[op->a],
+			   p->alloc_size[op->a]) < 0) {
+		return -1;
+	}
+	p->alloc_ptr[op->a] = 0;
+	p->alloc_size[op->a] = 0;
+	return 0;
+}
+
+void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
+		    uint64_t index)
+{
+	if (op->b == GM_NONE) {
+		return;
+	}
+	GM_ALLOC_GROW(p->pending, p->nr_pending + 1, p->alloc_pending);
+	p->pending[p->nr_pending].op = op;
+	p->pending[p->nr_pending].index = index;
+	p->nr_pending++;
+}
+
+int gm_tex_create(struct gm_prog *p, const struct gm_op *op)
+{
+	const struct gm_texture_desc *t = &p->d->texdescs[op->b];
+	CUDA_RESOURCE_DESC res;
+	CUDA_TEXTURE_DESC tex;
+	CUdeviceptr base;
+	uint64_t len = t->res_type == CU_RESOURCE_TYPE_PITCH2D ?
+			       t->pitch * t->height : t->size_bytes;
+
+	if (p->tex[op->a]) {
+		return gm_error("texture object %" PRIu32 " is already live",
+				op->a);
+	}
+	if (gm_resolve(p, t->ref, t->offset, len, &base) < 0) {
+		return -1;
+	}
+	memset(&res, 0, sizeof(res));
+	memset(&tex, 0, sizeof(tex));
+	res.resType = (CUresourcetype)t->res_type;
+	if (t->res_type == CU_RESOURCE_TYPE_PITCH2D) {
+		res.res.pitch2D.devPtr = base;
+		res.res.pitch2D.format = (CUarray_format)t->format;
+		res.res.pitch2D.numChannels = t->channels;
+		res.res.pitch2D.width = t->width;
+		res.res.pitch2D.height = t->height;
+		res.res.pitch2D.pitchInBytes = t->pitch;
+	} else {
+		res.res.linear.devPtr = base;
+		res.res.linear.format = (CUarray_format)t->format;
+		res.res.linear.numChannels = t->channels;
+		res.res.linear.sizeInBytes = t->size_bytes;
+	}
+	for (int i = 0; i < 3; i++) {
+		tex.addressMode[i] = (CUaddress_mode)t->address_mode[i];
+	}
+	tex.filterMode = (CUfilter_mode)t->filter_mode;
+	tex.flags = t->flags;
+	tex.maxAnisotropy = t->max_anisotropy;
+	tex.mipmapFilterMode = (CUfilter_mode)t->mipmap_filter_mode;
+	tex.mipmapLevelBias = t->mipmap_level_bias;
+	tex.minMipmapLevelClamp = t->min_mipmap_level_clamp;
+	tex.maxMipmapLevelClamp = t->max_mipmap_level_clamp;
+	memcpy(tex.borderColor, t->border_color, sizeof(tex.borderColor));
+	return CU_CHECK(cuTexObjectCreate(&p->tex[op->a], &res, &tex, NULL));
+}
+
+int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op)
+{
+	if (!p->tex[op->a]) {
+		return gm_error("texture object %" PRIu32 " is not live", op->a);
+	}
+	if (CU_CHECK(cuTexObjectDestroy(p->tex[op->a]))) {
+		return -1;
+	}
+	p->tex[op->a] = 0;
+	return 0;
+}
+
+int gm_replay_ops(struct gm_prog *p, const struct gm_op *ops, uint64_t nr)
+{
+	struct gm_run *run = p->run;
+	int (*exec)(struct gm_prog *, const struct gm_op *, uint64_t) =
+		run->sched->exec;
+
+	p->cur_ops = ops;
+	for (uint64_t i = 0; i < nr; i++) {
+		const struct gm_op *op = &ops[i];
+
+		watchdog_at(p->wd, i);
+		if (exec(p, op, i) < 0) {
+			gm_error("program '%s': operation %" PRIu64
+				 " (%s, trace event %" PRIu64 ") failed",
+				 p->d->name, i, gm_op_name(op->code),
+				 op->event);
+			p->failed = 1;
+			return -1;
+		}
+		watchdog_step(p->wd);
+		if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int gm_prog_drain(struct gm_prog *p)
+{
+	const struct gm_sched *s = p->run->sched;
+
+	return s->drain ? s->drain(p) : 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler interface: how a variant runs a program's operations on
+ * the GPU. One implementation per file (sched_serial.c, sched_nss.c),
+ * each with a name; the variant table (common/variant.c) says which
+ * scheduler runs which variant. The runtime calls, in order:
+ *
+ *   run_init      once, after the device and blobs are set up
+ *   prog_init     per program, in its thread, after modules, kernels and
+ *                 globals are resolved and the captured streams and
+ *                 events exist (unless own_streams), before the
+ *                 runtime's own stream is made
+ *   exec          per operation of a timed replay
+ *   drain         at the end of each replay (wait for the program's GPU
+ *                 work, verify pending results)
+ *   replay_end    after drain, before the next replay starts (forget the
+ *                 replay's bookkeeping)
+ *   prog_release  per program, at cleanup (its GPU work is done)
+ *   manifest      once, when the run directory is written
+ *   run_release   once, at the end
+ *
+ * Every hook but exec may be NULL. All but prog_release, manifest and
+ * run_release return 0 or -1 with a recorded cause.
+ */
+#ifndef GM_SCHED_H
+#define GM_SCHED_H
+
+#include <stdint.h>
+
+struct gm_run;
+struct gm_prog;
+struct gm_op;
+struct kvfile;
+
+struct gm_sched {
+	const char *name;		/* as the variant table names it */
+	int own_streams;		/* prog_init makes the streams the
+					   program uses; the captured streams
+					   and events are not created */
+	int (*run_init)(struct gm_run *run);
+	int (*prog_init)(struct gm_prog *p);
+	int (*exec)(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+	int (*drain)(struct gm_prog *p);
+	int (*replay_end)(struct gm_prog *p);
+	void (*prog_release)(struct gm_prog *p);
+	void (*manifest)(struct gm_run *run, struct kvfile *kv);
+	void (*run_release)(struct gm_run *run);
+	/* CUDA streams a program uses, for the manifest (besides the
+	 * runtime's own one). */
+	uint32_t (*nr_streams)(const struct gm_prog *p);
+};
+
+extern const struct gm_sched gm_sched_serial;
+extern const struct gm_sched gm_sched_nss;
+
+/* The scheduler called @name, or NULL when the runtime has none. */
+const struct gm_sched *gm_sched_find(const char *name);
+
+#endif

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The serial scheduler (variants single and cuda): each operation is
+ * issued at once, asynchronously, on the CUDA stream that stands for its
+ * captured stream; CUDA keeps the order. An operation flagged GM_F_SYNC
+ * is followed by a synchronization of its stream, which keeps the
+ * ordering a synchronous call had for the host. Memsets are
+ * cuMemsetD*Async on the program's stream (non-serializing). Whether the
+ * programs replay together (cuda) or one at a time (single) is the
+ * repetition control's business (prog.c), not this file's.
+ *
+ * Legacy default stream: stream 0 of a program stands for its legacy
+ * stream. When the program also used blocking streams, the implicit
+ * synchronization between them is rebuilt with internal events (work on
+ * stream 0 waits for earlier work on every blocking stream and the other
+ * way round); programs that use only stream 0 pay nothing for it.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cu_check.h"
+#include "error.h"
+#include "launch_plan.h"
+#include "replay_int.h"
+#include "sched.h"
+
+/* Before an operation on stream @s: implicit legacy-stream ordering. */
+static int enter_stream(struct gm_prog *p, unsigned s)
+{
+	if (!p->nr_blocking) {
+		return 0;
+	}
+	if (s == 0) {
+		for (uint32_t i = 0; i < p->nr_blocking; i++) {
+			uint32_t t = p->blocking[i];
+			if (!p->dirty[t]) {
+				continue;
+			}
+			if (CU_CHECK(cuEventRecord(p->sync_events[t],
+						   p->streams[t])) ||
+			    CU_CHECK(cuStreamWaitEvent(p->streams[0],
+						       p->sync_events[t], 0))) {
+				return -1;
+			}
+			p->dirty[t] = 0;
+		}
+	} else if (p->dirty && (p->d->streams[s].flags & GM_STREAM_BLOCKING) &&
+		   p->seen_gen[s] != p->legacy_gen) {
+		if (p->legacy_event_gen != p->legacy_gen) {
+			if (CU_CHECK(cuEventRecord(p->sync_events[0],
+						   p->streams[0]))) {
+				return -1;
+			}
+			p->legacy_event_gen = p->legacy_gen;
+		}
+		if (CU_CHECK(cuStreamWaitEvent(p->streams[s],
+					       p->sync_events[0], 0))) {
+			return -1;
+		}
+		p->seen_gen[s] = p->legacy_gen;
+	}
+	return 0;
+}
+
+static void leave_stream(struct gm_prog *p, unsigned s)
+{
+	if (!p->nr_blocking) {
+		return;
+	}
+	if (s == 0) {
+		p->legacy_gen++;
+	} else if (p->d->streams[s].flags & GM_STREAM_BLOCKING) {
+		p->dirty[s] = 1;
+	}
+}
+
+static int stream_sync(struct gm_prog *p, unsigned s)
+{
+	return CU_CHECK(cuStreamSynchronize(p->streams[s]));
+}
+
+static int serial_drain(struct gm_prog *p)
+{
+	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
+		if (stream_sync(p, s) < 0) {
+			return -1;
+		}
+	}
+	return gm_check_pending(p, -1);
+}
+
+static int op_free(struct gm_prog *p, const struct gm_op *op)
+{
+	/*
+	 * cuMemFree waited for the device; with one stream, stream order
+	 * already keeps later users of the recycled memory behind earlier
+	 * ones. With several, wait for this program's streams (only).
+	 */
+	if (p->nr_streams_created > 1) {
+		for (uint32_t s = 0; s < p->nr_streams_created; s++) {
+			if (stream_sync(p, s) < 0) {
+				return -1;
+			}
+		}
+	}
+	return gm_op_free(p, op);
+}
+
+static int op_copy(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+{
+	CUstream st = p->streams[op->stream];
+	CUdeviceptr dst, src;
+
+	if (enter_stream(p, op->stream) < 0) {
+		return -1;
+	}
+	switch (op->code) {
+	case GM_OP_H2D: {
+		const uint8_t *host = p->run->blob_host[op->b];
+		if (gm_resolve(p, op->a, op->x, op->z, &dst) < 0 ||
+		    CU_CHECK(cuMemcpyHtoDAsync(dst, host + op->y, op->z, st))) {
+			return -1;
+		}
+		break;
+	}
+	case GM_OP_D2H: {
+		uint8_t *host = ((op->flags & GM_F_PINNED) ? p->arena_pinned :
+							    p->arena) + op->y;
+		if (gm_resolve(p, op->a, op->x, op->z, &src) < 0 ||
+		    CU_CHECK(cuMemcpyDtoHAsync(host, src, op->z, st))) {
+			return -1;
+		}
+		break;
+	}
+	case GM_OP_D2D:
+		if (gm_resolve(p, op->a, op->x, op->z, &dst) < 0 ||
+		    gm_resolve(p, op->b, op->y, op->z, &src) < 0 ||
+		    CU_CHECK(cuMemcpyDtoDAsync(dst, src, op->z, st))) {
+			return -1;
+		}
+		break;
+	}
+	leave_stream(p, op->stream);
+	if (op->flags & GM_F_SYNC) {
+		if (stream_sync(p, op->stream) < 0) {
+			return -1;
+		}
+		if (op->code == GM_OP_D2H) {
+			return gm_verify(p, op);
+		}
+	} else if (op->code == GM_OP_D2H) {
+		gm_pending_add(p, op, index);
+	}
+	return 0;
+}
+
+static int op_memset(struct gm_prog *p, const struct gm_op *op)
+{
+	CUstream st = p->streams[op->stream];
+	unsigned width = op->code == GM_OP_MEMSET8 ? 1 :
+			 op->code == GM_OP_MEMSET16 ? 2 : 4;
+	CUdeviceptr dst;
+	int r;
+
+	if (enter_stream(p, op->stream) < 0 ||
+	    gm_resolve(p, op->a, op->x, op->z * width, &dst) < 0) {
+		return -1;
+	}
+	if (width == 1) {
+		r = CU_CHECK(cuMemsetD8Async(dst, (unsigned char)op->c, op->z,
+					     st));
+	} else if (width == 2) {
+		r = CU_CHECK(cuMemsetD16Async(dst, (unsigned short)op->c,
+					      op->z, st));
+	} else {
+		r = CU_CHECK(cuMemsetD32Async(dst, op->c, op->z, st));
+	}
+	if (r) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	if ((op->flags & GM_F_SYNC) && stream_sync(p, op->stream) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+static int op_launch(struct gm_prog *p, const struct gm_op *op,
+		     uint64_t index)
+{
+	const struct gm_planner *pl = p->run->planner;
+	struct gm_launch_cursor c;
+	struct gm_elastic_args a;
+	uint32_t grid[3];
+	int64_t size = gm_params_fill(p, op->a, p->param_buf);
+	int r;
+
+	if (size < 0 || pl->begin(p, op->a, &c) < 0 ||
+	    enter_stream(p, op->stream) < 0) {
+		return -1;
+	}
+	atomic_store_explicit(&p->last_launch, index + 1, memory_order_relaxed);
+	/* Ranges follow each other on the one stream. */
+	while ((r = pl->next(p, &c, grid, &a)) == 1) {
+		if (gm_launch_physical(p, op->a, grid, c.takes_args ? &a : NULL,
+				       (size_t)size,
+				       p->streams[op->stream]) < 0) {
+			return gm_error("'%s': launch %" PRIu64 " of a grid of "
+					"%u x %u x %u blocks",
+					p->d->kernels[p->d->launches[op->a]
+							      .kernel].name,
+					c.launches, grid[0], grid[1], grid[2]);
+		}
+	}
+	if (r < 0) {
+		return -1;
+	}
+	pl->end(p, &c);
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+static int serial_exec(struct gm_prog *p, const struct gm_op *op,
+		       uint64_t index)
+{
+	switch (op->code) {
+	case GM_OP_NOP:
+		return 0;
+	case GM_OP_ALLOC:
+		return gm_op_alloc(p, op);
+	case GM_OP_FREE:
+		return op_free(p, op);
+	case GM_OP_H2D:
+	case GM_OP_D2H:
+	case GM_OP_D2D:
+		return op_copy(p, op, index);
+	case GM_OP_MEMSET8:
+	case GM_OP_MEMSET16:
+	case GM_OP_MEMSET32:
+		return op_memset(p, op);
+	case GM_OP_LAUNCH:
+		return op_launch(p, op, index);
+	case GM_OP_EVENT_RECORD:
+		if (enter_stream(p, op->stream) < 0 ||
+		    CU_CHECK(cuEventRecord(p->events[op->a],
+					   p->streams[op->stream]))) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return 0;
+	case GM_OP_STREAM_WAIT:
+		if (enter_stream(p, op->stream) < 0 ||
+		    CU_CHECK(cuStreamWaitEvent(p->streams[op->stream],
+					       p->events[op->a], 0))) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return 0;
+	case GM_OP_EVENT_SYNC:
+		return CU_CHECK(cuEventSynchronize(p->events[op->a]));
+	case GM_OP_STREAM_SYNC:
+		if (enter_stream(p, op->stream) < 0 ||
+		    stream_sync(p, op->stream) < 0) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return gm_check_pending(p, op->stream);
+	case GM_OP_CTX_SYNC:
+		/* Only this program's work: the others are not ours. */
+		return serial_drain(p);
+	case GM_OP_TEX_CREATE:
+		return gm_tex_create(p, op);
+	case GM_OP_TEX_DESTROY:
+		return gm_tex_destroy(p, op);
+	}
+	return gm_error("unknown operation code %u", op->code);
+}
+
+static int serial_replay_end(struct gm_prog *p)
+{
+	p->legacy_gen = p->legacy_event_gen = 0;
+	if (p->nr_blocking) {
+		memset(p->dirty, 0, p->d->nr_streams);
+		memset(p->seen_gen, 0, p->d->nr_streams * sizeof(uint64_t));
+	}
+	return 0;
+}
+
+static uint32_t serial_nr_streams(const struct gm_prog *p)
+{
+	return p->d->nr_streams;
+}
+
+const struct gm_sched gm_sched_serial = {
+	.name = "serial",
+	.exec = serial_exec,
+	.drain = serial_drain,
+	.replay_end = serial_replay_end,
+	.nr_streams = serial_nr_streams,
+};
