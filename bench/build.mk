@@ -1,3 +1,4 @@
 # SPDX-License-Identifier: MIT
 # bench/: benchmark scripts run by `make bench`.
 BENCHES += bench/parboil_bench.sh
+BENCHES += bench/nss.sh
