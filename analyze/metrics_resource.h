@@ -37,19 +37,6 @@ struct gm_residency {
 };
 
 /*
- * Device limits for a run: the per-SM limits and SM count from its
- * manifest, the allocation granularities from the built-in table of the
- * closest known architecture (compute capability 2.x: the C2070's;
- * anything else: the H100's, which sm_80 and later share). @name is
- * borrowed and must outlive @out.
- */
-void gm_device_limits_for_run(struct gm_device_limits *out, const char *name,
-			      const char *cc, int64_t sm_count,
-			      int64_t max_threads_per_sm,
-			      int64_t max_blocks_per_sm, int64_t regs_per_sm,
-			      int64_t smem_per_sm);
-
-/*
  * Resident resources of a kernel of shape @k on @dev. A kernel whose one
  * block does not fit gets fits = 0 and zero residency (the caller counts
  * and reports it).

@@ -50,5 +50,6 @@ int cmd_elastic(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_reconstruct(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 #endif

@@ -402,14 +402,17 @@ int cmd_replay(int argc, char **argv)
 		goto done;
 	}
 	if (o.r.elastic.mode != GM_ELASTIC_OFF ||
-	    o.r.completion == GM_COMPLETION_POLL) {
+	    o.r.completion == GM_COMPLETION_POLL ||
+	    (o.r.variant->flags & GM_VARIANT_POLICY)) {
 		char *index = gm_path_join(o.dir, "elastic/index");
 		int have = gm_path_exists(index);
 		free(index);
 		if (!have) {
 			gm_error("'%s' has no elastic modules, which %s needs",
 				 o.dir, o.r.elastic.mode != GM_ELASTIC_OFF ?
-				 "--elastic" : "--completion poll");
+				 "--elastic" :
+				 o.r.completion == GM_COMPLETION_POLL ?
+				 "--completion poll" : "the variant");
 			gm_error_hint("reconstruct it with 'gpumix reconstruct "
 				      "--elastic'");
 			goto out;

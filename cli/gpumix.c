@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a whole study described by a YAML file" },
 	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload" },
 	{ "replay", cmd_replay, "build and run a generated replay program" },
+	{ "profile", cmd_profile, "kernel profile of a suite from its single runs" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -5,6 +5,7 @@
 #include "occupancy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct gm_device_limits gm_device_h100 = {
@@ -157,4 +158,27 @@ const char *gm_resource_names(unsigned mask, char *buf, size_t len)
 		snprintf(buf, len, "none");
 	}
 	return buf;
+}
+
+void gm_device_limits_for_run(struct gm_device_limits *out, const char *name,
+			      const char *cc, int64_t sm_count,
+			      int64_t max_threads_per_sm,
+			      int64_t max_blocks_per_sm, int64_t regs_per_sm,
+			      int64_t smem_per_sm)
+{
+	int major = atoi(cc);
+
+	*out = major == 2 ? gm_device_c2070 : gm_device_h100;
+	out->name = name;
+	out->sm_count = (int)sm_count;
+	out->max_threads_per_sm = (int)max_threads_per_sm;
+	out->max_blocks_per_sm = (int)max_blocks_per_sm;
+	out->regs_per_sm = (int)regs_per_sm;
+	if (out->regs_per_block > out->regs_per_sm) {
+		out->regs_per_block = out->regs_per_sm;
+	}
+	out->smem_per_sm = (size_t)smem_per_sm;
+	if (out->smem_per_block_optin > out->smem_per_sm) {
+		out->smem_per_block_optin = out->smem_per_sm;
+	}
 }

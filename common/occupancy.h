@@ -13,6 +13,7 @@
 #define GM_OCCUPANCY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +82,19 @@ int gm_occupancy_compute(const struct gm_device_limits *dev,
  * "blocks", joined with '+' on ties) into @buf; returns @buf.
  */
 const char *gm_resource_names(unsigned mask, char *buf, size_t len);
+
+/*
+ * Device limits for a run: the per-SM limits and SM count from its
+ * manifest, the allocation granularities from the built-in table of the
+ * closest known architecture (compute capability 2.x: the C2070's;
+ * anything else: the H100's, which sm_80 and later share). @name is
+ * borrowed and must outlive @out.
+ */
+void gm_device_limits_for_run(struct gm_device_limits *out, const char *name,
+			      const char *cc, int64_t sm_count,
+			      int64_t max_threads_per_sm,
+			      int64_t max_blocks_per_sm, int64_t regs_per_sm,
+			      int64_t smem_per_sm);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@ enum {
 	OPT_COMPLETION,
 	OPT_ELASTIC,
 	OPT_ELASTIC_SLICE,
+	OPT_PROFILE,
 	OPT_HELP,
 };
 
@@ -44,6 +45,7 @@ static const struct option longopts[] = {
 	{ "completion", required_argument, NULL, OPT_COMPLETION },
 	{ "elastic", required_argument, NULL, OPT_ELASTIC },
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -188,6 +190,10 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_ELASTIC_SLICE:
 			o->elastic_slice = optarg;
 			o->given |= GM_KNOB_ELASTIC;
+			break;
+		case OPT_PROFILE:
+			o->profile_path = optarg;
+			o->given |= GM_KNOB_PROFILE;
 			break;
 		case OPT_HELP:
 			return 1;

@@ -36,6 +36,7 @@ struct gm_replay_opts {
 	const char *variant_name;	/* --variant, NULL: the program's */
 	const struct gm_variant *variant;	/* set by _finish() */
 	const char *policy;		/* static string, or NULL */
+	const char *profile_path;	/* kernel profile file, or NULL */
 	double timeslice_us;
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;

@@ -23,10 +23,11 @@ static const struct gm_variant variants[] = {
 		  GM_KNOB_ELASTIC,
 	  "non-serializing streams: a memory and a kernel stream per program, "
 	  "dependencies kept by the runtime", "nss" },
-	{ "elastic", 0, GM_VARIANT_POLICY,
+	{ "elastic", 1, GM_VARIANT_POLICY,
 	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
-		  GM_KNOB_COMPLETION,
-	  "nss with elastic kernels under a resource policy", NULL },
+		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE,
+	  "nss with elastic kernels under a resource policy, timesliced",
+	  "nss" },
 	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
 	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
 };
@@ -49,6 +50,9 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_COMPLETION, "--completion", "completion", "event|poll",
 	  "how the runtime learns that a kernel finished: CUDA events "
 	  "(default) or a host-mapped flag set by the transformed kernel" },
+	{ GM_KNOB_PROFILE, "--profile", NULL, "FILE",
+	  "kernel profile of the suite's single runs (gpumix profile): "
+	  "MEDIAN's median kernel and the timeslices' lengths" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

@@ -31,6 +31,7 @@ enum gm_knob {
 	GM_KNOB_COPY_CHUNK = 1 << 2,	/* --copy-chunk BYTES */
 	GM_KNOB_COMPLETION = 1 << 3,	/* --completion event|poll */
 	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
+	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
 };
 
 struct gm_variant {

@@ -3,6 +3,29 @@
 # replay/: the replay runtime. This file may hold several components'
 # rules; each keeps to its own section and its own variables.
 
+# ---- resource control of the elastic variant (elastic helper): block
+# usage, GETPHYGRID/REDUCEBLOCKS, the MEDIAN/MPMAX/EQUAL/QUEUEMOLD policies
+# and timeslice planning. Pure functions (common/ only), built into
+# libgpumix-resource.a (linked by the CLI and the unit tests) and a -fPIC
+# copy; libgpumix-replay takes them into its own archive (the elastic
+# variant's policy planner).
+
+RESOURCE_SRCS := replay/block_usage.c replay/phygrid.c replay/policy.c \
+	replay/timeslice.c
+RESOURCE_LIB := $(B)/libgpumix-resource.a
+RESOURCE_PIC_LIB := $(B)/libgpumix-resource-pic.a
+LIBS += $(RESOURCE_LIB)
+
+$(RESOURCE_LIB): $(RESOURCE_SRCS:%.c=$(B)/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(RESOURCE_PIC_LIB): $(RESOURCE_SRCS:%.c=$(B)/pic/%.o)
+	$(QUIET) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- end of the resource control
+
 # ---- libgpumix-replay: the runtime linked into generated replay programs
 # (depends on common/ and the CUDA driver API + CUPTI only). The pure parts
 # (allocator bookkeeping, repetition, watchdog, run-directory writer) also
@@ -14,6 +37,7 @@ REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
 	replay/run_writer.c replay/elastic_index.c replay/dep_tracker.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/runtime.c replay/profiler.c replay/ops.c \
 	replay/sched.c replay/sched_serial.c replay/sched_nss.c replay/launch_plan.c \
+	replay/launch_policy.c \
 	replay/prog.c replay/run.c replay/elastic_launch.c
 REPLAY_LIB := $(B)/libgpumix-replay.a
 REPLAY_PURE_LIB := $(B)/libgpumix-replay-pure.a
@@ -30,7 +54,8 @@ all: $(REPLAY_LIB)
 
 $(B)/replay/run.o: $(B)/version.h
 
-$(REPLAY_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o)
+$(REPLAY_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o) \
+		$(RESOURCE_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -52,24 +77,3 @@ install-replay: $(REPLAY_LIB) $(COMMON_LIB)
 .PHONY: install-replay
 
 # ---- end of libgpumix-replay
-# ---- resource control of the elastic variant (elastic helper): block
-# usage, GETPHYGRID/REDUCEBLOCKS, the MEDIAN/MPMAX/EQUAL/QUEUEMOLD policies
-# and timeslice planning. Pure functions (common/ only), built into
-# libgpumix-resource.a (linked by the CLI and the unit tests) and a -fPIC
-# copy; libgpumix-replay may take RESOURCE_SRCS into its own archive.
-
-RESOURCE_SRCS := replay/block_usage.c replay/phygrid.c replay/policy.c \
-	replay/timeslice.c
-RESOURCE_LIB := $(B)/libgpumix-resource.a
-RESOURCE_PIC_LIB := $(B)/libgpumix-resource-pic.a
-LIBS += $(RESOURCE_LIB)
-
-$(RESOURCE_LIB): $(RESOURCE_SRCS:%.c=$(B)/%.o)
-	$(QUIET) AR $@
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(RESOURCE_PIC_LIB): $(RESOURCE_SRCS:%.c=$(B)/pic/%.o)
-	$(QUIET) AR $@
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-# ---- end of the resource control

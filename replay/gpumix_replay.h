@@ -28,7 +28,8 @@
  *	gm_prog_cleanup(p);
  *
  * and main() is gm_replay_main(argc, argv, &workload). The library
- * decides when each program replays (variant, repetition), verifies
+ * decides how and when each program replays (the variant's scheduler,
+ * repetition), verifies
  * results, profiles with CUPTI and writes the run directory
  * (doc/run-directory.md). The operation model is documented in
  * doc/replay-program.md.
@@ -295,8 +296,9 @@ struct gm_program_desc {
 struct gm_workload_desc {
 	uint32_t abi;			/* GM_REPLAY_ABI */
 	const char *name;		/* e.g. "bfs+cutcp" */
-	const char *variant;		/* "single" or "cuda" */
-	const char *policy;		/* "none" */
+	const char *variant;		/* default variant (gpumix reconstruct
+					   --variant); --variant overrides */
+	const char *policy;		/* "none" (--policy sets the run's) */
 	uint32_t nr_programs;
 	const struct gm_program_desc *const *programs;
 	uint32_t nr_blobs;
@@ -304,11 +306,14 @@ struct gm_workload_desc {
 };
 
 /*
- * The replay program's main(). Options (see `--help`): --data DIR (blobs/
- * and modules/, default: the executable's directory), -o RUNDIR (default
+ * The replay program's main(). Options (common/replay_opts.h, `--help`):
+ * --variant V (default w->variant), --data DIR (blobs/ and modules/,
+ * default: the executable's directory), -o RUNDIR (default
  * runs/<workload>.<variant>), --min-replays R (default 7), --watchdog
- * SECONDS (default 60, 0 = off), --force, --no-profile. Exit status: 0
- * success, 1 failure (including a result mismatch), 2 usage, 3 hung.
+ * SECONDS (default 60, 0 = off), --force, --no-profile, --warm-host, and
+ * the knobs of the variant (--copy-chunk, --completion, --timeslice-us,
+ * --policy, --elastic). Exit status: 0 success, 1 failure (including a
+ * result mismatch), 2 usage, 3 hung.
  */
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w);
 

@@ -46,7 +46,7 @@ static int takes_args(const struct gm_prog *p, const struct gm_launch_desc *l)
 }
 
 int gm_launch_physical(struct gm_prog *p, uint32_t launch,
-		       const uint32_t grid[3],
+		       const uint32_t grid[3], const uint32_t block[3],
 		       const struct gm_elastic_args *a, size_t size,
 		       CUstream st)
 {
@@ -96,9 +96,9 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 		cfg.gridDimX = grid[0];
 		cfg.gridDimY = grid[1];
 		cfg.gridDimZ = grid[2];
-		cfg.blockDimX = l->block[0];
-		cfg.blockDimY = l->block[1];
-		cfg.blockDimZ = l->block[2];
+		cfg.blockDimX = block[0];
+		cfg.blockDimY = block[1];
+		cfg.blockDimZ = block[2];
 		cfg.sharedMemBytes = l->smem;
 		cfg.hStream = st;
 		cfg.attrs = attrs;
@@ -106,8 +106,8 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 		return CU_CHECK(cuLaunchKernelEx(&cfg, f, args, ex));
 	}
 	return CU_CHECK(cuLaunchKernel(f, grid[0], grid[1], grid[2],
-				       l->block[0], l->block[1], l->block[2],
-				       l->smem, st, args, ex));
+				       block[0], block[1], block[2], l->smem, st,
+				       args, ex));
 }
 
 /* ---- identity: the captured grid, once ---- */
@@ -119,6 +119,7 @@ static int identity_begin(struct gm_prog *p, uint32_t launch,
 
 	memset(c, 0, sizeof(*c));
 	c->launch = launch;
+	memcpy(c->block, l->block, sizeof(c->block));
 	c->takes_args = takes_args(p, l);
 	c->back_to_back = 1;
 	c->total = c->step = 1;
@@ -244,6 +245,9 @@ static const struct gm_planner explicit_planner = {
 
 const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o)
 {
+	if (o->variant && (o->variant->flags & GM_VARIANT_POLICY)) {
+		return &gm_planner_policy;
+	}
 	return o->elastic.mode > GM_ELASTIC_IDENTITY ? &explicit_planner :
 						       &identity_planner;
 }

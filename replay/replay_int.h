@@ -116,6 +116,7 @@ struct gm_run {
 	const struct gm_sched *sched;	/* runs the variant (sched.h) */
 	const struct gm_planner *planner;	/* launches (launch_plan.h) */
 	void *sched_state;		/* the scheduler's, per run */
+	void *planner_state;		/* the planner's, per run */
 	CUdevice dev;
 	CUcontext ctx;
 	int have_ctx;

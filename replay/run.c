@@ -172,10 +172,15 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	if (run->sched->manifest) {
 		run->sched->manifest(run, kv);
 	}
+	if (run->planner->manifest) {
+		run->planner->manifest(run, kv);
+	}
 	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32];
 		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
-		kvfile_set(kv, "elastic", mode);
+		/* The elastic variant's grids come from its policy. */
+		kvfile_set(kv, "elastic", run->planner == &gm_planner_policy ?
+			   "policy" : mode);
 		gm_elastic_slice_name(&run->opt.elastic, mode, sizeof(mode));
 		kvfile_set(kv, "elastic.slice", mode);
 		kvfile_set(kv, "elastic.arch", run->el_index.arch ?
@@ -487,9 +492,11 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 			"variant '%s'\n", run.opt.variant->name);
 		return 1;
 	}
-	/* Polled completion needs the transformed kernels' flag, so the
-	 * elastic modules, with elasticity off unless asked for. */
-	if (run.opt.completion == GM_COMPLETION_POLL &&
+	/* Polled completion needs the transformed kernels' flag, and a
+	 * policy their elasticity: both run the elastic modules (with
+	 * elasticity off where the planner does not ask for more). */
+	if ((run.opt.completion == GM_COMPLETION_POLL ||
+	     (run.opt.variant->flags & GM_VARIANT_POLICY)) &&
 	    run.opt.elastic.mode == GM_ELASTIC_OFF) {
 		run.opt.elastic.mode = GM_ELASTIC_IDENTITY;
 	}
@@ -571,7 +578,8 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 			}
 		}
 	}
-	if (run.sched->run_init && run.sched->run_init(&run) < 0) {
+	if ((run.sched->run_init && run.sched->run_init(&run) < 0) ||
+	    (run.planner->run_init && run.planner->run_init(&run) < 0)) {
 		gm_record_failure(&run);
 		goto finish;
 	}
@@ -643,6 +651,9 @@ finish:
 	}
 	if (run.sched->run_release) {
 		run.sched->run_release(&run);
+	}
+	if (run.planner->run_release) {
+		run.planner->run_release(&run);
 	}
 	gm_elastic_index_release(&run.el_index);
 	free(run.groups);

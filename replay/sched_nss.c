@@ -346,7 +346,7 @@ static int issue_ranges(struct gm_prog *p, struct nss_cmd *c)
 		}
 		atomic_store_explicit(&p->last_launch, c->index + 1,
 				      memory_order_relaxed);
-		if (gm_launch_physical(p, c->cur.launch, grid,
+		if (gm_launch_physical(p, c->cur.launch, grid, c->cur.block,
 				       c->cur.takes_args ? &a : NULL,
 				       (size_t)c->params_size,
 				       n->stream[GM_DEP_KERNEL]) < 0) {

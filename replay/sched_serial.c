@@ -202,7 +202,7 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 	atomic_store_explicit(&p->last_launch, index + 1, memory_order_relaxed);
 	/* Ranges follow each other on the one stream. */
 	while ((r = pl->next(p, &c, grid, &a)) == 1) {
-		if (gm_launch_physical(p, op->a, grid, c.takes_args ? &a : NULL,
+		if (gm_launch_physical(p, op->a, grid, c.block, c.takes_args ? &a : NULL,
 				       (size_t)size,
 				       p->streams[op->stream]) < 0) {
 			return gm_error("'%s': launch %" PRIu64 " of a grid of "

@@ -909,3 +909,24 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
 {
 	return memset_n(d, v, n, 4, NULL);
 }
+
+/* The attributes the elastic variant's policies read (BLOCKUSAGE). */
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
+				    CUfunction hfunc)
+{
+	(void)hfunc;
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_NUM_REGS:
+		*pi = 32;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+		*pi = 0;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		*pi = 1024;
+		return CUDA_SUCCESS;
+	default:
+		*pi = 0;
+		return CUDA_SUCCESS;
+	}
+}
