@@ -26,14 +26,15 @@ static const char usage[] =
 static const char help[] =
 	"\n"
 	"Run the study described by <file.yaml> (doc/study-yaml.md): capture\n"
-	"each program once, reconstruct and replay every workload under every\n"
-	"variant, load each run into the database as it finishes and write the\n"
-	"report. Interrupted (Ctrl-C, SIGTERM, even SIGKILL), the same command\n"
+	"each program once, reconstruct each workload once and replay it under\n"
+	"every variant (and policy), load each run into the database as it\n"
+	"finishes and write the report. Interrupted (Ctrl-C, SIGTERM, even SIGKILL), the same command\n"
 	"continues where it stopped; finished stages are not repeated. A failed\n"
 	"or hung run is recorded with its reason and the study goes on.\n"
 	"\n"
-	"    --dry-run       print the plan: workloads x variants, runs, which\n"
-	"                    captures are missing, what is still to do\n"
+	"    --dry-run       print the plan: programs, builds (one per workload),\n"
+	"                    runs (workloads x variants), which captures are\n"
+	"                    missing, what is still to do\n"
 	"    --retry-failed  run failed and hung stages again\n"
 	"    -o <dir>        put the study's outputs under <dir> (paths.output)\n"
 	"\n"
@@ -135,6 +136,9 @@ int cmd_run(int argc, char **argv)
 		study_plan_release(&plan);
 		study_release(&s);
 		return gm_cli_fail();
+	}
+	for (size_t w = 0; w < s.nr_warnings; w++) {
+		gm_warning("%s", s.warnings[w]);
 	}
 	char *exec = opts.dry_run ? gm_xstrdup("gpumix") : stage_exec_path();
 	if (!exec) {
