@@ -1061,6 +1061,13 @@ static int analyze(struct exec_ctx *x, size_t i)
 	argv_push(&a, ri->rundir);
 	argv_push(&a, "-o");
 	argv_push(&a, x->s->paths.database);
+	/*
+	 * The study owns the database, and a run replayed again (new
+	 * parameters, a new capture) replaces the one loaded before: without
+	 * --force the analyzer refuses a second run of the same workload,
+	 * variant and policy.
+	 */
+	argv_push(&a, "--force");
 	ret = run_stage(x, STUDY_STAGE_ANALYZE, label, &a, x->s->root, log, &res);
 	if (ret == 0) {
 		char *why = stage_failure(x, &res, log);

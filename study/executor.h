@@ -8,7 +8,7 @@
  *   gpumix reconstruct -o BUILD BUNDLE...                   (per workload)
  *   gpumix replay BUILD --variant V -o RUNDIR --min-replays R
  *                 --watchdog S [--policy P] [KNOB VALUE]...  (per run)
- *   gpumix analyze RUNDIR -o DATABASE                       (per ok run)
+ *   gpumix analyze RUNDIR -o DATABASE --force               (per ok run)
  *   gpumix report DATABASE -o REPORT                        (once)
  *
  * Every run of a workload replays its one build; the knobs a run gets are

@@ -54,6 +54,8 @@ check_eq "cuda replays get --variant cuda and no knob" \
 check_eq "nss replays get the knobs nss takes (table), with the defaults" \
 	"replay a+b.nss: --variant nss --timeslice-us 1000 --copy-chunk 4194304 --completion event" \
 	"$(grep '^replay a+b\.nss:' args)"
+check_eq "analyze replaces an earlier run of the same configuration" \
+	"analyze a+b.nss: --force" "$(grep '^analyze a+b\.nss:' args)"
 check_eq "no replay but nss is given a knob" "0" \
 	"$(grep '^replay' args | grep -v '\.nss:' | grep -c -- '--timeslice-us\|--copy-chunk\|--completion\|--policy')"
 check_eq "the runs of a pair replay the pair's one build" "a+b a+b nss" \
