@@ -121,8 +121,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			: gm_xstrdup(r->variant);
 		r->ok = !strcmp(r->status, "ok");
 		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
-		r->reference = gm_variant_is(r->variant, GM_VARIANT_REFERENCE) &&
-			       !strcmp(r->policy, "none");
+		r->reference = !strcmp(r->policy, "none") &&
+			       gm_variant_is(r->variant, GM_VARIANT_REFERENCE);
 		r->stp = r->antt = r->wl_time_ns = r->mtspeedup = NAN;
 		r->running = NAN;
 		for (int k = 0; k < GM_UTIL_KINDS; k++) {
@@ -336,9 +336,9 @@ static void compute_stp(struct gm_analysis *a)
 			gm_an_note(a, "run '%s': no kept replays of %s: no program time,"
 				 " STP, ANTT or MTSpeedup for it", r->label, nokept.buf);
 		} else if (missing.len) {
-			gm_an_note(a, "run '%s': no `%s` run of %s: STP and ANTT not"
-				 " computed for it (the other metrics are)", r->label,
-				 a->alone_variant, missing.buf);
+			gm_an_note(a, "run '%s': no `%s` run of %s: STP and ANTT"
+				 " not computed for it (the other metrics are)",
+				 r->label, a->alone_variant, missing.buf);
 		} else if (!r->nprog) {
 			gm_an_note(a, "run '%s' has no programs", r->label);
 		}

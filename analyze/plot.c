@@ -168,7 +168,8 @@ static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		for (size_t i = 0; i < a->nruns; i++) {
 			const struct gm_an_run *r = &a->runs[i];
 			double x;
-			if (r->vindex != k || !r->ok || (r->alone && !with_alone)) {
+			if (r->vindex != k || !r->ok ||
+			    (r->alone && !with_alone)) {
 				continue;
 			}
 			x = get(r);

@@ -39,7 +39,8 @@ int recon_variant_check(const char *variant)
 
 	if (!v) {
 		return gm_error("unknown variant '%s' (variants: %s)",
-				variant ? variant : "", gm_variant_implemented_list());
+				variant ? variant : "",
+				gm_variant_implemented_list());
 	}
 	if (!v->implemented) {
 		return gm_error("variant '%s' is not implemented yet "

@@ -73,7 +73,7 @@ enum build_state {
 	BUILD_UNDECIDED,	/* no run to do has needed it yet */
 	BUILD_UP_TO_DATE,	/* reconstructed with the same inputs */
 	BUILD_TODO,		/* to reconstruct now */
-	BUILD_FAILED,		/* failed (now, or before with the same inputs) */
+	BUILD_FAILED,		/* failed, now or before with these inputs */
 	BUILD_SKIPPED,		/* a capture it needs failed */
 };
 
@@ -577,9 +577,9 @@ static int skip_if_capture_failed(struct exec_ctx *x, size_t w)
 			wi->state = BUILD_SKIPPED;
 			free(wi->reason);
 			free(wi->log);
+			const char *name = x->s->programs[wl->progs[j]].name;
 			wi->reason = gm_xasprintf("capture of '%s' failed: %s",
-						  x->s->programs[wl->progs[j]].name,
-						  pi->reason);
+						  name, pi->reason);
 			wi->log = pi->log ? gm_xstrdup(pi->log) : NULL;
 			return 1;
 		}
@@ -938,8 +938,8 @@ static int reconstruct(struct exec_ctx *x, size_t w)
 			wi->reason = gm_xstrdup(why);
 			wi->log = gm_xstrdup(log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey,
-				   why ? "failed" : "done", why, &res);
+		ret = finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name,
+				   wi->rkey, why ? "failed" : "done", why, &res);
 		free(why);
 	}
 out:
@@ -1032,8 +1032,9 @@ static int replay(struct exec_ctx *x, size_t i)
 		char *why;
 		const char *status = replay_outcome(x, ri, &res, log, &why);
 		if (why) {
-			set_run(x, ri, strcmp(status, "hung") ? RUN_FAILED
-							      : RUN_HUNG, why, log);
+			enum run_status st = strcmp(status, "hung")
+				? RUN_FAILED : RUN_HUNG;
+			set_run(x, ri, st, why, log);
 		}
 		ret = finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
 				   why, &res);
@@ -1429,7 +1430,8 @@ static void print_plan(struct exec_ctx *x)
 	fprintf(f, ": %zu runs", plan->nr_runs);
 	if (plan->nr_baselines) {
 		fprintf(f, " (%zu %s baselines, one per program)",
-			plan->nr_baselines, gm_variant_with(GM_VARIANT_ALONE)->name);
+			plan->nr_baselines,
+			gm_variant_with(GM_VARIANT_ALONE)->name);
 	}
 	fputs("\n\nprograms:\n", f);
 	for (size_t i = 0; i < s->nr_programs; i++) {

@@ -18,6 +18,8 @@
 
 #define STUDY_NAME_MAX 64
 #define DEFAULT_STAGE_TIMEOUT_S 3600.0
+/* More knobs than the GM_KNOB_* bits of an unsigned cannot exist. */
+#define STUDY_MAX_KNOBS 32
 
 static const char *const top_keys[] = {
 	"study", "root", "programs", "workloads", "variants", "policies",
@@ -197,7 +199,11 @@ static int load_paths(struct loader *l, const yaml_node_t *root)
 	return 0;
 }
 
-/* The study value of a knob's key (@k->study_key) from node @v. */
+/*
+ * The study's value of knob @k (its key @k->study_key) from node @v. Each
+ * knob of the table with a study key needs a case here (-Wswitch names a
+ * new one); an invalid value is an error at its position.
+ */
 static int load_knob(struct loader *l, const yaml_node_t *v,
 		     const struct gm_knob_desc *k)
 {
@@ -208,7 +214,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 
 	switch (k->knob) {
 	case GM_KNOB_TIMESLICE:
-		ret = yaml_doc_duration(l->d, v, what, 1e-6, 10, &s->timeslice_s);
+		ret = yaml_doc_duration(l->d, v, what, 1e-6, 10,
+					&s->timeslice_s);
 		break;
 	case GM_KNOB_COPY_CHUNK:
 		ret = yaml_doc_size(l->d, v, what, 4096, 1ull << 30,
@@ -240,7 +247,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 		/* No study key: 'policies' and the plan set the policy. */
-		ret = yaml_doc_error(l->d, v, "%s cannot be set in a study", what);
+		ret = yaml_doc_error(l->d, v, "%s cannot be set in a study",
+				     what);
 		break;
 	}
 	free(word);
@@ -285,7 +293,7 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 {
 	struct study *s = l->s;
 	yaml_node_t *map = yaml_doc_get(l->d, root, "replay");
-	const char *keys[16];
+	const char *keys[3 + STUDY_MAX_KNOBS];
 	size_t nr_keys = 0;
 	yaml_node_t *v;
 	long n;
@@ -307,8 +315,8 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	/* The study's own keys, then the knobs that have a study key. */
 	keys[nr_keys++] = "min_replays";
 	keys[nr_keys++] = "watchdog";
-	for (size_t i = 0; gm_knob_at(i); i++) {
-		if (gm_knob_at(i)->study_key && nr_keys < 15) {
+	for (size_t i = 0; gm_knob_at(i) && i < STUDY_MAX_KNOBS; i++) {
+		if (gm_knob_at(i)->study_key) {
 			keys[nr_keys++] = gm_knob_at(i)->study_key;
 		}
 	}
@@ -328,8 +336,11 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	}
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
-		if (k->study_key && (v = yaml_doc_get(l->d, map, k->study_key)) &&
-		    load_knob(l, v, k)) {
+		if (!k->study_key) {
+			continue;
+		}
+		v = yaml_doc_get(l->d, map, k->study_key);
+		if (v && load_knob(l, v, k)) {
 			return -1;
 		}
 	}
@@ -344,7 +355,11 @@ static void check_knobs_used(struct loader *l, const yaml_node_t *root)
 
 	for (size_t i = 0; map && gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
-		if (k->study_key && (v = yaml_doc_get(l->d, map, k->study_key))) {
+		if (!k->study_key) {
+			continue;
+		}
+		v = yaml_doc_get(l->d, map, k->study_key);
+		if (v) {
 			check_knob_used(l, v, k);
 		}
 	}

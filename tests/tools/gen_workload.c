@@ -413,8 +413,9 @@ int main(int argc, char **argv)
 	}
 	const struct gm_variant *v = gm_variant_find(o.variant);
 	if (!v || !v->implemented) {
-		fprintf(stderr, "gen-workload: '%s' is not an implemented variant "
-			"(%s)\n", o.variant, gm_variant_implemented_list());
+		fprintf(stderr, "gen-workload: '%s' is not an implemented "
+			"variant (%s)\n", o.variant,
+			gm_variant_implemented_list());
 		return usage();
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
