@@ -120,7 +120,9 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			? gm_xasprintf("%s+%s", r->variant, r->policy)
 			: gm_xstrdup(r->variant);
 		r->ok = !strcmp(r->status, "ok");
-		r->single = !strcmp(r->variant, "single");
+		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
+		r->reference = !strcmp(r->policy, "none") &&
+			       gm_variant_is(r->variant, GM_VARIANT_REFERENCE);
 		r->stp = r->antt = r->wl_time_ns = r->mtspeedup = NAN;
 		r->running = NAN;
 		for (int k = 0; k < GM_UTIL_KINDS; k++) {
@@ -254,8 +256,8 @@ static void make_variants(struct gm_analysis *a)
 }
 
 /*
- * The alone time of program @p of run @r: the `single` run of the same
- * workload, else any `single` run with a program of the same bundle (the
+ * The alone time of program @p of run @r: the alone run (`single`) of the
+ * same workload, else any alone run with a program of the same bundle (the
  * one with the fewest programs, then the first by workload name).
  */
 static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
@@ -266,7 +268,7 @@ static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *s = &a->runs[i];
-		if (!s->single || !s->ok) {
+		if (!s->alone || !s->ok) {
 			continue;
 		}
 		int same_wl = !strcmp(s->workload, r->workload);
@@ -309,7 +311,7 @@ static void compute_stp(struct gm_analysis *a)
 		for (size_t j = 0; j < r->nprog; j++) {
 			find_baseline(a, r, &r->progs[j]);
 		}
-		if (r->single) {
+		if (r->alone) {
 			continue;
 		}
 		alone = gm_xcalloc(r->nprog + 1, sizeof(double));
@@ -334,9 +336,9 @@ static void compute_stp(struct gm_analysis *a)
 			gm_an_note(a, "run '%s': no kept replays of %s: no program time,"
 				 " STP, ANTT or MTSpeedup for it", r->label, nokept.buf);
 		} else if (missing.len) {
-			gm_an_note(a, "run '%s': no `single` run of %s: STP and ANTT not"
-				 " computed for it (the other metrics are)", r->label,
-				 missing.buf);
+			gm_an_note(a, "run '%s': no `%s` run of %s: STP and ANTT"
+				 " not computed for it (the other metrics are)",
+				 r->label, a->alone_variant, missing.buf);
 		} else if (!r->nprog) {
 			gm_an_note(a, "run '%s' has no programs", r->label);
 		}
@@ -345,15 +347,15 @@ static void compute_stp(struct gm_analysis *a)
 		free(alone);
 		free(mp);
 	}
-	/* MTSpeedup against the cuda run of the same workload. */
+	/* MTSpeedup against the reference run (cuda) of the same workload. */
 	for (size_t i = 0; i < a->nruns; i++) {
 		struct gm_an_run *r = &a->runs[i];
-		if (!r->ok || r->single) {
+		if (!r->ok || r->alone) {
 			continue;
 		}
 		for (size_t j = 0; j < a->nruns; j++) {
 			struct gm_an_run *c = &a->runs[j];
-			if (c->ok && !strcmp(c->vlabel, "cuda") &&
+			if (c->ok && c->reference &&
 			    !strcmp(c->workload, r->workload) &&
 			    r->wl_time_ns > 0 && c->wl_time_ns > 0) {
 				r->mtspeedup = c->wl_time_ns / r->wl_time_ns;
@@ -387,12 +389,13 @@ static void per_variant(struct gm_analysis *a, struct gm_an_pool *pools)
 	}
 }
 
-static const struct gm_an_run *cuda_run(const struct gm_analysis *a,
-					const struct gm_an_run *r)
+/* The run of the reference variant (cuda) of @r's workload, or NULL. */
+static const struct gm_an_run *reference_run(const struct gm_analysis *a,
+					     const struct gm_an_run *r)
 {
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *c = &a->runs[i];
-		if (c->ok && !strcmp(c->vlabel, "cuda") &&
+		if (c->ok && c->reference &&
 		    !strcmp(c->workload, r->workload)) {
 			return c;
 		}
@@ -403,14 +406,15 @@ static const struct gm_an_run *cuda_run(const struct gm_analysis *a,
 static void summarize(struct gm_analysis *a)
 {
 	size_t alloc = 0;
-	int have_cuda = 0;
+	int have_reference = 0;
 
 	for (size_t i = 0; i < a->nruns; i++) {
-		have_cuda |= a->runs[i].ok && !strcmp(a->runs[i].vlabel, "cuda");
+		have_reference |= a->runs[i].ok && a->runs[i].reference;
 	}
 	for (size_t v = 0; v < a->nvariants; v++) {
 		const char *label = a->variants[v].label;
-		if (!strcmp(label, "single")) {
+		/* The alone runs are the baseline of STP and ANTT. */
+		if (gm_variant_is(label, GM_VARIANT_ALONE)) {
 			continue;
 		}
 		/* One row per workload size (2-program, 4-program, ...). */
@@ -457,7 +461,7 @@ static void summarize(struct gm_analysis *a)
 						row->antt_worst = r->antt;
 					}
 				}
-				c = cuda_run(a, r);
+				c = reference_run(a, r);
 				if (c && !isnan(r->stp) && !isnan(c->stp)) {
 					cstp[nc] = c->stp;
 					vstp[nc] = r->stp;
@@ -485,9 +489,10 @@ static void summarize(struct gm_analysis *a)
 			free(mt);
 		}
 	}
-	if (!have_cuda && a->nsummary) {
-		gm_an_note(a, "no `cuda` run: improvements over cuda and MTSpeedup"
-			 " are not computed");
+	if (!have_reference && a->nsummary) {
+		gm_an_note(a, "no `%s` run: improvements over %s and MTSpeedup"
+			 " are not computed", a->reference_variant,
+			 a->reference_variant);
 	}
 }
 
@@ -522,10 +527,12 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 {
 	struct gm_an_pool *pools = NULL;
 	struct gm_an_resources res;
-	int ret = -1, have_single = 0;
+	int ret = -1, have_alone = 0;
 
 	memset(a, 0, sizeof(*a));
 	memset(&res, 0, sizeof(res));
+	a->alone_variant = gm_variant_with(GM_VARIANT_ALONE)->name;
+	a->reference_variant = gm_variant_with(GM_VARIANT_REFERENCE)->name;
 	if (load_runs(a, db)) {
 		goto out;
 	}
@@ -538,9 +545,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 		goto out;
 	}
 	for (size_t i = 0; i < a->nruns; i++) {
-		have_single |= a->runs[i].ok && a->runs[i].single;
+		have_alone |= a->runs[i].ok && a->runs[i].alone;
 	}
-	a->resources_from_single = have_single;
+	a->resources_from_alone = have_alone;
 	pools = gm_xcalloc(a->nvariants + 1, sizeof(*pools));
 	for (size_t i = 0; i < a->nruns; i++) {
 		struct gm_an_run *r = &a->runs[i];
@@ -556,7 +563,7 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 			continue;
 		}
 		if (gm_an_run_kernels(a, db, r, &pools[r->vindex], &res,
-				!have_single || r->single)) {
+				!have_alone || r->alone)) {
 			goto out;
 		}
 		if (r->dropped) {

@@ -13,6 +13,11 @@
  * a note. Values that cannot be computed are NAN, with a note saying why
  * (e.g. no `single` run of a workload's programs: no STP/ANTT for it, the
  * other metrics still are).
+ *
+ * Which variant gives the alone times (GM_VARIANT_ALONE, `single`) and
+ * which one the others are compared with (GM_VARIANT_REFERENCE, `cuda`)
+ * comes from the variant table (common/variant.h), as does the order of
+ * the variants; every other variant is treated alike.
  */
 #ifndef GM_ANALYSIS_H
 #define GM_ANALYSIS_H
@@ -63,7 +68,10 @@ struct gm_an_run {
 	char *device_name, *device_cc;
 	struct gm_device_limits dev;
 	int64_t dropped, kernel_count;
-	int ok, single;
+	int ok;
+	int alone;			/* of the alone-time variant (single) */
+	int reference;			/* of the comparison baseline (cuda),
+					   without a policy */
 	size_t vindex;			/* index into gm_analysis.variants */
 	size_t nprog;
 	struct gm_an_program *progs;
@@ -97,7 +105,8 @@ struct gm_an_summary {
 	const char *vlabel;		/* borrowed from the variant */
 	size_t workloads;		/* with an STP */
 	double stp_geo, stp_best, antt_geo, antt_worst;
-	size_t common;			/* ... also with an STP under cuda */
+	size_t common;			/* ... also with an STP under the
+					   reference variant (cuda) */
 	double stp_imp, antt_imp;
 	size_t mt_n;			/* workloads with both workload times */
 	double mtspeedup;		/* geomean over them */
@@ -122,12 +131,14 @@ struct gm_analysis {
 	size_t nruns;
 	struct gm_an_run *runs;		/* by workload, variant order */
 	size_t nvariants;
-	struct gm_an_variant *variants;	/* single, cuda, nss, elastic... */
+	struct gm_an_variant *variants;	/* in the table's order (variant.h) */
 	size_t nsummary;
 	struct gm_an_summary *summary;
 	size_t nresources;
 	struct gm_an_resource *resources;
-	int resources_from_single;	/* 1: single runs only */
+	int resources_from_alone;	/* 1: alone (single) runs only */
+	const char *alone_variant;	/* its name, "single" (static) */
+	const char *reference_variant;	/* the comparison baseline, "cuda" */
 	size_t nnotes;
 	char **notes;
 

@@ -108,7 +108,7 @@ int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 			for (size_t i = 0; i < a->nruns; i++) {
 				const struct gm_an_run *r = &a->runs[i];
 				if (!r->ok || (run && r != run) ||
-				    (pass == 0 && r->single)) {
+				    (pass == 0 && r->alone)) {
 					continue;
 				}
 				for (size_t j = 0; j < r->nnames; j++) {
@@ -144,7 +144,7 @@ int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 			for (size_t i = 0; i < a->nruns; i++) {
 				const struct gm_an_run *r = &a->runs[i];
 				int64_t c = name_count(r, kid);
-				if (r->ok && (pass || !r->single) && c > best) {
+				if (r->ok && (pass || !r->alone) && c > best) {
 					best = c;
 					run = r;
 				}

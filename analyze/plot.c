@@ -154,7 +154,7 @@ static double v_threads(const struct gm_an_run *r)
  */
 static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
 			 const char *stem, const char *title,
-			 const char *ylabel, run_value_fn get, int with_single,
+			 const char *ylabel, run_value_fn get, int with_alone,
 			 int log_y)
 {
 	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
@@ -168,7 +168,8 @@ static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		for (size_t i = 0; i < a->nruns; i++) {
 			const struct gm_an_run *r = &a->runs[i];
 			double x;
-			if (r->vindex != k || !r->ok || (r->single && !with_single)) {
+			if (r->vindex != k || !r->ok ||
+			    (r->alone && !with_alone)) {
 				continue;
 			}
 			x = get(r);

@@ -6,6 +6,7 @@
 #include "report_tables.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "occupancy.h"
@@ -23,8 +24,8 @@ static void summary(const struct gm_analysis *a, struct gm_table *t)
 	gm_table_caption(t, "STP = sum of T_SP/T_MP over a workload's programs"
 			 " (higher is better); ANTT = mean of T_MP/T_SP (lower"
 			 " is better). Geometric means and extremes over the"
-			 " workloads that have a `single` baseline, per workload"
-			 " size.");
+			 " workloads that have a `%s` baseline, per workload"
+			 " size.", a->alone_variant);
 	for (size_t i = 0; i < a->nsummary; i++) {
 		const struct gm_an_summary *s = &a->summary[i];
 		gm_table_row(t);
@@ -45,14 +46,17 @@ static void improvement(const struct gm_analysis *a, struct gm_table *t)
 		"MTSpeedup workloads", "MTSpeedup", NULL,
 	};
 
-	gm_table_init(t, "improvement", "Improvement over cuda (paper Table 5)",
-		      cols);
-	gm_table_caption(t, "STP: geomean STP / geomean STP of cuda; ANTT:"
-			 " geomean ANTT of cuda / geomean ANTT; both over the"
+	const char *ref = a->reference_variant;
+	char *title = gm_xasprintf("Improvement over %s (paper Table 5)", ref);
+
+	gm_table_init(t, "improvement", title, cols);
+	free(title);
+	gm_table_caption(t, "STP: geomean STP / geomean STP of %s; ANTT:"
+			 " geomean ANTT of %s / geomean ANTT; both over the"
 			 " workloads that have both. MTSpeedup: geomean over"
-			 " workloads of (workload time under cuda / workload time"
+			 " workloads of (workload time under %s / workload time"
 			 " under the variant), workload time = the longest"
-			 " program's multiprogram time.");
+			 " program's multiprogram time.", ref, ref, ref);
 	for (size_t i = 0; i < a->nsummary; i++) {
 		const struct gm_an_summary *s = &a->summary[i];
 		gm_table_row(t);
@@ -76,7 +80,7 @@ static void workloads(const struct gm_analysis *a, struct gm_table *t)
 	gm_table_init(t, "workloads", "STP and ANTT per workload", cols);
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
-		if (!r->ok || r->single) {
+		if (!r->ok || r->alone) {
 			continue;
 		}
 		gm_table_row(t);
@@ -99,8 +103,8 @@ static void programs(const struct gm_analysis *a, struct gm_table *t)
 
 	gm_table_init(t, "programs", "Program times", cols);
 	gm_table_caption(t, "T_MP: mean of the kept replays (replay time minus"
-			 " trace I/O) in this run; T_SP: the same in the `single`"
-			 " run the alone time comes from.");
+			 " trace I/O) in this run; T_SP: the same in the `%s`"
+			 " run the alone time comes from.", a->alone_variant);
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
 		if (!r->ok) {
@@ -290,8 +294,10 @@ static void resources(const struct gm_analysis *a, struct gm_table *t)
 			 " R%%, S%%, B%%: resident threads (whole warps),"
 			 " allocated registers, shared memory and blocks as a"
 			 " share of the whole GPU, with resident blocks = min(TB,"
-			 " blocks per SM x SMs). From the %s runs.",
-			 a->resources_from_single ? "`single`" : "(no `single`: all)");
+			 " blocks per SM x SMs). From the %s%s%s runs.",
+			 a->resources_from_alone ? "`" : "(no `",
+			 a->alone_variant,
+			 a->resources_from_alone ? "`" : "`: all)");
 	for (size_t i = 0; i < a->nresources; i++) {
 		const struct gm_an_resource *x = &a->resources[i];
 		char lim[64];

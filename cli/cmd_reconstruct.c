@@ -23,21 +23,26 @@
 #include "reconstruct/recon_dir.h"
 #include "reconstruct/recon_elastic.h"
 #include "strbuf.h"
+#include "variant.h"
 
 static const char usage[] =
-	"usage: gpumix reconstruct --variant single|cuda [-o DIR] [--force]\n"
+	"usage: gpumix reconstruct [--variant V] [-o DIR] [--force]\n"
 	"                          [--allow-unsupported] [--nondeterministic NAME]...\n"
 	"                          [--elastic [--elastic-arch sm_NN]] BUNDLE...";
 
-static const char help[] =
+static const char help_head[] =
 	"\n"
 	"Generate the replay program of the workload made of the programs\n"
 	"captured in BUNDLE... (one program per bundle, named after the bundle\n"
 	"directory): generated C and the data it replays, for gpumix replay.\n"
+	"The program is the same for every variant: gpumix replay --variant\n"
+	"chooses the concurrency mechanism each time it runs it.\n"
 	"\n"
-	"  --variant V            single (each program alone, one after another)\n"
-	"                         or cuda (all at once, one thread and its own\n"
-	"                         streams per program)\n"
+	"  --variant V            only the program's default variant, used by\n"
+	"                         gpumix replay without --variant (default:\n"
+	"                         %s); one of: %s\n";
+
+static const char help[] =
 	"  -o DIR                 output directory (default build/<workload>.<variant>;\n"
 	"                         '-' prints the generated C only)\n"
 	"  --force                replace an existing DIR\n"
@@ -185,7 +190,10 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->elastic_arch = optarg;
 			break;
 		case 'h':
-			printf("%s\n%s", usage, help);
+			printf("%s\n", usage);
+			printf(help_head, recon_default_variant(),
+			       gm_variant_implemented_list());
+			fputs(help, stdout);
 			return -1;
 		case ':':
 			return gm_usage_error(usage, "option '%s' needs a value",
@@ -201,13 +209,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (!o->variant) {
-		return gm_usage_error(usage, "which variant? (--variant single "
-				      "or cuda)");
+		o->variant = recon_default_variant();
 	}
-	if (!recon_variant_ok(o->variant)) {
-		return gm_usage_error(usage, "variant '%s' cannot be "
-				      "reconstructed (single, cuda)",
-				      o->variant);
+	if (recon_variant_check(o->variant) < 0) {
+		int rc = gm_usage_error(usage, "%s", gm_error_message());
+		gm_error_clear();
+		return rc;
 	}
 	if (optind == argc) {
 		return gm_usage_error(usage, "which bundles?");

@@ -26,13 +26,15 @@ static const char usage[] =
 static const char help[] =
 	"\n"
 	"Run the study described by <file.yaml> (doc/study-yaml.md): capture\n"
-	"each program once, reconstruct and replay every workload under every\n"
-	"variant, load each run into the database as it finishes and write the\n"
-	"report. Interrupted (Ctrl-C, SIGTERM, even SIGKILL), the same command\n"
-	"continues where it stopped; finished stages are not repeated. A failed\n"
-	"or hung run is recorded with its reason and the study goes on.\n"
+	"each program once, reconstruct each workload once and replay it\n"
+	"under every variant (and policy), load each run into the database as\n"
+	"it finishes and write the report. Interrupted (Ctrl-C, SIGTERM, even\n"
+	"SIGKILL), the same command continues where it stopped; finished\n"
+	"stages are not repeated. A failed or hung run is recorded with its\n"
+	"reason and the study goes on.\n"
 	"\n"
-	"    --dry-run       print the plan: workloads x variants, runs, which\n"
+	"    --dry-run       print the plan: programs, builds (one per\n"
+	"                    workload), runs (workloads x variants), which\n"
 	"                    captures are missing, what is still to do\n"
 	"    --retry-failed  run failed and hung stages again\n"
 	"    -o <dir>        put the study's outputs under <dir> (paths.output)\n"
@@ -135,6 +137,9 @@ int cmd_run(int argc, char **argv)
 		study_plan_release(&plan);
 		study_release(&s);
 		return gm_cli_fail();
+	}
+	for (size_t w = 0; w < s.nr_warnings; w++) {
+		gm_warning("%s", s.warnings[w]);
 	}
 	char *exec = opts.dry_run ? gm_xstrdup("gpumix") : stage_exec_path();
 	if (!exec) {

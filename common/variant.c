@@ -15,7 +15,7 @@ static const struct gm_variant variants[] = {
 	{ "single", 1, GM_VARIANT_ALONE, GM_KNOB_ELASTIC,
 	  "each program alone, one after another (alone-time baseline)",
 	  "serial" },
-	{ "cuda", 1, 0, GM_KNOB_ELASTIC,
+	{ "cuda", 1, GM_VARIANT_REFERENCE, GM_KNOB_ELASTIC,
 	  "all programs at once, their captured streams as CUDA streams",
 	  "serial" },
 	{ "nss", 1, 0,
@@ -123,6 +123,23 @@ const char *gm_variant_implemented_list(void)
 		strbuf_release(&sb);
 	}
 	return list;
+}
+
+const struct gm_variant *gm_variant_with(unsigned flags)
+{
+	for (size_t i = 0; i < NR_VARIANTS; i++) {
+		if ((variants[i].flags & flags) == flags) {
+			return &variants[i];
+		}
+	}
+	return NULL;
+}
+
+int gm_variant_is(const char *name, unsigned flags)
+{
+	const struct gm_variant *v = gm_variant_find(name);
+
+	return v && (v->flags & flags) == flags;
 }
 
 const char *gm_policy_find(const char *name)

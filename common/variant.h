@@ -22,6 +22,8 @@ enum {
 	GM_VARIANT_ALONE = 1 << 0,	/* programs replay one at a time, each
 					   with the whole GPU: alone times */
 	GM_VARIANT_POLICY = 1 << 1,	/* one run per resource policy */
+	GM_VARIANT_REFERENCE = 1 << 2,	/* what the others are compared with
+					   (MTSpeedup, improvements) */
 };
 
 /* Replay knobs (bits of struct gm_variant.knobs). */
@@ -69,6 +71,16 @@ const char *const *gm_variant_names(void);
 
 /* "single, cuda, nss": the implemented variants (static string). */
 const char *gm_variant_implemented_list(void);
+
+/* The first variant whose flags include all of @flags (GM_VARIANT_*), or
+ * NULL: the alone-time baseline (GM_VARIANT_ALONE), the comparison
+ * baseline (GM_VARIANT_REFERENCE). */
+const struct gm_variant *gm_variant_with(unsigned flags);
+
+/* 1 when the variant called @name has all of @flags; 0 for an unknown
+ * name (a run of a variant this gpumix does not know is nobody's
+ * baseline). */
+int gm_variant_is(const char *name, unsigned flags);
 
 /* The policy called @name (a static string), or NULL when unknown. */
 const char *gm_policy_find(const char *name);

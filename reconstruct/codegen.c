@@ -627,9 +627,10 @@ int codegen_write(const struct model *m, struct strbuf *out)
 		      "reconstruct. Do not edit: reconstruct again.\n"
 		      " * workload: ");
 	ctext(out, m->name);
-	strbuf_addstr(out, "\n * variant: ");
+	strbuf_addstr(out, "\n * default variant: ");
 	ctext(out, m->variant);
-	strbuf_addf(out, "\n * programs: %zu\n", m->nr_progs);
+	strbuf_addf(out, " (gpumix replay --variant V runs it under V)"
+		    "\n * programs: %zu\n", m->nr_progs);
 	for (size_t i = 0; i < m->nr_progs; i++) {
 		strbuf_addf(out, " *   %zu: ", i);
 		ctext(out, m->progs[i]->name);

@@ -4,6 +4,7 @@
  */
 #include "model_int.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ struct model *model_new(const char *name, const char *variant)
 	struct model *m = gm_xcalloc(1, sizeof(*m));
 
 	m->name = name ? gm_xstrdup(name) : NULL;
-	m->variant = gm_xstrdup(variant ? variant : "cuda");
+	assert(variant);
+	m->variant = gm_xstrdup(variant);
 	return m;
 }
 

@@ -43,7 +43,10 @@ enum model_copy_kind {
 
 /*
  * A new, empty workload. @name may be NULL (the program names joined by
- * '+'); @variant is "single" or "cuda". Never fails (aborts on OOM).
+ * '+'); @variant is the generated program's default variant, a name of
+ * the variant table (common/variant.h) that the caller has checked
+ * (recon_variant_check()); the program itself is the same for every
+ * variant. Never fails (aborts on OOM).
  */
 struct model *model_new(const char *name, const char *variant);
 void model_free(struct model *m);

@@ -151,7 +151,7 @@ struct model_blob {
 
 struct model {
 	char *name;
-	char *variant;
+	char *variant;		/* the program's default variant only */
 	struct model_prog **progs;
 	size_t nr_progs, alloc_progs;
 	struct model_blob *blobs;

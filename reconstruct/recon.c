@@ -15,6 +15,7 @@
 #include "model_int.h"
 #include "strbuf.h"
 #include "trace_reader.h"
+#include "variant.h"
 
 /* Events between two progress calls. */
 #define PROGRESS_EVERY 65536
@@ -27,9 +28,26 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int recon_variant_ok(const char *variant)
+const char *recon_default_variant(void)
 {
-	return variant && (!strcmp(variant, "single") || !strcmp(variant, "cuda"));
+	return gm_variant_with(GM_VARIANT_REFERENCE)->name;
+}
+
+int recon_variant_check(const char *variant)
+{
+	const struct gm_variant *v = gm_variant_find(variant);
+
+	if (!v) {
+		return gm_error("unknown variant '%s' (variants: %s)",
+				variant ? variant : "",
+				gm_variant_implemented_list());
+	}
+	if (!v->implemented) {
+		return gm_error("variant '%s' is not implemented yet "
+				"(implemented: %s)", v->name,
+				gm_variant_implemented_list());
+	}
+	return 0;
 }
 
 /* The last path component of @path, without trailing slashes. */
@@ -201,14 +219,14 @@ int recon_build(struct model **out, const char *const *bundles, size_t nr,
 
 	*out = NULL;
 	memset(st, 0, sizeof(*st));
-	if (!recon_variant_ok(o->variant)) {
-		return gm_error("variant '%s' cannot be reconstructed (single, "
-				"cuda)", o->variant ? o->variant : "(null)");
+	if (recon_variant_check(o->variant ? o->variant
+					   : recon_default_variant()) < 0) {
+		return -1;
 	}
 	if (!nr) {
 		return gm_error("no bundles to reconstruct");
 	}
-	m = model_new(NULL, o->variant);
+	m = model_new(NULL, o->variant ? o->variant : recon_default_variant());
 	t0 = now_s();
 	for (size_t i = 0; i < nr; i++) {
 		if (read_bundle(m, i, bundles[i], o, st) < 0) {

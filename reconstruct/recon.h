@@ -20,7 +20,13 @@ struct model;
 struct strbuf;
 
 struct recon_opts {
-	const char *variant;		/* "single" or "cuda" */
+	/*
+	 * The generated program's default variant (a name of the variant
+	 * table, common/variant.h); NULL: recon_default_variant(). Only a
+	 * default: `gpumix replay --variant` chooses again, the program is
+	 * the same for every variant.
+	 */
+	const char *variant;
 	int allow_unsupported;		/* skip calls the model cannot replay */
 	const char *const *nondeterministic;	/* program names */
 	size_t nr_nondeterministic;
@@ -47,14 +53,23 @@ struct recon_stats {
 	double finish_s;	/* model_finish() */
 };
 
-/* "single" and "cuda": what the model and the runtime can replay. */
-int recon_variant_ok(const char *variant);
+/* The default variant of a generated program when none is given: the
+ * table's comparison baseline (GM_VARIANT_REFERENCE, cuda). */
+const char *recon_default_variant(void);
+
+/*
+ * Check that @variant can be a generated program's default variant: an
+ * implemented variant of the table. Returns 0, or -1 with a cause naming
+ * the implemented variants.
+ */
+int recon_variant_check(const char *variant);
 
 /*
  * Build the finished model of the workload of bundles @bundles[0..@nr)
  * into *@out (free with model_free()). Warnings (one line each, for
  * stderr) are appended to @report. Fails, with a cause and *@out NULL,
- * when a bundle cannot be read (unknown format, incomplete, lossy,
+ * when @o->variant fails recon_variant_check(), a bundle cannot be read
+ * (unknown format, incomplete, lossy,
  * corrupt), a call cannot be replayed faithfully, a --nondeterministic
  * name is not a program, or the bundles hold unsupported calls and
  * @o->allow_unsupported is off (they are then listed in @report as

@@ -3,8 +3,9 @@
  * The reconstruct output directory: everything `gpumix replay` needs to
  * build and run a workload, and nothing else.
  *
- *   DIR/manifest   format "gpumix-replay-src 1", workload, variant,
- *                  programs, program.<i>.{name,bundle,deterministic,ops}
+ *   DIR/manifest   format "gpumix-replay-src 1", workload, variant (the
+ *                  default; `gpumix replay --variant` chooses), programs,
+ *                  program.<i>.{name,bundle,deterministic,ops}
  *   DIR/replay.c   the generated program (codegen.h)
  *   DIR/blobs/     host-to-device data, by content hash
  *   DIR/modules/   code images (fatbins, cubins, PTX), by content hash

@@ -3,16 +3,21 @@
  * The study executor (see executor.h). Three phases: decide (input hashes
  * of every stage, compared with the state's records, lazily: a stage is
  * only looked at when a later one needs it), then run the stages in plan
- * order (captures, then each run's reconstruct, replay and analyze, then
- * the report), then summarise.
+ * order (captures, then each run's replay and analyze, its workload's
+ * reconstruct first when the run is the first to need it, then the
+ * report), then summarise.
+ *
+ * A workload is reconstructed once (record "reconstruct WORKLOAD", output
+ * BUILDS/WORKLOAD): the generated program does not depend on the variant,
+ * which each run chooses with `gpumix replay --variant`.
  *
  * Input hashes chain: a capture's hash covers the command line, working
- * directory and the executable's content; a reconstruct's covers the
- * variant and its programs' capture hashes and determinism; a replay's
- * covers the reconstruct's and the replay parameters; an analyze's covers
- * the replay's and the database path; the report's covers every analyzed
- * run. Changing anything upstream therefore redoes exactly what depends
- * on it.
+ * directory and the executable's content; a reconstruct's covers its
+ * programs' capture hashes and determinism; a replay's covers the
+ * reconstruct's, the variant and policy, and the replay parameters and
+ * knobs that reach that variant; an analyze's covers the replay's and the
+ * database path; the report's covers every analyzed run. Changing
+ * anything upstream therefore redoes exactly what depends on it.
  */
 #include "executor.h"
 
@@ -63,13 +68,31 @@ static const char *const run_status_names[] = {
 	"not run yet", "ok", "failed", "hung", "skipped",
 };
 
+/* Where a workload's reconstructed program stands. */
+enum build_state {
+	BUILD_UNDECIDED,	/* no run to do has needed it yet */
+	BUILD_UP_TO_DATE,	/* reconstructed with the same inputs */
+	BUILD_TODO,		/* to reconstruct now */
+	BUILD_FAILED,		/* failed, now or before with these inputs */
+	BUILD_SKIPPED,		/* a capture it needs failed */
+};
+
+struct wl_info {
+	char rkey[KEY_LEN];
+	enum build_state state;
+	int hung;		/* BUILD_FAILED: the record says hung */
+	char *reason;		/* BUILD_FAILED, BUILD_SKIPPED (owned) */
+	char *log;		/* the log that says why (owned) */
+	char *build;		/* BUILDS/WORKLOAD (owned) */
+};
+
 struct run_info {
-	char rkey[KEY_LEN], pkey[KEY_LEN], akey[KEY_LEN];
-	int do_reconstruct, do_replay, do_analyze;
+	char pkey[KEY_LEN], akey[KEY_LEN];
+	int do_replay, do_analyze;
 	enum run_status status;
 	char *reason;		/* owned */
 	char *log;		/* log of the stage that failed, owned */
-	char *build, *rundir;	/* owned */
+	char *rundir;		/* owned */
 };
 
 enum kill_point { KILL_STARTED, KILL_FINISHED, KILL_SAVED, KILL_NR };
@@ -83,8 +106,10 @@ struct exec_ctx {
 	struct study_outcome *out;
 	struct study_state st;
 	struct prog_info *progs;
+	struct wl_info *wls;	/* per plan workload */
 	struct run_info *runs;
 	struct study_progress pr;
+	int executing;		/* runs finishing now count as progress */
 	int report_planned;
 	int analyzed;		/* runs loaded into the database just now */
 	char report_key[KEY_LEN];
@@ -445,33 +470,61 @@ static void decide_program(struct exec_ctx *x, size_t i)
 	}
 }
 
+static void workload_key(struct exec_ctx *x, size_t w)
+{
+	const struct study *s = x->s;
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct gm_hasher *h = key_begin("reconstruct");
+
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct study_program *p = &s->programs[wl->progs[j]];
+		key_add(h, p->name);
+		key_add(h, x->progs[wl->progs[j]].key);
+		key_addf(h, "deterministic=%d", p->deterministic);
+	}
+	key_end(h, x->wls[w].rkey);
+}
+
+/*
+ * The option words of the knobs that reach run @run: every knob its
+ * variant takes (the table, common/variant.h) that the study sets. The
+ * policy is the plan's, not a study key.
+ */
+static void knob_args(const struct study *s, const struct plan_run *run,
+		      struct argv *a)
+{
+	char buf[64];
+
+	if (run->policy) {
+		argv_push(a, gm_knob_find(GM_KNOB_POLICY)->option);
+		argv_push(a, run->policy);
+	}
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		if ((run->variant->knobs & k->knob) &&
+		    !study_knob_arg(s, k, buf, sizeof(buf))) {
+			argv_push(a, k->option);
+			argv_push(a, buf);
+		}
+	}
+}
+
 static void run_keys(struct exec_ctx *x, size_t i)
 {
 	const struct study *s = x->s;
 	const struct plan_run *run = &x->plan->runs[i];
-	const struct plan_workload *w = &x->plan->workloads[run->workload];
 	struct run_info *ri = &x->runs[i];
-	struct gm_hasher *h = key_begin("reconstruct");
+	struct gm_hasher *h = key_begin("replay");
+	struct argv knobs = { 0 };
 
-	key_add(h, run->variant->name);
-	for (size_t j = 0; j < w->nr; j++) {
-		const struct study_program *p = &s->programs[w->progs[j]];
-		key_add(h, p->name);
-		key_add(h, x->progs[w->progs[j]].key);
-		key_addf(h, "deterministic=%d", p->deterministic);
-	}
-	key_end(h, ri->rkey);
-
-	h = key_begin("replay");
-	key_add(h, ri->rkey);
+	key_add(h, x->wls[run->workload].rkey);
+	key_addf(h, "variant=%s", run->variant->name);
 	key_addf(h, "min_replays=%u", s->min_replays);
-	key_addf(h, "policy=%s", run->policy ? run->policy : "none");
-	if (run->variant->needs & STUDY_VARIANT_TIMESLICE) {
-		key_addf(h, "timeslice=%.9g", s->timeslice_s);
+	knob_args(s, run, &knobs);
+	for (size_t j = 0; j < knobs.nr; j++) {
+		key_add(h, knobs.v[j]);
 	}
-	if (run->variant->needs & STUDY_VARIANT_CHUNK) {
-		key_addf(h, "copy_chunk=%llu", (unsigned long long)s->copy_chunk);
-	}
+	argv_release(&knobs);
 	key_end(h, ri->pkey);
 
 	h = key_begin("analyze");
@@ -480,9 +533,14 @@ static void run_keys(struct exec_ctx *x, size_t i)
 	key_end(h, ri->akey);
 }
 
-static void set_run(struct run_info *ri, enum run_status st, const char *reason,
-		    const char *log)
+/* Set run @ri's status; one that stops being pending while the stages
+ * run counts on the progress line. */
+static void set_run(struct exec_ctx *x, struct run_info *ri,
+		    enum run_status st, const char *reason, const char *log)
 {
+	if (x->executing && ri->status == RUN_PENDING && st != RUN_PENDING) {
+		x->pr.runs_done++;
+	}
 	ri->status = st;
 	free(ri->reason);
 	free(ri->log);
@@ -498,46 +556,99 @@ static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
 	char *log = log_path(x, kind, id);
 	char *why = gm_xasprintf("%s%s", prefix, r->reason ? r->reason : r->status);
 
-	set_run(ri, strcmp(r->status, "hung") ? RUN_FAILED : RUN_HUNG, why, log);
+	set_run(x, ri, strcmp(r->status, "hung") ? RUN_FAILED : RUN_HUNG, why,
+		log);
 	free(why);
 	free(log);
 }
 
-/* Mark run @i skipped when a capture it needs failed; 1 if so. */
-static int skip_if_capture_failed(struct exec_ctx *x, size_t i)
+/*
+ * Mark workload @w's build skipped when a capture it needs failed; 1 if
+ * so.
+ */
+static int skip_if_capture_failed(struct exec_ctx *x, size_t w)
 {
-	const struct plan_workload *w =
-		&x->plan->workloads[x->plan->runs[i].workload];
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
 
-	for (size_t j = 0; j < w->nr; j++) {
-		const struct prog_info *pi = &x->progs[w->progs[j]];
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct prog_info *pi = &x->progs[wl->progs[j]];
 		if (pi->cap == CAP_FAILED) {
-			char *why = gm_xasprintf("capture of '%s' failed: %s",
-						 x->s->programs[w->progs[j]].name,
-						 pi->reason);
-			set_run(&x->runs[i], RUN_SKIPPED, why, pi->log);
-			free(why);
+			wi->state = BUILD_SKIPPED;
+			free(wi->reason);
+			free(wi->log);
+			const char *name = x->s->programs[wl->progs[j]].name;
+			wi->reason = gm_xasprintf("capture of '%s' failed: %s",
+						  name, pi->reason);
+			wi->log = pi->log ? gm_xstrdup(pi->log) : NULL;
 			return 1;
 		}
 	}
 	return 0;
 }
 
+/* Whether workload @w's build is up to date, to do, failed or skipped. */
+static void decide_workload(struct exec_ctx *x, size_t w)
+{
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
+	struct state_record *r;
+
+	r = current_record(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey);
+	if (r && !strcmp(r->status, "done") && gm_is_dir(wi->build)) {
+		wi->state = BUILD_UP_TO_DATE;
+		return;
+	}
+	if (r && is_failure(r) && !x->o->retry_failed) {
+		wi->state = BUILD_FAILED;
+		wi->hung = !strcmp(r->status, "hung");
+		wi->reason = gm_xstrdup(r->reason ? r->reason : r->status);
+		wi->log = log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+		return;
+	}
+	if (skip_if_capture_failed(x, w)) {
+		return;
+	}
+	wi->state = BUILD_TODO;
+	for (size_t j = 0; j < wl->nr; j++) {
+		x->progs[wl->progs[j]].needed = 1;
+	}
+}
+
+/*
+ * Run @ri needs its workload's build @wi to replay: when that build
+ * failed or was skipped, the run fails or is skipped with the reason.
+ * Returns 1 if so (the caller drops the run's stages).
+ */
+static int set_no_build(struct exec_ctx *x, struct run_info *ri,
+			const struct wl_info *wi)
+{
+	if (wi->state == BUILD_SKIPPED) {
+		set_run(x, ri, RUN_SKIPPED, wi->reason, wi->log);
+	} else if (wi->state == BUILD_FAILED) {
+		char *why = gm_xasprintf("reconstruct failed: %s", wi->reason);
+		set_run(x, ri, wi->hung ? RUN_HUNG : RUN_FAILED, why, wi->log);
+		free(why);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static void decide_run(struct exec_ctx *x, size_t i)
 {
 	const struct plan_run *run = &x->plan->runs[i];
-	const struct plan_workload *w = &x->plan->workloads[run->workload];
 	struct run_info *ri = &x->runs[i];
+	struct wl_info *wi = &x->wls[run->workload];
 	struct state_record *r;
 
-	ri->build = gm_path_join(x->s->paths.builds, run->id);
 	ri->rundir = gm_path_join(x->s->paths.runs, run->id);
 	run_keys(x, i);
 
 	r = current_record(x, STUDY_STAGE_ANALYZE, run->id, ri->akey);
 	if (r && !strcmp(r->status, "done") &&
 	    gm_path_exists(x->s->paths.database)) {
-		set_run(ri, RUN_OK, NULL, NULL);
+		set_run(x, ri, RUN_OK, NULL, NULL);
 		return;
 	}
 	if (r && is_failure(r) && !x->o->retry_failed) {
@@ -555,23 +666,11 @@ static void decide_run(struct exec_ctx *x, size_t i)
 		return;
 	}
 	ri->do_replay = ri->do_analyze = 1;
-	r = current_record(x, STUDY_STAGE_RECONSTRUCT, run->id, ri->rkey);
-	if (r && !strcmp(r->status, "done") && gm_is_dir(ri->build)) {
-		return;
+	if (wi->state == BUILD_UNDECIDED) {
+		decide_workload(x, run->workload);
 	}
-	if (r && is_failure(r) && !x->o->retry_failed) {
+	if (set_no_build(x, ri, wi)) {
 		ri->do_replay = ri->do_analyze = 0;
-		set_run_failed_record(x, ri, r, STUDY_STAGE_RECONSTRUCT, run->id,
-				      "reconstruct failed: ");
-		return;
-	}
-	ri->do_reconstruct = 1;
-	if (skip_if_capture_failed(x, i)) {
-		ri->do_reconstruct = ri->do_replay = ri->do_analyze = 0;
-		return;
-	}
-	for (size_t j = 0; j < w->nr; j++) {
-		x->progs[w->progs[j]].needed = 1;
 	}
 }
 
@@ -641,6 +740,11 @@ static int decide(struct exec_ctx *x)
 			return -1;
 		}
 		decide_program(x, i);
+	}
+	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+		x->wls[w].build = gm_path_join(s->paths.builds,
+					       x->plan->workloads[w].name);
+		workload_key(x, w);
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		decide_run(x, i);
@@ -788,48 +892,54 @@ static char *run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
 			    study_stage_name(k));
 }
 
-static int reconstruct(struct exec_ctx *x, size_t i)
+/*
+ * Reconstruct workload @w into its build directory (no --variant: the
+ * program is the same for every variant, each replay chooses its own).
+ * On failure its build is marked failed; the runs that need it are
+ * failed by fail_workload_runs().
+ */
+static int reconstruct(struct exec_ctx *x, size_t w)
 {
-	const struct plan_run *run = &x->plan->runs[i];
-	const struct plan_workload *w = &x->plan->workloads[run->workload];
-	struct run_info *ri = &x->runs[i];
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
 	struct argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_RECONSTRUCT, run->id);
-	char *label = run_label(x, i, STUDY_STAGE_RECONSTRUCT);
+	char *log = log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+	char *label = gm_xasprintf("%s: %s", wl->name,
+				   study_stage_name(STUDY_STAGE_RECONSTRUCT));
 	int ret;
 
-	if (remove_output(ri->build)) {
+	if (remove_output(wi->build)) {
 		ret = -1;
 		goto out;
 	}
 	argv_push(&a, x->o->exec);
 	argv_push(&a, "reconstruct");
-	argv_push(&a, "--variant");
-	argv_push(&a, run->variant->name);
 	argv_push(&a, "-o");
-	argv_push(&a, ri->build);
-	for (size_t j = 0; j < w->nr; j++) {
-		const struct study_program *p = &x->s->programs[w->progs[j]];
+	argv_push(&a, wi->build);
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct study_program *p = &x->s->programs[wl->progs[j]];
 		if (!p->deterministic) {
 			argv_push(&a, "--nondeterministic");
 			argv_push(&a, p->name);
 		}
 	}
-	for (size_t j = 0; j < w->nr; j++) {
-		argv_push(&a, x->s->programs[w->progs[j]].bundle);
+	for (size_t j = 0; j < wl->nr; j++) {
+		argv_push(&a, x->s->programs[wl->progs[j]].bundle);
 	}
 	ret = run_stage(x, STUDY_STAGE_RECONSTRUCT, label, &a, x->s->root, log,
 			&res);
 	if (ret == 0) {
 		char *why = stage_failure(x, &res, log);
+		wi->state = why ? BUILD_FAILED : BUILD_UP_TO_DATE;
 		if (why) {
-			char *r = gm_xasprintf("reconstruct failed: %s", why);
-			set_run(ri, RUN_FAILED, r, log);
-			free(r);
+			free(wi->reason);
+			free(wi->log);
+			wi->reason = gm_xstrdup(why);
+			wi->log = gm_xstrdup(log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_RECONSTRUCT, run->id, ri->rkey,
-				   why ? "failed" : "done", why, &res);
+		ret = finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name,
+				   wi->rkey, why ? "failed" : "done", why, &res);
 		free(why);
 	}
 out:
@@ -905,7 +1015,9 @@ static int replay(struct exec_ctx *x, size_t i)
 	}
 	argv_push(&a, x->o->exec);
 	argv_push(&a, "replay");
-	argv_push(&a, ri->build);
+	argv_push(&a, x->wls[run->workload].build);
+	argv_push(&a, "--variant");
+	argv_push(&a, run->variant->name);
 	argv_push(&a, "-o");
 	argv_push(&a, ri->rundir);
 	argv_push(&a, "--min-replays");
@@ -914,27 +1026,15 @@ static int replay(struct exec_ctx *x, size_t i)
 	argv_push(&a, "--watchdog");
 	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
 	argv_push(&a, buf);
-	if (run->policy) {
-		argv_push(&a, "--policy");
-		argv_push(&a, run->policy);
-	}
-	if (run->variant->needs & STUDY_VARIANT_TIMESLICE) {
-		argv_push(&a, "--timeslice-us");
-		snprintf(buf, sizeof(buf), "%.0f", s->timeslice_s * 1e6);
-		argv_push(&a, buf);
-	}
-	if (run->variant->needs & STUDY_VARIANT_CHUNK) {
-		argv_push(&a, "--copy-chunk");
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->copy_chunk);
-		argv_push(&a, buf);
-	}
+	knob_args(s, run, &a);
 	ret = run_stage(x, STUDY_STAGE_REPLAY, label, &a, s->root, log, &res);
 	if (ret == 0) {
 		char *why;
 		const char *status = replay_outcome(x, ri, &res, log, &why);
 		if (why) {
-			set_run(ri, strcmp(status, "hung") ? RUN_FAILED : RUN_HUNG,
-				why, log);
+			enum run_status st = strcmp(status, "hung")
+				? RUN_FAILED : RUN_HUNG;
+			set_run(x, ri, st, why, log);
 		}
 		ret = finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
 				   why, &res);
@@ -962,15 +1062,22 @@ static int analyze(struct exec_ctx *x, size_t i)
 	argv_push(&a, ri->rundir);
 	argv_push(&a, "-o");
 	argv_push(&a, x->s->paths.database);
+	/*
+	 * The study owns the database, and a run replayed again (new
+	 * parameters, a new capture) replaces the one loaded before: without
+	 * --force the analyzer refuses a second run of the same workload,
+	 * variant and policy.
+	 */
+	argv_push(&a, "--force");
 	ret = run_stage(x, STUDY_STAGE_ANALYZE, label, &a, x->s->root, log, &res);
 	if (ret == 0) {
 		char *why = stage_failure(x, &res, log);
 		if (why) {
 			char *r = gm_xasprintf("analyze failed: %s", why);
-			set_run(ri, RUN_FAILED, r, log);
+			set_run(x, ri, RUN_FAILED, r, log);
 			free(r);
 		} else {
-			set_run(ri, RUN_OK, NULL, NULL);
+			set_run(x, ri, RUN_OK, NULL, NULL);
 			x->analyzed++;
 		}
 		ret = finish_stage(x, STUDY_STAGE_ANALYZE, run->id, ri->akey,
@@ -985,16 +1092,51 @@ static int analyze(struct exec_ctx *x, size_t i)
 
 static void drop_run_stages(struct exec_ctx *x, struct run_info *ri)
 {
-	if (ri->do_reconstruct) {
-		study_progress_drop(&x->pr, STUDY_STAGE_RECONSTRUCT);
-	}
 	if (ri->do_replay) {
 		study_progress_drop(&x->pr, STUDY_STAGE_REPLAY);
 	}
 	if (ri->do_analyze) {
 		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
 	}
-	ri->do_reconstruct = ri->do_replay = ri->do_analyze = 0;
+	ri->do_replay = ri->do_analyze = 0;
+}
+
+/*
+ * Workload @w has no build (its reconstruct failed or a capture it needs
+ * failed): every run of it that was to replay fails or is skipped, with
+ * the reason.
+ */
+static void fail_workload_runs(struct exec_ctx *x, size_t w)
+{
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		struct run_info *ri = &x->runs[i];
+		if (x->plan->runs[i].workload != w || !ri->do_replay) {
+			continue;
+		}
+		drop_run_stages(x, ri);
+		set_no_build(x, ri, &x->wls[w]);
+	}
+}
+
+/* Make sure workload @w is built; 0 (built or failed), 1, or -1. */
+static int build_workload(struct exec_ctx *x, size_t w)
+{
+	struct wl_info *wi = &x->wls[w];
+	int ret;
+
+	if (wi->state != BUILD_TODO) {
+		return 0;
+	}
+	/* A capture that failed in this invocation. */
+	if (skip_if_capture_failed(x, w)) {
+		study_progress_drop(&x->pr, STUDY_STAGE_RECONSTRUCT);
+	} else if ((ret = reconstruct(x, w))) {
+		return ret;
+	}
+	if (wi->state != BUILD_UP_TO_DATE) {
+		fail_workload_runs(x, w);
+	}
+	return 0;
 }
 
 /* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
@@ -1003,21 +1145,13 @@ static int execute_run(struct exec_ctx *x, size_t i)
 	struct run_info *ri = &x->runs[i];
 	int ret;
 
-	if (ri->do_reconstruct) {
-		if (skip_if_capture_failed(x, i)) {
-			drop_run_stages(x, ri);
-			return 0;
-		}
-		if ((ret = reconstruct(x, i))) {
+	if (ri->do_replay) {
+		if ((ret = build_workload(x, x->plan->runs[i].workload))) {
 			return ret;
 		}
-		ri->do_reconstruct = 0;
 		if (ri->status != RUN_PENDING) {
-			drop_run_stages(x, ri);
 			return 0;
 		}
-	}
-	if (ri->do_replay) {
 		if ((ret = replay(x, i))) {
 			return ret;
 		}
@@ -1133,11 +1267,13 @@ static void plan_progress(struct exec_ctx *x)
 			study_progress_plan(&x->pr, STUDY_STAGE_CAPTURE);
 		}
 	}
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		const struct run_info *ri = &x->runs[i];
-		if (ri->do_reconstruct) {
+	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+		if (x->wls[w].state == BUILD_TODO) {
 			study_progress_plan(&x->pr, STUDY_STAGE_RECONSTRUCT);
 		}
+	}
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct run_info *ri = &x->runs[i];
 		if (ri->do_replay) {
 			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
 		}
@@ -1163,13 +1299,10 @@ static int execute(struct exec_ctx *x)
 			}
 		}
 	}
+	x->executing = 1;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		int was_pending = x->runs[i].status == RUN_PENDING;
 		if ((ret = execute_run(x, i))) {
 			return ret;
-		}
-		if (was_pending && x->runs[i].status != RUN_PENDING) {
-			x->pr.runs_done++;
 		}
 	}
 	if (x->report_planned) {
@@ -1223,6 +1356,55 @@ static void print_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
+/*
+ * One line per workload that has runs, in the order its build is first
+ * needed: whether it is reconstructed, to do, failed or not needed (its
+ * runs are done). Adds the reconstructs to do to *@todo.
+ */
+static void print_builds(struct exec_ctx *x, FILE *f, size_t *todo)
+{
+	const struct study_plan *plan = x->plan;
+	char *seen = gm_xcalloc(plan->nr_workloads + 1, 1);
+
+	fputs("\nbuilds (one reconstruct per workload, replayed by each of "
+	      "its runs):\n", f);
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		size_t w = plan->runs[i].workload;
+		const struct wl_info *wi = &x->wls[w];
+		const char *name = plan->workloads[w].name;
+		if (seen[w]) {
+			continue;
+		}
+		seen[w] = 1;
+		fprintf(f, "  %-36s ", name);
+		const struct state_record *r;
+		switch (wi->state) {
+		case BUILD_UNDECIDED:
+			r = current_record(x, STUDY_STAGE_RECONSTRUCT, name,
+					   wi->rkey);
+			fputs(r && !strcmp(r->status, "done") &&
+			      gm_is_dir(wi->build) ? "reconstructed\n"
+						   : "not needed\n", f);
+			break;
+		case BUILD_UP_TO_DATE:
+			fputs("reconstructed\n", f);
+			break;
+		case BUILD_TODO:
+			fputs("to do: reconstruct\n", f);
+			(*todo)++;
+			break;
+		case BUILD_FAILED:
+			fprintf(f, "%s: %s\n", wi->hung ? "hung" : "failed",
+				wi->reason);
+			break;
+		case BUILD_SKIPPED:
+			fprintf(f, "skipped: %s\n", wi->reason);
+			break;
+		}
+	}
+	free(seen);
+}
+
 static void print_plan(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
@@ -1247,8 +1429,9 @@ static void print_plan(struct exec_ctx *x)
 	}
 	fprintf(f, ": %zu runs", plan->nr_runs);
 	if (plan->nr_baselines) {
-		fprintf(f, " (%zu single baselines, one per program)",
-			plan->nr_baselines);
+		fprintf(f, " (%zu %s baselines, one per program)",
+			plan->nr_baselines,
+			gm_variant_with(GM_VARIANT_ALONE)->name);
 	}
 	fputs("\n\nprograms:\n", f);
 	for (size_t i = 0; i < s->nr_programs; i++) {
@@ -1274,6 +1457,7 @@ static void print_plan(struct exec_ctx *x)
 			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", p->name);
 		}
 	}
+	print_builds(x, f, &todo[STUDY_STAGE_RECONSTRUCT]);
 	fputs("\nruns:\n", f);
 	for (size_t i = 0; i < plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
@@ -1284,12 +1468,10 @@ static void print_plan(struct exec_ctx *x)
 			fprintf(f, "%s: %s\n", run_status_names[ri->status],
 				ri->reason ? ri->reason : "");
 		} else {
-			fprintf(f, "to do:%s%s%s\n",
-				ri->do_reconstruct ? " reconstruct" : "",
+			fprintf(f, "to do:%s%s\n",
 				ri->do_replay ? " replay" : "",
 				ri->do_analyze ? " analyze" : "");
 		}
-		todo[STUDY_STAGE_RECONSTRUCT] += ri->do_reconstruct;
 		todo[STUDY_STAGE_REPLAY] += ri->do_replay;
 		todo[STUDY_STAGE_ANALYZE] += ri->do_analyze;
 	}
@@ -1309,9 +1491,9 @@ static void print_plan(struct exec_ctx *x)
 			"--retry-failed runs %s again\n", kept, kept == 1 ? " is" :
 			"s are", kept == 1 ? "it" : "them");
 	}
-	if (!study_has_variant(s, "single")) {
-		fputs("note: no 'single' variant: STP and ANTT cannot be "
-		      "computed\n", f);
+	if (!study_has_variant_flags(s, GM_VARIANT_ALONE)) {
+		fprintf(f, "note: no '%s' variant: STP and ANTT cannot be "
+			"computed\n", gm_variant_with(GM_VARIANT_ALONE)->name);
 	}
 	strbuf_release(&missing);
 }
@@ -1471,10 +1653,17 @@ static void ctx_release(struct exec_ctx *x)
 		for (size_t i = 0; i < x->plan->nr_runs; i++) {
 			free(x->runs[i].reason);
 			free(x->runs[i].log);
-			free(x->runs[i].build);
 			free(x->runs[i].rundir);
 		}
 	}
+	if (x->wls) {
+		for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+			free(x->wls[w].reason);
+			free(x->wls[w].log);
+			free(x->wls[w].build);
+		}
+	}
+	free(x->wls);
 	free(x->progs);
 	free(x->runs);
 	free(x->report_reason);
@@ -1499,6 +1688,8 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	x.progs = gm_xcalloc(s->nr_programs ? s->nr_programs : 1,
 			     sizeof(*x.progs));
 	x.runs = gm_xcalloc(plan->nr_runs ? plan->nr_runs : 1, sizeof(*x.runs));
+	x.wls = gm_xcalloc(plan->nr_workloads ? plan->nr_workloads : 1,
+			   sizeof(*x.wls));
 	if (parse_kill_hook(&x)) {
 		goto out;
 	}

@@ -208,7 +208,7 @@ static int check_duplicates(const struct study_plan *plan,
 }
 
 static void add_run(struct study_plan *plan, size_t wl,
-		    const struct study_variant *v, const char *policy,
+		    const struct gm_variant *v, const char *policy,
 		    int baseline)
 {
 	GM_ALLOC_GROW(plan->runs, plan->nr_runs + 1, plan->alloc_runs);
@@ -241,7 +241,6 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 {
 	size_t nr_user = plan->nr_user_workloads;
 	int shared = s->baseline == STUDY_BASELINE_PROGRAM;
-	const struct study_variant *single = study_variant_find("single");
 
 	for (size_t i = 0; i < nr_user; i++) {
 		const struct plan_workload *w = &plan->workloads[i];
@@ -249,22 +248,25 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 			plan->used[w->progs[j]] = 1;
 		}
 	}
-	if (shared && study_has_variant(s, "single")) {
+	for (size_t v = 0; shared && v < s->nr_variants; v++) {
+		if (!(s->variants[v]->flags & GM_VARIANT_ALONE)) {
+			continue;
+		}
 		for (size_t p = 0; p < s->nr_programs; p++) {
 			if (plan->used[p]) {
-				add_run(plan, baseline_workload(plan, s, p), single,
-					NULL, 1);
+				add_run(plan, baseline_workload(plan, s, p),
+					s->variants[v], NULL, 1);
 				plan->nr_baselines++;
 			}
 		}
 	}
 	for (size_t i = 0; i < nr_user; i++) {
 		for (size_t v = 0; v < s->nr_variants; v++) {
-			const struct study_variant *var = s->variants[v];
-			if (shared && var == single) {
+			const struct gm_variant *var = s->variants[v];
+			if (shared && (var->flags & GM_VARIANT_ALONE)) {
 				continue;
 			}
-			if (!(var->needs & STUDY_VARIANT_POLICY)) {
+			if (!(var->flags & GM_VARIANT_POLICY)) {
 				add_run(plan, i, var, NULL, 0);
 				continue;
 			}

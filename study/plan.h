@@ -3,13 +3,15 @@
  * The plan of a study: its workloads (explicit lists and expanded
  * combinations, minus exclusions, each named "a+b+c" in the order its
  * programs were listed) and its runs, one per workload, variant and
- * policy, in the order they are executed: the `single` baselines first,
- * then workload by workload.
+ * policy, in the order they are executed: the alone-time baselines
+ * first, then workload by workload. Every run of a workload replays the
+ * same reconstructed program (the variant is chosen at replay time).
  *
- * Baselines: with `baseline: program` (the default) the `single` variant
- * is run once per program, as a one-program workload named after the
- * program, and every workload containing that program shares it; with
- * `baseline: workload` every workload gets its own `single` run.
+ * Baselines: the variants flagged GM_VARIANT_ALONE in the table
+ * (common/variant.h; `single`). With `baseline: program` (the default)
+ * such a variant is run once per program, as a one-program workload named
+ * after the program, and every workload containing that program shares
+ * it; with `baseline: workload` every workload gets its own run of it.
  */
 #ifndef GM_STUDY_PLAN_H
 #define GM_STUDY_PLAN_H
@@ -40,15 +42,15 @@ struct plan_workload {
 	size_t nr;
 	size_t *progs;		/* indices into study.programs, listed order */
 	struct yaml_pos pos;	/* the list or combinations it came from */
-	int baseline_only;	/* exists only for a program's single run */
+	int baseline_only;	/* exists only for a program's alone run */
 };
 
 struct plan_run {
 	char *id;		/* "a+b.cuda", "a.single", "a+b.elastic.median" */
 	size_t workload;	/* index into plan.workloads */
-	const struct study_variant *variant;
+	const struct gm_variant *variant;	/* a row of the table */
 	const char *policy;	/* NULL unless the variant takes one */
-	int baseline;		/* a shared per-program single run */
+	int baseline;		/* a shared per-program alone run */
 };
 
 struct study_plan {

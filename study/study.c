@@ -7,6 +7,7 @@
  */
 #include "study.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +17,9 @@
 #include "study_path.h"
 
 #define STUDY_NAME_MAX 64
-#define DEFAULT_MIN_REPLAYS 7
-#define DEFAULT_WATCHDOG_S 60.0
-#define DEFAULT_TIMESLICE_S 1e-3
-#define DEFAULT_COPY_CHUNK (4u << 20)
 #define DEFAULT_STAGE_TIMEOUT_S 3600.0
+/* More knobs than the GM_KNOB_* bits of an unsigned cannot exist. */
+#define STUDY_MAX_KNOBS 32
 
 static const char *const top_keys[] = {
 	"study", "root", "programs", "workloads", "variants", "policies",
@@ -28,9 +27,6 @@ static const char *const top_keys[] = {
 };
 static const char *const program_keys[] = {
 	"name", "command", "bundle", "cwd", "deterministic", NULL,
-};
-static const char *const replay_keys[] = {
-	"min_replays", "watchdog", "timeslice", "copy_chunk", NULL,
 };
 static const char *const path_keys[] = {
 	"output", "bundles", "builds", "runs", "database", "report", "state",
@@ -203,17 +199,110 @@ static int load_paths(struct loader *l, const yaml_node_t *root)
 	return 0;
 }
 
+/*
+ * The study's value of knob @k (its key @k->study_key) from node @v. Each
+ * knob of the table with a study key needs a case here (-Wswitch names a
+ * new one); an invalid value is an error at its position.
+ */
+static int load_knob(struct loader *l, const yaml_node_t *v,
+		     const struct gm_knob_desc *k)
+{
+	struct study *s = l->s;
+	char *what = gm_xasprintf("'%s'", k->study_key);
+	char *word = NULL;
+	int ret = -1;
+
+	switch (k->knob) {
+	case GM_KNOB_TIMESLICE:
+		ret = yaml_doc_duration(l->d, v, what, 1e-6, 10,
+					&s->timeslice_s);
+		break;
+	case GM_KNOB_COPY_CHUNK:
+		ret = yaml_doc_size(l->d, v, what, 4096, 1ull << 30,
+				    &s->copy_chunk);
+		break;
+	case GM_KNOB_COMPLETION: {
+		static const enum gm_completion all[] = { GM_COMPLETION_EVENT,
+							  GM_COMPLETION_POLL };
+		const char *names[] = { gm_completion_name(all[0]),
+					gm_completion_name(all[1]), NULL };
+		if (yaml_doc_string(l->d, v, what, &word)) {
+			break;
+		}
+		for (int c = 0; names[c]; c++) {
+			if (!strcmp(word, names[c])) {
+				s->completion = all[c];
+				ret = 0;
+			}
+		}
+		if (ret) {
+			const char *near = yaml_doc_closest(word, names);
+			yaml_doc_error(l->d, v, "%s must be '%s' or '%s', not "
+				       "'%s'%s%s%s", what, names[0], names[1],
+				       word, near ? " (did you mean '" : "",
+				       near ? near : "", near ? "'?)" : "");
+		}
+		break;
+	}
+	case GM_KNOB_POLICY:
+	case GM_KNOB_ELASTIC:
+		/* No study key: 'policies' and the plan set the policy. */
+		ret = yaml_doc_error(l->d, v, "%s cannot be set in a study",
+				     what);
+		break;
+	}
+	free(word);
+	free(what);
+	return ret;
+}
+
+/*
+ * Warn about knob @k set at @v when no listed variant takes it: valid (a
+ * study may list nss later) but without effect on any replay.
+ */
+static void check_knob_used(struct loader *l, const yaml_node_t *v,
+			    const struct gm_knob_desc *k)
+{
+	struct study *s = l->s;
+	struct strbuf takers = STRBUF_INIT;
+	struct yaml_pos pos = yaml_doc_pos(v);
+
+	for (size_t i = 0; i < s->nr_variants; i++) {
+		if (s->variants[i]->knobs & k->knob) {
+			return;
+		}
+	}
+	for (size_t i = 0; gm_variant_at(i); i++) {
+		const struct gm_variant *t = gm_variant_at(i);
+		if (t->implemented && (t->knobs & k->knob)) {
+			strbuf_addf(&takers, "%s%s", takers.len ? ", " : "",
+				    t->name);
+		}
+	}
+	s->warnings = gm_xrealloc(s->warnings, (s->nr_warnings + 1) *
+				  sizeof(*s->warnings));
+	s->warnings[s->nr_warnings++] =
+		gm_xasprintf("%s:%u:%u: '%s' has no effect: no listed variant "
+			     "takes it (it applies to: %s)", s->path, pos.line,
+			     pos.col, k->study_key,
+			     takers.len ? takers.buf : "no variant yet");
+	strbuf_release(&takers);
+}
+
 static int load_replay(struct loader *l, const yaml_node_t *root)
 {
 	struct study *s = l->s;
 	yaml_node_t *map = yaml_doc_get(l->d, root, "replay");
+	const char *keys[3 + STUDY_MAX_KNOBS];
+	size_t nr_keys = 0;
 	yaml_node_t *v;
 	long n;
 
-	s->min_replays = DEFAULT_MIN_REPLAYS;
-	s->watchdog_s = DEFAULT_WATCHDOG_S;
-	s->timeslice_s = DEFAULT_TIMESLICE_S;
-	s->copy_chunk = DEFAULT_COPY_CHUNK;
+	s->min_replays = GM_DEFAULT_MIN_REPLAYS;
+	s->watchdog_s = GM_DEFAULT_WATCHDOG_S;
+	s->timeslice_s = GM_DEFAULT_TIMESLICE_US * 1e-6;
+	s->copy_chunk = GM_DEFAULT_COPY_CHUNK;
+	s->completion = GM_COMPLETION_EVENT;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
 	if (v && yaml_doc_duration(l->d, v, "'stage_timeout'", 1, 7 * 86400.0,
@@ -223,7 +312,16 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	if (!map) {
 		return 0;
 	}
-	if (yaml_doc_check_map(l->d, map, "'replay'", replay_keys)) {
+	/* The study's own keys, then the knobs that have a study key. */
+	keys[nr_keys++] = "min_replays";
+	keys[nr_keys++] = "watchdog";
+	for (size_t i = 0; gm_knob_at(i) && i < STUDY_MAX_KNOBS; i++) {
+		if (gm_knob_at(i)->study_key) {
+			keys[nr_keys++] = gm_knob_at(i)->study_key;
+		}
+	}
+	keys[nr_keys] = NULL;
+	if (yaml_doc_check_map(l->d, map, "'replay'", keys)) {
 		return -1;
 	}
 	if ((v = yaml_doc_get(l->d, map, "min_replays"))) {
@@ -236,16 +334,35 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	    yaml_doc_duration(l->d, v, "'watchdog'", 1, 86400, &s->watchdog_s)) {
 		return -1;
 	}
-	if ((v = yaml_doc_get(l->d, map, "timeslice")) &&
-	    yaml_doc_duration(l->d, v, "'timeslice'", 1e-6, 10, &s->timeslice_s)) {
-		return -1;
-	}
-	if ((v = yaml_doc_get(l->d, map, "copy_chunk")) &&
-	    yaml_doc_size(l->d, v, "'copy_chunk'", 4096, 1ull << 30,
-			  &s->copy_chunk)) {
-		return -1;
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		if (!k->study_key) {
+			continue;
+		}
+		v = yaml_doc_get(l->d, map, k->study_key);
+		if (v && load_knob(l, v, k)) {
+			return -1;
+		}
 	}
 	return 0;
+}
+
+/* Once the variants are known: warn about knobs that reach no replay. */
+static void check_knobs_used(struct loader *l, const yaml_node_t *root)
+{
+	yaml_node_t *map = yaml_doc_get(l->d, root, "replay");
+	yaml_node_t *v;
+
+	for (size_t i = 0; map && gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		if (!k->study_key) {
+			continue;
+		}
+		v = yaml_doc_get(l->d, map, k->study_key);
+		if (v) {
+			check_knob_used(l, v, k);
+		}
+	}
 }
 
 static void argv_push(struct study_program *p, size_t *alloc, char *arg)
@@ -710,12 +827,31 @@ static int load_name_list(struct loader *l, const yaml_node_t *n,
 
 static const void *find_variant(const char *name)
 {
-	return study_variant_find(name);
+	return gm_variant_find(name);
 }
 
 static const void *find_policy(const char *name)
 {
-	return study_policy_find(name);
+	return gm_policy_find(name);
+}
+
+/* No 'variants': the baselines of the table, the alone-time one and the
+ * one the others are compared with (single and cuda). */
+static void default_variants(struct study *s)
+{
+	size_t nr = 0;
+
+	while (gm_variant_at(nr)) {
+		nr++;
+	}
+	s->variants = gm_xcalloc(nr + 1, sizeof(*s->variants));
+	for (size_t i = 0; i < nr; i++) {
+		const struct gm_variant *v = gm_variant_at(i);
+		if (v->implemented &&
+		    (v->flags & (GM_VARIANT_ALONE | GM_VARIANT_REFERENCE))) {
+			s->variants[s->nr_variants++] = v;
+		}
+	}
 }
 
 static int load_variants(struct loader *l, const yaml_node_t *root)
@@ -724,24 +860,21 @@ static int load_variants(struct loader *l, const yaml_node_t *root)
 	yaml_node_t *n = yaml_doc_get(l->d, root, "variants");
 
 	if (!n) {
-		s->variants = gm_xcalloc(2, sizeof(*s->variants));
-		s->variants[0] = study_variant_find("single");
-		s->variants[1] = study_variant_find("cuda");
-		s->nr_variants = 2;
+		default_variants(s);
 		return 0;
 	}
 	s->variants = gm_xcalloc(yaml_doc_seq_len(n) + 1, sizeof(*s->variants));
-	if (load_name_list(l, n, "'variants'", "variant", study_variant_names(),
+	if (load_name_list(l, n, "'variants'", "variant", gm_variant_names(),
 			   find_variant, (const void **)s->variants,
 			   &s->nr_variants)) {
 		return -1;
 	}
-	/* Name every unsupported variant at once, at the first of them. */
+	/* Name every unimplemented variant at once, at the first of them. */
 	struct strbuf sb = STRBUF_INIT;
 	const yaml_node_t *first = NULL;
 	size_t nr_bad = 0;
 	for (size_t i = 0; i < s->nr_variants; i++) {
-		if (s->variants[i]->supported) {
+		if (s->variants[i]->implemented) {
 			continue;
 		}
 		if (!first) {
@@ -754,7 +887,7 @@ static int load_variants(struct loader *l, const yaml_node_t *root)
 		yaml_doc_error(l->d, first, "variant%s %s %s not supported yet "
 			       "(supported now: %s)", nr_bad > 1 ? "s" : "", sb.buf,
 			       nr_bad > 1 ? "are" : "is",
-			       study_variant_supported_list());
+			       gm_variant_implemented_list());
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -766,14 +899,11 @@ static int load_policies(struct loader *l, const yaml_node_t *root)
 {
 	struct study *s = l->s;
 	yaml_node_t *n = yaml_doc_get(l->d, root, "policies");
-	int wanted = 0;
+	int wanted = study_has_variant_flags(s, GM_VARIANT_POLICY);
 
-	for (size_t i = 0; i < s->nr_variants; i++) {
-		wanted |= !!(s->variants[i]->needs & STUDY_VARIANT_POLICY);
-	}
 	if (!n) {
 		if (wanted) {
-			const char *const *all = study_policy_names();
+			const char *const *all = gm_policy_names();
 			while (all[s->nr_policies]) {
 				s->nr_policies++;
 			}
@@ -787,7 +917,7 @@ static int load_policies(struct loader *l, const yaml_node_t *root)
 				      "variant uses a policy");
 	}
 	s->policies = gm_xcalloc(yaml_doc_seq_len(n) + 1, sizeof(char *));
-	return load_name_list(l, n, "'policies'", "policy", study_policy_names(),
+	return load_name_list(l, n, "'policies'", "policy", gm_policy_names(),
 			      find_policy, (const void **)s->policies,
 			      &s->nr_policies);
 }
@@ -830,6 +960,7 @@ static int load(struct loader *l)
 	    load_baseline(l, root)) {
 		return -1;
 	}
+	check_knobs_used(l, root);
 	return 0;
 }
 
@@ -907,6 +1038,10 @@ void study_release(struct study *s)
 	free(s->specs);
 	free(s->variants);
 	free(s->policies);
+	for (size_t i = 0; i < s->nr_warnings; i++) {
+		free(s->warnings[i]);
+	}
+	free(s->warnings);
 	struct study_paths *p = &s->paths;
 	char *paths[] = { p->output, p->bundles, p->builds, p->runs,
 			  p->database, p->report, p->state, p->logs, p->summary };
@@ -929,12 +1064,33 @@ long study_find_program(const struct study *s, const char *name)
 	return -1;
 }
 
-int study_has_variant(const struct study *s, const char *name)
+int study_has_variant_flags(const struct study *s, unsigned flags)
 {
 	for (size_t i = 0; i < s->nr_variants; i++) {
-		if (!strcmp(s->variants[i]->name, name)) {
+		if ((s->variants[i]->flags & flags) == flags) {
 			return 1;
 		}
 	}
 	return 0;
+}
+
+int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
+		   char *buf, size_t len)
+{
+	switch (k->knob) {
+	case GM_KNOB_TIMESLICE:
+		/* Microseconds, exact for any duration the file can give. */
+		snprintf(buf, len, "%.9g", s->timeslice_s * 1e6);
+		return 0;
+	case GM_KNOB_COPY_CHUNK:
+		snprintf(buf, len, "%llu", (unsigned long long)s->copy_chunk);
+		return 0;
+	case GM_KNOB_COMPLETION:
+		snprintf(buf, len, "%s", gm_completion_name(s->completion));
+		return 0;
+	case GM_KNOB_POLICY:
+	case GM_KNOB_ELASTIC:
+		break;
+	}
+	return -1;
 }

@@ -13,13 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay_opts.h"
 #include "variant.h"
 #include "yaml_doc.h"
 
-/* Where a single run's alone times come from (see doc/gpumix-run.md). */
+/* Where the alone times come from (see doc/gpumix-run.md): the runs of
+ * the variants flagged GM_VARIANT_ALONE in the table (common/variant.h). */
 enum study_baseline {
-	STUDY_BASELINE_PROGRAM,	/* one single run per program, shared */
-	STUDY_BASELINE_WORKLOAD, /* one single run per workload */
+	STUDY_BASELINE_PROGRAM,	/* one alone run per program, shared */
+	STUDY_BASELINE_WORKLOAD, /* one alone run per workload */
 };
 
 struct study_program {
@@ -70,17 +72,23 @@ struct study {
 	size_t nr_programs;
 	struct study_spec *specs;
 	size_t nr_specs;
-	const struct study_variant **variants;
+	const struct gm_variant **variants;	/* rows of the table */
 	size_t nr_variants;
 	const char **policies;	/* static strings (variant.h) */
 	size_t nr_policies;
 	enum study_baseline baseline;
 	unsigned min_replays;
 	double watchdog_s;
+	/* The replay knobs with a study key (see study_knob_arg()). */
 	double timeslice_s;
 	uint64_t copy_chunk;
+	enum gm_completion completion;
 	double stage_timeout_s;
 	struct study_paths paths;
+	/* "FILE:LINE:COL: message" for what is valid but has no effect
+	 * (a knob no listed variant takes); the CLI prints them. */
+	char **warnings;
+	size_t nr_warnings;
 };
 
 /*
@@ -101,7 +109,17 @@ void study_release(struct study *s);
 /* Index of the program called @name, or -1. */
 long study_find_program(const struct study *s, const char *name);
 
-/* 1 when variant @v is listed in the study. */
-int study_has_variant(const struct study *s, const char *name);
+/* 1 when some listed variant has all of @flags (GM_VARIANT_*). */
+int study_has_variant_flags(const struct study *s, unsigned flags);
+
+/*
+ * The argument of `gpumix replay`'s option for knob @k as this study sets
+ * it (its study key, or the default), written into @buf of @len bytes:
+ * "1000" for --timeslice-us, "4194304" for --copy-chunk, "event" for
+ * --completion. Returns 0, or -1 for a knob without a study key (the
+ * policy comes from the plan, --elastic has none).
+ */
+int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
+		   char *buf, size_t len);
 
 #endif

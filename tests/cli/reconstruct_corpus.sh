@@ -174,18 +174,38 @@ check "-o - prints the generated C" cmp "$tmp/stdout.c" "$GOLD/basic.cuda.c"
 check_eq "-q: no summary" "" "$(grep -v '^warning' "$tmp/stderr")"
 (cd "$tmp" && "$GPUMIX" -q reconstruct --variant single "$GPUMIX_TOP/$B/good" 2>/dev/null)
 check "default output: build/<workload>.<variant>" test -f "$tmp/build/good.single/replay.c"
-# the study runner's command line (study/executor.c)
-out=$("$GPUMIX" reconstruct --variant cuda -o "$tmp/study" --nondeterministic threads \
+# the study runner's command line (study/executor.c): no --variant, the
+# program is the same for every variant
+out=$("$GPUMIX" reconstruct -o "$tmp/study" --nondeterministic threads \
 	"$R/basic" "$R/threads" 2>&1); rc=$?
 check_eq "the study runner's command line works" 0 "$rc"
-for args in "" "--variant" "--variant nss $B/good" "--variant single" \
+check_eq "without --variant the default variant is cuda" cuda \
+	"$(sed -n 's/^variant = //p' "$tmp/study/manifest")"
+"$GPUMIX" -q reconstruct --variant nss -o "$tmp/nss" "$R/basic" 2>/dev/null
+check_eq "any implemented variant can be the default (nss)" "0 nss" \
+	"$? $(sed -n 's/^variant = //p' "$tmp/nss/manifest")"
+check "  and only that word differs from the cuda program" \
+	cmp <(sed '/variant/d' "$tmp/nss/replay.c") <(sed '/variant/d' "$GOLD/basic.cuda.c")
+out=$("$GPUMIX" reconstruct --variant elastic -o "$tmp/x" "$B/good" 2>&1)
+check_eq "an unimplemented variant is a usage error naming the implemented ones" \
+	"2 error: variant 'elastic' is not implemented yet (implemented: single, cuda, nss)" \
+	"$? $(head -n 1 <<<"$out")"
+out=$("$GPUMIX" reconstruct --variant cdua -o "$tmp/x" "$B/good" 2>&1)
+check_eq "an unknown variant too" \
+	"2 error: unknown variant 'cdua' (variants: single, cuda, nss)" \
+	"$? $(head -n 1 <<<"$out")"
+for args in "" "--variant" "--variant single" "--variant mps $B/good" \
 	"--bogus --variant single $B/good" "--variant single -o"; do
 	# shellcheck disable=SC2086
 	"$GPUMIX" reconstruct $args >/dev/null 2>&1; rc=$?
 	check_eq "usage error: 'reconstruct $args'" 2 "$rc"
 done
-check_match "gpumix reconstruct --help" "^usage: gpumix reconstruct --variant single\|cuda" \
-	"$("$GPUMIX" reconstruct --help)"
+help=$("$GPUMIX" reconstruct --help)
+check_match "gpumix reconstruct --help" "^usage: gpumix reconstruct \[--variant V\]" "$help"
+check_match "  says the variant is only a default, chosen at replay time" \
+	"only the program's default variant, used by" "$help"
+check_match "  and lists the implemented variants from the table" \
+	"cuda\); one of: single, cuda, nss$" "$help"
 check_match "listed by gpumix help" "^   reconstruct  generate the replay program of an n-program workload$" \
 	"$("$GPUMIX" help)"
 

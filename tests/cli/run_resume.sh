@@ -11,19 +11,23 @@
 scratch_dir >/dev/null
 tmp=$_scratch
 
-# The study: programs a and b; stages in plan order.
+# The study: programs a and b under single, cuda and nss; stages in plan
+# order. One reconstruct per workload (the baselines a and b, then the
+# pair, whose build both a+b runs replay: a kill between them must not
+# rebuild it).
+variants="single, cuda, nss"
 declare -A ids=(
 	[capture]="a b"
-	[reconstruct]="a.single b.single a+b.cuda"
-	[replay]="a.single b.single a+b.cuda"
-	[analyze]="a.single b.single a+b.cuda"
+	[reconstruct]="a b a+b"
+	[replay]="a.single b.single a+b.cuda a+b.nss"
+	[analyze]="a.single b.single a+b.cuda a+b.nss"
 	[report]="report"
 )
-total=12
+total=14
 
 # Reference: one uninterrupted run.
 ref=$tmp/ref
-make_study "$ref" "a b"
+make_study "$ref" "a b" "" "$variants"
 (cd "$ref" && FAKE_LOG=$ref/log "$GPUMIX" run study.yaml >/dev/null 2>&1)
 check_eq "an uninterrupted study runs $total stages" $total "$(stages "$ref/log")"
 
@@ -34,7 +38,7 @@ for kind in capture reconstruct replay analyze report; do
 		for point in started finished saved; do
 			d=$tmp/$kind-$point-$n
 			what="killed when $kind $n ($id) has $point"
-			make_study "$d" "a b"
+			make_study "$d" "a b" "" "$variants"
 			export FAKE_LOG=$d/log
 			# A started stage sleeps so the kill always finds it running.
 			sleep_env=
@@ -60,7 +64,7 @@ for kind in capture reconstruct replay analyze report; do
 			[ $point = started ] && pos=$((pos - 1))
 			check_eq "$what: the first invocation stopped right there" \
 				"$pos" "$first"
-			check_match "$what: all runs ok" '^- runs: 3: 3 ok, 0 failed' "$(cat "$d/out")"
+			check_match "$what: all runs ok" '^- runs: 4: 4 ok, 0 failed' "$(cat "$d/out")"
 			check_eq "$what: same database and report as without the kill" \
 				"$(cat "$ref/results/t/report/index.md")" \
 				"$(cat "$d/results/t/report/index.md" 2>&1)"
@@ -81,7 +85,7 @@ wait_for() { # wait_for FILE: up to 20 s
 
 for sig in TERM INT; do
 	d=$tmp/sig$sig
-	make_study "$d" "a b"
+	make_study "$d" "a b" "" "$variants"
 	mkdir "$d/marks"
 	cd "$d" || exit 1
 	FAKE_LOG=$d/log FAKE_MARK=$d/marks FAKE_SLEEP="replay:a+b.cuda=30" \

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # gpumix run end to end on the CPU, each stage a child process of the fake
 # gpumix (tests/data/study/fake-gpumix, which writes the documented files):
-# a whole study, a second invocation that does nothing, what a changed
-# binary, command or parameter redoes, failed / hung / crashed / timed-out
+# a whole study (each workload reconstructed once and replayed under each
+# variant, with exactly the knobs its variant takes in the variant table),
+# a second invocation that does nothing, what a changed binary, command,
+# parameter or knob redoes, failed / hung / crashed / timed-out
 # stages recorded with their reasons while the study goes on, and the
 # errors that stop a study before it starts.
 . "$GPUMIX_TOP/tests/lib.sh"
@@ -12,38 +14,74 @@ scratch_dir >/dev/null
 tmp=$_scratch
 
 # ---- a whole study ----
+# Variants single, cuda and nss over the pairs of a, b and c: 3 single
+# baselines and 3 x 2 pair runs; 6 workloads (a, b, c and the pairs),
+# each reconstructed once and replayed by each of its runs.
 d=$tmp/s1
-make_study "$d"
-export FAKE_LOG=$d/log
+make_study "$d" "a b c" "" "single, cuda, nss"
+export FAKE_LOG=$d/log FAKE_ARGS=$d/args
 cd "$d" || exit 1
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run counts one reconstruct per workload" \
+	"^to do: 3 captures, 6 reconstructs, 9 replays, 9 analyses, 1 report$" "$plan"
+check_eq "the dry run lists the builds, in the order they are needed" \
+	"a b c a+b a+c b+c" \
+	"$(echo "$plan" | sed -n '/^builds/,/^$/s/^  \([^ ]*\) *to do: reconstruct$/\1/p' | tr '\n' ' ' | sed 's/ $//')"
+check_match "the dry run shows a run of a pair to replay and analyze" \
+	'^  a\+b\.nss +to do: replay analyze$' "$plan"
 out=$("$GPUMIX" run study.yaml 2>"$d/err")
 check_eq "the study succeeds" 0 $?
-check_eq "22 stages: 3 captures, 6 x (reconstruct, replay, analyze), report" \
-	"22 3 6 6 6 1" "$(stages log) $(stages log '^capture') \
+check_eq "28 stages: 3 captures, 6 reconstructs, 9 x (replay, analyze), report" \
+	"28 3 6 9 9 1" "$(stages log) $(stages log '^capture') \
 $(stages log '^reconstruct') $(stages log '^replay') $(stages log '^analyze') \
 $(stages log '^report')"
+check_eq "each workload is reconstructed exactly once" "a b c a+b a+c b+c" \
+	"$(sed -n 's/^reconstruct //p' log | tr '\n' ' ' | sed 's/ $//')"
+check_eq "one build per workload, none per run" "a a+b a+c b b+c c" \
+	"$(ls results/t/builds | tr '\n' ' ' | sed 's/ $//')"
+check_eq "reconstruct is not given a variant" \
+	"reconstruct a+b:" "$(grep '^reconstruct a+b:' args)"
 check_eq "single runs are one per program, shared by the pairs" \
 	"a.single b.single c.single" \
 	"$(sed -n 's/^replay \(.*\.single\)$/\1/p' log | sort | tr '\n' ' ' | sed 's/ $//')"
-check_eq "the pairs run in cuda" "a+b.cuda a+c.cuda b+c.cuda" \
-	"$(sed -n 's/^replay \(.*\.cuda\)$/\1/p' log | tr '\n' ' ' | sed 's/ $//')"
+check_eq "each pair replays once per variant, right after its reconstruct" \
+	"reconstruct a+b|replay a+b.cuda|analyze a+b.cuda|replay a+b.nss|analyze a+b.nss" \
+	"$(grep -A4 '^reconstruct a+b$' log | tr '\n' '|' | sed 's/|$//')"
+check_eq "single replays get --variant single and no knob" \
+	"replay a.single: --variant single" "$(grep '^replay a\.single:' args)"
+check_eq "cuda replays get --variant cuda and no knob" \
+	"replay a+b.cuda: --variant cuda" "$(grep '^replay a+b\.cuda:' args)"
+check_eq "nss replays get the knobs nss takes (table), with the defaults" \
+	"replay a+b.nss: --variant nss --timeslice-us 1000 --copy-chunk 4194304 --completion event" \
+	"$(grep '^replay a+b\.nss:' args)"
+check_eq "analyze replaces an earlier run of the same configuration" \
+	"analyze a+b.nss: --force" "$(grep '^analyze a+b\.nss:' args)"
+check_eq "no replay but nss is given a knob" "0" \
+	"$(grep '^replay' args | grep -v '\.nss:' | grep -c -- '--timeslice-us\|--copy-chunk\|--completion\|--policy')"
+check_eq "the runs of a pair replay the pair's one build" "a+b a+b nss" \
+	"$(sed -n 's/^workload = //p' results/t/runs/a+b.cuda/manifest) \
+$(sed -n 's/^workload = //p' results/t/runs/a+b.nss/manifest) \
+$(sed -n 's/^variant = //p' results/t/runs/a+b.nss/manifest)"
 check_match "the summary counts the runs" \
-	'^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' "$out"
-check_match "the summary table lists each run" '^\| a\+b\.cuda \| a\+b \| cuda \| ok \|' "$out"
+	'^- runs: 9: 9 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' "$out"
+check_match "the summary table lists each run" '^\| a\+b\.nss \| a\+b \| nss \| ok \|' "$out"
 check_eq "the summary is also written to paths.summary" "$out" "$(cat results/t/summary.md)"
 check_match "the summary names the report" '^- report: results/t/report$' "$out"
-check_eq "each run was loaded into the database" 6 \
+check_eq "each run was loaded into the database" 9 \
 	"$(sqlite3 results/t/results.db 'SELECT count(*) FROM runs WHERE status = "ok"')"
 check "the report was written" test -s results/t/report/index.md
 check_eq "replay got the study's parameters" "3" \
 	"$(sed -n 's/^min_replays = //p' results/t/runs/a+b.cuda/manifest)"
 check_eq "a single baseline reconstructs one bundle" "a" \
-	"$(sed -n 's/^programs = //p' results/t/builds/a.single/manifest)"
+	"$(sed -n 's/^programs = //p' results/t/builds/a/manifest)"
+check_match "progress names a workload's reconstruct" \
+	'^\[runs 3/9, stage 13/28\] a\+b: reconstruct \([0-9]+s elapsed, [^)]* left\)$' \
+	"$(cat err)"
 check_match "progress names runs, stage, workload and variant" \
-	'^\[runs 3/6, stage 13/22\] a\+b cuda: reconstruct \([0-9]+s elapsed, [^)]* left\)$' \
+	'^\[runs 4/9, stage 16/28\] a\+b nss: replay \([0-9]+s elapsed, [^)]* left\)$' \
 	"$(cat err)"
 check_match "stderr ends with a one-line summary" \
-	"^study 't': 6 runs: 6 ok, 0 failed, 0 hung, 0 skipped in [0-9]+s; summary in results/t/summary.md$" \
+	"^study 't': 9 runs: 9 ok, 0 failed, 0 hung, 0 skipped in [0-9]+s; summary in results/t/summary.md$" \
 	"$(tail -n 1 err)"
 check_eq "the bundle records the program's command" "progs/a -s 1" \
 	"$(sed -n 's/^command = //p' results/t/bundles/a/manifest)"
@@ -53,45 +91,72 @@ check_eq "capture runs in the program's directory (root by default)" "$d" \
 # ---- a second invocation does nothing ----
 out=$("$GPUMIX" run study.yaml 2>err)
 check_eq "the second invocation succeeds" 0 $?
-check_eq "it runs no stage" 22 "$(stages log)"
+check_eq "it runs no stage" 28 "$(stages log)"
 check_match "it says so" '^- this invocation: 0 stages run \(0 failed\)' "$out"
 plan=$("$GPUMIX" run --dry-run study.yaml)
 check_match "the dry run shows every run done" "^to do: 0 captures, 0 reconstructs, 0 replays, 0 analyses, 0 report$" "$plan"
 check_match "the dry run shows captured programs" "^  a +captured +progs/a -s 1$" "$plan"
+check_match "the dry run shows reconstructed workloads" "^  a\+b +reconstructed$" "$plan"
 "$GPUMIX" -q run study.yaml >/dev/null 2>err
 check_eq "-q silences progress and the final line" "" "$(cat err)"
 
 # ---- what changes redo ----
+# last N: the stages of the last invocation that ran N stages.
+last() { tail -n "$1" log | sed 's/ /:/' | tr '\n' ' ' | sed 's/ $//'; }
 touch -d '2001-01-01' progs/b
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "a new mtime with the same bytes redoes nothing" 22 "$(stages log)"
+check_eq "a new mtime with the same bytes redoes nothing" 28 "$(stages log)"
 echo "# changed" >>progs/b
 plan=$("$GPUMIX" run --dry-run study.yaml)
 check_match "the dry run shows the recapture" "^  b +recapture +progs/b -s 1$" "$plan"
 check_match "and the missing capture" "^captures missing: b$" "$plan"
+check_match "and the workloads to reconstruct again" "^  b\+c +to do: reconstruct$" "$plan"
+check_match "and the ones that stay" "^  a\+c +reconstructed$" "$plan"
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "a changed binary redoes its capture, its 3 runs and the report" \
-	"33 1 3 1" "$(stages log) $(tail -n 11 log | grep -c '^capture b') \
-$(tail -n 11 log | grep -c '^replay') $(tail -n 11 log | grep -c '^report')"
-check_eq "the runs redone are the ones with b" "b.single a+b.cuda b+c.cuda" \
-	"$(tail -n 11 log | sed -n 's/^replay //p' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "a changed binary redoes its capture, its 3 workloads' builds, their 5 runs and the report" \
+	"43 1 3 5 5 1" "$(stages log) $(tail -n 15 log | grep -c '^capture b') \
+$(tail -n 15 log | grep -c '^reconstruct') $(tail -n 15 log | grep -c '^replay') \
+$(tail -n 15 log | grep -c '^analyze') $(tail -n 15 log | grep -c '^report')"
+check_eq "the builds redone are the ones with b" "b a+b b+c" \
+	"$(tail -n 15 log | sed -n 's/^reconstruct //p' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the runs redone are the ones with b" "b.single a+b.cuda a+b.nss b+c.cuda b+c.nss" \
+	"$(tail -n 15 log | sed -n 's/^replay //p' | tr '\n' ' ' | sed 's/ $//')"
 sed -i 's|progs/c -s 1|progs/c -s 2|' study.yaml
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "a changed command line redoes that program's capture and runs" \
-	"44 capture c" "$(stages log) $(tail -n 11 log | head -n 1)"
+check_eq "a changed command line redoes that program's capture, builds and runs" \
+	"58 capture c" "$(stages log) $(tail -n 15 log | head -n 1)"
 sed -i 's|min_replays: 3|min_replays: 4|' study.yaml
 "$GPUMIX" run study.yaml >/dev/null 2>&1
 check_eq "new replay parameters redo replays, analyses and report only" \
-	"57 0 0 6 6 1" "$(stages log) $(tail -n 13 log | grep -c '^capture') \
-$(tail -n 13 log | grep -c '^reconstruct') $(tail -n 13 log | grep -c '^replay') \
-$(tail -n 13 log | grep -c '^analyze') $(tail -n 13 log | grep -c '^report')"
+	"77 0 0 9 9 1" "$(stages log) $(tail -n 19 log | grep -c '^capture') \
+$(tail -n 19 log | grep -c '^reconstruct') $(tail -n 19 log | grep -c '^replay') \
+$(tail -n 19 log | grep -c '^analyze') $(tail -n 19 log | grep -c '^report')"
+sed -i 's|min_replays: 4|min_replays: 4, timeslice: 500us|' study.yaml
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a new timeslice redoes only the runs of the variant that takes it" \
+	"84 replay:a+b.nss analyze:a+b.nss replay:a+c.nss analyze:a+c.nss replay:b+c.nss analyze:b+c.nss report:report" \
+	"$(stages log) $(last 7)"
+check_eq "  and reaches its replays" \
+	"replay b+c.nss: --variant nss --timeslice-us 500 --copy-chunk 4194304 --completion event" \
+	"$(grep '^replay b+c\.nss:' args | tail -n 1)"
+sed -i 's|timeslice: 500us|timeslice: 500us, completion: poll, copy_chunk: 64KiB|' study.yaml
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "completion and copy_chunk redo the nss runs only" "91 3 0" \
+	"$(stages log) $(tail -n 7 log | grep -c '^replay .*\.nss$') \
+$(tail -n 7 log | grep -c '^replay .*\.\(cuda\|single\)$')"
+check_eq "  and reach their replays" \
+	"replay a+b.nss: --variant nss --timeslice-us 500 --copy-chunk 65536 --completion poll" \
+	"$(grep '^replay a+b\.nss:' args | tail -n 1)"
 rm -rf results/t/results.db
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "a deleted database is loaded again, run by run" "64 6" \
-	"$(stages log) $(tail -n 7 log | grep -c '^analyze')"
-rm -rf results/t/bundles
+check_eq "a deleted database is loaded again, run by run" "101 9" \
+	"$(stages log) $(tail -n 10 log | grep -c '^analyze')"
+rm -rf results/t/bundles results/t/builds
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "deleted bundles are not needed when the runs are done" 64 "$(stages log)"
+check_eq "deleted bundles and builds are not needed when the runs are done" 101 "$(stages log)"
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run says the builds are not needed" "^  a\+b +not needed$" "$plan"
+unset FAKE_ARGS
 cd "$tmp" || exit 1
 
 # ---- failures are recorded and the study goes on ----
@@ -134,18 +199,43 @@ check_match "runs without it are done" '^- runs: 6: 3 ok, 0 failed, 0 hung, 3 sk
 cd "$tmp" || exit 1
 
 d=$tmp/s4
-make_study "$d"
+make_study "$d" "a b c" "" "single, cuda, nss"
+export FAKE_LOG=$d/log
 cd "$d" || exit 1
-out=$(FAKE_FAIL="reconstruct:a+b.cuda analyze:c.single" "$GPUMIX" run study.yaml 2>/dev/null)
-check_match "a failed reconstruct fails its run" \
-	"^- a\+b\.cuda: failed: reconstruct failed: exited with status 1: fake reconstruct failure of 'a\+b\.cuda' \(log: results/t/logs/reconstruct-a\+b\.cuda\.log\)$" "$out"
+out=$(FAKE_FAIL="reconstruct:a+b analyze:c.single" "$GPUMIX" run study.yaml 2>err)
+check_eq "a failed reconstruct is tried once for its workload" 1 \
+	"$(stages log '^reconstruct a+b$')"
+check_match "a failed reconstruct fails every run of its workload (cuda)" \
+	"^- a\+b\.cuda: failed: reconstruct failed: exited with status 1: fake reconstruct failure of 'a\+b' \(log: results/t/logs/reconstruct-a\+b\.log\)$" "$out"
+check_match "  (nss)" \
+	"^- a\+b\.nss: failed: reconstruct failed: exited with status 1: fake reconstruct failure of 'a\+b' \(log: results/t/logs/reconstruct-a\+b\.log\)$" "$out"
+check_eq "  none of them is replayed" 0 "$(stages log '^replay a+b\.')"
+check_match "the other workloads go on" '^- runs: 9: 6 ok, 3 failed, 0 hung, 0 skipped' "$out"
+check_match "progress counts both failed runs at once" \
+	'^\[runs 5/9, stage 14/24\] a\+c: reconstruct ' "$(cat err)"
 check_match "a failed analyze fails its run" \
 	"^- c\.single: failed: analyze failed: exited with status 1: fake analyze failure of 'c\.single'" "$out"
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "the dry run shows the failed build" \
+	"^  a\+b +failed: exited with status 1: fake reconstruct failure of 'a\+b'$" "$plan"
+check_match "  and its runs, kept as recorded" \
+	"^  a\+b\.nss +failed: reconstruct failed: exited with status 1: " "$plan"
+check_match "  and counts them" "^note: 3 failed or hung runs are kept as recorded" "$plan"
+n=$(stages log)
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "the next invocation does not retry it" "$n" "$(stages log)"
+plan=$("$GPUMIX" run --retry-failed --dry-run study.yaml)
+check_match "--retry-failed plans one reconstruct for the two replays" \
+	"^to do: 0 captures, 1 reconstructs, 2 replays, 3 analyses, 1 report$" "$plan"
 out=$(FAKE_FAIL="report:report" "$GPUMIX" run --retry-failed study.yaml 2>/dev/null)
 check_eq "a failed report exits 1" 1 $?
+check_eq "--retry-failed reconstructs the workload once and replays each run" \
+	"analyze:c.single reconstruct:a+b replay:a+b.cuda analyze:a+b.cuda replay:a+b.nss analyze:a+b.nss report:report" \
+	"$(tail -n 7 log | sed 's/ /:/' | tr '\n' ' ' | sed 's/ $//')"
 check_match "the summary says why" "^- report: failed: exited with status 1: fake report failure of 'report'$" "$out"
 "$GPUMIX" run --retry-failed study.yaml >/dev/null 2>&1
 check_eq "once the report works the study succeeds" 0 $?
+unset FAKE_LOG
 cd "$tmp" || exit 1
 
 d=$tmp/s5
@@ -171,7 +261,7 @@ cd "$d" || exit 1
 check_eq "-o puts the outputs elsewhere" 0 $?
 check "  (the summary is there)" test -s "$tmp/elsewhere/summary.md"
 check_eq "a nondeterministic program is named to reconstruct" "b" \
-	"$(sed -n 's/^nondeterministic = //p' "$tmp/elsewhere/builds/a+b.cuda/manifest")"
+	"$(sed -n 's/^nondeterministic = //p' "$tmp/elsewhere/builds/a+b/manifest")"
 check_eq "cwd is where the program is captured" "$d/work" \
 	"$(sed -n 's/^cwd = //p' "$tmp/elsewhere/bundles/a/manifest")"
 cd "$tmp" || exit 1

@@ -3,7 +3,8 @@
 # gpumix run: the YAML corpus. Every bad study file gives exactly the error
 # in its .err file (FILE:LINE:COLUMN: message) and exit status 1, before
 # anything runs; every good one prints exactly the plan in its .plan file
-# with --dry-run. Usage errors exit 2.
+# with --dry-run; every warn one is valid and gives exactly the warnings
+# in its .warn file. Usage errors exit 2.
 . "$GPUMIX_TOP/tests/lib.sh"
 scratch_dir >/dev/null # not $(...): its EXIT trap would fire in the subshell
 out=$_scratch
@@ -26,6 +27,14 @@ for y in "$data"/good/*.yaml; do
 	check_eq "good/$name: dry run exits 0 and is silent on stderr" "0:" "$rc:$(cat "$out/err")"
 done
 check "a dry run writes nothing" test ! -e "$out/o"
+
+for y in "$data"/warn/*.yaml; do
+	name=$(basename "$y" .yaml)
+	got=$("$GPUMIX" run --dry-run -o "$out/o" "$y" 2>&1 >/dev/null)
+	rc=$?
+	check_eq "warn/$name: exact warnings and exit 0" \
+		"$(cat "$data/warn/$name.warn") (exit 0)" "$got (exit $rc)"
+done
 
 got=$("$GPUMIX" run --dry-run "$out/missing.yaml" 2>&1)
 check_eq "a missing study file" \

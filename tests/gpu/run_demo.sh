@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # GPU: the demo study end to end with the real stage commands (what `make
 # demo` runs): gpumix run workloads/demo.yaml captures mm, spmv and
-# stencil, runs their 3 single baselines and 3 pairs under cuda, loads
-# every run into the database and writes the report; a second invocation
-# has nothing left to do. Outputs go to a scratch directory; set
+# stencil, reconstructs each of the 6 workloads once, runs their 3 single
+# baselines and 3 pairs under cuda and nss, loads every run into the
+# database and writes the report; a second invocation has nothing left to
+# do. Outputs go to a scratch directory; set
 # GPUMIX_DEMO_OUT=DIR to keep them.
 . "$GPUMIX_TOP/tests/lib.sh"
 require_gpu
@@ -29,12 +30,15 @@ if [ $rc -ne 0 ]; then
 	done
 fi
 check_eq "gpumix run workloads/demo.yaml succeeds" 0 $rc
-check_match "all 6 runs are ok" '^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
+check_match "all 9 runs are ok" '^- runs: 9: 9 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
 	"$(cat "$_scratch/stdout")"
 check "the summary file exists" test -s "$out/summary.md"
 check "the database exists" test -s "$out/results.db"
 check "the report directory exists and is not empty" test -n "$(ls -A "$out/report" 2>/dev/null)"
-for r in mm.single spmv.single stencil.single mm+spmv.cuda mm+stencil.cuda spmv+stencil.cuda; do
+check_eq "one build per workload" "mm mm+spmv mm+stencil spmv spmv+stencil stencil" \
+	"$(ls "$out/builds" | tr '\n' ' ' | sed 's/ $//')"
+for r in mm.single spmv.single stencil.single mm+spmv.cuda mm+stencil.cuda \
+	 spmv+stencil.cuda mm+spmv.nss mm+stencil.nss spmv+stencil.nss; do
 	check_eq "run $r has status ok" "ok" \
 		"$(sed -n 's/^status = //p' "$out/runs/$r/manifest" 2>/dev/null)"
 done

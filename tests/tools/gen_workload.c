@@ -34,6 +34,7 @@
 #include "reconstruct/model.h"
 #include "reconstruct/recon_dir.h"
 #include "strbuf.h"
+#include "variant.h"
 
 #define N_ELEMS (1u << 16)
 #define BYTES ((uint64_t)N_ELEMS * 4)
@@ -369,7 +370,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, "cuda", NULL, 2, 1000000, 0, 0, 0, 0 };
+	struct opts o = { NULL, NULL, NULL, NULL, 2, 1000000, 0, 0, 0, 0 };
 	struct model *m;
 	struct strbuf report = STRBUF_INIT;
 	struct timespec t0, t1, t2;
@@ -404,6 +405,17 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.out || !o.fatbin) {
+		return usage();
+	}
+	if (!o.variant) {
+		/* What gpumix reconstruct writes without --variant. */
+		o.variant = gm_variant_with(GM_VARIANT_REFERENCE)->name;
+	}
+	const struct gm_variant *v = gm_variant_find(o.variant);
+	if (!v || !v->implemented) {
+		fprintf(stderr, "gen-workload: '%s' is not an implemented "
+			"variant (%s)\n", o.variant,
+			gm_variant_implemented_list());
 		return usage();
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "strbuf.h"
 #include "test.h"
+#include "variant.h"
 
 #define GOOD "tests/data/bundles/good"
 #define UNSUP "tests/data/bundles/unsupported"
@@ -36,10 +37,20 @@ static void names(void)
 		CHECK_STR(n, cases[i].want, cases[i].bundle);
 		free(n);
 	}
-	CHECK(recon_variant_ok("single") && recon_variant_ok("cuda"),
-	      "single and cuda are reconstructed");
-	CHECK(!recon_variant_ok("nss") && !recon_variant_ok(NULL),
-	      "nss is not (yet)");
+	for (size_t i = 0; gm_variant_at(i); i++) {
+		const struct gm_variant *v = gm_variant_at(i);
+		CHECK_INT(recon_variant_check(v->name), v->implemented ? 0 : -1,
+			  "every implemented variant of the table can be the "
+			  "default, no other");
+		gm_error_clear();
+	}
+	CHECK_STR(recon_default_variant(), "cuda", "the default is cuda");
+	CHECK_INT(recon_variant_check("nosuch"), -1, "an unknown name is not");
+	CHECK_STR(gm_error_message(), "unknown variant 'nosuch' (variants: "
+		  "single, cuda, nss)", "  its error names the implemented ones");
+	gm_error_clear();
+	CHECK_INT(recon_variant_check(NULL), -1, "nor is no name");
+	gm_error_clear();
 }
 
 static int stop_at;
@@ -136,8 +147,8 @@ static void bad(void)
 	gm_error_clear();
 	o.variant = "elastic";
 	CHECK_INT(recon_build(&m, unsup, 1, &o, &rep, &st), -1, "bad variant");
-	CHECK_STR(gm_error_message(), "variant 'elastic' cannot be "
-		  "reconstructed (single, cuda)", "its error");
+	CHECK_STR(gm_error_message(), "variant 'elastic' is not implemented "
+		  "yet (implemented: single, cuda, nss)", "its error");
 	gm_error_clear();
 
 	o.variant = "single";

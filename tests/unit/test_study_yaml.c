@@ -93,13 +93,17 @@ static void test_full(void)
 	CHECK_INT(s.specs[2].size, 2, "  of size 2");
 	CHECK_INT(s.specs[2].set.nr, 3, "  of three programs");
 	CHECK_INT(s.specs[2].nr_exclude, 1, "  with one exclusion");
-	CHECK_INT(s.nr_variants, 2, "two variants");
+	CHECK_INT(s.nr_variants, 3, "three variants");
 	CHECK_STR(s.variants[1]->name, "cuda", "  in the order given");
+	CHECK(s.variants[2] == gm_variant_find("nss"),
+	      "  rows of the variant table");
 	CHECK_INT(s.baseline, STUDY_BASELINE_WORKLOAD, "baseline: workload");
 	CHECK_INT(s.min_replays, 3, "min_replays");
 	CHECK_NEAR(s.watchdog_s, 120, 1e-9, "watchdog 2min");
 	CHECK_NEAR(s.timeslice_s, 500e-6, 1e-12, "timeslice 500us");
 	CHECK_INT(s.copy_chunk, 8u << 20, "copy_chunk 8MiB");
+	CHECK_INT(s.completion, GM_COMPLETION_POLL, "completion poll");
+	CHECK_INT(s.nr_warnings, 0, "  no warning: nss takes every knob set");
 	CHECK_NEAR(s.stage_timeout_s, 1800, 1e-9, "stage_timeout 30min");
 	want = at_top("results/full/full.db");
 	CHECK_STR(s.paths.database, want, "paths.database");
@@ -124,13 +128,17 @@ static void test_defaults(void)
 	}
 	CHECK_STR(s.name, "minimal", "the study is named after its file");
 	CHECK_INT(s.nr_variants, 2, "default variants: single and cuda");
-	CHECK_STR(s.variants[0]->name, "single", "  single first");
+	CHECK(s.variants[0]->flags & GM_VARIANT_ALONE,
+	      "  the alone-time baseline first (single)");
+	CHECK(s.variants[1]->flags & GM_VARIANT_REFERENCE,
+	      "  then the comparison baseline (cuda)");
 	CHECK_INT(s.nr_policies, 0, "no policies without a policy variant");
 	CHECK_INT(s.baseline, STUDY_BASELINE_PROGRAM, "default baseline: program");
 	CHECK_INT(s.min_replays, 7, "default min_replays 7");
 	CHECK_NEAR(s.watchdog_s, 60, 1e-9, "default watchdog 60 s");
 	CHECK_NEAR(s.timeslice_s, 1e-3, 1e-12, "default timeslice 1 ms");
 	CHECK_INT(s.copy_chunk, 4u << 20, "default copy chunk 4 MiB");
+	CHECK_INT(s.completion, GM_COMPLETION_EVENT, "default completion event");
 	CHECK_NEAR(s.stage_timeout_s, 3600, 1e-9, "default stage timeout 1 h");
 	CHECK_INT(s.programs[0].deterministic, 1, "programs are deterministic by default");
 	want = at_top("results/minimal");
@@ -196,10 +204,11 @@ static void test_commands(void)
 		  "integer, not 'true'", "an integer field rejects a boolean");
 	study_release(&s);
 	e = load_error("programs:\n  - {name: a, command: x}\n"
-		       "workloads: [[a]]\nvariants: [single, elastic, nss]\n", &s);
-	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'elastic', 'nss' "
-		  "are not supported yet (supported now: single, cuda)",
-		  "unsupported variants are named together");
+		       "workloads: [[a]]\nvariants: [single, elastic, nss, mps]\n",
+		       &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'elastic', 'mps' "
+		  "are not supported yet (supported now: single, cuda, nss)",
+		  "unimplemented variants are named together");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
 	CHECK(strstr(e, "tests/data/study/mem.yaml:2:1: ") == e,
@@ -267,6 +276,73 @@ static void test_units(void)
 	CHECK(parse_size("1.5B", &b) == -1, "half bytes are refused");
 }
 
+/*
+ * The knobs of the variant table (common/variant.h): every knob with a
+ * study key is accepted under 'replay:' and reaches gpumix replay as an
+ * argument; the others have no study value. A knob set that no listed
+ * variant takes is a warning with its position, not an error.
+ */
+static void test_knobs(void)
+{
+	struct study s;
+	char buf[64];
+	const char *e;
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, nss]\n", &s);
+	CHECK_STR(e, "", "a study with nss loads");
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		int ret = study_knob_arg(&s, k, buf, sizeof(buf));
+		if (k->study_key) {
+			CHECK_INT(ret, 0, "a knob with a study key has a value");
+		} else {
+			CHECK_INT(ret, -1, "a knob without one has none");
+		}
+	}
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_TIMESLICE), buf,
+			      sizeof(buf)) && !strcmp(buf, "1000"),
+	      "default timeslice: --timeslice-us 1000");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_COPY_CHUNK), buf,
+			      sizeof(buf)) && !strcmp(buf, "4194304"),
+	      "default copy chunk: --copy-chunk 4194304");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_COMPLETION), buf,
+			      sizeof(buf)) && !strcmp(buf, "event"),
+	      "default completion: --completion event");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [nss]\n"
+		       "replay: {timeslice: 1.5us, copy_chunk: 64KiB}\n", &s);
+	CHECK_STR(e, "", "timeslice and copy_chunk load");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_TIMESLICE), buf,
+			      sizeof(buf)) && !strcmp(buf, "1.5"),
+	      "a fraction of a microsecond is kept: --timeslice-us 1.5");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_COPY_CHUNK), buf,
+			      sizeof(buf)) && !strcmp(buf, "65536"),
+	      "copy_chunk in bytes: --copy-chunk 65536");
+	CHECK_INT(s.nr_warnings, 0, "  no warning: nss takes both");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, cuda]\n"
+		       "replay: {completion: poll}\n", &s);
+	CHECK_STR(e, "", "a knob no listed variant takes is valid");
+	CHECK_INT(s.nr_warnings, 1, "  with one warning");
+	CHECK_STR(s.nr_warnings ? s.warnings[0] : "",
+		  "tests/data/study/mem.yaml:5:22: 'completion' has no effect: "
+		  "no listed variant takes it (it applies to: nss)",
+		  "  naming its position and the variants that take it");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nreplay: {completion: pol}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:22: 'completion' must be "
+		  "'event' or 'poll', not 'pol' (did you mean 'poll'?)",
+		  "a completion typo is an error with a suggestion");
+	study_release(&s);
+}
+
 static void test_closest(void)
 {
 	static const char *const names[] = { "programs", "paths", "policies",
@@ -287,6 +363,7 @@ int main(void)
 	test_defaults();
 	test_commands();
 	test_units();
+	test_knobs();
 	test_closest();
 	free(top);
 	return test_done();

@@ -5,15 +5,16 @@
 # gpumix (tests/data/study/fake-gpumix), with one program binary each so a
 # test can change one of them.
 #
-#   make_study DIR [PROGRAMS] [EXTRA YAML]  write DIR/study.yaml: every
-#       pair of PROGRAMS (default "a b c"), variants single and cuda
+#   make_study DIR [PROGRAMS] [EXTRA YAML] [VARIANTS]  write DIR/study.yaml:
+#       every pair of PROGRAMS (default "a b c") under VARIANTS (default
+#       "single, cuda")
 #   stages FILE [PATTERN]  number of lines of the fake log (matching)
 export GPUMIX_STUDY_EXEC=$GPUMIX_TOP/tests/data/study/fake-gpumix
-unset FAKE_LOG FAKE_MARK FAKE_FAIL FAKE_HUNG FAKE_CRASH FAKE_SLEEP \
+unset FAKE_LOG FAKE_ARGS FAKE_MARK FAKE_FAIL FAKE_HUNG FAKE_CRASH FAKE_SLEEP \
 	GPUMIX_STUDY_KILL_AT
 
 make_study() {
-	local dir=$1 progs=${2:-a b c} extra=${3:-} p
+	local dir=$1 progs=${2:-a b c} extra=${3:-} variants=${4:-single, cuda} p
 	mkdir -p "$dir/progs"
 	{
 		echo "study: t"
@@ -25,7 +26,7 @@ make_study() {
 		done
 		echo "workloads:"
 		echo "  - combinations: {size: 2}"
-		echo "variants: [single, cuda]"
+		echo "variants: [$variants]"
 		echo "replay: {min_replays: 3}"
 		printf '%s' "$extra"
 	} >"$dir/study.yaml"
