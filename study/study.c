@@ -246,7 +246,9 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	}
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
-		/* No study key: 'policies' and the plan set the policy. */
+	case GM_KNOB_PROFILE:
+		/* No study key: 'policies' and the plan set the policy, the
+		 * study makes the profile. */
 		ret = yaml_doc_error(l->d, v, "%s cannot be set in a study",
 				     what);
 		break;
@@ -1090,6 +1092,7 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		return 0;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
+	case GM_KNOB_PROFILE:
 		break;
 	}
 	return -1;
