@@ -8,7 +8,8 @@ MOCK_LIBS := $(MOCK_DIR)/libcuda.so.1 $(MOCK_DIR)/libcupti.so.13
 CHECK_DEPS += $(MOCK_LIBS)
 EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
 
-$(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o
+$(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o \
+		$(B)/pic/tests/mock/mock_device.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
