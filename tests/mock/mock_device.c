@@ -39,6 +39,7 @@ pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
 #define EVENT_MAGIC 0xe7e47u
 #define LEGACY_STREAM_ID 7u
 #define DEFAULT_LATENCY_US 200u
+#define STARVED_NS 100000000ull		/* 0.1 s */
 
 struct mock_dep {
 	struct mstream *s;
@@ -187,11 +188,13 @@ static int deps_met(const struct mock_cmd *c)
  * Sleeping until the oldest waiting head is twice the latency old (it
  * became runnable after one latency) lets the commands a host queued in
  * a burst all become runnable together, so that the order knob decides
- * between them rather than the moment each call happened to return.
+ * between them rather than the moment each call happened to return. A
+ * head that has been runnable for STARVED_NS goes first whatever the
+ * order, so that lifo cannot starve a stream while others keep busy.
  */
 static struct mock_cmd *pick(uint64_t now, uint64_t *wake)
 {
-	struct mock_cmd *best = NULL;
+	struct mock_cmd *best = NULL, *oldest = NULL;
 	uint64_t nr = 0;
 
 	*wake = 0;
@@ -209,6 +212,9 @@ static struct mock_cmd *pick(uint64_t now, uint64_t *wake)
 			continue;
 		}
 		nr++;
+		if (!oldest || h->order < oldest->order) {
+			oldest = h;
+		}
 		switch (dev.order) {
 		case ORDER_LIFO:
 			if (!best || h->order > best->order) {
@@ -227,6 +233,9 @@ static struct mock_cmd *pick(uint64_t now, uint64_t *wake)
 			}
 			break;
 		}
+	}
+	if (oldest && now - oldest->enq_ns > dev.latency_ns + STARVED_NS) {
+		return oldest;
 	}
 	return best;
 }
