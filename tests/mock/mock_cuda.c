@@ -308,7 +308,7 @@ static int page_locked(const void *p, size_t n)
 	return ok;
 }
 
-/* ---- kernels of tests/gpu/replay_kernels.cu (run on the device thread) ---- */
+/* ---- kernels of tests/gpu/replay_kernels.cu, run by the device thread ---- */
 
 static void k_scale(struct mlib *lib, uint64_t first, uint64_t end,
 		    void **args)
