@@ -68,8 +68,10 @@ secs=$(($(date +%s) - start))
 check_eq "a hung replay is stopped: exit 1" 1 "$rc"
 check "within a few seconds ($secs s)" test "$secs" -le 10
 check_eq "status hung" hung "$(field "$tmp/runhang/manifest" status)"
+# The launch returns at once (the mock driver is asynchronous, as CUDA
+# is): the thread hangs in the synchronization after it.
 check_match "naming the program, operation, event and kernel" \
-	"program 'spin' made no progress .* operation 2 \(kernel launch, trace event 4\); last kernel launched: '_Z4spinPVj'" \
+	"program 'spin' made no progress .* operation 3 \(context synchronize, trace event 5\); last kernel launched: '_Z4spinPVj' \(operation 2, trace event 4\)" \
 	"$(field "$tmp/runhang/manifest" failure)"
 check_match "the activity log is complete" '^END	[0-9]+$' "$(tail -1 "$tmp/runhang/activity.tsv")"
 check_match "gpumix reports the hang" "hung" "$out"

@@ -8,7 +8,8 @@ MOCK_LIBS := $(MOCK_DIR)/libcuda.so.1 $(MOCK_DIR)/libcupti.so.13
 CHECK_DEPS += $(MOCK_LIBS)
 EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
 
-$(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o
+$(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o \
+		$(B)/pic/tests/mock/mock_device.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
@@ -18,3 +19,12 @@ $(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda
 	$(Q)$(CC) -shared -Wl,-soname,libcupti.so.13 \
 		-Wl,--version-script=tests/mock/cupti.map -o $@ \
 		$(B)/pic/tests/mock/mock_cupti.o -L$(MOCK_DIR) -l:libcuda.so.1
+
+# The mock's own unit test, linked against the mock driver it tests.
+MOCK_TEST := $(MOCK_DIR)/test_mock_cuda
+UNIT_TESTS += $(MOCK_TEST)
+
+$(MOCK_TEST): $(B)/tests/mock/test_mock_cuda.o $(MOCK_DIR)/libcuda.so.1
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(MOCK_DIR) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread

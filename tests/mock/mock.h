@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the mock CUDA driver (mock_cuda.c, libcuda.so.1) exports to the
- * mock CUPTI (mock_cupti.c, libcupti.so.13): the activity records it
- * produced and the knobs CUPTI turns.
+ * What the mock CUDA driver (mock_cuda.c and mock_device.c, libcuda.so.1)
+ * exports to the mock CUPTI (mock_cupti.c, libcupti.so.13) and to its own
+ * unit test: the activity records it produced, the knobs CUPTI turns and
+ * the clock of the records.
  */
 #ifndef GM_MOCK_H
 #define GM_MOCK_H

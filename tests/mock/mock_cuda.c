@@ -1,23 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A mock CUDA driver (libcuda.so.1) for CPU-only tests of the replay
- * runtime: just the driver calls libgpumix-replay makes, executed at once
- * on the host. Device memory is host memory; every copy, memset and
- * texture checks that its device range lies inside a live allocation or
- * global (so a relocation bug is an error, not silent corruption); the
- * kernels of tests/gpu/replay_kernels.cu are implemented in C and found
- * by mangled name. It also produces CUPTI-like activity records, which the
- * mock CUPTI (mock_cupti.c) hands to the profiler.
+ * runtime: just the driver calls libgpumix-replay makes, with CUDA's
+ * stream semantics on the host. Device memory is host memory; every copy,
+ * memset and texture checks at the call that its device range lies inside
+ * a live allocation, a library global or host-mapped memory (so a
+ * relocation bug is an error, not silent corruption); the kernels of
+ * tests/gpu/replay_kernels.cu are implemented in C, found by mangled name,
+ * and check their ranges when they run. It also produces CUPTI-like
+ * activity records, which the mock CUPTI (mock_cupti.c) hands to the
+ * profiler: API records at the call, copy, memset and kernel records with
+ * the times their work ran on the device thread.
+ *
+ * Asynchrony (mock_device.c): copies, memsets, kernel launches, event
+ * records and stream waits are queued on their stream and run later, one
+ * at a time, by a device thread, so that a missing dependency gives wrong
+ * results rather than passing by luck. As CUDA does, a launch copies its
+ * parameter values at the call; a host-to-device copy from pageable
+ * memory stages its source at the call, one from page-locked memory
+ * (cuMemHostAlloc) reads it when it runs; a device-to-host copy writes its
+ * destination when it runs. (CUDA returns from a device-to-host copy into
+ * pageable memory only once it is done; the mock does not, so a result
+ * read without synchronizing is stale whatever the memory.)
+ * cuStreamSynchronize, cuEventSynchronize, cuCtxSynchronize, cuMemFree and
+ * cuMemFreeHost block until the work they wait for has run; cuEventQuery
+ * and cuStreamQuery say CUDA_ERROR_NOT_READY until then.
  *
  * Elastic kernels (gpumix replay --elastic): the runtime passes one more
  * kernelParams entry, the struct gm_elastic_args (common/elastic_abi.h),
  * after a kernel's own parameters, and NULL there otherwise (its
- * kernelParams arrays end with a NULL). The mock then runs the logical
- * threads of the blocks [offset, offset + limit) of the logical grid, as
- * the transformed kernel does whatever the physical grid, so a wrong or
- * missing range fails the replay's result verification.
+ * kernelParams arrays end with a NULL); with a parameter buffer
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER) it follows the parameters, 8-byte
+ * aligned. The mock then runs the logical threads of the blocks [offset,
+ * offset + limit) of the logical grid, as the transformed kernel does
+ * whatever the physical grid, so a wrong or missing range fails the
+ * replay's result verification. With done_flag set, each physical block
+ * then adds one to *done_count and the one that reaches the number of
+ * physical blocks resets it to 0 and sets *done_flag to 1 (release
+ * ordering), as the transformed kernel's completion notification does
+ * (reconstruct/ptx_elastic.c): a count that was not 0 before the launch
+ * leaves the flag unset, as on a GPU.
  *
- * Knobs: MOCK_CUDA_FAIL=<function> makes that call fail.
+ * Knobs (environment):
+ *   MOCK_CUDA_FAIL=<function>   that call fails (CUDA_ERROR_UNKNOWN).
+ *   MOCK_CUDA_LATENCY_US=N      a queued command runs no sooner than N
+ *                               microseconds after its call (default
+ *                               200), unless a host thread is blocked
+ *                               waiting for it or for work that depends
+ *                               on it; 0 runs work as soon as it can.
+ *   MOCK_CUDA_ORDER=lifo|fifo|random
+ *                               among the streams whose first command may
+ *                               run, the device thread takes the most
+ *                               recently queued (lifo, the default), the
+ *                               oldest (fifo) or any (random).
+ *   MOCK_CUDA_SEED=N            seed of the random order (default 1).
+ * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -31,9 +68,9 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include "elastic_abi.h"
 #include "mock.h"
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#include "mock_int.h"
 
 /* ---- activity records ---- */
 
@@ -65,7 +102,7 @@ void mock_enable_latency(int on)
 	act.latency = on;
 }
 
-/* Caller holds the lock. */
+/* Caller holds mock_lock. */
 static void add_record(const void *rec, size_t size)
 {
 	size_t need = (size + 7) & ~(size_t)7;
@@ -73,6 +110,10 @@ static void add_record(const void *rec, size_t size)
 	if (act.len + need > act.alloc) {
 		act.alloc = (act.len + need) * 2;
 		act.buf = realloc(act.buf, act.alloc);
+		if (!act.buf) {
+			fprintf(stderr, "mock cuda: out of memory\n");
+			abort();
+		}
 	}
 	memset(act.buf + act.len, 0, need);
 	memcpy(act.buf + act.len, rec, size);
@@ -83,7 +124,7 @@ size_t mock_take_records(uint8_t *out, size_t room)
 {
 	size_t n = 0;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
 	/* whole records only */
 	while (n < act.len) {
 		CUpti_ActivityKind k = ((CUpti_Activity *)(act.buf + n))->kind;
@@ -96,7 +137,7 @@ size_t mock_take_records(uint8_t *out, size_t room)
 	memcpy(out, act.buf, n);
 	memmove(act.buf, act.buf + n, act.len - n);
 	act.len -= n;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	return n;
 }
 
@@ -104,9 +145,9 @@ size_t mock_pending_records(void)
 {
 	size_t n;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
 	n = act.len;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	return n;
 }
 
@@ -127,11 +168,14 @@ size_t mock_record_size(int kind)
 	return 8;
 }
 
+/* The API record of a call that began at @start; its correlation id. */
 static uint32_t api_record(uint32_t cbid, uint64_t start)
 {
 	CUpti_ActivityAPI a;
-	uint32_t corr = ++act.corr;
+	uint32_t corr;
 
+	pthread_mutex_lock(&mock_lock);
+	corr = ++act.corr;
 	if (act.kinds[CUPTI_ACTIVITY_KIND_DRIVER]) {
 		memset(&a, 0, sizeof(a));
 		a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
@@ -143,14 +187,14 @@ static uint32_t api_record(uint32_t cbid, uint64_t start)
 		a.correlationId = corr;
 		add_record(&a, sizeof(a));
 	}
+	pthread_mutex_unlock(&mock_lock);
 	return corr;
 }
 
 /* ---- objects ---- */
 
-struct mstream {
-	uint32_t id;
-};
+#define MAX_PARAMS 4
+#define MAX_PARAM_BYTES 64
 
 struct mlib {
 	uint32_t magic;
@@ -163,10 +207,16 @@ struct mlib {
 typedef void (*kernel_fn)(struct mlib *lib, uint64_t first, uint64_t end,
 			  void **args);
 
-struct mkernel {
+/* A kernel of tests/gpu/replay_kernels.cu and its parameter layout. */
+struct kdesc {
 	const char *name;
 	kernel_fn fn;
 	unsigned nr_params;
+	uint32_t offset[MAX_PARAMS], size[MAX_PARAMS];
+};
+
+struct mkernel {
+	const struct kdesc *d;
 	struct mlib *lib;
 };
 
@@ -177,7 +227,17 @@ struct alloc {
 
 static struct alloc allocs[4096];
 static int nr_allocs;
-static uint32_t next_stream = 100;
+
+/* cuMemHostAlloc memory: page-locked, and device memory too with
+ * CU_MEMHOSTALLOC_DEVICEMAP. */
+struct host_alloc {
+	uintptr_t start;
+	size_t size;
+	unsigned flags;
+};
+
+static struct host_alloc host_allocs[1024];
+static int nr_host_allocs;
 
 struct mtex {
 	uintptr_t base;
@@ -203,25 +263,30 @@ static int failing(const char *fn)
 static struct mlib *libs[64];
 static int nr_libs;
 
-/* Is [p, p + n) inside one live allocation or library global? */
+static int inside(uintptr_t p, size_t n, uintptr_t start, size_t size)
+{
+	return p >= start && n <= size && p - start <= size - n;
+}
+
+/* Is [p, p + n) inside one live allocation, library global or
+ * host-mapped allocation? */
 static int valid(uintptr_t p, size_t n)
 {
 	int ok = 0;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
 	for (int i = 0; i < nr_allocs && !ok; i++) {
-		if (p >= allocs[i].start && n <= allocs[i].size &&
-		    p - allocs[i].start <= allocs[i].size - n) {
-			ok = 1;
-		}
+		ok = inside(p, n, allocs[i].start, allocs[i].size);
 	}
 	for (int i = 0; i < nr_libs && !ok; i++) {
-		uintptr_t g = (uintptr_t)&libs[i]->c_add;
-		if (libs[i]->magic == 0x11b && p >= g && p + n <= g + 4) {
-			ok = 1;
-		}
+		ok = libs[i]->magic == 0x11b &&
+		     inside(p, n, (uintptr_t)&libs[i]->c_add, 4);
 	}
-	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < nr_host_allocs && !ok; i++) {
+		ok = (host_allocs[i].flags & CU_MEMHOSTALLOC_DEVICEMAP) &&
+		     inside(p, n, host_allocs[i].start, host_allocs[i].size);
+	}
+	pthread_mutex_unlock(&mock_lock);
 	if (!ok) {
 		fprintf(stderr, "mock cuda: invalid device range 0x%lx+%zu\n",
 			(unsigned long)p, n);
@@ -229,10 +294,24 @@ static int valid(uintptr_t p, size_t n)
 	return ok;
 }
 
-/* ---- kernels of tests/gpu/replay_kernels.cu ---- */
+/* Is [p, p + n) page-locked host memory (cuMemHostAlloc)? */
+static int page_locked(const void *p, size_t n)
+{
+	int ok = 0;
+
+	pthread_mutex_lock(&mock_lock);
+	for (int i = 0; i < nr_host_allocs && !ok; i++) {
+		ok = inside((uintptr_t)p, n, host_allocs[i].start,
+			    host_allocs[i].size);
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return ok;
+}
+
+/* ---- kernels of tests/gpu/replay_kernels.cu, run by the device thread ---- */
 
 static void k_scale(struct mlib *lib, uint64_t first, uint64_t end,
-                     void **args)
+		    void **args)
 {
 	unsigned *out = *(unsigned **)args[0];
 	const unsigned *in = *(const unsigned **)args[1];
@@ -247,7 +326,7 @@ static void k_scale(struct mlib *lib, uint64_t first, uint64_t end,
 }
 
 static void k_incr(struct mlib *lib, uint64_t first, uint64_t end,
-                    void **args)
+		   void **args)
 {
 	struct {
 		unsigned *p;
@@ -265,29 +344,36 @@ static void k_incr(struct mlib *lib, uint64_t first, uint64_t end,
 }
 
 static void k_tex_copy(struct mlib *lib, uint64_t first, uint64_t end,
-                        void **args)
+		       void **args)
 {
 	unsigned *out = *(unsigned **)args[0];
 	unsigned long long t = *(unsigned long long *)args[1];
 	unsigned n = *(unsigned *)args[2];
+	struct mtex tex = { 0, 0, 0 };
 	const unsigned *base;
 
 	(void)lib;
-	if (t == 0 || t >= 1024 || !texs[t].live) {
+	pthread_mutex_lock(&mock_lock);
+	if (t && t < 1024) {
+		tex = texs[t];
+	}
+	pthread_mutex_unlock(&mock_lock);
+	/* A texture destroyed before its kernel ran is a bug too. */
+	if (!tex.live) {
 		fprintf(stderr, "mock cuda: bad texture object %llu\n", t);
 		abort();
 	}
-	base = (const unsigned *)texs[t].base;
+	base = (const unsigned *)tex.base;
 	if (!valid((uintptr_t)out, n * 4ull)) {
 		abort();
 	}
 	for (uint64_t i = first; i < end && i < n; i++) {
-		out[i] = i * 4 < texs[t].size ? base[i] : 0;
+		out[i] = i * 4 < tex.size ? base[i] : 0;
 	}
 }
 
 static void k_spin(struct mlib *lib, uint64_t first, uint64_t end,
-                    void **args)
+		   void **args)
 {
 	volatile unsigned *flag = *(volatile unsigned **)args[0];
 
@@ -302,25 +388,53 @@ static void k_spin(struct mlib *lib, uint64_t first, uint64_t end,
 	}
 }
 
-static const struct {
-	const char *name;
-	kernel_fn fn;
-	unsigned nr_params;
-} known[] = {
-	{ "_Z5scalePjPKjjj", k_scale, 4 },
-	{ "_Z4incr4span", k_incr, 1 },
-	{ "_Z8tex_copyPjyj", k_tex_copy, 3 },
-	{ "_Z4spinPVj", k_spin, 1 },
+static const struct kdesc known[] = {
+	{ "_Z5scalePjPKjjj", k_scale, 4, { 0, 8, 16, 20 }, { 8, 8, 4, 4 } },
+	{ "_Z4incr4span", k_incr, 1, { 0 }, { 16 } },
+	{ "_Z8tex_copyPjyj", k_tex_copy, 3, { 0, 8, 16 }, { 8, 8, 4 } },
+	{ "_Z4spinPVj", k_spin, 1, { 0 }, { 8 } },
 };
+
+/* Bytes of @d's parameters (their end). */
+static uint32_t params_end(const struct kdesc *d)
+{
+	uint32_t end = 0;
+
+	for (unsigned i = 0; i < d->nr_params; i++) {
+		if (d->offset[i] + d->size[i] > end) {
+			end = d->offset[i] + d->size[i];
+		}
+	}
+	return end;
+}
 
 /* ---- the driver API ---- */
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
-	*pStr = error == CUDA_SUCCESS ? "CUDA_SUCCESS" :
-		error == CUDA_ERROR_NOT_FOUND ? "CUDA_ERROR_NOT_FOUND" :
-		error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" :
-						     "CUDA_ERROR_UNKNOWN";
+	switch (error) {
+	case CUDA_SUCCESS:
+		*pStr = "CUDA_SUCCESS";
+		break;
+	case CUDA_ERROR_NOT_FOUND:
+		*pStr = "CUDA_ERROR_NOT_FOUND";
+		break;
+	case CUDA_ERROR_INVALID_VALUE:
+		*pStr = "CUDA_ERROR_INVALID_VALUE";
+		break;
+	case CUDA_ERROR_INVALID_HANDLE:
+		*pStr = "CUDA_ERROR_INVALID_HANDLE";
+		break;
+	case CUDA_ERROR_NOT_READY:
+		*pStr = "CUDA_ERROR_NOT_READY";
+		break;
+	case CUDA_ERROR_OUT_OF_MEMORY:
+		*pStr = "CUDA_ERROR_OUT_OF_MEMORY";
+		break;
+	default:
+		*pStr = "CUDA_ERROR_UNKNOWN";
+		break;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -337,9 +451,10 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 
 	(void)flags;
 	FAIL_IF("cuInit");
-	pthread_mutex_lock(&lock);
+	if (mock_device_knobs() < 0) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	api_record(1, t);	/* a record on the main thread: unattributed */
-	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
 }
 
@@ -388,6 +503,10 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
 		*pi = 233472;
 		break;
+	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+		*pi = 1;
+		break;
 	default:
 		*pi = 0;
 		break;
@@ -414,21 +533,67 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuCtxSynchronize(void)
-{
-	return CUDA_SUCCESS;
-}
+/* ---- memory ---- */
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 {
-	(void)flags;
-	*pp = malloc(bytesize ? bytesize : 1);
-	return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	void *p;
+
+	pthread_mutex_lock(&mock_lock);
+	if (nr_host_allocs == (int)(sizeof(host_allocs) /
+				    sizeof(host_allocs[0]))) {
+		pthread_mutex_unlock(&mock_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	p = malloc(bytesize ? bytesize : 1);
+	if (p) {
+		host_allocs[nr_host_allocs].start = (uintptr_t)p;
+		host_allocs[nr_host_allocs].size = bytesize;
+		host_allocs[nr_host_allocs].flags = flags;
+		nr_host_allocs++;
+	}
+	pthread_mutex_unlock(&mock_lock);
+	*pp = p;
+	return p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
-	free(p);
+	/* Queued copies may still read or write it. */
+	mock_device_sync();
+	pthread_mutex_lock(&mock_lock);
+	for (int i = 0; i < nr_host_allocs; i++) {
+		if (host_allocs[i].start == (uintptr_t)p) {
+			host_allocs[i] = host_allocs[--nr_host_allocs];
+			pthread_mutex_unlock(&mock_lock);
+			free(p);
+			return CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
+					   unsigned int Flags)
+{
+	int ok = 0;
+
+	if (Flags) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&mock_lock);
+	for (int i = 0; i < nr_host_allocs && !ok; i++) {
+		ok = (host_allocs[i].flags & CU_MEMHOSTALLOC_DEVICEMAP) &&
+		     inside((uintptr_t)p, 1, host_allocs[i].start,
+			    host_allocs[i].size);
+	}
+	pthread_mutex_unlock(&mock_lock);
+	if (!ok) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/* Unified addressing: the device sees it at the same address. */
+	*pdptr = (CUdeviceptr)(uintptr_t)p;
 	return CUDA_SUCCESS;
 }
 
@@ -441,29 +606,38 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	memset(p, 0xa5, bytesize);	/* like uninitialised memory */
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
+	if (nr_allocs == (int)(sizeof(allocs) / sizeof(allocs[0]))) {
+		pthread_mutex_unlock(&mock_lock);
+		free(p);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	allocs[nr_allocs].start = (uintptr_t)p;
 	allocs[nr_allocs].size = bytesize;
 	nr_allocs++;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	*dptr = (CUdeviceptr)(uintptr_t)p;
 	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 {
-	pthread_mutex_lock(&lock);
+	/* As CUDA does: queued work may still use the memory. */
+	mock_device_sync();
+	pthread_mutex_lock(&mock_lock);
 	for (int i = 0; i < nr_allocs; i++) {
 		if (allocs[i].start == dptr) {
 			allocs[i] = allocs[--nr_allocs];
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&mock_lock);
 			free((void *)(uintptr_t)dptr);
 			return CUDA_SUCCESS;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	return CUDA_ERROR_INVALID_VALUE;
 }
+
+/* ---- code ---- */
 
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 				   CUjit_option *jitOptions,
@@ -473,7 +647,7 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 				   void **libraryOptionValues,
 				   unsigned int numLibraryOptions)
 {
-	struct mlib *l = calloc(1, sizeof(*l));
+	struct mlib *l;
 
 	(void)code;
 	(void)jitOptions;
@@ -483,10 +657,19 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 	(void)libraryOptionValues;
 	(void)numLibraryOptions;
 	FAIL_IF("cuLibraryLoadData");
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	l->magic = 0x11b;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
+	if (nr_libs == (int)(sizeof(libs) / sizeof(libs[0]))) {
+		pthread_mutex_unlock(&mock_lock);
+		free(l);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	libs[nr_libs++] = l;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	*library = (CUlibrary)l;
 	return CUDA_SUCCESS;
 }
@@ -495,7 +678,9 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 {
 	struct mlib *l = (struct mlib *)library;
 
-	l->magic = 0;	/* kept: records may name its kernels */
+	pthread_mutex_lock(&mock_lock);
+	l->magic = 0;	/* kept: records and queued launches name its kernels */
+	pthread_mutex_unlock(&mock_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -503,21 +688,27 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 				    const char *name)
 {
 	struct mlib *l = (struct mlib *)library;
+	CUresult r = CUDA_ERROR_NOT_FOUND;
 
 	FAIL_IF("cuLibraryGetKernel");
+	pthread_mutex_lock(&mock_lock);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		if (!strcmp(known[i].name, name) && l->nr_kernels < 8) {
 			struct mkernel *k = calloc(1, sizeof(*k));
-			k->name = known[i].name;
-			k->fn = known[i].fn;
-			k->nr_params = known[i].nr_params;
+			if (!k) {
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+				break;
+			}
+			k->d = &known[i];
 			k->lib = l;
 			l->kernels[l->nr_kernels++] = k;
 			*pKernel = (CUkernel)k;
-			return CUDA_SUCCESS;
+			r = CUDA_SUCCESS;
+			break;
 		}
 	}
-	return CUDA_ERROR_NOT_FOUND;
+	pthread_mutex_unlock(&mock_lock);
+	return r;
 }
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
@@ -548,89 +739,90 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
-					    unsigned int flags, int priority)
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+							    CUfunction func,
+							    int blockSize,
+							    size_t dynamicSMemSize)
 {
-	struct mstream *s = calloc(1, sizeof(*s));
-
-	(void)flags;
-	(void)priority;
-	pthread_mutex_lock(&lock);
-	s->id = next_stream++;
-	pthread_mutex_unlock(&lock);
-	*phStream = (CUstream)s;
+	(void)func;
+	(void)dynamicSMemSize;
+	FAIL_IF("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	if (blockSize <= 0 || blockSize > 1024) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*numBlocks = 2048 / blockSize < 32 ? 2048 / blockSize : 32;
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
+/* ---- copies and memsets ---- */
+
+struct copy_cmd {
+	struct mock_cmd c;
+	uint8_t kind;		/* CUPTI_ACTIVITY_MEMCPY_KIND_* */
+	void *dst;
+	const void *src;
+	size_t n;
+	unsigned char staged[];	/* a pageable source, copied at the call */
+};
+
+static void copy_exec(struct mock_cmd *c)
 {
-	free(hStream);
-	return CUDA_SUCCESS;
+	struct copy_cmd *m = (struct copy_cmd *)c;
+
+	memmove(m->dst, m->src, m->n);
 }
 
-uint32_t mock_stream_id(CUstream s)
+static void copy_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 {
-	return s ? ((struct mstream *)s)->id : 7;
-}
-
-CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
-{
-	(void)hStream;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
-				   unsigned int Flags)
-{
-	(void)hStream;
-	(void)hEvent;
-	(void)Flags;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
-{
-	(void)Flags;
-	*phEvent = (CUevent)calloc(1, 16);
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
-{
-	free(hEvent);
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
-{
-	(void)hEvent;
-	(void)hStream;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
-{
-	(void)hEvent;
-	return CUDA_SUCCESS;
-}
-
-static void copy_record(uint8_t kind, size_t bytes, CUstream s, uint64_t t0,
-			uint32_t corr)
-{
-	CUpti_ActivityMemcpy6 m;
+	struct copy_cmd *m = (struct copy_cmd *)c;
+	CUpti_ActivityMemcpy6 r;
 
 	if (!act.kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) {
 		return;
 	}
-	memset(&m, 0, sizeof(m));
-	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-	m.copyKind = kind;
-	m.bytes = bytes;
-	m.start = t0;
-	m.end = mock_now();
-	m.streamId = mock_stream_id(s);
-	m.correlationId = corr;
-	add_record(&m, sizeof(m));
+	memset(&r, 0, sizeof(r));
+	r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	r.copyKind = m->kind;
+	r.bytes = m->n;
+	r.start = start;
+	r.end = end;
+	r.streamId = c->stream_id;
+	r.correlationId = c->corr;
+	add_record(&r, sizeof(r));
+}
+
+/*
+ * Queue the copy of @n bytes from @src to @dst on @s, made by the call
+ * @cbid that began at @t0; @stage: take the source bytes now, as CUDA
+ * stages a pageable source.
+ */
+static CUresult queue_copy(uint8_t kind, void *dst, const void *src, size_t n,
+			   int stage, CUstream s, uint32_t cbid, uint64_t t0)
+{
+	struct copy_cmd *m = malloc(sizeof(*m) + (stage ? n : 0));
+	CUresult r;
+
+	if (!m) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	memset(m, 0, sizeof(*m));
+	m->c.exec = copy_exec;
+	m->c.done = copy_done;
+	m->c.call_ns = t0;
+	m->kind = kind;
+	m->dst = dst;
+	m->src = src;
+	m->n = n;
+	if (stage) {
+		memcpy(m->staged, src, n);
+		m->src = m->staged;
+	}
+	m->c.corr = api_record(cbid, t0);
+	r = mock_enqueue(s, &m->c);
+	if (r != CUDA_SUCCESS) {
+		free(m);
+	}
+	return r;
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
@@ -641,12 +833,9 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
 	if (!valid(dst, n)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	memcpy((void *)(uintptr_t)dst, src, n);
-	pthread_mutex_lock(&lock);
-	copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n, s, t0,
-		    api_record(279, t0));
-	pthread_mutex_unlock(&lock);
-	return CUDA_SUCCESS;
+	return queue_copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+			  (void *)(uintptr_t)dst, src, n, !page_locked(src, n),
+			  s, 279, t0);
 }
 
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
@@ -657,12 +846,8 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 	if (!valid(src, n)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	memcpy(dst, (void *)(uintptr_t)src, n);
-	pthread_mutex_lock(&lock);
-	copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n, s, t0,
-		    api_record(281, t0));
-	pthread_mutex_unlock(&lock);
-	return CUDA_SUCCESS;
+	return queue_copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, dst,
+			  (const void *)(uintptr_t)src, n, 0, s, 281, t0);
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
@@ -673,51 +858,81 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 	if (!valid(dst, n) || !valid(src, n)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
-	pthread_mutex_lock(&lock);
-	copy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n, s, t0,
-		    api_record(283, t0));
-	pthread_mutex_unlock(&lock);
-	return CUDA_SUCCESS;
+	return queue_copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD,
+			  (void *)(uintptr_t)dst, (const void *)(uintptr_t)src,
+			  n, 0, s, 283, t0);
+}
+
+struct memset_cmd {
+	struct mock_cmd c;
+	uint8_t *dst;
+	unsigned value, width;
+	size_t n;		/* elements */
+};
+
+static void memset_exec(struct mock_cmd *c)
+{
+	struct memset_cmd *m = (struct memset_cmd *)c;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint8_t *p = m->dst + i * m->width;
+		if (m->width == 1) {
+			*p = (uint8_t)m->value;
+		} else if (m->width == 2) {
+			uint16_t x = (uint16_t)m->value;
+			memcpy(p, &x, 2);
+		} else {
+			memcpy(p, &m->value, 4);
+		}
+	}
+}
+
+static void memset_done(struct mock_cmd *c, uint64_t start, uint64_t end)
+{
+	struct memset_cmd *m = (struct memset_cmd *)c;
+	CUpti_ActivityMemset4 r;
+
+	if (!act.kinds[CUPTI_ACTIVITY_KIND_MEMSET]) {
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	r.value = m->value;
+	r.bytes = m->n * m->width;
+	r.start = start;
+	r.end = end;
+	r.streamId = c->stream_id;
+	r.correlationId = c->corr;
+	add_record(&r, sizeof(r));
 }
 
 static CUresult memset_n(CUdeviceptr dst, unsigned v, size_t n, unsigned w,
 			 CUstream s)
 {
 	uint64_t t0 = mock_now();
-	CUpti_ActivityMemset4 m;
+	struct memset_cmd *m;
+	CUresult r;
 
 	if (!valid(dst, n * w)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint8_t *p = (uint8_t *)(uintptr_t)dst + i * w;
-		if (w == 1) {
-			*p = (uint8_t)v;
-		} else if (w == 2) {
-			uint16_t x = (uint16_t)v;
-			memcpy(p, &x, 2);
-		} else {
-			memcpy(p, &v, 4);
-		}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	pthread_mutex_lock(&lock);
-	{
-		uint32_t corr = api_record(285, t0);
-		if (act.kinds[CUPTI_ACTIVITY_KIND_MEMSET]) {
-			memset(&m, 0, sizeof(m));
-			m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
-			m.value = v;
-			m.bytes = n * w;
-			m.start = t0;
-			m.end = mock_now();
-			m.streamId = mock_stream_id(s);
-			m.correlationId = corr;
-			add_record(&m, sizeof(m));
-		}
+	m->c.exec = memset_exec;
+	m->c.done = memset_done;
+	m->c.call_ns = t0;
+	m->dst = (uint8_t *)(uintptr_t)dst;
+	m->value = v;
+	m->width = w;
+	m->n = n;
+	m->c.corr = api_record(285, t0);
+	r = mock_enqueue(s, &m->c);
+	if (r != CUDA_SUCCESS) {
+		free(m);
 	}
-	pthread_mutex_unlock(&lock);
-	return CUDA_SUCCESS;
+	return r;
 }
 
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n,
@@ -738,69 +953,241 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n,
 	return memset_n(d, v, n, 4, s);
 }
 
-static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
-		       unsigned smem, CUstream s, void **params)
-{
-	struct mkernel *k = (struct mkernel *)f;
-	uint64_t t0 = mock_now(), t1;
-	uint32_t corr;
+/* ---- kernel launches ---- */
 
-	FAIL_IF("cuLaunchKernel");
-	if (!k || !k->fn) {
-		return CUDA_ERROR_INVALID_HANDLE;
+_Static_assert(sizeof(struct gm_elastic_args) == GM_ELASTIC_PARAM_SIZE,
+	       "the elastic parameter is one struct gm_elastic_args");
+
+/* A launch, with its own copy of the parameter values. */
+struct kernel_cmd {
+	struct mock_cmd c;
+	struct mkernel *k;
+	unsigned g[3], b[3], smem;
+	int elastic;
+	struct gm_elastic_args el;
+	void *args[MAX_PARAMS + 1];
+	uint64_t params[MAX_PARAM_BYTES / 8];
+};
+
+/*
+ * The completion notification of the transformed kernel: thread 0 of
+ * each physical block adds one to the count, and the block that sees the
+ * last value resets it and sets the flag.
+ */
+static void notify(const struct kernel_cmd *kc)
+{
+	uint32_t *count = (uint32_t *)(uintptr_t)kc->el.done_count;
+	uint32_t *flag = (uint32_t *)(uintptr_t)kc->el.done_flag;
+	uint64_t blocks = (uint64_t)kc->g[0] * kc->g[1] * kc->g[2];
+	uint32_t last = (uint32_t)(blocks - 1);
+	uint32_t before = __atomic_load_n(count, __ATOMIC_RELAXED);
+
+	if (before) {
+		fprintf(stderr, "mock cuda: %s: done_count is %u before the "
+			"launch: done_flag is set early or never\n",
+			kc->k->d->name, before);
 	}
-	pthread_mutex_lock(&lock);
-	corr = api_record(307, t0);
-	pthread_mutex_unlock(&lock);
-	if (params && params[k->nr_params]) {
-		/* struct gm_elastic_args: grid[3], block[3], offset, limit */
-		uint32_t a[8];
-		uint64_t total, lo, hi, threads;
-		memcpy(a, params[k->nr_params], sizeof(a));
-		total = (uint64_t)a[0] * a[1] * a[2];
-		threads = (uint64_t)a[3] * a[4] * a[5];
-		if (threads != (uint64_t)b[0] * b[1] * b[2]) {
-			fprintf(stderr, "mock cuda: %s: block of %u x %u x %u "
-				"threads, the elastic arguments say %u x %u x "
-				"%u\n", k->name, b[0], b[1], b[2], a[3], a[4],
-				a[5]);
+	for (uint64_t b = 0; b < blocks; b++) {
+		if (__atomic_fetch_add(count, 1, __ATOMIC_RELAXED) == last) {
+			__atomic_store_n(count, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+static void kernel_exec(struct mock_cmd *c)
+{
+	struct kernel_cmd *kc = (struct kernel_cmd *)c;
+	const struct kdesc *d = kc->k->d;
+	uint64_t threads = (uint64_t)kc->b[0] * kc->b[1] * kc->b[2];
+
+	if (!kc->elastic) {
+		d->fn(kc->k->lib, 0,
+		      (uint64_t)kc->g[0] * kc->g[1] * kc->g[2] * threads,
+		      kc->args);
+		return;
+	}
+	{
+		const struct gm_elastic_args *a = &kc->el;
+		uint64_t total = (uint64_t)a->grid[0] * a->grid[1] * a->grid[2];
+		uint64_t lo = a->offset < total ? a->offset : total;
+		uint64_t hi = lo + (a->limit < total - lo ? a->limit :
+							    total - lo);
+		d->fn(kc->k->lib, lo * threads, hi * threads, kc->args);
+	}
+	if (kc->el.done_flag) {
+		notify(kc);
+	}
+}
+
+static void kernel_done(struct mock_cmd *c, uint64_t start, uint64_t end)
+{
+	struct kernel_cmd *kc = (struct kernel_cmd *)c;
+	CUpti_ActivityKernel10 r;
+
+	if (!act.kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	r.start = start;
+	r.end = end;
+	r.queued = act.latency ? c->call_ns : CUPTI_TIMESTAMP_UNKNOWN;
+	r.submitted = !act.latency ? CUPTI_TIMESTAMP_UNKNOWN :
+		      c->call_ns + 500 < start ? c->call_ns + 500 : start;
+	r.deviceId = 0;
+	r.contextId = 1;
+	r.streamId = c->stream_id;
+	r.gridX = (int32_t)kc->g[0];
+	r.gridY = (int32_t)kc->g[1];
+	r.gridZ = (int32_t)kc->g[2];
+	r.blockX = (int32_t)kc->b[0];
+	r.blockY = (int32_t)kc->b[1];
+	r.blockZ = (int32_t)kc->b[2];
+	r.registersPerThread = 32;
+	r.dynamicSharedMemory = (int32_t)kc->smem;
+	r.correlationId = c->corr;
+	r.name = kc->k->d->name;
+	add_record(&r, sizeof(r));
+}
+
+/* The parameter buffer of @extra (CU_LAUNCH_PARAM_*); 0 or -1. */
+static int param_buffer(void **extra, const uint8_t **buf, size_t *size)
+{
+	const size_t *sz = NULL;
+
+	*buf = NULL;
+	for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+			*buf = extra[i + 1];
+		} else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+			sz = extra[i + 1];
+		} else {
+			return -1;
+		}
+	}
+	if (!*buf || !sz) {
+		return -1;
+	}
+	*size = *sz;
+	return 0;
+}
+
+/*
+ * Take the parameter values of a launch of @kc->k from @params or @extra
+ * into @kc, as CUDA does at the call. Returns CUDA_SUCCESS or
+ * CUDA_ERROR_INVALID_VALUE (with a message).
+ */
+static CUresult take_params(struct kernel_cmd *kc, void **params, void **extra)
+{
+	const struct kdesc *d = kc->k->d;
+	uint8_t *bytes = (uint8_t *)kc->params;
+	uint32_t end = params_end(d);
+	uint32_t el_at = (end + GM_ELASTIC_PARAM_ALIGN - 1) &
+			 ~(uint32_t)(GM_ELASTIC_PARAM_ALIGN - 1);
+
+	if (params && extra) {
+		fprintf(stderr, "mock cuda: %s: both kernelParams and extra\n",
+			d->name);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (params) {
+		for (unsigned i = 0; i < d->nr_params; i++) {
+			memcpy(bytes + d->offset[i], params[i], d->size[i]);
+		}
+		if (params[d->nr_params]) {
+			memcpy(&kc->el, params[d->nr_params], sizeof(kc->el));
+			kc->elastic = 1;
+		}
+	} else if (extra) {
+		const uint8_t *buf;
+		size_t size;
+		if (param_buffer(extra, &buf, &size) < 0 || size < end) {
+			fprintf(stderr, "mock cuda: %s: bad parameter buffer "
+				"(%u bytes of parameters)\n", d->name, end);
 			return CUDA_ERROR_INVALID_VALUE;
 		}
-		lo = a[6] < total ? a[6] : total;
-		hi = lo + (a[7] < total - lo ? a[7] : total - lo);
-		k->fn(k->lib, lo * threads, hi * threads, params);
-	} else {
-		k->fn(k->lib, 0,
-		      (uint64_t)g[0] * g[1] * g[2] * b[0] * b[1] * b[2],
-		      params);
+		memcpy(bytes, buf, end);
+		if (size >= el_at + GM_ELASTIC_PARAM_SIZE) {
+			memcpy(&kc->el, buf + el_at, sizeof(kc->el));
+			kc->elastic = 1;
+		}
+	} else if (d->nr_params) {
+		fprintf(stderr, "mock cuda: %s: no parameters\n", d->name);
+		return CUDA_ERROR_INVALID_VALUE;
 	}
-	t1 = mock_now();
-	pthread_mutex_lock(&lock);
-	if (act.kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-		CUpti_ActivityKernel10 r;
-		memset(&r, 0, sizeof(r));
-		r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-		r.start = t0 + 1000;
-		r.end = t1 + 2000;
-		r.queued = act.latency ? t0 + 100 : CUPTI_TIMESTAMP_UNKNOWN;
-		r.submitted = act.latency ? t0 + 500 : CUPTI_TIMESTAMP_UNKNOWN;
-		r.deviceId = 0;
-		r.contextId = 1;
-		r.streamId = mock_stream_id(s);
-		r.gridX = (int32_t)g[0];
-		r.gridY = (int32_t)g[1];
-		r.gridZ = (int32_t)g[2];
-		r.blockX = (int32_t)b[0];
-		r.blockY = (int32_t)b[1];
-		r.blockZ = (int32_t)b[2];
-		r.registersPerThread = 32;
-		r.dynamicSharedMemory = (int32_t)smem;
-		r.correlationId = corr;
-		r.name = k->name;
-		add_record(&r, sizeof(r));
+	for (unsigned i = 0; i < d->nr_params; i++) {
+		kc->args[i] = bytes + d->offset[i];
 	}
-	pthread_mutex_unlock(&lock);
+	kc->args[d->nr_params] = kc->elastic ? &kc->el : NULL;
 	return CUDA_SUCCESS;
+}
+
+/* The elastic arguments of @kc, checked as the launch is made. */
+static CUresult check_elastic(const struct kernel_cmd *kc)
+{
+	const struct gm_elastic_args *a = &kc->el;
+	const unsigned *b = kc->b;
+
+	if ((uint64_t)a->block[0] * a->block[1] * a->block[2] !=
+	    (uint64_t)b[0] * b[1] * b[2]) {
+		fprintf(stderr, "mock cuda: %s: block of %u x %u x %u "
+			"threads, the elastic arguments say %u x %u x %u\n",
+			kc->k->d->name, b[0], b[1], b[2], a->block[0],
+			a->block[1], a->block[2]);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (a->done_flag && (!valid(a->done_flag, 4) ||
+			     !valid(a->done_count, 4))) {
+		fprintf(stderr, "mock cuda: %s: done_flag 0x%llx or done_count "
+			"0x%llx is not device memory\n", kc->k->d->name,
+			(unsigned long long)a->done_flag,
+			(unsigned long long)a->done_count);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
+		       unsigned smem, CUstream s, void **params, void **extra)
+{
+	struct mkernel *k = (struct mkernel *)f;
+	uint64_t t0 = mock_now();
+	struct kernel_cmd *kc;
+	CUresult r;
+
+	FAIL_IF("cuLaunchKernel");
+	if (!k || !k->d) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!g[i] || !b[i]) {
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	kc = calloc(1, sizeof(*kc));
+	if (!kc) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	kc->c.exec = kernel_exec;
+	kc->c.done = kernel_done;
+	kc->c.call_ns = t0;
+	kc->k = k;
+	memcpy(kc->g, g, sizeof(kc->g));
+	memcpy(kc->b, b, sizeof(kc->b));
+	kc->smem = smem;
+	kc->c.corr = api_record(307, t0);
+	r = take_params(kc, params, extra);
+	if (r == CUDA_SUCCESS && kc->elastic) {
+		r = check_elastic(kc);
+	}
+	if (r == CUDA_SUCCESS) {
+		r = mock_enqueue(s, &kc->c);
+	}
+	if (r != CUDA_SUCCESS) {
+		free(kc);
+	}
+	return r;
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
@@ -810,23 +1197,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 {
 	unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
 
-	(void)extra;
-	return launch(f, g, b, smem, s, kernelParams);
-}
-
-CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
-							    CUfunction func,
-							    int blockSize,
-							    size_t dynamicSMemSize)
-{
-	(void)func;
-	(void)dynamicSMemSize;
-	FAIL_IF("cuOccupancyMaxActiveBlocksPerMultiprocessor");
-	if (blockSize <= 0 || blockSize > 1024) {
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	*numBlocks = 2048 / blockSize < 32 ? 2048 / blockSize : 32;
-	return CUDA_SUCCESS;
+	return launch(f, g, b, smem, s, kernelParams, extra);
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -836,10 +1207,11 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 	unsigned b[3] = { config->blockDimX, config->blockDimY,
 			  config->blockDimZ };
 
-	(void)extra;
 	return launch(f, g, b, config->sharedMemBytes, config->hStream,
-		      kernelParams);
+		      kernelParams, extra);
 }
+
+/* ---- texture objects ---- */
 
 CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 				   const CUDA_RESOURCE_DESC *pResDesc,
@@ -864,7 +1236,7 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 	if (!valid(base, size)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&mock_lock);
 	/* Handles start high, unlike the captured ones: relocation matters. */
 	for (unsigned i = 17; i < 1024; i++) {
 		if (!texs[i].live) {
@@ -872,21 +1244,25 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 			texs[i].base = base;
 			texs[i].size = size;
 			*pTexObject = i;
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&mock_lock);
 			return CUDA_SUCCESS;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&mock_lock);
 	return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult CUDAAPI cuTexObjectDestroy(CUtexObject t)
 {
-	if (t >= 1024 || !texs[t].live) {
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&mock_lock);
+	if (t < 1024 && texs[t].live) {
+		texs[t].live = 0;
+		r = CUDA_SUCCESS;
 	}
-	texs[t].live = 0;
-	return CUDA_SUCCESS;
+	pthread_mutex_unlock(&mock_lock);
+	return r;
 }
 
 /* ---- nss scheduler (completion) ---- */

@@ -13,6 +13,15 @@
  *       addresses (so relocation matters); results checked on the CPU.
  *   gen-workload hang  --fatbin F [--variant V] -o DIR
  *       one program whose kernel spins forever (watchdog test).
+ *   gen-workload race  --fatbin F [--variant V] [--programs N] -o DIR
+ *       N programs (default 2) whose results depend on cross-stream
+ *       ordering: event waits between two non-blocking streams in both
+ *       directions, the legacy stream against a blocking one,
+ *       synchronous copies and memsets, event, stream and context
+ *       synchronizations, a free that must wait, asynchronous results
+ *       checked later, page-locked buffers and copies above 4 MiB.
+ *       Results checked on the CPU; against the mock CUDA driver a
+ *       replay that drops one of these dependencies fails.
  *   gen-workload bench --ops N --fatbin F -o DIR
  *       one program of about N operations (generation/build speed, and
  *       replay overhead with the real fatbin; results not verified).
@@ -294,6 +303,358 @@ static int hang_program(struct model *m, const struct opts *o)
 	return 0;
 }
 
+/* ---- race: results that depend on cross-stream ordering ---- */
+
+#define S1 0x3001	/* non-blocking */
+#define S2 0x3002	/* non-blocking */
+#define S3 0x3003	/* blocking: ordered with the legacy stream */
+#define E1 0x4001
+#define E2 0x4002
+#define HOST_PINNED 0x9000000ull	/* a captured cuMemHostAlloc buffer */
+#define BIG_ELEMS ((6u << 20) / 4 + 3)	/* above the 4 MiB copy chunk */
+
+enum race_buf {
+	R_IN, R_B, R_C, R_D, R_X, R_Y, R_BIG1, R_BIG2, R_NR
+};
+
+/*
+ * A program under construction with, per device buffer, its captured
+ * address and what it holds when the operations so far ran in program
+ * order: the program synchronizes as a correct CUDA program must, so
+ * that order is the only right one, and each result's hash comes from it.
+ */
+struct race {
+	struct model *m;
+	struct model_prog *p;
+	uint64_t addr[R_NR];
+	uint32_t n[R_NR];
+	uint32_t *val[R_NR];
+	uint64_t host;		/* next captured host address */
+};
+
+static int r_h2d(struct race *r, uint64_t stream, enum race_buf b,
+		 const uint32_t *data, unsigned flags, int pinned)
+{
+	struct model_copy c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = MODEL_H2D;
+	c.dst = r->addr[b];
+	c.src = pinned ? HOST_PINNED : (r->host += 0x1000000);
+	c.size = (uint64_t)r->n[b] * 4;
+	c.stream = stream;
+	c.flags = flags;
+	TRY(model_add_blob_bytes(r->m, data, c.size, &c.blob));
+	memcpy(r->val[b], data, c.size);
+	return model_add_copy(r->p, ev++, (flags & MODEL_SYNC) ?
+			      "cuMemcpyHtoD_v2" : "cuMemcpyHtoDAsync_v2", &c);
+}
+
+static int r_d2h(struct race *r, uint64_t stream, enum race_buf b,
+		 unsigned flags, int pinned)
+{
+	struct model_copy c;
+	char h[33];
+
+	memset(&c, 0, sizeof(c));
+	c.kind = MODEL_D2H;
+	c.src = r->addr[b];
+	c.dst = pinned ? HOST_PINNED : (r->host += 0x1000000);
+	c.size = (uint64_t)r->n[b] * 4;
+	c.stream = stream;
+	c.flags = flags;
+	hash_hex(r->val[b], c.size, h);
+	c.d2h_hash = h;
+	return model_add_copy(r->p, ev++, (flags & MODEL_SYNC) ?
+			      "cuMemcpyDtoH_v2" : "cuMemcpyDtoHAsync_v2", &c);
+}
+
+static int r_d2d(struct race *r, uint64_t stream, enum race_buf dst,
+		 enum race_buf src)
+{
+	struct model_copy c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = MODEL_D2D;
+	c.dst = r->addr[dst];
+	c.src = r->addr[src];
+	c.size = (uint64_t)r->n[dst] * 4;
+	c.stream = stream;
+	memcpy(r->val[dst], r->val[src], c.size);
+	return model_add_copy(r->p, ev++, "cuMemcpyDtoDAsync_v2", &c);
+}
+
+static int r_memset(struct race *r, uint64_t stream, enum race_buf b,
+		    uint32_t v, unsigned flags)
+{
+	for (uint32_t i = 0; i < r->n[b]; i++) {
+		r->val[b][i] = v;
+	}
+	return model_add_memset(r->p, ev++, (flags & MODEL_SYNC) ?
+				"cuMemsetD32_v2" : "cuMemsetD32Async",
+				r->addr[b], v, 4, r->n[b], stream, flags);
+}
+
+static int r_launch(struct race *r, uint64_t kernel, uint64_t stream,
+		    uint32_t n, const void *params, uint32_t size)
+{
+	struct model_launch l;
+
+	memset(&l, 0, sizeof(l));
+	l.kernel = kernel;
+	l.grid[0] = (n + 255) / 256;
+	l.grid[1] = l.grid[2] = 1;
+	l.block[0] = 256;
+	l.block[1] = l.block[2] = 1;
+	l.stream = stream;
+	l.params = params;
+	l.params_size = size;
+	return model_add_launch(r->p, ev++, "cuLaunchKernel", &l);
+}
+
+/* out = in * mul + c_add */
+static int r_scale(struct race *r, uint64_t stream, enum race_buf out,
+		   enum race_buf in, uint32_t mul)
+{
+	uint32_t n = r->n[out];
+	uint8_t par[24];
+
+	for (uint32_t i = 0; i < n; i++) {
+		r->val[out][i] = r->val[in][i] * mul + C_ADD;
+	}
+	memcpy(par, &r->addr[out], 8);
+	memcpy(par + 8, &r->addr[in], 8);
+	memcpy(par + 16, &mul, 4);
+	memcpy(par + 20, &n, 4);
+	return r_launch(r, K_SCALE, stream, n, par, sizeof(par));
+}
+
+static int r_incr(struct race *r, uint64_t stream, enum race_buf b)
+{
+	uint64_t span[2] = { r->addr[b], r->n[b] };
+
+	for (uint32_t i = 0; i < r->n[b]; i++) {
+		r->val[b][i]++;
+	}
+	return r_launch(r, K_INCR, stream, r->n[b], span, sizeof(span));
+}
+
+static int r_record(struct race *r, uint64_t event, uint64_t stream)
+{
+	return model_add_event_record(r->p, ev++, "cuEventRecord", event,
+				      stream);
+}
+
+static int r_wait(struct race *r, uint64_t stream, uint64_t event)
+{
+	return model_add_stream_wait(r->p, ev++, "cuStreamWaitEvent", stream,
+				     event);
+}
+
+static int r_sync(struct race *r, uint64_t stream)
+{
+	return model_add_stream_sync(r->p, ev++, "cuStreamSynchronize",
+				     stream);
+}
+
+/* Deterministic per-program data. */
+static void r_data(uint32_t *out, uint32_t n, uint32_t seed)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = (i + seed) * 2654435761u ^ seed;
+	}
+}
+
+/*
+ * The scenarios, in program order. Each comment says which dependency
+ * the result needs and what a replay that drops it computes instead
+ * (the mock driver runs work late and in an adversarial order, so a
+ * dropped dependency shows).
+ */
+static int race_ops(struct race *r, unsigned idx, uint32_t *tmp)
+{
+	uint32_t seed = 0x51 + 977 * idx, cadd = C_ADD;
+	uint32_t blob_c;
+	struct model_copy c;
+
+	/* cudaMemcpyToSymbol(c_add) */
+	TRY(model_add_blob_bytes(r->m, &cadd, 4, &blob_c));
+	memset(&c, 0, sizeof(c));
+	c.kind = MODEL_H2D;
+	c.dst = A_CADD;
+	c.src = 0x1000;
+	c.size = 4;
+	c.flags = MODEL_SYNC;
+	c.blob = blob_c;
+	TRY(model_add_copy(r->p, ev++, "cuMemcpyHtoD_v2", &c));
+
+	/* A large upload on S1, a kernel on S2 after it through an event
+	 * (without: the kernel scales the zeroed buffer). */
+	r_data(tmp, r->n[R_BIG1], seed);
+	TRY(r_h2d(r, S1, R_BIG1, tmp, 0, 0));
+	TRY(r_record(r, E1, S1));
+	TRY(r_wait(r, S2, E1));
+	TRY(r_scale(r, S2, R_BIG2, R_BIG1, 3));
+	TRY(r_d2h(r, S2, R_BIG2, 0, 0));
+	TRY(r_sync(r, S2));
+
+	/* A download on S2 of what a kernel on S1 wrote, ordered only by
+	 * the wait (without: it copies the zeroed buffer). */
+	r_data(tmp, r->n[R_IN], seed + 1);
+	TRY(r_h2d(r, S1, R_IN, tmp, 0, 1));
+	TRY(r_scale(r, S1, R_B, R_IN, 5));
+	TRY(r_record(r, E2, S1));
+	TRY(r_wait(r, S2, E2));
+	TRY(r_d2h(r, S2, R_B, 0, 0));
+	TRY(r_sync(r, S2));
+
+	/* The other way: a kernel on S2 overwrites what a download on S1
+	 * must read first (without the wait: the download sees the new
+	 * values), checked at the later synchronization of S1. */
+	TRY(r_d2h(r, S1, R_B, 0, 0));
+	TRY(r_record(r, E1, S1));
+	TRY(r_wait(r, S2, E1));
+	TRY(r_incr(r, S2, R_B));
+	TRY(r_sync(r, S2));
+	TRY(r_sync(r, S1));
+	TRY(r_d2h(r, S2, R_B, MODEL_SYNC, 0));
+
+	/* Legacy stream 0 and the blocking stream S3 wait for each other
+	 * without any event in the trace. */
+	TRY(r_scale(r, S3, R_C, R_IN, 11));
+	TRY(r_d2h(r, 0, R_C, 0, 1));
+	TRY(r_sync(r, 0));
+	TRY(r_incr(r, 0, R_C));
+	TRY(r_d2h(r, S3, R_C, 0, 0));
+	TRY(r_sync(r, S3));
+
+	/* A synchronous upload (legacy stream) orders a kernel on S2 for
+	 * the host: the replay must wait for the copy before going on. */
+	r_data(tmp, r->n[R_D], seed + 2);
+	TRY(r_h2d(r, 0, R_D, tmp, MODEL_SYNC, 0));
+	TRY(r_scale(r, S2, R_B, R_D, 13));
+	TRY(r_d2h(r, S2, R_B, MODEL_SYNC, 0));
+
+	/* So does a synchronous memset. */
+	TRY(r_memset(r, 0, R_C, 0x01010101u + idx, MODEL_SYNC));
+	TRY(r_incr(r, S2, R_C));
+	TRY(r_d2h(r, S2, R_C, MODEL_SYNC, 0));
+
+	/* An event synchronization lets the host overwrite, from S2, what
+	 * a download still queued on S1 before the event reads. */
+	TRY(r_scale(r, S1, R_D, R_IN, 17));
+	TRY(r_d2h(r, S1, R_D, 0, 0));
+	TRY(r_record(r, E2, S1));
+	TRY(model_add_event_sync(r->p, ev++, "cuEventSynchronize", E2));
+	r_data(tmp, r->n[R_D], seed + 3);
+	TRY(r_h2d(r, S2, R_D, tmp, MODEL_SYNC, 0));
+	TRY(r_sync(r, S1));
+	TRY(r_d2h(r, S2, R_D, MODEL_SYNC, 0));
+
+	/* A context synchronization orders everything before it. */
+	TRY(r_incr(r, S1, R_D));
+	TRY(model_add_ctx_sync(r->p, ev++, "cuCtxSynchronize"));
+	TRY(r_d2h(r, S2, R_D, MODEL_SYNC, 0));
+
+	/* Freeing a buffer a queued kernel still reads: cuMemFree waited
+	 * for the device, so its memory, recycled for the next allocation
+	 * and overwritten from another stream, was not read any more. */
+	TRY(model_add_alloc(r->p, ev++, "cuMemAlloc_v2", r->addr[R_X],
+			    (uint64_t)r->n[R_X] * 4));
+	r_data(tmp, r->n[R_X], seed + 4);
+	TRY(r_h2d(r, S2, R_X, tmp, MODEL_SYNC, 0));
+	TRY(r_scale(r, S1, R_B, R_X, 19));
+	TRY(model_add_free(r->p, ev++, "cuMemFree_v2", r->addr[R_X]));
+	TRY(model_add_alloc(r->p, ev++, "cuMemAlloc_v2", r->addr[R_Y],
+			    (uint64_t)r->n[R_Y] * 4));
+	r_data(tmp, r->n[R_Y], seed + 5);
+	TRY(r_h2d(r, S2, R_Y, tmp, MODEL_SYNC, 0));
+	TRY(r_d2h(r, S1, R_B, MODEL_SYNC, 0));
+
+	/* Asynchronous downloads, and work queued after them on their
+	 * stream, checked at the stream's synchronization. */
+	TRY(r_d2h(r, S1, R_B, 0, 1));
+	TRY(r_incr(r, S1, R_B));
+	TRY(r_d2h(r, S1, R_B, 0, 0));
+	TRY(r_sync(r, S1));
+
+	/* A large device-to-device copy on S1 and a kernel on S2 after it,
+	 * checked at the context synchronization. */
+	TRY(r_d2d(r, S1, R_BIG1, R_BIG2));
+	TRY(r_record(r, E1, S1));
+	TRY(r_wait(r, S2, E1));
+	TRY(r_incr(r, S2, R_BIG1));
+	TRY(r_d2h(r, S2, R_BIG1, 0, 0));
+	TRY(model_add_ctx_sync(r->p, ev++, "cuCtxSynchronize"));
+	return 0;
+}
+
+static int race_program(struct model *m, const struct opts *o, unsigned idx)
+{
+	static const uint32_t scale_off[] = { 0, 8, 16, 20 };
+	static const uint32_t scale_size[] = { 8, 8, 4, 4 };
+	static const uint32_t incr_off[] = { 0 }, incr_size[] = { 16 };
+	struct race r;
+	char name[32];
+	uint32_t *tmp = NULL;
+	int ret = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.m = m;
+	for (int b = 0; b < R_NR; b++) {
+		r.addr[b] = A_IN + (uint64_t)b * 0x2000000;
+		r.n[b] = b >= R_BIG1 ? BIG_ELEMS : N_ELEMS;
+		r.val[b] = calloc(r.n[b], 4);
+		if (!r.val[b]) {
+			gm_error("out of memory");
+			goto out;
+		}
+	}
+	tmp = malloc((uint64_t)BIG_ELEMS * 4);
+	snprintf(name, sizeof(name), "race-%c", 'a' + idx);
+	ev = 0;
+	r.p = model_add_program(m, name, "tests/gpu/replay_kernels.cu", 1);
+	if (!tmp || !r.p ||
+	    add_module(r.p, o->fatbin) < 0 ||
+	    model_add_kernel(r.p, ev++, K_SCALE, LIB, "_Z5scalePjPKjjj", 4,
+			     scale_off, scale_size) < 0 ||
+	    model_add_kernel(r.p, ev++, K_INCR, LIB, "_Z4incr4span", 1,
+			     incr_off, incr_size) < 0 ||
+	    model_add_global(r.p, ev++, LIB, "c_add", A_CADD, 4) < 0 ||
+	    model_add_stream(r.p, ev++, S1, 1, 0) < 0 ||
+	    model_add_stream(r.p, ev++, S2, 1, 0) < 0 ||
+	    model_add_stream(r.p, ev++, S3, 0, 0) < 0 ||
+	    model_add_event(r.p, ev++, E1, 2) < 0 ||
+	    model_add_event(r.p, ev++, E2, 2) < 0 ||
+	    model_add_host_alloc(r.p, ev++, HOST_PINNED,
+				 (uint64_t)N_ELEMS * 4) < 0) {
+		goto out;
+	}
+	for (int b = 0; b < R_NR; b++) {
+		if (b != R_X && b != R_Y &&
+		    model_add_alloc(r.p, ev++, "cuMemAlloc_v2", r.addr[b],
+				    (uint64_t)r.n[b] * 4) < 0) {
+			goto out;
+		}
+	}
+	if (race_ops(&r, idx, tmp) < 0) {
+		goto out;
+	}
+	for (int b = 0; b < R_NR; b++) {
+		if (b != R_X &&
+		    model_add_free(r.p, ev++, "cuMemFree_v2", r.addr[b]) < 0) {
+			goto out;
+		}
+	}
+	ret = model_add_host_free(r.p, ev++, HOST_PINNED);
+out:
+	for (int b = 0; b < R_NR; b++) {
+		free(r.val[b]);
+	}
+	free(tmp);
+	return ret;
+}
+
 /*
  * About @nr operations in the shape of an iterative GPU program: per
  * iteration an allocation, an upload, a few launches whose scalar
@@ -362,7 +723,7 @@ static int bench_program(struct model *m, const struct opts *o)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen-workload tiny|hang|bench --fatbin F "
+	fprintf(stderr, "usage: gen-workload tiny|hang|race|bench --fatbin F "
 		"[--variant V] [--programs N] [--ops N] [--bad-hash] "
 		"[--nondeterministic] [--blocking] [--cooperative] -o DIR\n");
 	return 2;
@@ -423,6 +784,10 @@ int main(int argc, char **argv)
 	if (!strcmp(o.mode, "tiny")) {
 		for (unsigned i = 0; i < o.programs && !ret; i++) {
 			ret = tiny_program(m, &o, i, i + 1 == o.programs);
+		}
+	} else if (!strcmp(o.mode, "race")) {
+		for (unsigned i = 0; i < o.programs && !ret; i++) {
+			ret = race_program(m, &o, i);
 		}
 	} else if (!strcmp(o.mode, "hang")) {
 		ret = hang_program(m, &o);

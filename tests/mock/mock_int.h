@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the mock CUDA driver: what its driver calls (mock_cuda.c) and
+ * its asynchronous device (mock_device.c: streams, events, the device
+ * thread) share. Hidden from the programs that load libcuda.so.1, which
+ * see only the CUDA driver API and mock.h.
+ */
+#ifndef GM_MOCK_INT_H
+#define GM_MOCK_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#define MOCK_HIDDEN __attribute__((visibility("hidden")))
+
+/*
+ * The one lock of the mock: allocations, libraries, texture objects,
+ * activity records, streams, queues and events. The device thread never
+ * holds it while it executes a command, so a kernel that never ends
+ * blocks no driver call that does not wait for that kernel.
+ */
+extern pthread_mutex_t mock_lock MOCK_HIDDEN;
+
+struct mstream;
+struct mock_dep;
+
+/*
+ * One piece of device work in a stream's queue. The caller of
+ * mock_enqueue() allocates it (usually as the first member of a larger
+ * struct, with its payload) and fills in the hooks; mock_device.c fills
+ * in the rest and frees it, with free(), once it has run.
+ */
+struct mock_cmd {
+	/* The work, on the device thread, without the lock; may be NULL. */
+	void (*exec)(struct mock_cmd *c);
+	/* After exec, with mock_lock held (activity records); may be NULL.
+	 * @start and @end are mock_now() around exec. */
+	void (*done)(struct mock_cmd *c, uint64_t start, uint64_t end);
+	uint64_t call_ns;	/* mock_now() at the driver call */
+	uint32_t corr;		/* correlation id of the call's API record */
+	uint32_t stream_id;	/* set by mock_enqueue: what records name */
+
+	/* Private to mock_device.c. */
+	struct mock_cmd *next;
+	struct mstream *stream;
+	uint64_t seq;		/* position in its stream, from 1 */
+	uint64_t order;		/* position among all commands, from 1 */
+	uint64_t enq_ns;	/* CLOCK_MONOTONIC at enqueue (latency) */
+	struct mock_dep *deps;	/* positions that must have run before */
+	unsigned nr_deps;
+};
+
+/*
+ * Queue @c at the end of stream @s (NULL and CU_STREAM_LEGACY name the
+ * legacy default stream). Takes mock_lock. Returns CUDA_SUCCESS (@c now
+ * belongs to the device), or CUDA_ERROR_INVALID_HANDLE for a stream that
+ * is not (or no longer) a stream, in which case @c is still the caller's.
+ */
+CUresult mock_enqueue(CUstream s, struct mock_cmd *c) MOCK_HIDDEN;
+
+/* Block until every queue is empty (cuCtxSynchronize). Takes mock_lock. */
+void mock_device_sync(void) MOCK_HIDDEN;
+
+/*
+ * Read the MOCK_CUDA_* knobs once. Returns 0, or -1 after printing what
+ * is wrong with one (the defaults are then used).
+ */
+int mock_device_knobs(void) MOCK_HIDDEN;
+
+#endif

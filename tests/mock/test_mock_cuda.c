@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the mock CUDA driver's stream semantics (mock_cuda.c,
+ * mock_device.c), linked against the mock libcuda.so.1 itself: work runs
+ * later on the device thread, results read without synchronizing are
+ * stale, a missing cross-stream dependency shows, events, waits and
+ * synchronizations order work, parameter values and pageable sources are
+ * taken at the call, host-mapped completion flags are set, and activity
+ * records carry the times the work ran. The latency is raised (20 ms) so
+ * that "not run yet" does not depend on the machine's speed.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "elastic_abi.h"
+#include "mock.h"
+#include "tests/unit/test.h"
+
+#define N 4096
+#define BYTES (N * 4)
+
+static CUfunction scale_fn, incr_fn;
+
+static void fill(unsigned *p, unsigned v)
+{
+	for (int i = 0; i < N; i++) {
+		p[i] = v + (unsigned)i;
+	}
+}
+
+static int all_are(const unsigned *p, unsigned v)
+{
+	for (int i = 0; i < N; i++) {
+		if (p[i] != v + (unsigned)i) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* out[i] = in[i] * mul (c_add is 0) */
+static CUresult scale(CUdeviceptr out, CUdeviceptr in, unsigned mul,
+		      CUstream s)
+{
+	unsigned n = N;
+	void *args[] = { &out, &in, &mul, &n, NULL };
+
+	return cuLaunchKernel(scale_fn, N / 256, 1, 1, 256, 1, 1, 0, s, args,
+			      NULL);
+}
+
+static CUresult incr(CUdeviceptr p, CUstream s)
+{
+	struct {
+		uint64_t p, n;
+	} span = { p, N };
+	void *args[] = { &span, NULL };
+
+	return cuLaunchKernel(incr_fn, N / 256, 1, 1, 256, 1, 1, 0, s, args,
+			      NULL);
+}
+
+static void test_async_copies(CUstream a)
+{
+	unsigned *host = malloc(BYTES), *pinned, *back = malloc(BYTES);
+	CUdeviceptr d;
+
+	CHECK_INT(cuMemAlloc(&d, BYTES), CUDA_SUCCESS, "cuMemAlloc");
+	CHECK_INT(cuMemHostAlloc((void **)&pinned, BYTES, 0), CUDA_SUCCESS,
+		  "cuMemHostAlloc");
+
+	fill(host, 100);
+	CHECK_INT(cuMemcpyHtoDAsync(d, host, BYTES, a), CUDA_SUCCESS,
+		  "pageable host-to-device copy queued");
+	fill(host, 200);	/* too late: the source was staged */
+	memset(back, 0, BYTES);
+	CHECK_INT(cuMemcpyDtoHAsync(back, d, BYTES, a), CUDA_SUCCESS,
+		  "device-to-host copy queued");
+	CHECK(back[0] == 0 && back[N - 1] == 0,
+	      "a result read without synchronizing is stale");
+	CHECK_INT(cuStreamQuery(a), CUDA_ERROR_NOT_READY,
+		  "cuStreamQuery: not ready");
+	CHECK_INT(cuStreamSynchronize(a), CUDA_SUCCESS, "cuStreamSynchronize");
+	CHECK_INT(cuStreamQuery(a), CUDA_SUCCESS, "cuStreamQuery: done");
+	CHECK(all_are(back, 100), "a pageable source is taken at the call");
+
+	fill(pinned, 300);
+	CHECK_INT(cuMemcpyHtoDAsync(d, pinned, BYTES, a), CUDA_SUCCESS,
+		  "page-locked host-to-device copy queued");
+	fill(pinned, 400);	/* in time: read when the copy runs */
+	CHECK_INT(cuMemcpyDtoHAsync(back, d, BYTES, a), CUDA_SUCCESS,
+		  "device-to-host copy queued");
+	CHECK_INT(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize");
+	CHECK(all_are(back, 400), "a page-locked source is read when it runs");
+
+	CHECK_INT(cuMemFreeHost(pinned), CUDA_SUCCESS, "cuMemFreeHost");
+	CHECK_INT(cuMemFree(d), CUDA_SUCCESS, "cuMemFree");
+	free(host);
+	free(back);
+}
+
+/*
+ * A kernel on @b that reads what a copy on @a wrote: right with the
+ * event wait, and reading the old data without it.
+ */
+static void test_cross_stream(CUstream a, CUstream b, CUevent e)
+{
+	unsigned *host = malloc(BYTES), *back = malloc(BYTES);
+	CUdeviceptr in, out;
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	fill(host, 0);
+	cuMemcpyHtoDAsync(in, host, BYTES, a);
+	cuStreamSynchronize(a);
+	fill(host, 1000);
+
+	cuMemcpyHtoDAsync(in, host, BYTES, a);
+	CHECK_INT(cuEventRecord(e, a), CUDA_SUCCESS, "cuEventRecord");
+	CHECK_INT(cuEventQuery(e), CUDA_ERROR_NOT_READY,
+		  "cuEventQuery: not ready before the work ran");
+	CHECK_INT(cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS,
+		  "cuStreamWaitEvent");
+	scale(out, in, 1, b);
+	cuMemcpyDtoHAsync(back, out, BYTES, b);
+	CHECK_INT(cuStreamSynchronize(b), CUDA_SUCCESS,
+		  "synchronize the waiting stream");
+	CHECK(all_are(back, 1000), "the wait ordered the kernel after the copy");
+	CHECK_INT(cuEventQuery(e), CUDA_SUCCESS,
+		  "cuEventQuery: done once the work before it ran");
+
+	fill(host, 2000);
+	cuMemcpyHtoDAsync(in, host, BYTES, a);
+	scale(out, in, 1, b);
+	cuMemcpyDtoHAsync(back, out, BYTES, b);
+	cuStreamSynchronize(b);
+	CHECK(all_are(back, 1000),
+	      "without the wait the kernel ran first and saw the old data");
+	cuCtxSynchronize();
+
+	/* A device-to-host copy racing a kernel on another stream. */
+	incr(out, a);		/* out = 1001 + i */
+	cuEventRecord(e, a);
+	cuStreamWaitEvent(b, e, 0);
+	cuMemcpyDtoHAsync(back, out, BYTES, b);
+	cuStreamSynchronize(b);
+	CHECK(all_are(back, 1001), "a copy waits for the kernel it must follow");
+	incr(out, a);		/* out = 1002 + i */
+	cuMemcpyDtoHAsync(back, out, BYTES, b);
+	cuStreamSynchronize(b);
+	CHECK(all_are(back, 1001), "and copies the old data without the wait");
+	cuCtxSynchronize();
+
+	cuMemFree(in);
+	cuMemFree(out);
+	free(host);
+	free(back);
+}
+
+static void test_events(CUstream a, CUevent e, CUevent e2)
+{
+	unsigned *host = malloc(BYTES), *back = malloc(BYTES);
+	CUdeviceptr d;
+	CUevent fresh;
+	float ms = -1;
+
+	cuEventCreate(&fresh, 0);
+	CHECK_INT(cuEventQuery(fresh), CUDA_SUCCESS,
+		  "an event never recorded is complete");
+	CHECK_INT(cuEventSynchronize(fresh), CUDA_SUCCESS,
+		  "and synchronizing with it returns");
+	cuMemAlloc(&d, BYTES);
+	fill(host, 7);
+	cuEventRecord(e, a);
+	cuMemcpyHtoDAsync(d, host, BYTES, a);
+	memset(back, 0, BYTES);
+	cuMemcpyDtoHAsync(back, d, BYTES, a);
+	cuEventRecord(e2, a);
+	CHECK_INT(cuEventSynchronize(e2), CUDA_SUCCESS, "cuEventSynchronize");
+	CHECK(all_are(back, 7), "it waited for the work before the event");
+	CHECK_INT(cuEventElapsedTime(&ms, e, e2), CUDA_SUCCESS,
+		  "cuEventElapsedTime");
+	CHECK(ms >= 0 && ms < 10000, "a plausible elapsed time");
+	CHECK_INT(cuEventElapsedTime(&ms, e, fresh), CUDA_ERROR_INVALID_HANDLE,
+		  "no elapsed time to an event never recorded");
+
+	/* Re-recording moves the event; a wait keeps the old position. */
+	cuMemsetD32Async(d, 5, N, a);
+	cuEventRecord(e2, a);
+	CHECK_INT(cuEventQuery(e2), CUDA_ERROR_NOT_READY,
+		  "a re-recorded event is not ready again");
+	cuStreamSynchronize(a);
+	CHECK_INT(cuEventQuery(e2), CUDA_SUCCESS, "until its new position ran");
+	cuEventDestroy(fresh);
+	CHECK_INT(cuEventQuery(fresh), CUDA_ERROR_INVALID_HANDLE,
+		  "a destroyed event is an invalid handle");
+	cuMemFree(d);
+	free(host);
+	free(back);
+}
+
+/* The legacy default stream waits for blocking streams only. */
+static void test_legacy(CUstream blocking, CUstream nonblocking)
+{
+	unsigned *host = malloc(BYTES), *back = malloc(BYTES);
+	CUdeviceptr in, out;
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	fill(host, 10);
+	cuMemcpyHtoDAsync(in, host, BYTES, NULL);
+	cuMemsetD32Async(out, 0, N, NULL);
+	cuStreamSynchronize(NULL);
+
+	scale(out, in, 2, blocking);	/* out = 20 + 2i */
+	cuMemcpyDtoHAsync(back, out, BYTES, NULL);
+	cuStreamSynchronize(NULL);
+	CHECK(back[1] == 22 && back[N - 1] == 20 + 2 * (N - 1),
+	      "legacy stream work waits for a blocking stream's");
+	incr(out, NULL);		/* out = 21 + 2i */
+	cuMemcpyDtoHAsync(back, out, BYTES, blocking);
+	cuStreamSynchronize(blocking);
+	CHECK(back[1] == 23, "blocking stream work waits for the legacy stream's");
+	cuCtxSynchronize();
+
+	scale(out, in, 3, nonblocking);	/* out = 30 + 3i */
+	cuMemcpyDtoHAsync(back, out, BYTES, NULL);
+	cuStreamSynchronize(NULL);
+	CHECK(back[1] == 23, "but not for a non-blocking stream's");
+	cuCtxSynchronize();
+	cuMemFree(in);
+	cuMemFree(out);
+	free(host);
+	free(back);
+}
+
+static void test_params(CUstream a)
+{
+	unsigned *host = malloc(BYTES), *back = malloc(BYTES);
+	CUdeviceptr in, out;
+	unsigned mul = 5, n = N;
+	uint8_t buf[24];
+	size_t size = sizeof(buf);
+	void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, buf,
+			  CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+			  CU_LAUNCH_PARAM_END };
+	void *args[] = { &out, &in, &mul, &n, NULL };
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	fill(host, 1);
+	cuMemcpyHtoDAsync(in, host, BYTES, a);
+	CHECK_INT(cuLaunchKernel(scale_fn, N / 256, 1, 1, 256, 1, 1, 0, a,
+				 args, NULL), CUDA_SUCCESS, "launch");
+	mul = 9;	/* the caller reuses its argument memory at once */
+	cuMemcpyDtoHAsync(back, out, BYTES, a);
+	cuStreamSynchronize(a);
+	CHECK(back[0] == 5 && back[1] == 10,
+	      "parameter values are taken at the launch");
+
+	memcpy(buf, &out, 8);
+	memcpy(buf + 8, &in, 8);
+	memcpy(buf + 16, &mul, 4);
+	memcpy(buf + 20, &n, 4);
+	CHECK_INT(cuLaunchKernel(scale_fn, N / 256, 1, 1, 256, 1, 1, 0, a,
+				 NULL, extra), CUDA_SUCCESS,
+		  "launch with a parameter buffer");
+	memset(buf, 0, sizeof(buf));
+	cuMemcpyDtoHAsync(back, out, BYTES, a);
+	cuStreamSynchronize(a);
+	CHECK(back[0] == 9 && back[1] == 18, "and the buffer is taken too");
+	CHECK_INT(cuLaunchKernel(scale_fn, 0, 1, 1, 256, 1, 1, 0, a, args,
+				 NULL), CUDA_ERROR_INVALID_VALUE,
+		  "an empty grid is refused at the call");
+	cuMemFree(in);
+	cuMemFree(out);
+	free(host);
+	free(back);
+}
+
+static void test_done_flag(CUstream a)
+{
+	unsigned *host = malloc(BYTES), *back = malloc(BYTES);
+	uint32_t *mapped, *plain = malloc(8);
+	CUdeviceptr in, out, dflag, count;
+	unsigned mul = 2, n = N;
+	struct gm_elastic_args el;
+	uint32_t grid[3] = { N / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+	void *args[] = { &out, &in, &mul, &n, &el };
+	uint64_t t0;
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	cuMemAlloc(&count, 4);
+	cuMemsetD32Async(count, 0, 1, a);
+	fill(host, 3);
+	cuMemcpyHtoDAsync(in, host, BYTES, a);
+	CHECK_INT(cuMemHostAlloc((void **)&mapped, 8, 0), CUDA_SUCCESS,
+		  "page-locked memory");
+	CHECK_INT(cuMemHostGetDevicePointer(&dflag, mapped, 0),
+		  CUDA_ERROR_INVALID_VALUE, "is not mapped without DEVICEMAP");
+	cuMemFreeHost(mapped);
+	CHECK_INT(cuMemHostAlloc((void **)&mapped, 8,
+				 CU_MEMHOSTALLOC_DEVICEMAP), CUDA_SUCCESS,
+		  "host-mapped memory");
+	CHECK_INT(cuMemHostGetDevicePointer(&dflag, mapped + 1, 0),
+		  CUDA_SUCCESS, "cuMemHostGetDevicePointer");
+	CHECK(dflag == (CUdeviceptr)(uintptr_t)(mapped + 1),
+	      "at the same address");
+	mapped[1] = 0;
+
+	gm_elastic_args_identity(&el, grid, block);
+	el.done_flag = (uint64_t)(uintptr_t)plain;
+	el.done_count = count;
+	CHECK_INT(cuLaunchKernel(scale_fn, 4, 1, 1, 256, 1, 1, 0, a, args,
+				 NULL), CUDA_ERROR_INVALID_VALUE,
+		  "a done flag outside device memory is refused");
+	el.done_flag = dflag;
+	CHECK_INT(cuLaunchKernel(scale_fn, 4, 1, 1, 256, 1, 1, 0, a, args,
+				 NULL), CUDA_SUCCESS,
+		  "elastic launch with a done flag on 4 physical blocks");
+	el.done_flag = 0;	/* taken at the call */
+	CHECK(__atomic_load_n(&mapped[1], __ATOMIC_ACQUIRE) == 0,
+	      "the flag is not set at the call");
+	t0 = mock_now();
+	while (!__atomic_load_n(&mapped[1], __ATOMIC_ACQUIRE) &&
+	       mock_now() - t0 < 5000000000ull) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK(mapped[1] == 1, "the flag is set when the kernel has run");
+	cuMemcpyDtoHAsync(back, out, BYTES, a);
+	cuMemcpyDtoHAsync(plain, count, 4, a);
+	cuStreamSynchronize(a);
+	CHECK(back[0] == 6 && back[N - 1] == 2 * (3 + N - 1),
+	      "the whole logical grid ran");
+	CHECK_INT(plain[0], 0, "and the count is back to 0");
+	cuMemFreeHost(mapped);
+	cuMemFree(in);
+	cuMemFree(out);
+	cuMemFree(count);
+	free(plain);
+	free(host);
+	free(back);
+}
+
+static void test_records(CUstream a)
+{
+	static uint8_t buf[1 << 16];
+	size_t n, at = 0;
+	CUdeviceptr d;
+	uint64_t t0;
+	int kernels = 0, copies = 0, late = 0, stream_ok = 1;
+
+	mock_enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	mock_enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY);
+	mock_take_records(buf, sizeof(buf));
+	cuMemAlloc(&d, BYTES);
+	t0 = mock_now();
+	cuMemsetD32Async(d, 1, N, a);
+	incr(d, a);
+	cuMemcpyDtoHAsync(buf, d, 4, a);
+	CHECK_INT(mock_pending_records(), 0, "no device record before it ran");
+	/* poll, as a host waiting for a flag would: latency applies */
+	while (cuStreamQuery(a) == CUDA_ERROR_NOT_READY) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	n = mock_take_records(buf, sizeof(buf));
+	while (at < n) {
+		const CUpti_Activity *r = (const void *)(buf + at);
+		if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+			const CUpti_ActivityKernel10 *k = (const void *)r;
+			kernels++;
+			late += k->start >= t0 + 20000000ull;
+			stream_ok &= k->streamId == mock_stream_id(a);
+		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+			const CUpti_ActivityMemcpy6 *m = (const void *)r;
+			copies++;
+			late += m->start >= t0 + 20000000ull;
+			stream_ok &= m->streamId == mock_stream_id(a);
+		}
+		at += (mock_record_size(r->kind) + 7) & ~(size_t)7;
+	}
+	CHECK_INT(kernels, 1, "one kernel record");
+	CHECK_INT(copies, 1, "one copy record");
+	CHECK_INT(late, 2, "both started after the latency, when they ran");
+	CHECK(stream_ok, "naming the stream they ran on");
+	cuMemFree(d);
+}
+
+int main(void)
+{
+	CUstream a, b, blocking;
+	CUlibrary lib;
+	CUkernel k;
+	CUevent e, e2;
+
+	/* Slow enough that "not run yet" holds on any machine. */
+	setenv("MOCK_CUDA_LATENCY_US", "20000", 1);
+	CHECK_INT(cuInit(0), CUDA_SUCCESS, "cuInit");
+	CHECK_INT(cuLibraryLoadData(&lib, "", NULL, NULL, 0, NULL, NULL, 0),
+		  CUDA_SUCCESS, "cuLibraryLoadData");
+	cuLibraryGetKernel(&k, lib, "_Z5scalePjPKjjj");
+	cuKernelGetFunction(&scale_fn, k);
+	cuLibraryGetKernel(&k, lib, "_Z4incr4span");
+	cuKernelGetFunction(&incr_fn, k);
+	cuStreamCreate(&a, CU_STREAM_NON_BLOCKING);
+	cuStreamCreate(&b, CU_STREAM_NON_BLOCKING);
+	cuStreamCreate(&blocking, 0);
+	cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
+	cuEventCreate(&e2, 0);
+
+	test_async_copies(a);
+	test_cross_stream(a, b, e);
+	cuEventDestroy(e);
+	cuEventCreate(&e, 0);
+	test_events(a, e, e2);
+	test_legacy(blocking, a);
+	test_params(a);
+	test_done_flag(a);
+	test_records(a);
+
+	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
+	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,
+		  "a destroyed stream is an invalid handle");
+	return test_done();
+}
