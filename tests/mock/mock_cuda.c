@@ -1265,25 +1265,12 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject t)
 	return r;
 }
 
-/* ---- nss scheduler (completion) ---- */
-
-CUresult CUDAAPI cuEventQuery(CUevent hEvent)
-{
-	(void)hEvent;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
-					   unsigned int Flags)
-{
-	(void)Flags;
-	*pdptr = (CUdeviceptr)(uintptr_t)p;
-	return CUDA_SUCCESS;
-}
-
+/* Synchronous: the work of the legacy stream, waited for. */
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
 {
-	return memset_n(d, v, n, 4, NULL);
+	CUresult r = memset_n(d, v, n, 4, NULL);
+
+	return r == CUDA_SUCCESS ? cuStreamSynchronize(NULL) : r;
 }
 
 /* The attributes the elastic variant's policies read (BLOCKUSAGE). */
