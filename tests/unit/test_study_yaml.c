@@ -204,10 +204,10 @@ static void test_commands(void)
 		  "integer, not 'true'", "an integer field rejects a boolean");
 	study_release(&s);
 	e = load_error("programs:\n  - {name: a, command: x}\n"
-		       "workloads: [[a]]\nvariants: [single, elastic, nss, mps]\n",
+		       "workloads: [[a]]\nvariants: [single, green, nss, mps]\n",
 		       &s);
-	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'elastic', 'mps' "
-		  "are not supported yet (supported now: single, cuda, nss)",
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'green', 'mps' "
+		  "are not supported yet (supported now: single, cuda, nss, elastic)",
 		  "unimplemented variants are named together");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
@@ -331,7 +331,7 @@ static void test_knobs(void)
 	CHECK_INT(s.nr_warnings, 1, "  with one warning");
 	CHECK_STR(s.nr_warnings ? s.warnings[0] : "",
 		  "tests/data/study/mem.yaml:5:22: 'completion' has no effect: "
-		  "no listed variant takes it (it applies to: nss)",
+		  "no listed variant takes it (it applies to: nss, elastic)",
 		  "  naming its position and the variants that take it");
 	study_release(&s);
 
