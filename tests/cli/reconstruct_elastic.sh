@@ -137,4 +137,38 @@ check_eq "every slice is a kernel record of the activity log" "$p1" \
 	"$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "name") c = i; next }
 		$c ~ /scale|incr|tex_copy/ { n++ } END { print n + 0 }' "$tmp/run-slice1/activity.tsv" \
 		| awk -v id="$(field "$tmp/run-slice1/manifest" elastic.identity_launches)" '{ print $1 - id }')"
+# ---- the variants that use the elastic modules (nss poll, elastic) ----
+run_mode nss-poll --variant nss --completion poll
+check "nss --completion poll: kernels completed by their flag" test \
+	"$(field "$tmp/run-nss-poll/manifest" nss.kernels_polled)" -gt 0
+check_eq "nss --completion poll: the elastic modules, elasticity off" identity \
+	"$(field "$tmp/run-nss-poll/manifest" elastic)"
+run_mode single-id --variant single --elastic identity
+out=$("$GPUMIX" profile -o "$tmp/profile.tsv" "$tmp/run-single-id" 2>&1); rc=$?
+check_eq "gpumix profile of a single run: exit 0" 0 "$rc"
+check_eq "the profile: a row per kernel shape" 3 $(($(wc -l < "$tmp/profile.tsv") - 2))
+out=$("$GPUMIX" profile -o "$tmp/p2.tsv" "$tmp/run-nss-poll" 2>&1); rc=$?
+check_eq "a profile of an nss run: error" 1 "$rc"
+check_match "saying why" "ran in variant 'nss': a profile comes from runs of programs alone" "$out"
+for pol in median mpmax equal queuemold; do
+	run_mode "el-$pol" --variant elastic --policy "$pol" --profile "$tmp/profile.tsv"
+	check_eq "elastic/$pol recorded" "elastic $pol policy" \
+		"$(field "$tmp/run-el-$pol/manifest" variant) $(field "$tmp/run-el-$pol/manifest" policy) $(field "$tmp/run-el-$pol/manifest" elastic)"
+	check "elastic/$pol: the transformed kernels planned" test \
+		"$(field "$tmp/run-el-$pol/manifest" elastic.planned_launches)" -gt 0
+done
+check_eq "median: the median kernel of the profile" profile \
+	"$(field "$tmp/run-el-median/manifest" elastic.median_from)"
+out=$("$GPUMIX" replay --variant elastic -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
+check_eq "the elastic variant needs a policy: usage error" 2 "$rc"
+check_match "its message" "variant 'elastic' needs --policy" "$out"
+out=$("$GPUMIX" replay --variant elastic --policy mpmax -o "$tmp/r" "$tmp/plain" 2>&1); rc=$?
+check_eq "the elastic variant without elastic modules: error" 1 "$rc"
+check_match "its message" "has no elastic modules, which the variant needs" "$out"
+sed 's/Mock GPU/Other GPU/' "$tmp/profile.tsv" > "$tmp/other.tsv"
+out=$("$GPUMIX" replay --variant elastic --policy median --profile "$tmp/other.tsv" \
+	-o "$tmp/r-other" "$tmp/e" 2>&1); rc=$?
+check_eq "a profile of another GPU model: the replay fails" 1 "$rc"
+check_match "naming both" "was measured on 'Other GPU', this GPU is 'Mock GPU'" \
+	"$(field "$tmp/r-other/manifest" failure)"
 done_testing

@@ -34,6 +34,33 @@ for v in cuda single; do
 		"$(field "$tmp/run-$v/manifest" variant)"
 done
 
+# nss: a memory and a kernel stream per program, every dependency kept by
+# the runtime's tracker instead of CUDA; with copies in chunks too.
+for v in "nss" "nss --copy-chunk 1M" "nss --completion event --copy-chunk 0"; do
+	name=$(echo "$v" | tr ' ' '_')
+	# shellcheck disable=SC2086
+	out=$("$GPUMIX" replay --variant $v --min-replays 3 \
+		-o "$tmp/run-$name" "$tmp/race" 2>&1); rc=$?
+	check_eq "race, $v: exit 0 (every result verified)" 0 "$rc"
+	[ "$rc" = 0 ] || echo "$out" | sed 's/^/#   /'
+	check_run "$tmp/run-$name" 2 3
+	check_eq "race, $v: two streams per program (+ the runtime's)" 6 \
+		"$(field "$tmp/run-$name/manifest" streams)"
+done
+check "nss: the 6 MiB copies went in 1 MiB chunks" test \
+	"$(field "$tmp/run-nss_--copy-chunk_1M/manifest" nss.copy_chunks)" -gt 0
+check_eq "nss without chunking: none" 0 \
+	"$(field "$tmp/run-nss_--completion_event_--copy-chunk_0/manifest" nss.copy_chunks)"
+check "nss: every kernel completed by event" test \
+	"$(field "$tmp/run-nss/manifest" nss.kernels_by_event)" -gt 0
+for order in fifo random; do
+	out=$(MOCK_CUDA_ORDER=$order MOCK_CUDA_SEED=3 "$GPUMIX" replay \
+		--variant nss --min-replays 2 -o "$tmp/run-nss-$order" \
+		"$tmp/race" 2>&1); rc=$?
+	check_eq "race, nss, mock order $order: exit 0" 0 "$rc"
+	[ "$rc" = 0 ] || echo "$out" | sed 's/^/#   /'
+done
+
 for order in fifo random; do
 	for seed in 1 2; do
 		out=$(MOCK_CUDA_ORDER=$order MOCK_CUDA_SEED=$seed "$GPUMIX" replay \
