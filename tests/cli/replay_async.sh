@@ -51,6 +51,8 @@ check "nss: the 6 MiB copies went in 1 MiB chunks" test \
 	"$(field "$tmp/run-nss_--copy-chunk_1M/manifest" nss.copy_chunks)" -gt 0
 check_eq "nss without chunking: none" 0 \
 	"$(field "$tmp/run-nss_--completion_event_--copy-chunk_0/manifest" nss.copy_chunks)"
+check_eq "nss: the dispatcher's polling calls are not in the activity log" 0 \
+	"$(awk -F'\t' '$1 == "API" && $7 == 120' "$tmp/run-nss/activity.tsv" | wc -l)"
 check "nss: every kernel completed by event" test \
 	"$(field "$tmp/run-nss/manifest" nss.kernels_by_event)" -gt 0
 for order in fifo random; do

@@ -16,6 +16,7 @@
 uint64_t mock_now(void);
 void mock_enable_kind(int kind);
 void mock_enable_latency(int on);
+void mock_enable_driver_api(uint32_t cbid, int on);
 size_t mock_record_size(int kind);
 size_t mock_take_records(uint8_t *out, size_t room);
 size_t mock_pending_records(void);

@@ -51,6 +51,13 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 	return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid,
+						  uint8_t enable)
+{
+	mock_enable_driver_api(cbid, enable);
+	return CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
 {
 	(void)kind;

@@ -647,9 +647,11 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
+	uint64_t t0 = mock_now();
 	struct mevent *e;
 	CUresult r;
 
+	mock_api_record(120, t0);	/* CUPTI_DRIVER_TRACE_CBID_cuEventQuery */
 	pthread_mutex_lock(&mock_lock);
 	e = event_of(hEvent);
 	r = !e ? CUDA_ERROR_INVALID_HANDLE :

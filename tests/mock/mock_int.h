@@ -70,4 +70,8 @@ void mock_device_sync(void) MOCK_HIDDEN;
  */
 int mock_device_knobs(void) MOCK_HIDDEN;
 
+/* A driver API record of call @cbid begun at @start (unless CUPTI turned
+ * that call's records off); returns its correlation id. */
+uint32_t mock_api_record(uint32_t cbid, uint64_t start) MOCK_HIDDEN;
+
 #endif
