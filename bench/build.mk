@@ -2,3 +2,4 @@
 # bench/: benchmark scripts run by `make bench`.
 BENCHES += bench/parboil_bench.sh
 BENCHES += bench/nss.sh
+BENCHES += bench/nss_completion.sh
