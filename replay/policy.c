@@ -9,33 +9,40 @@
 
 #include "error.h"
 #include "strbuf.h"
+#include "variant.h"
 
-static const char *const names[] = {
-	[GM_POLICY_LEFTOVER] = "leftover",
-	[GM_POLICY_MEDIAN] = "median",
-	[GM_POLICY_MPMAX] = "mpmax",
-	[GM_POLICY_EQUAL] = "equal",
-	[GM_POLICY_QUEUEMOLD] = "queuemold",
-};
-
+/*
+ * The names are the variant table's (common/variant.c), in the order of
+ * enum gm_policy after LEFTOVER, which no study names (it is what cuda
+ * and nss get).
+ */
 const char *gm_policy_name(enum gm_policy p)
 {
-	if ((size_t)p < sizeof(names) / sizeof(names[0])) {
-		return names[p];
+	const char *const *names = gm_policy_names();
+
+	if (p == GM_POLICY_LEFTOVER) {
+		return "leftover";
+	}
+	for (size_t i = 0; names[i]; i++) {
+		if ((size_t)p == i + 1) {
+			return names[i];
+		}
 	}
 	return "?";
 }
 
 int gm_policy_parse(const char *name, enum gm_policy *out)
 {
+	const char *const *names = gm_policy_names();
+
 	/* run directories and study files say "none" for no policy */
-	if (!strcmp(name, "none")) {
+	if (!strcmp(name, "none") || !strcmp(name, "leftover")) {
 		*out = GM_POLICY_LEFTOVER;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; names[i]; i++) {
 		if (!strcmp(name, names[i])) {
-			*out = (enum gm_policy)i;
+			*out = (enum gm_policy)(i + 1);
 			return 0;
 		}
 	}

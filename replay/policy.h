@@ -35,6 +35,7 @@
 #include "block_usage.h"
 #include "phygrid.h"
 
+/* After LEFTOVER, in the order of the variant table's policy names. */
 enum gm_policy {
 	GM_POLICY_LEFTOVER,
 	GM_POLICY_MEDIAN,
