@@ -54,8 +54,18 @@ all: $(REPLAY_LIB)
 
 $(B)/replay/run.o: $(B)/version.h
 
-$(REPLAY_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o) \
-		$(RESOURCE_SRCS:%.c=$(B)/%.o)
+# One relocatable object in which only the gm_ symbols stay global: a
+# library linked into users' programs exports nothing else (the helpers
+# of replay/ and common/ become local to it).
+REPLAY_OBJ := $(B)/replay/libgpumix-replay.o
+$(REPLAY_OBJ): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o) $(REPLAY_CUDA_SRCS:%.c=$(B)/%.o) \
+		$(RESOURCE_SRCS:%.c=$(B)/%.o) $(COMMON_SRCS:%.c=$(B)/%.o)
+	$(QUIET) LD $@
+	$(Q)$(LD) -r -o $@.tmp $^
+	$(Q)objcopy --wildcard --keep-global-symbol='gm_*' $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+$(REPLAY_LIB): $(REPLAY_OBJ)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
