@@ -331,6 +331,11 @@ int cmd_reconstruct(int argc, char **argv)
 				est.images, est.kernels, est.thread, est.block,
 				est.none, est.assembled ? "cubins assembled" :
 				"PTX only");
+			if (est.kept) {
+				gm_note("reconstruct: elastic: %zu code images "
+					"keep their code (the 'elastic:' lines "
+					"above say why)", est.kept);
+			}
 		}
 	}
 	gen_s = now_s() - t0;

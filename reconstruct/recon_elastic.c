@@ -191,6 +191,76 @@ struct state {
 	struct recon_elastic_stats st;
 };
 
+/*
+ * Module @mi of program @p keeps its original code: say why, in the
+ * report and for each of its kernels in the kernel table.
+ */
+static void keep_original(struct state *s, const struct model_prog *p,
+			  size_t mi, const char *why)
+{
+	const struct model_module *mod = &p->modules[mi];
+
+	strbuf_addf(s->report, "elastic: program '%s': module %s: %s; its "
+		    "kernels run unmodified\n", p->name, mod->hash, why);
+	s->st.kept++;
+	for (size_t k = 0; k < p->nr_kernels; k++) {
+		if (p->kernels[k].module != mi) {
+			continue;
+		}
+		strbuf_addf(&s->table, "%s\t%s\tnot-elastic\t-\t-\t-\t-\t-"
+			    "\t%s\n", mod->hash, p->kernels[k].name, why);
+		s->st.kernels++;
+		s->st.none++;
+	}
+}
+
+/* The recorded causes, newest first, as one line into @buf. */
+static void error_chain(char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < gm_error_count(); i++) {
+		strbuf_addf(&sb, "%s%s", i ? ": " : "", gm_error_cause(i));
+	}
+	for (size_t i = 0; i < sb.len; i++) {
+		if (sb.buf[i] == '\n' || sb.buf[i] == '\t') {
+			sb.buf[i] = ' ';
+		}
+	}
+	snprintf(buf, len, "%s", sb.len ? sb.buf : "cannot be made elastic");
+	strbuf_release(&sb);
+}
+
+/*
+ * 1 when the PTX says `.target sm_NN` (or compute_NN) above the device's
+ * @sm (@why says so): ptxas for the device could not assemble it, and a
+ * driver would not load it either.
+ */
+static int ptx_target_above(const char *ptx, size_t len, unsigned sm,
+			    char *why, size_t whylen)
+{
+	const char *t = memmem(ptx, len, ".target", 7);
+	unsigned want;
+
+	if (!t) {
+		return 0;
+	}
+	t += 7;
+	while (t < ptx + len && (*t == ' ' || *t == '\t')) {
+		t++;
+	}
+	if (sscanf(t, "sm_%u", &want) != 1 &&
+	    sscanf(t, "compute_%u", &want) != 1) {
+		return 0;
+	}
+	if (want <= sm) {
+		return 0;
+	}
+	snprintf(why, whylen, "its PTX targets sm_%u, above the device's sm_%u",
+		 want, sm);
+	return 1;
+}
+
 /* One image, loaded first by program @pi as its module @mi. */
 static int do_image(struct state *s, size_t pi, size_t mi)
 {
@@ -208,24 +278,19 @@ static int do_image(struct state *s, size_t pi, size_t mi)
 	if (got < 0) {
 		goto out;
 	}
-	if (!got) {
-		strbuf_addf(s->report, "elastic: program '%s': module %s: %s; "
-			    "its kernels run unmodified\n", p->name, mod->hash,
-			    why);
-		for (size_t k = 0; k < p->nr_kernels; k++) {
-			if (p->kernels[k].module != mi) {
-				continue;
-			}
-			strbuf_addf(&s->table, "%s\t%s\tnot-elastic\t-\t-\t-\t-"
-				    "\t-\t%s\n", mod->hash, p->kernels[k].name,
-				    why);
-			s->st.kernels++;
-			s->st.none++;
-		}
-		ret = 0;
-		goto out;
+	if (got && ptx_target_above(ptx.buf, ptx.len, s->sm, why,
+				    sizeof(why))) {
+		got = 0;
 	}
-	if (gm_elastic_build(ptx.buf, ptx.len, label, &s->bo, &b) < 0) {
+	if (got && gm_elastic_build(ptx.buf, ptx.len, label, &s->bo, &b) < 0) {
+		/* Never the whole reconstruct: the module keeps its code. */
+		error_chain(why, sizeof(why));
+		gm_error_clear();
+		got = 0;
+	}
+	if (!got) {
+		keep_original(s, p, mi, why);
+		ret = 0;
 		goto out;
 	}
 	for (size_t k = 0; k < b.nr_kernels; k++) {

@@ -42,6 +42,8 @@ struct recon_elastic_opts {
 struct recon_elastic_stats {
 	size_t images;		/* distinct code images */
 	size_t transformed;	/* images with an elastic version */
+	size_t kept;		/* images that keep their code (the
+				   reasons are in the report) */
 	size_t kernels, thread, block, none;
 	char arch[16];
 	int assembled;		/* cubins were written */
@@ -49,10 +51,13 @@ struct recon_elastic_stats {
 
 /*
  * Write the elastic/ directory for finished model @m under @dir (which
- * exists). What runs unmodified, and why (an image without PTX, a kernel
- * that is not elastic), goes to @report as "elastic: ..." lines. Returns
- * 0, or -1 with a recorded cause (an unreadable image, PTX that does not
- * parse or assemble, a failed write). @st may be NULL.
+ * exists). What runs unmodified, and why, goes to @report as "elastic:
+ * ..." lines and to the kernel table: an image without PTX, PTX that
+ * targets an architecture above the device, PTX that does not parse or
+ * that ptxas refuses (e.g. a newer .version), a transformation that
+ * fails, a kernel that is not elastic. None of those stops the
+ * reconstruct. Returns 0, or -1 with a recorded cause for an unreadable
+ * image or a failed write. @st may be NULL.
  */
 int recon_elastic_write(const struct model *m, const char *dir,
 			const struct recon_elastic_opts *o,
