@@ -25,15 +25,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")
 _suite_rm+=("$tmp")
 suite_cache
 
-field() { sed -n "s/^$2 = //p" "$1"; }
-# Mean kept replay time of run directory $1, in ms (awk's doubles keep
-# the last 12 digits of the nanosecond timestamps exact).
-mean_ms() {
-	awk -F'\t' 'NR > 1 && $6 == 1 {
-		s = substr($3, length($3) - 11) + 0; e = substr($4, length($4) - 11) + 0
-		d = e - s; if (d < 0) d += 1e12; t += d - $5; n++ }
-		END { if (n) printf "%.3f", t / n / 1e6; else print "nan" }' "$1/replays.tsv"
-}
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit }
 	printf "%.4f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

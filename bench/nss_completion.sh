@@ -21,15 +21,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")
 _suite_rm+=("$tmp")
 suite_cache
 
-field() { sed -n "s/^$2 = //p" "$1"; }
-# mean multiprogram time (ms) of the kept replays of run directory $1
-mean_ms() {
-	awk -F'\t' 'NR > 1 && $6 == 1 {
-		s = substr($3, length($3) - 11) + 0; e = substr($4, length($4) - 11) + 0
-		d = e - s; if (d < 0) d += 1e12; t += d - $5; n++ }
-		END { if (n) printf "%.3f", t / n / 1e6; else print "nan" }' "$1/replays.tsv"
-}
-
 for c in event poll; do
 	: >"$tmp/$c.rows"
 done

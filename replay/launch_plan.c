@@ -155,7 +155,7 @@ static void identity_end(struct gm_prog *p, struct gm_launch_cursor *c)
 	}
 }
 
-static const struct gm_planner identity_planner = {
+const struct gm_planner gm_planner_identity = {
 	.name = "identity",
 	.prog_init = NULL,
 	.begin = identity_begin,
@@ -249,5 +249,5 @@ const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o)
 		return &gm_planner_policy;
 	}
 	return o->elastic.mode > GM_ELASTIC_IDENTITY ? &explicit_planner :
-						       &identity_planner;
+						       &gm_planner_identity;
 }

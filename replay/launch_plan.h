@@ -80,6 +80,7 @@ struct gm_planner {
  * identity otherwise. */
 const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o);
 
+extern const struct gm_planner gm_planner_identity;	/* launch_plan.c */
 extern const struct gm_planner gm_planner_policy;	/* launch_policy.c */
 
 /*

@@ -303,16 +303,11 @@ out:
 static int pol_begin(struct gm_prog *p, uint32_t launch,
 		     struct gm_launch_cursor *c)
 {
-	const struct gm_launch_desc *l = &p->d->launches[launch];
 	struct pol_run *r = pol(p->run);
 	struct pol_launch *pl = &r->progs[p->index].launch[launch];
 
-	memset(c, 0, sizeof(*c));
-	c->launch = launch;
-	memcpy(c->block, l->block, sizeof(c->block));
-	c->takes_args = p->el_class && p->el_class[l->kernel] != GM_ELASTIC_NONE;
-	c->back_to_back = 1;
-	c->total = c->step = 1;
+	/* Until the policy plans it: the captured grid, as identity has it. */
+	gm_planner_identity.begin(p, launch, c);
 	if (!pl->elastic) {
 		return 0;
 	}
@@ -417,13 +412,7 @@ static int pol_next(struct gm_prog *p, struct gm_launch_cursor *c,
 		return 0;
 	}
 	if (!c->elastic) {
-		c->next = c->total;
-		c->launches++;
-		memcpy(grid, l->grid, sizeof(l->grid));
-		if (c->takes_args) {
-			gm_elastic_args_identity(a, l->grid, l->block);
-		}
-		return 1;
+		return gm_planner_identity.next(p, c, grid, a);
 	}
 	if (off == 0 && plan_grid(p, c) < 0) {
 		return -1;
@@ -449,10 +438,7 @@ static void pol_end(struct gm_prog *p, struct gm_launch_cursor *c)
 	struct pol_run *r = pol(run);
 
 	if (!c->elastic) {
-		atomic_fetch_add_explicit(c->takes_args ?
-						  &run->el_count.identity :
-						  &run->el_count.unmodified,
-					  1, memory_order_relaxed);
+		gm_planner_identity.end(p, c);
 		return;
 	}
 	atomic_fetch_add_explicit(&run->el_count.elastic, 1,
