@@ -27,6 +27,7 @@ enum {
 	OPT_ELASTIC,
 	OPT_ELASTIC_SLICE,
 	OPT_PROFILE,
+	OPT_HIGH_PRIORITY,
 	OPT_HELP,
 };
 
@@ -46,6 +47,7 @@ static const struct option longopts[] = {
 	{ "elastic", required_argument, NULL, OPT_ELASTIC },
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -194,6 +196,10 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_PROFILE:
 			o->profile_path = optarg;
 			o->given |= GM_KNOB_PROFILE;
+			break;
+		case OPT_HIGH_PRIORITY:
+			o->high_priority = optarg;
+			o->given |= GM_KNOB_HIGH_PRIORITY;
 			break;
 		case OPT_HELP:
 			return 1;

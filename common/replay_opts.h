@@ -37,6 +37,7 @@ struct gm_replay_opts {
 	const struct gm_variant *variant;	/* set by _finish() */
 	const char *policy;		/* static string, or NULL */
 	const char *profile_path;	/* kernel profile file, or NULL */
+	const char *high_priority;	/* program at the highest priority */
 	double timeslice_us;
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;

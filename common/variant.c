@@ -28,6 +28,9 @@ static const struct gm_variant variants[] = {
 		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE,
 	  "nss with elastic kernels under a resource policy, timesliced",
 	  "nss" },
+	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
+	  "cuda with stream priorities: one program's streams at the "
+	  "highest priority", "priority" },
 	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
 	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
 };
@@ -53,6 +56,9 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_PROFILE, "--profile", NULL, "FILE",
 	  "kernel profile of the suite's single runs (gpumix profile): "
 	  "MEDIAN's median kernel and the timeslices' lengths" },
+	{ GM_KNOB_HIGH_PRIORITY, "--high-priority", "high_priority", "PROGRAM",
+	  "the program whose streams get the highest priority (default: "
+	  "the workload's first)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

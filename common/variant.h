@@ -34,6 +34,7 @@ enum gm_knob {
 	GM_KNOB_COMPLETION = 1 << 3,	/* --completion event|poll */
 	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
 	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
+	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
 };
 
 struct gm_variant {

@@ -365,7 +365,8 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 	}
 	if (gm_debug_on()) {
 		gm_log(run, "replay: created stream: program=%s, %s, "
-		       "cupti-id=%" PRIu32, p->d->name, what, id);
+		       "priority=%d, cupti-id=%" PRIu32, p->d->name, what,
+		       priority, id);
 	}
 	return 0;
 }
@@ -380,8 +381,11 @@ static int create_streams(struct gm_prog *p)
 	     s++) {
 		char what[32];
 		snprintf(what, sizeof(what), "stream-id=%" PRIu32, s);
-		if (gm_prog_stream_create(p, &p->streams[s],
-					  d->streams[s].priority, what) < 0) {
+		int prio = run->sched->stream_priority ?
+				   run->sched->stream_priority(
+					   p, d->streams[s].priority) :
+				   d->streams[s].priority;
+		if (gm_prog_stream_create(p, &p->streams[s], prio, what) < 0) {
 			return -1;
 		}
 		p->nr_streams_created = s + 1;

@@ -48,10 +48,20 @@ struct gm_sched {
 	/* CUDA streams a program uses, for the manifest (besides the
 	 * runtime's own one). */
 	uint32_t (*nr_streams)(const struct gm_prog *p);
+	/* The priority of the program's captured stream created with
+	 * @captured (NULL: as captured). */
+	int (*stream_priority)(const struct gm_prog *p, int captured);
 };
 
-extern const struct gm_sched gm_sched_serial;
-extern const struct gm_sched gm_sched_nss;
+extern const struct gm_sched gm_sched_serial;	/* single, cuda */
+extern const struct gm_sched gm_sched_nss;	/* nss, elastic */
+extern const struct gm_sched gm_sched_priority;	/* priority */
+
+/* The serial scheduler's hooks, which the priority scheduler shares. */
+int gm_serial_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+int gm_serial_drain(struct gm_prog *p);
+int gm_serial_replay_end(struct gm_prog *p);
+uint32_t gm_serial_nr_streams(const struct gm_prog *p);
 
 /* The scheduler called @name, or NULL when the runtime has none. */
 const struct gm_sched *gm_sched_find(const char *name);

@@ -79,7 +79,7 @@ static int stream_sync(struct gm_prog *p, unsigned s)
 	return CU_CHECK(cuStreamSynchronize(p->streams[s]));
 }
 
-static int serial_drain(struct gm_prog *p)
+int gm_serial_drain(struct gm_prog *p)
 {
 	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
 		if (stream_sync(p, s) < 0) {
@@ -220,8 +220,8 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
-static int serial_exec(struct gm_prog *p, const struct gm_op *op,
-		       uint64_t index)
+int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
+		   uint64_t index)
 {
 	switch (op->code) {
 	case GM_OP_NOP:
@@ -267,7 +267,7 @@ static int serial_exec(struct gm_prog *p, const struct gm_op *op,
 		return gm_check_pending(p, op->stream);
 	case GM_OP_CTX_SYNC:
 		/* Only this program's work: the others are not ours. */
-		return serial_drain(p);
+		return gm_serial_drain(p);
 	case GM_OP_TEX_CREATE:
 		return gm_tex_create(p, op);
 	case GM_OP_TEX_DESTROY:
@@ -276,7 +276,7 @@ static int serial_exec(struct gm_prog *p, const struct gm_op *op,
 	return gm_error("unknown operation code %u", op->code);
 }
 
-static int serial_replay_end(struct gm_prog *p)
+int gm_serial_replay_end(struct gm_prog *p)
 {
 	p->legacy_gen = p->legacy_event_gen = 0;
 	if (p->nr_blocking) {
@@ -286,15 +286,15 @@ static int serial_replay_end(struct gm_prog *p)
 	return 0;
 }
 
-static uint32_t serial_nr_streams(const struct gm_prog *p)
+uint32_t gm_serial_nr_streams(const struct gm_prog *p)
 {
 	return p->d->nr_streams;
 }
 
 const struct gm_sched gm_sched_serial = {
 	.name = "serial",
-	.exec = serial_exec,
-	.drain = serial_drain,
-	.replay_end = serial_replay_end,
-	.nr_streams = serial_nr_streams,
+	.exec = gm_serial_exec,
+	.drain = gm_serial_drain,
+	.replay_end = gm_serial_replay_end,
+	.nr_streams = gm_serial_nr_streams,
 };

@@ -244,6 +244,16 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 		}
 		break;
 	}
+	case GM_KNOB_HIGH_PRIORITY:
+		/* A program of the study (checked once they are loaded). */
+		ret = yaml_doc_string(l->d, v, what, &word);
+		if (!ret) {
+			free(s->high_priority);
+			s->high_priority = word;
+			s->high_priority_pos = yaml_doc_pos(v);
+			word = NULL;
+		}
+		break;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
@@ -950,6 +960,37 @@ static int load_baseline(struct loader *l, const yaml_node_t *root)
 	return ret;
 }
 
+
+/* 'high_priority' names a program of the study. */
+static int check_high_priority(struct loader *l)
+{
+	struct study *s = l->s;
+	const char **names;
+	const char *near;
+	int ret;
+
+	if (!s->high_priority) {
+		return 0;
+	}
+	for (size_t i = 0; i < s->nr_programs; i++) {
+		if (!strcmp(s->programs[i].name, s->high_priority)) {
+			return 0;
+		}
+	}
+	names = gm_xcalloc(s->nr_programs + 1, sizeof(*names));
+	for (size_t i = 0; i < s->nr_programs; i++) {
+		names[i] = s->programs[i].name;
+	}
+	near = yaml_doc_closest(s->high_priority, names);
+	ret = yaml_doc_error_at(s->path, s->high_priority_pos,
+				"'high_priority' names no program of the study: "
+				"'%s'%s%s%s", s->high_priority,
+				near ? " (did you mean '" : "", near ? near : "",
+				near ? "'?)" : "");
+	free(names);
+	return ret;
+}
+
 static int load(struct loader *l)
 {
 	yaml_node_t *root = yaml_doc_root(l->d);
@@ -959,7 +1000,7 @@ static int load(struct loader *l)
 	    load_paths(l, root) || load_replay(l, root) ||
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
-	    load_baseline(l, root)) {
+	    load_baseline(l, root) || check_high_priority(l)) {
 		return -1;
 	}
 	check_knobs_used(l, root);
@@ -1018,6 +1059,7 @@ static void names_release(struct study_names *n)
 
 void study_release(struct study *s)
 {
+	free(s->high_priority);
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		struct study_program *p = &s->programs[i];
 		for (size_t j = 0; j < p->argc; j++) {
@@ -1089,6 +1131,12 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		return 0;
 	case GM_KNOB_COMPLETION:
 		snprintf(buf, len, "%s", gm_completion_name(s->completion));
+		return 0;
+	case GM_KNOB_HIGH_PRIORITY:
+		if (!s->high_priority) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->high_priority);
 		return 0;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:

@@ -83,6 +83,8 @@ struct study {
 	double timeslice_s;
 	uint64_t copy_chunk;
 	enum gm_completion completion;
+	char *high_priority;		/* a program's name, or NULL */
+	struct yaml_pos high_priority_pos;
 	double stage_timeout_s;
 	struct study_paths paths;
 	/* "FILE:LINE:COL: message" for what is valid but has no effect

@@ -464,12 +464,25 @@ uint32_t mock_stream_id(CUstream h)
 
 /* ---- streams ---- */
 
+/* The H100's range: 0 (least) to -5 (greatest); others are refused. */
+#define MOCK_PRIORITY_GREATEST (-5)
+
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	*least = 0;
+	*greatest = MOCK_PRIORITY_GREATEST;
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 					    unsigned int flags, int priority)
 {
 	struct mstream *s = calloc(1, sizeof(*s));
 
-	(void)priority;
+	if (priority < MOCK_PRIORITY_GREATEST || priority > 0) {
+		free(s);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (!s) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}

@@ -207,7 +207,7 @@ static void test_commands(void)
 		       "workloads: [[a]]\nvariants: [single, green, nss, mps]\n",
 		       &s);
 	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'green', 'mps' "
-		  "are not supported yet (supported now: single, cuda, nss, elastic)",
+		  "are not supported yet (supported now: single, cuda, nss, elastic, priority)",
 		  "unimplemented variants are named together");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
@@ -294,7 +294,10 @@ static void test_knobs(void)
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		int ret = study_knob_arg(&s, k, buf, sizeof(buf));
-		if (k->study_key) {
+		if (k->knob == GM_KNOB_HIGH_PRIORITY) {
+			/* no default: each workload's first program */
+			CHECK_INT(ret, -1, "high_priority has no value unset");
+		} else if (k->study_key) {
 			CHECK_INT(ret, 0, "a knob with a study key has a value");
 		} else {
 			CHECK_INT(ret, -1, "a knob without one has none");
