@@ -77,8 +77,8 @@ static void print_builds(struct exec_ctx *x, FILE *f, size_t *todo)
 		const struct state_record *r;
 		switch (wi->state) {
 		case BUILD_UNDECIDED:
-			r = exec_current_record(x, STUDY_STAGE_RECONSTRUCT, name,
-					   wi->rkey);
+			r = exec_current_record(x, STUDY_STAGE_RECONSTRUCT,
+						name, wi->rkey);
 			fputs(r && !strcmp(r->status, "done") &&
 			      gm_is_dir(wi->build) ? "reconstructed\n"
 						   : "not needed\n", f);
@@ -284,7 +284,8 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	const struct study_outcome *o = x->out;
 	char t[32];
 	char *file = exec_disp(s->path), *db = exec_disp(s->paths.database);
-	char *rep = exec_disp(s->paths.report), *state = exec_disp(s->paths.state);
+	char *rep = exec_disp(s->paths.report);
+	char *state = exec_disp(s->paths.state);
 
 	study_progress_format_duration(t, sizeof(t), o->seconds);
 	strbuf_addf(sb, "# Study %s\n\n", s->name);

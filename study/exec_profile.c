@@ -119,13 +119,15 @@ static void decide_profile(struct exec_ctx *x)
 	struct state_record *r;
 
 	r = exec_current_record(x, STUDY_STAGE_PROFILE, NULL, x->prof.key);
-	if (r && !strcmp(r->status, "done") && gm_path_exists(s->paths.profile)) {
+	if (r && !strcmp(r->status, "done") &&
+	    gm_path_exists(s->paths.profile)) {
 		set_prof(x, BUILD_UP_TO_DATE, NULL, NULL);
 		return;
 	}
 	if (r && exec_is_failure(r) && !x->o->retry_failed) {
 		char *log = exec_log_path(x, STUDY_STAGE_PROFILE, NULL);
-		set_prof(x, BUILD_FAILED, r->reason ? r->reason : r->status, log);
+		set_prof(x, BUILD_FAILED, r->reason ? r->reason : r->status,
+			 log);
 		x->prof.hung = !strcmp(r->status, "hung");
 		free(log);
 		return;
@@ -195,9 +197,10 @@ static int make_profile(struct exec_ctx *x)
 		set_prof(x, why ? BUILD_FAILED : BUILD_UP_TO_DATE, why,
 			 why ? log : NULL);
 		x->prof.hung = why && res.timed_out;
-		ret = exec_finish_stage(x, STUDY_STAGE_PROFILE, NULL, x->prof.key,
-					why ? (res.timed_out ? "hung" : "failed")
-					    : "done", why, &res);
+		const char *st = !why ? "done" :
+				 res.timed_out ? "hung" : "failed";
+		ret = exec_finish_stage(x, STUDY_STAGE_PROFILE, NULL,
+					x->prof.key, st, why, &res);
 		free(why);
 	}
 	exec_argv_release(&a);
@@ -254,7 +257,8 @@ void exec_profile_print_plan(struct exec_ctx *x, FILE *f, size_t *todo)
 		alone == 1 ? "" : "s");
 	for (size_t v = 0, n = 0; v < s->nr_variants; v++) {
 		if (s->variants[v]->knobs & GM_KNOB_PROFILE) {
-			fprintf(f, "%s %s", n++ ? "," : "", s->variants[v]->name);
+			fprintf(f, "%s %s", n++ ? "," : "",
+				s->variants[v]->name);
 		}
 	}
 	fprintf(f, "):\n  %-36s ", path);
@@ -275,7 +279,8 @@ void exec_profile_print_plan(struct exec_ctx *x, FILE *f, size_t *todo)
 		(*todo)++;
 		break;
 	case BUILD_FAILED:
-		fprintf(f, "%s: %s\n", pi->hung ? "hung" : "failed", pi->reason);
+		fprintf(f, "%s: %s\n", pi->hung ? "hung" : "failed",
+			pi->reason);
 		break;
 	case BUILD_SKIPPED:
 		fprintf(f, "skipped: %s\n", pi->reason);
@@ -299,7 +304,8 @@ void exec_profile_summary(const struct exec_ctx *x, struct strbuf *sb)
 		strbuf_addf(sb, "- profile: %s: %s%s%s%s\n",
 			    pi->state == BUILD_SKIPPED ? "skipped" :
 			    pi->hung ? "hung" : "failed", pi->reason,
-			    log ? " (log: " : "", log ? log : "", log ? ")" : "");
+			    log ? " (log: " : "", log ? log : "",
+			    log ? ")" : "");
 		free(log);
 		break;
 	case BUILD_UP_TO_DATE:
@@ -313,8 +319,9 @@ void exec_profile_summary(const struct exec_ctx *x, struct strbuf *sb)
 		if (gm_path_exists(x->s->paths.profile)) {
 			strbuf_addf(sb, "- profile: %s\n", path);
 		} else {
-			strbuf_addf(sb, "- profile: not needed (%s is gone, and "
-				    "every run that read it is done)\n", path);
+			strbuf_addf(sb, "- profile: not needed (%s is gone, "
+				    "and every run that read it is done)\n",
+				    path);
 		}
 		break;
 	}

@@ -198,7 +198,7 @@ static char *log_reason(const char *log)
 
 /* Why a stage failed, or NULL when it succeeded (exit 0). */
 char *exec_stage_failure(const struct exec_ctx *x, const struct stage_result *r,
-			   const char *log)
+			 const char *log)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *why;
@@ -224,7 +224,7 @@ char *exec_stage_failure(const struct exec_ctx *x, const struct stage_result *r,
 }
 
 char *exec_log_path(const struct exec_ctx *x, enum study_stage kind,
-		      const char *name)
+		    const char *name)
 {
 	char *file = name ? gm_xasprintf("%s-%s.log", study_stage_name(kind), name)
 			  : gm_xasprintf("%s.log", study_stage_name(kind));
@@ -241,8 +241,8 @@ char *exec_record_id(enum study_stage kind, const char *name)
 
 /* The record of stage @kind of @name when its inputs are @key. */
 struct state_record *exec_current_record(struct exec_ctx *x,
-					   enum study_stage kind,
-					   const char *name, const char *key)
+					 enum study_stage kind,
+					 const char *name, const char *key)
 {
 	char *id = exec_record_id(kind, name);
 	struct state_record *r = study_state_find(&x->st, id);
@@ -478,7 +478,7 @@ static void run_keys(struct exec_ctx *x, size_t i)
 /* Set run @ri's status; one that stops being pending while the stages
  * run counts on the progress line. */
 void exec_set_run(struct exec_ctx *x, struct run_info *ri,
-		    enum run_status st, const char *reason, const char *log)
+		  enum run_status st, const char *reason, const char *log)
 {
 	if (x->executing && ri->status == RUN_PENDING && st != RUN_PENDING) {
 		x->pr.runs_done++;
@@ -724,8 +724,8 @@ static int decide(struct exec_ctx *x)
  * was interrupted before or during it, -1 when it could not be started.
  */
 int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
-		     const char *label, struct exec_argv *args, const char *cwd,
-		     const char *log, struct stage_result *res)
+		   const char *label, struct exec_argv *args, const char *cwd,
+		   const char *log, struct stage_result *res)
 {
 	struct stage_cmd c = {
 		.argv = args->v,
@@ -766,8 +766,8 @@ static int save_state(struct exec_ctx *x, enum study_stage kind)
 
 /* Record a finished stage and report its outcome on the progress line. */
 int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
-			const char *id, const char *key, const char *status,
-			const char *reason, const struct stage_result *res)
+		      const char *id, const char *key, const char *status,
+		      const char *reason, const struct stage_result *res)
 {
 	char *rid = exec_record_id(kind, id);
 
