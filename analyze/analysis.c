@@ -89,7 +89,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			  " r.status, r.failure, r.deviceName,"
 			  " r.computeCapability, r.smCount, r.maxThreadsPerSm,"
 			  " r.maxBlocksPerSm, r.regsPerSm, r.smemPerSm,"
-			  " r.droppedRecords, r.kernelCount"
+			  " r.droppedRecords, r.kernelCount, r.elastic,"
+			  " r.timesliceUs, r.copyChunk"
 			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
@@ -115,6 +116,11 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 					 sqlite3_column_int64(st, 13));
 		r->dropped = sqlite3_column_int64(st, 14);
 		r->kernel_count = sqlite3_column_int64(st, 15);
+		r->elastic = gm_an_col_str(st, 16);
+		r->timeslice_us = sqlite3_column_type(st, 17) == SQLITE_NULL
+			? NAN : sqlite3_column_double(st, 17);
+		r->copy_chunk = sqlite3_column_type(st, 18) == SQLITE_NULL
+			? -1 : sqlite3_column_int64(st, 18);
 		r->label = gm_run_label(r->workload, r->variant, r->policy);
 		r->vlabel = strcmp(r->policy, "none")
 			? gm_xasprintf("%s+%s", r->variant, r->policy)
@@ -540,6 +546,7 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 		gm_an_note(a, "the database holds no runs");
 	}
 	make_variants(a);
+	gm_an_kernels(a);
 	compute_stp(a);
 	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
 		goto out;
@@ -623,6 +630,7 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->vlabel);
 		free(r->device_name);
 		free(r->device_cc);
+		free(r->elastic);
 		for (size_t j = 0; j < r->nprog; j++) {
 			free(r->progs[j].name);
 			free(r->progs[j].bundle);
@@ -646,6 +654,7 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(a->notes[i]);
 	}
 	free(a->notes);
+	free(a->kernels);
 	free(a->focus_kernel);
 	free(a->focus);
 	memset(a, 0, sizeof(*a));

@@ -66,6 +66,10 @@ struct gm_an_run {
 	char *label;			/* workload.variant[.policy] */
 	char *vlabel;			/* variant or variant+policy */
 	char *device_name, *device_cc;
+	char *elastic;			/* runs.elastic: "off", "identity",
+					   "policy" or a fixed grid mode */
+	double timeslice_us;		/* runs.timesliceUs, NAN: none */
+	int64_t copy_chunk;		/* runs.copyChunk, -1: none */
 	struct gm_device_limits dev;
 	int64_t dropped, kernel_count;
 	int ok;
@@ -139,6 +143,11 @@ struct gm_analysis {
 	int resources_from_alone;	/* 1: alone (single) runs only */
 	const char *alone_variant;	/* its name, "single" (static) */
 	const char *reference_variant;	/* the comparison baseline, "cuda" */
+	/* Which kernels the ok runs ran (same_kernels.c): "all variants ran
+	 * the same transformed kernels (...)", "the variants ran different
+	 * code: ...", ...; NULL without ok runs. */
+	char *kernels;
+	int same_kernels;		/* 1 when all ran the same code */
 	size_t nnotes;
 	char **notes;
 

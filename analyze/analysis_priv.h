@@ -65,6 +65,13 @@ int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
 		      struct gm_an_run *r, struct gm_an_pool *pool,
 		      struct gm_an_resources *res, int want_resources);
 
+/*
+ * Say which kernels the ok runs of @a ran (a->kernels, a->same_kernels),
+ * from each run's `elastic` column (paper item 49), with a note when
+ * they differ.
+ */
+void gm_an_kernels(struct gm_analysis *a);
+
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 		       const struct gm_analysis_options *opt);

@@ -8,6 +8,7 @@
 #include "loader.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,10 +51,11 @@ static const char *const st_sql[NR_ST] = {
 		" smemPerSm, driverVersion, runtimeVersion,"
 		" cudaDeviceMaxConnections, streams, minReplays,"
 		" gpumixVersion, startedAt, finishedAt, droppedRecords,"
-		" kernelCount, memcpyCount, memsetCount, apiCount, loadedAt)"
+		" loadedAt, elastic, timesliceUs, copyChunk,"
+		" kernelCount, memcpyCount, memsetCount, apiCount)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
-		" 0, 0, 0, 0, ?24)",
+		" ?24, ?25, ?26, ?27, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
 		" deterministic) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_INS_REPLAY] = "INSERT INTO replays (programId, runId, replay,"
@@ -279,7 +281,15 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 	    BIND_TEXT(l, st, i++, run->started_at) < 0 ||
 	    BIND_TEXT(l, st, i++, run->finished_at) < 0 ||
 	    BIND_INT(l, st, i++, run->dropped_records) < 0 ||
-	    BIND_TEXT(l, st, i++, now) < 0) {
+	    BIND_TEXT(l, st, i++, now) < 0 ||
+	    BIND_TEXT(l, st, i++, run->elastic) < 0 ||
+	    (isnan(run->timeslice_us)
+	     ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i++))
+	     : GM_SQL(l->db->sql, sqlite3_bind_double(st, i++,
+						     run->timeslice_us))) < 0 ||
+	    (run->copy_chunk < 0
+	     ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i++))
+	     : BIND_INT(l, st, i++, run->copy_chunk)) < 0) {
 		return -1;
 	}
 	/* SQLITE_STATIC text must outlive the step: it does (run, now). */

@@ -51,7 +51,7 @@ static int write_file(const char *dir, const char *name, const struct strbuf *sb
 	return ret;
 }
 
-static void index_header(const struct gm_analysis *a,
+static void index_header(const struct gm_analysis *a, const struct gm_table *t,
 			 const struct gm_report_options *opt, struct strbuf *sb)
 {
 	size_t ok = 0, workloads = 0;
@@ -80,6 +80,14 @@ static void index_header(const struct gm_analysis *a,
 	}
 	strbuf_addf(sb, ". Written by gpumix %s; metric definitions: doc/database.md"
 		    " and doc/gpumix-report.md.\n\n", opt->version);
+	if (a->kernels) {
+		strbuf_addstr(sb, "Kernels: ");
+		gm_markdown_escape(sb, a->kernels);
+		strbuf_addstr(sb, ".\n\n");
+	}
+	strbuf_addf(sb, "Beside the paper's numbers (Pai et al., ASPLOS'13, on"
+		    " Fermi): [%s](tables/%s.md).\n\n", t[GM_T_PAPER].title,
+		    t[GM_T_PAPER].name);
 	if (a->nnotes) {
 		strbuf_addstr(sb, "## Notes\n\n");
 		for (size_t i = 0; i < a->nnotes; i++) {
@@ -166,7 +174,7 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	res->figures = figs.n;
 	res->skipped_figures = figs.nskipped;
 
-	index_header(a, opt, &idx);
+	index_header(a, t, opt, &idx);
 	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
 		gm_table_markdown(&t[inline_tables[i]], &idx, 1);
 		strbuf_addf(&idx, "\n[CSV](tables/%s.csv)\n\n",

@@ -364,4 +364,5 @@ void gm_report_tables(const struct gm_analysis *a, struct gm_table *t)
 	utilization(a, &t[GM_T_UTILIZATION], &t[GM_T_UTILIZATION_RUNS]);
 	resources(a, &t[GM_T_RESOURCES]);
 	runs(a, &t[GM_T_RUNS]);
+	gm_report_paper_table(a, &t[GM_T_PAPER]);
 }

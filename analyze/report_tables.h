@@ -3,8 +3,8 @@
  * The report's tables, built from an analysis: the paper's Tables 4 and 5
  * (summary, improvement over cuda), per-workload STP/ANTT, per-program
  * times, waiting time, overlap breakdown, running kernels and
- * utilization (per variant and per run), the resource table (Table 2)
- * and the list of runs. Names are the file stems in the report directory
+ * utilization (per variant and per run), the resource table (Table 2),
+ * the list of runs and the comparison with the paper's numbers. Names are the file stems in the report directory
  * and the values of `gpumix report --table`.
  */
 #ifndef GM_REPORT_TABLES_H
@@ -26,10 +26,18 @@ enum gm_report_table {
 	GM_T_UTILIZATION_RUNS,
 	GM_T_RESOURCES,
 	GM_T_RUNS,
+	GM_T_PAPER,
 	GM_T_COUNT
 };
 
 /* Fill @t[0..GM_T_COUNT-1] (release each with gm_table_release()). */
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
+
+/*
+ * The comparison with the paper (report_paper.c): each number the paper
+ * prints for Fermi (paper_numbers.h) beside ours and their ratio, with
+ * the kernels, timeslices and copy chunks our runs used in the caption.
+ */
+void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t);
 
 #endif

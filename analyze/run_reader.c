@@ -6,6 +6,7 @@
 #include "run_reader.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,42 @@ static int get_int(struct gm_run_dir *run, const char *key, int64_t min,
 	if (gm_tsv_int(v, min, INT64_MAX, out)) {
 		return gm_error("%s: key '%s' is not an integer >= %" PRId64 ": '%s'",
 				what, key, min, v);
+	}
+	return 0;
+}
+
+/*
+ * Which code ran and how it was cut: `elastic` (the mode of the elastic
+ * modules, absent for the captured kernels), the elastic variant's
+ * `elastic.timeslice_us` and the nss scheduler's `nss.copy_chunk`, all
+ * optional (doc/run-directory.md).
+ */
+static int read_code(struct gm_run_dir *run, const char *what)
+{
+	const char *v;
+	char *end;
+
+	run->elastic = kvfile_get(&run->manifest, "elastic");
+	if (!run->elastic) {
+		run->elastic = "off";
+	} else if (!*run->elastic) {
+		return gm_error("%s: 'elastic' is empty", what);
+	}
+	run->timeslice_us = NAN;
+	v = kvfile_get(&run->manifest, "elastic.timeslice_us");
+	if (v) {
+		run->timeslice_us = strtod(v, &end);
+		if (!*v || *end || !(run->timeslice_us >= 0) ||
+		    !isfinite(run->timeslice_us)) {
+			return gm_error("%s: key 'elastic.timeslice_us' is not a "
+					"number >= 0: '%s'", what, v);
+		}
+	}
+	run->copy_chunk = -1;
+	v = kvfile_get(&run->manifest, "nss.copy_chunk");
+	if (v && gm_tsv_int(v, 0, INT64_MAX, &run->copy_chunk)) {
+		return gm_error("%s: key 'nss.copy_chunk' is not an integer >= 0: "
+				"'%s'", what, v);
 	}
 	return 0;
 }
@@ -108,6 +145,9 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 	if (!*run->workload || !*run->variant || !*run->policy) {
 		return gm_error("%s: workload, variant and policy must not be empty",
 				what);
+	}
+	if (read_code(run, what)) {
+		return -1;
 	}
 	if (n > 4096) {
 		return gm_error("%s: 'programs' is %" PRId64 " (at most 4096)",

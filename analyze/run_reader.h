@@ -43,6 +43,12 @@ struct gm_run_dir {
 	int64_t sm_count, max_threads_per_sm, max_blocks_per_sm;
 	int64_t regs_per_sm, smem_per_sm;
 	int64_t max_connections, streams, min_replays, dropped_records;
+	/* Optional keys: `elastic` ("off" when absent: the captured
+	 * kernels), `elastic.timeslice_us` (NAN when absent) and
+	 * `nss.copy_chunk` (-1 when absent). */
+	const char *elastic;
+	double timeslice_us;
+	int64_t copy_chunk;
 
 	size_t nr_programs;
 	struct gm_run_program *programs;	/* owned array */

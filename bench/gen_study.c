@@ -13,9 +13,14 @@
  * model is only meant to produce realistic-looking timelines (overlaps,
  * ties, waiting) of any size, deterministically from a seed.
  *
+ * Like a study, its manifests say which kernels each run ran (`elastic`:
+ * `policy` in the elastic runs and, when some run is elastic, `identity`
+ * in the others, as under same_kernels; --captured-kernels leaves it out
+ * of the others) and the elastic and nss runs' timeslice and copy chunk.
+ *
  * usage: gen_study -o DIR [--kernels N] [--workloads W] [--programs P]
  *                  [--replays R] [--seed S] [--variants a,b,...]
- *                  [--odd-names]
+ *                  [--odd-names] [--captured-kernels]
  */
 #include <inttypes.h>
 #include <math.h>
@@ -374,10 +379,15 @@ static void simulate(struct sim *s, struct pstate *ps, int np,
 	strbuf_release(&sb2);
 }
 
+/*
+ * Write the run of @v; @code is the manifest's `elastic` for a variant
+ * that is not elastic (NULL: none, the captured kernels).
+ */
 static int write_run(const char *dir, const char *const *names,
 		     const struct prof **pp, int np, const struct variant *v,
-		     int min_replays, int odd, int kernels_per_replay,
-		     uint64_t *kernels, uint64_t *records)
+		     const char *code, int min_replays, int odd,
+		     int kernels_per_replay, uint64_t *kernels,
+		     uint64_t *records)
 {
 	struct strbuf wl = STRBUF_INIT, path = STRBUF_INIT, m = STRBUF_INIT;
 	struct strbuf e = STRBUF_INIT;
@@ -449,6 +459,15 @@ static int write_run(const char *dir, const char *const *names,
 		    "cupti.dropped_records = 0\n",
 		    v->kind == V_SINGLE ? 1 : (v->kind == V_CUDA ? np : 2 * np),
 		    min_replays, (int)(rnd() * 60));
+	if (v->kind == V_ELASTIC) {
+		strbuf_addstr(&m, "elastic = policy\n"
+			      "elastic.timeslice_us = 1000\n");
+	} else if (code) {
+		strbuf_addf(&m, "elastic = %s\n", code);
+	}
+	if (v->kind == V_ELASTIC || v->kind == V_NSS) {
+		strbuf_addstr(&m, "nss.copy_chunk = 4194304\n");
+	}
 	char *mp = gm_xasprintf("%s/manifest", path.buf);
 	char *lp = gm_xasprintf("%s/log", path.buf);
 	ret = gm_write_file_atomic(mp, m.buf, m.len, 1) ||
@@ -479,6 +498,7 @@ static const struct variant all_variants[] = {
 	{ "elastic", "median", V_ELASTIC, 0.5 },
 	{ "elastic", "mpmax", V_ELASTIC, 0.75 },
 	{ "elastic", "equal", V_ELASTIC, 0.34 },
+	{ "elastic", "queuemold", V_ELASTIC, 0.9 },
 };
 
 #define NR_VARIANTS (sizeof(all_variants) / sizeof(all_variants[0]))
@@ -508,7 +528,8 @@ int main(int argc, char **argv)
 	const char *variants = "single,cuda,nss,elastic.median,elastic.mpmax";
 	long kernels = 20000, workloads = 6, nprog = 2, replays = 7;
 	unsigned long seed = 1;
-	int odd = 0;
+	int odd = 0, captured = 0;
+	const char *code = NULL;
 	uint64_t total_k = 0, total_r = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -530,10 +551,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--odd-names")) {
 			odd = 1;
 			i--;
+		} else if (!strcmp(a, "--captured-kernels")) {
+			captured = 1;
+			i--;
 		} else {
 			fprintf(stderr, "usage: gen_study -o DIR [--kernels N]"
 				" [--workloads W] [--programs P] [--replays R]"
-				" [--seed S] [--variants a,b,...] [--odd-names]\n");
+				" [--seed S] [--variants a,b,...] [--odd-names]"
+				" [--captured-kernels]\n");
 			return 2;
 		}
 		i++;
@@ -548,6 +573,10 @@ int main(int argc, char **argv)
 	size_t nv = 0;
 	for (size_t v = 0; v < NR_VARIANTS; v++) {
 		nv += want_variant(variants, &all_variants[v]);
+		if (want_variant(variants, &all_variants[v]) &&
+		    all_variants[v].kind == V_ELASTIC && !captured) {
+			code = "identity";
+		}
 	}
 	if (!nv) {
 		fprintf(stderr, "gen_study: no known variant in '%s'\n", variants);
@@ -576,8 +605,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (write_run(out, names, pp, (int)nprog, &all_variants[v],
-				      (int)replays, odd, (int)kpr, &total_k,
-				      &total_r)) {
+				      code, (int)replays, odd, (int)kpr,
+				      &total_k, &total_r)) {
 				gm_error_report(stderr);
 				return 1;
 			}

@@ -36,7 +36,8 @@ static const char usage[] =
 	"                        programs, waiting, waiting-runs, overlap,"
 	" overlap-runs,\n"
 	"                        utilization, utilization-runs, resources,"
-	" runs\n"
+	" runs,\n"
+	"                        paper (the paper's numbers beside ours)\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -57,7 +58,7 @@ static const char usage[] =
 static const char *const table_names[GM_T_COUNT] = {
 	"summary", "improvement", "workloads", "programs", "waiting",
 	"waiting-runs", "overlap", "overlap-runs", "utilization",
-	"utilization-runs", "resources", "runs",
+	"utilization-runs", "resources", "runs", "paper",
 };
 
 static double now_s(void)

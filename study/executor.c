@@ -4,22 +4,27 @@
  * of every stage, compared with the state's records, lazily: a stage is
  * only looked at when a later one needs it), then run the stages in plan
  * order (captures, then each run's replay and analyze, its workload's
- * reconstruct first when the run is the first to need it, then the
- * report), then summarise.
+ * reconstruct first when the run is the first to need it, and the
+ * profile before the first run that reads it, then the report), then
+ * summarise.
  *
  * A workload is reconstructed once (record "reconstruct WORKLOAD", output
  * BUILDS/WORKLOAD): the generated program does not depend on the variant,
- * which each run chooses with `gpumix replay --variant`.
+ * which each run chooses with `gpumix replay --variant`. The kernel
+ * profile, when the study makes one, is exec_profile.c's; the plan and
+ * the summary are printed by exec_output.c.
  *
  * Input hashes chain: a capture's hash covers the command line, working
  * directory and the executable's content; a reconstruct's covers its
- * programs' capture hashes and determinism; a replay's covers the
- * reconstruct's, the variant and policy, and the replay parameters and
- * knobs that reach that variant; an analyze's covers the replay's and the
- * database path; the report's covers every analyzed run. Changing
- * anything upstream therefore redoes exactly what depends on it.
+ * programs' capture hashes and determinism, and --elastic when given; a
+ * replay's covers the reconstruct's, the variant and policy, the replay
+ * parameters and knob options that reach that variant, and the profile's
+ * hash when it reads the profile; the profile's covers the alone runs'
+ * replay hashes; an analyze's covers the replay's and the database path;
+ * the report's covers every analyzed run. Changing anything upstream
+ * therefore redoes exactly what depends on it.
  */
-#include "executor.h"
+#include "exec_priv.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -41,91 +46,17 @@
 #include "study_path.h"
 #include "study_state.h"
 
-#define KEY_LEN (GM_HASH_HEX_LEN + 1)
-#define REASON_MAX 300
-
-enum capture_state {
-	CAP_UNUSED,		/* in no run */
-	CAP_BUNDLE,		/* an existing bundle, never captured */
-	CAP_UP_TO_DATE,		/* captured with the same inputs */
-	CAP_TODO,		/* to capture now */
-	CAP_FAILED,		/* failed with the same inputs */
-	CAP_NOT_FOUND,		/* dry run: the executable is missing */
-};
-
-struct prog_info {
-	char key[KEY_LEN];
-	enum capture_state cap;
-	int needed;		/* some run to do needs its bundle */
-	int changed;		/* captured before, with other inputs */
-	char *reason;		/* failure or problem, owned */
-	char *log;
-};
-
-enum run_status { RUN_PENDING, RUN_OK, RUN_FAILED, RUN_HUNG, RUN_SKIPPED };
-
-static const char *const run_status_names[] = {
+const char *const exec_run_status_names[] = {
 	"not run yet", "ok", "failed", "hung", "skipped",
-};
-
-/* Where a workload's reconstructed program stands. */
-enum build_state {
-	BUILD_UNDECIDED,	/* no run to do has needed it yet */
-	BUILD_UP_TO_DATE,	/* reconstructed with the same inputs */
-	BUILD_TODO,		/* to reconstruct now */
-	BUILD_FAILED,		/* failed, now or before with these inputs */
-	BUILD_SKIPPED,		/* a capture it needs failed */
-};
-
-struct wl_info {
-	char rkey[KEY_LEN];
-	enum build_state state;
-	int hung;		/* BUILD_FAILED: the record says hung */
-	char *reason;		/* BUILD_FAILED, BUILD_SKIPPED (owned) */
-	char *log;		/* the log that says why (owned) */
-	char *build;		/* BUILDS/WORKLOAD (owned) */
-};
-
-struct run_info {
-	char pkey[KEY_LEN], akey[KEY_LEN];
-	int do_replay, do_analyze;
-	enum run_status status;
-	char *reason;		/* owned */
-	char *log;		/* log of the stage that failed, owned */
-	char *rundir;		/* owned */
 };
 
 enum kill_point { KILL_STARTED, KILL_FINISHED, KILL_SAVED, KILL_NR };
 static const char *const kill_points[KILL_NR] = { "started", "finished",
 						  "saved" };
 
-struct exec_ctx {
-	const struct study *s;
-	const struct study_plan *plan;
-	const struct study_run_opts *o;
-	struct study_outcome *out;
-	struct study_state st;
-	struct prog_info *progs;
-	struct wl_info *wls;	/* per plan workload */
-	struct run_info *runs;
-	struct study_progress pr;
-	int executing;		/* runs finishing now count as progress */
-	int report_planned;
-	int analyzed;		/* runs loaded into the database just now */
-	char report_key[KEY_LEN];
-	char *report_reason, *report_log;
-	int report_state;	/* 0 not written, 1 written, -1 failed */
-	int no_figures;		/* gnuplot missing: tables only */
-	/* GPUMIX_STUDY_KILL_AT=STAGE-POINT:N (tests). */
-	int kill_stage, kill_point;
-	unsigned kill_n, kill_seen;
-	enum study_stage current;
-	double start;
-};
-
 /* ---- input hashes ---- */
 
-static struct gm_hasher *key_begin(const char *what)
+struct gm_hasher *exec_key_begin(const char *what)
 {
 	struct gm_hasher *h = gm_hasher_new();
 
@@ -137,12 +68,12 @@ static struct gm_hasher *key_begin(const char *what)
 	return h;
 }
 
-static void key_add(struct gm_hasher *h, const char *s)
+void exec_key_add(struct gm_hasher *h, const char *s)
 {
 	gm_hasher_update(h, s, strlen(s) + 1);
 }
 
-static void key_addf(struct gm_hasher *h, const char *fmt, ...)
+void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -150,11 +81,11 @@ static void key_addf(struct gm_hasher *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	key_add(h, sb.buf);
+	exec_key_add(h, sb.buf);
 	strbuf_release(&sb);
 }
 
-static void key_end(struct gm_hasher *h, char out[KEY_LEN])
+void exec_key_end(struct gm_hasher *h, char out[KEY_LEN])
 {
 	gm_hash_hex(gm_hasher_final(h), out);
 	gm_hasher_free(h);
@@ -162,19 +93,14 @@ static void key_end(struct gm_hasher *h, char out[KEY_LEN])
 
 /* ---- small helpers ---- */
 
-struct argv {
-	char **v;
-	size_t nr, alloc;
-};
-
-static void argv_push(struct argv *a, const char *s)
+void exec_argv_push(struct exec_argv *a, const char *s)
 {
 	GM_ALLOC_GROW(a->v, a->nr + 2, a->alloc);
 	a->v[a->nr++] = gm_xstrdup(s);
 	a->v[a->nr] = NULL;
 }
 
-static void argv_release(struct argv *a)
+void exec_argv_release(struct exec_argv *a)
 {
 	for (size_t i = 0; i < a->nr; i++) {
 		free(a->v[i]);
@@ -183,7 +109,7 @@ static void argv_release(struct argv *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static char *disp(const char *abs)
+char *exec_disp(const char *abs)
 {
 	return study_path_display(abs);
 }
@@ -193,7 +119,7 @@ static char *with_manifest(const char *dir)
 	return gm_path_join(dir, "manifest");
 }
 
-static int has_manifest(const char *dir)
+int exec_has_manifest(const char *dir)
 {
 	char *m = with_manifest(dir);
 	int r = gm_path_exists(m);
@@ -216,7 +142,7 @@ static char *dir_of(const char *path)
 }
 
 /* Truncate a reason to one line of a sensible length. */
-static char *tidy_reason(const char *s)
+char *exec_tidy_reason(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -251,7 +177,7 @@ static char *log_reason(const char *log)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		if (n > 7 && !strncmp(p, "error: ", 7)) {
 			char *line = gm_xasprintf("%.*s", (int)(n - 7), p + 7);
-			ret = tidy_reason(line);
+			ret = exec_tidy_reason(line);
 			free(line);
 			break;
 		}
@@ -263,7 +189,7 @@ static char *log_reason(const char *log)
 	}
 	if (!ret && last) {
 		char *line = gm_xasprintf("%.*s", (int)last_len, last);
-		ret = tidy_reason(line);
+		ret = exec_tidy_reason(line);
 		free(line);
 	}
 	strbuf_release(&sb);
@@ -271,8 +197,8 @@ static char *log_reason(const char *log)
 }
 
 /* Why a stage failed, or NULL when it succeeded (exit 0). */
-static char *stage_failure(const struct exec_ctx *x, const struct stage_result *r,
-			   const char *log)
+char *exec_stage_failure(const struct exec_ctx *x, const struct stage_result *r,
+			 const char *log)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *why;
@@ -297,8 +223,8 @@ static char *stage_failure(const struct exec_ctx *x, const struct stage_result *
 	return strbuf_detach(&sb, NULL);
 }
 
-static char *log_path(const struct exec_ctx *x, enum study_stage kind,
-		      const char *name)
+char *exec_log_path(const struct exec_ctx *x, enum study_stage kind,
+		    const char *name)
 {
 	char *file = name ? gm_xasprintf("%s-%s.log", study_stage_name(kind), name)
 			  : gm_xasprintf("%s.log", study_stage_name(kind));
@@ -307,25 +233,25 @@ static char *log_path(const struct exec_ctx *x, enum study_stage kind,
 	return p;
 }
 
-static char *record_id(enum study_stage kind, const char *name)
+char *exec_record_id(enum study_stage kind, const char *name)
 {
 	return name ? gm_xasprintf("%s %s", study_stage_name(kind), name)
 		    : gm_xstrdup(study_stage_name(kind));
 }
 
 /* The record of stage @kind of @name when its inputs are @key. */
-static struct state_record *current_record(struct exec_ctx *x,
-					   enum study_stage kind,
-					   const char *name, const char *key)
+struct state_record *exec_current_record(struct exec_ctx *x,
+					 enum study_stage kind,
+					 const char *name, const char *key)
 {
-	char *id = record_id(kind, name);
+	char *id = exec_record_id(kind, name);
 	struct state_record *r = study_state_find(&x->st, id);
 
 	free(id);
 	return r && !strcmp(r->key, key) ? r : NULL;
 }
 
-static int is_failure(const struct state_record *r)
+int exec_is_failure(const struct state_record *r)
 {
 	return !strcmp(r->status, "failed") || !strcmp(r->status, "hung");
 }
@@ -363,9 +289,16 @@ static int parse_kill_hook(struct exec_ctx *x)
 			return 0;
 		}
 	}
-	return gm_error("%s='%s': expected STAGE-POINT:N (STAGE capture, "
-			"reconstruct, replay, analyze or report; POINT started, "
-			"finished or saved; N >= 1)", STUDY_KILL_ENV, v);
+	struct strbuf sb = STRBUF_INIT;
+	for (int k = 0; k < STUDY_NR_STAGES; k++) {
+		strbuf_addf(&sb, "%s%s", k ? (k + 1 < STUDY_NR_STAGES ? ", " :
+					      " or ") : "",
+			    study_stage_name(k));
+	}
+	gm_error("%s='%s': expected STAGE-POINT:N (STAGE %s; POINT started, "
+		 "finished or saved; N >= 1)", STUDY_KILL_ENV, v, sb.buf);
+	strbuf_release(&sb);
+	return -1;
 }
 
 static void kill_hook(struct exec_ctx *x, enum study_stage kind,
@@ -410,9 +343,9 @@ static int program_key(struct exec_ctx *x, size_t i)
 						 "no readable bundle manifest in "
 						 "'%s'", p->name, p->bundle);
 		}
-		h = key_begin("bundle");
-		key_add(h, hex);
-		key_end(h, pi->key);
+		h = exec_key_begin("bundle");
+		exec_key_add(h, hex);
+		exec_key_end(h, pi->key);
 		pi->cap = CAP_BUNDLE;
 		return 0;
 	}
@@ -429,20 +362,20 @@ static int program_key(struct exec_ctx *x, size_t i)
 						 "program '%s' cannot be captured",
 						 p->name);
 		}
-		pi->reason = tidy_reason(gm_error_message());
+		pi->reason = exec_tidy_reason(gm_error_message());
 		gm_error_clear();
 		pi->cap = CAP_NOT_FOUND;
 		snprintf(pi->key, KEY_LEN, "missing");
 		return 0;
 	}
 	free(exe);
-	h = key_begin("capture");
+	h = exec_key_begin("capture");
 	for (size_t a = 0; a < p->argc; a++) {
-		key_add(h, p->argv[a]);
+		exec_key_add(h, p->argv[a]);
 	}
-	key_addf(h, "cwd=%s", p->cwd_rel);
-	key_add(h, hex);
-	key_end(h, pi->key);
+	exec_key_addf(h, "cwd=%s", p->cwd_rel);
+	exec_key_add(h, hex);
+	exec_key_end(h, pi->key);
 	return 0;
 }
 
@@ -450,7 +383,7 @@ static void decide_program(struct exec_ctx *x, size_t i)
 {
 	const struct study_program *p = &x->s->programs[i];
 	struct prog_info *pi = &x->progs[i];
-	char *id = record_id(STUDY_STAGE_CAPTURE, p->name);
+	char *id = exec_record_id(STUDY_STAGE_CAPTURE, p->name);
 	struct state_record *r = study_state_find(&x->st, id);
 
 	free(id);
@@ -459,12 +392,12 @@ static void decide_program(struct exec_ctx *x, size_t i)
 	}
 	pi->changed = r && strcmp(r->key, pi->key);
 	if (r && !pi->changed && !strcmp(r->status, "done") &&
-	    has_manifest(p->bundle)) {
+	    exec_has_manifest(p->bundle)) {
 		pi->cap = CAP_UP_TO_DATE;
-	} else if (r && !pi->changed && is_failure(r) && !x->o->retry_failed) {
+	} else if (r && !pi->changed && exec_is_failure(r) && !x->o->retry_failed) {
 		pi->cap = CAP_FAILED;
 		pi->reason = gm_xstrdup(r->reason ? r->reason : "failed");
-		pi->log = log_path(x, STUDY_STAGE_CAPTURE, p->name);
+		pi->log = exec_log_path(x, STUDY_STAGE_CAPTURE, p->name);
 	} else {
 		pi->cap = CAP_TODO;
 	}
@@ -474,37 +407,42 @@ static void workload_key(struct exec_ctx *x, size_t w)
 {
 	const struct study *s = x->s;
 	const struct plan_workload *wl = &x->plan->workloads[w];
-	struct gm_hasher *h = key_begin("reconstruct");
+	struct gm_hasher *h = exec_key_begin("reconstruct");
 
 	for (size_t j = 0; j < wl->nr; j++) {
 		const struct study_program *p = &s->programs[wl->progs[j]];
-		key_add(h, p->name);
-		key_add(h, x->progs[wl->progs[j]].key);
-		key_addf(h, "deterministic=%d", p->deterministic);
+		exec_key_add(h, p->name);
+		exec_key_add(h, x->progs[wl->progs[j]].key);
+		exec_key_addf(h, "deterministic=%d", p->deterministic);
 	}
-	key_end(h, x->wls[w].rkey);
+	/* Only when on: the hashes of studies without it stay as they were. */
+	if (study_needs_elastic(s)) {
+		exec_key_add(h, "elastic");
+	}
+	exec_key_end(h, x->wls[w].rkey);
 }
 
 /*
  * The option words of the knobs that reach run @run: every knob its
- * variant takes (the table, common/variant.h) that the study sets. The
- * policy is the plan's, not a study key.
+ * variant takes (the table, common/variant.h) that the study sets or
+ * derives (study_knob_arg(): `--elastic identity` under same_kernels,
+ * `--profile PROFILE`). The policy is the plan's, not a study key.
  */
 static void knob_args(const struct study *s, const struct plan_run *run,
-		      struct argv *a)
+		      struct exec_argv *a)
 {
-	char buf[64];
+	char buf[4096];
 
 	if (run->policy) {
-		argv_push(a, gm_knob_find(GM_KNOB_POLICY)->option);
-		argv_push(a, run->policy);
+		exec_argv_push(a, gm_knob_find(GM_KNOB_POLICY)->option);
+		exec_argv_push(a, run->policy);
 	}
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		if ((run->variant->knobs & k->knob) &&
 		    !study_knob_arg(s, k, buf, sizeof(buf))) {
-			argv_push(a, k->option);
-			argv_push(a, buf);
+			exec_argv_push(a, k->option);
+			exec_argv_push(a, buf);
 		}
 	}
 }
@@ -514,29 +452,33 @@ static void run_keys(struct exec_ctx *x, size_t i)
 	const struct study *s = x->s;
 	const struct plan_run *run = &x->plan->runs[i];
 	struct run_info *ri = &x->runs[i];
-	struct gm_hasher *h = key_begin("replay");
-	struct argv knobs = { 0 };
+	struct gm_hasher *h = exec_key_begin("replay");
+	struct exec_argv knobs = { 0 };
 
-	key_add(h, x->wls[run->workload].rkey);
-	key_addf(h, "variant=%s", run->variant->name);
-	key_addf(h, "min_replays=%u", s->min_replays);
+	exec_key_add(h, x->wls[run->workload].rkey);
+	exec_key_addf(h, "variant=%s", run->variant->name);
+	exec_key_addf(h, "min_replays=%u", s->min_replays);
 	knob_args(s, run, &knobs);
 	for (size_t j = 0; j < knobs.nr; j++) {
-		key_add(h, knobs.v[j]);
+		exec_key_add(h, knobs.v[j]);
 	}
-	argv_release(&knobs);
-	key_end(h, ri->pkey);
+	exec_argv_release(&knobs);
+	/* The profile's inputs, not only its path. */
+	if (exec_profile_needed_by(x, i)) {
+		exec_key_addf(h, "profile=%s", x->prof.key);
+	}
+	exec_key_end(h, ri->pkey);
 
-	h = key_begin("analyze");
-	key_add(h, ri->pkey);
-	key_add(h, s->paths.database);
-	key_end(h, ri->akey);
+	h = exec_key_begin("analyze");
+	exec_key_add(h, ri->pkey);
+	exec_key_add(h, s->paths.database);
+	exec_key_end(h, ri->akey);
 }
 
 /* Set run @ri's status; one that stops being pending while the stages
  * run counts on the progress line. */
-static void set_run(struct exec_ctx *x, struct run_info *ri,
-		    enum run_status st, const char *reason, const char *log)
+void exec_set_run(struct exec_ctx *x, struct run_info *ri,
+		  enum run_status st, const char *reason, const char *log)
 {
 	if (x->executing && ri->status == RUN_PENDING && st != RUN_PENDING) {
 		x->pr.runs_done++;
@@ -553,10 +495,10 @@ static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
 				  enum study_stage kind, const char *id,
 				  const char *prefix)
 {
-	char *log = log_path(x, kind, id);
+	char *log = exec_log_path(x, kind, id);
 	char *why = gm_xasprintf("%s%s", prefix, r->reason ? r->reason : r->status);
 
-	set_run(x, ri, strcmp(r->status, "hung") ? RUN_FAILED : RUN_HUNG, why,
+	exec_set_run(x, ri, strcmp(r->status, "hung") ? RUN_FAILED : RUN_HUNG, why,
 		log);
 	free(why);
 	free(log);
@@ -588,22 +530,22 @@ static int skip_if_capture_failed(struct exec_ctx *x, size_t w)
 }
 
 /* Whether workload @w's build is up to date, to do, failed or skipped. */
-static void decide_workload(struct exec_ctx *x, size_t w)
+void exec_decide_workload(struct exec_ctx *x, size_t w)
 {
 	const struct plan_workload *wl = &x->plan->workloads[w];
 	struct wl_info *wi = &x->wls[w];
 	struct state_record *r;
 
-	r = current_record(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey);
+	r = exec_current_record(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey);
 	if (r && !strcmp(r->status, "done") && gm_is_dir(wi->build)) {
 		wi->state = BUILD_UP_TO_DATE;
 		return;
 	}
-	if (r && is_failure(r) && !x->o->retry_failed) {
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
 		wi->state = BUILD_FAILED;
 		wi->hung = !strcmp(r->status, "hung");
 		wi->reason = gm_xstrdup(r->reason ? r->reason : r->status);
-		wi->log = log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+		wi->log = exec_log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
 		return;
 	}
 	if (skip_if_capture_failed(x, w)) {
@@ -620,14 +562,14 @@ static void decide_workload(struct exec_ctx *x, size_t w)
  * failed or was skipped, the run fails or is skipped with the reason.
  * Returns 1 if so (the caller drops the run's stages).
  */
-static int set_no_build(struct exec_ctx *x, struct run_info *ri,
-			const struct wl_info *wi)
+int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
+		      const struct wl_info *wi)
 {
 	if (wi->state == BUILD_SKIPPED) {
-		set_run(x, ri, RUN_SKIPPED, wi->reason, wi->log);
+		exec_set_run(x, ri, RUN_SKIPPED, wi->reason, wi->log);
 	} else if (wi->state == BUILD_FAILED) {
 		char *why = gm_xasprintf("reconstruct failed: %s", wi->reason);
-		set_run(x, ri, wi->hung ? RUN_HUNG : RUN_FAILED, why, wi->log);
+		exec_set_run(x, ri, wi->hung ? RUN_HUNG : RUN_FAILED, why, wi->log);
 		free(why);
 	} else {
 		return 0;
@@ -642,54 +584,52 @@ static void decide_run(struct exec_ctx *x, size_t i)
 	struct wl_info *wi = &x->wls[run->workload];
 	struct state_record *r;
 
-	ri->rundir = gm_path_join(x->s->paths.runs, run->id);
-	run_keys(x, i);
-
-	r = current_record(x, STUDY_STAGE_ANALYZE, run->id, ri->akey);
+	r = exec_current_record(x, STUDY_STAGE_ANALYZE, run->id, ri->akey);
 	if (r && !strcmp(r->status, "done") &&
 	    gm_path_exists(x->s->paths.database)) {
-		set_run(x, ri, RUN_OK, NULL, NULL);
+		exec_set_run(x, ri, RUN_OK, NULL, NULL);
 		return;
 	}
-	if (r && is_failure(r) && !x->o->retry_failed) {
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
 		set_run_failed_record(x, ri, r, STUDY_STAGE_ANALYZE, run->id,
 				      "analyze failed: ");
 		return;
 	}
-	r = current_record(x, STUDY_STAGE_REPLAY, run->id, ri->pkey);
-	if (r && !strcmp(r->status, "ok") && has_manifest(ri->rundir)) {
+	r = exec_current_record(x, STUDY_STAGE_REPLAY, run->id, ri->pkey);
+	if (r && !strcmp(r->status, "ok") && exec_has_manifest(ri->rundir)) {
 		ri->do_analyze = 1;
 		return;
 	}
-	if (r && is_failure(r) && !x->o->retry_failed) {
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
 		set_run_failed_record(x, ri, r, STUDY_STAGE_REPLAY, run->id, "");
 		return;
 	}
 	ri->do_replay = ri->do_analyze = 1;
 	if (wi->state == BUILD_UNDECIDED) {
-		decide_workload(x, run->workload);
+		exec_decide_workload(x, run->workload);
 	}
-	if (set_no_build(x, ri, wi)) {
+	if (exec_set_no_build(x, ri, wi) ||
+	    (exec_profile_needed_by(x, i) && exec_profile_decide_for(x, i))) {
 		ri->do_replay = ri->do_analyze = 0;
 	}
 }
 
 static void report_key(struct exec_ctx *x, int predict)
 {
-	struct gm_hasher *h = key_begin("report");
+	struct gm_hasher *h = exec_key_begin("report");
 
-	key_add(h, x->s->paths.report);
-	key_add(h, x->s->paths.database);
+	exec_key_add(h, x->s->paths.report);
+	exec_key_add(h, x->s->paths.database);
 	/* Installing gnuplot later redraws the report with its figures. */
-	key_add(h, x->no_figures ? "tables" : "figures");
+	exec_key_add(h, x->no_figures ? "tables" : "figures");
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
 		if (ri->status == RUN_OK || (predict && ri->do_analyze)) {
-			key_add(h, x->plan->runs[i].id);
-			key_add(h, ri->akey);
+			exec_key_add(h, x->plan->runs[i].id);
+			exec_key_add(h, ri->akey);
 		}
 	}
-	key_end(h, x->report_key);
+	exec_key_end(h, x->report_key);
 }
 
 /*
@@ -711,14 +651,14 @@ static int report_needed(struct exec_ctx *x, int predict)
 		return 0;
 	}
 	report_key(x, predict);
-	struct state_record *r = current_record(x, STUDY_STAGE_REPORT, NULL,
+	struct state_record *r = exec_current_record(x, STUDY_STAGE_REPORT, NULL,
 						x->report_key);
 	if (r && !strcmp(r->status, "done") && gm_is_dir(x->s->paths.report) &&
 	    !loading) {
 		x->report_state = 1;
 		return 0;
 	}
-	if (r && is_failure(r) && !x->o->retry_failed) {
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
 		x->report_state = -1;
 		free(x->report_reason);
 		x->report_reason = gm_xstrdup(r->reason ? r->reason : "failed");
@@ -746,6 +686,20 @@ static int decide(struct exec_ctx *x)
 					       x->plan->workloads[w].name);
 		workload_key(x, w);
 	}
+	/* The alone runs' keys, the profile's from them, then the rest. */
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct plan_run *run = &x->plan->runs[i];
+		x->runs[i].rundir = gm_path_join(s->paths.runs, run->id);
+		if (run->variant->flags & GM_VARIANT_ALONE) {
+			run_keys(x, i);
+		}
+	}
+	exec_profile_key(x);
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (!(x->plan->runs[i].variant->flags & GM_VARIANT_ALONE)) {
+			run_keys(x, i);
+		}
+	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		decide_run(x, i);
 	}
@@ -753,7 +707,7 @@ static int decide(struct exec_ctx *x)
 	if (!x->o->dry_run && x->report_planned &&
 	    gm_path_exists(s->paths.report) &&
 	    !study_state_find(&x->st, "report")) {
-		char *d = disp(s->paths.report);
+		char *d = exec_disp(s->paths.report);
 		gm_error("the report directory '%s' exists and was not written by "
 			 "this study", d);
 		gm_error_hint("remove it, or set 'paths: report:' in '%s'", s->path);
@@ -769,9 +723,9 @@ static int decide(struct exec_ctx *x)
  * Run one stage. Returns 0 when it ran (@res says how), 1 when the study
  * was interrupted before or during it, -1 when it could not be started.
  */
-static int run_stage(struct exec_ctx *x, enum study_stage kind,
-		     const char *label, struct argv *args, const char *cwd,
-		     const char *log, struct stage_result *res)
+int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
+		   const char *label, struct exec_argv *args, const char *cwd,
+		   const char *log, struct stage_result *res)
 {
 	struct stage_cmd c = {
 		.argv = args->v,
@@ -811,11 +765,11 @@ static int save_state(struct exec_ctx *x, enum study_stage kind)
 }
 
 /* Record a finished stage and report its outcome on the progress line. */
-static int finish_stage(struct exec_ctx *x, enum study_stage kind,
-			const char *id, const char *key, const char *status,
-			const char *reason, const struct stage_result *res)
+int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
+		      const char *id, const char *key, const char *status,
+		      const char *reason, const struct stage_result *res)
 {
-	char *rid = record_id(kind, id);
+	char *rid = exec_record_id(kind, id);
 
 	study_state_set(&x->st, rid, status, key, reason, res->seconds);
 	free(rid);
@@ -834,27 +788,27 @@ static int capture(struct exec_ctx *x, size_t i)
 {
 	const struct study_program *p = &x->s->programs[i];
 	struct prog_info *pi = &x->progs[i];
-	struct argv a = { 0 };
+	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_CAPTURE, p->name);
+	char *log = exec_log_path(x, STUDY_STAGE_CAPTURE, p->name);
 	char *label = gm_xasprintf("%s: capture", p->name);
 	int ret;
 
-	argv_push(&a, x->o->exec);
-	argv_push(&a, "capture");
-	argv_push(&a, "-o");
-	argv_push(&a, p->bundle);
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "capture");
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, p->bundle);
 	if (gm_path_exists(p->bundle)) {
-		argv_push(&a, "--force");
+		exec_argv_push(&a, "--force");
 	}
-	argv_push(&a, "--");
+	exec_argv_push(&a, "--");
 	for (size_t j = 0; j < p->argc; j++) {
-		argv_push(&a, p->argv[j]);
+		exec_argv_push(&a, p->argv[j]);
 	}
-	ret = run_stage(x, STUDY_STAGE_CAPTURE, label, &a, p->cwd, log, &res);
+	ret = exec_run_stage(x, STUDY_STAGE_CAPTURE, label, &a, p->cwd, log, &res);
 	if (ret == 0) {
-		char *why = stage_failure(x, &res, log);
-		if (!why && !has_manifest(p->bundle)) {
+		char *why = exec_stage_failure(x, &res, log);
+		if (!why && !exec_has_manifest(p->bundle)) {
 			why = gm_xstrdup("gpumix capture wrote no bundle manifest");
 		}
 		pi->cap = why ? CAP_FAILED : CAP_UP_TO_DATE;
@@ -862,16 +816,16 @@ static int capture(struct exec_ctx *x, size_t i)
 			pi->reason = why;
 			pi->log = gm_xstrdup(log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_CAPTURE, p->name, pi->key,
+		ret = exec_finish_stage(x, STUDY_STAGE_CAPTURE, p->name, pi->key,
 				   why ? "failed" : "done", why, &res);
 	}
-	argv_release(&a);
+	exec_argv_release(&a);
 	free(log);
 	free(label);
 	return ret;
 }
 
-static int remove_output(const char *dir)
+int exec_remove_output(const char *dir)
 {
 	if (gm_remove_tree(dir)) {
 		return gm_error("cannot remove the stale output '%s'", dir);
@@ -902,35 +856,38 @@ static int reconstruct(struct exec_ctx *x, size_t w)
 {
 	const struct plan_workload *wl = &x->plan->workloads[w];
 	struct wl_info *wi = &x->wls[w];
-	struct argv a = { 0 };
+	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+	char *log = exec_log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
 	char *label = gm_xasprintf("%s: %s", wl->name,
 				   study_stage_name(STUDY_STAGE_RECONSTRUCT));
 	int ret;
 
-	if (remove_output(wi->build)) {
+	if (exec_remove_output(wi->build)) {
 		ret = -1;
 		goto out;
 	}
-	argv_push(&a, x->o->exec);
-	argv_push(&a, "reconstruct");
-	argv_push(&a, "-o");
-	argv_push(&a, wi->build);
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "reconstruct");
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, wi->build);
+	if (study_needs_elastic(x->s)) {
+		exec_argv_push(&a, "--elastic");
+	}
 	for (size_t j = 0; j < wl->nr; j++) {
 		const struct study_program *p = &x->s->programs[wl->progs[j]];
 		if (!p->deterministic) {
-			argv_push(&a, "--nondeterministic");
-			argv_push(&a, p->name);
+			exec_argv_push(&a, "--nondeterministic");
+			exec_argv_push(&a, p->name);
 		}
 	}
 	for (size_t j = 0; j < wl->nr; j++) {
-		argv_push(&a, x->s->programs[wl->progs[j]].bundle);
+		exec_argv_push(&a, x->s->programs[wl->progs[j]].bundle);
 	}
-	ret = run_stage(x, STUDY_STAGE_RECONSTRUCT, label, &a, x->s->root, log,
+	ret = exec_run_stage(x, STUDY_STAGE_RECONSTRUCT, label, &a, x->s->root, log,
 			&res);
 	if (ret == 0) {
-		char *why = stage_failure(x, &res, log);
+		char *why = exec_stage_failure(x, &res, log);
 		wi->state = why ? BUILD_FAILED : BUILD_UP_TO_DATE;
 		if (why) {
 			free(wi->reason);
@@ -938,12 +895,12 @@ static int reconstruct(struct exec_ctx *x, size_t w)
 			wi->reason = gm_xstrdup(why);
 			wi->log = gm_xstrdup(log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name,
+		ret = exec_finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name,
 				   wi->rkey, why ? "failed" : "done", why, &res);
 		free(why);
 	}
 out:
-	argv_release(&a);
+	exec_argv_release(&a);
 	free(log);
 	free(label);
 	return ret;
@@ -967,7 +924,7 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 		const char *fail = kvfile_get(&kv, "failure");
 		if (st && !strcmp(st, "ok")) {
 			status = "ok";
-			*why = stage_failure(x, res, log);
+			*why = exec_stage_failure(x, res, log);
 			if (*why) {
 				status = "failed";
 				char *w = gm_xasprintf("the run says ok but gpumix "
@@ -977,7 +934,7 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 			}
 		} else if (st && (!strcmp(st, "failed") || !strcmp(st, "hung"))) {
 			status = !strcmp(st, "hung") ? "hung" : "failed";
-			*why = tidy_reason(fail && *fail ? fail :
+			*why = exec_tidy_reason(fail && *fail ? fail :
 					   "the run gives no reason");
 		} else {
 			*why = gm_xasprintf("the run manifest has no valid status "
@@ -985,7 +942,7 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 		}
 	} else {
 		gm_error_clear();
-		*why = stage_failure(x, res, log);
+		*why = exec_stage_failure(x, res, log);
 		if (!*why) {
 			*why = gm_xstrdup("gpumix replay wrote no run manifest");
 		} else if (res->timed_out) {
@@ -1002,46 +959,46 @@ static int replay(struct exec_ctx *x, size_t i)
 	const struct study *s = x->s;
 	const struct plan_run *run = &x->plan->runs[i];
 	struct run_info *ri = &x->runs[i];
-	struct argv a = { 0 };
+	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_REPLAY, run->id);
+	char *log = exec_log_path(x, STUDY_STAGE_REPLAY, run->id);
 	char *label = run_label(x, i, STUDY_STAGE_REPLAY);
 	char buf[64];
 	int ret;
 
-	if (remove_output(ri->rundir)) {
+	if (exec_remove_output(ri->rundir)) {
 		ret = -1;
 		goto out;
 	}
-	argv_push(&a, x->o->exec);
-	argv_push(&a, "replay");
-	argv_push(&a, x->wls[run->workload].build);
-	argv_push(&a, "--variant");
-	argv_push(&a, run->variant->name);
-	argv_push(&a, "-o");
-	argv_push(&a, ri->rundir);
-	argv_push(&a, "--min-replays");
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "replay");
+	exec_argv_push(&a, x->wls[run->workload].build);
+	exec_argv_push(&a, "--variant");
+	exec_argv_push(&a, run->variant->name);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, ri->rundir);
+	exec_argv_push(&a, "--min-replays");
 	snprintf(buf, sizeof(buf), "%u", s->min_replays);
-	argv_push(&a, buf);
-	argv_push(&a, "--watchdog");
+	exec_argv_push(&a, buf);
+	exec_argv_push(&a, "--watchdog");
 	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
-	argv_push(&a, buf);
+	exec_argv_push(&a, buf);
 	knob_args(s, run, &a);
-	ret = run_stage(x, STUDY_STAGE_REPLAY, label, &a, s->root, log, &res);
+	ret = exec_run_stage(x, STUDY_STAGE_REPLAY, label, &a, s->root, log, &res);
 	if (ret == 0) {
 		char *why;
 		const char *status = replay_outcome(x, ri, &res, log, &why);
 		if (why) {
 			enum run_status st = strcmp(status, "hung")
 				? RUN_FAILED : RUN_HUNG;
-			set_run(x, ri, st, why, log);
+			exec_set_run(x, ri, st, why, log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
+		ret = exec_finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
 				   why, &res);
 		free(why);
 	}
 out:
-	argv_release(&a);
+	exec_argv_release(&a);
 	free(log);
 	free(label);
 	return ret;
@@ -1051,46 +1008,46 @@ static int analyze(struct exec_ctx *x, size_t i)
 {
 	const struct plan_run *run = &x->plan->runs[i];
 	struct run_info *ri = &x->runs[i];
-	struct argv a = { 0 };
+	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_ANALYZE, run->id);
+	char *log = exec_log_path(x, STUDY_STAGE_ANALYZE, run->id);
 	char *label = run_label(x, i, STUDY_STAGE_ANALYZE);
 	int ret;
 
-	argv_push(&a, x->o->exec);
-	argv_push(&a, "analyze");
-	argv_push(&a, ri->rundir);
-	argv_push(&a, "-o");
-	argv_push(&a, x->s->paths.database);
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "analyze");
+	exec_argv_push(&a, ri->rundir);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, x->s->paths.database);
 	/*
 	 * The study owns the database, and a run replayed again (new
 	 * parameters, a new capture) replaces the one loaded before: without
 	 * --force the analyzer refuses a second run of the same workload,
 	 * variant and policy.
 	 */
-	argv_push(&a, "--force");
-	ret = run_stage(x, STUDY_STAGE_ANALYZE, label, &a, x->s->root, log, &res);
+	exec_argv_push(&a, "--force");
+	ret = exec_run_stage(x, STUDY_STAGE_ANALYZE, label, &a, x->s->root, log, &res);
 	if (ret == 0) {
-		char *why = stage_failure(x, &res, log);
+		char *why = exec_stage_failure(x, &res, log);
 		if (why) {
 			char *r = gm_xasprintf("analyze failed: %s", why);
-			set_run(x, ri, RUN_FAILED, r, log);
+			exec_set_run(x, ri, RUN_FAILED, r, log);
 			free(r);
 		} else {
-			set_run(x, ri, RUN_OK, NULL, NULL);
+			exec_set_run(x, ri, RUN_OK, NULL, NULL);
 			x->analyzed++;
 		}
-		ret = finish_stage(x, STUDY_STAGE_ANALYZE, run->id, ri->akey,
+		ret = exec_finish_stage(x, STUDY_STAGE_ANALYZE, run->id, ri->akey,
 				   why ? "failed" : "done", why, &res);
 		free(why);
 	}
-	argv_release(&a);
+	exec_argv_release(&a);
 	free(log);
 	free(label);
 	return ret;
 }
 
-static void drop_run_stages(struct exec_ctx *x, struct run_info *ri)
+void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri)
 {
 	if (ri->do_replay) {
 		study_progress_drop(&x->pr, STUDY_STAGE_REPLAY);
@@ -1113,8 +1070,8 @@ static void fail_workload_runs(struct exec_ctx *x, size_t w)
 		if (x->plan->runs[i].workload != w || !ri->do_replay) {
 			continue;
 		}
-		drop_run_stages(x, ri);
-		set_no_build(x, ri, &x->wls[w]);
+		exec_drop_run_stages(x, ri);
+		exec_set_no_build(x, ri, &x->wls[w]);
 	}
 }
 
@@ -1152,12 +1109,17 @@ static int execute_run(struct exec_ctx *x, size_t i)
 		if (ri->status != RUN_PENDING) {
 			return 0;
 		}
+		if (exec_profile_needed_by(x, i) &&
+		    ((ret = exec_profile_ensure(x, i)) ||
+		     ri->status != RUN_PENDING)) {
+			return ret;
+		}
 		if ((ret = replay(x, i))) {
 			return ret;
 		}
 		ri->do_replay = 0;
 		if (ri->status != RUN_PENDING) {
-			drop_run_stages(x, ri);
+			exec_drop_run_stages(x, ri);
 			return 0;
 		}
 	}
@@ -1173,39 +1135,39 @@ static int execute_run(struct exec_ctx *x, size_t i)
 static int report(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
-	struct argv a = { 0 };
+	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = log_path(x, STUDY_STAGE_REPORT, NULL);
+	char *log = exec_log_path(x, STUDY_STAGE_REPORT, NULL);
 	int ret;
 
 	/* Mark the directory as ours before anything is written into it. */
 	study_state_set(&x->st, "report", "running", x->report_key, NULL, 0);
-	if (study_state_save(&x->st) || remove_output(s->paths.report)) {
+	if (study_state_save(&x->st) || exec_remove_output(s->paths.report)) {
 		ret = -1;
 		goto out;
 	}
-	argv_push(&a, x->o->exec);
-	argv_push(&a, "report");
-	argv_push(&a, s->paths.database);
-	argv_push(&a, "-o");
-	argv_push(&a, s->paths.report);
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "report");
+	exec_argv_push(&a, s->paths.database);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, s->paths.report);
 	if (x->no_figures) {
-		argv_push(&a, "--no-figures");
+		exec_argv_push(&a, "--no-figures");
 	}
-	ret = run_stage(x, STUDY_STAGE_REPORT, "report", &a, s->root, log, &res);
+	ret = exec_run_stage(x, STUDY_STAGE_REPORT, "report", &a, s->root, log, &res);
 	if (ret == 0) {
-		char *why = stage_failure(x, &res, log);
+		char *why = exec_stage_failure(x, &res, log);
 		x->report_state = why ? -1 : 1;
 		if (why) {
 			x->report_reason = gm_xstrdup(why);
 			x->report_log = gm_xstrdup(log);
 		}
-		ret = finish_stage(x, STUDY_STAGE_REPORT, NULL, x->report_key,
+		ret = exec_finish_stage(x, STUDY_STAGE_REPORT, NULL, x->report_key,
 				   why ? "failed" : "done", why, &res);
 		free(why);
 	}
 out:
-	argv_release(&a);
+	exec_argv_release(&a);
 	free(log);
 	return ret;
 }
@@ -1215,7 +1177,8 @@ static int make_dirs(const struct study *s)
 	const char *dirs[] = { s->paths.output, s->paths.logs, s->paths.bundles,
 			       s->paths.builds, s->paths.runs };
 	const char *files[] = { s->paths.database, s->paths.state,
-				s->paths.summary, s->paths.report };
+				s->paths.summary, s->paths.report,
+				s->paths.profile };
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		if (gm_mkdir_p(dirs[i], 0755)) {
@@ -1281,6 +1244,9 @@ static void plan_progress(struct exec_ctx *x)
 			study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
 		}
 	}
+	if (exec_profile_todo(x)) {
+		study_progress_plan(&x->pr, STUDY_STAGE_PROFILE);
+	}
 	if (x->report_planned) {
 		study_progress_plan(&x->pr, STUDY_STAGE_REPORT);
 	}
@@ -1314,312 +1280,6 @@ static int execute(struct exec_ctx *x)
 		return report(x);
 	}
 	return 0;
-}
-
-/* ---- output ---- */
-
-static const char *capture_label(const struct prog_info *pi)
-{
-	switch (pi->cap) {
-	case CAP_UNUSED:
-		return "unused";
-	case CAP_BUNDLE:
-		return "bundle";
-	case CAP_UP_TO_DATE:
-		return "captured";
-	case CAP_TODO:
-		return !pi->needed ? "not needed" : pi->changed ? "recapture"
-								: "capture";
-	case CAP_FAILED:
-		return "failed";
-	case CAP_NOT_FOUND:
-		return "not found";
-	}
-	return "?";
-}
-
-/* A command word as the user would type it (quoted when needed). */
-static void print_word(FILE *f, const char *w)
-{
-	if (*w && !strpbrk(w, " \t\n'\"\\$`*?;&|<>()")) {
-		fputs(w, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *w; w++) {
-		if (*w == '\'') {
-			fputs("'\\''", f);
-		} else {
-			fputc(*w, f);
-		}
-	}
-	fputc('\'', f);
-}
-
-/*
- * One line per workload that has runs, in the order its build is first
- * needed: whether it is reconstructed, to do, failed or not needed (its
- * runs are done). Adds the reconstructs to do to *@todo.
- */
-static void print_builds(struct exec_ctx *x, FILE *f, size_t *todo)
-{
-	const struct study_plan *plan = x->plan;
-	char *seen = gm_xcalloc(plan->nr_workloads + 1, 1);
-
-	fputs("\nbuilds (one reconstruct per workload, replayed by each of "
-	      "its runs):\n", f);
-	for (size_t i = 0; i < plan->nr_runs; i++) {
-		size_t w = plan->runs[i].workload;
-		const struct wl_info *wi = &x->wls[w];
-		const char *name = plan->workloads[w].name;
-		if (seen[w]) {
-			continue;
-		}
-		seen[w] = 1;
-		fprintf(f, "  %-36s ", name);
-		const struct state_record *r;
-		switch (wi->state) {
-		case BUILD_UNDECIDED:
-			r = current_record(x, STUDY_STAGE_RECONSTRUCT, name,
-					   wi->rkey);
-			fputs(r && !strcmp(r->status, "done") &&
-			      gm_is_dir(wi->build) ? "reconstructed\n"
-						   : "not needed\n", f);
-			break;
-		case BUILD_UP_TO_DATE:
-			fputs("reconstructed\n", f);
-			break;
-		case BUILD_TODO:
-			fputs("to do: reconstruct\n", f);
-			(*todo)++;
-			break;
-		case BUILD_FAILED:
-			fprintf(f, "%s: %s\n", wi->hung ? "hung" : "failed",
-				wi->reason);
-			break;
-		case BUILD_SKIPPED:
-			fprintf(f, "skipped: %s\n", wi->reason);
-			break;
-		}
-	}
-	free(seen);
-}
-
-static void print_plan(struct exec_ctx *x)
-{
-	const struct study *s = x->s;
-	const struct study_plan *plan = x->plan;
-	FILE *f = x->o->out;
-	size_t todo[STUDY_NR_STAGES] = { 0 };
-	struct strbuf missing = STRBUF_INIT;
-	char *file = disp(s->path);
-
-	fprintf(f, "study '%s' (%s): %zu workload%s", s->name, file,
-		plan->nr_user_workloads, plan->nr_user_workloads == 1 ? "" : "s");
-	free(file);
-	fputs(", variants", f);
-	for (size_t i = 0; i < s->nr_variants; i++) {
-		fprintf(f, "%s %s", i ? "," : "", s->variants[i]->name);
-	}
-	if (s->nr_policies) {
-		fputs(", policies", f);
-		for (size_t i = 0; i < s->nr_policies; i++) {
-			fprintf(f, "%s %s", i ? "," : "", s->policies[i]);
-		}
-	}
-	fprintf(f, ": %zu runs", plan->nr_runs);
-	if (plan->nr_baselines) {
-		fprintf(f, " (%zu %s baselines, one per program)",
-			plan->nr_baselines,
-			gm_variant_with(GM_VARIANT_ALONE)->name);
-	}
-	fputs("\n\nprograms:\n", f);
-	for (size_t i = 0; i < s->nr_programs; i++) {
-		const struct study_program *p = &s->programs[i];
-		const struct prog_info *pi = &x->progs[i];
-		fprintf(f, "  %-12s %-10s ", p->name, capture_label(pi));
-		if (p->argv) {
-			for (size_t j = 0; j < p->argc; j++) {
-				fputs(j ? " " : "", f);
-				print_word(f, p->argv[j]);
-			}
-		} else {
-			char *b = disp(p->bundle);
-			fputs(b, f);
-			free(b);
-		}
-		if (pi->reason) {
-			fprintf(f, " (%s)", pi->reason);
-		}
-		fputc('\n', f);
-		if (pi->needed && (pi->cap == CAP_TODO || pi->cap == CAP_NOT_FOUND)) {
-			todo[STUDY_STAGE_CAPTURE]++;
-			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", p->name);
-		}
-	}
-	print_builds(x, f, &todo[STUDY_STAGE_RECONSTRUCT]);
-	fputs("\nruns:\n", f);
-	for (size_t i = 0; i < plan->nr_runs; i++) {
-		const struct run_info *ri = &x->runs[i];
-		fprintf(f, "  %-36s ", plan->runs[i].id);
-		if (ri->status == RUN_OK) {
-			fputs("done\n", f);
-		} else if (ri->status != RUN_PENDING) {
-			fprintf(f, "%s: %s\n", run_status_names[ri->status],
-				ri->reason ? ri->reason : "");
-		} else {
-			fprintf(f, "to do:%s%s\n",
-				ri->do_replay ? " replay" : "",
-				ri->do_analyze ? " analyze" : "");
-		}
-		todo[STUDY_STAGE_REPLAY] += ri->do_replay;
-		todo[STUDY_STAGE_ANALYZE] += ri->do_analyze;
-	}
-	todo[STUDY_STAGE_REPORT] = x->report_planned;
-	fprintf(f, "\ncaptures missing: %s\n", missing.len ? missing.buf : "none");
-	fprintf(f, "to do: %zu captures, %zu reconstructs, %zu replays, "
-		"%zu analyses, %zu report\n", todo[STUDY_STAGE_CAPTURE],
-		todo[STUDY_STAGE_RECONSTRUCT], todo[STUDY_STAGE_REPLAY],
-		todo[STUDY_STAGE_ANALYZE], todo[STUDY_STAGE_REPORT]);
-	size_t kept = 0;
-	for (size_t i = 0; i < plan->nr_runs; i++) {
-		kept += x->runs[i].status == RUN_FAILED ||
-			x->runs[i].status == RUN_HUNG;
-	}
-	if (kept) {
-		fprintf(f, "note: %zu failed or hung run%s kept as recorded; "
-			"--retry-failed runs %s again\n", kept, kept == 1 ? " is" :
-			"s are", kept == 1 ? "it" : "them");
-	}
-	if (!study_has_variant_flags(s, GM_VARIANT_ALONE)) {
-		fprintf(f, "note: no '%s' variant: STP and ANTT cannot be "
-			"computed\n", gm_variant_with(GM_VARIANT_ALONE)->name);
-	}
-	strbuf_release(&missing);
-}
-
-static void md_cell(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|') {
-			strbuf_addstr(sb, "\\|");
-		} else {
-			strbuf_addch(sb, *s);
-		}
-	}
-}
-
-static void count_outcome(struct exec_ctx *x)
-{
-	struct study_outcome *o = x->out;
-
-	o->runs = x->plan->nr_runs;
-	o->ok = o->failed = o->hung = o->skipped = o->pending = 0;
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		switch (x->runs[i].status) {
-		case RUN_OK:
-			o->ok++;
-			break;
-		case RUN_FAILED:
-			o->failed++;
-			break;
-		case RUN_HUNG:
-			o->hung++;
-			break;
-		case RUN_SKIPPED:
-			o->skipped++;
-			break;
-		case RUN_PENDING:
-			o->pending++;
-			break;
-		}
-	}
-	o->report_failed = x->report_state < 0;
-}
-
-static void format_summary(struct exec_ctx *x, struct strbuf *sb)
-{
-	const struct study *s = x->s;
-	const struct study_outcome *o = x->out;
-	char t[32];
-	char *file = disp(s->path), *db = disp(s->paths.database);
-	char *rep = disp(s->paths.report), *state = disp(s->paths.state);
-
-	study_progress_format_duration(t, sizeof(t), o->seconds);
-	strbuf_addf(sb, "# Study %s\n\n", s->name);
-	strbuf_addf(sb, "- study file: %s\n", file);
-	strbuf_addf(sb, "- runs: %zu: %zu ok, %zu failed, %zu hung, %zu skipped, "
-		    "%zu not run yet\n", o->runs, o->ok, o->failed, o->hung,
-		    o->skipped, o->pending);
-	strbuf_addf(sb, "- this invocation: %zu stages run (%zu failed) in %s\n",
-		    o->stages_run, o->stages_failed, t);
-	if (o->interrupted) {
-		strbuf_addf(sb, "- interrupted by %s: run the same command to "
-			    "continue\n", strsignal(o->interrupted));
-	}
-	strbuf_addf(sb, "- database: %s\n", db);
-	if (x->report_state > 0) {
-		strbuf_addf(sb, "- report: %s%s\n", rep,
-			    x->no_figures ? " (tables only: gnuplot was not "
-					    "found)" : "");
-	} else if (x->report_state < 0) {
-		strbuf_addf(sb, "- report: failed: %s\n", x->report_reason);
-	} else if (o->interrupted) {
-		strbuf_addstr(sb, "- report: not written yet\n");
-	} else {
-		strbuf_addstr(sb, "- report: not written (no run was analyzed)\n");
-	}
-	strbuf_addf(sb, "- state: %s\n\n", state);
-	strbuf_addstr(sb, "| run | workload | variant | status | reason |\n"
-		      "| --- | --- | --- | --- | --- |\n");
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		const struct plan_run *run = &x->plan->runs[i];
-		const struct run_info *ri = &x->runs[i];
-		strbuf_addf(sb, "| %s | %s | %s%s%s | %s | ", run->id,
-			    x->plan->workloads[run->workload].name,
-			    run->variant->name, run->policy ? "/" : "",
-			    run->policy ? run->policy : "",
-			    run_status_names[ri->status]);
-		md_cell(sb, ri->reason);
-		strbuf_addstr(sb, " |\n");
-	}
-	int header = 0;
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		const struct run_info *ri = &x->runs[i];
-		if (ri->status == RUN_OK || ri->status == RUN_PENDING) {
-			continue;
-		}
-		if (!header) {
-			strbuf_addstr(sb, "\n## Failed, hung and skipped runs\n\n");
-			header = 1;
-		}
-		strbuf_addf(sb, "- %s: %s: %s", x->plan->runs[i].id,
-			    run_status_names[ri->status], ri->reason);
-		if (ri->log) {
-			char *l = disp(ri->log);
-			strbuf_addf(sb, " (log: %s)", l);
-			free(l);
-		}
-		strbuf_addch(sb, '\n');
-	}
-	free(file);
-	free(db);
-	free(rep);
-	free(state);
-}
-
-static int write_summary(struct exec_ctx *x)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-
-	count_outcome(x);
-	format_summary(x, &sb);
-	fputs(sb.buf, x->o->out);
-	fflush(x->o->out);
-	ret = gm_write_file_atomic(x->s->paths.summary, sb.buf, sb.len, 1);
-	strbuf_release(&sb);
-	return ret;
 }
 
 /* ---- entry point ---- */
@@ -1668,6 +1328,7 @@ static void ctx_release(struct exec_ctx *x)
 	free(x->runs);
 	free(x->report_reason);
 	free(x->report_log);
+	exec_profile_release(x);
 	study_state_release(&x->st);
 }
 
@@ -1713,8 +1374,8 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		goto out;
 	}
 	if (o->dry_run) {
-		print_plan(&x);
-		count_outcome(&x);
+		exec_print_plan(&x);
+		exec_count_outcome(&x);
 		ret = 0;
 		goto out;
 	}
@@ -1737,7 +1398,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	if (r == -1) {
 		goto out;
 	}
-	ret = write_summary(&x);
+	ret = exec_write_summary(&x);
 out:
 	ctx_release(&x);
 	return ret;

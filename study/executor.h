@@ -5,15 +5,18 @@
  * exists), then run them as child processes of the gpumix binary:
  *
  *   gpumix capture -o BUNDLE [--force] -- PROGRAM ARGS...  (per program)
- *   gpumix reconstruct -o BUILD BUNDLE...                   (per workload)
+ *   gpumix reconstruct -o BUILD [--elastic] BUNDLE...       (per workload)
  *   gpumix replay BUILD --variant V -o RUNDIR --min-replays R
  *                 --watchdog S [--policy P] [KNOB VALUE]...  (per run)
+ *   gpumix profile -o PROFILE --force SINGLE-RUNDIR...      (once, when
+ *                                           a variant takes --profile)
  *   gpumix analyze RUNDIR -o DATABASE --force               (per ok run)
  *   gpumix report DATABASE -o REPORT                        (once)
  *
  * Every run of a workload replays its one build; the knobs a run gets are
- * those its variant takes in the table (common/variant.h) that have a
- * study key.
+ * those its variant takes in the table (common/variant.h) that the study
+ * sets (its keys) or derives (--elastic identity under same_kernels,
+ * --profile PROFILE; study_knob_arg()). The stages are run one at a time,
  * recording each outcome in the state file as soon as it is known. A
  * failed or hung stage is recorded with its reason and the study goes on;
  * an interrupted one is not recorded and runs again next time. The

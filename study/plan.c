@@ -16,7 +16,8 @@
 const char *study_stage_name(enum study_stage stage)
 {
 	static const char *const names[STUDY_NR_STAGES] = {
-		"capture", "reconstruct", "replay", "analyze", "report",
+		"capture", "reconstruct", "replay", "profile", "analyze",
+		"report",
 	};
 	return stage < STUDY_NR_STAGES ? names[stage] : "?";
 }
@@ -241,6 +242,8 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 {
 	size_t nr_user = plan->nr_user_workloads;
 	int shared = s->baseline == STUDY_BASELINE_PROGRAM;
+	/* Per-workload alone runs listed first, ahead of the profile. */
+	int early = !shared && study_profiles(s);
 
 	for (size_t i = 0; i < nr_user; i++) {
 		const struct plan_workload *w = &plan->workloads[i];
@@ -260,10 +263,17 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 			}
 		}
 	}
+	for (size_t i = 0; early && i < nr_user; i++) {
+		for (size_t v = 0; v < s->nr_variants; v++) {
+			if (s->variants[v]->flags & GM_VARIANT_ALONE) {
+				add_run(plan, i, s->variants[v], NULL, 0);
+			}
+		}
+	}
 	for (size_t i = 0; i < nr_user; i++) {
 		for (size_t v = 0; v < s->nr_variants; v++) {
 			const struct gm_variant *var = s->variants[v];
-			if (shared && (var->flags & GM_VARIANT_ALONE)) {
+			if ((shared || early) && (var->flags & GM_VARIANT_ALONE)) {
 				continue;
 			}
 			if (!(var->flags & GM_VARIANT_POLICY)) {

@@ -6,6 +6,9 @@
  * policy, in the order they are executed: the alone-time baselines
  * first, then workload by workload. Every run of a workload replays the
  * same reconstructed program (the variant is chosen at replay time).
+ * A study that makes a kernel profile (study_profiles()) lists every
+ * alone run first with `baseline: workload` too: the profile is made
+ * from all of them before the first run that needs it.
  *
  * Baselines: the variants flagged GM_VARIANT_ALONE in the table
  * (common/variant.h; `single`). With `baseline: program` (the default)
@@ -21,17 +24,20 @@
 
 #include "study.h"
 
-/* The stages of a study, in the order a run goes through them. */
+/* The stages of a study, in the order a run goes through them (the
+ * profile, once per study, between the alone runs' replays and the
+ * replays that read it). */
 enum study_stage {
 	STUDY_STAGE_CAPTURE,
 	STUDY_STAGE_RECONSTRUCT,
 	STUDY_STAGE_REPLAY,
+	STUDY_STAGE_PROFILE,
 	STUDY_STAGE_ANALYZE,
 	STUDY_STAGE_REPORT,
 	STUDY_NR_STAGES
 };
 
-/* "capture", "reconstruct", "replay", "analyze", "report". */
+/* "capture", "reconstruct", "replay", "profile", "analyze", "report". */
 const char *study_stage_name(enum study_stage stage);
 
 /* At most this many workloads per study (a typo in 'size' stays cheap). */

@@ -7,6 +7,9 @@
  */
 #include "study.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +33,7 @@ static const char *const program_keys[] = {
 };
 static const char *const path_keys[] = {
 	"output", "bundles", "builds", "runs", "database", "report", "state",
-	"logs", "summary", NULL,
+	"logs", "summary", "profile", NULL,
 };
 static const char *const workload_keys[] = { "combinations", NULL };
 static const char *const combination_keys[] = { "of", "size", "exclude", NULL };
@@ -189,6 +192,7 @@ static int load_paths(struct loader *l, const yaml_node_t *root)
 		{ "state", "study.state", &p->state },
 		{ "logs", "logs", &p->logs },
 		{ "summary", "summary.md", &p->summary },
+		{ "profile", "profile.tsv", &p->profile },
 	};
 	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
 		*rest[i].dst = study_path_resolve(p->output, rest[i].def);
@@ -214,12 +218,28 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 
 	switch (k->knob) {
 	case GM_KNOB_TIMESLICE:
-		ret = yaml_doc_duration(l->d, v, what, 1e-6, 10,
+		/* 0 turns timeslicing off (the paper's ablation, item 75). */
+		ret = yaml_doc_duration(l->d, v, what, 0, HUGE_VAL,
 					&s->timeslice_s);
+		if (!ret && s->timeslice_s != 0 &&
+		    (s->timeslice_s < 1e-6 || s->timeslice_s > 10)) {
+			ret = yaml_doc_error(l->d, v, "%s must be 0 (no "
+					     "timeslicing) or between 1us and "
+					     "10s, not %s", what,
+					     yaml_doc_scalar(v));
+		}
 		break;
 	case GM_KNOB_COPY_CHUNK:
-		ret = yaml_doc_size(l->d, v, what, 4096, 1ull << 30,
+		/* 0 turns copy chunking off (the ablation of item 76). */
+		ret = yaml_doc_size(l->d, v, what, 0, UINT64_MAX,
 				    &s->copy_chunk);
+		if (!ret && s->copy_chunk != 0 &&
+		    (s->copy_chunk < 4096 || s->copy_chunk > (1ull << 30))) {
+			ret = yaml_doc_error(l->d, v, "%s must be 0 (whole "
+					     "copies) or between 4096 and "
+					     "1073741824 bytes, not %s", what,
+					     yaml_doc_scalar(v));
+		}
 		break;
 	case GM_KNOB_COMPLETION: {
 		static const enum gm_completion all[] = { GM_COMPLETION_EVENT,
@@ -268,6 +288,23 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	return ret;
 }
 
+/* Record a warning "FILE:LINE:COL: ..." at node @at. */
+static void add_warning(struct study *s, const yaml_node_t *at,
+			const char *fmt, ...)
+{
+	struct yaml_pos pos = yaml_doc_pos(at);
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	strbuf_addf(&sb, "%s:%u:%u: ", s->path, pos.line, pos.col);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	s->warnings = gm_xrealloc(s->warnings, (s->nr_warnings + 1) *
+				  sizeof(*s->warnings));
+	s->warnings[s->nr_warnings++] = strbuf_detach(&sb, NULL);
+}
+
 /*
  * Warn about knob @k set at @v when no listed variant takes it: valid (a
  * study may list nss later) but without effect on any replay.
@@ -277,7 +314,6 @@ static void check_knob_used(struct loader *l, const yaml_node_t *v,
 {
 	struct study *s = l->s;
 	struct strbuf takers = STRBUF_INIT;
-	struct yaml_pos pos = yaml_doc_pos(v);
 
 	for (size_t i = 0; i < s->nr_variants; i++) {
 		if (s->variants[i]->knobs & k->knob) {
@@ -291,13 +327,9 @@ static void check_knob_used(struct loader *l, const yaml_node_t *v,
 				    t->name);
 		}
 	}
-	s->warnings = gm_xrealloc(s->warnings, (s->nr_warnings + 1) *
-				  sizeof(*s->warnings));
-	s->warnings[s->nr_warnings++] =
-		gm_xasprintf("%s:%u:%u: '%s' has no effect: no listed variant "
-			     "takes it (it applies to: %s)", s->path, pos.line,
-			     pos.col, k->study_key,
-			     takers.len ? takers.buf : "no variant yet");
+	add_warning(s, v, "'%s' has no effect: no listed variant takes it (it "
+		    "applies to: %s)", k->study_key,
+		    takers.len ? takers.buf : "no variant yet");
 	strbuf_release(&takers);
 }
 
@@ -305,7 +337,7 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 {
 	struct study *s = l->s;
 	yaml_node_t *map = yaml_doc_get(l->d, root, "replay");
-	const char *keys[3 + STUDY_MAX_KNOBS];
+	const char *keys[4 + STUDY_MAX_KNOBS];
 	size_t nr_keys = 0;
 	yaml_node_t *v;
 	long n;
@@ -315,6 +347,7 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	s->timeslice_s = GM_DEFAULT_TIMESLICE_US * 1e-6;
 	s->copy_chunk = GM_DEFAULT_COPY_CHUNK;
 	s->completion = GM_COMPLETION_EVENT;
+	s->same_kernels = 1;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
 	if (v && yaml_doc_duration(l->d, v, "'stage_timeout'", 1, 7 * 86400.0,
@@ -327,6 +360,7 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	/* The study's own keys, then the knobs that have a study key. */
 	keys[nr_keys++] = "min_replays";
 	keys[nr_keys++] = "watchdog";
+	keys[nr_keys++] = "same_kernels";
 	for (size_t i = 0; gm_knob_at(i) && i < STUDY_MAX_KNOBS; i++) {
 		if (gm_knob_at(i)->study_key) {
 			keys[nr_keys++] = gm_knob_at(i)->study_key;
@@ -346,6 +380,10 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	    yaml_doc_duration(l->d, v, "'watchdog'", 1, 86400, &s->watchdog_s)) {
 		return -1;
 	}
+	if ((v = yaml_doc_get(l->d, map, "same_kernels")) &&
+	    yaml_doc_bool(l->d, v, "'same_kernels'", &s->same_kernels)) {
+		return -1;
+	}
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		if (!k->study_key) {
@@ -359,11 +397,40 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	return 0;
 }
 
-/* Once the variants are known: warn about knobs that reach no replay. */
+/*
+ * Once the variants are known: warn about knobs that reach no replay,
+ * about `same_kernels` in a study whose variants all run the captured
+ * kernels anyway, and about a variant that takes a kernel profile when
+ * no variant gives the alone runs it is made from.
+ */
 static void check_knobs_used(struct loader *l, const yaml_node_t *root)
 {
+	struct study *s = l->s;
 	yaml_node_t *map = yaml_doc_get(l->d, root, "replay");
 	yaml_node_t *v;
+
+	if (map && (v = yaml_doc_get(l->d, map, "same_kernels")) &&
+	    !study_needs_elastic(s)) {
+		add_warning(s, v, "'same_kernels' has no effect: every listed "
+			    "variant runs the captured kernels (it applies when "
+			    "a variant runs the transformed ones: a variant "
+			    "with policies, or 'completion: poll')");
+	}
+	for (size_t i = 0; i < s->nr_variants && !study_profiles(s); i++) {
+		const struct gm_variant *var = s->variants[i];
+		const struct gm_variant *alone = gm_variant_with(GM_VARIANT_ALONE);
+		if (!(var->knobs & GM_KNOB_PROFILE)) {
+			continue;
+		}
+		add_warning(s, yaml_doc_seq_item(l->d, yaml_doc_get(l->d, root,
+								     "variants"),
+						 i),
+			    "variant '%s' without '%s': no kernel profile is "
+			    "made, so its replays run without one (MEDIAN "
+			    "reserves room for each workload's own median "
+			    "kernel, and no kernel is timesliced)", var->name,
+			    alone->name);
+	}
 
 	for (size_t i = 0; map && gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
@@ -1088,7 +1155,8 @@ void study_release(struct study *s)
 	free(s->warnings);
 	struct study_paths *p = &s->paths;
 	char *paths[] = { p->output, p->bundles, p->builds, p->runs,
-			  p->database, p->report, p->state, p->logs, p->summary };
+			  p->database, p->report, p->state, p->logs, p->summary,
+			  p->profile };
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		free(paths[i]);
 	}
@@ -1118,6 +1186,38 @@ int study_has_variant_flags(const struct study *s, unsigned flags)
 	return 0;
 }
 
+int study_needs_elastic(const struct study *s)
+{
+	if (study_has_variant_flags(s, GM_VARIANT_POLICY)) {
+		return 1;
+	}
+	for (size_t i = 0; i < s->nr_variants; i++) {
+		if ((s->variants[i]->knobs & GM_KNOB_COMPLETION) &&
+		    s->completion == GM_COMPLETION_POLL) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int study_same_kernels(const struct study *s)
+{
+	return s->same_kernels && study_needs_elastic(s);
+}
+
+int study_profiles(const struct study *s)
+{
+	if (!study_has_variant_flags(s, GM_VARIANT_ALONE)) {
+		return 0;
+	}
+	for (size_t i = 0; i < s->nr_variants; i++) {
+		if (s->variants[i]->knobs & GM_KNOB_PROFILE) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len)
 {
@@ -1138,9 +1238,19 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		snprintf(buf, len, "%s", s->high_priority);
 		return 0;
-	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
+		if (!study_same_kernels(s)) {
+			return -1;
+		}
+		snprintf(buf, len, "identity");
+		return 0;
 	case GM_KNOB_PROFILE:
+		if (!study_profiles(s)) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->paths.profile);
+		return 0;
+	case GM_KNOB_POLICY:
 		break;
 	}
 	return -1;

@@ -61,7 +61,7 @@ struct study_spec {
 
 struct study_paths {
 	char *output, *bundles, *builds, *runs, *database, *report, *state,
-		*logs, *summary;	/* all absolute, owned */
+		*logs, *summary, *profile;	/* all absolute, owned */
 };
 
 struct study {
@@ -85,6 +85,10 @@ struct study {
 	enum gm_completion completion;
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
+	/* replay: same_kernels (default 1): when some variant runs the
+	 * transformed kernels, every other one runs them too, with
+	 * elasticity off (paper item 49; study_same_kernels()). */
+	int same_kernels;
 	double stage_timeout_s;
 	struct study_paths paths;
 	/* "FILE:LINE:COL: message" for what is valid but has no effect
@@ -115,11 +119,39 @@ long study_find_program(const struct study *s, const char *name);
 int study_has_variant_flags(const struct study *s, unsigned flags);
 
 /*
+ * 1 when the study's replays need the elastic modules, so that its
+ * workloads are reconstructed with `gpumix reconstruct --elastic`: a
+ * listed variant with policies (elastic: the runtime makes its kernels
+ * elastic), or `completion: poll` reaching a listed variant that takes
+ * it (the transformed kernels set the completion flag).
+ */
+int study_needs_elastic(const struct study *s);
+
+/*
+ * 1 when every run of a variant that takes --elastic replays the
+ * transformed kernels with elasticity off (`--elastic identity`): the
+ * study needs the elastic modules and `same_kernels` is true (the
+ * default), so that all variants run the same code (paper item 49).
+ */
+int study_same_kernels(const struct study *s);
+
+/*
+ * 1 when the study makes a kernel profile (`gpumix profile` over its
+ * alone runs, into paths.profile) for the variants that take --profile:
+ * it lists such a variant (elastic) and the alone-time variant (single).
+ * Without `single` the elastic runs go without a profile (a warning at
+ * load says so).
+ */
+int study_profiles(const struct study *s);
+
+/*
  * The argument of `gpumix replay`'s option for knob @k as this study sets
  * it (its study key, or the default), written into @buf of @len bytes:
  * "1000" for --timeslice-us, "4194304" for --copy-chunk, "event" for
- * --completion. Returns 0, or -1 for a knob without a study key (the
- * policy comes from the plan, --elastic has none).
+ * --completion; for the knobs without a study key, what the study derives:
+ * "identity" for --elastic when study_same_kernels(), paths.profile for
+ * --profile when study_profiles(). Returns 0, or -1 when the study gives
+ * the option no value (the policy comes from the plan).
  */
 int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len);

@@ -9,7 +9,16 @@
 # so every run being ok shows that each replay got only its variant's
 # knobs; the run manifests show that each replay ran the variant it was
 # given, from the one build of its workload.
+#
+# Then the same pair with the elastic variant (MEDIAN and MPMAX): every
+# workload reconstructed with --elastic by the real reconstruct, the
+# profile made by the real gpumix profile from the single runs, each
+# elastic replay reading it, the others replaying the transformed kernels
+# with elasticity off; the report says so and compares with the paper.
+# same_kernels: false, then timeslice: 0 and copy_chunk: 0, reach the
+# real replays (their run manifests) and the report.
 . "$(dirname "$0")/../lib.sh"
+. "$GPUMIX_TOP/tests/replay_check.sh"
 cd "$GPUMIX_TOP" || exit 1
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unset GPUMIX_STUDY_EXEC GPUMIX_STUDY_KILL_AT
@@ -61,5 +70,83 @@ sed -i 's/timeslice: 500us/timeslice: 250us/' "$tmp/study.yaml"
 summary=$("$GPUMIX" run "$tmp/study.yaml" 2>/dev/null)
 check_match "a new timeslice replays the nss run only (replay, analyze, report)" \
 	'^- this invocation: 3 stages run \(0 failed\)' "$summary"
+
+# ---- the elastic variant ----
+out=$tmp/out2
+cat >"$tmp/elastic.yaml" <<EOF
+study: mock-elastic
+root: $GPUMIX_TOP
+programs:
+  - bundle: tests/data/reconstruct/bundles/basic
+  - bundle: tests/data/reconstruct/bundles/threads
+workloads:
+  - [basic, threads]
+variants: [single, cuda, nss, elastic]
+policies: [median, mpmax]
+replay: {min_replays: 2, watchdog: 30s, timeslice: 500us, copy_chunk: 4KiB}
+paths: {output: $out}
+EOF
+summary=$("$GPUMIX" run "$tmp/elastic.yaml" 2>"$tmp/err")
+rc=$?
+check_eq "elastic: the study succeeds" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err" "$out"/logs/*.log
+check_match "elastic: every run is ok" \
+	'^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' "$summary"
+check_eq "elastic: 3 reconstructs, a profile, 6 x (replay, analyze), report" \
+	"17" "$(sed -n 's/^- this invocation: \([0-9]*\) stages run.*/\1/p' <<<"$summary")"
+for b in basic threads basic+threads; do
+	check "elastic: build $b has the elastic modules (reconstruct --elastic)" \
+		test -s "$out/builds/$b/elastic/index"
+done
+check_eq "elastic: the profile comes from both single runs" "basic threads" \
+	"$(awk -F'\t' 'NR > 2 { print $1 }' "$out/profile.tsv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+for r in basic.single threads.single basic+threads.cuda basic+threads.nss; do
+	check_eq "elastic: $r replayed the transformed kernels, elasticity off" identity \
+		"$(field "$out/runs/$r/manifest" elastic)"
+done
+for p in median mpmax; do
+	m=$out/runs/basic+threads.elastic.$p/manifest
+	check_eq "elastic/$p: its policy, the study's profile, timeslice and copy chunk" \
+		"policy $p $out/profile.tsv 500 4096" \
+		"$(field "$m" elastic) $(field "$m" elastic.policy) $(field "$m" elastic.profile) \
+$(field "$m" elastic.timeslice_us) $(field "$m" nss.copy_chunk)"
+done
+check_eq "elastic/median: the median kernel of the profile" profile \
+	"$(field "$out/runs/basic+threads.elastic.median/manifest" elastic.median_from)"
+check_eq "elastic: the database knows which code each run ran" \
+	"cuda|identity elastic|policy elastic|policy nss|identity single|identity single|identity" \
+	"$(sqlite3 "$out/results.db" 'SELECT variant, elastic FROM runs ORDER BY variant' | tr '\n' ' ' | sed 's/ $//')"
+check_match "elastic: the report says all variants ran the same code" \
+	'^Kernels: all variants ran the same transformed kernels \(elasticity off outside the elastic variant\)\.$' \
+	"$(cat "$out/report/index.md")"
+check_match "elastic: the comparison has our elastic+mpmax STP beside the paper's" \
+	'^Table 4,2,elastic\+mpmax,STP geomean,higher,1\.25,[0-9.]+,[0-9.]+,$' \
+	"$(cat "$out/report/tables/paper.csv")"
+check_match "elastic: and gives our timeslices and copy chunks" \
+	'ranges of about 500 us \(the paper: about 1 ms\)\. Copy chunks: 4096 bytes' \
+	"$(cat "$out/report/tables/paper.md")"
+check "elastic: copies were chunked" \
+	test "$(field "$out/runs/basic+threads.elastic.mpmax/manifest" nss.copy_chunks)" -gt 0
+
+sed -i 's/copy_chunk: 4KiB}/copy_chunk: 4KiB, same_kernels: false}/' "$tmp/elastic.yaml"
+summary=$("$GPUMIX" run "$tmp/elastic.yaml" 2>/dev/null)
+check_match "same_kernels: false: every run is ok" '^- runs: 6: 6 ok' "$summary"
+check_eq "  single, cuda and nss replayed the captured kernels" "|||" \
+	"$(field "$out/runs/basic.single/manifest" elastic)|$(field "$out/runs/basic+threads.cuda/manifest" elastic)|$(field "$out/runs/basic+threads.nss/manifest" elastic)|"
+check_match "  the report says the variants ran different code" \
+	'^Kernels: the variants ran different code: the captured kernels in single, cuda, nss; the transformed kernels under a policy in elastic\+median, elastic\+mpmax\.$' \
+	"$(cat "$out/report/index.md")"
+
+sed -i 's/timeslice: 500us, copy_chunk: 4KiB/timeslice: 0, copy_chunk: 0/' "$tmp/elastic.yaml"
+summary=$("$GPUMIX" run "$tmp/elastic.yaml" 2>/dev/null)
+check_match "timeslice: 0, copy_chunk: 0: every run is ok" '^- runs: 6: 6 ok' "$summary"
+m=$out/runs/basic+threads.elastic.mpmax/manifest
+check_eq "  they reach the elastic and nss replays: no timeslices, no copy chunks" \
+	"0 0 0 0 0" "$(field "$m" elastic.timeslice_us) $(field "$m" nss.copy_chunk) \
+$(field "$m" elastic.sliced_launches) $(field "$m" nss.copy_chunks) \
+$(field "$out/runs/basic+threads.nss/manifest" nss.copy_chunks)"
+check_match "  and the report says so" \
+	'Timeslicing: off in the elastic runs \(timeslice: 0\).*Copy chunks: off \(copy_chunk: 0' \
+	"$(cat "$out/report/tables/paper.md")"
 
 done_testing

@@ -139,21 +139,34 @@ check_eq "a new timeslice redoes only the runs of the variant that takes it" \
 check_eq "  and reaches its replays" \
 	"replay b+c.nss: --variant nss --timeslice-us 500 --copy-chunk 4194304 --completion event" \
 	"$(grep '^replay b+c\.nss:' args | tail -n 1)"
-sed -i 's|timeslice: 500us|timeslice: 500us, completion: poll, copy_chunk: 64KiB|' study.yaml
+sed -i 's|timeslice: 500us|timeslice: 500us, copy_chunk: 64KiB|' study.yaml
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "completion and copy_chunk redo the nss runs only" "91 3 0" \
+check_eq "copy_chunk redoes the nss runs only" "91 3 0" \
 	"$(stages log) $(tail -n 7 log | grep -c '^replay .*\.nss$') \
 $(tail -n 7 log | grep -c '^replay .*\.\(cuda\|single\)$')"
-check_eq "  and reach their replays" \
-	"replay a+b.nss: --variant nss --timeslice-us 500 --copy-chunk 65536 --completion poll" \
+check_eq "  and reaches their replays" \
+	"replay a+b.nss: --variant nss --timeslice-us 500 --copy-chunk 65536 --completion event" \
 	"$(grep '^replay a+b\.nss:' args | tail -n 1)"
+sed -i 's|copy_chunk: 64KiB|copy_chunk: 64KiB, completion: poll|' study.yaml
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "completion: poll needs the elastic modules: every build is made again, every run replayed" \
+	"116 6 9" "$(stages log) $(tail -n 25 log | grep -c '^reconstruct') \
+$(tail -n 25 log | grep -c '^replay')"
+check_eq "  each reconstructed with --elastic" "reconstruct a+b: --elastic" \
+	"$(grep '^reconstruct a+b:' args | tail -n 1)"
+check_eq "  nss gets --completion poll, and the transformed kernels with elasticity off" \
+	"replay a+b.nss: --variant nss --timeslice-us 500 --copy-chunk 65536 --completion poll --elastic identity" \
+	"$(grep '^replay a+b\.nss:' args | tail -n 1)"
+check_eq "  and so do the others (same_kernels)" \
+	"replay a+b.cuda: --variant cuda --elastic identity|replay a.single: --variant single --elastic identity" \
+	"$(grep '^replay a+b\.cuda:' args | tail -n 1)|$(grep '^replay a\.single:' args | tail -n 1)"
 rm -rf results/t/results.db
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "a deleted database is loaded again, run by run" "101 9" \
+check_eq "a deleted database is loaded again, run by run" "126 9" \
 	"$(stages log) $(tail -n 10 log | grep -c '^analyze')"
 rm -rf results/t/bundles results/t/builds
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "deleted bundles and builds are not needed when the runs are done" 101 "$(stages log)"
+check_eq "deleted bundles and builds are not needed when the runs are done" 126 "$(stages log)"
 plan=$("$GPUMIX" run --dry-run study.yaml)
 check_match "the dry run says the builds are not needed" "^  a\+b +not needed$" "$plan"
 unset FAKE_ARGS

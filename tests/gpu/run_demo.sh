@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # GPU: the demo study end to end with the real stage commands (what `make
 # demo` runs): gpumix run workloads/demo.yaml captures mm, spmv and
-# stencil, reconstructs each of the 6 workloads once, runs their 3 single
-# baselines and 3 pairs under cuda and nss, loads every run into the
-# database and writes the report; a second invocation has nothing left to
-# do. Outputs go to a scratch directory; set
+# stencil, reconstructs each of the 6 workloads once (with --elastic),
+# runs their 3 single baselines, makes the kernel profile from them, runs
+# the 3 pairs under cuda, nss and elastic (MPMAX, reading the profile),
+# loads every run into the database and writes the report, which says
+# that all variants ran the same transformed kernels; a second invocation
+# has nothing left to do. Outputs go to a scratch directory; set
 # GPUMIX_DEMO_OUT=DIR to keep them.
 . "$GPUMIX_TOP/tests/lib.sh"
 require_gpu
@@ -30,7 +32,7 @@ if [ $rc -ne 0 ]; then
 	done
 fi
 check_eq "gpumix run workloads/demo.yaml succeeds" 0 $rc
-check_match "all 9 runs are ok" '^- runs: 9: 9 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
+check_match "all 12 runs are ok" '^- runs: 12: 12 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
 	"$(cat "$_scratch/stdout")"
 check "the summary file exists" test -s "$out/summary.md"
 check "the database exists" test -s "$out/results.db"
@@ -38,10 +40,17 @@ check "the report directory exists and is not empty" test -n "$(ls -A "$out/repo
 check_eq "one build per workload" "mm mm+spmv mm+stencil spmv spmv+stencil stencil" \
 	"$(ls "$out/builds" | tr '\n' ' ' | sed 's/ $//')"
 for r in mm.single spmv.single stencil.single mm+spmv.cuda mm+stencil.cuda \
-	 spmv+stencil.cuda mm+spmv.nss mm+stencil.nss spmv+stencil.nss; do
+	 spmv+stencil.cuda mm+spmv.nss mm+stencil.nss spmv+stencil.nss \
+	 mm+spmv.elastic.mpmax mm+stencil.elastic.mpmax spmv+stencil.elastic.mpmax; do
 	check_eq "run $r has status ok" "ok" \
 		"$(sed -n 's/^status = //p' "$out/runs/$r/manifest" 2>/dev/null)"
 done
+check "the kernel profile was made" test -s "$out/profile.tsv"
+check_eq "the elastic runs read it" "$out/profile.tsv" \
+	"$(sed -n 's/^elastic.profile = //p' "$out/runs/mm+spmv.elastic.mpmax/manifest")"
+check_match "the report says all variants ran the same kernels" \
+	'^Kernels: all variants ran the same transformed kernels' "$(cat "$out/report/index.md")"
+check "the report compares with the paper" test -s "$out/report/tables/paper.md"
 check "it took less than 10 minutes" test $secs -lt 600
 
 "$GPUMIX" run -o "$out" workloads/demo.yaml >"$_scratch/stdout2" 2>/dev/null

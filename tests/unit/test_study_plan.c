@@ -162,15 +162,45 @@ static void test_lists(void)
 	release(&s, &p);
 }
 
+/* With a profile and a baseline per workload, every alone run first. */
+static void test_profile_order(void)
+{
+	struct study s;
+	struct study_plan p;
+	static const char yaml[] =
+		"programs:\n  - {name: a, command: x}\n  - {name: b, command: x}\n"
+		"  - {name: c, command: x}\nworkloads:\n  - combinations: {size: 2}\n"
+		"variants: [single, cuda, elastic]\npolicies: [mpmax]\n"
+		"baseline: workload\n";
+	static const char *const want[] = {
+		"a+b.single", "a+c.single", "b+c.single", "a+b.cuda",
+		"a+b.elastic.mpmax", "a+c.cuda", "a+c.elastic.mpmax", "b+c.cuda",
+		"b+c.elastic.mpmax",
+	};
+
+	memset(&p, 0, sizeof(p));
+	int ret = study_load_string(&s, "tests/data/study/mem.yaml", yaml,
+				    strlen(yaml), NULL);
+	if (!ret) {
+		ret = study_plan_build(&p, &s);
+	}
+	CHECK_INT(ret, 0, "a study with a profile and baseline: workload plans");
+	CHECK_INT(p.nr_runs, 9, "  9 runs");
+	for (size_t i = 0; i < p.nr_runs && i < 9; i++) {
+		CHECK_STR(p.runs[i].id, want[i], "  in order: the single runs first");
+	}
+	release(&s, &p);
+}
+
 static void test_shipped(void)
 {
 	static const struct {
 		const char *file;
 		size_t workloads, runs;
 	} shipped[] = {
-		{ "workloads/demo.yaml", 3, 9 },
-		{ "workloads/parboil-pairs.yaml", 55, 121 },
-		{ "workloads/parboil-quads.yaml", 210, 220 },
+		{ "workloads/demo.yaml", 3, 12 },
+		{ "workloads/parboil-pairs.yaml", 55, 341 },
+		{ "workloads/parboil-quads.yaml", 210, 1270 },
 	};
 
 	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
@@ -202,6 +232,7 @@ int main(void)
 	test_pairs();
 	test_quads();
 	test_lists();
+	test_profile_order();
 	test_shipped();
 	return test_done();
 }

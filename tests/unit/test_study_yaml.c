@@ -285,7 +285,7 @@ static void test_units(void)
 static void test_knobs(void)
 {
 	struct study s;
-	char buf[64];
+	char buf[4096];
 	const char *e;
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"
@@ -336,6 +336,57 @@ static void test_knobs(void)
 		  "tests/data/study/mem.yaml:5:22: 'completion' has no effect: "
 		  "no listed variant takes it (it applies to: nss, elastic)",
 		  "  naming its position and the variants that take it");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, cuda, elastic]\n"
+		       "replay: {timeslice: 0, copy_chunk: 0}\n", &s);
+	CHECK_STR(e, "", "a study with elastic, timeslicing and chunking off");
+	CHECK(study_needs_elastic(&s), "  needs the elastic modules");
+	CHECK(study_same_kernels(&s), "  all variants run them (same_kernels)");
+	CHECK(study_profiles(&s), "  makes a profile (it has single)");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_ELASTIC), buf,
+			      sizeof(buf)) && !strcmp(buf, "identity"),
+	      "  --elastic identity for the variants that take it");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_PROFILE), buf,
+			      sizeof(buf)) && !strcmp(buf, s.paths.profile),
+	      "  --profile PATHS.PROFILE");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_TIMESLICE), buf,
+			      sizeof(buf)) && !strcmp(buf, "0"),
+	      "  timeslice: 0 is --timeslice-us 0");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_COPY_CHUNK), buf,
+			      sizeof(buf)) && !strcmp(buf, "0"),
+	      "  copy_chunk: 0 is --copy-chunk 0");
+	CHECK_INT(study_knob_arg(&s, gm_knob_find(GM_KNOB_POLICY), buf,
+				 sizeof(buf)), -1, "  the policy is the plan's");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, elastic]\n"
+		       "replay: {same_kernels: false}\n", &s);
+	CHECK_STR(e, "", "same_kernels: false loads");
+	CHECK(study_needs_elastic(&s) && !study_same_kernels(&s),
+	      "  the elastic modules, but only elastic runs them");
+	CHECK_INT(study_knob_arg(&s, gm_knob_find(GM_KNOB_ELASTIC), buf,
+				 sizeof(buf)), -1, "  no --elastic for the others");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [cuda, elastic]\n", &s);
+	CHECK_STR(e, "", "elastic without single loads");
+	CHECK(!study_profiles(&s), "  but makes no profile");
+	CHECK_INT(study_knob_arg(&s, gm_knob_find(GM_KNOB_PROFILE), buf,
+				 sizeof(buf)), -1, "  so no --profile");
+	CHECK_INT(s.nr_warnings, 1, "  and says so");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, nss]\n"
+		       "replay: {completion: poll}\n", &s);
+	CHECK_STR(e, "", "nss with completion: poll loads");
+	CHECK(study_needs_elastic(&s) && study_same_kernels(&s),
+	      "  it needs the elastic modules, and single runs them too");
+	CHECK(!study_profiles(&s), "  no variant takes a profile");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"

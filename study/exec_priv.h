@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the study executor (executor.h), shared by its files:
+ * executor.c decides and runs the per-program, per-workload and per-run
+ * stages, exec_profile.c the study's one profile stage, exec_output.c
+ * prints the plan (--dry-run) and the summary. Not for use outside
+ * study/.
+ */
+#ifndef GM_STUDY_EXEC_PRIV_H
+#define GM_STUDY_EXEC_PRIV_H
+
+#include <stddef.h>
+
+#include "executor.h"
+#include "hash.h"
+#include "stage_exec.h"
+#include "strbuf.h"
+#include "study_progress.h"
+#include "study_state.h"
+
+#define KEY_LEN (GM_HASH_HEX_LEN + 1)
+#define REASON_MAX 300
+
+enum capture_state {
+	CAP_UNUSED,		/* in no run */
+	CAP_BUNDLE,		/* an existing bundle, never captured */
+	CAP_UP_TO_DATE,		/* captured with the same inputs */
+	CAP_TODO,		/* to capture now */
+	CAP_FAILED,		/* failed with the same inputs */
+	CAP_NOT_FOUND,		/* dry run: the executable is missing */
+};
+
+struct prog_info {
+	char key[KEY_LEN];
+	enum capture_state cap;
+	int needed;		/* some run to do needs its bundle */
+	int changed;		/* captured before, with other inputs */
+	char *reason;		/* failure or problem, owned */
+	char *log;
+};
+
+enum run_status { RUN_PENDING, RUN_OK, RUN_FAILED, RUN_HUNG, RUN_SKIPPED };
+
+/* "not run yet", "ok", "failed", "hung", "skipped", by enum run_status. */
+extern const char *const exec_run_status_names[];
+
+/*
+ * Where a stage done once for many runs stands: a workload's
+ * reconstructed program, or the study's kernel profile.
+ */
+enum build_state {
+	BUILD_UNDECIDED,	/* no run to do has needed it yet */
+	BUILD_UP_TO_DATE,	/* made with the same inputs */
+	BUILD_TODO,		/* to make now */
+	BUILD_FAILED,		/* failed, now or before with these inputs */
+	BUILD_SKIPPED,		/* an input failed (a capture, a single run) */
+};
+
+struct wl_info {
+	char rkey[KEY_LEN];
+	enum build_state state;
+	int hung;		/* BUILD_FAILED: the record says hung */
+	char *reason;		/* BUILD_FAILED, BUILD_SKIPPED (owned) */
+	char *log;		/* the log that says why (owned) */
+	char *build;		/* BUILDS/WORKLOAD (owned) */
+};
+
+/* The kernel profile (exec_profile.c), when study_profiles(). */
+struct profile_info {
+	char key[KEY_LEN];
+	enum build_state state;
+	int hung;
+	char *reason;		/* BUILD_FAILED, BUILD_SKIPPED (owned) */
+	char *log;		/* the log that says why (owned) */
+};
+
+struct run_info {
+	char pkey[KEY_LEN], akey[KEY_LEN];
+	int do_replay, do_analyze;
+	enum run_status status;
+	char *reason;		/* owned */
+	char *log;		/* log of the stage that failed, owned */
+	char *rundir;		/* owned */
+};
+
+struct exec_ctx {
+	const struct study *s;
+	const struct study_plan *plan;
+	const struct study_run_opts *o;
+	struct study_outcome *out;
+	struct study_state st;
+	struct prog_info *progs;
+	struct wl_info *wls;	/* per plan workload */
+	struct run_info *runs;
+	struct profile_info prof;
+	struct study_progress pr;
+	int executing;		/* runs finishing now count as progress */
+	int report_planned;
+	int analyzed;		/* runs loaded into the database just now */
+	char report_key[KEY_LEN];
+	char *report_reason, *report_log;
+	int report_state;	/* 0 not written, 1 written, -1 failed */
+	int no_figures;		/* gnuplot missing: tables only */
+	/* GPUMIX_STUDY_KILL_AT=STAGE-POINT:N (tests). */
+	int kill_stage, kill_point;
+	unsigned kill_n, kill_seen;
+	enum study_stage current;
+	double start;
+};
+
+/* Input hashes: begin with the stage's word, add strings, end as hex. */
+struct gm_hasher *exec_key_begin(const char *what);
+void exec_key_add(struct gm_hasher *h, const char *s);
+void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void exec_key_end(struct gm_hasher *h, char out[KEY_LEN]);
+
+/* A NULL-terminated argument vector of owned strings. */
+struct exec_argv {
+	char **v;
+	size_t nr, alloc;
+};
+
+void exec_argv_push(struct exec_argv *a, const char *s);
+void exec_argv_release(struct exec_argv *a);
+
+/* @abs as shown to the user, relative when under the current
+ * directory (caller frees). */
+char *exec_disp(const char *abs);
+
+/* 1 when @dir/manifest exists. */
+int exec_has_manifest(const char *dir);
+
+/* @s on one line of at most REASON_MAX characters (caller frees). */
+char *exec_tidy_reason(const char *s);
+
+/* Why a stage failed (its exit and its log's error line), or NULL when
+ * it succeeded (caller frees). */
+char *exec_stage_failure(const struct exec_ctx *x,
+			 const struct stage_result *r, const char *log);
+
+/* LOGS/STAGE-NAME.log, or LOGS/STAGE.log without @name (caller frees). */
+char *exec_log_path(const struct exec_ctx *x, enum study_stage kind,
+		    const char *name);
+
+/* "STAGE NAME", or "STAGE" without @name: a state record's id. */
+char *exec_record_id(enum study_stage kind, const char *name);
+
+/* The record of stage @kind of @name when its inputs are @key, or
+ * NULL (borrowed). */
+struct state_record *exec_current_record(struct exec_ctx *x,
+					 enum study_stage kind,
+					 const char *name, const char *key);
+
+/* 1 when record @r says failed or hung. */
+int exec_is_failure(const struct state_record *r);
+
+/* Remove @dir left by an unfinished attempt; 0 or -1 (cause). */
+int exec_remove_output(const char *dir);
+
+/*
+ * Run one stage (@args, in @cwd, output to @log). Returns 0 when it ran
+ * (@res says how), 1 when the study was interrupted before or during it,
+ * -1 when it could not be started.
+ */
+int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
+		   const char *label, struct exec_argv *args, const char *cwd,
+		   const char *log, struct stage_result *res);
+
+/* Record a finished stage (@reason NULL when it succeeded), show it on
+ * the progress line and save the state; 0 or -1. */
+int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
+		      const char *id, const char *key, const char *status,
+		      const char *reason, const struct stage_result *res);
+
+/* Set run @ri's status, reason and log (copied). */
+void exec_set_run(struct exec_ctx *x, struct run_info *ri,
+		  enum run_status st, const char *reason, const char *log);
+
+/* Run @ri will not run its remaining stages. */
+void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri);
+
+/* Decide whether workload @w's build is up to date, to do, failed or
+ * skipped (a run to do needs it). */
+void exec_decide_workload(struct exec_ctx *x, size_t w);
+
+/* Run @ri needs build @wi: when that failed or was skipped, the run
+ * fails or is skipped with the reason; 1 if so. */
+int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
+		      const struct wl_info *wi);
+
+/* ---- the kernel profile (exec_profile.c) ---- */
+
+/* 1 when run @i replays with the profile (its variant takes
+ * --profile and the study makes one). */
+int exec_profile_needed_by(const struct exec_ctx *x, size_t i);
+
+/*
+ * The profile's input hash, from the replay hashes of the alone runs
+ * (their keys must be set): into x->prof.key. Call before the keys of
+ * the runs that read the profile, which include it.
+ */
+void exec_profile_key(struct exec_ctx *x);
+
+/*
+ * Run @i (to replay, reading the profile) needs it: decide where the
+ * profile stands (once); when it failed or cannot be made, the run
+ * fails or is skipped with the reason and 1 is returned.
+ */
+int exec_profile_decide_for(struct exec_ctx *x, size_t i);
+
+/*
+ * Make the profile now if it is to do (the alone runs before it in plan
+ * order have run), then, like exec_profile_decide_for(), fail or skip
+ * run @i when there is none. Returns 0, 1 (interrupted) or -1.
+ */
+int exec_profile_ensure(struct exec_ctx *x, size_t i);
+
+/* 1 when the profile stage is planned (for the progress estimate). */
+int exec_profile_todo(const struct exec_ctx *x);
+
+/* The plan's and the summary's profile lines. */
+void exec_profile_print_plan(struct exec_ctx *x, FILE *f, size_t *todo);
+void exec_profile_summary(const struct exec_ctx *x, struct strbuf *sb);
+
+void exec_profile_release(struct exec_ctx *x);
+
+/* ---- the plan and the summary (exec_output.c) ---- */
+
+/* Print the plan of a dry run to x->o->out. */
+void exec_print_plan(struct exec_ctx *x);
+
+/* Count the runs by status into x->out. */
+void exec_count_outcome(struct exec_ctx *x);
+
+/* Print the summary to x->o->out and write it to paths.summary; 0 or
+ * -1. */
+int exec_write_summary(struct exec_ctx *x);
+
+#endif
