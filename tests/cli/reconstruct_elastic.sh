@@ -171,4 +171,24 @@ out=$("$GPUMIX" replay --variant elastic --policy median --profile "$tmp/other.t
 check_eq "a profile of another GPU model: the replay fails" 1 "$rc"
 check_match "naming both" "was measured on 'Other GPU', this GPU is 'Mock GPU'" \
 	"$(field "$tmp/r-other/manifest" failure)"
+# Timeslicing on the mock: a device of one SM runs the 16-block grids in
+# two waves; with a profile that says each kernel took 10 ms alone, a
+# 1 ms timeslice cuts each into two ranges, launched one after another.
+awk -F'\t' 'BEGIN { OFS = "\t" } NR > 2 { $9 = "10000000.0" } { print }' \
+	"$tmp/profile.tsv" >"$tmp/long.tsv"
+out=$(MOCK_CUDA_SMS=1 "$GPUMIX" replay --variant elastic --policy mpmax \
+	--profile "$tmp/long.tsv" --min-replays 2 -o "$tmp/run-sliced" "$tmp/e" 2>&1); rc=$?
+check_eq "timesliced on a one-SM mock: exit 0 (results verified)" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -3 | sed 's/^/#   /'
+planned=$(field "$tmp/run-sliced/manifest" elastic.planned_launches)
+check_eq "every planned launch was sliced" "$planned" \
+	"$(field "$tmp/run-sliced/manifest" elastic.sliced_launches)"
+check_eq "into two ranges each" $((2 * planned)) \
+	"$(field "$tmp/run-sliced/manifest" elastic.ranges)"
+out=$(MOCK_CUDA_SMS=1 "$GPUMIX" replay --variant elastic --policy mpmax \
+	--profile "$tmp/long.tsv" --timeslice-us 0 --min-replays 2 \
+	-o "$tmp/run-unsliced" "$tmp/e" 2>&1); rc=$?
+check_eq "--timeslice-us 0: exit 0" 0 "$rc"
+check_eq "--timeslice-us 0: nothing sliced" 0 \
+	"$(field "$tmp/run-unsliced/manifest" elastic.sliced_launches)"
 done_testing
