@@ -25,7 +25,7 @@ LIBS += $(CAPTURE_LIB)
 $(CAPTURE_SO): $(CAPTURE_SO_SRCS:%.c=$(B)/pic/%.o) $(COMMON_PIC_LIB) \
 		capture/libgpumix-capture.map
 	$(QUIET) LINK $@
-	$(Q)$(CC) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
 		-Wl,--version-script=capture/libgpumix-capture.map \
 		-Wl,--no-undefined -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
 		-lcupti $(call pkg_libs,lttng-ust) $(COMMON_LDLIBS) -ldl -lpthread
@@ -67,7 +67,7 @@ $(CAPTURE_PROGS_DIR)/vecadd_shared: tests/gpu/progs/vecadd_shared.cu
 $(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
 	$(QUIET) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) -o $@ $< \
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) $(LDFLAGS) -o $@ $< \
 		-L$(CUDA_LIBDIR)/stubs -lcuda
 
 $(CAPTURE_PROGS_DIR)/cublas_sgemm: tests/gpu/progs/cublas_sgemm.cu

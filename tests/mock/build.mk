@@ -11,10 +11,10 @@ EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
 $(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
 
 $(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda.so.1 tests/mock/cupti.map
 	$(QUIET) LINK $@
-	$(Q)$(CC) -shared -Wl,-soname,libcupti.so.13 \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 \
 		-Wl,--version-script=tests/mock/cupti.map -o $@ \
 		$(B)/pic/tests/mock/mock_cupti.o -L$(MOCK_DIR) -l:libcuda.so.1
