@@ -249,7 +249,9 @@ static int collect_bundle(const char *dir, unsigned sm, struct modules *ms)
 		names[nr++] = gm_path_join(mdir, e->d_name);
 	}
 	closedir(d);
-	qsort(names, nr, sizeof(*names), cmp_str);
+	if (nr) {
+		qsort(names, nr, sizeof(*names), cmp_str);
+	}
 	ret = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (gm_is_dir(names[i])) {

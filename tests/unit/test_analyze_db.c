@@ -355,6 +355,26 @@ static void test_edges(void)
 	free(path);
 }
 
+/*
+ * A database with no runs: every array of the analysis is empty (NULL),
+ * which must not reach qsort (make check SANITIZE=1 reports that).
+ */
+static void test_no_runs(void)
+{
+	struct gm_db db = GM_DB_INIT;
+	struct gm_analysis a;
+	struct gm_analysis_options opt = { NULL, NULL };
+	char *path = gm_path_join(scratch, "none.db");
+
+	gm_db_open(&db, path, GM_DB_WRITE);
+	CHECK_INT(gm_analysis_compute(&a, &db, &opt), 0, "analyse a database with no runs");
+	CHECK_INT(a.nruns, 0, "... no runs");
+	CHECK_INT(a.nresources, 0, "... no kernel resources");
+	gm_analysis_release(&a);
+	gm_db_close(&db);
+	free(path);
+}
+
 static void test_tables(void)
 {
 	static const char *const cols[] = { "name", "value", NULL };
@@ -390,6 +410,7 @@ int main(void)
 	test_db();
 	test_analysis();
 	test_edges();
+	test_no_runs();
 	test_tables();
 	gm_remove_tree(scratch);
 	return test_done();
