@@ -86,6 +86,14 @@ static void test_kvfile(const char *dir)
 	gm_error_clear();
 	CHECK_INT(kvfile_get_u64(&back, "nope", &n, "m"), -1, "missing key");
 	CHECK_STR(gm_error_message(), "m: missing key 'nope'", "missing key error");
+	gm_error_clear();
+	/* Not a regular file: refused, nothing read or kept (LSan checks). */
+	struct kvfile none = KVFILE_INIT;
+	CHECK_INT(kvfile_read(&none, dir), -1, "kvfile_read of a directory fails");
+	CHECK(strstr(gm_error_message(), "is not a regular file (a directory)") != NULL,
+	      "... saying it is a directory");
+	CHECK_INT(none.nr, 0, "... and reads nothing");
+	gm_error_clear();
 
 	static const struct {
 		const char *text, *err;
