@@ -192,6 +192,24 @@ out:
 	free(path);
 }
 
+static void tally_release(struct tally *t)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		for (int rt = 0; rt < 2; rt++) {
+			if (t->procs[i].names[rt]) {
+				for (unsigned k = 0; k < GM_COUNTS_CBIDS; k++) {
+					free(t->procs[i].names[rt][k]);
+				}
+				free(t->procs[i].names[rt]);
+			}
+		}
+		free(t->procs[i].c);
+	}
+	free(t->procs);
+	strbuf_release(&t->why);
+	strbuf_release(&t->incomplete);
+}
+
 static int load_procs(struct tally *t, const char *dir)
 {
 	char *procs = gm_path_join(dir, "procs");
@@ -691,21 +709,102 @@ out:
 	res->summary = t.why.len ? strbuf_detach(&t.why, NULL) : NULL;
 	res->incomplete = t.incomplete.len ? strbuf_detach(&t.incomplete, NULL)
 					   : NULL;
-	for (size_t i = 0; i < t.nr; i++) {
-		for (int rt = 0; rt < 2; rt++) {
-			if (t.procs[i].names[rt]) {
-				for (unsigned k = 0; k < GM_COUNTS_CBIDS; k++) {
-					free(t.procs[i].names[rt][k]);
-				}
-				free(t.procs[i].names[rt]);
-			}
-		}
-		free(t.procs[i].c);
-	}
-	free(t.procs);
-	strbuf_release(&t.why);
-	strbuf_release(&t.incomplete);
+	tally_release(&t);
 	kvfile_release(&m);
+	return ret;
+}
+
+/* The manifest's unsigned value of @key, or -1 with a cause. */
+static int manifest_u64(const struct kvfile *m, const char *key, uint64_t *out)
+{
+	if (kvfile_get_u64(m, key, out, "the manifest")) {
+		return -1;
+	}
+	return 0;
+}
+
+/* A disagreement between the counters and the manifest: a cause. */
+static int differs(const char *what, uint64_t counted, const char *key,
+		   uint64_t said)
+{
+	return gm_error("%s: the counter files say %" PRIu64 ", the manifest's "
+			"%s says %" PRIu64, what, counted, key, said);
+}
+
+int bundle_verify_counts(const char *dir, const struct kvfile *m,
+			 const struct bundle_found *found)
+{
+	struct tally t;
+	uint64_t v;
+	int ret = -1;
+
+	memset(&t, 0, sizeof(t));
+	strbuf_init(&t.why, 0);
+	strbuf_init(&t.incomplete, 0);
+	load_procs(&t, dir);
+	for (size_t i = 0; i < t.nr; i++) {
+		if (!t.procs[i].c) {
+			/* load_procs noted why; the first reason is enough */
+			gm_error("%s", t.why.buf);
+			goto out;
+		}
+		check_proc(&t, &t.procs[i], found);
+	}
+	for (size_t i = 0; i < found->nr_threads; i++) {
+		if (!proc_of(&t, found->threads[i].pid)) {
+			gm_error("process %u left events in the trace but no "
+				 "counter file in procs/", found->threads[i].pid);
+			goto out;
+		}
+	}
+	if (manifest_u64(m, "processes", &v)) {
+		goto out;
+	}
+	if (v != t.nr) {
+		differs("processes", t.nr, "processes", v);
+		goto out;
+	}
+	for (size_t i = 0; i < t.nr; i++) {
+		char key[64];
+		const char *said;
+		snprintf(key, sizeof(key), "process.%" PRIu64, t.procs[i].pid);
+		said = kvfile_get(m, key);
+		uint64_t ev = gm_counts_events(t.procs[i].c);
+		char want[64];
+		snprintf(want, sizeof(want), " events=%" PRIu64 " ", ev);
+		if (!said || !strstr(said, want)) {
+			gm_error("process %" PRIu64 " emitted %" PRIu64 " events "
+				 "by its counter file; the manifest's %s says '%s'",
+				 t.procs[i].pid, ev, key, said ? said : "nothing");
+			goto out;
+		}
+	}
+	if (manifest_u64(m, "events.emitted", &v)) {
+		goto out;
+	}
+	if (v != t.emitted) {
+		differs("events emitted", t.emitted, "events.emitted", v);
+		goto out;
+	}
+#define LOSS_(name, what)                                                      \
+	if (manifest_u64(m, "loss." #name, &v)) {                              \
+		goto out;                                                      \
+	}                                                                      \
+	if (v != t.loss.name) {                                                \
+		differs(what, t.loss.name, "loss." #name, v);                  \
+		goto out;                                                      \
+	}
+	GM_LOSSES(LOSS_)
+#undef LOSS_
+	if (t.missing) {
+		gm_error("%" PRIu64 " event%s the counter files count %s missing "
+			 "from the trace: %s", t.missing, t.missing == 1 ? "" : "s",
+			 t.missing == 1 ? "is" : "are", t.why.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	tally_release(&t);
 	return ret;
 }
 

@@ -182,6 +182,12 @@ static int read_manifest(struct trace_reader *r)
 		goto out;
 	}
 	v = kvfile_get(&r->manifest, "losses");
+	uint64_t losses;
+	if (v && kvfile_get_u64(&r->manifest, "losses", &losses, path)) {
+		/* A damaged manifest, whatever the reader tolerates. */
+		gm_error("the manifest of bundle '%s' is damaged", r->dir);
+		goto out;
+	}
 	if ((!v || strcmp(v, "0")) && !(r->flags & GM_READER_ALLOW_LOSSY) &&
 	    !only_unsupported(r, v)) {
 		const char *why = kvfile_get(&r->manifest, "losses.summary");
