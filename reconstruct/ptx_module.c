@@ -588,6 +588,15 @@ int gm_ptx_module_parse(struct gm_ptx_module *m, const char *text, size_t len)
 		}
 		i = j + 1;
 	}
+	/*
+	 * Every PTX module starts with .version (ptxas: "Missing .version
+	 * directive"): without it this is an empty file or not PTX at all,
+	 * which must not pass as a module with no kernels.
+	 */
+	if (!m->version_major && !m->version_minor) {
+		return gm_error(n ? "not a PTX module: no .version directive"
+				  : "empty PTX module (no .version directive)");
+	}
 	return 0;
 }
 

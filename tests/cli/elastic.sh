@@ -123,4 +123,15 @@ err=$("$GPUMIX" elastic "$tmp/bad.ptx" 2>&1); rc=$?
 check_eq "malformed PTX fails" 1 "$rc"
 check_match "... with the line" 'line 3: unbalanced' "$err"
 
+# an empty file, or one without .version, is no module without kernels
+: >"$tmp/empty.ptx"
+err=$("$GPUMIX" elastic --no-assemble -o "$tmp/empty-out.ptx" "$tmp/empty.ptx" 2>&1); rc=$?
+check_eq "an empty PTX file fails (even without ptxas)" 1 "$rc"
+check_match "... saying it is empty" 'caused by: empty PTX module \(no .version directive\)' "$err"
+check "... and writes nothing" test ! -e "$tmp/empty-out.ptx"
+printf '.target sm_90\n.entry k() { ret; }\n' >"$tmp/nover.ptx"
+err=$("$GPUMIX" elastic --no-assemble "$tmp/nover.ptx" 2>&1); rc=$?
+check_eq "PTX without .version fails" 1 "$rc"
+check_match "... saying so" 'not a PTX module: no .version directive' "$err"
+
 done_testing
