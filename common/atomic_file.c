@@ -59,6 +59,18 @@ int atomic_file_write(struct atomic_file *af, const void *buf, size_t len)
 	return 0;
 }
 
+int atomic_file_sync(struct atomic_file *af)
+{
+	if (af->fd < 0 || af->failed) {
+		return -1;
+	}
+	if (fsync(af->fd)) {
+		af->failed = 1;
+		return gm_error_errno("cannot write '%s'", af->path);
+	}
+	return 0;
+}
+
 int atomic_file_commit(struct atomic_file *af)
 {
 	int ret = 0;

@@ -25,6 +25,14 @@ int atomic_file_open(struct atomic_file *af, const char *path, int force);
 /* Append bytes; a failure is recorded and remembered for commit. */
 int atomic_file_write(struct atomic_file *af, const void *buf, size_t len);
 
+/*
+ * Make the bytes written so far durable (fsync) without renaming, so that
+ * a caller writing several files can learn of a late write failure (a
+ * full disk) before it puts any of them in place. Returns 0 or -1; a
+ * failure is remembered for commit.
+ */
+int atomic_file_sync(struct atomic_file *af);
+
 /* fsync, close and rename into place. Frees @af's strings either way. */
 int atomic_file_commit(struct atomic_file *af);
 

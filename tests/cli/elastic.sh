@@ -110,6 +110,16 @@ check_eq "a bundle works" 0 "$rc"
 check_eq "... two modules, two tables" 2 "$(printf '%s\n' "$out" | grep -c '^# ')"
 check "... one transformed file per module" test -f "$tmp/bundle-out/aaaa.ptx" -a -f "$tmp/bundle-out/bbbb.ptx"
 check "... which assembles" "$PTXAS" -arch=sm_90 "$tmp/bundle-out/bbbb.ptx" -o /dev/null
+# several modules are written all or nothing
+mkdir -p "$tmp/partial"
+echo keep >"$tmp/partial/bbbb.ptx"
+err=$("$GPUMIX" elastic --no-assemble -o "$tmp/partial" "$tmp/bundle" 2>&1 >/dev/null); rc=$?
+check_eq "-o DIR where one module's file exists: exit 1" 1 "$rc"
+check_match "... naming it" "'$tmp/partial/bbbb.ptx' already exists" "$err"
+check_eq "... and nothing else is written (no partial output)" "bbbb.ptx" "$(ls -A "$tmp/partial")"
+check_eq "... the existing file is untouched" keep "$(cat "$tmp/partial/bbbb.ptx")"
+"$GPUMIX" elastic --no-assemble -f -o "$tmp/partial" "$tmp/bundle" >/dev/null 2>&1
+check "... with -f both are written" test -f "$tmp/partial/aaaa.ptx" -a "$(head -c 4 "$tmp/partial/bbbb.ptx")" != keep
 mkdir -p "$tmp/empty/modules"
 err=$("$GPUMIX" elastic "$tmp/empty" 2>&1); rc=$?
 check_eq "a bundle without modules fails" 1 "$rc"
