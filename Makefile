@@ -39,6 +39,19 @@ SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 override CFLAGS += $(SANITIZE_FLAGS)
 override LDFLAGS += $(SANITIZE_FLAGS)
 endif
+
+# FUZZ=1 (what `make fuzz` runs, tests/fuzz/build.mk): the libraries and
+# the fuzz harnesses with clang's libFuzzer instrumentation, ASan and
+# UBSan, in build-fuzz/.
+ifeq ($(FUZZ),1)
+B := build-fuzz
+ifeq ($(origin CC),default)
+CC := clang
+endif
+override CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=address,undefined
+endif
 BASE_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	-MMD -MP -I. -Icommon
 ifeq ($(DEVELOPER),1)
@@ -155,8 +168,8 @@ clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu tests bench demo install clean'
-	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
+	@echo 'targets: all check check-gpu tests bench demo install clean fuzz'
+	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
 
 .PHONY: all check check-gpu tests bench demo install clean help FORCE
 
