@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -496,6 +497,22 @@ static int disk_full(const char *dir)
 	return (uint64_t)sv.f_bavail * sv.f_frsize < RESERVE_SIZE;
 }
 
+/*
+ * Test hook: GPUMIX_CAPTURE_KILL_AT=POINT kills this process with SIGKILL
+ * at that point of the final write (tests/cli/fault_capture_kill.sh),
+ * where a kill at a random time almost never lands: "counted" (the trace
+ * counted back, nothing written), "manifest" (the manifest written),
+ * "flushed" (everything synced, the rename next).
+ */
+static void kill_point(const char *point)
+{
+	const char *at = getenv("GPUMIX_CAPTURE_KILL_AT");
+
+	if (at && !strcmp(at, point)) {
+		raise(SIGKILL);
+	}
+}
+
 static int commit(const char *tmp, const char *final, int force)
 {
 	char *old = NULL;
@@ -511,6 +528,7 @@ static int commit(const char *tmp, const char *final, int force)
 		return -1;
 	}
 	close(fd);
+	kill_point("flushed");
 	if (gm_path_exists(final)) {
 		if (!force) {
 			gm_error("'%s' appeared during the capture", final);
@@ -554,6 +572,7 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	memset(&t, 0, sizeof(t));
 	strbuf_init(&t.why, 0);
 	strbuf_init(&t.incomplete, 0);
+	kill_point("counted");
 	load_procs(&t, tmp);
 
 	if (!run->started) {
@@ -694,6 +713,7 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 		goto out;
 	}
 	free(path);
+	kill_point("manifest");
 	if (commit(tmp, final, force)) {
 		gm_error_hint("the capture is in '%s'", tmp);
 		res->path = gm_xstrdup(tmp);
