@@ -151,6 +151,26 @@ static void test_atomic(const char *dir)
 		gm_read_file(path, &sb);
 		CHECK_STR(sb.buf, "one", "full disk leaves the old file");
 	}
+	/* What a killed writer left: removed; lookalikes are not. */
+	struct atomic_file dead;
+	CHECK_INT(atomic_file_open(&dead, path, 1), 0, "a writer that will die");
+	close(dead.fd);		/* (it dies: no commit, no abort) */
+	char *other = gm_path_join(dir, "out.tmp.notours");
+	char *near = gm_path_join(dir, "outx.tmp.ABCDEF");
+	gm_write_file_atomic(other, "o", 1, 1);
+	gm_write_file_atomic(near, "n", 1, 1);
+	CHECK_INT(atomic_file_remove_stale(path), 1, "its temporary file is removed");
+	CHECK(!gm_path_exists(dead.tmp_path), "... gone");
+	CHECK(gm_path_exists(other) && gm_path_exists(near),
+	      "... names that only look alike stay");
+	CHECK(gm_path_exists(path), "... and the file itself stays");
+	CHECK_INT(atomic_file_remove_stale(path), 0, "nothing left the second time");
+	free(dead.path);
+	free(dead.tmp_path);
+	unlink(other);
+	unlink(near);
+	free(other);
+	free(near);
 	strbuf_release(&sb);
 	gm_error_clear();
 	free(path);
