@@ -137,6 +137,8 @@ struct tally {
 	struct proc *procs;
 	size_t nr, alloc;
 	uint64_t missing, extra;	/* events: counted - found, found - counted */
+	uint64_t foreign, foreign_events; /* another capture's processes */
+	uint64_t children_without_counts;
 	struct strbuf why;		/* details, one per line */
 	struct strbuf incomplete;
 	uint64_t losses;
@@ -191,6 +193,40 @@ static void read_names(struct proc *p, const char *dir)
 out:
 	strbuf_release(&sb);
 	free(path);
+}
+
+/*
+ * Remove the trace streams of process @pid from bundle directory @dir:
+ * with per-process buffers each lives in ctf/ust/pid/NAME-PID-DATE-TIME/.
+ */
+static int remove_streams(const char *dir, uint32_t pid)
+{
+	char *pids = gm_path_join(dir, "ctf/ust/pid");
+	DIR *d = opendir(pids);
+	struct dirent *de;
+	int ret = 0;
+
+	while (d && (de = readdir(d))) {
+		/* PID is the third field from the end (NAME may hold '-') */
+		const char *e = de->d_name + strlen(de->d_name);
+		int dashes = 0;
+		while (e > de->d_name && dashes < 3) {
+			if (*--e == '-') {
+				dashes++;
+			}
+		}
+		if (dashes < 3 || strtoul(e + 1, NULL, 10) != pid) {
+			continue;
+		}
+		char *p = gm_path_join(pids, de->d_name);
+		ret |= gm_remove_tree(p);
+		free(p);
+	}
+	if (d) {
+		closedir(d);
+	}
+	free(pids);
+	return ret;
 }
 
 static void tally_release(struct tally *t)
@@ -326,6 +362,7 @@ static void check_proc(struct tally *t, struct proc *p,
 	if (c->last_errno) {
 		t->last_errno = c->last_errno;
 	}
+	t->children_without_counts += c->children_without_counts;
 	t->blobs_written += c->blobs_written;
 	t->blob_bytes_written += c->blob_bytes_written;
 	t->blobs_deduped += c->blobs_deduped;
@@ -602,17 +639,41 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 			check_proc(&t, &t.procs[i], found);
 		}
 	}
-	/* Events of a process that left no counter file. */
+	/*
+	 * Events of a process without a counter file here are another
+	 * capture's: a session daemon (one per machine for root) traces every
+	 * registered application in each of its sessions, so a capture
+	 * running beside this one records into this session too. A process
+	 * of ours always has its file: the library creates it before the
+	 * first event, and a forked child that cannot records nothing and is
+	 * counted in its ancestor's file (children_without_counts). The
+	 * other process's streams leave this bundle.
+	 */
 	for (size_t i = 0; i < found->nr_threads; i++) {
 		uint32_t pid = found->threads[i].pid;
-		if (!proc_of(&t, pid)) {
-			note(&t.why, "process %u left events but no counter file",
-			     pid);
-			t.losses++;
-			GM_ALLOC_GROW(t.procs, t.nr + 1, t.alloc);
-			memset(&t.procs[t.nr], 0, sizeof(t.procs[0]));
-			t.procs[t.nr++].pid = pid;
+		if (proc_of(&t, pid)) {
+			continue;
 		}
+		t.foreign_events += found->threads[i].events;
+		int first = 1;
+		for (size_t j = 0; j < i; j++) {
+			first &= found->threads[j].pid != pid;
+		}
+		if (first) {
+			t.foreign++;
+			if (remove_streams(tmp, pid)) {
+				note(&t.incomplete, "%s", gm_error_message());
+				gm_error_clear();
+			}
+		}
+	}
+	if (t.children_without_counts) {
+		note(&t.why, "%" PRIu64 " forked process%s could not create %s "
+		     "counter file and recorded nothing",
+		     t.children_without_counts,
+		     t.children_without_counts == 1 ? "" : "es",
+		     t.children_without_counts == 1 ? "its" : "their");
+		t.losses += t.children_without_counts;
 	}
 	if (run->started && !t.nr && !found->read_error) {
 		/* No CUDA at all, or the library never loaded. */
@@ -674,11 +735,15 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 							      : "running");
 	}
 	kvfile_set_u64(&m, "events.emitted", t.emitted);
-	kvfile_set_u64(&m, "events.found", found->events);
+	kvfile_set_u64(&m, "events.found", found->events - t.foreign_events);
 	kvfile_set_u64(&m, "events.missing", t.missing);
 	kvfile_set_u64(&m, "events.discarded", found->discarded);
 	if (t.extra) {
 		kvfile_set_u64(&m, "events.extra", t.extra);
+	}
+	if (t.foreign) {
+		kvfile_set_u64(&m, "foreign.processes", t.foreign);
+		kvfile_set_u64(&m, "foreign.events", t.foreign_events);
 	}
 #define KEY_(name, what) kvfile_set_u64(&m, "loss." #name, t.loss.name);
 	GM_LOSSES(KEY_)
