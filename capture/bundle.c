@@ -64,9 +64,13 @@ static int make_reserve(const char *dir)
 {
 	char *path = gm_path_join(dir, RESERVE_NAME);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int ret = 0;
+	int ret = 0, err;
 
-	if (fd < 0 || posix_fallocate(fd, 0, RESERVE_SIZE)) {
+	if (fd < 0) {
+		ret = gm_error_errno("cannot reserve space in '%s'", dir);
+	} else if ((err = posix_fallocate(fd, 0, RESERVE_SIZE))) {
+		/* (it returns the error; errno is whatever came before) */
+		errno = err;
 		ret = gm_error_errno("cannot reserve space in '%s'", dir);
 	}
 	if (fd >= 0) {
