@@ -19,6 +19,39 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null)
 FULL_VERSION := $(VERSION)$(if $(GIT_DESCRIBE), ($(GIT_DESCRIBE)))
 
 CFLAGS ?= -O2 -g
+
+# SANITIZE=1: everything (the CLI, the libraries, the capture library, the
+# CUDA mock, the tests and the replay programs gpumix replay builds) under
+# AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer, in its
+# own build directory so that it never mixes with a plain build. make
+# check then fails on any sanitizer report, even one from a process whose
+# failure a test expected (tests/run).
+ifeq ($(SANITIZE),1)
+B := build-san
+# clang (Debian's clang and libclang-rt-14-dev): its runtimes are one
+# library linked into each executable, which writes every report, UBSan's
+# included, where log_path says (gcc 12's separate libubsan ignores it).
+ifeq ($(origin CC),default)
+CC := clang
+endif
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+override CFLAGS += $(SANITIZE_FLAGS)
+override LDFLAGS += $(SANITIZE_FLAGS)
+endif
+
+# FUZZ=1 (what `make fuzz` runs, tests/fuzz/build.mk): the libraries and
+# the fuzz harnesses with clang's libFuzzer instrumentation, ASan and
+# UBSan, in build-fuzz/.
+ifeq ($(FUZZ),1)
+B := build-fuzz
+ifeq ($(origin CC),default)
+CC := clang
+endif
+override CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=address,undefined
+endif
 BASE_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	-MMD -MP -I. -Icommon
 ifeq ($(DEVELOPER),1)
@@ -61,6 +94,19 @@ include common/build.mk
 include $(filter-out common/build.mk cli/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
 include cli/build.mk
 
+ifeq ($(SANITIZE),1)
+# Whatever links the instrumented static libraries needs the sanitizer
+# runtimes, the replay programs gpumix replay links included (it passes
+# COMMON_LDLIBS on, see replay/build.mk; make check hands it $(CC)).
+COMMON_LDLIBS += $(SANITIZE_FLAGS)
+# Every process writes its reports under $(SANITIZE_LOGS) (never onto a
+# stderr that a test may swallow); tests/run fails the test that left one.
+SANITIZE_LOGS := $(CURDIR)/$(B)/sanitizer-logs
+CHECK_ENV := GPUMIX_SANITIZER_LOGS=$(SANITIZE_LOGS) CC='$(CC)' \
+	ASAN_OPTIONS=log_path=$(SANITIZE_LOGS)/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
+	UBSAN_OPTIONS=log_path=$(SANITIZE_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1
+endif
+
 # Stop early, naming the Debian package, when a library is missing.
 NO_DEP_GOALS := clean help
 ifneq ($(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -95,11 +141,11 @@ $(B)/version.h: VERSION FORCE
 	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 check: all $(UNIT_TESTS) $(CHECK_DEPS)
-	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) \
+	$(Q)$(CHECK_ENV) GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) \
 		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
 
 check-gpu: all $(UNIT_TESTS) $(CHECK_DEPS)
-	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) GPUMIX_REQUIRE_GPU=1 \
+	$(Q)$(CHECK_ENV) GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) GPUMIX_REQUIRE_GPU=1 \
 		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
 
 # Everything the tests need, without running them (e.g. before running one
@@ -122,8 +168,8 @@ clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu tests bench demo install clean'
-	@echo 'variables: V=1 DEVELOPER=1 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
+	@echo 'targets: all check check-gpu tests bench demo install clean fuzz'
+	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
 
 .PHONY: all check check-gpu tests bench demo install clean help FORCE
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "fs.h"
@@ -47,8 +48,13 @@ int gm_activity_reader_open(struct gm_activity_reader *r,
 	memset(r, 0, sizeof(*r));
 	r->run = run;
 	r->path = gm_path_join(run->path, "activity.tsv");
-	r->file = fopen(r->path, "r");
+	int fd = gm_open_regular(r->path);
+	if (fd < 0) {
+		return -1;
+	}
+	r->file = fdopen(fd, "r");
 	if (!r->file) {
+		close(fd);
 		return gm_error_errno("cannot open '%s'", r->path);
 	}
 	if (!fstat(fileno(r->file), &st)) {

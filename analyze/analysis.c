@@ -143,7 +143,10 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	if (rc < 0) {
 		return -1;
 	}
-	qsort(a->runs, a->nruns, sizeof(*a->runs), cmp_run);
+	/* (No runs: a->runs is NULL, which qsort does not take.) */
+	if (a->nruns) {
+		qsort(a->runs, a->nruns, sizeof(*a->runs), cmp_run);
+	}
 	idx = gm_xmalloc((a->nruns + 1) * sizeof(*idx));
 	for (size_t i = 0; i < a->nruns; i++) {
 		idx[i] = (struct run_index){ a->runs[i].id, &a->runs[i] };
@@ -599,7 +602,10 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	}
 	per_variant(a, pools);
 	summarize(a);
-	qsort(a->resources, a->nresources, sizeof(*a->resources), cmp_resource);
+	if (a->nresources) {
+		qsort(a->resources, a->nresources, sizeof(*a->resources),
+		      cmp_resource);
+	}
 	if (gm_an_choose_focus(a, db, opt)) {
 		goto out;
 	}

@@ -111,6 +111,76 @@ static int create_schema(struct gm_db *db)
 }
 
 /*
+ * 1 when @sql holds @column in @table, or (@column NULL) holds @table at
+ * all; 0 otherwise.
+ */
+static int has_column(sqlite3 *sql, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(sql, column
+			       ? "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2"
+			       : "SELECT 1 FROM sqlite_master WHERE type = 'table' "
+				 "AND name = ?1", -1, &st, NULL) != SQLITE_OK) {
+		return 0;
+	}
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if (column) {
+		sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	}
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * A database of our version must hold every table and column that
+ * gm_schema_sql creates; otherwise the first query would fail with a raw
+ * "no such table". The reference is that schema created in memory, so
+ * this check cannot disagree with it.
+ */
+static int check_tables(struct gm_db *db)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (GM_SQL(NULL, sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE,
+					 NULL)) < 0 ||
+	    GM_SQL(ref, sqlite3_exec(ref, gm_schema_sql, NULL, NULL, NULL)) < 0 ||
+	    GM_SQL(ref, sqlite3_prepare_v2(ref, "SELECT m.name, c.name FROM "
+					   "sqlite_master AS m, pragma_table_info(m.name) "
+					   "AS c WHERE m.type = 'table' ORDER BY m.name, c.cid",
+					   -1, &st, NULL)) < 0) {
+		gm_error("cannot check the tables of '%s'", db->path);
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *c = (const char *)sqlite3_column_text(st, 1);
+		if (!has_column(db->sql, t, c)) {
+			if (has_column(db->sql, t, NULL)) {
+				gm_error("'%s' is a damaged gpumix database: table "
+					 "'%s' has no column '%s'", db->path, t, c);
+			} else {
+				gm_error("'%s' is a damaged gpumix database: table "
+					 "'%s' is missing", db->path, t);
+			}
+			gm_error_hint("the database is only a cache of the run "
+				      "directories: remove it and load them again "
+				      "with gpumix analyze");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(ref);
+	return ret;
+}
+
+/*
  * Decide what the file at db->path is: a fresh (empty) database, a gpumix
  * database of our version, or something we must refuse.
  */
@@ -160,7 +230,7 @@ static int check_version(struct gm_db *db, enum gm_db_mode mode)
 		gm_error_hint("use the gpumix that created it, or a newer one");
 		return -1;
 	}
-	return 0;
+	return check_tables(db);
 }
 
 int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)

@@ -105,7 +105,10 @@ static int load_api(struct gm_db *db, int64_t run, struct api_start **out,
 	if (rc < 0) {
 		return -1;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_api);
+	/* (qsort and memcpy take no NULL array, even for zero items.) */
+	if (*n) {
+		qsort(*out, *n, sizeof(**out), cmp_api);
+	}
 	return 0;
 }
 
@@ -317,9 +320,11 @@ int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
 	}
 
 	/* Pool the waits into the variant before they are sorted. */
-	GM_ALLOC_GROW(pool->waits, pool->n + nw, pool->alloc);
-	memcpy(pool->waits + pool->n, waits, nw * sizeof(*waits));
-	pool->n += nw;
+	if (nw) {
+		GM_ALLOC_GROW(pool->waits, pool->n + nw, pool->alloc);
+		memcpy(pool->waits + pool->n, waits, nw * sizeof(*waits));
+		pool->n += nw;
+	}
 	for (int s = 0; s < GM_WAIT_SPLITS; s++) {
 		pool->split_sum[s] += split_sum[s];
 	}

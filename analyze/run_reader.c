@@ -85,8 +85,10 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 	char key[64];
 
 	if (!gm_path_exists(what)) {
-		if (!gm_is_dir(run->path)) {
-			return gm_error("'%s' is not a directory", run->path);
+		const char *why = gm_why_not_dir(run->path);
+		if (why) {
+			return gm_error("cannot open run directory '%s': %s",
+					run->path, why);
 		}
 		gm_error("'%s' is not a run directory (it has no manifest)",
 			 run->path);
@@ -306,7 +308,8 @@ int gm_run_dir_read(struct gm_run_dir *run, const char *path)
 	if (read_manifest(run, mpath)) {
 		goto out;
 	}
-	if (gm_read_file(mpath, &manifest) || gm_read_file(rpath, &replays)) {
+	if (gm_read_regular_file(mpath, &manifest) ||
+	    gm_read_regular_file(rpath, &replays)) {
 		goto out;
 	}
 	/* Identity: both files' bytes, each prefixed with its length. */

@@ -30,7 +30,10 @@ static int cmp_double(const void *a, const void *b)
 
 void gm_sort_doubles(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	/* An empty array may be NULL, which qsort does not take. */
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+	}
 }
 
 double gm_percentile_sorted(const double *v, size_t n, double p)

@@ -13,6 +13,9 @@ CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \
 	capture/image.c capture/emit.c capture/tracking.c capture/inject.c \
 	capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
+# Every symbol the library uses must be defined, except in a sanitizer
+# build: there the executable holds the sanitizer runtime the library calls.
+CAPTURE_SO_DEFS := $(if $(filter 1,$(SANITIZE)),,-Wl,--no-undefined)
 SHLIBS += $(CAPTURE_SO)
 
 # What the CLI links (no CUPTI, no LTTng-UST).
@@ -25,9 +28,9 @@ LIBS += $(CAPTURE_LIB)
 $(CAPTURE_SO): $(CAPTURE_SO_SRCS:%.c=$(B)/pic/%.o) $(COMMON_PIC_LIB) \
 		capture/libgpumix-capture.map
 	$(QUIET) LINK $@
-	$(Q)$(CC) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) $(COMMON_PIC_LIB) \
 		-Wl,--version-script=capture/libgpumix-capture.map \
-		-Wl,--no-undefined -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
+		$(CAPTURE_SO_DEFS) -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
 		-lcupti $(call pkg_libs,lttng-ust) $(COMMON_LDLIBS) -ldl -lpthread
 
 $(CAPTURE_LIB): $(CAPTURE_LIB_SRCS:%.c=$(B)/%.o)
@@ -67,7 +70,7 @@ $(CAPTURE_PROGS_DIR)/vecadd_shared: tests/gpu/progs/vecadd_shared.cu
 $(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
 	$(QUIET) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) -o $@ $< \
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) $(LDFLAGS) -o $@ $< \
 		-L$(CUDA_LIBDIR)/stubs -lcuda
 
 $(CAPTURE_PROGS_DIR)/cublas_sgemm: tests/gpu/progs/cublas_sgemm.cu

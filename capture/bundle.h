@@ -81,6 +81,19 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 void bundle_result_release(struct bundle_result *res);
 
 /*
+ * Count the finished bundle @dir back as bundle_finalize() did: every
+ * procs/PID.counts must be a valid counter file, every process in the
+ * trace must have one, each thread's events must all be in the trace
+ * (@found, what a reader found), and the manifest @m must say what the
+ * counter files say (processes, events per process, events emitted, each
+ * loss counter). Returns 0, or -1 with a cause naming the first
+ * disagreement (a counter file or a manifest edited or damaged after the
+ * capture, events gone from the trace).
+ */
+int bundle_verify_counts(const char *dir, const struct kvfile *m,
+			 const struct bundle_found *found);
+
+/*
  * Write the api-table file of directory @dir: every call (@used NULL, as
  * bundle_prepare does) or only those flagged in @used (GM_API_COUNT
  * bytes; bundle_finalize keeps the calls the trace holds).

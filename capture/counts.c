@@ -11,14 +11,16 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 
 int gm_counts_read(const char *path, struct gm_counts *out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (A FIFO in a bundle's procs/ must not hang its reader.) */
+	int fd = gm_open_regular(path);
 	size_t got = 0;
 
 	if (fd < 0) {
-		return gm_error_errno("cannot open '%s'", path);
+		return -1;
 	}
 	while (got < sizeof(*out)) {
 		ssize_t n = read(fd, (char *)out + got, sizeof(*out) - got);

@@ -76,7 +76,10 @@ struct gm_counts {
 	struct gm_counts_loss loss;
 	struct gm_counts_warn warn;
 	uint64_t last_errno;		/* errno of the last failed write */
-	uint64_t reserved[15];
+	uint64_t children_without_counts; /* forked children (and theirs)
+					 * that could not create their own
+					 * file: they record nothing */
+	uint64_t reserved[14];
 	uint64_t driver_calls[GM_COUNTS_CBIDS];
 	uint64_t runtime_calls[GM_COUNTS_CBIDS];
 	struct gm_counts_slot slots[GM_COUNTS_SLOTS];

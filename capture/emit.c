@@ -3,8 +3,10 @@
  * The emit layer of libgpumix-capture.so (see emit.h). One explicit state
  * struct for the process, one thread-local struct per thread. The counter
  * file is mapped shared so that its numbers survive a crash or a kill;
- * after fork() the child drops the parent's mapping and creates its own
- * file on its first event.
+ * after fork() the child stops counting into the parent's mapping and
+ * creates its own file on its first event. A process records events only
+ * while it has its own file: the capture tells its processes from those
+ * of a capture running beside it by that file (bundle.c).
  */
 #include "emit.h"
 
@@ -38,6 +40,10 @@ struct capture_state {
 	pid_t pid;
 	char dir[PATH_MAX];
 	struct gm_counts *counts;	/* NULL until mapped in this process */
+	/* A forked child's nearest ancestor's file, until it has its own:
+	 * where a failure to create that is counted. */
+	struct gm_counts *parent_counts;
+	int no_counts;		/* this forked child has no file: silent */
 	struct blob_store blobs, modules;
 	pthread_key_t area_key;
 };
@@ -103,11 +109,16 @@ static int map_counts(void)
 
 static void after_fork_child(void)
 {
-	/* The parent's mapping is shared: never count into it again. */
+	/*
+	 * The parent's mapping is shared: never count events into it again,
+	 * but keep it until this process has its own file. (A parent without
+	 * a file of its own yet passes on its ancestor's.)
+	 */
 	if (st.counts) {
-		munmap(st.counts, sizeof(*st.counts));
+		st.parent_counts = st.counts;
 		st.counts = NULL;
 	}
+	st.no_counts = 0;
 	st.pid = getpid();
 	st.generation++;
 	pthread_mutex_init(&st.lock, NULL);
@@ -167,11 +178,24 @@ int gm_capture_ready(void)
 
 struct gm_counts *gm_capture_counts(void)
 {
-	if (st.ready && !st.counts) {
+	if (st.ready && !st.counts && !st.no_counts) {
 		/* First event of a forked child. */
 		pthread_mutex_lock(&st.lock);
-		if (!st.counts) {
-			map_counts();
+		if (!st.counts && !st.no_counts) {
+			if (!map_counts()) {
+				if (st.parent_counts) {
+					munmap(st.parent_counts, sizeof(*st.parent_counts));
+					st.parent_counts = NULL;
+				}
+			} else {
+				/* Its events would pass for another capture's:
+				 * record none, and say so in the ancestor's file. */
+				st.no_counts = 1;
+				if (st.parent_counts) {
+					__atomic_fetch_add(&st.parent_counts->children_without_counts,
+							   1, __ATOMIC_RELAXED);
+				}
+			}
 		}
 		pthread_mutex_unlock(&st.lock);
 	}
@@ -223,6 +247,9 @@ void gm_capture_emit(enum gm_event_kind kind, struct gm_record *r)
 	if (st.closed) {
 		gm_capture_warn(late_events);
 		return;
+	}
+	if (!gm_capture_counts()) {
+		return;		/* a forked child without its file (counted) */
 	}
 	t = gm_capture_thread();
 	if (!r->str || !r->str[0]) {

@@ -11,28 +11,35 @@
 
 #include "api.h"
 
+/*
+ * The headers are copied out before use: the program hands over any
+ * address, and an ELF image at one that is not 8-byte aligned is legal
+ * input (reading Elf64_Shdr fields in place there is undefined).
+ */
 static int elf_size(const unsigned char *p, size_t *out)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
-	size_t end = sizeof(*eh);
+	Elf64_Ehdr eh;
+	size_t end = sizeof(eh);
 
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64) {
+	memcpy(&eh, p, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
 		return -1;
 	}
-	if (eh->e_shoff && eh->e_shnum) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(p + eh->e_shoff);
-		size_t e = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-		if (eh->e_shentsize != sizeof(Elf64_Shdr) || e > GM_IMAGE_MAX) {
+	if (eh.e_shoff && eh.e_shnum) {
+		size_t e = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+		if (eh.e_shentsize != sizeof(Elf64_Shdr) || e > GM_IMAGE_MAX) {
 			return -1;
 		}
 		if (e > end) {
 			end = e;
 		}
-		for (unsigned i = 0; i < eh->e_shnum; i++) {
-			if (sh[i].sh_type == SHT_NOBITS) {
+		for (unsigned i = 0; i < eh.e_shnum; i++) {
+			Elf64_Shdr sh;
+			memcpy(&sh, p + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+			if (sh.sh_type == SHT_NOBITS) {
 				continue;
 			}
-			e = sh[i].sh_offset + sh[i].sh_size;
+			e = sh.sh_offset + sh.sh_size;
 			if (e > GM_IMAGE_MAX) {
 				return -1;
 			}
@@ -41,17 +48,18 @@ static int elf_size(const unsigned char *p, size_t *out)
 			}
 		}
 	}
-	if (eh->e_phoff && eh->e_phnum) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(p + eh->e_phoff);
-		size_t e = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
+	if (eh.e_phoff && eh.e_phnum) {
+		size_t e = eh.e_phoff + (size_t)eh.e_phnum * eh.e_phentsize;
 		if (e > GM_IMAGE_MAX) {
 			return -1;
 		}
 		if (e > end) {
 			end = e;
 		}
-		for (unsigned i = 0; i < eh->e_phnum; i++) {
-			e = ph[i].p_offset + ph[i].p_filesz;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			memcpy(&ph, p + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+			e = ph.p_offset + ph.p_filesz;
 			if (e > GM_IMAGE_MAX) {
 				return -1;
 			}

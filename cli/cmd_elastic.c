@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 #include "cli.h"
@@ -249,7 +250,9 @@ static int collect_bundle(const char *dir, unsigned sm, struct modules *ms)
 		names[nr++] = gm_path_join(mdir, e->d_name);
 	}
 	closedir(d);
-	qsort(names, nr, sizeof(*names), cmp_str);
+	if (nr) {
+		qsort(names, nr, sizeof(*names), cmp_str);
+	}
 	ret = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (gm_is_dir(names[i])) {
@@ -325,6 +328,73 @@ static int do_module(struct module *mod, const char *arch, int assemble,
 	strbuf_add(out, b.ptx.buf, b.ptx.len);
 	gm_elastic_build_release(&b);
 	return 0;
+}
+
+/*
+ * One PTX file per module in directory @dir, all or nothing: every name
+ * is checked (none may exist without @force, no two modules may share
+ * one) and every file written and synced under a temporary name before
+ * any is renamed into place; on failure nothing new is left, not even
+ * @dir when this call created it.
+ */
+static int write_modules(const char *dir, const struct modules *ms,
+			 const struct strbuf *outs, int force)
+{
+	struct atomic_file *af = gm_xcalloc(ms->nr, sizeof(*af));
+	int created = !gm_path_exists(dir);
+	size_t opened = 0;
+	int ret = -1;
+
+	for (size_t i = 0; i < ms->nr; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(ms->v[i].name, ms->v[j].name)) {
+				gm_error("two modules would be written to '%s/%s.ptx' "
+					 "(%s and %s)", dir, ms->v[i].name,
+					 ms->v[j].label, ms->v[i].label);
+				goto out;
+			}
+		}
+	}
+	if (gm_mkdir_p(dir, 0777) < 0) {
+		goto out;
+	}
+	for (; opened < ms->nr; opened++) {
+		char *name = gm_xasprintf("%s.ptx", ms->v[opened].name);
+		char *p = gm_path_join(dir, name);
+		int r = atomic_file_open(&af[opened], p, force);
+		free(p);
+		free(name);
+		if (r < 0) {
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ms->nr; i++) {
+		if (atomic_file_write(&af[i], outs[i].buf, outs[i].len) < 0 ||
+		    atomic_file_sync(&af[i]) < 0) {
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ms->nr; i++) {
+		/* (after a failure here the rest are aborted below) */
+		if (atomic_file_commit(&af[i]) < 0) {
+			for (size_t j = i + 1; j < ms->nr; j++) {
+				atomic_file_abort(&af[j]);
+			}
+			opened = 0;
+			goto out;
+		}
+	}
+	opened = 0;
+	ret = 0;
+out:
+	for (size_t i = 0; i < opened; i++) {
+		atomic_file_abort(&af[i]);
+	}
+	if (ret < 0 && created) {
+		rmdir(dir);	/* only when empty: nothing of ours is in it */
+	}
+	free(af);
+	return ret;
 }
 
 static int write_output(const char *path, const struct strbuf *sb, int force)
@@ -416,18 +486,8 @@ int cmd_elastic(int argc, char **argv)
 			gm_error("%zu PTX modules: -o needs a directory", ms.nr);
 			goto out;
 		}
-		if (gm_mkdir_p(outpath, 0777) < 0) {
+		if (write_modules(outpath, &ms, outs, force) < 0) {
 			goto out;
-		}
-		for (size_t i = 0; i < ms.nr; i++) {
-			char *name = gm_xasprintf("%s.ptx", ms.v[i].name);
-			char *p = gm_path_join(outpath, name);
-			int r = write_output(p, &outs[i], force);
-			free(p);
-			free(name);
-			if (r < 0) {
-				goto out;
-			}
 		}
 	}
 	gm_note("%zu kernels: %zu thread-elastic, %zu block-elastic, %zu not elastic",

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "capture/api.h"
+#include "capture/bundle.h"
 #include "capture/counts.h"
 #include "capture/record.h"
 #include "cli.h"
@@ -42,7 +43,9 @@ static void print_help(void)
 	       "           the bundle is incomplete or lost anything\n"
 	       "  check    read the bundle as a replay would: strictly, every\n"
 	       "           event decoded, every blob and module image read and\n"
-	       "           its hash checked; exits 1 at the first problem\n\n"
+	       "           its hash checked, the per-process counters of procs/\n"
+	       "           compared with the trace and the manifest; exits 1\n"
+	       "           at the first problem\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
 	       usage);
 }
@@ -257,14 +260,18 @@ static int cmd_check(const char *dir)
 	struct trace_reader *r;
 	const struct gm_event *ev;
 	struct strbuf buf = STRBUF_INIT;
+	struct trace_stats st;
 	uint64_t events = 0, blobs = 0, modules = 0;
+	size_t last = 0;
 	int rc;
 
 	if (trace_reader_open(&r, dir, 0)) {
 		return gm_cli_fail();
 	}
+	trace_stats_init(&st);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		events++;
+		trace_stats_count_thread(&st, ev->pid, ev->tid, &last);
 		strbuf_reset(&buf);
 		if (ev->flags & GM_RF_MODULE) {
 			if (trace_reader_module(r, ev, &buf)) {
@@ -283,6 +290,17 @@ static int cmd_check(const char *dir)
 		}
 	}
 	strbuf_release(&buf);
+	if (rc >= 0) {
+		/* The counter files against the trace and the manifest. */
+		struct bundle_found found = { 0 };
+		found.threads = st.threads;
+		found.nr_threads = st.nr_threads;
+		found.events = events;
+		if (bundle_verify_counts(dir, trace_reader_manifest(r), &found)) {
+			rc = -1;
+		}
+	}
+	trace_stats_release(&st);
 	trace_reader_free(r);
 	if (rc < 0) {
 		gm_error("bundle '%s' failed the check", dir);

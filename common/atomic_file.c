@@ -4,6 +4,7 @@
  */
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,18 @@ int atomic_file_write(struct atomic_file *af, const void *buf, size_t len)
 	return 0;
 }
 
+int atomic_file_sync(struct atomic_file *af)
+{
+	if (af->fd < 0 || af->failed) {
+		return -1;
+	}
+	if (fsync(af->fd)) {
+		af->failed = 1;
+		return gm_error_errno("cannot write '%s'", af->path);
+	}
+	return 0;
+}
+
 int atomic_file_commit(struct atomic_file *af)
 {
 	int ret = 0;
@@ -95,6 +108,39 @@ void atomic_file_abort(struct atomic_file *af)
 		unlink(af->tmp_path);
 	}
 	release(af);
+}
+
+int atomic_file_remove_stale(const char *path)
+{
+	char *dir = gm_xstrdup(path), *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *prefix = gm_xasprintf("%s.tmp.", base);
+	size_t plen = strlen(prefix);
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	if (slash) {
+		*slash = '\0';
+	}
+	d = opendir(slash ? (dir[0] ? dir : "/") : ".");
+	while (d && (e = readdir(d))) {
+		/* mkstemp's six characters, nothing else */
+		if (strncmp(e->d_name, prefix, plen) ||
+		    strlen(e->d_name) != plen + 6) {
+			continue;
+		}
+		char *p = slash ? gm_path_join(dir[0] ? dir : "/", e->d_name)
+				: gm_xstrdup(e->d_name);
+		n += unlink(p) == 0;
+		free(p);
+	}
+	if (d) {
+		closedir(d);
+	}
+	free(prefix);
+	free(dir);
+	return n;
 }
 
 int gm_write_file_atomic(const char *path, const void *buf, size_t len,

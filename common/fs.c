@@ -38,12 +38,12 @@ int gm_mkdir_p(const char *path, mode_t mode)
 	return ret;
 }
 
-int gm_read_file(const char *path, struct strbuf *sb)
+/* Append what @fd holds to @sb and close @fd; on failure undo the append. */
+static int read_fd(int fd, const char *path, struct strbuf *sb)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return gm_error_errno("cannot open '%s'", path);
-	}
+	size_t old_len = sb->len;
+	int was_empty = !sb->alloc;
+
 	for (;;) {
 		strbuf_grow(sb, 65536);
 		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
@@ -53,6 +53,11 @@ int gm_read_file(const char *path, struct strbuf *sb)
 			}
 			gm_error_errno("cannot read '%s'", path);
 			close(fd);
+			if (was_empty) {
+				strbuf_release(sb);
+			} else {
+				strbuf_setlen(sb, old_len);
+			}
 			return -1;
 		}
 		if (n == 0) {
@@ -62,6 +67,69 @@ int gm_read_file(const char *path, struct strbuf *sb)
 	}
 	close(fd);
 	return 0;
+}
+
+int gm_read_file(const char *path, struct strbuf *sb)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return gm_error_errno("cannot open '%s'", path);
+	}
+	return read_fd(fd, path, sb);
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m)) {
+		return "a directory";
+	}
+	if (S_ISFIFO(m)) {
+		return "a FIFO";
+	}
+	if (S_ISSOCK(m)) {
+		return "a socket";
+	}
+	if (S_ISCHR(m) || S_ISBLK(m)) {
+		return "a device";
+	}
+	return "not a file";
+}
+
+int gm_open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fl;
+
+	if (fd < 0) {
+		return gm_error_errno("cannot open '%s'", path);
+	}
+	if (fstat(fd, &st)) {
+		gm_error_errno("cannot stat '%s'", path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return gm_error("'%s' is not a regular file (%s)", path,
+				file_kind(st.st_mode));
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		gm_error_errno("cannot read '%s'", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int gm_read_regular_file(const char *path, struct strbuf *sb)
+{
+	int fd = gm_open_regular(path);
+	if (fd < 0) {
+		return -1;
+	}
+	return read_fd(fd, path, sb);
 }
 
 int gm_write_all(int fd, const void *buf, size_t len)
@@ -157,6 +225,16 @@ int gm_is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *gm_why_not_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		return strerror(errno);
+	}
+	return S_ISDIR(st.st_mode) ? NULL : "not a directory";
 }
 
 char *gm_path_join(const char *dir, const char *name)

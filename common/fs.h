@@ -15,8 +15,24 @@
 /* mkdir -p @path with @mode; existing directories are fine. */
 int gm_mkdir_p(const char *path, mode_t mode);
 
-/* Append the whole content of @path to @sb. */
+/*
+ * Append the whole content of @path to @sb. On failure @sb is left as it
+ * was (released when it was empty), so a caller's error path owns nothing
+ * new.
+ */
 int gm_read_file(const char *path, struct strbuf *sb);
+
+/*
+ * Open @path for reading, only if it is a regular file, and without
+ * blocking on the way: open(2) of a FIFO waits for a writer, so a FIFO
+ * (or a device) in a run directory or bundle would hang its reader
+ * forever. Returns a descriptor in blocking mode, or -1 with a cause
+ * ("'PATH' is not a regular file (a FIFO)").
+ */
+int gm_open_regular(const char *path);
+
+/* gm_read_file() of a file that must be regular (gm_open_regular()). */
+int gm_read_regular_file(const char *path, struct strbuf *sb);
 
 /* write(2) all @len bytes, retrying on EINTR and short writes. */
 int gm_write_all(int fd, const void *buf, size_t len);
@@ -29,6 +45,15 @@ int gm_path_exists(const char *path);
 
 /* 1 if @path is a directory. */
 int gm_is_dir(const char *path);
+
+/*
+ * NULL when @path is a directory (links followed), else why not, for a
+ * message: stat(2)'s error ("No such file or directory", "Too many levels
+ * of symbolic links", "Permission denied") or "not a directory". The
+ * string is static. Answering "not a directory" for a path that does not
+ * exist sends the user looking for the wrong problem.
+ */
+const char *gm_why_not_dir(const char *path);
 
 /* 1 if @name (a path with a '/', or a program searched in $PATH) names
  * an executable file. */

@@ -235,7 +235,7 @@ int kvfile_read(struct kvfile *kv, const char *path)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (gm_read_file(path, &sb)) {
+	if (gm_read_regular_file(path, &sb)) {
 		return -1;
 	}
 	if (memchr(sb.buf, '\0', sb.len)) {

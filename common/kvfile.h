@@ -63,7 +63,7 @@ void kvfile_format(const struct kvfile *kv, struct strbuf *out,
 int kvfile_parse(struct kvfile *kv, const char *text, size_t len,
 		 const char *what);
 
-/* Read and parse @path. */
+/* Read and parse @path, which must be a regular file (gm_open_regular). */
 int kvfile_read(struct kvfile *kv, const char *path);
 
 /* Write atomically to @path (see atomic_file.h), replacing it. */

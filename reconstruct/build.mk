@@ -48,7 +48,7 @@ BENCHES += bench/elastic.sh bench/elastic_replay.sh
 $(ELASTIC_RUN): tests/gpu/elastic_run.c common/elastic_abi.h
 	$(QUIET) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) -o $@ $< \
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) $(LDFLAGS) -o $@ $< \
 		-L$(CUDA_LIBDIR)/stubs -lcuda
 
 # Regenerate the corpus PTX (committed) from its CUDA sources.

@@ -271,10 +271,34 @@ int gm_lz4_block_decode(const void *src, size_t n, void *dst, size_t cap,
 	return 0;
 }
 
+/*
+ * The most @n compressed bytes can expand to: an LZ4 block at most 255
+ * times plus a little (each literal-length or match-length byte adds at
+ * most 255), a zstd frame at most 32768 times (a 3-byte RLE block header
+ * per 128 KiB, and a frame header). The sizes a fatbin declares are
+ * checked against it before anything is allocated: a corrupt header must
+ * not make us ask for 2^61 bytes.
+ */
+static size_t max_expansion(const struct gm_fatbin_entry *e)
+{
+	size_t ratio = e->compression == GM_FATBIN_LZ4 ? 255 : 32768;
+
+	if (e->size > SIZE_MAX / ratio - 65536) {
+		return SIZE_MAX;
+	}
+	return e->size * ratio + 65536;
+}
+
 int gm_fatbin_entry_data(const struct gm_fatbin_entry *e, struct strbuf *out)
 {
 	size_t start = out->len;
 
+	if (e->compression != GM_FATBIN_RAW &&
+	    e->uncompressed_size > max_expansion(e)) {
+		return gm_error("the entry at offset %zu claims %zu bytes "
+				"uncompressed from %zu: the fatbin is corrupt",
+				e->offset, e->uncompressed_size, e->size);
+	}
 	switch (e->compression) {
 	case GM_FATBIN_RAW:
 		strbuf_add(out, e->data, e->size);
@@ -296,6 +320,12 @@ int gm_fatbin_entry_data(const struct gm_fatbin_entry *e, struct strbuf *out)
 		size_t cap = e->uncompressed_size;
 		if (want != ZSTD_CONTENTSIZE_UNKNOWN &&
 		    want != ZSTD_CONTENTSIZE_ERROR && want > cap) {
+			if (want > max_expansion(e)) {
+				return gm_error("the zstd entry at offset %zu claims "
+						"%llu bytes uncompressed from %zu: the "
+						"fatbin is corrupt", e->offset, want,
+						e->size);
+			}
 			cap = (size_t)want;
 		}
 		strbuf_grow(out, cap + 1);

@@ -1151,7 +1151,10 @@ static void uniformity(const struct gm_ptx_module *m,
 			}
 		}
 	}
-	memset(ri->uniform, 1, ri->nr);
+	/* (No registers: uniform is NULL, which memset does not take.) */
+	if (ri->nr) {
+		memset(ri->uniform, 1, ri->nr);
+	}
 	if (!c->nr_bb) {
 		return;
 	}

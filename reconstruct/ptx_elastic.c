@@ -497,7 +497,10 @@ static void put_identity_copy(const struct gm_ptx_module *m,
 		}
 		strbuf_addstr(sb, ";\n");
 	}
-	qsort(labels, nr, sizeof(*labels), cmp_cstr);
+	/* (No labels: labels is NULL, which qsort does not take.) */
+	if (nr) {
+		qsort(labels, nr, sizeof(*labels), cmp_cstr);
+	}
 	put(sb, pfx, "\t// gpumix elastic: elasticity off, the original body\n");
 	for (size_t k = first; k < f->nr_stmts; k++) {
 		const struct gm_ptx_stmt *s = &f->stmts[k];
@@ -760,7 +763,9 @@ int gm_ptx_elastic_transform(const struct gm_ptx_module *m,
 		strbuf_addf(out, "// gpumix-elastic-kernel: %s %s\n", a->kernels[i].name,
 			    gm_elastic_class_name(a->kernels[i].cls));
 	}
-	qsort(p.v, p.nr, sizeof(*p.v), cmp_patch);
+	if (p.nr) {
+		qsort(p.v, p.nr, sizeof(*p.v), cmp_patch);
+	}
 	uint32_t cursor = 0;
 	for (size_t i = 0; i < p.nr; i++) {
 		strbuf_add(out, m->src + cursor, p.v[i].start - cursor);

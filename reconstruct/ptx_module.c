@@ -513,6 +513,19 @@ int gm_ptx_module_parse(struct gm_ptx_module *m, const char *text, size_t len)
 	m->src[len] = '\0';
 	m->len = len;
 	m->address_size = 64;
+	/*
+	 * PTX is text: a NUL inside it (not padding) would end the string
+	 * for some readers of m->src and not others, so a transformed module
+	 * could differ from what was analysed.
+	 */
+	const char *nul = memchr(m->src, '\0', len);
+	if (nul) {
+		unsigned line = 1;
+		for (const char *c = m->src; c < nul; c++) {
+			line += *c == '\n';
+		}
+		return gm_error("line %u: a NUL byte inside the PTX text", line);
+	}
 	if (gm_ptx_lex(m->src, len, &m->toks) < 0) {
 		return -1;
 	}
@@ -587,6 +600,15 @@ int gm_ptx_module_parse(struct gm_ptx_module *m, const char *text, size_t len)
 			add_var(m, i, j);
 		}
 		i = j + 1;
+	}
+	/*
+	 * Every PTX module starts with .version (ptxas: "Missing .version
+	 * directive"): without it this is an empty file or not PTX at all,
+	 * which must not pass as a module with no kernels.
+	 */
+	if (!m->version_major && !m->version_minor) {
+		return gm_error(n ? "not a PTX module: no .version directive"
+				  : "empty PTX module (no .version directive)");
 	}
 	return 0;
 }

@@ -95,7 +95,8 @@ struct gm_ptx_module {
 
 /*
  * Parse @len bytes of PTX text (NUL padding allowed) into @m, which owns a
- * copy. Returns 0, or -1 with a recorded error that names the line.
+ * copy. Returns 0, or -1 with a recorded error that names the line (or
+ * says that the text is empty or has no .version directive).
  * @m is usable (and must be released) either way.
  */
 int gm_ptx_module_parse(struct gm_ptx_module *m, const char *text,

@@ -182,6 +182,12 @@ static int read_manifest(struct trace_reader *r)
 		goto out;
 	}
 	v = kvfile_get(&r->manifest, "losses");
+	uint64_t losses;
+	if (v && kvfile_get_u64(&r->manifest, "losses", &losses, path)) {
+		/* A damaged manifest, whatever the reader tolerates. */
+		gm_error("the manifest of bundle '%s' is damaged", r->dir);
+		goto out;
+	}
 	if ((!v || strcmp(v, "0")) && !(r->flags & GM_READER_ALLOW_LOSSY) &&
 	    !only_unsupported(r, v)) {
 		const char *why = kvfile_get(&r->manifest, "losses.summary");
@@ -465,11 +471,15 @@ int trace_reader_open(struct trace_reader **out, const char *dir,
 	r->flags = flags;
 	kvfile_init(&r->manifest);
 	strbuf_init(&r->data, 0);
-	if (!gm_is_dir(dir)) {
-		if (gm_path_exists(dir)) {
+	const char *why = gm_why_not_dir(dir);
+	if (why) {
+		if (!gm_path_exists(dir)) {
+			gm_error("bundle '%s' does not exist", dir);
+		} else if (!strcmp(why, "not a directory")) {
 			gm_error("'%s' is not a gpumix bundle (not a directory)", dir);
 		} else {
-			gm_error("bundle '%s' does not exist", dir);
+			/* a dangling link, a link loop, no permission */
+			gm_error("cannot open bundle '%s': %s", dir, why);
 		}
 		goto fail;
 	}

@@ -50,8 +50,8 @@ uint64_t trace_stats_thread_events(const struct trace_stats *st, uint32_t pid,
 	return 0;
 }
 
-static void count_thread(struct trace_stats *st, uint32_t pid, uint32_t tid,
-			 size_t *last)
+void trace_stats_count_thread(struct trace_stats *st, uint32_t pid,
+			      uint32_t tid, size_t *last)
 {
 	if (*last < st->nr_threads && st->threads[*last].pid == pid &&
 	    st->threads[*last].tid == tid) {
@@ -247,7 +247,7 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		if (ev->api >= 0 && ev->api < GM_API_COUNT) {
 			st->api_used[ev->api] = 1;
 		}
-		count_thread(st, ev->pid, ev->tid, &last);
+		trace_stats_count_thread(st, ev->pid, ev->tid, &last);
 		if (ev->flags & GM_RF_BLOB) {
 			st->blob_refs++;
 			st->blob_ref_bytes += ev->blob_size;

@@ -68,6 +68,14 @@ void trace_stats_release(struct trace_stats *st);
 /* Read all of @r into @st. Returns 0, or -1 with the reader's cause. */
 int trace_stats_collect(struct trace_reader *r, struct trace_stats *st);
 
+/*
+ * Count one event of thread @tid of process @pid into @st->threads, as
+ * trace_stats_collect() does; @last caches the previous thread's index
+ * (start it at 0).
+ */
+void trace_stats_count_thread(struct trace_stats *st, uint32_t pid,
+			      uint32_t tid, size_t *last);
+
 /* Events found for thread @tid of @pid (0 when none). */
 uint64_t trace_stats_thread_events(const struct trace_stats *st, uint32_t pid,
 				   uint32_t tid);

@@ -224,7 +224,9 @@ static int write_run(struct gm_run *run, const char *status,
 	pthread_mutex_lock(&run->lock);
 	nr = run->nr_replays;
 	reps = gm_xcalloc(nr + 1, sizeof(*reps));
-	memcpy(reps, run->replays, nr * sizeof(*reps));
+	if (nr) {
+		memcpy(reps, run->replays, nr * sizeof(*reps));
+	}
 	pthread_mutex_unlock(&run->lock);
 	qsort_r(reps, nr, sizeof(*reps), cmp_replay, (void *)w);
 	if (run_write_replays(run->opt.run_dir, reps, nr) < 0) {

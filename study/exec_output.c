@@ -360,6 +360,7 @@ int exec_write_summary(struct exec_ctx *x)
 	format_summary(x, &sb);
 	fputs(sb.buf, x->o->out);
 	fflush(x->o->out);
+	atomic_file_remove_stale(x->s->paths.summary);	/* (we hold the lock) */
 	ret = gm_write_file_atomic(x->s->paths.summary, sb.buf, sb.len, 1);
 	strbuf_release(&sb);
 	return ret;

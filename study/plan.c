@@ -33,12 +33,22 @@ uint64_t study_binomial(unsigned n, unsigned k)
 		k = n - k;
 	}
 	for (unsigned i = 1; i <= k; i++) {
-		/* r * (n - k + i) / i stays exact; check the multiplication. */
-		uint64_t m = n - k + i;
-		if (r > UINT64_MAX / m) {
+		/*
+		 * r * m / i is C(n - k + i, i), a whole number, and grows with
+		 * i. Dividing first keeps it exact without overflow: with
+		 * g = gcd(r, i), i / g divides m.
+		 */
+		uint64_t m = n - k + i, g = r, b = i;
+		while (b) {
+			uint64_t t = g % b;
+			g = b;
+			b = t;
+		}
+		uint64_t x = r / g, y = m / (i / g);
+		if (x > UINT64_MAX / y) {
 			return UINT64_MAX;
 		}
-		r = r * m / i;
+		r = x * y;
 	}
 	return r;
 }
@@ -87,6 +97,13 @@ static int expand_combinations(struct study_plan *plan, const struct study *s,
 	uint64_t total = study_binomial(n, k);
 	size_t before = plan->nr_workloads;
 
+	if (total == UINT64_MAX) {
+		/* (saturated: the true count does not fit in 64 bits) */
+		return yaml_doc_error_at(s->path, spec->pos, "these combinations "
+					 "make more than %.3g workloads; a study "
+					 "holds at most %d", (double)UINT64_MAX,
+					 STUDY_MAX_WORKLOADS);
+	}
 	if (total > STUDY_MAX_WORKLOADS ||
 	    plan->nr_workloads + total > STUDY_MAX_WORKLOADS) {
 		return yaml_doc_error_at(s->path, spec->pos, "these combinations "

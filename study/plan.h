@@ -78,7 +78,10 @@ int study_plan_build(struct study_plan *plan, const struct study *s);
 
 void study_plan_release(struct study_plan *plan);
 
-/* n choose k, saturating at UINT64_MAX. */
+/*
+ * n choose k; UINT64_MAX when the true value is larger (never a wrong
+ * smaller number: the intermediate products do not overflow).
+ */
 uint64_t study_binomial(unsigned n, unsigned k);
 
 #endif

@@ -149,9 +149,10 @@ static int load_root(struct loader *l, const yaml_node_t *root)
 	if (opt_path(l, root, "root", s->root, &s->root)) {
 		return -1;
 	}
-	if (!gm_is_dir(s->root)) {
-		return yaml_doc_error(l->d, v, "root '%s' is not a directory",
-				      yaml_doc_scalar(v));
+	const char *why = gm_why_not_dir(s->root);
+	if (why) {
+		return yaml_doc_error(l->d, v, "root '%s': %s",
+				      yaml_doc_scalar(v), why);
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
@@ -287,6 +288,9 @@ int study_state_lock(struct study_state *st)
 	}
 	free(lock);
 	st->lock_fd = fd;
+	/* The lock makes us the state's only writer: what a killed study
+	 * left half-written is garbage. */
+	atomic_file_remove_stale(st->path);
 	return 0;
 }
 

@@ -98,6 +98,239 @@ static int parser_error(struct yaml_doc *d, yaml_parser_t *p,
 	return yaml_doc_error_at(d->path, pos, "%s", problem);
 }
 
+/* The YAML core schema: the only tags a study file may use. */
+static const struct {
+	const char *full, *shorthand;
+	yaml_node_type_t kind;
+} core_tags[] = {
+	{ YAML_STR_TAG, "!!str", YAML_SCALAR_NODE },
+	{ YAML_INT_TAG, "!!int", YAML_SCALAR_NODE },
+	{ YAML_FLOAT_TAG, "!!float", YAML_SCALAR_NODE },
+	{ YAML_BOOL_TAG, "!!bool", YAML_SCALAR_NODE },
+	{ YAML_NULL_TAG, "!!null", YAML_SCALAR_NODE },
+	{ YAML_SEQ_TAG, "!!seq", YAML_SEQUENCE_NODE },
+	{ YAML_MAP_TAG, "!!map", YAML_MAPPING_NODE },
+};
+
+#define CORE_PREFIX "tag:yaml.org,2002:"
+
+/*
+ * Check explicit tag @tag (as libyaml resolved it, or NULL) of a node of
+ * @kind at @m; remember a scalar's in @d. "!" (the non-specific tag) is
+ * no tag.
+ */
+static int check_tag(struct yaml_doc *d, const yaml_char_t *tag,
+		     yaml_node_type_t kind, yaml_mark_t m)
+{
+	struct yaml_pos pos = { (unsigned)m.line + 1, (unsigned)m.column + 1 };
+	const char *t = (const char *)tag;
+
+	if (!t || !strcmp(t, "!")) {
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(core_tags) / sizeof(core_tags[0]); i++) {
+		if (strcmp(t, core_tags[i].full)) {
+			continue;
+		}
+		if (core_tags[i].kind != kind) {
+			return yaml_doc_error_at(d->path, pos, "tag %s on %s",
+						 core_tags[i].shorthand,
+						 kind == YAML_SCALAR_NODE ? "a scalar" :
+						 kind == YAML_SEQUENCE_NODE ? "a sequence" :
+						 "a mapping");
+		}
+		if (kind == YAML_SCALAR_NODE) {
+			GM_ALLOC_GROW(d->tags, d->nr_tags + 1, d->alloc_tags);
+			d->tags[d->nr_tags].offset = m.index;
+			d->tags[d->nr_tags++].tag = core_tags[i].shorthand;
+		}
+		return 0;
+	}
+	if (!strncmp(t, CORE_PREFIX, strlen(CORE_PREFIX))) {
+		return yaml_doc_error_at(d->path, pos, "unsupported YAML tag '!!%s' "
+					 "(a study file uses only !!str, !!int, "
+					 "!!float, !!bool, !!null, !!seq, !!map)",
+					 t + strlen(CORE_PREFIX));
+	}
+	return yaml_doc_error_at(d->path, pos, "unsupported YAML tag '%s' "
+				 "(a study file uses only !!str, !!int, !!float, "
+				 "!!bool, !!null, !!seq, !!map)", t);
+}
+
+/* Anchor name -> nodes of its value once expanded: open addressing. */
+struct anchor_map {
+	char **name;
+	uint64_t *size;
+	size_t cap, nr;
+};
+
+static size_t anchor_slot(const struct anchor_map *a, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (const char *c = name; *c; c++) {
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	}
+	size_t i = (size_t)h & (a->cap - 1);
+	while (a->name[i] && strcmp(a->name[i], name)) {
+		i = (i + 1) & (a->cap - 1);
+	}
+	return i;
+}
+
+static void anchor_put(struct anchor_map *a, const char *name, uint64_t size)
+{
+	if (2 * (a->nr + 1) > a->cap) {
+		struct anchor_map b = { NULL, NULL, a->cap ? 2 * a->cap : 64, 0 };
+		b.name = gm_xcalloc(b.cap, sizeof(*b.name));
+		b.size = gm_xcalloc(b.cap, sizeof(*b.size));
+		for (size_t i = 0; i < a->cap; i++) {
+			if (a->name[i]) {
+				size_t j = anchor_slot(&b, a->name[i]);
+				b.name[j] = a->name[i];
+				b.size[j] = a->size[i];
+				b.nr++;
+			}
+		}
+		free(a->name);
+		free(a->size);
+		*a = b;
+	}
+	size_t i = anchor_slot(a, name);
+	if (!a->name[i]) {
+		a->name[i] = gm_xstrdup(name);
+		a->nr++;
+	}
+	a->size[i] = size;	/* a later anchor of the same name replaces it */
+}
+
+static uint64_t anchor_get(const struct anchor_map *a, const char *name)
+{
+	if (!a->cap) {
+		return 1;
+	}
+	size_t i = anchor_slot(a, name);
+	return a->name[i] ? a->size[i] : 1;
+}
+
+static void anchor_map_release(struct anchor_map *a)
+{
+	for (size_t i = 0; i < a->cap; i++) {
+		free(a->name[i]);
+	}
+	free(a->name);
+	free(a->size);
+}
+
+/*
+ * Walk the events of @text before libyaml's loader sees it: refuse
+ * nesting deeper than YAML_DOC_MAX_DEPTH (the loader takes quadratic time
+ * in the depth: 100,000 nested '[' took half a minute), documents that
+ * expand to more than YAML_DOC_MAX_NODES nodes through aliases, and tags
+ * outside the core schema; remember each scalar's explicit tag. A syntax
+ * error is reported as the loader would.
+ */
+static int scan_events(struct yaml_doc *d, const char *text, size_t len)
+{
+	uint64_t open_size[YAML_DOC_MAX_DEPTH];
+	char *open_anchor[YAML_DOC_MAX_DEPTH];
+	struct anchor_map anchors = { NULL, NULL, 0, 0 };
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	uint64_t nodes = 0;
+	int depth = 0, ret = 0;
+
+	if (len > YAML_DOC_MAX_BYTES) {
+		return yaml_doc_error_at(d->path, (struct yaml_pos){ 0, 0 },
+					 "the file is larger than %u MiB, the "
+					 "limit for a study file",
+					 YAML_DOC_MAX_BYTES >> 20);
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		return gm_error("%s: cannot initialise the YAML parser", d->path);
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	for (int done = 0; !done && !ret;) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			ret = parser_error(d, &parser, text, len);
+			break;
+		}
+		struct yaml_pos pos = { (unsigned)ev.start_mark.line + 1,
+					(unsigned)ev.start_mark.column + 1 };
+		uint64_t add = 0;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_ALIAS_EVENT:
+			add = anchor_get(&anchors, (const char *)ev.data.alias.anchor);
+			break;
+		case YAML_SCALAR_EVENT:
+			ret = check_tag(d, ev.data.scalar.tag, YAML_SCALAR_NODE,
+					ev.start_mark);
+			if (ev.data.scalar.anchor) {
+				anchor_put(&anchors, (const char *)ev.data.scalar.anchor, 1);
+			}
+			add = 1;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (depth == YAML_DOC_MAX_DEPTH) {
+				ret = yaml_doc_error_at(d->path, pos, "nesting deeper "
+							"than %d levels",
+							YAML_DOC_MAX_DEPTH);
+				break;
+			}
+			if (ev.type == YAML_SEQUENCE_START_EVENT) {
+				ret = check_tag(d, ev.data.sequence_start.tag,
+						YAML_SEQUENCE_NODE, ev.start_mark);
+				open_anchor[depth] = (char *)ev.data.sequence_start.anchor;
+			} else {
+				ret = check_tag(d, ev.data.mapping_start.tag,
+						YAML_MAPPING_NODE, ev.start_mark);
+				open_anchor[depth] = (char *)ev.data.mapping_start.anchor;
+			}
+			if (open_anchor[depth]) {
+				open_anchor[depth] = gm_xstrdup(open_anchor[depth]);
+			}
+			open_size[depth++] = 1;
+			nodes++;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			if (open_anchor[depth]) {
+				anchor_put(&anchors, open_anchor[depth], open_size[depth]);
+				free(open_anchor[depth]);
+			}
+			if (depth) {
+				open_size[depth - 1] += open_size[depth];
+			}
+			break;
+		default:
+			break;
+		}
+		if (add) {
+			nodes += add;
+			if (depth) {
+				open_size[depth - 1] += add;
+			}
+		}
+		if (!ret && nodes > YAML_DOC_MAX_NODES) {
+			ret = yaml_doc_error_at(d->path, pos, "more than %d nodes once "
+						"the aliases are expanded",
+						YAML_DOC_MAX_NODES);
+		}
+		yaml_event_delete(&ev);
+	}
+	while (depth > 0) {
+		free(open_anchor[--depth]);
+	}
+	anchor_map_release(&anchors);
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 int yaml_doc_load_string(struct yaml_doc *d, const char *path,
 			 const char *text, size_t len)
 {
@@ -107,6 +340,11 @@ int yaml_doc_load_string(struct yaml_doc *d, const char *path,
 
 	d->path = gm_xstrdup(path);
 	d->loaded = 0;
+	d->tags = NULL;
+	d->nr_tags = d->alloc_tags = 0;
+	if (scan_events(d, text, len)) {
+		return -1;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		return gm_error("%s: cannot initialise the YAML parser", path);
 	}
@@ -144,6 +382,8 @@ int yaml_doc_load(struct yaml_doc *d, const char *path)
 	if (gm_read_file(path, &sb)) {
 		d->path = gm_xstrdup(path);
 		d->loaded = 0;
+		d->tags = NULL;
+		d->nr_tags = d->alloc_tags = 0;
 		return -1;
 	}
 	ret = yaml_doc_load_string(d, path, sb.buf, sb.len);
@@ -157,8 +397,27 @@ void yaml_doc_release(struct yaml_doc *d)
 		yaml_document_delete(&d->doc);
 	}
 	free(d->path);
+	free(d->tags);
 	d->path = NULL;
+	d->tags = NULL;
+	d->nr_tags = d->alloc_tags = 0;
 	d->loaded = 0;
+}
+
+const char *yaml_doc_tag(const struct yaml_doc *d, const yaml_node_t *n)
+{
+	size_t lo = 0, hi = d->nr_tags;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->tags[mid].offset < n->start_mark.index) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < d->nr_tags && d->tags[lo].offset == n->start_mark.index
+	       ? d->tags[lo].tag : NULL;
 }
 
 yaml_node_t *yaml_doc_root(struct yaml_doc *d)
@@ -363,12 +622,38 @@ int yaml_doc_want_seq(struct yaml_doc *d, const yaml_node_t *n,
 	return 0;
 }
 
+/*
+ * An explicit tag on @n other than those in @ok (NULL-terminated) is an
+ * error: "!!str 3" is the string "3", never the integer 3.
+ */
+static int tag_ok(struct yaml_doc *d, const yaml_node_t *n, const char *what,
+		  const char *type, const char *const *ok)
+{
+	const char *tag = yaml_doc_tag(d, n);
+
+	if (!tag) {
+		return 0;
+	}
+	for (size_t i = 0; ok[i]; i++) {
+		if (!strcmp(tag, ok[i])) {
+			return 0;
+		}
+	}
+	return yaml_doc_error(d, n, "%s must be %s, not a value tagged %s ('%s')",
+			      what, type, tag, (const char *)n->data.scalar.value);
+}
+
+static const char *const str_tags[] = { "!!str", NULL };
+
 int yaml_doc_string(struct yaml_doc *d, const yaml_node_t *n,
 		    const char *what, char **out)
 {
 	if (n->type != YAML_SCALAR_NODE || yaml_doc_is_null(n)) {
 		return yaml_doc_error(d, n, "%s must be a string, not %s", what,
 				      yaml_doc_kind(n));
+	}
+	if (tag_ok(d, n, what, "a string", str_tags)) {
+		return -1;
 	}
 	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
 		return yaml_doc_error(d, n, "%s contains a NUL character", what);
@@ -382,11 +667,15 @@ int yaml_doc_string(struct yaml_doc *d, const yaml_node_t *n,
  * must be plain: a quoted '7' is a string in YAML.
  */
 static const char *typed(struct yaml_doc *d, const yaml_node_t *n,
-			 const char *what, const char *type, int quoted_ok)
+			 const char *what, const char *type, int quoted_ok,
+			 const char *const *tags)
 {
 	if (n->type != YAML_SCALAR_NODE || yaml_doc_is_null(n)) {
 		yaml_doc_error(d, n, "%s must be %s, not %s", what, type,
 			       yaml_doc_kind(n));
+		return NULL;
+	}
+	if (tag_ok(d, n, what, type, tags)) {
 		return NULL;
 	}
 	if (!quoted_ok && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
@@ -400,7 +689,8 @@ static const char *typed(struct yaml_doc *d, const yaml_node_t *n,
 int yaml_doc_int(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		 long min, long max, long *out)
 {
-	const char *v = typed(d, n, what, "an integer", 0);
+	static const char *const tags[] = { "!!int", NULL };
+	const char *v = typed(d, n, what, "an integer", 0, tags);
 	char *end;
 
 	if (!v) {
@@ -425,7 +715,8 @@ int yaml_doc_bool(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 {
 	static const char *const yes[] = { "true", "True", "TRUE", NULL };
 	static const char *const no[] = { "false", "False", "FALSE", NULL };
-	const char *v = typed(d, n, what, "true or false", 0);
+	static const char *const tags[] = { "!!bool", NULL };
+	const char *v = typed(d, n, what, "true or false", 0, tags);
 
 	if (!v) {
 		return -1;
@@ -484,7 +775,9 @@ int yaml_doc_duration(struct yaml_doc *d, const yaml_node_t *n,
 		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
 		{ "min", 60 }, { "h", 3600 },
 	};
-	const char *v = typed(d, n, what, "a duration", 1);
+	/* (a bare number is seconds: an integer or a float) */
+	static const char *const tags[] = { "!!str", "!!int", "!!float", NULL };
+	const char *v = typed(d, n, what, "a duration", 1, tags);
 	const char *unit;
 	double num;
 
@@ -519,7 +812,8 @@ int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		{ "", 1 }, { "B", 1 }, { "KiB", 1024.0 },
 		{ "MiB", 1024.0 * 1024 }, { "GiB", 1024.0 * 1024 * 1024 },
 	};
-	const char *v = typed(d, n, what, "a size", 1);
+	static const char *const tags[] = { "!!str", "!!int", NULL };
+	const char *v = typed(d, n, what, "a size", 1, tags);
 	const char *unit;
 	double num;
 

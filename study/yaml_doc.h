@@ -5,7 +5,12 @@
  * "FILE:LINE:COLUMN: message" (1-based, the node's first character), so
  * the study loader can refuse a typo at the exact place it was made. Only
  * one document per file is accepted; anchors and aliases are resolved by
- * libyaml.
+ * libyaml. Files are checked against limits before libyaml builds the
+ * document (whose loader is quadratic in the nesting depth, and whose
+ * aliases can expand a small file exponentially): YAML_DOC_MAX_BYTES,
+ * YAML_DOC_MAX_DEPTH, YAML_DOC_MAX_NODES. Explicit tags are honoured: a
+ * scalar tagged !!str is a string even when it looks like a number, and
+ * only the YAML core tags are accepted.
  */
 #ifndef GM_YAML_DOC_H
 #define GM_YAML_DOC_H
@@ -14,22 +19,38 @@
 #include <stdint.h>
 #include <yaml.h>
 
+/* The limits a file is checked against before it is loaded. */
+#define YAML_DOC_MAX_BYTES (4u << 20)
+#define YAML_DOC_MAX_DEPTH 64
+/* Nodes of the document once every alias is expanded. */
+#define YAML_DOC_MAX_NODES 1000000
+
 /* A position in the file, 1-based; line 0 means "the file itself". */
 struct yaml_pos {
 	unsigned line, col;
+};
+
+/* A scalar written with an explicit tag (libyaml's document forgets it). */
+struct yaml_doc_tag {
+	size_t offset;		/* of the node (its start_mark.index) */
+	const char *tag;	/* "!!str", "!!int", ... (static) */
 };
 
 struct yaml_doc {
 	char *path;		/* as given, used in messages (owned) */
 	yaml_document_t doc;
 	int loaded;
+	struct yaml_doc_tag *tags;	/* by offset (owned) */
+	size_t nr_tags, alloc_tags;
 };
 
-#define YAML_DOC_INIT { .path = NULL, .loaded = 0 }
+#define YAML_DOC_INIT { .path = NULL, .loaded = 0, .tags = NULL, .nr_tags = 0, \
+			.alloc_tags = 0 }
 
 /*
- * Read and parse @path. A syntax error, an unreadable file, an empty file
- * or a second document is an error naming the position. Returns 0 or -1;
+ * Read and parse @path. A syntax error, an unreadable file, an empty file,
+ * a second document, a file over the limits above or a tag other than the
+ * YAML core ones is an error naming the position. Returns 0 or -1;
  * yaml_doc_release() must be called either way.
  */
 int yaml_doc_load(struct yaml_doc *d, const char *path);
@@ -56,6 +77,12 @@ int yaml_doc_error_at(const char *path, struct yaml_pos pos,
 /* Same at node @n of @d. */
 int yaml_doc_error(struct yaml_doc *d, const yaml_node_t *n,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * The explicit tag @n was written with ("!!str", "!!int", "!!float",
+ * "!!bool", "!!null", "!!seq", "!!map"), or NULL when it has none.
+ */
+const char *yaml_doc_tag(const struct yaml_doc *d, const yaml_node_t *n);
 
 /* "a mapping", "a sequence", "a string", "empty": for messages. */
 const char *yaml_doc_kind(const yaml_node_t *n);

@@ -8,5 +8,5 @@ EXTRA_CFLAGS_bench/gputime := $(CUDA_INC)
 
 $(GPUTIME_LIB): $(B)/pic/bench/gputime/gputime_inject.o
 	$(QUIET) LINK $@
-	$(Q)$(CC) -shared -o $@ $< -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $< -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) \
 		-lcupti -lpthread

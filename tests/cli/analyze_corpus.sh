@@ -38,4 +38,26 @@ check_match "mixed: the bad one is named" \
 check_match "mixed: summary line counts the failure" \
 	"^analyze: 2 runs loaded, 13 kernels, 25 records, into .*; 1 failed$" "$out"
 
+# Inputs that are not regular files are refused at once: opening a FIFO
+# for reading used to wait for a writer forever (timeout says 124 then).
+for f in manifest replays.tsv activity.tsv; do
+	rm -rf "$tmp/fifo" "$tmp/fifo.db"
+	cp -r tests/data/runs/good/study/a+b.single "$tmp/fifo"
+	rm "$tmp/fifo/$f"
+	mkfifo "$tmp/fifo/$f"
+	err=$(timeout 30 "$GPUMIX" -q analyze "$tmp/fifo" -o "$tmp/fifo.db" 2>&1 >/dev/null)
+	check_eq "$f as a FIFO: exit status 1 at once" 1 "$?"
+	check_match "... it is not a regular file" \
+		"caused by: '$tmp/fifo/$f' is not a regular file \(a FIFO\)$" "$err"
+done
+
+# A path that does not exist, or loops, is not called "not a directory".
+err=$("$GPUMIX" -q analyze "$tmp/nosuch" -o "$tmp/x.db" 2>&1 >/dev/null)
+check_match "a missing run directory: said so" \
+	"cannot open run directory '$tmp/nosuch': No such file or directory" "$err"
+ln -s loop "$tmp/loop"
+err=$("$GPUMIX" -q analyze "$tmp/loop" -o "$tmp/x.db" 2>&1 >/dev/null)
+check_match "a symbolic link loop: said so" \
+	"cannot open run directory '$tmp/loop': Too many levels of symbolic links" "$err"
+
 done_testing

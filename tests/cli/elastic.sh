@@ -110,6 +110,16 @@ check_eq "a bundle works" 0 "$rc"
 check_eq "... two modules, two tables" 2 "$(printf '%s\n' "$out" | grep -c '^# ')"
 check "... one transformed file per module" test -f "$tmp/bundle-out/aaaa.ptx" -a -f "$tmp/bundle-out/bbbb.ptx"
 check "... which assembles" "$PTXAS" -arch=sm_90 "$tmp/bundle-out/bbbb.ptx" -o /dev/null
+# several modules are written all or nothing
+mkdir -p "$tmp/partial"
+echo keep >"$tmp/partial/bbbb.ptx"
+err=$("$GPUMIX" elastic --no-assemble -o "$tmp/partial" "$tmp/bundle" 2>&1 >/dev/null); rc=$?
+check_eq "-o DIR where one module's file exists: exit 1" 1 "$rc"
+check_match "... naming it" "'$tmp/partial/bbbb.ptx' already exists" "$err"
+check_eq "... and nothing else is written (no partial output)" "bbbb.ptx" "$(ls -A "$tmp/partial")"
+check_eq "... the existing file is untouched" keep "$(cat "$tmp/partial/bbbb.ptx")"
+"$GPUMIX" elastic --no-assemble -f -o "$tmp/partial" "$tmp/bundle" >/dev/null 2>&1
+check "... with -f both are written" test -f "$tmp/partial/aaaa.ptx" -a "$(head -c 4 "$tmp/partial/bbbb.ptx")" != keep
 mkdir -p "$tmp/empty/modules"
 err=$("$GPUMIX" elastic "$tmp/empty" 2>&1); rc=$?
 check_eq "a bundle without modules fails" 1 "$rc"
@@ -122,5 +132,16 @@ printf '.version 8.0\n.target sm_90\n.entry k() { ret; \n' >"$tmp/bad.ptx"
 err=$("$GPUMIX" elastic "$tmp/bad.ptx" 2>&1); rc=$?
 check_eq "malformed PTX fails" 1 "$rc"
 check_match "... with the line" 'line 3: unbalanced' "$err"
+
+# an empty file, or one without .version, is no module without kernels
+: >"$tmp/empty.ptx"
+err=$("$GPUMIX" elastic --no-assemble -o "$tmp/empty-out.ptx" "$tmp/empty.ptx" 2>&1); rc=$?
+check_eq "an empty PTX file fails (even without ptxas)" 1 "$rc"
+check_match "... saying it is empty" 'caused by: empty PTX module \(no .version directive\)' "$err"
+check "... and writes nothing" test ! -e "$tmp/empty-out.ptx"
+printf '.target sm_90\n.entry k() { ret; }\n' >"$tmp/nover.ptx"
+err=$("$GPUMIX" elastic --no-assemble "$tmp/nover.ptx" 2>&1); rc=$?
+check_eq "PTX without .version fails" 1 "$rc"
+check_match "... saying so" 'not a PTX module: no .version directive' "$err"
 
 done_testing

@@ -27,6 +27,10 @@ check_match "... says so" "^error: bundle '$tmp/nothing' does not exist" "$out"
 : >"$tmp/file"
 out=$("$GPUMIX" trace info "$tmp/file" 2>&1); rc=$?
 check_match "a file is not a bundle" "^error: '$tmp/file' is not a gpumix bundle" "$out"
+ln -s loop "$tmp/loop"
+out=$("$GPUMIX" trace info "$tmp/loop" 2>&1); rc=$?
+check_match "a symbolic link loop is no missing bundle nor a file" \
+	"^error: cannot open bundle '$tmp/loop': Too many levels of symbolic links" "$out"
 
 "$GPUMIX" -q capture -o "$tmp/b" -- "$E" --threads 2 --fork >/dev/null 2>&1
 check_eq "capture for the trace tests" 0 "$?"

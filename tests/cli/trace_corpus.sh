@@ -26,14 +26,16 @@ for e in "$D"/*.error; do
 		not_ok "$n: the exact expected message"
 		sed 's/^/#   /' "$tmp/diff"
 	fi
-	if [ -f "$D/$n/manifest" ] && [ "$n" != format ]; then
+	if [ -f "$D/$n/manifest" ] && [ "$n" != format ] && [ "$n" != bad-losses ]; then
 		"$GPUMIX" trace info "$D/$n" >"$tmp/info" 2>&1
 		check_match "$n: trace info reads it" "^bundle: $D/$n" "$(cat "$tmp/info")"
 	fi
 done
 out=$("$GPUMIX" trace info "$D/format" 2>&1); rc=$?
 check_eq "format: trace info refuses an unknown format too" 1 "$rc"
-check_eq "the corpus has 12 bundles" 12 "$(ls -d "$D"/*/ | wc -l | tr -d ' ')"
+out=$("$GPUMIX" trace info "$D/bad-losses" 2>&1); rc=$?
+check_eq "bad-losses: trace info refuses a damaged manifest too" 1 "$rc"
+check_eq "the corpus has 16 bundles" 16 "$(ls -d "$D"/*/ | wc -l | tr -d ' ')"
 
 "$GPUMIX" trace dump "$D/good" |
 	sed -E 's/^(#[0-9]+) [0-9.]+ [0-9]+:[0-9]+ /\1 TIME PID:TID /' >"$tmp/dump"

@@ -12,11 +12,11 @@ $(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o \
 		$(B)/pic/tests/mock/mock_device.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
 
 $(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda.so.1 tests/mock/cupti.map
 	$(QUIET) LINK $@
-	$(Q)$(CC) -shared -Wl,-soname,libcupti.so.13 \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 \
 		-Wl,--version-script=tests/mock/cupti.map -o $@ \
 		$(B)/pic/tests/mock/mock_cupti.o -L$(MOCK_DIR) -l:libcuda.so.1
 

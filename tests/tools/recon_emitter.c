@@ -135,7 +135,9 @@ static unsigned call(int api, const uint64_t *w, unsigned nw, int32_t status,
 	r.nr_args = (uint8_t)nw;
 	attach(&r, in);
 	gm_capture_emit(GM_EV_ENTER, &r);
-	memcpy(a, w, nw * sizeof(uint64_t));
+	if (nw) {
+		memcpy(a, w, nw * sizeof(uint64_t));
+	}
 	memset(&r, 0, sizeof(r));
 	r.api = (uint16_t)api;
 	r.corr = c;

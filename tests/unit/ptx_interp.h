@@ -83,9 +83,14 @@ struct pi_frame {
 	struct pi_func *fn;
 	int pc;
 	uint64_t *r;
-	/* symbol -> storage, for .param and .local names of this frame */
+	/*
+	 * symbol -> storage, for .param and .local names of this frame;
+	 * sown[i]: the frame allocated sptr[i] (a .local array) and frees it,
+	 * else it aliases the caller's storage
+	 */
 	char **sname;
 	unsigned char **sptr;
+	char *sown;
 	int nsym, asym;
 	int ret_to;		/* caller pc after the call */
 };
@@ -511,15 +516,32 @@ static unsigned char *pi_sym_ptr(struct pi_vm *vm, struct pi_frame *fr,
 }
 
 static void pi_frame_add_sym(struct pi_frame *fr, const char *name,
-			     unsigned char *p)
+			     unsigned char *p, int owned)
 {
 	if (fr->nsym == fr->asym) {
 		fr->asym = fr->asym ? fr->asym * 2 : 8;
 		fr->sname = realloc(fr->sname, fr->asym * sizeof(*fr->sname));
 		fr->sptr = realloc(fr->sptr, fr->asym * sizeof(*fr->sptr));
+		fr->sown = realloc(fr->sown, fr->asym * sizeof(*fr->sown));
 	}
 	fr->sname[fr->nsym] = strdup(name);
+	fr->sown[fr->nsym] = (char)owned;
 	fr->sptr[fr->nsym++] = p;
+}
+
+/* Free what frame @fr owns: names, its .local arrays, registers. */
+static void pi_frame_release(struct pi_frame *fr)
+{
+	for (int i = 0; i < fr->nsym; i++) {
+		free(fr->sname[i]);
+		if (fr->sown[i]) {
+			free(fr->sptr[i]);
+		}
+	}
+	free(fr->sname);
+	free(fr->sptr);
+	free(fr->sown);
+	free(fr->r);
 }
 
 static uint64_t pi_mask(int bits, uint64_t v)
@@ -707,8 +729,7 @@ static int pi_decl(struct pi_vm *vm, struct pi_frame *fr, struct pi_insn *in)
 		}
 	}
 	if (name) {
-		/* leaked on purpose: a test helper, storage lives until exit */
-		pi_frame_add_sym(fr, name, calloc(1, size + 16));
+		pi_frame_add_sym(fr, name, calloc(1, size + 16), 1);
 		free(name);
 	}
 	return 0;
@@ -798,12 +819,7 @@ static int pi_step(struct pi_vm *vm, struct pi_thread *th)
 			return 0;
 		} else {
 			int to = fr->ret_to;
-			for (int i = 0; i < fr->nsym; i++) {
-				free(fr->sname[i]);
-			}
-			free(fr->sname);
-			free(fr->sptr);
-			free(fr->r);
+			pi_frame_release(fr);
 			th->nframes--;
 			th->frames[th->nframes - 1].pc = to;
 		}
@@ -1123,14 +1139,14 @@ static int pi_call(struct pi_vm *vm, struct pi_thread *th, struct pi_insn *in)
 			if (m->toks.v[i].kind == GM_PTX_WORD &&
 			    m->src[m->toks.v[i].off] != '.' && i + 1 < f->name_tok) {
 				char *name = gm_ptx_tok_dup(m, i);
-				pi_frame_add_sym(nf, name, rp[0]);
+				pi_frame_add_sym(nf, name, rp[0], 0);
 				free(name);
 				break;
 			}
 		}
 	}
 	for (size_t p = 0; p < f->nr_params && (int)p < na; p++) {
-		pi_frame_add_sym(nf, f->params[p].name, ap[p]);
+		pi_frame_add_sym(nf, f->params[p].name, ap[p], 0);
 	}
 	return 0;
 }
@@ -1179,13 +1195,7 @@ static size_t pi_param_layout(struct pi_vm *vm, const struct gm_ptx_func *f,
 static void pi_free_thread(struct pi_thread *th)
 {
 	for (int f = 0; f < th->nframes; f++) {
-		struct pi_frame *fr = &th->frames[f];
-		for (int i = 0; i < fr->nsym; i++) {
-			free(fr->sname[i]);
-		}
-		free(fr->sname);
-		free(fr->sptr);
-		free(fr->r);
+		pi_frame_release(&th->frames[f]);
 	}
 	free(th->frames);
 	memset(th, 0, sizeof(*th));

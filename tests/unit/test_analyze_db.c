@@ -355,6 +355,58 @@ static void test_edges(void)
 	free(path);
 }
 
+/*
+ * A database with no runs: every array of the analysis is empty (NULL),
+ * which must not reach qsort (make check SANITIZE=1 reports that).
+ */
+static void test_no_runs(void)
+{
+	struct gm_db db = GM_DB_INIT;
+	struct gm_analysis a;
+	struct gm_analysis_options opt = { NULL, NULL };
+	char *path = gm_path_join(scratch, "none.db");
+
+	gm_db_open(&db, path, GM_DB_WRITE);
+	CHECK_INT(gm_analysis_compute(&a, &db, &opt), 0, "analyse a database with no runs");
+	CHECK_INT(a.nruns, 0, "... no runs");
+	CHECK_INT(a.nresources, 0, "... no kernel resources");
+	gm_analysis_release(&a);
+	gm_db_close(&db);
+	free(path);
+}
+
+/* A gpumix database with a table or a column gone is called damaged. */
+static void test_damaged(void)
+{
+	struct gm_db db = GM_DB_INIT;
+	char *path = gm_path_join(scratch, "damaged.db");
+	char *want;
+
+	gm_db_open(&db, path, GM_DB_WRITE);
+	gm_db_exec(&db, "DROP TABLE replays");
+	gm_db_close(&db);
+	CHECK_INT(gm_db_open(&db, path, GM_DB_READ), -1, "a table gone: refused");
+	want = gm_xasprintf("'%s' is a damaged gpumix database: table 'replays' "
+			    "is missing", path);
+	CHECK_STR(gm_error_message(), want, "... as damaged, naming the table");
+	free(want);
+	gm_error_clear();
+	CHECK_INT(gm_db_open(&db, path, GM_DB_WRITE), -1, "... for writing too");
+	gm_error_clear();
+
+	unlink(path);
+	gm_db_open(&db, path, GM_DB_WRITE);
+	gm_db_exec(&db, "ALTER TABLE runs DROP COLUMN streams");
+	gm_db_close(&db);
+	CHECK_INT(gm_db_open(&db, path, GM_DB_READ), -1, "a column gone: refused");
+	want = gm_xasprintf("'%s' is a damaged gpumix database: table 'runs' has "
+			    "no column 'streams'", path);
+	CHECK_STR(gm_error_message(), want, "... naming table and column");
+	free(want);
+	gm_error_clear();
+	free(path);
+}
+
 static void test_tables(void)
 {
 	static const char *const cols[] = { "name", "value", NULL };
@@ -390,6 +442,8 @@ int main(void)
 	test_db();
 	test_analysis();
 	test_edges();
+	test_no_runs();
+	test_damaged();
 	test_tables();
 	gm_remove_tree(scratch);
 	return test_done();

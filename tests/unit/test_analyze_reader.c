@@ -7,6 +7,7 @@
  * repository root (tests/run does): it reads tests/data/runs.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/activity_reader.h"
@@ -200,16 +201,67 @@ static void test_run_reader(void)
 	gm_error_clear();
 	gm_activity_reader_close(&r);
 	unlink(path);
+
+	/*
+	 * A FIFO in place of the log is refused at once (opening it for
+	 * reading used to wait for a writer forever; the alarm turns that
+	 * back into a failing test).
+	 */
+	mkfifo(path, 0600);
+	alarm(30);
+	CHECK_INT(gm_activity_reader_open(&r, &run), -1, "a FIFO log is refused");
+	alarm(0);
+	CHECK(strstr(gm_error_message(), "activity.tsv' is not a regular file (a FIFO)") != NULL,
+	      "... as not a regular file");
+	gm_error_clear();
+	gm_activity_reader_close(&r);
+	unlink(path);
 	free(path);
-	rmdir(dir);
 	gm_run_dir_release(&run);
 
 	CHECK_INT(gm_run_dir_read(&run, "tests/data/runs/nonexistent"), -1,
 		  "a missing directory");
-	CHECK(strstr(gm_error_message(), "is not a directory") != NULL,
-	      "says it is not a directory");
+	CHECK_STR(gm_error_message(), "cannot open run directory "
+		  "'tests/data/runs/nonexistent': No such file or directory",
+		  "says it does not exist (not that it is no directory)");
 	gm_error_clear();
 	gm_run_dir_release(&run);
+
+	/* A symbolic link loop is not "not a directory" either. */
+	char *loop = gm_path_join(dir, "loop");
+	symlink("loop", loop);
+	CHECK_INT(gm_run_dir_read(&run, loop), -1, "a symbolic link loop");
+	CHECK(strstr(gm_error_message(), ": Too many levels of symbolic links") != NULL,
+	      "says it is a loop");
+	gm_error_clear();
+	gm_run_dir_release(&run);
+	unlink(loop);
+	free(loop);
+
+	/* Not a regular file: refused at once, never waited on. */
+	char *fifo = gm_path_join(dir, "fifo");
+	struct strbuf sb = STRBUF_INIT;
+	mkfifo(fifo, 0600);
+	CHECK_INT(gm_read_regular_file(fifo, &sb), -1, "a FIFO is refused at once");
+	CHECK(strstr(gm_error_message(), "fifo' is not a regular file (a FIFO)") != NULL,
+	      "... saying what it is");
+	CHECK(sb.alloc == 0, "... and nothing was allocated");
+	gm_error_clear();
+	CHECK_INT(gm_read_regular_file(dir, &sb), -1, "a directory is refused");
+	CHECK(strstr(gm_error_message(), "is not a regular file (a directory)") != NULL,
+	      "... saying what it is");
+	gm_error_clear();
+	/* A read error (EISDIR) leaves the buffer as it was. */
+	CHECK_INT(gm_read_file(dir, &sb), -1, "reading a directory fails");
+	CHECK(sb.alloc == 0 && sb.len == 0, "... and the buffer owns nothing");
+	strbuf_addstr(&sb, "kept");
+	CHECK_INT(gm_read_file(dir, &sb), -1, "again, on a buffer with content");
+	CHECK_STR(sb.buf, "kept", "... which is kept as it was");
+	gm_error_clear();
+	strbuf_release(&sb);
+	unlink(fifo);
+	free(fifo);
+	rmdir(dir);
 }
 
 int main(void)

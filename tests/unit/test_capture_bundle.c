@@ -19,6 +19,8 @@
 #include "test.h"
 
 static char dir[256];
+/* children_without_counts of the next counter files written */
+static uint64_t children_lost;
 
 static void write_counts(const char *tmp, uint64_t pid, uint64_t events,
 			 uint64_t state, uint64_t blob_failures)
@@ -37,6 +39,7 @@ static void write_counts(const char *tmp, uint64_t pid, uint64_t events,
 	c->slots[0].tid = pid;
 	c->slots[0].events = events;
 	c->loss.blob_failures = blob_failures;
+	c->children_without_counts = children_lost;
 	c->driver_calls[gm_api_table[GM_API_cuMemAlloc_v2].cbid] = 3;
 	c->driver_calls[gm_api_table[GM_API_cuDeviceGetAttribute].cbid] = 7;
 	c->driver_calls[999] = 1;	/* not in the table: unsupported */
@@ -84,6 +87,13 @@ static int finalize(const char *final, struct gm_thread_count *threads,
 		return -2;
 	}
 	write_counts(tmp, 100, counted, state, blob_failures);
+	/* per-process stream directories, as LTTng names them */
+	for (size_t i = 0; i < nr; i++) {
+		char *s = gm_xasprintf("%s/ctf/ust/pid/my-prog-%u-20260101-000000",
+				       tmp, threads[i].pid);
+		gm_mkdir_p(s, 0755);
+		free(s);
+	}
 	f.threads = threads;
 	f.nr_threads = nr;
 	f.events = events;
@@ -149,12 +159,19 @@ int main(void)
 	      "... 'already exists'");
 	gm_error_clear();
 
-	/* Missing events, killed program, a process without counters. */
+	/*
+	 * Missing events, killed program, a forked child that could not
+	 * create its counter file, and the events of a process with no
+	 * counter file here: another capture's (running beside this one).
+	 */
+	children_lost = 1;
 	CHECK_INT(finalize(final, extra, 2, 55, 9, 1, &res, &tmp, GM_STATE_RUNNING,
 			   60, 2), 0, "a bad capture is still finalised (--force)");
+	children_lost = 0;
 	CHECK(!res.complete, "... incomplete");
-	CHECK_INT(res.losses, 10 + 2 + 1 - 0 + 0 - 0 + 0, "... losses: 10 missing "
-		  "+ 2 blob failures + 1 process without counters");
+	CHECK_INT(res.losses, 10 + 2 + 1, "... losses: 10 missing + 2 blob "
+		  "failures + 1 child without counters (the other capture's "
+		  "process is none)");
 	read_manifest(final, &m);
 	CHECK_STR(mget(&m, "complete"), "no", "manifest: complete = no");
 	CHECK(strstr(mget(&m, "incomplete"), "killed by signal 9") != NULL,
@@ -164,8 +181,22 @@ int main(void)
 	CHECK(strstr(mget(&m, "losses.summary"),
 		     "thread 100 emitted 60 events, the trace has 50") != NULL,
 	      "manifest: the missing events, by thread");
-	CHECK(strstr(mget(&m, "losses.summary"), "process 200 left events but no "
-		     "counter file") != NULL, "manifest: events without counters");
+	CHECK(strstr(mget(&m, "losses.summary"), "1 forked process could not "
+		     "create its counter file") != NULL,
+	      "manifest: a child without its counter file");
+	CHECK(strstr(mget(&m, "losses.summary"), "process 200") == NULL,
+	      "manifest: another capture's process is no loss");
+	CHECK_STR(mget(&m, "foreign.processes"), "1", "manifest: foreign.processes");
+	CHECK_STR(mget(&m, "foreign.events"), "5", "manifest: foreign.events");
+	CHECK_STR(mget(&m, "events.found"), "50", "manifest: events.found are ours");
+	path = gm_path_join(final, "ctf/ust/pid");
+	char *mine = gm_path_join(path, "my-prog-100-20260101-000000");
+	char *theirs = gm_path_join(path, "my-prog-200-20260101-000000");
+	CHECK(gm_is_dir(mine) && !gm_path_exists(theirs),
+	      "the other capture's streams left the bundle, ours stayed");
+	free(mine);
+	free(theirs);
+	free(path);
 	CHECK(strstr(mget(&m, "losses.summary"), "2 payloads that could not be "
 		     "stored") != NULL, "manifest: library losses in words");
 	CHECK_STR(mget(&m, "events.missing"), "10", "manifest: events.missing");

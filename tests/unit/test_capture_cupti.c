@@ -66,7 +66,8 @@ int main(void)
 	struct trace_reader *r;
 	const struct gm_event *ev, *e2;
 	struct strbuf sb = STRBUF_INIT;
-	uint8_t buf[4096], packed[4096], buf20[20];
+	/* buf holds the largest input the emitter sends: a 64 x 100 image. */
+	uint8_t buf[64 * 100], packed[4096], buf20[20];
 	struct gm_span span;
 	int rc;
 
@@ -89,7 +90,8 @@ int main(void)
 	}
 	while ((rc = trace_reader_next(r, &ev)) > 0 && nr < MAX_EV) {
 		evs[nr].ev = *ev;
-		if (ev->data_len <= sizeof(evs[nr].data)) {
+		/* (An event without inline data has data NULL.) */
+		if (ev->data_len && ev->data_len <= sizeof(evs[nr].data)) {
 			memcpy(evs[nr].data, ev->data, ev->data_len);
 			evs[nr].ev.data = evs[nr].data;
 		}

@@ -86,6 +86,14 @@ static void test_kvfile(const char *dir)
 	gm_error_clear();
 	CHECK_INT(kvfile_get_u64(&back, "nope", &n, "m"), -1, "missing key");
 	CHECK_STR(gm_error_message(), "m: missing key 'nope'", "missing key error");
+	gm_error_clear();
+	/* Not a regular file: refused, nothing read or kept (LSan checks). */
+	struct kvfile none = KVFILE_INIT;
+	CHECK_INT(kvfile_read(&none, dir), -1, "kvfile_read of a directory fails");
+	CHECK(strstr(gm_error_message(), "is not a regular file (a directory)") != NULL,
+	      "... saying it is a directory");
+	CHECK_INT(none.nr, 0, "... and reads nothing");
+	gm_error_clear();
 
 	static const struct {
 		const char *text, *err;
@@ -143,6 +151,26 @@ static void test_atomic(const char *dir)
 		gm_read_file(path, &sb);
 		CHECK_STR(sb.buf, "one", "full disk leaves the old file");
 	}
+	/* What a killed writer left: removed; lookalikes are not. */
+	struct atomic_file dead;
+	CHECK_INT(atomic_file_open(&dead, path, 1), 0, "a writer that will die");
+	close(dead.fd);		/* (it dies: no commit, no abort) */
+	char *other = gm_path_join(dir, "out.tmp.notours");
+	char *near = gm_path_join(dir, "outx.tmp.ABCDEF");
+	gm_write_file_atomic(other, "o", 1, 1);
+	gm_write_file_atomic(near, "n", 1, 1);
+	CHECK_INT(atomic_file_remove_stale(path), 1, "its temporary file is removed");
+	CHECK(!gm_path_exists(dead.tmp_path), "... gone");
+	CHECK(gm_path_exists(other) && gm_path_exists(near),
+	      "... names that only look alike stay");
+	CHECK(gm_path_exists(path), "... and the file itself stays");
+	CHECK_INT(atomic_file_remove_stale(path), 0, "nothing left the second time");
+	free(dead.path);
+	free(dead.tmp_path);
+	unlink(other);
+	unlink(near);
+	free(other);
+	free(near);
 	strbuf_release(&sb);
 	gm_error_clear();
 	free(path);

@@ -69,6 +69,9 @@ static void test_binomial(void)
 	CHECK_INT(study_binomial(3, 4), 0, "C(3,4) = 0");
 	CHECK(study_binomial(60, 30) == 118264581564861424ull, "C(60,30) is exact");
 	CHECK(study_binomial(200, 100) == UINT64_MAX, "C(200,100) saturates");
+	CHECK(study_binomial(67, 33) == 14226520737620288370ull,
+	      "C(67,33), near 2^64, is exact (no early saturation)");
+	CHECK(study_binomial(68, 34) == UINT64_MAX, "C(68,34) > 2^64 saturates");
 }
 
 static void test_pairs(void)

@@ -18,7 +18,8 @@ D=tests/data/bundles
 [ -x "$G" ] && [ -x "$E" ] || { echo "build first (make)" >&2; exit 1; }
 
 names="good killed lost-events unsupported format no-manifest corrupt-blob
-	missing-blob missing-module truncated-stream unknown-call changed-call"
+	missing-blob missing-module truncated-stream unknown-call changed-call
+	bad-losses counts-truncated counts-edited counts-missing"
 for n in $names; do rm -rf "${D:?}/$n"; done
 
 cap() { "$G" -q capture -o "$D/$1" -- "$E" --mini "${@:2}" >/dev/null 2>&1 || true; }
@@ -60,6 +61,20 @@ sed -i 's/ cuMemFree_v2 / cuMemFreeOld /' "$D/unknown-call/api-table"
 copy changed-call
 sed -i 's/^\([0-9]* cuMemAlloc_v2 replayed NONE\) .*/\1 dptr:dptr:o,bytesize:u32:i/' \
 	"$D/changed-call/api-table"
+copy bad-losses
+sed -i 's/^losses = 0$/losses = abc/' "$D/bad-losses/manifest"
+# procs/PID.counts damaged, edited (2 more events in the first thread's
+# slot: struct gm_counts ends with 256 slots of tid and events) or gone
+copy counts-truncated
+truncate -s 100 "$D"/counts-truncated/procs/*.counts
+copy counts-edited
+c=$(ls "$D"/counts-edited/procs/*.counts)
+off=$(( $(stat -c %s "$c") - 256 * 16 + 8 ))
+n=$(od -An -t u8 -j "$off" -N 8 "$c" | tr -d ' ')
+printf "$(printf '%016x' $((n + 2)) | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')" |
+	dd of="$c" bs=1 seek="$off" conv=notrunc status=none
+copy counts-missing
+rm "$D"/counts-missing/procs/*.counts
 
 for n in $names; do
 	"$G" trace check "$D/$n" >/dev/null 2>"$D/$n.error" || true
