@@ -137,9 +137,11 @@ size_t mock_take_records(uint8_t *out, size_t room)
 		}
 		n += s;
 	}
-	memcpy(out, act.buf, n);
-	memmove(act.buf, act.buf + n, act.len - n);
-	act.len -= n;
+	if (n) {	/* act.buf is NULL before the first record */
+		memcpy(out, act.buf, n);
+		memmove(act.buf, act.buf + n, act.len - n);
+		act.len -= n;
+	}
 	pthread_mutex_unlock(&mock_lock);
 	return n;
 }

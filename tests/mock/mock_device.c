@@ -67,7 +67,12 @@ struct mevent {
 	uint64_t seq;		/* position of that record in its stream */
 	uint64_t gen;		/* records so far */
 	uint64_t time_ns;	/* mock_now() when the last record ran */
+	struct mevent *next;	/* every event ever made (never freed) */
 };
+
+/* Kept reachable, so that leak checkers do not report them: an event
+ * outlives its destroy call (a later use is then an invalid handle). */
+static struct mevent *all_events;
 
 struct record_cmd {
 	struct mock_cmd c;
@@ -598,6 +603,10 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 	}
 	e->magic = EVENT_MAGIC;
 	e->flags = Flags;
+	pthread_mutex_lock(&mock_lock);
+	e->next = all_events;
+	all_events = e;
+	pthread_mutex_unlock(&mock_lock);
 	*phEvent = (CUevent)e;
 	return CUDA_SUCCESS;
 }
