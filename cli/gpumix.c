@@ -4,6 +4,7 @@
  * per sub-command. The table below is the only list of commands; it holds
  * only commands that work.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "build/version.h"
 #include "cli.h"
 #include "error.h"
+#include "study/study_state.h"
 
 struct gm_cli_options gm_cli;
 
@@ -126,12 +128,34 @@ int cmd_help(int argc, char **argv)
 	return c->fn(2, args);
 }
 
+/*
+ * Run as a stage of a study, gpumix holds the study's lock for as long as
+ * it runs (study_state_lock() lets stages inherit it) but passes it on to
+ * nothing it starts: a captured program must not hold a study locked.
+ */
+static void keep_study_lock(void)
+{
+	const char *v = getenv(GM_STUDY_LOCK_FD_ENV);
+	char *end;
+	long fd;
+
+	if (!v || !*v) {
+		return;
+	}
+	fd = strtol(v, &end, 10);
+	if (!*end && fd > 2 && fd < 65536) {
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	}
+	unsetenv(GM_STUDY_LOCK_FD_ENV);
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
 	const char *dbg = getenv("GPUMIX_DEBUG");
 
 	gm_cli.debug = dbg && *dbg && strcmp(dbg, "0");
+	keep_study_lock();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

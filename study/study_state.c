@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -288,6 +289,18 @@ int study_state_lock(struct study_state *st)
 	}
 	free(lock);
 	st->lock_fd = fd;
+	/*
+	 * The stages inherit the lock (no close-on-exec): a stage that
+	 * outlives a killed study keeps the study locked until it ends, so
+	 * that a resumed study cannot run the same stage beside it. gpumix,
+	 * run as a stage, keeps it from the programs it starts in turn
+	 * (GPUMIX_STUDY_LOCK_FD, cli/gpumix.c).
+	 */
+	char num[16];
+	snprintf(num, sizeof(num), "%d", fd);
+	if (fcntl(fd, F_SETFD, 0) == 0) {
+		setenv(GM_STUDY_LOCK_FD_ENV, num, 1);
+	}
 	/* The lock makes us the state's only writer: what a killed study
 	 * left half-written is garbage. */
 	atomic_file_remove_stale(st->path);

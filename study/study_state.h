@@ -62,6 +62,12 @@ int study_state_save(struct study_state *st);
  */
 int study_state_lock(struct study_state *st);
 
+/*
+ * The environment variable that tells a stage which inherited descriptor
+ * holds the study lock (study_state_lock() lets stages inherit it).
+ */
+#define GM_STUDY_LOCK_FD_ENV "GPUMIX_STUDY_LOCK_FD"
+
 void study_state_release(struct study_state *st);
 
 /* The record called @id, or NULL (borrowed). */

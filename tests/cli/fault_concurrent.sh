@@ -89,4 +89,22 @@ check_eq "the same study twice: the first completes, the second exits 1" "0 1" "
 check_match "... saying the study is already running" \
 	"^error: study 't' is already running" "$(cat "$tmp/s3b.out")"
 check_eq "... and the database is the undisturbed one" "$(db_dump "$ref")" "$(db_dump "$tmp/s3")"
+# A stage holds the study's lock (inherited) as long as it runs, but a
+# program it captures does not: a process the program leaves behind must
+# not keep the study locked. Without GPUMIX_STUDY_LOCK_FD it would.
+lockf=$tmp/lockfile
+for with in yes no; do
+	(
+		exec 9>"$lockf"
+		flock 9
+		[ $with = yes ] && export GPUMIX_STUDY_LOCK_FD=9
+		exec "$GPUMIX" -q capture --wait-children=0 -o "$tmp/lk-$with" -- \
+			sh -c 'sleep 3 & exit 0'
+	) >/dev/null 2>&1
+	if flock -n "$lockf" true; then held=no; else held=yes; fi
+	case $with in
+	yes) check_eq "the captured program's leftover does not hold the study lock" no "$held" ;;
+	no) check_eq "... (it would, were the lock not kept from it)" yes "$held" ;;
+	esac
+done
 done_testing
