@@ -83,7 +83,12 @@ static int map_counts(void)
 	if (fd < 0) {
 		return -1;
 	}
-	if (ftruncate(fd, sizeof(*c))) {
+	/*
+	 * Blocks allocated now, not a sparse file: a store into a mapped
+	 * page the file system cannot back (a full disk) is a SIGBUS that
+	 * would kill the captured program.
+	 */
+	if (posix_fallocate(fd, 0, sizeof(*c))) {
 		close(fd);
 		unlink(path);
 		return -1;

@@ -6,7 +6,8 @@
 # none to about what the command writes, so the first failing write falls
 # anywhere in it. Each command either succeeds whole or fails with a
 # clear error (an "error:" line that says the disk is full) and leaves
-# nothing half-written under a final name: no bundle without its verdict,
+# nothing half-written under a final name, and a captured program is
+# never killed by it: no bundle without its verdict,
 # no partial build directory, a database with only whole runs, a study
 # state that resumes, once space is back, to the undisturbed database.
 # Needs root to mount (skips visibly otherwise). GPUMIX_FAULT_ITERATIONS
@@ -56,9 +57,14 @@ for i in $(seq "$iters"); do
 		continue
 	fi
 	why=
-	if [ "$rc" != 1 ] || ! grep -qE "^error: .*" "$tmp/err" ||
+	# (a failing program's own status is passed on: any non-zero one)
+	if [ "$rc" = 0 ] || ! grep -qE "^error: .*" "$tmp/err" ||
 	   ! grep -qE "$full_msg" "$tmp/err"; then
 		why="exit $rc without a clear error: $(head -3 "$tmp/err")"
+	elif grep -q "killed by signal" "$tmp/err"; then
+		# (the capture must not hurt the program: a counter file
+		# mapped over a full disk was a SIGBUS)
+		why="the program was killed: $(grep -m1 'killed by signal' "$tmp/err")"
 	elif [ -e "$mnt/b" ] && [ ! -f "$mnt/b/manifest" ]; then
 		why="a bundle without a manifest under the final name"
 	elif [ -e "$mnt/b" ]; then
