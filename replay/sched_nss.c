@@ -87,7 +87,6 @@ struct nss_prog {
 	CUdeviceptr flags_dev, counts_dev;
 	int free_flags[NR_FLAGS];
 	int nr_free_flags;
-	struct gm_dep_set scratch;
 	uint64_t cpu_ns;		/* CPU time spent waiting */
 };
 
@@ -647,6 +646,18 @@ static int wait_all(struct gm_prog *p)
 	return wait_until(p, WAIT_ALL, 0, NULL) < 0 ? -1 : 0;
 }
 
+/* Everything of the program done and its pending results checked (also
+ * the captured context synchronize). */
+static int nss_drain(struct gm_prog *p)
+{
+	int r = wait_until(p, WAIT_ALL, 0, NULL);
+
+	if (r) {
+		return r < 0 ? -1 : 0;
+	}
+	return gm_check_pending(p, -1);
+}
+
 static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	struct nss_prog *n = prog_state(p);
@@ -681,27 +692,16 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	case GM_OP_EVENT_SYNC:
 		r = wait_until(p, WAIT_SET, 0, gm_dep_event(&n->deps, op->a));
 		return r < 0 ? -1 : 0;
-	case GM_OP_STREAM_SYNC: {
-		const struct gm_dep_set *s = gm_dep_stream(&n->deps, op->stream);
-		/* wait_until() may reuse the tracker's scratch set. */
-		struct gm_dep_set *own = &n->scratch;
-		own->nr = 0;
-		for (uint32_t i = 0; i < s->nr; i++) {
-			GM_ALLOC_GROW(own->seq, own->nr + 1, own->alloc);
-			own->seq[own->nr++] = s->seq[i];
-		}
-		r = wait_until(p, WAIT_SET, 0, own);
+	case GM_OP_STREAM_SYNC:
+		/* The tracker's set stays valid: waiting only changes the
+		 * commands' states, it computes no stream's set. */
+		r = wait_until(p, WAIT_SET, 0, gm_dep_stream(&n->deps, op->stream));
 		if (r) {
 			return r < 0 ? -1 : 0;
 		}
 		return gm_check_pending(p, op->stream);
-	}
 	case GM_OP_CTX_SYNC:
-		r = wait_until(p, WAIT_ALL, 0, NULL);
-		if (r) {
-			return r < 0 ? -1 : 0;
-		}
-		return gm_check_pending(p, -1);
+		return nss_drain(p);
 	case GM_OP_TEX_CREATE:
 		return gm_tex_create(p, op);
 	case GM_OP_TEX_DESTROY:
@@ -712,16 +712,6 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		return gm_tex_destroy(p, op);
 	}
 	return gm_error("unknown operation code %u", op->code);
-}
-
-static int nss_drain(struct gm_prog *p)
-{
-	int r = wait_until(p, WAIT_ALL, 0, NULL);
-
-	if (r) {
-		return r < 0 ? -1 : 0;
-	}
-	return gm_check_pending(p, -1);
 }
 
 static int nss_replay_end(struct gm_prog *p)
@@ -773,7 +763,6 @@ static void nss_prog_release(struct gm_prog *p)
 		cuMemFree(n->counts_dev);
 	}
 	gm_dep_release(&n->deps);
-	gm_dep_set_release(&n->scratch);
 	free(n->events);
 	free(n->queue);
 	free(n);
