@@ -43,7 +43,7 @@ int cmd_profile(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -54,6 +54,9 @@ int cmd_profile(int argc, char **argv)
 		case 'h':
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
+		case ':':
+			return gm_usage_error(usage, "option '%s' needs a value",
+					      argv[optind - 1]);
 		default:
 			return gm_usage_error(usage, "unknown option '%s'",
 					      argv[optind - 1]);

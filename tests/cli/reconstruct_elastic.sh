@@ -146,6 +146,12 @@ check_eq "nss --completion poll: the elastic modules, elasticity off" identity \
 run_mode single-id --variant single --elastic identity
 out=$("$GPUMIX" profile -o "$tmp/profile.tsv" "$tmp/run-single-id" 2>&1); rc=$?
 check_eq "gpumix profile of a single run: exit 0" 0 "$rc"
+out=$("$GPUMIX" profile -o 2>&1); rc=$?
+check_eq "profile -o without a file: usage error" 2 "$rc"
+check_match "saying so" "^error: option '-o' needs a value$" "$out"
+out=$("$GPUMIX" profile 2>&1); rc=$?
+check_eq "profile without run directories: usage error" 2 "$rc"
+check_match "saying so" "^error: which run directories\?$" "$out"
 check_eq "the profile: a row per kernel shape" 3 $(($(wc -l < "$tmp/profile.tsv") - 2))
 out=$("$GPUMIX" profile -o "$tmp/p2.tsv" "$tmp/run-nss-poll" 2>&1); rc=$?
 check_eq "a profile of an nss run: error" 1 "$rc"
