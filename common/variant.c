@@ -32,7 +32,9 @@ static const struct gm_variant variants[] = {
 	  "cuda with stream priorities: one program's streams at the "
 	  "highest priority", "priority" },
 	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
-	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
+	{ "mps", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
+	  "one process per program under an MPS daemon the replay starts",
+	  "serial" },
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -59,6 +61,9 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_HIGH_PRIORITY, "--high-priority", "high_priority", "PROGRAM",
 	  "the program whose streams get the highest priority (default: "
 	  "the workload's first)" },
+	{ GM_KNOB_MPS_THREADS, "--mps-threads", "mps_threads", "PCT|NAME=PCT,..",
+	  "MPS active-thread percentage (1-100) of every program, or of the "
+	  "programs named (others: no limit)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

@@ -24,6 +24,9 @@ enum {
 	GM_VARIANT_POLICY = 1 << 1,	/* one run per resource policy */
 	GM_VARIANT_REFERENCE = 1 << 2,	/* what the others are compared with
 					   (MTSpeedup, improvements) */
+	GM_VARIANT_PROCESSES = 1 << 3,	/* one replay process per program,
+					   under an MPS daemon the replay
+					   starts (replay/mps_run.c) */
 };
 
 /* Replay knobs (bits of struct gm_variant.knobs). */
@@ -35,6 +38,7 @@ enum gm_knob {
 	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
 	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
 	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
+	GM_KNOB_MPS_THREADS = 1 << 7,	/* --mps-threads PCT|NAME=PCT,... */
 };
 
 struct gm_variant {

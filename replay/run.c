@@ -26,6 +26,8 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "launch_plan.h"
+#include "mps_board.h"
+#include "mps_run.h"
 #include "replay_int.h"
 #include "sched.h"
 #include "strbuf.h"
@@ -395,6 +397,45 @@ static int device_setup(struct gm_run *run)
 	return CU_CHECK(cuCtxSetCurrent(run->ctx));
 }
 
+/*
+ * A replay process of the mps variant: it must really be an MPS client
+ * (CUDA runs without MPS, silently, when the daemon cannot be reached),
+ * and it tells the board how its clock relates to CLOCK_MONOTONIC.
+ */
+static int mps_child_setup(struct gm_run *run)
+{
+	int64_t best = 0;
+	uint64_t span = UINT64_MAX;
+	int mps = 0;
+
+	if (CU_CHECK(cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED,
+					  run->dev))) {
+		return -1;
+	}
+	if (!mps) {
+		gm_error_hint("the MPS control daemon did not answer at '%s'",
+			      getenv("CUDA_MPS_PIPE_DIRECTORY") ?
+			      getenv("CUDA_MPS_PIPE_DIRECTORY") : "(unset)");
+		return gm_error("this replay process is not an MPS client");
+	}
+	/* The tightest of a few brackets: monotonic, replay clock, monotonic. */
+	for (int k = 0; k < 16; k++) {
+		struct timespec a, b;
+		uint64_t t, ma, mb;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		t = gm_now();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ma = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+		mb = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+		if (mb - ma < span) {
+			span = mb - ma;
+			best = (int64_t)(t - (ma + (mb - ma) / 2));
+		}
+	}
+	gm_mps_board_set_offset(run->board, run->mps_index, best);
+	return 0;
+}
+
 static void print_usage(FILE *f, const char *argv0,
 			const struct gm_workload_desc *w)
 {
@@ -467,6 +508,7 @@ static void *thread_start(void *arg)
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 {
 	struct gm_run run;
+	struct gm_workload_desc one;	/* an mps replay process's program */
 	char *owned_data = NULL, *owned_run = NULL;
 	pthread_t *threads = NULL;
 	unsigned started = 0;
@@ -486,6 +528,24 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	rc = parse_options(&run, argc, argv, &owned_data, &owned_run);
 	if (rc) {
 		return rc == 1 ? 0 : rc;
+	}
+	if (run.opt.mps_child >= 0) {
+		if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) ||
+		    (unsigned)run.opt.mps_child >= w->nr_programs) {
+			fprintf(stderr, "error: --mps-child %d: no such program "
+				"of a process variant\n", run.opt.mps_child);
+			return 2;
+		}
+		run.board = gm_mps_board_attach(run.opt.mps_board_fd);
+		if (!run.board) {
+			gm_error_report(stderr);
+			return 1;
+		}
+		run.mps_index = (unsigned)run.opt.mps_child;
+		one = *w;
+		one.programs = &w->programs[run.mps_index];
+		one.nr_programs = 1;
+		run.w = w = &one;
 	}
 	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
 	run.sched = gm_sched_find(run.opt.variant->sched);
@@ -531,6 +591,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	       run.opt.variant->name, w->nr_programs, run.opt.min_replays,
 	       run.opt.run_dir);
 
+	if ((run.opt.variant->flags & GM_VARIANT_PROCESSES) && !run.board) {
+		exit_code = gm_mps_run(&run, argc, argv);
+		goto release;
+	}
 	/* Eager loading: no module load inside a timed replay. */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	if (run.opt.profile && profiler_start(&run.prof) < 0) {
@@ -544,6 +608,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	gm_log(&run, "replay: device '%s' (cc %d.%d, %d SMs), driver %d",
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
+	if (run.board && mps_child_setup(&run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
 	if (run.opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32], slice[32];
 		gm_elastic_setting_name(&run.opt.elastic, mode, sizeof(mode));
@@ -639,7 +707,9 @@ finish:
 			       w->nr_programs, run.opt.run_dir);
 		}
 	}
+release:
 	free_blobs(&run);
+	gm_mps_board_detach(run.board);
 	if (run.prof.tail) {
 		profiler_release(&run.prof);
 	}

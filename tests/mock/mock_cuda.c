@@ -58,13 +58,22 @@
  *                               H100's): a small one makes small grids
  *                               run in several waves (timeslicing tests).
  * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
+ *
+ * MPS: as the real driver, cuInit tries the MPS control daemon at
+ * $CUDA_MPS_PIPE_DIRECTORY/control (default /tmp/nvidia-mps); when it
+ * answers (tests/mock/fake_mps_control.c), the process is its client for
+ * life ("client PID PCT", PCT from CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and
+ * CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1; otherwise CUDA runs without MPS
+ * and the attribute is 0.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -469,6 +478,42 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 	return CUDA_SUCCESS;
 }
 
+/* The connection to the MPS control daemon, -1: not an MPS client. */
+static int mps_fd = -1;
+
+static void mps_connect(void)
+{
+	const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+	const char *pct = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char hello[64];
+	int fd;
+
+	if (mps_fd >= 0) {
+		return;
+	}
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/control",
+		     dir && *dir ? dir : "/tmp/nvidia-mps") >=
+	    (int)sizeof(a.sun_path)) {
+		return;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return;
+	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return;
+	}
+	snprintf(hello, sizeof(hello), "client %ld %d\n", (long)getpid(),
+		 pct && atoi(pct) > 0 ? atoi(pct) : 100);
+	if (write(fd, hello, strlen(hello)) < 0) {
+		close(fd);
+		return;
+	}
+	mps_fd = fd;
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
 	uint64_t t = mock_now();
@@ -478,6 +523,7 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 	if (mock_device_knobs() < 0) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	mps_connect();
 	api_record(1, t);	/* a record on the main thread: unattributed */
 	return CUDA_SUCCESS;
 }
@@ -532,6 +578,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
 		*pi = 1;
+		break;
+	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
+		*pi = mps_fd >= 0;
 		break;
 	default:
 		*pi = 0;
