@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -226,6 +227,7 @@ static void reaper_main(struct gm_mps_daemon *d, int rfd)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	setsid();
+	prctl(PR_SET_NAME, "gpumix-mps-reap");	/* for ps; not a replay */
 	/* Hold nothing of the replay's open (its pipes, its files). */
 	if (dup2(rfd, 3) == 3) {
 		rfd = 3;
@@ -270,6 +272,25 @@ static int start_reaper(struct gm_mps_daemon *d)
 	close(p[0]);
 	d->reaper_fd = p[1];
 	return 0;
+}
+
+static int stop_reaper(struct gm_mps_daemon *d);
+
+/* The last line @path has (the daemon's own words), or "no output". */
+static char *last_line(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *ret;
+
+	if (gm_read_file(path, &sb) < 0) {
+		gm_error_clear();
+	}
+	strbuf_rtrim(&sb);
+	line = strrchr(sb.buf, '\n');
+	line = line ? line + 1 : sb.buf;
+	ret = gm_xstrdup(*line ? line : "no output");
+	strbuf_release(&sb);
+	return ret;
 }
 
 int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
@@ -327,8 +348,10 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 		} else if (st == -2) {
 			gm_error_errno("cannot run '%s -d'", GM_MPS_CONTROL);
 		} else {
-			gm_error("'%s -d' exited with status %d (its output: "
-				 "'%s')", GM_MPS_CONTROL, st, out);
+			char *said = last_line(out);
+			gm_error("'%s -d' exited with status %d: %s",
+				 GM_MPS_CONTROL, st, said);
+			free(said);
 		}
 		goto fail;
 	}
@@ -340,8 +363,8 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 			break;
 		}
 		if (mono_s() > until) {
-			gm_error("the MPS control daemon did not answer within "
-				 "%g s (its log: '%s')", timeout_s, log_dir);
+			gm_error("the MPS control daemon did not answer a query "
+				 "within %g s", timeout_s);
 			goto fail;
 		}
 		nap();
@@ -349,14 +372,11 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 	ret = 0;
 	goto out;
 fail:
+	/* Stop what may have started; the cause is why it did not start. */
+	stop_reaper(d);
+	free(d->log_dir);
+	d->log_dir = NULL;
 	gm_error("cannot start an MPS control daemon");
-	{
-		/* Stop what may have started; keep the cause above. */
-		struct gm_mps_daemon copy = *d;
-		gm_mps_daemon_stop(&copy);
-		memset(d, 0, sizeof(*d));
-		d->reaper_fd = -1;
-	}
 out:
 	free(out);
 	free(sock);
@@ -364,28 +384,39 @@ out_env:
 	return ret;
 }
 
-int gm_mps_daemon_stop(struct gm_mps_daemon *d)
+/* Tell the reaper to stop the daemon and wait for it; returns its exit
+ * status (0: clean), -1 when it did not finish in time. Frees @d's
+ * strings. */
+static int stop_reaper(struct gm_mps_daemon *d)
 {
-	int ret = 0;
+	int st = 0;
 
 	if (d->reaper_fd >= 0) {
 		close(d->reaper_fd);
 		d->reaper_fd = -1;
 	}
 	if (d->reaper > 0) {
-		int st = wait_limited(d->reaper, 3 * d->timeout_s + 5);
-		if (st == -1) {
-			ret = gm_error("the MPS reaper did not finish in %g s",
-				       3 * d->timeout_s + 5);
-		} else if (st != 0) {
-			ret = gm_error("the MPS control daemon did not end after "
-				       "'quit': its processes were killed (log: "
-				       "'%s')", d->log_dir);
-		}
+		st = wait_limited(d->reaper, 3 * d->timeout_s + 5);
 		d->reaper = 0;
 	}
 	free(d->pipe_dir);
+	d->pipe_dir = NULL;
+	return st;
+}
+
+int gm_mps_daemon_stop(struct gm_mps_daemon *d)
+{
+	double limit = 3 * d->timeout_s + 5;
+	int st = stop_reaper(d), ret = 0;
+
+	if (st == -1) {
+		ret = gm_error("the MPS reaper did not finish in %g s", limit);
+	} else if (st != 0) {
+		ret = gm_error("the MPS control daemon did not end after 'quit': "
+			       "its processes were killed (log: '%s')",
+			       d->log_dir);
+	}
 	free(d->log_dir);
-	d->pipe_dir = d->log_dir = NULL;
+	d->log_dir = NULL;
 	return ret;
 }

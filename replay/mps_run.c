@@ -92,6 +92,16 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 		} else {
 			unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
 		}
+		{
+			/* By its name (ps shows the replay, not "exe"). */
+			char exe[4096];
+			ssize_t n = readlink("/proc/self/exe", exe,
+					     sizeof(exe) - 1);
+			if (n > 0) {
+				exe[n] = 0;
+				execv(exe, v);
+			}
+		}
 		execv("/proc/self/exe", v);
 		fprintf(stderr, "error: cannot run the replay process of '%s': "
 			"%s\n", d->name, strerror(errno));
@@ -532,7 +542,6 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 	b = gm_mps_board_create(w->nr_programs, run->opt.min_replays, &board_fd);
 	if (!b || gm_mps_daemon_start(&daemon, log_dir, timeout_from_env()) < 0) {
 		/* Refused: nothing of this run stays behind. */
-		gm_log(run, "replay: error: %s", gm_error_message());
 		gm_error_report(stderr);
 		gm_error_clear();
 		if (run->log_fd >= 0) {
