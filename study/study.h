@@ -85,6 +85,12 @@ struct study {
 	enum gm_completion completion;
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
+	/* mps_threads: the --mps-threads argument ("PCT" or
+	 * "NAME=PCT,..."), or NULL; the names and where each was given. */
+	char *mps_threads;
+	char **mps_names;
+	struct yaml_pos *mps_pos;
+	size_t nr_mps;
 	/* replay: same_kernels (default 1): when some variant runs the
 	 * transformed kernels, every other one runs them too, with
 	 * elasticity off (paper item 49; study_same_kernels()). */
