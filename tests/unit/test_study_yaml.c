@@ -349,8 +349,8 @@ static void test_knobs(void)
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [mps]\n"
 		       "replay: {mps_threads: 101}\n", &s);
-	CHECK(strstr(e, "mem.yaml:5:23: ") && strstr(e, "1 and 100"), "mps_threads 101: an error at "
-	      "its position");
+	CHECK(strstr(e, "mem.yaml:5:23: ") && strstr(e, "1 and 100"),
+	      "mps_threads 101: an error at its position, with the range");
 	study_release(&s);
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [mps]\n"
