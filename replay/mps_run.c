@@ -389,11 +389,24 @@ static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
 			for (size_t k = 0; k < part.nr; k++) {
 				kvfile_set(&kv, part.keys[k], part.values[k]);
 			}
-			have_template = 1;
+			have_template = 1;	/* counts the processes read */
 		}
 		if (!kvfile_get_u64(&part, "streams", &v, "manifest")) {
 			streams += v;
 		}
+		/* Launch counts add up; the template has the first's. */
+		for (size_t k = 0; have_template > 1 && k < part.nr; k++) {
+			uint64_t mine, theirs;
+			if (strncmp(part.keys[k], "elastic.", 8) ||
+			    !strstr(part.keys[k], "launches") ||
+			    kvfile_get_u64(&part, part.keys[k], &theirs, "") ||
+			    kvfile_get_u64(&kv, part.keys[k], &mine, "")) {
+				gm_error_clear();
+				continue;
+			}
+			kvfile_set_u64(&kv, part.keys[k], mine + theirs);
+		}
+		have_template++;
 		if (!kvfile_get_u64(&part, "cupti.dropped_records", &v,
 				    "manifest")) {
 			dropped += v;

@@ -172,4 +172,31 @@ check_eq "the manifest says it was killed" killed "$(field "$tmp/rnq/manifest" m
 check_match "and the replay warns" "did not end after 'quit'" "$out"
 no_leftovers "noquit" "$tmp/rnq"
 
+# -- in a study: the variant, its knob, the report
+cat >"$tmp/study.yaml" <<EOF
+study: mock-mps
+root: $GPUMIX_TOP
+programs:
+  - bundle: tests/data/reconstruct/bundles/basic
+  - bundle: tests/data/reconstruct/bundles/threads
+workloads:
+  - [basic, threads]
+variants: [single, cuda, mps]
+replay: {min_replays: 2, watchdog: 30s, mps_threads: {threads: 30}}
+paths: {output: $tmp/study}
+EOF
+summary=$(cd "$GPUMIX_TOP" && "$GPUMIX" run "$tmp/study.yaml" 2>"$tmp/err")
+rc=$?
+check_eq "a study with mps succeeds" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err" "$tmp"/study/logs/*.log
+check_match "every run is ok" '^- runs: 4: 4 ok, 0 failed' "$summary"
+m=$tmp/study/runs/basic+threads.mps/manifest
+check_eq "the mps run: variant and status" "mps ok" \
+	"$(field "$m" variant) $(field "$m" status)"
+check_eq "the study's mps_threads reached it" "0 30" \
+	"$(field "$m" mps.program.0.active_threads) $(field "$m" mps.program.1.active_threads)"
+check_match "the report's summary has an mps row" "^2,mps,1," \
+	"$(cat "$tmp/study/report/tables/summary.csv")"
+no_leftovers "study" "$tmp/study/runs/basic+threads.mps"
+
 done_testing
