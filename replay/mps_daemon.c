@@ -99,6 +99,10 @@ static int control(const struct gm_mps_daemon *d, const char *arg,
 			dup2(out, 1);
 			dup2(out, 2);
 		}
+		/* A daemon holds nothing of the replay's (its board). */
+		for (int fd = 3; fd < 1024; fd++) {
+			close(fd);
+		}
 		execlp(GM_MPS_CONTROL, GM_MPS_CONTROL, arg, (char *)NULL);
 		_exit(127);
 	}

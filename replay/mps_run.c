@@ -127,7 +127,8 @@ static const char *child_name(struct gm_run *run, struct child *c, pid_t pid)
 }
 
 /* Wait for every child; stop the board at the first that fails, and
- * every child on an interrupt. */
+ * every child on an interrupt. Polls (20 ms), so that a signal that
+ * comes between two checks is seen at the next. */
 static void wait_children(struct gm_run *run, struct gm_mps_board *b,
 			  struct child *c, unsigned n)
 {
@@ -138,22 +139,26 @@ static void wait_children(struct gm_run *run, struct gm_mps_board *b,
 		left += c[i].pid > 0;
 	}
 	while (left) {
+		struct timespec nap = { 0, 20000000L };
 		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-		if (pid < 0) {
-			if (errno != EINTR) {
-				break;
-			}
-			if (interrupted && !killed) {
-				gm_mps_board_stop(b);
-				for (unsigned i = 0; i < n; i++) {
-					if (c[i].pid > 0 && c[i].status < 0) {
-						kill(c[i].pid, SIGTERM);
-					}
+		pid_t pid;
+
+		if (interrupted && !killed) {
+			gm_mps_board_stop(b);
+			for (unsigned i = 0; i < n; i++) {
+				if (c[i].pid > 0 && c[i].status < 0) {
+					kill(c[i].pid, SIGTERM);
 				}
-				killed = 1;
 			}
+			killed = 1;
+		}
+		pid = waitpid(-1, &st, WNOHANG);
+		if (pid == 0 || (pid < 0 && errno == EINTR)) {
+			nanosleep(&nap, NULL);
 			continue;
+		}
+		if (pid < 0) {
+			break;
 		}
 		for (unsigned i = 0; i < n; i++) {
 			if (c[i].pid != pid) {
