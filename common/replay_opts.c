@@ -28,6 +28,7 @@ enum {
 	OPT_ELASTIC_SLICE,
 	OPT_PROFILE,
 	OPT_HIGH_PRIORITY,
+	OPT_GRID,
 	OPT_MPS_THREADS,
 	OPT_MPS_CHILD,
 	OPT_HELP,
@@ -50,6 +51,7 @@ static const struct option longopts[] = {
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
+	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
 	/* Internal: a replay process of the mps variant (replay/mps_run.c). */
 	{ "mps-child", required_argument, NULL, OPT_MPS_CHILD },
@@ -60,6 +62,23 @@ static const struct option longopts[] = {
 const char *gm_completion_name(enum gm_completion c)
 {
 	return c == GM_COMPLETION_POLL ? "poll" : "event";
+}
+
+const char *gm_grid_mode_name(enum gm_grid_mode g)
+{
+	return g == GM_GRID_RESIDENT ? "resident" : "captured";
+}
+
+int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out)
+{
+	if (!strcmp(s, "captured")) {
+		*out = GM_GRID_CAPTURED;
+	} else if (!strcmp(s, "resident")) {
+		*out = GM_GRID_RESIDENT;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 void gm_replay_opts_init(struct gm_replay_opts *o)
@@ -273,6 +292,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_HIGH_PRIORITY:
 			o->high_priority = optarg;
 			o->given |= GM_KNOB_HIGH_PRIORITY;
+			break;
+		case OPT_GRID:
+			if (gm_grid_mode_parse(optarg, &o->grid) < 0) {
+				return gm_error("--grid takes 'captured' or "
+						"'resident', not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_GRID;
 			break;
 		case OPT_MPS_THREADS:
 			if (gm_mps_threads_check(optarg) < 0) {

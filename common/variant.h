@@ -38,7 +38,8 @@ enum gm_knob {
 	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
 	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
 	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
-	GM_KNOB_MPS_THREADS = 1 << 7,	/* --mps-threads PCT|NAME=PCT,... */
+	GM_KNOB_GRID = 1 << 7,		/* --grid captured|resident */
+	GM_KNOB_MPS_THREADS = 1 << 8,	/* --mps-threads PCT|NAME=PCT,... */
 };
 
 struct gm_variant {
