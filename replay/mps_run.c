@@ -537,6 +537,21 @@ static void child_failure(struct gm_run *run, struct child *c, unsigned n,
 	}
 }
 
+/* The processes' records are told apart by program name alone. */
+static int unique_names(const struct gm_workload_desc *w)
+{
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(w->programs[j]->name, w->programs[i]->name)) {
+				return gm_error("programs %u and %u are both "
+						"called '%s'", j, i,
+						w->programs[i]->name);
+			}
+		}
+	}
+	return 0;
+}
+
 int gm_mps_run(struct gm_run *run, int argc, char **argv)
 {
 	const struct gm_workload_desc *w = run->w;
@@ -557,7 +572,10 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 	for (int s = 0; s < 3; s++) {
 		sigaction(sigs[s], &sa, &old[s]);
 	}
-	b = gm_mps_board_create(w->nr_programs, run->opt.min_replays, &board_fd);
+	if (unique_names(w) == 0) {
+		b = gm_mps_board_create(w->nr_programs, run->opt.min_replays,
+					&board_fd);
+	}
 	if (!b || gm_mps_daemon_start(&daemon, log_dir, timeout_from_env()) < 0) {
 		/* Refused: nothing of this run stays behind. */
 		gm_error_report(stderr);
