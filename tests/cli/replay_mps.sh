@@ -7,7 +7,9 @@
 # is) and a stand-in nvidia-cuda-mps-control (tests/mock/
 # fake_mps_control.c, first in PATH: the real one needs a GPU). Results
 # verified per process, one run directory that `gpumix analyze` loads with
-# both programs, correlation ids unique, active-thread percentages; the
+# both programs, correlation ids unique, active-thread percentages, the
+# processes' records on one clock even when their CUPTI clocks differ
+# (MOCK_CUDA_CLOCK_SKEW_NS); a study with mps and mps_threads; the
 # daemon's lifecycle: stopped after a run, a failed run, an interrupted
 # run and a killed run (by its reaper), nothing left behind; a clear
 # refusal without MPS or when the daemon does not start, never a hang.
@@ -89,6 +91,29 @@ check_eq "gpumix analyze loads it" 0 "$rc"
 check_eq "with both programs' kernels" "scale-a scale-b" "$(sqlite3 "$tmp/db.sqlite" \
 	"SELECT DISTINCT p.name FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN programs p ON p.id = k.programId ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "and its variant" mps "$(sqlite3 "$tmp/db.sqlite" "SELECT variant FROM runs")"
+
+# -- one clock: the second process's CUPTI clock 5 s ahead of the first's
+out=$(MOCK_CUDA_CLOCK_SKEW_NS=5000000000 "$GPUMIX" replay --variant mps \
+	--min-replays 3 -o "$tmp/skew" "$tmp/wl" 2>&1); rc=$?
+check_eq "skewed clocks: exit 0" 0 "$rc"
+spread=$(field "$tmp/skew/manifest" mps.clock_spread_ns)
+check "the spread is measured: 5 s ($spread ns)" \
+	test "$(( (spread - 5000000000) / 1000000 ))" -eq 0
+check_match "and the log says the records were moved" "records were moved" "$out"
+first() { # first RUN KIND PROGRAM: the earliest start of its records
+	awk -F'\t' -v k="$2" -v p="$3" '$1 == k && $2 == p { print $4 }' \
+		"$1/activity.tsv" | sort -n | head -1
+}
+a0=$(awk -F'\t' '$1 == "scale-a" && $2 == 0 { print $3 }' "$tmp/skew/replays.tsv")
+b0=$(awk -F'\t' '$1 == "scale-b" && $2 == 0 { print $3 }' "$tmp/skew/replays.tsv")
+check "replay times on one clock: both first replays within 1 s" \
+	test $(( (a0 > b0 ? a0 - b0 : b0 - a0) / 1000000 )) -lt 1000
+ka=$(first "$tmp/skew" KERNEL scale-a)
+kb=$(first "$tmp/skew" KERNEL scale-b)
+check "activity records on one clock: both first kernels within 1 s" \
+	test $(( (ka > kb ? ka - kb : kb - ka) / 1000000 )) -lt 1000
+check "and within their replays" test "$ka" -ge "$a0" -a "$kb" -ge "$b0"
+no_leftovers "skew" "$tmp/skew"
 
 out=$("$GPUMIX" replay --variant mps --mps-threads 0 -o "$tmp/x" "$tmp/wl" 2>&1); rc=$?
 check_eq "--mps-threads 0: usage error" 2 "$rc"

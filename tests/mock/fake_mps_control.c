@@ -17,7 +17,8 @@
  *
  * Clients (the mock driver's cuInit) connect and send "client PID PCT";
  * the daemon logs "New client PID connected" and "Client PID
- * disconnected" as the real control.log does. FAKE_MPS_MODE makes it
+ * disconnected" as the real control.log does, and answers with the
+ * client's number (0, 1, ...: MOCK_CUDA_CLOCK_SKEW_NS uses it). FAKE_MPS_MODE makes it
  * misbehave for the failure tests: "fail" (-d exits 1), "hang" (-d never
  * returns), "mute" (the daemon never listens), "noquit" (it ignores quit).
  */
@@ -115,7 +116,7 @@ struct client {
 static void serve(int lfd, const char *path)
 {
 	struct client c[MAX_CLIENTS];
-	int nr = 0;
+	int nr = 0, numbered = 0;
 
 	logf_("Startup");
 	for (;;) {
@@ -163,10 +164,16 @@ static void serve(int lfd, const char *path)
 					}
 				} else if (sscanf(c[i].buf, "client %ld %ld",
 						  &pid, &pct) >= 1) {
+					char num[16];
 					c[i].pid = pid;
 					logf_("New client %ld connected "
 					      "(active thread percentage %ld)",
 					      pid, pct);
+					snprintf(num, sizeof(num), "%d\n",
+						 numbered++);
+					if (write(c[i].fd, num, strlen(num)) < 0) {
+						/* it left: seen at its EOF */
+					}
 					c[i].len = 0;
 					continue;	/* a client stays */
 				}

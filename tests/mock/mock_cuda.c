@@ -64,13 +64,17 @@
  * answers (tests/mock/fake_mps_control.c), the process is its client for
  * life ("client PID PCT", PCT from CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and
  * CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1; otherwise CUDA runs without MPS
- * and the attribute is 0.
+ * and the attribute is 0. MOCK_CUDA_CLOCK_SKEW_NS=N puts the clock (CUPTI
+ * timestamps and activity records) of the k-th client the daemon
+ * numbers (0, 1, ...) k * N ns ahead, as if each process's CUPTI had
+ * its own clock base (the mps variant's merge must align them).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -94,12 +98,16 @@ static struct {
 	uint32_t corr;
 } act;
 
+/* This process's clock offset (MPS clients, MOCK_CUDA_CLOCK_SKEW_NS). */
+static uint64_t clock_skew;
+
 uint64_t mock_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       clock_skew;
 }
 
 void mock_enable_kind(int kind)
@@ -512,6 +520,19 @@ static void mps_connect(void)
 		return;
 	}
 	mps_fd = fd;
+	{
+		/* The fake daemon answers with the client's number. */
+		const char *skew = getenv("MOCK_CUDA_CLOCK_SKEW_NS");
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char buf[32] = "";
+		ssize_t n;
+		if (skew && poll(&p, 1, 2000) == 1 &&
+		    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = 0;
+			clock_skew = strtoull(buf, NULL, 10) *
+				     strtoull(skew, NULL, 10);
+		}
+	}
 }
 
 CUresult CUDAAPI cuInit(unsigned int flags)
