@@ -29,6 +29,10 @@ enum {
 					   starts (replay/mps_run.c) */
 };
 
+/* The program that controls MPS: the GM_VARIANT_PROCESSES variant starts
+ * its daemon (replay/mps_daemon.c), a study checks that it exists. */
+#define GM_MPS_CONTROL "nvidia-cuda-mps-control"
+
 /* Replay knobs (bits of struct gm_variant.knobs). */
 enum gm_knob {
 	GM_KNOB_POLICY = 1 << 0,	/* --policy P */

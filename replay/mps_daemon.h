@@ -20,7 +20,7 @@
 
 #include <sys/types.h>
 
-#define GM_MPS_CONTROL "nvidia-cuda-mps-control"
+#include "variant.h"	/* GM_MPS_CONTROL */
 
 struct gm_mps_daemon {
 	char *pipe_dir;		/* CUDA_MPS_PIPE_DIRECTORY (owned) */

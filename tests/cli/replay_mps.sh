@@ -224,4 +224,13 @@ check_match "the report's summary has an mps row" "^2,mps,1," \
 	"$(cat "$tmp/study/report/tables/summary.csv")"
 no_leftovers "study" "$tmp/study/runs/basic+threads.mps"
 
+# -- a study with mps on a host without MPS: said first, the mps run fails
+sed -i "s|output: $tmp/study|output: $tmp/study2|" "$tmp/study.yaml"
+summary=$(cd "$GPUMIX_TOP" && PATH=$(dirname "$(command -v cc)"):/usr/bin:/bin \
+	"$GPUMIX" run "$tmp/study.yaml" 2>"$tmp/err2")
+check_match "without MPS, the study warns before it starts" \
+	"warning: 'nvidia-cuda-mps-control' is not in PATH: the runs of variant 'mps' will fail" \
+	"$(head -3 "$tmp/err2")"
+check_match "the mps run fails, the others are ok" '^- runs: 4: 3 ok, 1 failed' "$summary"
+
 done_testing
