@@ -37,24 +37,56 @@
 
 /* ---- blobs ---- */
 
+/*
+ * The blobs the run's programs copy from (host-to-device operations): an
+ * mps replay process has one program of the workload and reads only its
+ * blobs. NULL: all of them (every program of the workload is here).
+ */
+static uint8_t *blobs_needed(const struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+	uint8_t *need;
+
+	if (!run->board) {
+		return NULL;
+	}
+	need = gm_xcalloc(w->nr_blobs + 1, 1);
+	for (uint32_t p = 0; p < w->nr_programs; p++) {
+		const struct gm_program_desc *d = w->programs[p];
+		for (uint64_t i = 0; i < d->nr_ops; i++) {
+			if (d->ops[i].code == GM_OP_H2D &&
+			    d->ops[i].b < w->nr_blobs) {
+				need[d->ops[i].b] = 1;
+			}
+		}
+	}
+	return need;
+}
+
 static int load_blobs(struct gm_run *run)
 {
 	const struct gm_workload_desc *w = run->w;
+	uint8_t *need = blobs_needed(run);
 
 	run->blob_host = gm_xcalloc(w->nr_blobs + 1, sizeof(void *));
 	run->blob_pinned = gm_xcalloc(w->nr_blobs + 1, 1);
 	for (uint32_t i = 0; i < w->nr_blobs; i++) {
 		const struct gm_blob_desc *b = &w->blobs[i];
-		char *name = gm_xasprintf("blobs/%s", b->hash);
-		char *path = gm_path_join(run->opt.data_dir, name);
+		char *name, *path;
 		uint64_t n = b->size ? b->size : 1;
 		void *buf = NULL;
 		int ret;
 
+		if (need && !need[i]) {
+			continue;	/* another process's */
+		}
+		name = gm_xasprintf("blobs/%s", b->hash);
+		path = gm_path_join(run->opt.data_dir, name);
 		free(name);
 		if (b->flags & GM_BLOB_PINNED) {
 			if (CU_CHECK(cuMemHostAlloc(&buf, n, 0))) {
 				free(path);
+				free(need);
 				return gm_error("cannot pin blob %" PRIu32, i);
 			}
 			run->blob_pinned[i] = 1;
@@ -68,9 +100,11 @@ static int load_blobs(struct gm_run *run)
 		}
 		free(path);
 		if (ret < 0) {
+			free(need);
 			return gm_error("cannot load blob %" PRIu32, i);
 		}
 	}
+	free(need);
 	return 0;
 }
 
