@@ -152,13 +152,20 @@ static void wait_children(struct gm_run *run, struct gm_mps_board *b,
 			}
 			killed = 1;
 		}
-		pid = waitpid(-1, &st, WNOHANG);
-		if (pid == 0 || (pid < 0 && errno == EINTR)) {
+		/* Each by its pid: the reaper is a child too. */
+		pid = 0;
+		for (unsigned i = 0; i < n && pid <= 0; i++) {
+			if (c[i].pid > 0 && c[i].status < 0) {
+				pid = waitpid(c[i].pid, &st, WNOHANG);
+				if (pid < 0 && errno != EINTR) {
+					c[i].status = 255;	/* lost: failed */
+					left--;
+				}
+			}
+		}
+		if (pid <= 0) {
 			nanosleep(&nap, NULL);
 			continue;
-		}
-		if (pid < 0) {
-			break;
 		}
 		for (unsigned i = 0; i < n; i++) {
 			if (c[i].pid != pid) {
