@@ -45,6 +45,19 @@ no_leftovers() {
 	check_eq "$1: no process of its daemon is left" "" "$left"
 }
 
+# (no procps in a minimal container: /proc itself)
+children_of() { # children_of PID: the pids whose parent it is
+	grep -ls "^PPid:[[:space:]]*$1\$" /proc/[0-9]*/status 2>/dev/null |
+		sed 's|/proc/\([0-9]*\)/status|\1|'
+}
+running() { # running PROGRAM: the pids running PROGRAM (their argv[0])
+	local f a0
+	for f in /proc/[0-9]*/cmdline; do	# (builtins: no process of ours)
+		IFS= read -r -d '' a0 <"$f" 2>/dev/null || continue
+		[ "$a0" = "$1" ] && { f=${f#/proc/}; echo "${f%/cmdline}"; }
+	done
+}
+
 "$GEN" tiny --fatbin "$FATBIN" -o "$tmp/wl" 2>/dev/null
 "$GPUMIX" replay --build-only "$tmp/wl" 2>/dev/null
 
@@ -148,11 +161,13 @@ for sig in INT KILL; do
 	g=$!
 	parent=
 	for _ in $(seq 100); do
-		parent=$(pgrep -P "$g" | head -1)
-		[ -n "$parent" ] && [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] &&
+		parent=$(children_of "$g" | head -1)
+		[ -n "$parent" ] && [ "$(children_of "$parent" | wc -l)" -ge 2 ] &&
 			grep -q "New client" "$tmp/run$sig/mps/daemon/control.log" 2>/dev/null && break
 		sleep 0.1
 	done
+	check "$sig: the replay, its reaper and its process are seen ($(running "$tmp/hang/replay" | wc -l))" \
+		test "$(running "$tmp/hang/replay" | wc -l)" -eq 3
 	kill -"$sig" "$parent"
 	wait "$g"; rc=$?
 	if [ "$sig" = INT ]; then
@@ -167,10 +182,14 @@ for sig in INT KILL; do
 			grep -q "^.*Exit" "$tmp/runKILL/mps/daemon/control.log" && break
 			sleep 0.1
 		done
+		for _ in $(seq 50); do	# the reaper ends after the daemon
+			[ -z "$(running "$tmp/hang/replay")" ] && break
+			sleep 0.1
+		done
 		check "SIGKILL: the reaper told the daemon to quit" \
 			grep -q "Shutdown requested" "$tmp/runKILL/mps/daemon/control.log"
-		check_eq "SIGKILL: no replay process is left" "" \
-			"$(pgrep -f "$tmp/hang/replay" | tr '\n' ' ')"
+		check_eq "SIGKILL: no replay process (nor the reaper) is left" "" \
+			"$(running "$tmp/hang/replay" | tr '\n' ' ')"
 	fi
 	no_leftovers "$sig" "$tmp/run$sig"
 done
