@@ -4,7 +4,6 @@
 # libgpumix-capture.a (session control, bundle finalisation, API table:
 # linked into the gpumix CLI).
 
-PKG_DEPS += lttng-ust:liblttng-ust-dev
 
 EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden -I$(B)
 
