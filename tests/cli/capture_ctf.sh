@@ -63,4 +63,15 @@ check "the committed corpus has an integer api" \
 out=$("$GPUMIX" trace check "$old" 2>&1); rc=$?
 check_eq "gpumix trace check still reads it" 0 "$rc"
 
+# A member of another type than the reader's (argument words made signed
+# in the metadata: the same bits) makes the events foreign, not misread.
+cp -r "$tmp/a" "$tmp/signed"
+for m in $(find "$tmp/signed/ctf" -name metadata); do
+	sed -i 's/signed = 0; encoding = none; base = 16; } _args\[/signed = 1; encoding = none; base = 16; } _args[/' "$m"
+done
+out=$("$GPUMIX" trace check "$tmp/signed" 2>&1); rc=$?
+check_eq "a bundle whose argument words are signed fails the check" 1 "$rc"
+check_match "... as not gpumix's events" \
+	"caused by: event 0 \('gpumix_capture:process'\) is not a gpumix event" "$out"
+
 done_testing
