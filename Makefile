@@ -84,39 +84,15 @@ CHECK_DEPS :=    # other things make check must build first
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1))
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1))
 
-all:
-
-# common/ first (others use its variables), cli/ last (it links them all).
-include common/build.mk
-include $(filter-out common/build.mk cli/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
-include cli/build.mk
-
-ifeq ($(SANITIZE),1)
-# Whatever links the instrumented static libraries needs the sanitizer
-# runtimes, the replay programs gpumix replay links included (it passes
-# COMMON_LDLIBS on, see replay/build.mk; make check hands it $(CC)).
-COMMON_LDLIBS += $(SANITIZE_FLAGS)
-# Every process writes its reports under $(SANITIZE_LOGS) (never onto a
-# stderr that a test may swallow); tests/run fails the test that left one.
-SANITIZE_LOGS := $(CURDIR)/$(B)/sanitizer-logs
-CHECK_ENV := GPUMIX_SANITIZER_LOGS=$(SANITIZE_LOGS) CC='$(CC)' \
-	ASAN_OPTIONS=log_path=$(SANITIZE_LOGS)/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
-	UBSAN_OPTIONS=log_path=$(SANITIZE_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	LIBBABELTRACE2_NO_DLCLOSE=1
-endif
-
 # Set-up: what the goals need comes from the one list of Debian packages,
 # build-aux/packages. build-aux/deps probes it on every run (pkg-config
 # modules and tools on PATH, so that a library found another way counts:
 # a GPU host's private prefix) and installs what is missing with apt-get,
 # through sudo when not root; INSTALL_DEPS=no only names the packages.
+# It runs before the components' build.mk files ask pkg-config for flags.
 NO_DEP_GOALS := clean help uninstall
 DEP_GOALS := $(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(DEP_GOALS),)
-ifneq ($(PKG_DEPS),)
-$(error PKG_DEPS is gone: add '$(PKG_DEPS)' to build-aux/packages)
-endif
 DEP_GROUPS := build \
 	$(if $(filter check check-gpu tests bench,$(DEP_GOALS)),test) \
 	$(if $(filter demo,$(DEP_GOALS)),demo) \
@@ -132,6 +108,32 @@ BASE_CFLAGS += $(call pkg_cflags,$(PKG_MODULES))
 ifeq ($(wildcard $(NVCC)),)
 $(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
 endif
+endif
+
+all:
+
+# common/ first (others use its variables), cli/ last (it links them all).
+include common/build.mk
+include $(filter-out common/build.mk cli/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
+include cli/build.mk
+# (components once appended "module:package" here; the list is one file now)
+ifneq ($(PKG_DEPS),)
+$(error PKG_DEPS is gone: add '$(PKG_DEPS)' to build-aux/packages)
+endif
+
+ifeq ($(SANITIZE),1)
+# Whatever links the instrumented static libraries needs the sanitizer
+# runtimes, the replay programs gpumix replay links included (it passes
+# COMMON_LDLIBS on, see replay/build.mk; make check hands it $(CC)).
+COMMON_LDLIBS += $(SANITIZE_FLAGS)
+# Every process writes its reports under $(SANITIZE_LOGS) (never onto a
+# stderr that a test may swallow); tests/run fails the test that left one.
+SANITIZE_LOGS := $(CURDIR)/$(B)/sanitizer-logs
+CHECK_ENV := GPUMIX_SANITIZER_LOGS=$(SANITIZE_LOGS) CC='$(CC)' \
+	ASAN_OPTIONS=log_path=$(SANITIZE_LOGS)/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
+	UBSAN_OPTIONS=log_path=$(SANITIZE_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	LIBBABELTRACE2_NO_DLCLOSE=1
 endif
 
 all: $(PROGRAMS) $(SHLIBS)
