@@ -14,8 +14,9 @@ thread nest properly (none starts inside another and ends after it); flow
 arrows are pairs (one s and one f per id), the s inside a slice of its
 thread, the f at the start of a slice of its thread.
 
-Prints, on success, lines "slices CAT COUNT TOTAL_NS", "instants N",
-"flows N" and "other KEY VALUE" (otherData, JSON values) and exits 0;
+Prints, on success, lines "slices CAT COUNT TOTAL_NS", "range FIRST LAST"
+(the earliest and latest slice start, ns), "instants N", "flows N" and
+"other KEY VALUE" (otherData, JSON values) and exits 0;
 prints "FILE: problem" lines and exits 1 otherwise.
 """
 import json
@@ -138,6 +139,9 @@ def main():
         return 1
     for cat in sorted(per_cat):
         print("slices %s %d %d" % (cat, per_cat[cat][0], per_cat[cat][1]))
+    starts = [a for sl in slices.values() for a, _ in sl]
+    if starts:
+        print("range %d %d" % (min(starts), max(starts)))
     print("instants %d" % instants)
     print("flows %d" % len(flows))
     for k, v in sorted(doc.get("otherData", {}).items()):
