@@ -19,14 +19,16 @@ Prints, on success, lines "slices CAT COUNT TOTAL_NS", "range FIRST LAST"
 "other KEY VALUE" (otherData, JSON values) and exits 0;
 prints "FILE: problem" lines and exits 1 otherwise.
 """
+import decimal
 import json
 import sys
 
 
 def ns(us):
-    """Microseconds (a JSON number) as integer ns, or None when finer."""
-    v = round(us * 1000)
-    return v if abs(v - us * 1000) < 1e-3 * max(1.0, abs(us)) else None
+    """Microseconds (a JSON number, read exactly) as integer ns, or None
+    when it is finer than a nanosecond."""
+    v = decimal.Decimal(us) * 1000
+    return int(v) if v == v.to_integral_value() else None
 
 
 def main():
@@ -41,7 +43,9 @@ def main():
 
     try:
         with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"), parse_constant=refuse)
+            text = f.read().decode("utf-8")
+        doc = json.loads(text, parse_constant=refuse,
+                         parse_float=decimal.Decimal)
     except (ValueError, UnicodeDecodeError) as e:
         print("%s: %s" % (path, e))
         return 1
@@ -73,7 +77,7 @@ def main():
             bad("%s: phase %r (only X, i, s, f, M are written)" % (where, ph))
             continue
         ts = ev.get("ts")
-        if not isinstance(ts, (int, float)) or ns(ts) is None or ts < 0:
+        if not isinstance(ts, (int, decimal.Decimal)) or ns(ts) is None or ts < 0:
             bad("%s: ts %r is not microseconds with ns precision" % (where, ts))
             continue
         if not isinstance(ev.get("name"), str) or not isinstance(ev.get("cat"), str):
@@ -81,7 +85,7 @@ def main():
         used_p.add(pid)
         if ph == "X":
             dur = ev.get("dur")
-            if not isinstance(dur, (int, float)) or ns(dur) is None or dur < 0:
+            if not isinstance(dur, (int, decimal.Decimal)) or ns(dur) is None or dur < 0:
                 bad("%s: dur %r is not microseconds >= 0" % (where, dur))
                 continue
             used_t.add((pid, tid))
@@ -144,7 +148,8 @@ def main():
         print("range %d %d" % (min(starts), max(starts)))
     print("instants %d" % instants)
     print("flows %d" % len(flows))
-    for k, v in sorted(doc.get("otherData", {}).items()):
+    # otherData as plain JSON values (floats where it has fractions).
+    for k, v in sorted(json.loads(text).get("otherData", {}).items()):
         print("other %s %s" % (k, json.dumps(v, sort_keys=True)))
     return 0
 
