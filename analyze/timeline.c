@@ -25,11 +25,15 @@ const char *gm_timeline_kind_name(enum gm_timeline_kind k)
 	return k < GM_TL_KINDS ? kind_names[k] : "?";
 }
 
-/* One record of any kind; v[] holds the kind's numbers (see queries). */
+/*
+ * One record of any kind; v[] holds the kind's numbers (see queries), the
+ * last two ids of its name and detail text, looked up only when the
+ * record is written (most of a large run is not).
+ */
 struct rec {
 	int64_t start, end, corr, track;	/* track: stream or thread id */
 	int64_t v[11];
-	char *name, *detail;			/* owned */
+	int64_t name_id, detail_id;
 	int prog;
 	unsigned char kind, category, in;	/* in: inside the window */
 };
@@ -49,34 +53,39 @@ struct tl {
 };
 
 /*
- * The queries, one per kind, each: programId, correlationId, start, end,
- * track, then the kind's numbers into v[], then name and detail text.
+ * Per kind: the query (programId, correlationId, start, end, track, the
+ * kind's nv numbers into v[], the name's and the detail's ids) and the
+ * lookups of those ids (id -> text; NULL: none). The API domain is text
+ * in the table, so its query turns it into an id of the domains below.
  */
 static const struct {
 	enum gm_timeline_kind kind;
 	int nv;
-	const char *sql;
+	const char *sql, *name_sql, *detail_sql;
 } queries[] = {
 	{ GM_TL_KERNEL, 11,
-	  "SELECT k.programId, k.correlationId, k.start, k.end, k.streamId,"
-	  " k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ,"
-	  " k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory,"
-	  " k.queued, k.submitted, s.value, d.value"
-	  " FROM CUPTI_ACTIVITY_KIND_KERNEL k"
-	  " LEFT JOIN StringIds s ON s.id = k.shortName"
-	  " LEFT JOIN StringIds d ON d.id = k.demangledName WHERE k.runId = ?1" },
+	  "SELECT programId, correlationId, start, end, streamId,"
+	  " gridX, gridY, gridZ, blockX, blockY, blockZ,"
+	  " registersPerThread, staticSharedMemory, dynamicSharedMemory,"
+	  " queued, submitted, shortName, demangledName"
+	  " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1",
+	  "SELECT value FROM StringIds WHERE id = ?1",
+	  "SELECT value FROM StringIds WHERE id = ?1" },
 	{ GM_TL_MEMCPY, 1,
-	  "SELECT m.programId, m.correlationId, m.start, m.end, m.streamId,"
-	  " m.bytes, 'memcpy ' || coalesce(e.label, 'Unknown'), e.name"
-	  " FROM CUPTI_ACTIVITY_KIND_MEMCPY m LEFT JOIN ENUM_CUDA_MEMCPY_OPER e"
-	  " ON e.id = m.copyKind WHERE m.runId = ?1" },
+	  "SELECT programId, correlationId, start, end, streamId, bytes,"
+	  " copyKind, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = ?1",
+	  "SELECT 'memcpy ' || label FROM ENUM_CUDA_MEMCPY_OPER WHERE id = ?1",
+	  "SELECT name FROM ENUM_CUDA_MEMCPY_OPER WHERE id = ?1" },
 	{ GM_TL_MEMSET, 2,
 	  "SELECT programId, correlationId, start, end, streamId, bytes, value,"
-	  " 'memset', NULL FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1" },
+	  " 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1",
+	  "SELECT 'memset'", NULL },
 	{ GM_TL_API, 1,
-	  "SELECT a.programId, a.correlationId, a.start, a.end, a.globalTid,"
-	  " a.cbid, s.value, a.domain FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
-	  " LEFT JOIN StringIds s ON s.id = a.nameId WHERE a.runId = ?1" },
+	  "SELECT programId, correlationId, start, end, globalTid, cbid,"
+	  " nameId, domain = 'driver' FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+	  " WHERE runId = ?1",
+	  "SELECT value FROM StringIds WHERE id = ?1",
+	  "SELECT CASE ?1 WHEN 1 THEN 'driver' ELSE 'runtime' END" },
 };
 
 static int prog_index(const struct gm_an_run *r, int64_t id)
@@ -117,8 +126,8 @@ static int load(struct tl *t, struct gm_db *db)
 			for (int i = 0; i < nv; i++) {
 				x.v[i] = sqlite3_column_int64(st, 5 + i);
 			}
-			x.name = gm_an_col_str(st, 5 + nv);
-			x.detail = gm_an_col_str(st, 6 + nv);
+			x.name_id = sqlite3_column_int64(st, 5 + nv);
+			x.detail_id = sqlite3_column_int64(st, 6 + nv);
 			GM_ALLOC_GROW(t->recs, t->n + 1, t->alloc);
 			t->recs[t->n++] = x;
 		}
@@ -282,12 +291,12 @@ static const struct rec *launch_call(const struct tl *t,
 }
 
 static void slice_args(struct strbuf *sb, const struct rec *x,
-		       const struct rec *call)
+		       const char *detail, const struct rec *call)
 {
 	strbuf_reset(sb);
 	switch ((enum gm_timeline_kind)x->kind) {
 	case GM_TL_KERNEL:
-		gm_tj_arg_str(sb, "kernel", x->detail);
+		gm_tj_arg_str(sb, "kernel", detail);
 		gm_tj_arg_str(sb, "overlap", gm_overlap_name(x->category));
 		strbuf_addf(sb, ",\"grid\":[%lld,%lld,%lld],\"block\":"
 			    "[%lld,%lld,%lld]", (long long)x->v[0],
@@ -303,7 +312,7 @@ static void slice_args(struct strbuf *sb, const struct rec *x,
 		}
 		break;
 	case GM_TL_MEMCPY:
-		gm_tj_arg_str(sb, "kind", x->detail);
+		gm_tj_arg_str(sb, "kind", detail);
 		gm_tj_arg_int(sb, "bytes", x->v[0]);
 		break;
 	case GM_TL_MEMSET:
@@ -311,7 +320,7 @@ static void slice_args(struct strbuf *sb, const struct rec *x,
 		gm_tj_arg_int(sb, "value", x->v[1]);
 		break;
 	case GM_TL_API:
-		gm_tj_arg_str(sb, "domain", x->detail);
+		gm_tj_arg_str(sb, "domain", detail);
 		gm_tj_arg_int(sb, "cbid", x->v[0]);
 		break;
 	case GM_TL_KINDS:
@@ -360,9 +369,55 @@ static void other_data(struct strbuf *sb, const struct gm_an_run *r,
 	strbuf_release(&o);
 }
 
+/* Prepared lookups of the names and details (queries[]), per kind. */
+struct lookups {
+	sqlite3_stmt *name[GM_TL_KINDS], *detail[GM_TL_KINDS];
+};
+
+static void lookups_release(struct lookups *l)
+{
+	for (int k = 0; k < GM_TL_KINDS; k++) {
+		sqlite3_finalize(l->name[k]);
+		sqlite3_finalize(l->detail[k]);
+	}
+}
+
+static int lookups_prepare(struct lookups *l, struct gm_db *db)
+{
+	memset(l, 0, sizeof(*l));
+	for (size_t q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+		int k = queries[q].kind;
+		if (gm_db_prepare(db, &l->name[k], queries[q].name_sql) ||
+		    (queries[q].detail_sql &&
+		     gm_db_prepare(db, &l->detail[k], queries[q].detail_sql))) {
+			lookups_release(l);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The text of @id through @st (its one parameter), or "" without @st. */
+static char *lookup(sqlite3_stmt *st, int64_t id)
+{
+	if (!st) {
+		return gm_xstrdup("");
+	}
+	if (sqlite3_bind_parameter_count(st) == 0) {
+		char *s = NULL;
+		sqlite3_reset(st);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			s = gm_an_col_str(st, 0);
+		}
+		sqlite3_reset(st);
+		return s ? s : gm_xstrdup("");
+	}
+	return gm_an_string(st, id);
+}
+
 static void write_json(struct tl *t, const struct gm_timeline_limits *lim,
-		       int64_t origin, int64_t from, int64_t to,
-		       struct strbuf *out, struct gm_timeline_stats *s)
+		       struct lookups *lk, int64_t origin, int64_t from,
+		       int64_t to, struct strbuf *out, struct gm_timeline_stats *s)
 {
 	struct gm_trace_json j;
 	struct strbuf args = STRBUF_INIT, name = STRBUF_INIT;
@@ -419,9 +474,13 @@ static void write_json(struct tl *t, const struct gm_timeline_limits *lim,
 		if (x->kind != GM_TL_API) {
 			call = launch_call(t, ix, nix, x);
 		}
-		slice_args(&args, x, call);
-		gm_tj_slice(&j, x->prog + 1, tid, kind_names[x->kind], x->name,
+		char *nm = lookup(lk->name[x->kind], x->name_id);
+		char *detail = lookup(lk->detail[x->kind], x->detail_id);
+		slice_args(&args, x, detail, call);
+		gm_tj_slice(&j, x->prog + 1, tid, kind_names[x->kind], nm,
 			    x->start, x->end, args.buf);
+		free(nm);
+		free(detail);
 		if (call && call->in) {
 			gm_tj_flow(&j, "launch", call->prog + 1, tid_of(tr, ntr, call),
 				   call->start, x->prog + 1, tid, x->start);
@@ -468,13 +527,15 @@ int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
 		    struct gm_timeline_stats *stats)
 {
 	struct tl t;
+	struct lookups lk;
 	int64_t origin, from, to;
 	int ret = -1;
 
+	memset(&lk, 0, sizeof(lk));
 	memset(&t, 0, sizeof(t));
 	memset(stats, 0, sizeof(*stats));
 	t.r = r;
-	if (load(&t, db)) {
+	if (load(&t, db) || lookups_prepare(&lk, db)) {
 		gm_error("cannot read the timeline of run '%s'", r->label);
 		goto out;
 	}
@@ -491,13 +552,10 @@ int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
 		origin = 0;
 	}
 	window(&t, lim, origin, &from, &to);
-	write_json(&t, lim, origin, from, to, out, stats);
+	write_json(&t, lim, &lk, origin, from, to, out, stats);
 	ret = 0;
 out:
-	for (size_t i = 0; i < t.n; i++) {
-		free(t.recs[i].name);
-		free(t.recs[i].detail);
-	}
+	lookups_release(&lk);
 	free(t.recs);
 	free(t.reps);
 	return ret;

@@ -29,7 +29,7 @@
 struct strbuf;
 
 /* Default cap on GPU slices per timeline in a report (0 is no cap). */
-#define GM_TIMELINE_MAX_SLICES 20000
+#define GM_TIMELINE_MAX_SLICES 1000
 
 
 enum gm_timeline_kind {

@@ -61,7 +61,7 @@ static const char usage[] =
 	" (ms since\n"
 	"                        the run's start; either side may be empty)\n"
 	"    --timeline-max <n>  GPU slices per timeline at most (default:"
-	" 20000; 0: all)\n"
+	" 1000; 0: all)\n"
 	"    -h, --help          show this help\n"
 	"\n"
 	"Without -o the tables are printed on stdout; with -o only --table is.\n"
