@@ -42,6 +42,14 @@ bad crossing "{\"traceEvents\":[$meta,$x1,{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ca
 bad lone-flow "{\"traceEvents\":[$meta,$x1,{\"ph\":\"s\",\"pid\":1,\"tid\":1,\"cat\":\"l\",\"name\":\"l\",\"ts\":2,\"id\":7}]}" "flow 7: not one s and one f"
 bad nan "{\"traceEvents\":[$meta,{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"cat\":\"k\",\"name\":\"a\",\"ts\":NaN,\"dur\":1}]}" "not JSON: NaN"
 bad text "{\"traceEvents\":[$meta,$x1" "Expecting"
+x2='{"ph":"X","pid":1,"tid":1,"cat":"k","name":"b","ts":10,"dur":1}'
+printf '{"traceEvents":[%s,%s,%s,%s,%s]}' "$meta" "$x1" "$x2" \
+	'{"ph":"s","pid":1,"tid":1,"cat":"l","name":"l","ts":10,"id":1}' \
+	'{"ph":"f","pid":1,"tid":1,"cat":"l","name":"l","ts":1,"id":1,"bp":"e"}' >"$tmp/back.json"
+check "checker: an arrow back in time is well-formed" python3 "$chk" "$tmp/back.json"
+out=$(python3 "$chk" --causal "$tmp/back.json")
+check_eq "checker --causal refuses it" 1 "$?"
+check_match "... saying so" "flow 1: ends at 1000 ns, before it starts \(10000 ns\)" "$out"
 printf '{"traceEvents":[%s,%s]}' "$meta" "$x1" >"$tmp/good.json"
 check_eq "checker accepts a good file" "slices k 1 5000" \
 	"$(python3 "$chk" "$tmp/good.json" | grep '^slices')"
@@ -59,8 +67,8 @@ for label in a+b.single a+b.cuda a+b.nss a+c.cuda a+c.elastic.median; do
 	IFS=. read -r w v p <<<"$label"
 	run=$(q "SELECT r.id FROM runs r JOIN workloads w ON w.id = r.workloadId
 		 WHERE w.name = '$w' AND r.variant = '$v' AND r.policy = '${p:-none}'")
-	got=$(python3 "$chk" "$f")
-	check_eq "$label: the JSON follows the format's rules" 0 "$?"
+	got=$(python3 "$chk" --causal "$f")
+	check_eq "$label: the JSON follows the format's rules, arrows point forward" 0 "$?"
 	# What the database holds for the run, as the checker prints it.
 	want=""
 	for kind in RUNTIME:api KERNEL:kernel MEMCPY:memcpy MEMSET:memset; do
@@ -116,7 +124,7 @@ print(json.loads(d["written"])["kernel"] + json.loads(d["left_out"])["kernel"])'
 }
 "$GPUMIX" -q report "$tmp/g.db" -o "$tmp/g1" --no-figures --timeline-replays 1
 check_eq "--timeline-replays 1: exit 0" 0 "$?"
-got=$(python3 "$chk" "$tmp/g1/timelines/bfs+cutcp.cuda.json")
+got=$(python3 "$chk" --causal "$tmp/g1/timelines/bfs+cutcp.cuda.json")
 check_eq "--timeline-replays 1: still follows the rules" 0 "$?"
 check_match "--timeline-replays 1: kernels left out, said so" \
 	'^other left_out \{"api": [1-9][0-9]*, "kernel": [1-9][0-9]*' "$got"

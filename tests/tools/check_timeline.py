@@ -3,7 +3,7 @@
 """Check a Chrome trace-event JSON file (doc/timeline.md) against the
 format's rules and print what it holds, for the timeline tests.
 
-usage: check_timeline.py FILE.json
+usage: check_timeline.py [--causal] FILE.json
 
 Parses FILE with python's json module (NaN and Infinity refused, as
 JSON has none) and checks: a traceEvents array; only the phases gpumix
@@ -12,7 +12,10 @@ in microseconds with at most nanosecond precision, dur >= 0; every
 process and every thread with an event is named (M events); slices on a
 thread nest properly (none starts inside another and ends after it); flow
 arrows are pairs (one s and one f per id), the s inside a slice of its
-thread, the f at the start of a slice of its thread.
+thread, the f at the start of a slice of its thread. With --causal,
+also that every arrow points forward in time (GPU work starts after the
+call that launched it: true of any real timeline whose clocks are
+aligned).
 
 Prints, on success, lines "slices CAT COUNT TOTAL_NS", "range FIRST LAST"
 (the earliest and latest slice start, ns), "instants N", "flows N" and
@@ -32,7 +35,9 @@ def ns(us):
 
 
 def main():
-    path = sys.argv[1]
+    args = sys.argv[1:]
+    causal = bool(args) and args[0] == "--causal"
+    path = args[-1]
     problems = []
 
     def bad(msg):
@@ -133,6 +138,9 @@ def main():
                    slices.get((s["pid"], s["tid"]), [])):
             bad("flow %r: its start is in no slice of %d/%d" %
                 (fid, s["pid"], s["tid"]))
+        if causal and ns(f["ts"]) < t:
+            bad("flow %r: ends at %d ns, before it starts (%d ns)" %
+                (fid, ns(f["ts"]), t))
         t = ns(f["ts"])
         if not any(a == t for a, _ in slices.get((f["pid"], f["tid"]), [])):
             bad("flow %r: its end starts no slice of %d/%d" %
