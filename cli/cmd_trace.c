@@ -3,7 +3,8 @@
  * gpumix trace: inspect a bundle. `info` summarises it (program, device,
  * calls per API, kernels with launch counts and layouts, bytes moved,
  * storage, losses); `dump` prints every call in order, one line each,
- * with its arguments; `kernels` and `losses` print one part of `info`.
+ * with its arguments; `kernels` and `losses` print one part of `info`;
+ * `export` writes the bundle's timeline for Perfetto (bundle_timeline.h).
  * Incomplete and lossy bundles can be inspected: that is what these
  * commands are for; they say so first.
  */
