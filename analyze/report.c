@@ -147,12 +147,12 @@ void gm_report_timeline_line(const struct gm_report_timeline *tl,
 	for (int k = 0; k < GM_TL_KINDS; k++) {
 		out += s->left_out[k];
 	}
-	if (out) {
-		strbuf_addf(sb, "; %zu records after %.3f ms left out", out,
-			    s->to_ns / 1e6);
-	}
-	if (s->from_ns > 0) {
-		strbuf_addf(sb, " (window from %.3f ms)", s->from_ns / 1e6);
+	if (out && s->to_ns >= 0) {
+		strbuf_addf(sb, "; %zu records outside %.3f-%.3f ms left out", out,
+			    s->from_ns / 1e6, s->to_ns / 1e6);
+	} else if (out) {
+		strbuf_addf(sb, "; %zu records before %.3f ms left out", out,
+			    s->from_ns / 1e6);
 	}
 	if (s->no_timestamps) {
 		strbuf_addf(sb, "; %zu GPU records without timestamps",

@@ -146,6 +146,9 @@ check_eq "--timeline-max 100: the limit is stated" "other limit_max_slices 100" 
 	"$(grep '^other limit_max_slices' <<<"$got")"
 check_eq "--timeline-max 100: written + left out = the run's kernels" \
 	"$total" "$(sum_kernels <<<"$got")"
+check_match "--timeline-max 100: the index says what was left out" \
+	"^- \[bfs\+cutcp\.cuda\]\(timelines/bfs\+cutcp\.cuda\.json\): [0-9]+ kernels, .* [1-9][0-9]* records outside 0\.000-[0-9.]+ ms left out$" \
+	"$(cat "$tmp/g2/index.md")"
 "$GPUMIX" -q report "$tmp/g.db" -o "$tmp/g0" --no-figures --timeline-max 0
 got=$(python3 "$chk" "$tmp/g0/timelines/bfs+cutcp.cuda.json")
 check_eq "--timeline-max 0: every kernel" "$total" \
