@@ -429,22 +429,34 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 	int ret;
 
 	timeline_window(a, &t0, &t1, &r0, &r1);
-	/* Kernels running in the window (ks is by start), at most MAX. */
-	for (size_t i = 0; i < a->nfocus; i++) {
-		const struct gm_an_kernel *k = ks[i];
-		if (k->start >= t1) {
-			break;
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		if (pass) {
+			/* No kernel in those replays: the whole run instead. */
+			t0 = ks[0]->start;
+			t1 = t0;
+			for (size_t i = 0; i < a->nfocus; i++) {
+				t1 = ks[i]->end > t1 ? ks[i]->end : t1;
+			}
+			t1++;
+			r0 = r1 = -1;
 		}
-		if (k->end <= t0 && k->end != k->start) {
-			continue;
+		/* Kernels running in the window (ks is by start), at most MAX. */
+		for (size_t i = 0; i < a->nfocus; i++) {
+			const struct gm_an_kernel *k = ks[i];
+			if (k->start >= t1) {
+				break;
+			}
+			if (k->start < t0 && k->end <= t0) {
+				continue;
+			}
+			if (n == GM_PLOT_TIMELINE_MAX) {
+				t1 = k->start;
+				break;
+			}
+			first = first < i ? first : i;
+			lanes[nl++] = (struct lane){ k->program, k->stream };
+			n++;
 		}
-		if (n == GM_PLOT_TIMELINE_MAX) {
-			t1 = k->start;
-			break;
-		}
-		first = first < i ? first : i;
-		lanes[nl++] = (struct lane){ k->program, k->stream };
-		n++;
 	}
 	qsort(lanes, nl, sizeof(*lanes), cmp_lane);
 	size_t u = 0;
@@ -468,7 +480,7 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 			if (k->start >= t1) {
 				break;
 			}
-			if (k->program != (int)p || (k->end <= t0 && k->end != k->start)) {
+			if (k->program != (int)p || (k->start < t0 && k->end <= t0)) {
 				continue;
 			}
 			const struct lane *l = bsearch(&key, lanes, nl, sizeof(*lanes),

@@ -110,6 +110,17 @@ check "index.html links every timeline" grep -qF 'href="timelines/a+b.cuda.json"
 check_eq "--no-timelines: exit 0" 0 "$?"
 check "--no-timelines: no timelines/" test ! -e "$tmp/none/timelines"
 
+# The timeline figure falls back to the whole run when the replays it
+# would show hold no kernel (replays moved after every kernel here).
+cp -r tests/data/runs/good/study "$tmp/late"
+awk -F'\t' -v OFS='\t' 'NR > 1 { $3 = sprintf("%.0f", $3 + 5000000); $4 = sprintf("%.0f", $4 + 5000000) } 1' \
+	tests/data/runs/good/study/a+b.cuda/replays.tsv >"$tmp/late/a+b.cuda/replays.tsv"
+"$GPUMIX" -q analyze "$tmp/late" -o "$tmp/late.db"
+"$GPUMIX" -q report "$tmp/late.db" -o "$tmp/late-rep" --run a+b.cuda --no-timelines
+check_eq "replays without kernels: the figure is drawn" 0 "$?"
+check_match "... over the whole run, saying so" \
+	"Shows -5\.000 to -3\.900 ms, 11 of the run's 11 kernels" "$(cat "$tmp/late-rep/index.md")"
+
 # A larger study and the limits.
 "$gen" -o "$tmp/g" --kernels 3000 --workloads 2 >/dev/null
 "$GPUMIX" -q analyze "$tmp/g" -o "$tmp/g.db"
