@@ -663,5 +663,6 @@ void gm_analysis_release(struct gm_analysis *a)
 	free(a->kernels);
 	free(a->focus_kernel);
 	free(a->focus);
+	free(a->focus_replays);
 	memset(a, 0, sizeof(*a));
 }

@@ -126,9 +126,15 @@ struct gm_an_resource {
 
 struct gm_an_kernel {
 	int64_t start, end;
+	int64_t stream;			/* CUPTI stream id */
 	int program;
 	unsigned char category;		/* enum gm_overlap */
 	unsigned char chosen;		/* an instance of the focus kernel */
+};
+
+struct gm_an_replay {
+	int64_t replay, start, end;
+	int program;
 };
 
 struct gm_analysis {
@@ -156,6 +162,9 @@ struct gm_analysis {
 	size_t nfocus;
 	struct gm_an_kernel *focus;	/* every kernel of focus_run */
 	size_t focus_instances;
+	size_t nfocus_replays;
+	struct gm_an_replay *focus_replays;	/* focus_run's, by program
+						   and replay */
 };
 
 struct gm_analysis_options {

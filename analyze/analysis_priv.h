@@ -14,7 +14,7 @@
 
 /* One kernel instance as read from the database (with timestamps). */
 struct gm_an_krow {
-	int64_t start, end, queued, submitted, corr, name;
+	int64_t start, end, queued, submitted, corr, name, stream;
 	struct gm_kernel_shape shape;
 	int program;			/* index into the run's programs */
 };
