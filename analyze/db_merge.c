@@ -455,6 +455,18 @@ static void remove_tmp(const char *tmp)
 	free(journal);
 }
 
+/* SQLite's progress callback: non-zero interrupts the statement. */
+static int progress(void *data)
+{
+	struct gm_merge_info *info = data;
+
+	if (info->stop()) {
+		info->interrupted = 1;
+		return 1;
+	}
+	return 0;
+}
+
 int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		struct gm_merge_info *info)
 {
@@ -466,7 +478,10 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 	int64_t kept;
 	int exists, ret = -1;
 
+	int (*stop)(void) = info->stop;
+
 	memset(info, 0, sizeof(*info));
+	info->stop = stop;
 	exists = !stat(out, &st) && (S_ISDIR(st.st_mode) || st.st_size > 0);
 	/* Every input is checked before anything is written. */
 	for (size_t i = 0; i < n; i++) {
@@ -491,6 +506,9 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		goto fail;
 	}
 	info->kept = (size_t)kept;
+	if (stop) {
+		sqlite3_progress_handler(db.sql, 10000, progress, info);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (merge_one(&db, inputs[i], copy.buf, info)) {
 			failed = inputs[i];
@@ -509,7 +527,10 @@ fail:
 	gm_db_close(&db);
 	remove_tmp(tmp);
 out:
-	if (ret && failed) {
+	if (ret && info->interrupted) {
+		gm_error("interrupted: '%s' was %s", out,
+			 exists ? "left as it was" : "not written");
+	} else if (ret && failed) {
 		gm_error("cannot merge '%s' into '%s' (%s)", failed, out,
 			 exists ? "it was left as it was" : "it was not written");
 	} else if (ret) {

@@ -20,9 +20,14 @@
 #include <stddef.h>
 
 struct gm_merge_info {
+	/* In: polled during the copy; non-zero stops the merge (then
+	 * @interrupted is set and the output is left as it was). May be NULL. */
+	int (*stop)(void);
+	/* Out: */
 	size_t runs;		/* runs copied into the output */
 	size_t duplicates;	/* runs of inputs the output already held */
 	size_t kept;		/* runs the output held before */
+	int interrupted;
 };
 
 /*
@@ -34,7 +39,7 @@ struct gm_merge_info {
  * schema version, holds a different run of a (workload, variant, policy)
  * that the output or an earlier input holds, a workload with another
  * program count, or a run with the same identity but other records.
- * Returns 0 or -1.
+ * Set @info->stop before (the rest of @info is filled). Returns 0 or -1.
  */
 int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		struct gm_merge_info *info);

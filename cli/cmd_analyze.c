@@ -148,13 +148,29 @@ static void expand_arg(const char *arg, char ***list, size_t *nr,
 	qsort(*list + first, *nr - first, sizeof(char *), cmp_str);
 }
 
+static int merge_stop(void)
+{
+	return interrupted;
+}
+
 /* gpumix analyze --merge: the databases @inputs into @out. */
 static int merge(const char *out, char **inputs, size_t n)
 {
-	struct gm_merge_info info;
+	struct gm_merge_info info = { .stop = merge_stop };
+	struct sigaction sa, old_sa;
 	double t0 = now_s();
+	int r;
 
-	if (gm_db_merge(out, (const char *const *)inputs, n, &info)) {
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, &old_sa);
+	r = gm_db_merge(out, (const char *const *)inputs, n, &info);
+	sigaction(SIGINT, &old_sa, NULL);
+	if (r && info.interrupted) {
+		gm_error_report(stderr);
+		return GM_EXIT_INTERRUPTED;
+	}
+	if (r) {
 		return gm_cli_fail();
 	}
 	gm_note("analyze: merged %zu database%s into %s: %zu run%s added, %zu"
