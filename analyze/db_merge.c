@@ -25,6 +25,7 @@
 #include "error.h"
 #include "fs.h"
 #include "run_reader.h"
+#include "schema.h"
 #include "strbuf.h"
 
 enum role {
@@ -173,10 +174,15 @@ static int copy_statement(struct gm_db *db, const char *table, enum role role,
 	return rc < 0 ? -1 : 0;
 }
 
-/* The whole copy of one input, generated from the output's schema. */
+/*
+ * The whole copy of one input, generated from the schema this gpumix
+ * writes (created in memory, so that tables a user added to a database
+ * are neither copied nor in the way).
+ */
 static int copy_sql(struct gm_db *db, struct strbuf *sql)
 {
-	sqlite3_stmt *st;
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *st = NULL;
 	char **children = NULL;
 	size_t nchildren = 0;
 	int rc, ret = -1;
@@ -188,21 +194,35 @@ static int copy_sql(struct gm_db *db, struct strbuf *sql)
 			return -1;
 		}
 	}
-	if (gm_db_prepare(db, &st, "SELECT m.name, (SELECT count(*) FROM"
-			  " pragma_table_info(m.name) WHERE name = 'runId')"
-			  " FROM main.sqlite_master m WHERE m.type = 'table'"
-			  " ORDER BY m.name")) {
-		return -1;
+	if (GM_SQL(NULL, sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE,
+					 NULL)) < 0 ||
+	    GM_SQL(ref, sqlite3_exec(ref, gm_schema_sql, NULL, NULL, NULL)) < 0 ||
+	    GM_SQL(ref, sqlite3_prepare_v2(ref, "SELECT m.name, (SELECT count(*)"
+					   " FROM pragma_table_info(m.name) WHERE"
+					   " name = 'runId') FROM sqlite_master m"
+					   " WHERE m.type = 'table' ORDER BY m.name",
+					   -1, &st, NULL)) < 0) {
+		goto out;
 	}
-	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+	while ((rc = GM_SQL(ref, sqlite3_step(st))) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
+		int known = 0;
+		for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+			known |= !strcmp(roles[i].table, t);
+		}
+		/* Loud, so that a new table cannot be dropped silently. */
+		if (!known && !sqlite3_column_int(st, 1)) {
+			gm_error("internal: the merge does not know how to copy"
+				 " table '%s' (no runId column; see db_merge.c)", t);
+			rc = -1;
+			break;
+		}
 		if (role_of(t, sqlite3_column_int(st, 1)) == R_CHILD) {
 			children = gm_xrealloc(children,
 					       (nchildren + 1) * sizeof(*children));
 			children[nchildren++] = gm_xstrdup(t);
 		}
 	}
-	sqlite3_finalize(st);
 	if (rc < 0) {
 		goto out;
 	}
@@ -214,6 +234,8 @@ static int copy_sql(struct gm_db *db, struct strbuf *sql)
 	strbuf_addstr(sql, drop_maps_sql);
 	ret = 0;
 out:
+	sqlite3_finalize(st);
+	sqlite3_close(ref);
 	for (size_t i = 0; i < nchildren; i++) {
 		free(children[i]);
 	}

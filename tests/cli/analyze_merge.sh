@@ -86,6 +86,19 @@ out=$("$GPUMIX" analyze --merge "$tmp/b.db" "$tmp/add.db" -o "$tmp/add.db" 2>&1)
 check_match "add to an existing output" "3 runs added, 5 already there, 8 in all" "$out"
 check_eq "... equals the whole" "$(report "$tmp/all.db")" "$(report "$tmp/add.db")"
 
+# A table a user added to a database is not in the way, and not copied.
+cp "$tmp/a.db" "$tmp/notes.db"
+sqlite3 "$tmp/notes.db" "CREATE TABLE myNotes (runId INTEGER, note TEXT);
+	INSERT INTO myNotes VALUES (1, 'fan was loud')"
+"$GPUMIX" -q analyze --merge "$tmp/notes.db" "$tmp/b.db" -o "$tmp/from-notes.db"
+check_eq "an input's own table: merged anyway" "$(report "$tmp/all.db")" \
+	"$(report "$tmp/from-notes.db")"
+check_eq "... and not copied" "" \
+	"$(q "$tmp/from-notes.db" "SELECT name FROM sqlite_master WHERE name = 'myNotes'")"
+"$GPUMIX" -q analyze --merge "$tmp/b.db" -o "$tmp/notes.db"
+check_eq "the output's own table stays" "fan was loud" \
+	"$(q "$tmp/notes.db" "SELECT note FROM myNotes")"
+
 # Refusals leave the output as it was, and a new one is not written.
 refused() { # refused WHAT REGEX INPUT...: merge into a copy of a.db and a new file
 	local what=$1 re=$2; shift 2
