@@ -95,4 +95,35 @@ check_eq "no baseline: percentiles without slowdowns" \
 x+y,cuda,x,,5,0.3,0.48,0.496,,,,
 x+y,cuda,y,,5,0.22,0.368,0.3936,,,," \
 	"$("$GPUMIX" -q report "$tmp/nosingle.db" --format csv --table latency-runs)"
+# End to end on the CUDA mock: runs the replay runtime wrote (the
+# priority variant names its high-priority program in the manifest) reach
+# the latency tables; every kept replay counts, the discarded one not.
+GEN=$GPUMIX_BUILD/tests/gen-workload
+export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+"$GEN" tiny --fatbin "$GPUMIX_TOP/tests/data/codegen/dummy.fatbin" -o "$tmp/wl" 2>/dev/null
+for v in single cuda priority; do
+	"$GPUMIX" -q replay --variant "$v" --min-replays 4 -o "$tmp/runs/$v" "$tmp/wl" 2>/dev/null
+	check_eq "mock: $v replays" 0 "$?"
+done
+"$GPUMIX" -q replay --variant priority --high-priority scale-b --min-replays 4 \
+	-o "$tmp/runs-b/priority" "$tmp/wl" 2>/dev/null
+"$GPUMIX" -q analyze "$tmp/runs" -o "$tmp/mock.db" &&
+"$GPUMIX" -q analyze "$tmp/runs-b" -o "$tmp/mock-b.db"
+check_eq "mock: analyze" 0 "$?"
+csv=$("$GPUMIX" -q report "$tmp/mock.db" --format csv --table latency-runs)
+check_eq "mock: the first program is the high-priority one, in the priority run only" \
+	"scale-a+scale-b,priority,scale-a" \
+	"$(awk -F, '$4 == "high" { print $1 "," $2 "," $3 }' <<<"$csv")"
+kept() { awk -F'\t' -v p="$2" 'NR > 1 && $1 == p && $6 == 1' "$1/replays.tsv" | wc -l; }
+for v in single cuda priority; do
+	for p in scale-a scale-b; do
+		check_eq "mock: $v $p: its kept replays" "$(kept "$tmp/runs/$v" "$p")" \
+			"$(awk -F, -v v="$v" -v p="$p" '$2 == v && $3 == p { print $5 }' <<<"$csv")"
+	done
+done
+check_match "mock: the priority row has one high-priority program and its time under cuda" \
+	"^2,priority,2,[0-9.]+,[0-9.]+,[0-9.]+,[^,]+,1,[0-9.]+,[0-9.]+,[0-9.]+,1,[0-9.]+$" \
+	"$("$GPUMIX" -q report "$tmp/mock.db" --format csv --table latency)"
+check_eq "mock: --high-priority scale-b is the one stored" scale-b \
+	"$(sqlite3 "$tmp/mock-b.db" "SELECT name FROM programs WHERE highPriority = 1")"
 done_testing
