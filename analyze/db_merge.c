@@ -414,7 +414,7 @@ static int64_t count_runs(struct gm_db *db, const char *schema)
 	return n;
 }
 
-/* Merge the attached-to-be @input into @db in one transaction. */
+/* ATTACH @input to @db and copy it with @copy in one transaction. */
 static int merge_one(struct gm_db *db, const char *input, const char *copy,
 		     struct gm_merge_info *info)
 {
@@ -443,8 +443,9 @@ static int merge_one(struct gm_db *db, const char *input, const char *copy,
 	ret = 0;
 out:
 	sqlite3_finalize(st);
+	/* Clean-up only: a failure here adds nothing to the cause. */
 	if (attached) {
-		gm_db_exec(db, drop_maps_sql);
+		sqlite3_exec(db->sql, drop_maps_sql, NULL, NULL, NULL);
 		sqlite3_exec(db->sql, "DETACH DATABASE src", NULL, NULL, NULL);
 	}
 	return ret;
