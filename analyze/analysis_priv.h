@@ -72,6 +72,13 @@ int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
  */
 void gm_an_kernels(struct gm_analysis *a);
 
+/*
+ * The latency of every program of the ok runs (percentiles of its kept
+ * replays, slowdown against its alone-time baseline, which find_baseline
+ * set) and the per-variant latency rows. Returns 0 or -1.
+ */
+int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
+
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 		       const struct gm_analysis_options *opt);

@@ -214,6 +214,84 @@ out:
 	return ret;
 }
 
+/*
+ * Per-program p99 slowdowns, sorted, one line per variant (the alone
+ * variant, whose slowdown is 1 by definition, left out) and one more per
+ * variant for its high-priority programs, so the priority variant shows
+ * what it does for the program it favours.
+ */
+static int latency_figure(struct fig_ctx *c, const struct gm_analysis *a)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	struct strbuf label = STRBUF_INIT;
+	size_t count = 0, blocks = 0, maxn = 0;
+	int positive = 1, ret;
+
+	for (size_t i = 0; i < a->nruns; i++) {
+		count += a->runs[i].nprog;
+	}
+	double *v = gm_xcalloc(count + 1, sizeof(double));
+	strbuf_addstr(&plot, "plot ");
+	for (size_t k = 0; k < a->nvariants; k++) {
+		for (int high = 0; high < 2; high++) {
+			size_t n = 0;
+			for (size_t i = 0; i < a->nruns; i++) {
+				const struct gm_an_run *r = &a->runs[i];
+				if (r->vindex != k || !r->ok || r->alone) {
+					continue;
+				}
+				for (size_t j = 0; j < r->nprog; j++) {
+					double x = r->progs[j].lat.slowdown[GM_LAT_P99];
+					if (!isnan(x) && (!high || r->progs[j].high_priority)) {
+						v[n++] = x;
+					}
+				}
+			}
+			if (!n) {
+				continue;
+			}
+			qsort(v, n, sizeof(*v), cmp_double);
+			strbuf_reset(&label);
+			strbuf_addf(&label, "%s%s", a->variants[k].label,
+				    high ? " (high-priority programs)" : "");
+			strbuf_addf(&data, "%s# %s\n", blocks ? "\n\n" : "",
+				    label.buf);
+			for (size_t i = 0; i < n; i++) {
+				strbuf_addf(&data, "%zu %.9g\n", i + 1, v[i]);
+				positive &= v[i] > 0;
+			}
+			strbuf_addf(&plot, "%s'latency-p99.dat' index %zu using 1:2"
+				    " with linespoints lw 2 pt %zu%s title ",
+				    blocks ? ", \\\n     " : "", blocks,
+				    blocks % 12 + 1, high ? " dt 2" : "");
+			gp_str(&plot, label.buf);
+			blocks++;
+			maxn = n > maxn ? n : maxn;
+		}
+	}
+	free(v);
+	if (!blocks) {
+		skipped(c, "%s: no p99 slowdowns (no runs with a baseline)",
+			"Latency");
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&setup, "set xlabel 'programs of the workloads, sorted by"
+		    " value (per variant)'\nset ylabel 'p99 replay time / p99"
+		    " alone (lower is better)'\nset key outside right top\n"
+		    "set grid\nset xrange [0.5:%zu.5]\n%s", maxn,
+		    positive ? "set logscale y\n" : "");
+	ret = add_figure(c, "latency-p99",
+			 "Latency: p99 replay-time slowdown per program, sorted",
+			 NULL, &data, setup.buf, plot.buf);
+out:
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	strbuf_release(&label);
+	return ret;
+}
+
 static int overlap_figure(struct fig_ctx *c, const struct gm_analysis *a)
 {
 	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT;
@@ -681,6 +759,7 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 	    sorted_figure(&c, a, "fig09-waiting",
 			  "Fig. 9: mean kernel waiting time per workload, sorted",
 			  "mean waiting time (ms)", v_wait, 1, 1) ||
+	    latency_figure(&c, a) ||
 	    overlap_figure(&c, a) ||
 	    sorted_figure(&c, a, "fig12-running",
 			  "Fig. 12: average running kernels per workload, sorted",

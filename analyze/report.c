@@ -19,8 +19,8 @@
 
 /* Tables shown in full in index.md; the others are linked. */
 static const int inline_tables[] = {
-	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_WAITING, GM_T_OVERLAP,
-	GM_T_UTILIZATION,
+	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_LATENCY, GM_T_WAITING,
+	GM_T_OVERLAP, GM_T_UTILIZATION,
 };
 
 static int is_inline(int t)

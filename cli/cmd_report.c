@@ -39,11 +39,13 @@ static const char usage[] =
 	" (default: md)\n"
 	"    --table <name>      print only this table: summary, improvement,"
 	" workloads,\n"
-	"                        programs, waiting, waiting-runs, overlap,"
-	" overlap-runs,\n"
-	"                        utilization, utilization-runs, resources,"
-	" runs,\n"
-	"                        paper (the paper's numbers beside ours)\n"
+	"                        programs, latency, latency-runs, waiting,"
+	" waiting-runs,\n"
+	"                        overlap, overlap-runs,"
+	" utilization, utilization-runs,\n"
+	"                        resources, runs,"
+	" paper (the paper's numbers\n"
+	"                        beside ours)\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -73,7 +75,8 @@ static const char usage[] =
 	" gnuplot\nfailed; 2 usage error.";
 
 static const char *const table_names[GM_T_COUNT] = {
-	"summary", "improvement", "workloads", "programs", "waiting",
+	"summary", "improvement", "workloads", "programs", "latency",
+	"latency-runs", "waiting",
 	"waiting-runs", "overlap", "overlap-runs", "utilization",
 	"utilization-runs", "resources", "runs", "paper",
 };
