@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "sm_share.h"
 #include "strbuf.h"
 
 enum {
@@ -28,6 +29,7 @@ enum {
 	OPT_ELASTIC_SLICE,
 	OPT_PROFILE,
 	OPT_HIGH_PRIORITY,
+	OPT_SM_SHARE,
 	OPT_HELP,
 };
 
@@ -48,6 +50,7 @@ static const struct option longopts[] = {
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
+	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -201,6 +204,20 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->high_priority = optarg;
 			o->given |= GM_KNOB_HIGH_PRIORITY;
 			break;
+		case OPT_SM_SHARE: {
+			struct gm_sm_share share = GM_SM_SHARE_INIT;
+			if (gm_sm_share_parse(&share, optarg) < 0) {
+				char *why = gm_xstrdup(gm_error_message());
+				gm_error_clear();
+				gm_error("--sm-share: %s", why);
+				free(why);
+				return -1;
+			}
+			gm_sm_share_release(&share);
+			o->sm_share = optarg;
+			o->given |= GM_KNOB_SM_SHARE;
+			break;
+		}
 		case OPT_HELP:
 			return 1;
 		default:

@@ -31,7 +31,9 @@ static const struct gm_variant variants[] = {
 	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
 	  "cuda with stream priorities: one program's streams at the "
 	  "highest priority", "priority" },
-	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
+	{ "green", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE,
+	  "cuda with SM partitions: each program in its own green context",
+	  "green" },
 	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
 };
 
@@ -59,6 +61,10 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_HIGH_PRIORITY, "--high-priority", "high_priority", "PROGRAM",
 	  "the program whose streams get the highest priority (default: "
 	  "the workload's first)" },
+	{ GM_KNOB_SM_SHARE, "--sm-share", "sm_share", "PROG=SHARE,...",
+	  "each named program's partition: SMs (32) or a percentage of the "
+	  "device's SMs (50%); the others share the rest equally (default: "
+	  "equal partitions)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

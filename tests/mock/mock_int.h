@@ -70,6 +70,40 @@ void mock_device_sync(void) MOCK_HIDDEN;
  */
 int mock_device_knobs(void) MOCK_HIDDEN;
 
+/*
+ * A context: the primary one, or the CUcontext that stands for a green
+ * context (mock_green.c). Streams and functions belong to one.
+ */
+struct mctx {
+	uint32_t magic;
+	void *green;		/* its struct mgreen, NULL: primary */
+	unsigned sms;		/* a green context's SM count */
+};
+
+/* The calling thread's current context (the primary one when none). */
+struct mctx *mock_current_ctx(void) MOCK_HIDDEN;
+
+/* 0 once @c's green context was destroyed. */
+int mock_ctx_live(const struct mctx *c) MOCK_HIDDEN;
+
+/* The SMs kernels of @c run on: its partition, or the device's. */
+unsigned mock_ctx_sms(const struct mctx *c) MOCK_HIDDEN;
+
+/* 1 when MOCK_CUDA_FAIL names @fn. */
+int mock_failing(const char *fn) MOCK_HIDDEN;
+
+/* Create a stream of context @ctx (cuStreamCreateWithPriority and
+ * cuGreenCtxStreamCreate). */
+CUresult mock_stream_create(CUstream *out, unsigned flags, int priority,
+			    struct mctx *ctx) MOCK_HIDDEN;
+
+/* The context of stream @h (the legacy stream: the current one), or
+ * NULL for an invalid handle. Takes mock_lock. */
+struct mctx *mock_stream_ctx(CUstream h) MOCK_HIDDEN;
+
+/* How many streams of @c are not destroyed. Takes mock_lock. */
+unsigned mock_streams_of(const struct mctx *c) MOCK_HIDDEN;
+
 /* A driver API record of call @cbid begun at @start (unless CUPTI turned
  * that call's records off); returns its correlation id. */
 uint32_t mock_api_record(uint32_t cbid, uint64_t start) MOCK_HIDDEN;

@@ -206,9 +206,9 @@ static void test_commands(void)
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [single, green, nss, mps]\n",
 		       &s);
-	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variants 'green', 'mps' "
-		  "are not supported yet (supported now: single, cuda, nss, elastic, priority)",
-		  "unimplemented variants are named together");
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:32: variant 'mps' is not "
+		  "supported yet (supported now: single, cuda, nss, elastic, "
+		  "priority, green)", "an unimplemented variant is named");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
 	CHECK(strstr(e, "tests/data/study/mem.yaml:2:1: ") == e,
@@ -297,6 +297,9 @@ static void test_knobs(void)
 		if (k->knob == GM_KNOB_HIGH_PRIORITY) {
 			/* no default: each workload's first program */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
+		} else if (k->knob == GM_KNOB_SM_SHARE) {
+			/* no default: equal partitions */
+			CHECK_INT(ret, -1, "sm_share has no value unset");
 		} else if (k->study_key) {
 			CHECK_INT(ret, 0, "a knob with a study key has a value");
 		} else {
