@@ -330,6 +330,38 @@ static void test_knobs(void)
 	CHECK_INT(s.nr_warnings, 0, "  no warning: nss takes both");
 	study_release(&s);
 
+	/* sm_share: a map from program to SMs or a percentage. */
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "  - {name: b, command: x}\n"
+		       "workloads: [[a, b]]\nvariants: [cuda, green]\n"
+		       "replay: {sm_share: {a: 50%, b: 32}}\n", &s);
+	CHECK_STR(e, "", "sm_share loads");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_SM_SHARE), buf,
+			      sizeof(buf)) && !strcmp(buf, "a=50%,b=32"),
+	      "  it is --sm-share a=50%,b=32");
+	CHECK_INT(s.nr_warnings, 0, "  no warning: green takes it");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: {a: 0.5}}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:24: 'sm_share': SM share "
+		  "'a=0.5': the share must be a whole number of SMs (1 or "
+		  "more) or a percentage above 0 and up to 100%",
+		  "a fraction is refused at its position");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: 50%}\n", &s);
+	CHECK(strstr(e, "tests/data/study/mem.yaml:5:20: 'sm_share' must be a "
+		     "map from program") == e, "sm_share must be a map");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: {z: 8}}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:20: 'sm_share' names no "
+		  "program of the study: 'z'", "sm_share names programs");
+	study_release(&s);
+
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [single, cuda]\n"
 		       "replay: {completion: poll}\n", &s);
