@@ -30,6 +30,7 @@ enum {
 	OPT_PROFILE,
 	OPT_HIGH_PRIORITY,
 	OPT_SM_SHARE,
+	OPT_SCALE,
 	OPT_HELP,
 };
 
@@ -51,6 +52,7 @@ static const struct option longopts[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
 	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
+	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -218,6 +220,10 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->given |= GM_KNOB_SM_SHARE;
 			break;
 		}
+		case OPT_SCALE:
+			o->scale_path = optarg;
+			o->given |= GM_KNOB_SCALE;
+			break;
 		case OPT_HELP:
 			return 1;
 		default:
@@ -284,6 +290,10 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		if ((o->given & bit) && !(v->knobs & bit)) {
 			return knob_refused(v, bit);
 		}
+	}
+	if (o->sm_share && o->scale_path) {
+		return gm_error("--sm-share and --scale both set the "
+				"partitions: give one");
 	}
 	if ((v->flags & GM_VARIANT_POLICY) && !o->policy) {
 		return gm_error("variant '%s' needs --policy (median, mpmax, "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 
 void gm_sm_share_release(struct gm_sm_share *s)
@@ -178,4 +179,120 @@ int gm_sm_partition(const struct gm_sm_share *s, const char *const *programs,
 		}
 	}
 	return 0;
+}
+
+int gm_sm_partition_scaled(const unsigned *want_sms, unsigned n,
+			   unsigned nr_groups, unsigned group_sms,
+			   unsigned *groups_out)
+{
+	unsigned long sum = 0;
+
+	if (!n) {
+		return 0;
+	}
+	if (!group_sms || n > nr_groups) {
+		return gm_error("cannot give each of %u programs a partition: "
+				"the device has %u partitions of %u SMs", n,
+				nr_groups, group_sms);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		groups_out[i] = (want_sms[i] + group_sms - 1) / group_sms;
+		if (!groups_out[i]) {
+			groups_out[i] = 1;
+		}
+		sum += groups_out[i];
+	}
+	if (sum <= nr_groups) {
+		return 0;
+	}
+	{
+		unsigned long total = 0;
+		for (unsigned i = 0; i < n; i++) {
+			unsigned g = (unsigned)((unsigned long)groups_out[i] *
+						nr_groups / sum);
+			groups_out[i] = g ? g : 1;
+			total += groups_out[i];
+		}
+		while (total > nr_groups) {
+			unsigned big = 0;
+			for (unsigned i = 1; i < n; i++) {
+				if (groups_out[i] > groups_out[big]) {
+					big = i;
+				}
+			}
+			groups_out[big]--;
+			total--;
+		}
+	}
+	return 0;
+}
+
+int gm_sm_knees_read(const char *path, const char *const *programs,
+		     unsigned n, unsigned sm_count, unsigned *knee_out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *save = NULL;
+	unsigned lineno = 0;
+	unsigned char *found = gm_xcalloc(n + 1, 1);
+	int ret = -1;
+
+	if (gm_read_file(path, &sb) < 0) {
+		goto out;
+	}
+	for (line = strtok_r(sb.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char prog[256], kernel[1024];
+		unsigned knee, full;
+		int used = 0;
+
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(line, "program,kernel,knee_sms,full_sms,"
+				   "full_ms")) {
+				gm_error("'%s' is not a knees file of gpumix "
+					 "scale (its first line is not "
+					 "program,kernel,knee_sms,full_sms,"
+					 "full_ms)", path);
+				goto out;
+			}
+			continue;
+		}
+		kernel[0] = 0;
+		if (sscanf(line, "%255[^,],,%u,%u,%*f%n", prog, &knee, &full,
+			   &used) != 3 || line[used]) {
+			if (sscanf(line, "%255[^,],%1023[^,],%u,%u,%*f%n", prog,
+				   kernel, &knee, &full, &used) == 4 &&
+			    !line[used]) {
+				continue;	/* a kernel's row */
+			}
+			gm_error("%s:%u: malformed line", path, lineno);
+			goto out;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!strcmp(programs[i], prog)) {
+				if (full != sm_count) {
+					gm_error("%s:%u: '%s' was measured on a "
+						 "GPU of %u SMs, this one has "
+						 "%u", path, lineno, prog, full,
+						 sm_count);
+					goto out;
+				}
+				knee_out[i] = knee;
+				found[i] = 1;
+			}
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (!found[i]) {
+			gm_error("'%s' has no curve of program '%s'", path,
+				 programs[i]);
+			gm_error_hint("run gpumix scale on its bundle");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(found);
+	return ret;
 }

@@ -62,4 +62,28 @@ int gm_sm_partition(const struct gm_sm_share *s, const char *const *programs,
 		    unsigned n, unsigned nr_groups, unsigned group_sms,
 		    unsigned sm_count, unsigned *groups_out);
 
+/*
+ * The `scaled` partitions (Janzén et al.): program i wants @want_sms[i]
+ * SMs, the knee of its scalability curve (gpumix scale), i.e. the whole
+ * groups that hold it (at least one). When they do not all fit in
+ * @nr_groups, each is shrunk in proportion (rounded down, at least one
+ * group; the largest give up groups first if that is still too many).
+ * Groups nobody wants stay unused: past its knee a program gains under
+ * 5%. Fails when there are more programs than groups.
+ */
+int gm_sm_partition_scaled(const unsigned *want_sms, unsigned n,
+			   unsigned nr_groups, unsigned group_sms,
+			   unsigned *groups_out);
+
+/*
+ * Read the knees file of `gpumix scale` (@path, "program,kernel,
+ * knee_sms,full_sms,full_ms", the program's row has an empty kernel) and
+ * give, for each of the @n programs @programs[i], its knee in
+ * @knee_out[i]. Fails, with a cause naming the file, when it cannot be
+ * read, is malformed, lacks one of the programs, or was measured on a
+ * device whose whole GPU is not @sm_count SMs.
+ */
+int gm_sm_knees_read(const char *path, const char *const *programs,
+		     unsigned n, unsigned sm_count, unsigned *knee_out);
+
 #endif

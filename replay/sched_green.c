@@ -46,6 +46,7 @@ struct green_run {
 	unsigned sm_count, min_sms, alignment;	/* the device's resource */
 	unsigned group_sms, nr_groups, remainder;	/* the split */
 	char *share;			/* --sm-share, NULL: equal */
+	const char *scale;		/* --scale (scaled partitions) */
 };
 
 /* Split the device's SMs into the most groups of the smallest size. */
@@ -156,9 +157,27 @@ static int green_run_init(struct gm_run *run)
 			}
 		}
 	}
-	if (split_device(run, r, &groups) < 0 ||
-	    gm_sm_partition(&share, names, w->nr_programs, r->nr_groups,
-			    r->group_sms, r->sm_count, given) < 0) {
+	if (split_device(run, r, &groups) < 0) {
+		goto out;
+	}
+	if (run->opt.scale_path) {
+		/* Janzén et al.: each program the SMs where its curve
+		 * flattens. */
+		unsigned *knee = gm_xcalloc(w->nr_programs + 1, sizeof(*knee));
+		int bad;
+		r->scale = run->opt.scale_path;
+		bad = gm_sm_knees_read(r->scale, names, w->nr_programs,
+				       r->sm_count, knee) < 0 ||
+		      gm_sm_partition_scaled(knee, w->nr_programs,
+					     r->nr_groups, r->group_sms,
+					     given) < 0;
+		free(knee);
+		if (bad) {
+			goto out;
+		}
+	} else if (gm_sm_partition(&share, names, w->nr_programs,
+				   r->nr_groups, r->group_sms, r->sm_count,
+				   given) < 0) {
 		goto out;
 	}
 	for (unsigned i = 0; i < w->nr_programs; i++) {
@@ -213,7 +232,11 @@ static void green_manifest(struct gm_run *run, struct kvfile *kv)
 	kvfile_set_u64(kv, "green.group_sms", r->group_sms);
 	kvfile_set_u64(kv, "green.groups", r->nr_groups);
 	kvfile_set_u64(kv, "green.remainder", r->remainder);
-	kvfile_set(kv, "green.sm_share", r->share ? r->share : "equal");
+	kvfile_set(kv, "green.sm_share", r->scale ? "scaled" :
+					 r->share ? r->share : "equal");
+	if (r->scale) {
+		kvfile_set(kv, "green.scale", r->scale);
+	}
 	for (unsigned i = 0; i < r->nr_parts; i++) {
 		char key[64];
 		snprintf(key, sizeof(key), "program.%u.sm_count", i);

@@ -337,6 +337,14 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
+	case GM_KNOB_SCALE:
+		/* The knees of gpumix scale, relative to the root. */
+		ret = yaml_doc_string(l->d, v, what, &word);
+		if (!ret) {
+			free(s->scale);
+			s->scale = study_path_resolve(s->root, word);
+		}
+		break;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
@@ -1128,6 +1136,11 @@ static int check_sm_share(struct loader *l)
 	struct gm_sm_share share = GM_SM_SHARE_INIT;
 	int ret = 0;
 
+	if (s->sm_share && s->scale) {
+		return yaml_doc_error_at(s->path, s->sm_share_pos,
+					 "'sm_share' and 'scale' both set the "
+					 "green partitions: give one");
+	}
 	if (!s->sm_share || gm_sm_share_parse(&share, s->sm_share) < 0) {
 		return 0;
 	}
@@ -1219,6 +1232,7 @@ void study_release(struct study *s)
 {
 	free(s->high_priority);
 	free(s->sm_share);
+	free(s->scale);
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		struct study_program *p = &s->programs[i];
 		for (size_t j = 0; j < p->argc; j++) {
@@ -1335,6 +1349,12 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 			return -1;
 		}
 		snprintf(buf, len, "%s", s->sm_share);
+		return 0;
+	case GM_KNOB_SCALE:
+		if (!s->scale) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->scale);
 		return 0;
 	case GM_KNOB_ELASTIC:
 		if (!study_same_kernels(s)) {

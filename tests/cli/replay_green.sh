@@ -53,6 +53,25 @@ check_eq "6 of them, remainder 4" "6 4" \
 check_eq "3 groups each: 48 SMs" "48 48" \
 	"$(field "$tmp/run-16/manifest" program.0.sm_count) $(field "$tmp/run-16/manifest" program.1.sm_count)"
 
+# scaled: the knees of gpumix scale; 96 + 64 SMs do not fit in 16
+# groups of 8, so 12 and 8 groups shrink in proportion to 9 and 6.
+printf 'program,kernel,knee_sms,full_sms,full_ms\nscale-a,,96,132,5.0\nscale-b,,64,132,4.0\nscale-b,_Z4incr4span,8,132,1.0\n' \
+	>"$tmp/knees.csv"
+out=$("$GPUMIX" replay --variant green --scale "$tmp/knees.csv" --min-replays 2 \
+	-o "$tmp/run-k" "$tmp/wl" 2>&1); rc=$?
+check_eq "--scale (scaled partitions): exit 0" 0 "$rc"
+check_eq "knees shrunk in proportion: 72 and 48 SMs" "72 48" \
+	"$(field "$tmp/run-k/manifest" program.0.sm_count) $(field "$tmp/run-k/manifest" program.1.sm_count)"
+check_eq "the manifest says scaled, and from which file" "scaled $tmp/knees.csv" \
+	"$(field "$tmp/run-k/manifest" green.sm_share) $(field "$tmp/run-k/manifest" green.scale)"
+sed -i 's/,132,/,114,/' "$tmp/knees.csv"
+out=$("$GPUMIX" replay --variant green --scale "$tmp/knees.csv" -o "$tmp/run-k2" "$tmp/wl" 2>&1); rc=$?
+check_eq "curves of another GPU: exit 1" 1 "$rc"
+check_match "saying so" "'scale-a' was measured on a GPU of 114 SMs, this one has 132" "$out"
+out=$("$GPUMIX" replay --variant green --scale "$tmp/knees.csv" --sm-share scale-a=8 \
+	-o "$tmp/r" "$tmp/wl" 2>&1); rc=$?
+check_eq "--scale with --sm-share: usage error" 2 "$rc"
+
 out=$("$GPUMIX" replay --variant green --sm-share scale-a=72,scale-b=64 \
 	-o "$tmp/run-x" "$tmp/wl" 2>&1); rc=$?
 check_eq "shares that do not fit: exit 1" 1 "$rc"

@@ -5,6 +5,7 @@
  * shares that do not fit).
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "sm_share.h"
@@ -117,9 +118,85 @@ static void test_partition(void)
 	gm_sm_share_release(&s);
 }
 
+static void test_scaled(void)
+{
+	unsigned want[3], g[3];
+
+	want[0] = 16;
+	want[1] = 20;
+	CHECK_INT(gm_sm_partition_scaled(want, 2, 16, 8, g), 0, "knees that fit");
+	CHECK(g[0] == 2 && g[1] == 3,
+	      "each gets the whole groups that hold its knee (16 -> 2, 20 -> 3)");
+	want[0] = 96;
+	want[1] = 64;
+	CHECK_INT(gm_sm_partition_scaled(want, 2, 16, 8, g), 0,
+		  "knees that do not fit");
+	CHECK(g[0] == 9 && g[1] == 6,
+	      "shrunk in proportion: 12 and 8 groups of 20 become 9 and 6 of 16");
+	want[0] = 128;
+	want[1] = 8;
+	want[2] = 8;
+	CHECK_INT(gm_sm_partition_scaled(want, 3, 4, 8, g), 0,
+		  "shrinking keeps one group each");
+	CHECK(g[0] == 2 && g[1] == 1 && g[2] == 1,
+	      "the largest gives up groups until they fit");
+	want[0] = 0;
+	CHECK_INT(gm_sm_partition_scaled(want, 1, 16, 8, g), 0, "a knee of 0");
+	CHECK_INT(g[0], 1, "still one group");
+	gm_error_clear();
+	CHECK_INT(gm_sm_partition_scaled(want, 3, 2, 8, g), -1,
+		  "more programs than groups fail");
+	gm_error_clear();
+}
+
+static void test_knees(void)
+{
+	char path[] = "/tmp/gm-knees-XXXXXX";
+	int fd = mkstemp(path);
+	const char *names[] = { "bfs", "lbm" };
+	unsigned knee[2] = { 0, 0 };
+	FILE *f = fdopen(fd, "w");
+
+	fputs("program,kernel,knee_sms,full_sms,full_ms\n"
+	      "bfs,,32,132,10.5\nbfs,_Z1kv,16,132,2.0\n"
+	      "lbm,,128,132,100.25\n", f);
+	fclose(f);
+	CHECK_INT(gm_sm_knees_read(path, names, 2, 132, knee), 0,
+		  "a knees file of gpumix scale");
+	CHECK(knee[0] == 32 && knee[1] == 128, "the programs' knees, not the kernels'");
+	gm_error_clear();
+	CHECK_INT(gm_sm_knees_read(path, names, 2, 114, knee), -1,
+		  "another GPU's curves are refused");
+	CHECK(strstr(gm_error_message(), "was measured on a GPU of 132 SMs, "
+		     "this one has 114"), "  saying so");
+	gm_error_clear();
+	names[1] = "sad";
+	CHECK_INT(gm_sm_knees_read(path, names, 2, 132, knee), -1,
+		  "a program without a curve is refused");
+	CHECK(strstr(gm_error_message(), "has no curve of program 'sad'"),
+	      "  naming it");
+	gm_error_clear();
+	f = fopen(path, "w");
+	fputs("program,kernel,knee_sms,full_sms,full_ms\nbfs,,x,132,1\n", f);
+	fclose(f);
+	CHECK_INT(gm_sm_knees_read(path, names, 1, 132, knee), -1,
+		  "a malformed line is refused");
+	CHECK(strstr(gm_error_message(), ":2: malformed line"), "  with its line");
+	gm_error_clear();
+	f = fopen(path, "w");
+	fputs("a,b\n", f);
+	fclose(f);
+	CHECK_INT(gm_sm_knees_read(path, names, 1, 132, knee), -1,
+		  "another CSV is refused");
+	gm_error_clear();
+	unlink(path);
+}
+
 int main(void)
 {
 	test_parse();
 	test_partition();
+	test_scaled();
+	test_knees();
 	return test_done();
 }

@@ -297,7 +297,8 @@ static void test_knobs(void)
 		if (k->knob == GM_KNOB_HIGH_PRIORITY) {
 			/* no default: each workload's first program */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
-		} else if (k->knob == GM_KNOB_SM_SHARE) {
+		} else if (k->knob == GM_KNOB_SM_SHARE ||
+			   k->knob == GM_KNOB_SCALE) {
 			/* no default: equal partitions */
 			CHECK_INT(ret, -1, "sm_share has no value unset");
 		} else if (k->study_key) {
@@ -360,6 +361,20 @@ static void test_knobs(void)
 		       "replay: {sm_share: {z: 8}}\n", &s);
 	CHECK_STR(e, "tests/data/study/mem.yaml:5:20: 'sm_share' names no "
 		  "program of the study: 'z'", "sm_share names programs");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {scale: k/knees.csv}\n", &s);
+	CHECK_STR(e, "", "scale loads");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_SCALE), buf,
+			      sizeof(buf)) && buf[0] == '/' &&
+	      strstr(buf, "/k/knees.csv"), "  --scale, an absolute path");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {scale: k.csv, sm_share: {a: 8}}\n", &s);
+	CHECK(strstr(e, "'sm_share' and 'scale' both set the green partitions"),
+	      "sm_share and scale exclude each other");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"
