@@ -31,6 +31,7 @@ enum {
 	OPT_HIGH_PRIORITY,
 	OPT_SM_SHARE,
 	OPT_SCALE,
+	OPT_GRID,
 	OPT_HELP,
 };
 
@@ -53,6 +54,7 @@ static const struct option longopts[] = {
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
 	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
 	{ "scale", required_argument, NULL, OPT_SCALE },
+	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -60,6 +62,23 @@ static const struct option longopts[] = {
 const char *gm_completion_name(enum gm_completion c)
 {
 	return c == GM_COMPLETION_POLL ? "poll" : "event";
+}
+
+const char *gm_grid_mode_name(enum gm_grid_mode g)
+{
+	return g == GM_GRID_RESIDENT ? "resident" : "captured";
+}
+
+int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out)
+{
+	if (!strcmp(s, "captured")) {
+		*out = GM_GRID_CAPTURED;
+	} else if (!strcmp(s, "resident")) {
+		*out = GM_GRID_RESIDENT;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 void gm_replay_opts_init(struct gm_replay_opts *o)
@@ -223,6 +242,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_SCALE:
 			o->scale_path = optarg;
 			o->given |= GM_KNOB_SCALE;
+			break;
+		case OPT_GRID:
+			if (gm_grid_mode_parse(optarg, &o->grid) < 0) {
+				return gm_error("--grid takes 'captured' or "
+						"'resident', not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_GRID;
 			break;
 		case OPT_HELP:
 			return 1;

@@ -25,7 +25,7 @@ static const struct gm_variant variants[] = {
 	  "dependencies kept by the runtime", "nss" },
 	{ "elastic", 1, GM_VARIANT_POLICY,
 	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
-		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE,
+		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE | GM_KNOB_GRID,
 	  "nss with elastic kernels under a resource policy, timesliced",
 	  "nss" },
 	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
@@ -61,6 +61,9 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_HIGH_PRIORITY, "--high-priority", "high_priority", "PROGRAM",
 	  "the program whose streams get the highest priority (default: "
 	  "the workload's first)" },
+	{ GM_KNOB_GRID, "--grid", "grid", "captured|resident",
+	  "physical grid when the policy's limits do not bind: the captured "
+	  "grid (default), or Algorithm 1's cap at the resident maximum" },
 	{ GM_KNOB_SM_SHARE, "--sm-share", "sm_share", "PROG=SHARE,...",
 	  "each named program's partition: SMs (32) or a percentage of the "
 	  "device's SMs (50%); the others share the rest equally (default: "
