@@ -207,7 +207,7 @@ check_match "gpumix reconstruct --help" "^usage: gpumix reconstruct \[--variant 
 check_match "  says the variant is only a default, chosen at replay time" \
 	"only the program's default variant, used by" "$help"
 check_match "  and lists the implemented variants from the table" \
-	"cuda\); one of: single, cuda, nss, elastic, priority$" "$help"
+	"cuda\); one of: single, cuda, nss, elastic, priority, green$" "$help"
 check_match "listed by gpumix help" "^   reconstruct  generate the replay program of an n-program workload$" \
 	"$("$GPUMIX" help)"
 
