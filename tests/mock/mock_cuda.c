@@ -12,6 +12,9 @@
  * profiler: API records at the call, copy, memset and kernel records with
  * the times their work ran on the device thread.
  *
+ * Contexts and green contexts (mock_green.c): functions and streams
+ * belong to a context, and a launch on another context's stream fails.
+ *
  * Asynchrony (mock_device.c): copies, memsets, kernel launches, event
  * records and stream waits are queued on their stream and run later, one
  * at a time, by a device thread, so that a missing dependency gives wrong
