@@ -459,9 +459,21 @@ int cmd_scale(int argc, char **argv)
 	}
 	o.exe[n] = 0;
 	for (int i = optind; i < argc; i++) {
+		char *name = base_name(argv[i]);
+		int dup = 0;
+		for (int j = optind; j < i && !dup; j++) {
+			char *other = base_name(argv[j]);
+			dup = !strcmp(name, other);
+			free(other);
+		}
+		free(name);
 		if (!gm_is_dir(argv[i])) {
 			gm_error("bundle '%s' does not exist", argv[i]);
 			return gm_cli_fail();
+		}
+		if (dup) {
+			return gm_usage_error(usage, "two bundles are called "
+					      "'%s'", argv[i]);
 		}
 	}
 	if (gm_path_exists(o.dir)) {

@@ -49,6 +49,12 @@ else
 fi
 out=$("$GPUMIX" scale -o "$tmp/x" --replays 1 "$B" 2>&1); rc=$?
 check_eq "--replays 1: usage error" 2 "$rc"
+out=$("$GPUMIX" scale -o "$tmp/x" "$B" "$B/" 2>&1); rc=$?
+check_eq "two bundles of one name: usage error" 2 "$rc"
+check_match "naming it" "two bundles are called" "$out"
+out=$("$GPUMIX" scale -o "$tmp/x" "$tmp/nosuch" 2>&1); rc=$?
+check_eq "a missing bundle: exit 1" 1 "$rc"
+check_match "naming it" "bundle '.*nosuch' does not exist" "$out"
 out=$(MOCK_CUDA_FAIL=cuGreenCtxCreate "$GPUMIX" scale -o "$tmp/f" --replays 2 "$B" 2>&1); rc=$?
 check_eq "a failing replay: exit 1" 1 "$rc"
 check_match "the error names the step and its log" \
