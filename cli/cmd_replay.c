@@ -40,7 +40,7 @@ static const char usage[] =
 	"                     [--warm-host] [--build-only] [--rebuild]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
-	"                     [--sm-share PROGRAM=SHARE,...]\n"
+	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static void print_help(void)
