@@ -4,6 +4,7 @@
  */
 #include "profiler.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,13 +163,28 @@ static void add_owner(struct prof_owner **v, size_t *nr, size_t *alloc,
 	(*nr)++;
 }
 
-void profiler_own_stream(struct profiler *pr, uint32_t stream_id,
-			 unsigned program)
+int profiler_own_stream(struct profiler *pr, uint32_t stream_id,
+			unsigned program)
 {
+	unsigned other = program;
+
 	pthread_mutex_lock(&pr->lock);
-	add_owner(&pr->streams, &pr->nr_streams, &pr->alloc_streams,
-		  stream_id, program);
+	for (size_t i = 0; i < pr->nr_streams; i++) {
+		if (pr->streams[i].id == stream_id) {
+			other = pr->streams[i].program;
+		}
+	}
+	if (other == program) {
+		add_owner(&pr->streams, &pr->nr_streams, &pr->alloc_streams,
+			  stream_id, program);
+	}
 	pthread_mutex_unlock(&pr->lock);
+	if (other != program) {
+		return gm_error("CUPTI stream id %" PRIu32 " is also program "
+				"%u's: the activity records of the two could "
+				"not be told apart", stream_id, other);
+	}
+	return 0;
 }
 
 void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program)

@@ -48,9 +48,13 @@ int profiler_start(struct profiler *pr);
 /* Stop profiling and free every buffer (after profiler_write). */
 void profiler_release(struct profiler *pr);
 
-/* Attribute a CUPTI stream id / a system thread id to program @program. */
-void profiler_own_stream(struct profiler *pr, uint32_t stream_id,
-			 unsigned program);
+/* Attribute a CUPTI stream id / a system thread id to program @program.
+ * profiler_own_stream() fails, with a cause, when the id is already
+ * another program's: CUPTI's stream ids are unique within a context, and
+ * the records of two programs' streams (their own green contexts, say)
+ * could not be told apart. */
+int profiler_own_stream(struct profiler *pr, uint32_t stream_id,
+			unsigned program);
 void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program);
 
 /*

@@ -363,7 +363,9 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 		if (CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
 			return -1;
 		}
-		profiler_own_stream(&run->prof, id, p->index);
+		if (profiler_own_stream(&run->prof, id, p->index) < 0) {
+			return gm_error("cannot attribute %s", what);
+		}
 	}
 	if (gm_debug_on()) {
 		gm_log(run, "replay: created stream: program=%s, %s, "

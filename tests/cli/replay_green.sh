@@ -79,6 +79,12 @@ check_match "a clear error with the sizes" \
 	"the SM shares do not fit: 'scale-a' 72 \+ 'scale-b' 64 SMs, but the device has 16 partitions of 8 SMs \(132 SMs, 4 of them in the remainder\)" "$out"
 check_eq "the run directory says failed" failed "$(field "$tmp/run-x/manifest" status)"
 
+out=$(MOCK_CUDA_STREAM_IDS=context "$GPUMIX" replay --variant green \
+	-o "$tmp/run-ids" "$tmp/wl" 2>&1); rc=$?
+check_eq "CUPTI stream ids unique per green context only: exit 1" 1 "$rc"
+check_match "an error, not records given to the wrong program" \
+	"CUPTI stream id 100 is also program 0's: the activity records of the two could not be told apart" "$out"
+
 out=$(MOCK_CUDA_FAIL=cuGreenCtxCreate "$GPUMIX" replay --variant green \
 	-o "$tmp/run-f" "$tmp/wl" 2>&1); rc=$?
 check_eq "a green context the driver cannot make: exit 1" 1 "$rc"

@@ -64,6 +64,11 @@
  *                               the SM resource's minimum partition and
  *                               alignment (default 8 and 8): green
  *                               contexts, mock_green.c.
+ *   MOCK_CUDA_STREAM_IDS=context
+ *                               a green context's streams get ids of their
+ *                               own, from 100 (CUPTI promises stream ids
+ *                               unique within a context only); default:
+ *                               unique on the device.
  *   MOCK_CUDA_WAVE_US=N         a kernel runs N microseconds per wave of
  *                               blocks, a wave being one block per SM of
  *                               its context (default: no added time).

@@ -524,7 +524,13 @@ CUresult mock_stream_create(CUstream *phStream, unsigned flags, int priority,
 	s->flags = flags;
 	s->ctx = ctx;
 	pthread_mutex_lock(&mock_lock);
-	s->id = dev.next_id++;
+	/* CUPTI promises stream ids unique within a context only. */
+	if (ctx && ctx->green && getenv("MOCK_CUDA_STREAM_IDS") &&
+	    !strcmp(getenv("MOCK_CUDA_STREAM_IDS"), "context")) {
+		s->id = 100 + ctx->next_id++;
+	} else {
+		s->id = dev.next_id++;
+	}
 	/* after the legacy stream, which stays first */
 	s->next = dev.legacy.next;
 	dev.legacy.next = s;

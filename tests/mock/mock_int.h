@@ -78,6 +78,8 @@ struct mctx {
 	uint32_t magic;
 	void *green;		/* its struct mgreen, NULL: primary */
 	unsigned sms;		/* a green context's SM count */
+	uint32_t next_id;	/* MOCK_CUDA_STREAM_IDS=context: its next
+				   stream id */
 };
 
 /* The calling thread's current context (the primary one when none). */
