@@ -351,7 +351,7 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 			  const char *what)
 {
 	struct gm_run *run = p->run;
-	uint32_t id = 0;
+	uint32_t id = 0, ctx_id = 0;
 
 	if (run->sched->stream_create ?
 		    run->sched->stream_create(p, out, priority) < 0 :
@@ -360,10 +360,11 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 		return gm_error("cannot create %s", what);
 	}
 	if (run->prof.enabled) {
-		if (CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
+		if (CUPTI_CHECK(cuptiGetContextId(p->ctx, &ctx_id)) ||
+		    CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
 			return -1;
 		}
-		if (profiler_own_stream(&run->prof, id, p->index) < 0) {
+		if (profiler_own_stream(&run->prof, ctx_id, id, p->index) < 0) {
 			return gm_error("cannot attribute %s", what);
 		}
 	}

@@ -849,6 +849,7 @@ static void copy_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.start = start;
 	r.end = end;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.correlationId = c->corr;
 	add_record(&r, sizeof(r));
 }
@@ -964,6 +965,7 @@ static void memset_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.start = start;
 	r.end = end;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.correlationId = c->corr;
 	add_record(&r, sizeof(r));
 }
@@ -1124,8 +1126,8 @@ static void kernel_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.submitted = !act.latency ? CUPTI_TIMESTAMP_UNKNOWN :
 		      c->call_ns + 500 < start ? c->call_ns + 500 : start;
 	r.deviceId = 0;
-	r.contextId = 1;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.gridX = (int32_t)kc->g[0];
 	r.gridY = (int32_t)kc->g[1];
 	r.gridZ = (int32_t)kc->g[2];

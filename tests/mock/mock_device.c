@@ -400,6 +400,7 @@ static void enqueue_locked(struct mstream *s, struct mock_cmd *c)
 {
 	c->stream = s;
 	c->stream_id = s->id;
+	c->ctx_id = (s->ctx ? s->ctx : mock_current_ctx())->id;
 	c->next = NULL;
 	c->order = ++dev.next_order;
 	c->enq_ns = mono_ns();

@@ -46,7 +46,8 @@
 #define DESC_MAGIC 0xde5cu
 #define RES_MAGIC 0x5e50u
 
-struct mctx mock_primary_ctx = { .magic = CTX_MAGIC };
+struct mctx mock_primary_ctx = { .magic = CTX_MAGIC, .id = 1 };
+static uint32_t next_ctx_id = 2;
 
 static __thread struct mctx *current;
 
@@ -297,6 +298,7 @@ CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
 	g->ctx.green = g;
 	g->ctx.sms = d->sms;
 	pthread_mutex_lock(&mock_lock);
+	g->ctx.id = next_ctx_id++;
 	g->next = all_greens;
 	all_greens = g;
 	pthread_mutex_unlock(&mock_lock);
@@ -380,6 +382,13 @@ CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream,
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	return mock_stream_create(phStream, flags, priority, &g->ctx);
+}
+
+uint32_t mock_ctx_id(CUcontext c)
+{
+	const struct mctx *m = c ? (const struct mctx *)c : mock_current_ctx();
+
+	return m->magic == CTX_MAGIC ? m->id : 0;
 }
 
 unsigned mock_ctx_sms(const struct mctx *c)

@@ -42,6 +42,7 @@ struct mock_cmd {
 	uint64_t call_ns;	/* mock_now() at the driver call */
 	uint32_t corr;		/* correlation id of the call's API record */
 	uint32_t stream_id;	/* set by mock_enqueue: what records name */
+	uint32_t ctx_id;	/* and the id of the stream's context */
 
 	/* Private to mock_device.c. */
 	struct mock_cmd *next;
@@ -76,6 +77,7 @@ int mock_device_knobs(void) MOCK_HIDDEN;
  */
 struct mctx {
 	uint32_t magic;
+	uint32_t id;		/* CUPTI's context id: 1 the primary one */
 	void *green;		/* its struct mgreen, NULL: primary */
 	unsigned sms;		/* a green context's SM count */
 	uint32_t next_id;	/* MOCK_CUDA_STREAM_IDS=context: its next
