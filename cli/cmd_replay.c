@@ -39,7 +39,8 @@ static const char usage[] =
 	"                     [--watchdog SECONDS] [--force] [--no-profile]\n"
 	"                     [--warm-host] [--build-only] [--rebuild]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
-	"                     [--completion event|poll]\n"
+	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
+	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static void print_help(void)

@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload" },
 	{ "replay", cmd_replay, "build and run a generated replay program" },
 	{ "profile", cmd_profile, "kernel profile of a suite from its single runs" },
+	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

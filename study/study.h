@@ -86,6 +86,9 @@ struct study {
 	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
+	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
+	char *scale;			/* green: knees file (absolute), or NULL */
+	struct yaml_pos sm_share_pos;
 	/* replay: same_kernels (default 1): when some variant runs the
 	 * transformed kernels, every other one runs them too, with
 	 * elasticity off (paper item 49; study_same_kernels()). */
