@@ -214,7 +214,8 @@ static void test_analysis(void)
 	CHECK_INT(t[GM_T_RESOURCES].nrows, 3, "two kernels and the average row");
 
 	/* Report writer: an existing output is refused, a bad parent fails. */
-	struct gm_report_options ro = { "study.db", NULL, 0, 0, "gnuplot", "test" };
+	struct gm_report_options ro = { .db_path = "study.db", .gnuplot = "gnuplot",
+					.version = "test" };
 	struct gm_report_result res;
 	ro.out_dir = scratch;
 	CHECK_INT(gm_report_write(&a, t, &ro, &res), -1, "existing directory refused");
