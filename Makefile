@@ -69,9 +69,6 @@ Q := @
 QUIET = @printf '  %-8s %s\n'
 endif
 
-# Dependencies, as "pkg-config-name:debian-package". Components append.
-PKG_DEPS :=
-
 # What each component contributes.
 LIBS :=          # static libraries built here (in link order)
 PROGRAMS :=      # programs installed to $(PREFIX)/bin
@@ -87,12 +84,42 @@ CHECK_DEPS :=    # other things make check must build first
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1))
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1))
 
+# Set-up: what the goals need comes from the one list of Debian packages,
+# build-aux/packages. build-aux/deps probes it on every run (pkg-config
+# modules and tools on PATH, so that a library found another way counts:
+# a GPU host's private prefix) and installs what is missing with apt-get,
+# through sudo when not root; INSTALL_DEPS=no only names the packages.
+# It runs before the components' build.mk files ask pkg-config for flags.
+NO_DEP_GOALS := clean help uninstall
+DEP_GOALS := $(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all))
+ifneq ($(DEP_GOALS),)
+DEP_GROUPS := build \
+	$(if $(filter check check-gpu tests bench,$(DEP_GOALS)),test) \
+	$(if $(filter demo,$(DEP_GOALS)),demo) \
+	$(if $(filter 1,$(SANITIZE) $(FUZZ))$(filter fuzz,$(DEP_GOALS)),sanitize)
+ifneq ($(shell GPUMIX_INSTALL_DEPS='$(INSTALL_DEPS)' PKG_CONFIG='$(PKG_CONFIG)' \
+	build-aux/deps $(DEP_GROUPS) >&2 && echo ok),ok)
+$(error cannot make '$(DEP_GOALS)' without the packages named above)
+endif
+# Every component sees every library's headers: header-only users
+# (xxhash through common/hash.h) and installs outside /usr/include.
+PKG_MODULES := $(shell awk '$$1 == "lib" { print $$2 }' build-aux/packages)
+BASE_CFLAGS += $(call pkg_cflags,$(PKG_MODULES))
+ifeq ($(wildcard $(NVCC)),)
+$(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
+endif
+endif
+
 all:
 
 # common/ first (others use its variables), cli/ last (it links them all).
 include common/build.mk
 include $(filter-out common/build.mk cli/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
 include cli/build.mk
+# (components once appended "module:package" here; the list is one file now)
+ifneq ($(PKG_DEPS),)
+$(error PKG_DEPS is gone: add '$(PKG_DEPS)' to build-aux/packages)
+endif
 
 ifeq ($(SANITIZE),1)
 # Whatever links the instrumented static libraries needs the sanitizer
@@ -107,21 +134,6 @@ CHECK_ENV := GPUMIX_SANITIZER_LOGS=$(SANITIZE_LOGS) CC='$(CC)' \
 	UBSAN_OPTIONS=log_path=$(SANITIZE_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	LIBBABELTRACE2_NO_DLCLOSE=1
-endif
-
-# Stop early, naming the Debian package, when a library is missing.
-NO_DEP_GOALS := clean help
-ifneq ($(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all)),)
-MISSING_DEPS := $(foreach d,$(sort $(PKG_DEPS)),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) && echo y),,$(word 2,$(subst :, ,$(d)))))
-ifneq ($(strip $(MISSING_DEPS)),)
-$(error missing build dependencies; install them with: apt-get install $(strip $(MISSING_DEPS)))
-endif
-# Every component sees every dependency's headers: header-only users
-# (xxhash through common/hash.h) and installs outside /usr/include.
-BASE_CFLAGS += $(call pkg_cflags,$(foreach d,$(sort $(PKG_DEPS)),$(word 1,$(subst :, ,$(d)))))
-ifeq ($(wildcard $(NVCC)),)
-$(error nvcc not found at $(NVCC); install the CUDA 13 toolkit or set CUDA_HOME)
-endif
 endif
 
 all: $(PROGRAMS) $(SHLIBS)
@@ -161,19 +173,60 @@ bench: all $(CHECK_DEPS)
 demo: all $(CHECK_DEPS)
 	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh bench/demo.sh
 
-install: all
-	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpumix
-	$(Q)for p in $(PROGRAMS); do install -m 755 $$p $(DESTDIR)$(PREFIX)/bin/; done
-	$(Q)for l in $(SHLIBS); do install -m 755 $$l $(DESTDIR)$(PREFIX)/lib/gpumix/; done
+# make install [PREFIX=/usr/local] [DESTDIR=]: gpumix, the capture library
+# (lib/gpumix, where gpumix looks for it), the replay header and libraries
+# (replay/build.mk) with a pkg-config file, gpumix-replay.pc: `cc
+# replay.c $$(pkg-config --cflags --libs gpumix-replay)` builds a generated
+# replay program; the man pages (doc/build.mk); the study files and the
+# suite they run (share/gpumix: workloads/*.yaml find the programs under
+# build/workloads/parboil there, as in the source tree, so a copy of that
+# directory is a place to run a study). make uninstall removes them.
+MAN1_DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN7_DIR = $(DESTDIR)$(PREFIX)/share/man/man7
+STUDY_DIR = $(DESTDIR)$(PREFIX)/share/gpumix
+PC_DIR = $(DESTDIR)$(PREFIX)/lib/pkgconfig
+
+install: all parboil
+	$(QUIET) INSTALL $(DESTDIR)$(PREFIX)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpumix \
+		$(MAN1_DIR) $(MAN7_DIR) $(PC_DIR) $(STUDY_DIR)/workloads \
+		$(STUDY_DIR)/build/workloads/parboil
+	$(Q)install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 755 $(SHLIBS) $(DESTDIR)$(PREFIX)/lib/gpumix/
+	$(Q)install -m 644 $(MAN_CMD_PAGES) $(MAN1_DIR)/
+	$(Q)install -m 644 $(MAN_OTHER_PAGES) $(MAN7_DIR)/
+	$(Q)install -m 644 workloads/*.yaml $(STUDY_DIR)/workloads/
+	$(Q)install -m 755 $(PARBOIL_BINS) $(STUDY_DIR)/build/workloads/parboil/
+	$(Q){ echo 'prefix=$(PREFIX)'; \
+	  echo 'includedir=$${prefix}/include/gpumix'; \
+	  echo 'libdir=$${prefix}/lib/gpumix'; \
+	  echo 'cudadir=$(CUDA_HOME)'; \
+	  echo; \
+	  echo 'Name: gpumix-replay'; \
+	  echo 'Description: runtime of the replay programs gpumix reconstruct generates'; \
+	  echo 'Version: $(VERSION)'; \
+	  echo 'Cflags: -I$${includedir} -I$${cudadir}/include'; \
+	  echo 'Libs: -L$${libdir} -lgpumix-replay -lgpumix-common -L$${cudadir}/lib64 -L$${cudadir}/lib64/stubs -Wl,-rpath,$${cudadir}/lib64 -lcupti -lcuda $(strip $(COMMON_LDLIBS)) -lpthread -lm'; \
+	} >$(B)/gpumix-replay.pc
+	$(Q)install -m 644 $(B)/gpumix-replay.pc $(PC_DIR)/
+
+uninstall:
+	$(QUIET) UNINSTALL $(DESTDIR)$(PREFIX)
+	$(Q)rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGRAMS))) \
+		$(addprefix $(MAN1_DIR)/,$(notdir $(MAN_CMD_PAGES))) \
+		$(addprefix $(MAN7_DIR)/,$(notdir $(MAN_OTHER_PAGES))) \
+		$(PC_DIR)/gpumix-replay.pc
+	$(Q)rm -rf $(DESTDIR)$(PREFIX)/lib/gpumix $(DESTDIR)$(PREFIX)/include/gpumix \
+		$(STUDY_DIR)
 
 clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu tests bench demo install clean fuzz'
-	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX)'
+	@echo 'targets: all check check-gpu tests bench demo install uninstall clean fuzz'
+	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX) DESTDIR= INSTALL_DEPS=no'
 
-.PHONY: all check check-gpu tests bench demo install clean help FORCE
+.PHONY: all check check-gpu tests bench demo install uninstall clean help FORCE
 
 .SECONDARY:
 

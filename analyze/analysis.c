@@ -154,8 +154,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	qsort(idx, a->nruns, sizeof(*idx), cmp_index);
 
 	/* Programs, then replays: mean kept replay time and the run span. */
-	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle FROM programs"
-			  " ORDER BY runId, idx")) {
+	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle, highPriority"
+			  " FROM programs ORDER BY runId, idx")) {
 		goto out;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
@@ -169,6 +169,7 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		p->id = sqlite3_column_int64(st, 1);
 		p->name = gm_an_col_str(st, 2);
 		p->bundle = gm_an_col_str(st, 3);
+		p->high_priority = sqlite3_column_int64(st, 4) != 0;
 		p->mp_ns = p->alone_ns = NAN;
 	}
 	sqlite3_finalize(st);
@@ -305,6 +306,7 @@ static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 found:
 	p->alone_ns = bp->mp_ns;
 	p->alone_from = best->label;
+	p->alone_prog = bp;
 }
 
 static void compute_stp(struct gm_analysis *a)
@@ -551,6 +553,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	make_variants(a);
 	gm_an_kernels(a);
 	compute_stp(a);
+	if (gm_an_latency(a, db)) {
+		goto out;
+	}
 	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
 		goto out;
 	}
@@ -650,6 +655,7 @@ void gm_analysis_release(struct gm_analysis *a)
 	}
 	free(a->variants);
 	free(a->summary);
+	free(a->latency);
 	for (size_t i = 0; i < a->nresources; i++) {
 		free(a->resources[i].device);
 		free(a->resources[i].program);
@@ -663,5 +669,6 @@ void gm_analysis_release(struct gm_analysis *a)
 	free(a->kernels);
 	free(a->focus_kernel);
 	free(a->focus);
+	free(a->focus_replays);
 	memset(a, 0, sizeof(*a));
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "metrics_latency.h"
 #include "metrics_overlap.h"
 #include "occupancy.h"
 
@@ -58,6 +59,10 @@ struct gm_an_program {
 	double mp_ns;			/* mean kept replay time (this run) */
 	double alone_ns;		/* from the baseline; NAN when none */
 	const char *alone_from;		/* baseline run's label (borrowed) */
+	const struct gm_an_program *alone_prog;	/* baseline (borrowed) */
+	int high_priority;		/* the run's `priority.program` */
+	struct gm_latency lat;		/* kept replays' percentiles and
+					   their slowdown (metrics_latency.h) */
 };
 
 struct gm_an_run {
@@ -116,6 +121,24 @@ struct gm_an_summary {
 	double mtspeedup;		/* geomean over them */
 };
 
+/* Latency per workload size and variant label (analysis_latency.c). */
+struct gm_an_latency {
+	size_t programs;		/* programs per workload */
+	const char *vlabel;		/* borrowed from the variant */
+	size_t n;			/* program runs with a p99 slowdown */
+	double p50_geo, p99_geo, p99_worst;
+	const char *worst_run;		/* where p99_worst is (borrowed): */
+	const char *worst_program;	/* run label and program name */
+	size_t high_n;			/* ... of high-priority programs */
+	double high_p99_geo, high_p99_worst;
+	double other_p99_geo;		/* the other programs of the runs
+					   that have a high-priority one */
+	size_t high_ref_n;		/* high-priority programs that also
+					   have a p99 slowdown in the
+					   reference run (cuda) ... */
+	double high_ref_p99_geo;	/* ... and its geomean there */
+};
+
 struct gm_an_resource {
 	char *device, *program, *kernel;
 	int64_t grid, tpb, regs, smem, instances;
@@ -126,9 +149,15 @@ struct gm_an_resource {
 
 struct gm_an_kernel {
 	int64_t start, end;
+	int64_t stream;			/* CUPTI stream id */
 	int program;
 	unsigned char category;		/* enum gm_overlap */
 	unsigned char chosen;		/* an instance of the focus kernel */
+};
+
+struct gm_an_replay {
+	int64_t replay, start, end;
+	int program;
 };
 
 struct gm_analysis {
@@ -138,6 +167,8 @@ struct gm_analysis {
 	struct gm_an_variant *variants;	/* in the table's order (variant.h) */
 	size_t nsummary;
 	struct gm_an_summary *summary;
+	size_t nlatency;
+	struct gm_an_latency *latency;	/* in the summary's order */
 	size_t nresources;
 	struct gm_an_resource *resources;
 	int resources_from_alone;	/* 1: alone (single) runs only */
@@ -156,6 +187,9 @@ struct gm_analysis {
 	size_t nfocus;
 	struct gm_an_kernel *focus;	/* every kernel of focus_run */
 	size_t focus_instances;
+	size_t nfocus_replays;
+	struct gm_an_replay *focus_replays;	/* focus_run's, by program
+						   and replay */
 };
 
 struct gm_analysis_options {

@@ -14,7 +14,7 @@
 
 /* One kernel instance as read from the database (with timestamps). */
 struct gm_an_krow {
-	int64_t start, end, queued, submitted, corr, name;
+	int64_t start, end, queued, submitted, corr, name, stream;
 	struct gm_kernel_shape shape;
 	int program;			/* index into the run's programs */
 };
@@ -71,6 +71,13 @@ int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
  * they differ.
  */
 void gm_an_kernels(struct gm_analysis *a);
+
+/*
+ * The latency of every program of the ok runs (percentiles of its kept
+ * replays, slowdown against its alone-time baseline, which find_baseline
+ * set) and the per-variant latency rows. Returns 0 or -1.
+ */
+int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
 
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,

@@ -4,7 +4,6 @@
 # `gpumix analyze` and `gpumix report`. Also builds the synthetic study
 # generator used by the analyze tests and by `make bench`.
 
-PKG_DEPS += sqlite3:libsqlite3-dev
 
 ANALYZE_SRCS := $(wildcard analyze/*.c)
 ANALYZE_LIB := $(B)/libgpumix-analyze.a

@@ -75,6 +75,38 @@ static int64_t name_count(const struct gm_an_run *r, int64_t id)
 	return 0;
 }
 
+/* The focus run's replays, for the timeline's window. */
+static int load_replays(struct gm_analysis *a, struct gm_db *db,
+			const struct gm_an_run *r)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	if (gm_db_prepare(db, &st, "SELECT programId, replay, start, end FROM"
+			  " replays WHERE runId = ?1 ORDER BY programId, replay") ||
+	    GM_SQL(db->sql, sqlite3_bind_int64(st, 1, r->id)) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		struct gm_an_replay p = { 0, 0, 0, 0 };
+		int64_t pid = sqlite3_column_int64(st, 0);
+		for (size_t i = 0; i < r->nprog; i++) {
+			if (r->progs[i].id == pid) {
+				p.program = (int)i;
+			}
+		}
+		p.replay = sqlite3_column_int64(st, 1);
+		p.start = sqlite3_column_int64(st, 2);
+		p.end = sqlite3_column_int64(st, 3);
+		GM_ALLOC_GROW(a->focus_replays, a->nfocus_replays + 1, alloc);
+		a->focus_replays[a->nfocus_replays++] = p;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 			const struct gm_analysis_options *opt)
 {
@@ -179,6 +211,7 @@ int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 		a->focus[i].start = k[i].start;
 		a->focus[i].end = k[i].end;
 		a->focus[i].program = k[i].program;
+		a->focus[i].stream = k[i].stream;
 		a->focus[i].category = cat[i];
 		a->focus[i].chosen = k[i].name == kid;
 		a->focus_instances += k[i].name == kid;
@@ -186,5 +219,5 @@ int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 	free(iv);
 	free(cat);
 	free(k);
-	return 0;
+	return load_replays(a, db, run);
 }

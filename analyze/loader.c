@@ -57,7 +57,7 @@ static const char *const st_sql[NR_ST] = {
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
 		" ?24, ?25, ?26, ?27, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
-		" deterministic) VALUES (?1, ?2, ?3, ?4, ?5)",
+		" deterministic, highPriority) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_INS_REPLAY] = "INSERT INTO replays (programId, runId, replay,"
 		" start, end, io, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_INS_KERNEL] = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
@@ -312,6 +312,7 @@ static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 		    BIND_TEXT(l, st, 3, p->name) < 0 ||
 		    BIND_TEXT(l, st, 4, p->bundle) < 0 ||
 		    BIND_INT(l, st, 5, p->deterministic) < 0 ||
+		    BIND_INT(l, st, 6, run->high_priority == (long)i) < 0 ||
 		    step_done(l, st)) {
 			return -1;
 		}

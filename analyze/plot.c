@@ -214,6 +214,84 @@ out:
 	return ret;
 }
 
+/*
+ * Per-program p99 slowdowns, sorted, one line per variant (the alone
+ * variant, whose slowdown is 1 by definition, left out) and one more per
+ * variant for its high-priority programs, so the priority variant shows
+ * what it does for the program it favours.
+ */
+static int latency_figure(struct fig_ctx *c, const struct gm_analysis *a)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	struct strbuf label = STRBUF_INIT;
+	size_t count = 0, blocks = 0, maxn = 0;
+	int positive = 1, ret;
+
+	for (size_t i = 0; i < a->nruns; i++) {
+		count += a->runs[i].nprog;
+	}
+	double *v = gm_xcalloc(count + 1, sizeof(double));
+	strbuf_addstr(&plot, "plot ");
+	for (size_t k = 0; k < a->nvariants; k++) {
+		for (int high = 0; high < 2; high++) {
+			size_t n = 0;
+			for (size_t i = 0; i < a->nruns; i++) {
+				const struct gm_an_run *r = &a->runs[i];
+				if (r->vindex != k || !r->ok || r->alone) {
+					continue;
+				}
+				for (size_t j = 0; j < r->nprog; j++) {
+					double x = r->progs[j].lat.slowdown[GM_LAT_P99];
+					if (!isnan(x) && (!high || r->progs[j].high_priority)) {
+						v[n++] = x;
+					}
+				}
+			}
+			if (!n) {
+				continue;
+			}
+			qsort(v, n, sizeof(*v), cmp_double);
+			strbuf_reset(&label);
+			strbuf_addf(&label, "%s%s", a->variants[k].label,
+				    high ? " (high-priority programs)" : "");
+			strbuf_addf(&data, "%s# %s\n", blocks ? "\n\n" : "",
+				    label.buf);
+			for (size_t i = 0; i < n; i++) {
+				strbuf_addf(&data, "%zu %.9g\n", i + 1, v[i]);
+				positive &= v[i] > 0;
+			}
+			strbuf_addf(&plot, "%s'latency-p99.dat' index %zu using 1:2"
+				    " with linespoints lw 2 pt %zu%s title ",
+				    blocks ? ", \\\n     " : "", blocks,
+				    blocks % 12 + 1, high ? " dt 2" : "");
+			gp_str(&plot, label.buf);
+			blocks++;
+			maxn = n > maxn ? n : maxn;
+		}
+	}
+	free(v);
+	if (!blocks) {
+		skipped(c, "%s: no p99 slowdowns (no runs with a baseline)",
+			"Latency");
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&setup, "set xlabel 'programs of the workloads, sorted by"
+		    " value (per variant)'\nset ylabel 'p99 replay time / p99"
+		    " alone (lower is better)'\nset key outside right top\n"
+		    "set grid\nset xrange [0.5:%zu.5]\n%s", maxn,
+		    positive ? "set logscale y\n" : "");
+	ret = add_figure(c, "latency-p99",
+			 "Latency: p99 replay-time slowdown per program, sorted",
+			 NULL, &data, setup.buf, plot.buf);
+out:
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	strbuf_release(&label);
+	return ret;
+}
+
 static int overlap_figure(struct fig_ctx *c, const struct gm_analysis *a)
 {
 	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT;
@@ -341,55 +419,212 @@ static int instances_figure(struct fig_ctx *c, const struct gm_analysis *a,
 	return ret;
 }
 
+/* Program colours of the timeline: distinct, readable on white. */
+static const char *const prog_colour[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+	"#e377c2", "#17becf",
+};
+#define NCOLOURS (sizeof(prog_colour) / sizeof(prog_colour[0]))
+
+/*
+ * The timeline's window: GM_PLOT_TIMELINE_REPLAYS replays of each program
+ * from its second (the first warms caches up; taken when a program has
+ * only one or two), from the earliest such start to the latest such end.
+ * Without replays: the whole run. Returns the replay range in @r0, @r1
+ * (-1 without replays).
+ */
+static void timeline_window(const struct gm_analysis *a, int64_t *t0,
+			    int64_t *t1, int64_t *r0, int64_t *r1)
+{
+	const struct gm_an_run *r = a->focus_run;
+
+	*t0 = INT64_MAX;
+	*t1 = INT64_MIN;
+	*r0 = *r1 = -1;
+	for (size_t p = 0; p < r->nprog; p++) {
+		const struct gm_an_replay *first = NULL, *last = NULL;
+		size_t n = 0;
+		for (size_t i = 0; i < a->nfocus_replays; i++) {
+			n += a->focus_replays[i].program == (int)p;
+		}
+		int64_t k0 = n >= 3 ? 1 : 0;
+		int64_t k1 = k0 + GM_PLOT_TIMELINE_REPLAYS - 1;
+		for (size_t i = 0; i < a->nfocus_replays; i++) {
+			const struct gm_an_replay *x = &a->focus_replays[i];
+			if (x->program != (int)p || x->replay < k0) {
+				continue;
+			}
+			if (!first || x->replay < first->replay) {
+				first = x;
+			}
+			if (x->replay <= k1 && (!last || x->replay > last->replay)) {
+				last = x;
+			}
+		}
+		if (!first || !last) {
+			continue;
+		}
+		*t0 = first->start < *t0 ? first->start : *t0;
+		*t1 = last->end > *t1 ? last->end : *t1;
+		*r0 = *r0 < 0 || first->replay < *r0 ? first->replay : *r0;
+		*r1 = last->replay > *r1 ? last->replay : *r1;
+	}
+	if (*t0 >= *t1) {
+		*t0 = a->nfocus ? a->focus[0].start : 0;
+		*t1 = *t0;
+		for (size_t i = 0; i < a->nfocus; i++) {
+			*t0 = a->focus[i].start < *t0 ? a->focus[i].start : *t0;
+			*t1 = a->focus[i].end > *t1 ? a->focus[i].end : *t1;
+		}
+		*r0 = *r1 = -1;
+	}
+}
+
+struct lane {
+	int program;
+	int64_t stream;
+};
+
+static int cmp_lane(const void *x, const void *y)
+{
+	const struct lane *a = x, *b = y;
+
+	if (a->program != b->program) {
+		return a->program < b->program ? -1 : 1;
+	}
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
 static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 			   const struct gm_an_kernel **ks)
 {
 	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
 	struct strbuf title = STRBUF_INIT, note = STRBUF_INIT;
 	const struct gm_an_run *r = a->focus_run;
-	size_t n = a->nfocus < GM_PLOT_TIMELINE_MAX ? a->nfocus
-		: GM_PLOT_TIMELINE_MAX;
+	struct lane *lanes = gm_xmalloc((a->nfocus + 1) * sizeof(*lanes));
+	size_t nl = 0, n = 0, first = a->nfocus;
+	int64_t t0, t1, r0, r1;
 	int ret;
 
-	for (int cat = 0; cat < GM_OVERLAP_COUNT; cat++) {
-		size_t m = 0;
-		strbuf_addf(&data, "%s# %s: start end (ms from the run start), lane\n",
-			    cat ? "\n\n" : "", gm_overlap_name(cat));
-		for (size_t i = 0; i < n; i++) {
+	timeline_window(a, &t0, &t1, &r0, &r1);
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		if (pass) {
+			/* No kernel in those replays: the whole run instead. */
+			t0 = ks[0]->start;
+			t1 = t0;
+			for (size_t i = 0; i < a->nfocus; i++) {
+				t1 = ks[i]->end > t1 ? ks[i]->end : t1;
+			}
+			t1++;
+			r0 = r1 = -1;
+		}
+		/* Kernels running in the window (ks is by start), at most MAX. */
+		for (size_t i = 0; i < a->nfocus; i++) {
 			const struct gm_an_kernel *k = ks[i];
-			if (k->category != cat) {
+			if (k->start >= t1) {
+				break;
+			}
+			if (k->start < t0 && k->end <= t0) {
 				continue;
 			}
-			strbuf_addf(&data, "%.6f %.6f %d\n",
+			if (n == GM_PLOT_TIMELINE_MAX) {
+				t1 = k->start;
+				break;
+			}
+			first = first < i ? first : i;
+			lanes[nl++] = (struct lane){ k->program, k->stream };
+			n++;
+		}
+	}
+	qsort(lanes, nl, sizeof(*lanes), cmp_lane);
+	size_t u = 0;
+	for (size_t i = 0; i < nl; i++) {
+		if (!u || cmp_lane(&lanes[u - 1], &lanes[i])) {
+			lanes[u++] = lanes[i];
+		}
+	}
+	nl = u;
+	/* One data block per program; lanes top-down in program order. */
+	for (size_t p = 0; p < r->nprog; p++) {
+		size_t m = 0;
+		strbuf_addf(&data, "%s# ", p ? "\n\n" : "");
+		for (const char *s = r->progs[p].name; *s; s++) {
+			strbuf_addch(&data, *s == '\n' ? ' ' : *s);
+		}
+		strbuf_addstr(&data, ": start end (ms from the run start), lane\n");
+		for (size_t i = first; i < a->nfocus && m < n; i++) {
+			const struct gm_an_kernel *k = ks[i];
+			struct lane key = { k->program, k->stream };
+			if (k->start >= t1) {
+				break;
+			}
+			if (k->program != (int)p || (k->start < t0 && k->end <= t0)) {
+				continue;
+			}
+			const struct lane *l = bsearch(&key, lanes, nl, sizeof(*lanes),
+						       cmp_lane);
+			strbuf_addf(&data, "%.6f %.6f %zu\n",
 				    (k->start - r->span_start) / 1e6,
-				    (k->end - r->span_start) / 1e6, k->program);
+				    (k->end - r->span_start) / 1e6,
+				    nl - 1 - (size_t)(l - lanes));
 			m++;
 		}
 		if (!m) {
 			strbuf_addstr(&data, "NaN NaN NaN\n");
 		}
-		strbuf_addf(&plot, "%s'timeline.dat' index %d using (($1+$2)/2):3:1:2:"
-			    "($3-0.35):($3+0.35) with boxxyerror fs solid 0.7"
-			    " title ", cat ? ", \\\n     " : "plot ", cat);
-		gp_str(&plot, gm_overlap_name(cat));
+		strbuf_addf(&plot, "%s'timeline.dat' index %zu using (($1+$2)/2):3:1:2:"
+			    "($3-0.4):($3+0.4) with boxxyerror fs solid 1.0 noborder"
+			    " lc rgb '%s' title ", p ? ", \\\n     " : "plot ", p,
+			    prog_colour[p % NCOLOURS]);
+		gp_str(&plot, r->progs[p].name);
 	}
 	strbuf_addstr(&setup, "set ytics (");
-	for (size_t p = 0; p < r->nprog; p++) {
-		strbuf_addstr(&setup, p ? ", " : "");
-		gp_str(&setup, r->progs[p].name);
-		strbuf_addf(&setup, " %zu", p);
+	for (size_t i = 0; i < nl; i++) {
+		struct strbuf lab = STRBUF_INIT;
+		strbuf_addf(&lab, "%s / stream %lld", r->progs[lanes[i].program].name,
+			    (long long)lanes[i].stream);
+		strbuf_addstr(&setup, i ? ", " : "");
+		gp_str(&setup, lab.buf);
+		strbuf_addf(&setup, " %zu", nl - 1 - i);
+		strbuf_release(&lab);
 	}
-	strbuf_addf(&setup, ")\nset yrange [-0.6:%zu.6]\n"
-		    "set xlabel 'time (ms since the run started)'\n"
-		    "set ylabel 'program'\nset key outside right top\n"
-		    "set grid xtics\n", r->nprog ? r->nprog - 1 : 0);
-	strbuf_addf(&title, "Kernel timeline of %s (colour: overlap category)",
-		    r->label);
-	if (a->nfocus > n) {
-		strbuf_addf(&note, "the first %zu of %zu kernels", n, a->nfocus);
+	strbuf_addf(&setup, ")\nset yrange [-0.6:%zu.6]\nset xrange [%.6f:%.6f]\n",
+		    nl ? nl - 1 : 0, (t0 - r->span_start) / 1e6,
+		    (t1 - r->span_start) / 1e6);
+	/* Each program's replay starts in the window, as dashed lines. */
+	for (size_t i = 0, arrows = 0; i < a->nfocus_replays && arrows < 64; i++) {
+		const struct gm_an_replay *x = &a->focus_replays[i];
+		if (x->start < t0 || x->start >= t1) {
+			continue;
+		}
+		strbuf_addf(&setup, "set arrow from %.6f, graph 0 to %.6f, graph 1"
+			    " nohead dt 2 lc rgb '%s'\n", (x->start - r->span_start) / 1e6,
+			    (x->start - r->span_start) / 1e6,
+			    prog_colour[x->program % NCOLOURS]);
+		arrows++;
 	}
-	ret = add_figure(c, "timeline", title.buf, note.len ? note.buf : NULL,
-			 &data, setup.buf, plot.buf);
+	strbuf_addstr(&setup, "set xlabel 'time (ms since the run started);"
+		      " dashed: a replay starts'\n"
+		      "set key outside right top title 'program'\n"
+		      "set grid xtics\nset tics nomirror\n");
+	strbuf_addf(&title, "Kernel timeline of %s: one lane per program and"
+		    " stream", r->label);
+	if (r0 >= 0) {
+		strbuf_addf(&note, "replays %lld to %lld (%.3f to %.3f ms), %zu of"
+			    " the run's %zu kernels", (long long)r0, (long long)r1,
+			    (t0 - r->span_start) / 1e6, (t1 - r->span_start) / 1e6,
+			    n, a->nfocus);
+	} else {
+		strbuf_addf(&note, "%.3f to %.3f ms, %zu of the run's %zu kernels",
+			    (t0 - r->span_start) / 1e6, (t1 - r->span_start) / 1e6,
+			    n, a->nfocus);
+	}
+	if (n == GM_PLOT_TIMELINE_MAX) {
+		strbuf_addf(&note, " (cut at %d kernels)", GM_PLOT_TIMELINE_MAX);
+	}
+	ret = add_figure(c, "timeline", title.buf, note.buf, &data, setup.buf,
+			 plot.buf);
+	free(lanes);
 	strbuf_release(&data);
 	strbuf_release(&plot);
 	strbuf_release(&setup);
@@ -524,6 +759,7 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 	    sorted_figure(&c, a, "fig09-waiting",
 			  "Fig. 9: mean kernel waiting time per workload, sorted",
 			  "mean waiting time (ms)", v_wait, 1, 1) ||
+	    latency_figure(&c, a) ||
 	    overlap_figure(&c, a) ||
 	    sorted_figure(&c, a, "fig12-running",
 			  "Fig. 12: average running kernels per workload, sorted",

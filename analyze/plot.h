@@ -8,7 +8,8 @@
  * Figs. 10, 11), waiting time (Fig. 9), overlap breakdown (Fig. 8),
  * running kernels (Fig. 12), thread utilization (Fig. 13), the runtime of
  * each instance of one kernel against its start time by category (Fig. 7)
- * and a kernel timeline of one run (one lane per program).
+ * and a kernel timeline of a few replays of one run (one lane per program
+ * and stream, coloured by program).
  */
 #ifndef GM_PLOT_H
 #define GM_PLOT_H
@@ -30,7 +31,12 @@ struct gm_figures {
 	char **skipped;		/* why a figure was not drawn (owned) */
 };
 
-/* Most kernels drawn in the timeline / instances in Fig. 7. */
+/*
+ * The timeline shows GM_PLOT_TIMELINE_REPLAYS replays of each program (see
+ * plot.c), at most GM_PLOT_TIMELINE_MAX kernels; Fig. 7 at most
+ * GM_PLOT_INSTANCES_MAX instances.
+ */
+#define GM_PLOT_TIMELINE_REPLAYS 3
 #define GM_PLOT_TIMELINE_MAX 5000
 #define GM_PLOT_INSTANCES_MAX 20000
 

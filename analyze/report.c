@@ -13,13 +13,14 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
+#include "report_priv.h"
 #include "schema.h"
 #include "strbuf.h"
 
 /* Tables shown in full in index.md; the others are linked. */
 static const int inline_tables[] = {
-	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_WAITING, GM_T_OVERLAP,
-	GM_T_UTILIZATION,
+	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_LATENCY, GM_T_WAITING,
+	GM_T_OVERLAP, GM_T_UTILIZATION,
 };
 
 static int is_inline(int t)
@@ -133,6 +134,106 @@ static void index_figures(const struct gm_figures *f, struct strbuf *sb,
 	}
 }
 
+void gm_report_timeline_line(const struct gm_report_timeline *tl,
+			     struct strbuf *sb)
+{
+	const struct gm_timeline_stats *s = &tl->stats;
+	size_t out = 0;
+
+	strbuf_addf(sb, "%zu kernels, %zu copies, %zu memsets, %zu API calls,"
+		    " %zu replays", s->written[GM_TL_KERNEL],
+		    s->written[GM_TL_MEMCPY], s->written[GM_TL_MEMSET],
+		    s->written[GM_TL_API], s->replays);
+	for (int k = 0; k < GM_TL_KINDS; k++) {
+		out += s->left_out[k];
+	}
+	if (out && s->to_ns >= 0) {
+		strbuf_addf(sb, "; %zu records outside %.3f-%.3f ms left out", out,
+			    s->from_ns / 1e6, s->to_ns / 1e6);
+	} else if (out) {
+		strbuf_addf(sb, "; %zu records before %.3f ms left out", out,
+			    s->from_ns / 1e6);
+	}
+	if (s->no_timestamps) {
+		strbuf_addf(sb, "; %zu GPU records without timestamps",
+			    s->no_timestamps);
+	}
+}
+
+/* A file name for @label: letters, digits and ._+- kept, the rest '_'. */
+static char *timeline_file(const struct gm_an_run *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int changed = 0;
+
+	strbuf_addstr(&sb, "timelines/");
+	for (const char *p = r->label; *p; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			 (*p >= '0' && *p <= '9') || strchr("._+-", *p);
+		strbuf_addch(&sb, ok ? *p : '_');
+		changed |= !ok;
+	}
+	if (changed) {
+		/* Two labels may map to one name: the run id tells them apart. */
+		strbuf_addf(&sb, "-%lld", (long long)r->id);
+	}
+	strbuf_addstr(&sb, ".json");
+	return strbuf_detach(&sb, NULL);
+}
+
+static int write_timelines(const struct gm_analysis *a,
+			   const struct gm_report_options *opt, const char *dir,
+			   struct gm_report_timeline **out, size_t *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *tldir = gm_path_join(dir, "timelines");
+	int ret = -1;
+
+	*out = gm_xcalloc(a->nruns + 1, sizeof(**out));
+	*n = 0;
+	if (gm_mkdir_p(tldir, 0755)) {
+		goto out;
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		struct gm_report_timeline *tl = &(*out)[(*n)++];
+		tl->run = &a->runs[i];
+		tl->file = timeline_file(tl->run);
+		strbuf_reset(&sb);
+		if (gm_timeline_run(opt->db, tl->run, &opt->timeline, &sb,
+				    &tl->stats) ||
+		    write_file(dir, tl->file, &sb)) {
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(tldir);
+	return ret;
+}
+
+static void index_timelines(const struct gm_report_timeline *tl, size_t n,
+			    struct strbuf *sb)
+{
+	if (!n) {
+		return;
+	}
+	strbuf_addstr(sb, "## Timelines\n\n"
+		      "Each run in Chrome trace-event JSON: open it in"
+		      " <https://ui.perfetto.dev> (Open trace file; the file"
+		      " stays on this machine) or chrome://tracing. One process"
+		      " per program, a track per host thread and per stream,"
+		      " arrows from each launch call to its kernel (doc/timeline.md).\n\n");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(sb, "- [");
+		gm_markdown_escape(sb, tl[i].run->label);
+		strbuf_addf(sb, "](%s): ", tl[i].file);
+		gm_report_timeline_line(&tl[i], sb);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addch(sb, '\n');
+}
+
 /* Build the whole report in @dir (a fresh directory). */
 static int build(const struct gm_analysis *a, const struct gm_table *t,
 		 const struct gm_report_options *opt, const char *dir,
@@ -140,6 +241,8 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 {
 	struct strbuf sb = STRBUF_INIT, idx = STRBUF_INIT;
 	struct gm_figures figs;
+	struct gm_report_timeline *tl = NULL;
+	size_t ntl = 0;
 	char *tdir = gm_path_join(dir, "tables");
 	char *fdir = gm_path_join(dir, "figures");
 	int ret = -1;
@@ -173,6 +276,10 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	}
 	res->figures = figs.n;
 	res->skipped_figures = figs.nskipped;
+	if (opt->db && write_timelines(a, opt, dir, &tl, &ntl)) {
+		goto out;
+	}
+	res->timelines = ntl;
 
 	index_header(a, t, opt, &idx);
 	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
@@ -181,6 +288,7 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 			    t[inline_tables[i]].name);
 	}
 	index_figures(&figs, &idx, opt->figures);
+	index_timelines(tl, ntl, &idx);
 	strbuf_addstr(&idx, "## All tables\n\n");
 	for (int i = 0; i < GM_T_COUNT; i++) {
 		strbuf_addstr(&idx, "- [");
@@ -191,8 +299,22 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	if (write_file(dir, "index.md", &idx)) {
 		goto out;
 	}
+	struct gm_report_page pg = {
+		.a = a, .t = t, .opt = opt, .inline_tables = inline_tables,
+		.ninline = sizeof(inline_tables) / sizeof(inline_tables[0]),
+		.figs = opt->figures ? &figs : NULL, .fig_dir = fdir,
+		.tl = tl, .ntl = ntl,
+	};
+	strbuf_reset(&idx);
+	if (gm_report_html(&pg, &idx) || write_file(dir, "index.html", &idx)) {
+		goto out;
+	}
 	ret = 0;
 out:
+	for (size_t i = 0; i < ntl; i++) {
+		free(tl[i].file);
+	}
+	free(tl);
 	gm_figures_release(&figs);
 	strbuf_release(&sb);
 	strbuf_release(&idx);

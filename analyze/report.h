@@ -2,7 +2,9 @@
 /*
  * The report directory: tables/<name>.md and .csv for every table,
  * figures/ (plot.h), and index.md, which shows the key tables and every
- * figure and links the rest, so a whole study reads in one place. The
+ * figure and links the rest, so a whole study reads in one place; the
+ * same page as index.html (report_html.c), and timelines/<run>.json, each
+ * run's timeline for Perfetto (timeline.h). The
  * directory is built under a temporary name next to its final one and
  * renamed into place: a half-written report never appears, and an
  * existing one is only replaced when forced.
@@ -15,6 +17,7 @@
 #include "analysis.h"
 #include "plot.h"
 #include "report_tables.h"
+#include "timeline.h"
 
 struct gm_report_options {
 	const char *db_path;	/* shown in the index */
@@ -23,10 +26,12 @@ struct gm_report_options {
 	int figures;		/* 0: tables only (no gnuplot) */
 	const char *gnuplot;	/* program to run */
 	const char *version;	/* gpumix version, shown in the index */
+	struct gm_db *db;	/* the timelines' records (NULL: none) */
+	struct gm_timeline_limits timeline;	/* limits of each timeline */
 };
 
 struct gm_report_result {
-	size_t tables, figures, skipped_figures;
+	size_t tables, figures, skipped_figures, timelines;
 };
 
 /*

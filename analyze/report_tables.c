@@ -359,6 +359,7 @@ void gm_report_tables(const struct gm_analysis *a, struct gm_table *t)
 	improvement(a, &t[GM_T_IMPROVEMENT]);
 	workloads(a, &t[GM_T_WORKLOADS]);
 	programs(a, &t[GM_T_PROGRAMS]);
+	gm_report_latency_tables(a, &t[GM_T_LATENCY], &t[GM_T_LATENCY_RUNS]);
 	waiting(a, &t[GM_T_WAITING], &t[GM_T_WAITING_RUNS]);
 	overlap(a, &t[GM_T_OVERLAP], &t[GM_T_OVERLAP_RUNS]);
 	utilization(a, &t[GM_T_UTILIZATION], &t[GM_T_UTILIZATION_RUNS]);

@@ -2,7 +2,7 @@
 /*
  * The report's tables, built from an analysis: the paper's Tables 4 and 5
  * (summary, improvement over cuda), per-workload STP/ANTT, per-program
- * times, waiting time, overlap breakdown, running kernels and
+ * times, replay-time percentiles and slowdowns (latency), waiting time, overlap breakdown, running kernels and
  * utilization (per variant and per run), the resource table (Table 2),
  * the list of runs and the comparison with the paper's numbers. Names are the file stems in the report directory
  * and the values of `gpumix report --table`.
@@ -18,6 +18,8 @@ enum gm_report_table {
 	GM_T_IMPROVEMENT,
 	GM_T_WORKLOADS,
 	GM_T_PROGRAMS,
+	GM_T_LATENCY,
+	GM_T_LATENCY_RUNS,
 	GM_T_WAITING,
 	GM_T_WAITING_RUNS,
 	GM_T_OVERLAP,
@@ -32,6 +34,14 @@ enum gm_report_table {
 
 /* Fill @t[0..GM_T_COUNT-1] (release each with gm_table_release()). */
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
+
+/*
+ * The latency tables (report_latency.c): per workload size and variant
+ * the p50/p99 slowdowns (@t, "latency"), and per program and run the
+ * replay-time percentiles and slowdowns (@runs, "latency-runs").
+ */
+void gm_report_latency_tables(const struct gm_analysis *a, struct gm_table *t,
+			      struct gm_table *runs);
 
 /*
  * The comparison with the paper (report_paper.c): each number the paper

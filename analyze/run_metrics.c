@@ -30,7 +30,8 @@ int gm_an_load_kernels(struct gm_db *db, const struct gm_an_run *r,
 			  "SELECT programId, start, end, queued, submitted,"
 			  " correlationId, gridX * gridY * gridZ,"
 			  " blockX * blockY * blockZ, registersPerThread,"
-			  " staticSharedMemory + dynamicSharedMemory, shortName"
+			  " staticSharedMemory + dynamicSharedMemory, shortName,"
+			  " streamId"
 			  " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1") ||
 	    GM_SQL(db->sql, sqlite3_bind_int64(st, 1, r->id)) < 0) {
 		sqlite3_finalize(st);
@@ -53,6 +54,7 @@ int gm_an_load_kernels(struct gm_db *db, const struct gm_an_run *r,
 		k.shape.regs_per_thread = sqlite3_column_int64(st, 8);
 		k.shape.smem_per_block = sqlite3_column_int64(st, 9);
 		k.name = sqlite3_column_int64(st, 10);
+		k.stream = sqlite3_column_int64(st, 11);
 		k.program = 0;
 		for (size_t i = 0; i < r->nprog; i++) {
 			if (r->progs[i].id == pid) {

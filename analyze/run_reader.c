@@ -191,6 +191,16 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 		return gm_error("%s: '%s' is set but 'programs' is %zu", what,
 				key, run->nr_programs);
 	}
+	/* The latency table singles this program out: it must be one. */
+	run->high_priority = -1;
+	v = kvfile_get(&run->manifest, "priority.program");
+	if (v) {
+		run->high_priority = gm_run_dir_find_program(run, v, strlen(v));
+		if (run->high_priority < 0) {
+			return gm_error("%s: 'priority.program' is '%s', which is"
+					" not a program of the run", what, v);
+		}
+	}
 	return 0;
 }
 

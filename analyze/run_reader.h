@@ -49,6 +49,9 @@ struct gm_run_dir {
 	const char *elastic;
 	double timeslice_us;
 	int64_t copy_chunk;
+	/* `priority.program` (the priority variant's high-priority program):
+	 * its index into programs[], -1 when absent. */
+	long high_priority;
 
 	size_t nr_programs;
 	struct gm_run_program *programs;	/* owned array */

@@ -83,6 +83,7 @@ const char gm_schema_sql[] =
 	"  name TEXT NOT NULL,\n"
 	"  bundle TEXT NOT NULL,\n"
 	"  deterministic INTEGER NOT NULL,\n"
+	"  highPriority INTEGER NOT NULL,\n"
 	"  UNIQUE (runId, idx),\n"
 	"  UNIQUE (runId, name)\n"
 	");\n"

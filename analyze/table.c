@@ -151,6 +151,86 @@ void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
 	}
 }
 
+void gm_html_escape(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			strbuf_addstr(out, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(out, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(out, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(out, "&quot;");
+			break;
+		default:
+			strbuf_addch(out, *s);
+		}
+	}
+}
+
+void gm_html_inline(struct strbuf *out, const char *s)
+{
+	int code = 0;
+
+	for (; *s; s++) {
+		if (*s == '`') {
+			strbuf_addstr(out, code ? "</code>" : "<code>");
+			code = !code;
+			continue;
+		}
+		char c[2] = { *s, 0 };
+		gm_html_escape(out, c);
+	}
+	if (code) {
+		strbuf_addstr(out, "</code>");
+	}
+}
+
+void gm_table_html(const struct gm_table *t, struct strbuf *out)
+{
+	strbuf_addf(out, "<h2 id=\"%s\">", t->name);
+	gm_html_escape(out, t->title);
+	strbuf_addstr(out, "</h2>\n");
+	if (t->caption) {
+		strbuf_addstr(out, "<p>");
+		gm_html_inline(out, t->caption);
+		strbuf_addstr(out, "</p>\n");
+	}
+	strbuf_addstr(out, "<table>\n<thead><tr>");
+	for (size_t i = 0; i < t->ncols; i++) {
+		strbuf_addstr(out, "<th>");
+		gm_html_escape(out, t->cols[i]);
+		strbuf_addstr(out, "</th>");
+	}
+	strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addstr(out, "<tr>");
+		for (size_t i = 0; i < t->ncols; i++) {
+			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (c->text) {
+				strbuf_addstr(out, "<td>");
+				gm_html_escape(out, c->text);
+			} else if (isnan(c->num)) {
+				strbuf_addstr(out, "<td class=\"num\">n/a");
+			} else {
+				strbuf_addf(out, "<td class=\"num\">%.*f", c->decimals,
+					    c->num);
+			}
+			strbuf_addstr(out, "</td>");
+		}
+		strbuf_addstr(out, "</tr>\n");
+	}
+	strbuf_addstr(out, "</tbody></table>\n");
+	if (!t->nrows) {
+		strbuf_addstr(out, "<p>(no rows)</p>\n");
+	}
+}
+
 static void csv_field(struct strbuf *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' &&

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A report table: named columns, rows of text or number cells, rendered
- * as GitHub Markdown (for people) or CSV (RFC 4180 quoting, LF line
+ * as GitHub Markdown or HTML (for people) or CSV (RFC 4180 quoting, LF line
  * ends; for programs).
  * Numbers keep their full value: Markdown shows them rounded to the
  * column's decimals, CSV with 9 significant digits. A missing value (NAN)
@@ -51,6 +51,18 @@ void gm_table_num(struct gm_table *t, size_t col, double v, int decimals);
 /* Append the table as Markdown (heading level 2 when @heading). */
 void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
 		       int heading);
+
+/*
+ * Append the table as HTML: an <h2> with the name as id, the caption, and
+ * a <table> whose number cells have class "num". Text is escaped.
+ */
+void gm_table_html(const struct gm_table *t, struct strbuf *out);
+
+/* Escape @s for HTML text or an attribute value, appending to @out. */
+void gm_html_escape(struct strbuf *out, const char *s);
+
+/* @s, a line of Markdown-like text, as HTML: `code` spans, the rest escaped. */
+void gm_html_inline(struct strbuf *out, const char *s);
 
 /* Append the table as CSV (a header line, then the rows). */
 void gm_table_csv(const struct gm_table *t, struct strbuf *out);

@@ -4,9 +4,23 @@
 # libgpumix-capture.a (session control, bundle finalisation, API table:
 # linked into the gpumix CLI).
 
-PKG_DEPS += lttng-ust:liblttng-ust-dev
 
-EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden
+EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden -I$(B)
+
+# The provider's enumeration of call names, generated from cuda_api.def by
+# the preprocessor (capture/tp_api_enum.in): one macro, one entry a line.
+CAPTURE_TP_ENUM := $(B)/capture/tp_api_enum.h
+
+$(CAPTURE_TP_ENUM): capture/tp_api_enum.in capture/cuda_api.def
+	$(QUIET) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q){ echo '/* generated from capture/cuda_api.def by capture/build.mk */'; \
+	  echo '#define GM_TP_API_ENUM_VALUES \\'; \
+	  $(CC) -E -P -I. -x c capture/tp_api_enum.in | tr '@' '\n' | \
+	  sed -n 's/^\(lttng_ust_field_enum_value(.*)\) *$$/\t\1 \\/p'; \
+	  echo; } > $@.tmp && mv $@.tmp $@
+
+$(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
 CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \

@@ -51,5 +51,6 @@ int cmd_capture(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_reconstruct(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_scale(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyze/db.h"
+#include "analyze/db_merge.h"
 #include "analyze/loader.h"
 #include "cli.h"
 #include "error.h"
@@ -23,6 +24,7 @@
 
 static const char usage[] =
 	"usage: gpumix analyze [-o <database>] [--force] <rundir>...\n"
+	"   or: gpumix analyze --merge [-o <database>] <database>...\n"
 	"\n"
 	"    -o, --output <database>  database to create or add to"
 	" (default: results.db)\n"
@@ -30,6 +32,10 @@ static const char usage[] =
 	" replace\n"
 	"                             other runs of the same workload, variant"
 	" and policy\n"
+	"    --merge                  merge the runs of the given databases"
+	" into the\n"
+	"                             output (created, or added to), each run"
+	" once\n"
 	"    -h, --help               show this help\n"
 	"\n"
 	"<rundir> is a run directory (doc/run-directory.md), or a directory"
@@ -142,16 +148,49 @@ static void expand_arg(const char *arg, char ***list, size_t *nr,
 	qsort(*list + first, *nr - first, sizeof(char *), cmp_str);
 }
 
+static int merge_stop(void)
+{
+	return interrupted;
+}
+
+/* gpumix analyze --merge: the databases @inputs into @out. */
+static int merge(const char *out, char **inputs, size_t n)
+{
+	struct gm_merge_info info = { .stop = merge_stop };
+	struct sigaction sa, old_sa;
+	double t0 = now_s();
+	int r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, &old_sa);
+	r = gm_db_merge(out, (const char *const *)inputs, n, &info);
+	sigaction(SIGINT, &old_sa, NULL);
+	if (r && info.interrupted) {
+		gm_error_report(stderr);
+		return GM_EXIT_INTERRUPTED;
+	}
+	if (r) {
+		return gm_cli_fail();
+	}
+	gm_note("analyze: merged %zu database%s into %s: %zu run%s added, %zu"
+		" already there, %zu in all, in %.1f s", n, n == 1 ? "" : "s",
+		out, info.runs, info.runs == 1 ? "" : "s", info.duplicates,
+		info.kept + info.runs, now_s() - t0);
+	return GM_EXIT_OK;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "merge", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "results.db";
-	int force = 0, c, ret = GM_EXIT_OK;
+	int force = 0, do_merge = 0, c, ret = GM_EXIT_OK;
 	char **dirs = NULL;
 	size_t nr_dirs = 0, alloc_dirs = 0;
 	size_t loaded = 0, skipped = 0, replaced = 0, failed = 0;
@@ -173,6 +212,9 @@ int cmd_analyze(int argc, char **argv)
 		case 'f':
 			force = 1;
 			break;
+		case 'm':
+			do_merge = 1;
+			break;
 		case 'h':
 			puts(usage);
 			return GM_EXIT_OK;
@@ -183,6 +225,16 @@ int cmd_analyze(int argc, char **argv)
 			return gm_usage_error(usage, "unknown option '%s'",
 					      argv[optind - 1]);
 		}
+	}
+	if (do_merge) {
+		if (force) {
+			return gm_usage_error(usage, "--force does not apply to"
+					      " --merge (it never replaces runs)");
+		}
+		if (optind == argc) {
+			return gm_usage_error(usage, "no database to merge given");
+		}
+		return merge(out, argv + optind, (size_t)(argc - optind));
 	}
 	if (optind == argc) {
 		return gm_usage_error(usage, "no run directory given");

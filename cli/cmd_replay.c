@@ -40,6 +40,7 @@ static const char usage[] =
 	"                     [--warm-host] [--build-only] [--rebuild]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
+	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
 	"                     [--mps-threads PCT|NAME=PCT,...]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 

@@ -23,21 +23,29 @@ static const char usage[] =
 	"usage: gpumix report <database> [-o <dir> [--force] [--no-figures]]\n"
 	"                     [--format md|csv] [--table <name>]\n"
 	"                     [--kernel <name>] [--run <run>]\n"
+	"                     [--no-timelines | [--timeline-replays <n>]\n"
+	"                      [--timeline-window <from>:<to>]"
+	" [--timeline-max <n>]]\n"
 	"\n"
-	"    -o, --output <dir>  write the report directory: index.md, tables/"
-	" (Markdown\n"
-	"                        and CSV) and figures/ (gnuplot PNG and SVG)\n"
+	"    -o, --output <dir>  write the report directory: index.md and"
+	" index.html,\n"
+	"                        tables/ (Markdown and CSV), figures/ (gnuplot"
+	" PNG and\n"
+	"                        SVG), timelines/ (one Perfetto JSON file per"
+	" run)\n"
 	"    -f, --force         replace an existing report directory\n"
 	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
 	"    --format md|csv     format of the tables printed on stdout"
 	" (default: md)\n"
 	"    --table <name>      print only this table: summary, improvement,"
 	" workloads,\n"
-	"                        programs, waiting, waiting-runs, overlap,"
-	" overlap-runs,\n"
-	"                        utilization, utilization-runs, resources,"
-	" runs,\n"
-	"                        paper (the paper's numbers beside ours)\n"
+	"                        programs, latency, latency-runs, waiting,"
+	" waiting-runs,\n"
+	"                        overlap, overlap-runs,"
+	" utilization, utilization-runs,\n"
+	"                        resources, runs,"
+	" paper (the paper's numbers\n"
+	"                        beside ours)\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -45,6 +53,17 @@ static const char usage[] =
 	" workload.variant[.policy]\n"
 	"                        (default: the run with the most instances of"
 	" that kernel)\n"
+	"    --no-timelines      do not write timelines/\n"
+	"    --timeline-replays <n>\n"
+	"                        each timeline ends where every program has"
+	" done n\n"
+	"                        replays\n"
+	"    --timeline-window <from>:<to>\n"
+	"                        each timeline holds what starts in this window"
+	" (ms since\n"
+	"                        the run's start; either side may be empty)\n"
+	"    --timeline-max <n>  GPU slices per timeline at most (default:"
+	" 1000; 0: all)\n"
 	"    -h, --help          show this help\n"
 	"\n"
 	"Without -o the tables are printed on stdout; with -o only --table is.\n"
@@ -56,7 +75,8 @@ static const char usage[] =
 	" gnuplot\nfailed; 2 usage error.";
 
 static const char *const table_names[GM_T_COUNT] = {
-	"summary", "improvement", "workloads", "programs", "waiting",
+	"summary", "improvement", "workloads", "programs", "latency",
+	"latency-runs", "waiting",
 	"waiting-runs", "overlap", "overlap-runs", "utilization",
 	"utilization-runs", "resources", "runs", "paper",
 };
@@ -67,6 +87,16 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The recorded error as a usage error (the message is the option's). */
+static int usage_from_error(const char *u)
+{
+	char msg[GM_ERROR_MSG_LEN];
+
+	snprintf(msg, sizeof(msg), "%s", gm_error_message());
+	gm_error_clear();
+	return gm_usage_error(u, "%s", msg);
 }
 
 static void print_tables(struct gm_table *t, int only, int csv)
@@ -96,7 +126,8 @@ static void print_tables(struct gm_table *t, int only, int csv)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG };
+	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
+	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -105,6 +136,10 @@ int cmd_report(int argc, char **argv)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "run", required_argument, NULL, OPT_RUN },
 		{ "no-figures", no_argument, NULL, OPT_NO_FIG },
+		{ "no-timelines", no_argument, NULL, OPT_NO_TL },
+		{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
+		{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
+		{ "timeline-max", required_argument, NULL, OPT_TL_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,9 +149,13 @@ int cmd_report(int argc, char **argv)
 	struct gm_table tables[GM_T_COUNT];
 	struct gm_db db = GM_DB_INIT;
 	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
+	int timelines = 1, tl_opts = 0;
 	double t0 = now_s();
 
 	ropt.figures = 1;
+	ropt.timeline.from_ns = -1;
+	ropt.timeline.to_ns = -1;
+	ropt.timeline.max_slices = GM_TIMELINE_MAX_SLICES;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
@@ -155,6 +194,20 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_FIG:
 			ropt.figures = 0;
 			break;
+		case OPT_NO_TL:
+			timelines = 0;
+			break;
+		case OPT_TL_REPLAYS:
+		case OPT_TL_WINDOW:
+		case OPT_TL_MAX:
+			if (gm_timeline_limit_set(&ropt.timeline,
+						  c == OPT_TL_REPLAYS ? "replays" :
+						  c == OPT_TL_WINDOW ? "window" : "max",
+						  optarg)) {
+				return usage_from_error(usage);
+			}
+			tl_opts = 1;
+			break;
 		case 'h':
 			puts(usage);
 			return GM_EXIT_OK;
@@ -176,8 +229,14 @@ int cmd_report(int argc, char **argv)
 	ropt.db_path = argv[optind];
 	ropt.gnuplot = gm_gnuplot_program();
 	ropt.version = GM_VERSION_STRING;
-	if (!ropt.out_dir && (ropt.force || !ropt.figures)) {
-		return gm_usage_error(usage, "--force and --no-figures need -o");
+	if (!ropt.out_dir && (ropt.force || !ropt.figures || !timelines ||
+			      tl_opts)) {
+		return gm_usage_error(usage, "--force, --no-figures and the"
+				      " timeline options need -o");
+	}
+	if (!timelines && tl_opts) {
+		return gm_usage_error(usage, "--no-timelines and a --timeline-*"
+				      " option contradict each other");
 	}
 	if (ropt.out_dir && gm_report_check_output(&ropt)) {
 		return gm_cli_fail();
@@ -186,6 +245,7 @@ int cmd_report(int argc, char **argv)
 	if (gm_db_open(&db, ropt.db_path, GM_DB_READ)) {
 		return gm_cli_fail();
 	}
+	ropt.db = timelines ? &db : NULL;
 	if (gm_analysis_compute(&an, &db, &aopt)) {
 		gm_cli_fail();
 		goto out_an;
@@ -209,10 +269,10 @@ int cmd_report(int argc, char **argv)
 			gm_cli_fail();
 			goto out_tables;
 		}
-		gm_note("report: %zu runs, %zu tables, %zu figures%s in %s/index.md"
-			" (%.1f s)", an.nruns, res.tables, res.figures,
-			ropt.figures ? "" : " (--no-figures)", ropt.out_dir,
-			now_s() - t0);
+		gm_note("report: %zu runs, %zu tables, %zu figures%s, %zu timelines"
+			" in %s/index.md (%.1f s)", an.nruns, res.tables,
+			res.figures, ropt.figures ? "" : " (--no-figures)",
+			res.timelines, ropt.out_dir, now_s() - t0);
 	}
 	ret = GM_EXIT_OK;
 out_tables:

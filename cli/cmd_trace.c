@@ -3,7 +3,8 @@
  * gpumix trace: inspect a bundle. `info` summarises it (program, device,
  * calls per API, kernels with launch counts and layouts, bytes moved,
  * storage, losses); `dump` prints every call in order, one line each,
- * with its arguments; `kernels` and `losses` print one part of `info`.
+ * with its arguments; `kernels` and `losses` print one part of `info`;
+ * `export` writes the bundle's timeline for Perfetto (bundle_timeline.h).
  * Incomplete and lossy bundles can be inspected: that is what these
  * commands are for; they say so first.
  */
@@ -18,7 +19,10 @@
 #include "capture/record.h"
 #include "cli.h"
 #include "error.h"
+#include "reconstruct/bundle_timeline.h"
 #include "reconstruct/trace_stats.h"
+#include "atomic_file.h"
+#include "fs.h"
 #include "strbuf.h"
 
 static const char usage[] =
@@ -26,7 +30,9 @@ static const char usage[] =
 	"   or: gpumix trace dump [--events] <bundle>\n"
 	"   or: gpumix trace kernels <bundle>\n"
 	"   or: gpumix trace losses <bundle>\n"
-	"   or: gpumix trace check <bundle>";
+	"   or: gpumix trace check <bundle>\n"
+	"   or: gpumix trace export [--force] [--window <from>:<to>] [--max <n>]\n"
+	"                           -o <file.json> <bundle>";
 
 static void print_help(void)
 {
@@ -45,7 +51,13 @@ static void print_help(void)
 	       "           event decoded, every blob and module image read and\n"
 	       "           its hash checked, the per-process counters of procs/\n"
 	       "           compared with the trace and the manifest; exits 1\n"
-	       "           at the first problem\n\n"
+	       "           at the first problem\n"
+	       "  export   the calls per thread and the captured GPU activity per\n"
+	       "           stream as Chrome trace-event JSON (ui.perfetto.dev,\n"
+	       "           chrome://tracing) in <file.json> (-o - : stdout);\n"
+	       "           --window keeps what starts FROM..TO ms after the first\n"
+	       "           event, --max the first n slices (default 100000, 0:\n"
+	       "           all); --force replaces an existing file\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
 	       usage);
 }
@@ -570,6 +582,99 @@ static int cmd_dump(const char *dir, int events)
 	return rc < 0 ? gm_cli_fail() : GM_EXIT_OK;
 }
 
+/* gpumix trace export: its own options, so its own parser. */
+static int cmd_export(int argc, char **argv)
+{
+	struct gm_timeline_limits lim = { 0, -1, -1, GM_BUNDLE_TIMELINE_MAX_SLICES };
+	struct gm_bundle_timeline_stats st;
+	struct strbuf sb = STRBUF_INIT;
+	const char *out = NULL, *dir = NULL;
+	int force = 0, ret = GM_EXIT_ERROR;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *lname = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help();
+			return GM_EXIT_OK;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+			force = 1;
+			continue;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i == argc) {
+				return gm_usage_error(usage, "option '%s' needs a value", a);
+			}
+			out = argv[i];
+			continue;
+		} else if (!strcmp(a, "--window")) {
+			lname = "window";
+		} else if (!strcmp(a, "--max")) {
+			lname = "max";
+		} else if (a[0] == '-' && a[1]) {
+			return gm_usage_error(usage, "unknown option '%s'", a);
+		} else if (dir) {
+			return gm_usage_error(usage, "too many arguments");
+		} else {
+			dir = a;
+			continue;
+		}
+		if (++i == argc) {
+			return gm_usage_error(usage, "option '%s' needs a value", a);
+		}
+		if (gm_timeline_limit_set(&lim, lname, argv[i])) {
+			char msg[GM_ERROR_MSG_LEN];
+			/* The message names --timeline-X; here it is --X. */
+			snprintf(msg, sizeof(msg), "%s", gm_error_message());
+			gm_error_clear();
+			char *p = strstr(msg, "--timeline-");
+			if (p) {
+				memmove(p + 2, p + 11, strlen(p + 11) + 1);
+			}
+			return gm_usage_error(usage, "%s", msg);
+		}
+	}
+	if (!dir) {
+		return gm_usage_error(usage, "missing bundle directory");
+	}
+	if (!out) {
+		return gm_usage_error(usage, "export needs -o <file.json> (- for"
+				      " stdout)");
+	}
+	if (strcmp(out, "-") && gm_path_exists(out) && !force) {
+		gm_error("'%s' already exists", out);
+		gm_error_hint("use --force to replace it");
+		return gm_cli_fail();
+	}
+	if (gm_bundle_timeline(dir, &lim, &sb, &st)) {
+		gm_cli_fail();
+		goto out;
+	}
+	if (!strcmp(out, "-")) {
+		fwrite(sb.buf, 1, sb.len, stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			gm_error_errno("cannot write the timeline to stdout");
+			gm_cli_fail();
+			goto out;
+		}
+	} else if (gm_write_file_atomic(out, sb.buf, sb.len, 1)) {
+		gm_cli_fail();
+		goto out;
+	}
+	gm_note("export: %zu calls, %zu GPU records, %zu arrows in %s",
+		st.calls, st.gpu, st.flows, out);
+	if (st.left_out) {
+		gm_note("note: %zu slices outside the window left out (the file"
+			" says so)", st.left_out);
+	}
+	if (st.unaligned) {
+		gm_note("note: %zu processes without a process event: their GPU"
+			" records are not aligned with the calls", st.unaligned);
+	}
+	ret = GM_EXIT_OK;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	const char *sub;
@@ -582,6 +687,9 @@ int cmd_trace(int argc, char **argv)
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		print_help();
 		return GM_EXIT_OK;
+	}
+	if (!strcmp(sub, "export")) {
+		return cmd_export(argc, argv);
 	}
 	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
 	    strcmp(sub, "losses") && strcmp(sub, "check")) {

@@ -25,7 +25,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "run a program and record its CUDA calls into a trace bundle" },
-	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses" },
+	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline" },
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
 	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic" },
 	{ "version", cmd_version, "print the gpumix version" },
@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload" },
 	{ "replay", cmd_replay, "build and run a generated replay program" },
 	{ "profile", cmd_profile, "kernel profile of a suite from its single runs" },
+	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -2,7 +2,6 @@
 # common/: helpers every component links (libgpumix-common.a, plus a -fPIC
 # copy for shared libraries such as the capture library).
 
-PKG_DEPS += libxxhash:libxxhash-dev
 EXTRA_CFLAGS_common = $(call pkg_cflags,libxxhash)
 
 COMMON_SRCS := $(wildcard common/*.c)

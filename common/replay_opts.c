@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "sm_share.h"
 #include "strbuf.h"
 
 enum {
@@ -28,6 +29,8 @@ enum {
 	OPT_ELASTIC_SLICE,
 	OPT_PROFILE,
 	OPT_HIGH_PRIORITY,
+	OPT_SM_SHARE,
+	OPT_SCALE,
 	OPT_GRID,
 	OPT_MPS_THREADS,
 	OPT_MPS_CHILD,
@@ -51,6 +54,8 @@ static const struct option longopts[] = {
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
+	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
+	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
 	/* Internal: a replay process of the mps variant (replay/mps_run.c). */
@@ -293,6 +298,24 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->high_priority = optarg;
 			o->given |= GM_KNOB_HIGH_PRIORITY;
 			break;
+		case OPT_SM_SHARE: {
+			struct gm_sm_share share = GM_SM_SHARE_INIT;
+			if (gm_sm_share_parse(&share, optarg) < 0) {
+				char *why = gm_xstrdup(gm_error_message());
+				gm_error_clear();
+				gm_error("--sm-share: %s", why);
+				free(why);
+				return -1;
+			}
+			gm_sm_share_release(&share);
+			o->sm_share = optarg;
+			o->given |= GM_KNOB_SM_SHARE;
+			break;
+		}
+		case OPT_SCALE:
+			o->scale_path = optarg;
+			o->given |= GM_KNOB_SCALE;
+			break;
 		case OPT_GRID:
 			if (gm_grid_mode_parse(optarg, &o->grid) < 0) {
 				return gm_error("--grid takes 'captured' or "
@@ -384,6 +407,10 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		if ((o->given & bit) && !(v->knobs & bit)) {
 			return knob_refused(v, bit);
 		}
+	}
+	if (o->sm_share && o->scale_path) {
+		return gm_error("--sm-share and --scale both set the "
+				"partitions: give one");
 	}
 	if ((v->flags & GM_VARIANT_POLICY) && !o->policy) {
 		return gm_error("variant '%s' needs --policy (median, mpmax, "

@@ -49,6 +49,8 @@ struct gm_replay_opts {
 	const char *policy;		/* static string, or NULL */
 	const char *profile_path;	/* kernel profile file, or NULL */
 	const char *high_priority;	/* program at the highest priority */
+	const char *sm_share;		/* green: "PROG=SHARE,...", checked */
+	const char *scale_path;		/* green: knees of gpumix scale */
 	const char *mps_threads;	/* --mps-threads as given, or NULL */
 	int mps_child;			/* internal --mps-child: the program
 					   this process replays, -1: all */

@@ -31,7 +31,9 @@ static const struct gm_variant variants[] = {
 	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
 	  "cuda with stream priorities: one program's streams at the "
 	  "highest priority", "priority" },
-	{ "green", 0, 0, 0, "SM partitions through green contexts", NULL },
+	{ "green", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE | GM_KNOB_SCALE,
+	  "cuda with SM partitions: each program in its own green context",
+	  "green" },
 	{ "mps", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
 	  "one process per program under an MPS daemon the replay starts",
 	  "serial" },
@@ -64,6 +66,14 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_GRID, "--grid", "grid", "captured|resident",
 	  "physical grid when the policy's limits do not bind: the captured "
 	  "grid (default), or Algorithm 1's cap at the resident maximum" },
+	{ GM_KNOB_SM_SHARE, "--sm-share", "sm_share", "PROG=SHARE,...",
+	  "each named program's partition: SMs (32) or a percentage of the "
+	  "device's SMs (50%); the others share the rest equally (default: "
+	  "equal partitions)" },
+	{ GM_KNOB_SCALE, "--scale", "scale", "KNEES",
+	  "scaled partitions: each program the SMs where its scalability "
+	  "curve flattens (the knees.csv of gpumix scale), shrunk in "
+	  "proportion to fit" },
 	{ GM_KNOB_MPS_THREADS, "--mps-threads", "mps_threads", "PCT|NAME=PCT,..",
 	  "MPS active-thread percentage (1-100) of every program, or of the "
 	  "programs named (others: no limit)" },

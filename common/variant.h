@@ -43,7 +43,9 @@ enum gm_knob {
 	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
 	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
 	GM_KNOB_GRID = 1 << 7,		/* --grid captured|resident */
-	GM_KNOB_MPS_THREADS = 1 << 8,	/* --mps-threads PCT|NAME=PCT,... */
+	GM_KNOB_SM_SHARE = 1 << 8,	/* --sm-share PROGRAM=SHARE,... */
+	GM_KNOB_SCALE = 1 << 9,		/* --scale KNEES (scaled partitions) */
+	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
 };
 
 struct gm_variant {

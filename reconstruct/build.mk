@@ -5,8 +5,6 @@
 # into libgpumix-reconstruct.a. The generator also reads
 # replay/gpumix_replay.h, header only, for the table structs.
 
-PKG_DEPS += babeltrace2:libbabeltrace2-dev
-
 EXTRA_CFLAGS_reconstruct := $(call pkg_cflags,babeltrace2) $(CUDA_INC)
 RECONSTRUCT_SRCS := $(wildcard reconstruct/*.c)
 RECONSTRUCT_LIB := $(B)/libgpumix-reconstruct.a
@@ -35,7 +33,6 @@ $(GEN_WORKLOAD): $(B)/tests/tools/gen_workload.o $(RECONSTRUCT_LIB) $(COMMON_LIB
 # ptxas runner: reconstruct/fatbin.c and reconstruct/ptx_*.c, which the
 # wildcard above puts into libgpumix-reconstruct.a), the GPU check and
 # benchmark driver, and the corpus regeneration rule.
-PKG_DEPS += libzstd:libzstd-dev
 CLI_LDLIBS += $(call pkg_libs,libzstd)
 
 # The GPU check and benchmark driver of the elastic transformation

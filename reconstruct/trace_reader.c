@@ -22,7 +22,7 @@
 #include "fs.h"
 #include "strbuf.h"
 
-/* Payload members of the gpumix_capture record class. */
+/* Payload members of the gpumix_capture classes (`call` and `record`). */
 enum {
 	F_API, F_FLAGS, F_CORR, F_RT_CORR, F_STATUS, F_ARGS, F_DATA_LEN, F_DATA,
 	F_BLOB_HI, F_BLOB_LO, F_BLOB_SIZE, F_STR, NR_FIELDS
@@ -31,6 +31,18 @@ enum {
 static const char *const field_names[NR_FIELDS] = {
 	"api", "flags", "corr", "rt_corr", "status", "args", "data_len",
 	"data", "blob_hi", "blob_lo", "blob_size", "str",
+};
+
+/*
+ * What each member must be: an integer (an enumeration is one: `api` of
+ * the call kinds names its call, bundle-format.md), an array of unsigned
+ * integers, or a string. A member of another type makes the class foreign
+ * rather than reach a babeltrace2 accessor of the wrong type.
+ */
+enum { T_INT, T_INT_ARRAY, T_STRING };
+static const int field_types[NR_FIELDS] = {
+	T_INT, T_INT, T_INT, T_INT, T_INT, T_INT_ARRAY, T_INT, T_INT_ARRAY,
+	T_INT, T_INT, T_INT, T_STRING,
 };
 
 /* What we know about one event class (cached by pointer). */
@@ -525,6 +537,26 @@ static int64_t member_index(const bt_field_class *fc, const char *name)
 	return -1;
 }
 
+/* Is member @i of structure class @fc of kind @want (T_*)? */
+static int member_is(const bt_field_class *fc, int64_t i, int want)
+{
+	const bt_field_class *m = bt_field_class_structure_member_borrow_field_class_const(
+		bt_field_class_structure_borrow_member_by_index_const(fc, (uint64_t)i));
+	bt_field_class_type t = bt_field_class_get_type(m);
+
+	switch (want) {
+	case T_INT:
+		return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER);
+	case T_INT_ARRAY:
+		return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
+		       bt_field_class_type_is(bt_field_class_get_type(
+				bt_field_class_array_borrow_element_field_class_const(m)),
+				BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER);
+	default:
+		return t == BT_FIELD_CLASS_TYPE_STRING;
+	}
+}
+
 static struct class_info *class_of(struct trace_reader *r,
 				   const bt_event_class *ec)
 {
@@ -548,6 +580,10 @@ static struct class_info *class_of(struct trace_reader *r,
 	pfc = bt_event_class_borrow_payload_field_class_const(ec);
 	for (int f = 0; f < NR_FIELDS; f++) {
 		ci->fields[f] = member_index(pfc, field_names[f]);
+		if (ci->fields[f] >= 0 &&
+		    !member_is(pfc, ci->fields[f], field_types[f])) {
+			ci->fields[f] = -1;
+		}
 		if (ci->kind >= 0 && ci->fields[f] < 0) {
 			ci->kind = -2;	/* our name, foreign layout */
 		}
@@ -556,6 +592,12 @@ static struct class_info *class_of(struct trace_reader *r,
 		 : NULL;
 	ci->vpid = member_index(cfc, "vpid");
 	ci->vtid = member_index(cfc, "vtid");
+	if (ci->vpid >= 0 && !member_is(cfc, ci->vpid, T_INT)) {
+		ci->vpid = -1;
+	}
+	if (ci->vtid >= 0 && !member_is(cfc, ci->vtid, T_INT)) {
+		ci->vtid = -1;
+	}
 	return ci;
 }
 

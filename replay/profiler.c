@@ -4,6 +4,7 @@
  */
 #include "profiler.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,33 +149,51 @@ void profiler_release(struct profiler *pr)
 }
 
 static void add_owner(struct prof_owner **v, size_t *nr, size_t *alloc,
-		      uint32_t id, unsigned program)
+		      uint32_t ctx, uint32_t id, unsigned program)
 {
 	for (size_t i = 0; i < *nr; i++) {
-		if ((*v)[i].id == id) {
+		if ((*v)[i].ctx == ctx && (*v)[i].id == id) {
 			(*v)[i].program = program;
 			return;
 		}
 	}
 	GM_ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[*nr].ctx = ctx;
 	(*v)[*nr].id = id;
 	(*v)[*nr].program = program;
 	(*nr)++;
 }
 
-void profiler_own_stream(struct profiler *pr, uint32_t stream_id,
-			 unsigned program)
+int profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
+			uint32_t stream_id, unsigned program)
 {
+	unsigned other = program;
+
 	pthread_mutex_lock(&pr->lock);
-	add_owner(&pr->streams, &pr->nr_streams, &pr->alloc_streams,
-		  stream_id, program);
+	for (size_t i = 0; i < pr->nr_streams; i++) {
+		if (pr->streams[i].ctx == ctx_id &&
+		    pr->streams[i].id == stream_id) {
+			other = pr->streams[i].program;
+		}
+	}
+	if (other == program) {
+		add_owner(&pr->streams, &pr->nr_streams, &pr->alloc_streams,
+			  ctx_id, stream_id, program);
+	}
 	pthread_mutex_unlock(&pr->lock);
+	if (other != program) {
+		return gm_error("CUPTI stream %" PRIu32 " of context %" PRIu32
+				" is also program %u's: the activity records of "
+				"the two could not be told apart", stream_id,
+				ctx_id, other);
+	}
+	return 0;
 }
 
 void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program)
 {
 	pthread_mutex_lock(&pr->lock);
-	add_owner(&pr->threads, &pr->nr_threads, &pr->alloc_threads, tid,
+	add_owner(&pr->threads, &pr->nr_threads, &pr->alloc_threads, 0, tid,
 		  program);
 	pthread_mutex_unlock(&pr->lock);
 }
@@ -216,11 +235,12 @@ uint64_t profiler_dropped(struct profiler *pr)
 }
 
 static const char *find_owner(const struct prof_owner *v, size_t nr,
-			      uint32_t id, const char *const *names,
-			      unsigned nr_programs)
+			      uint32_t ctx, uint32_t id,
+			      const char *const *names, unsigned nr_programs)
 {
 	for (size_t i = 0; i < nr; i++) {
-		if (v[i].id == id && v[i].program < nr_programs) {
+		if (v[i].ctx == ctx && v[i].id == id &&
+		    v[i].program < nr_programs) {
 			return names[v[i].program];
 		}
 	}
@@ -292,8 +312,8 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 			.dynamic_smem = k->dynamicSharedMemory,
 			.name = k->name,
 		};
-		prog = find_owner(pr->streams, pr->nr_streams, k->streamId,
-				  names, nr_programs);
+		prog = find_owner(pr->streams, pr->nr_streams, k->contextId,
+				  k->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
 			run_format_kernel(line, &r);
@@ -311,8 +331,8 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 			.copy_kind = copy_kind_name(m->copyKind),
 			.bytes = m->bytes, .stream_id = m->streamId,
 		};
-		prog = find_owner(pr->streams, pr->nr_streams, m->streamId,
-				  names, nr_programs);
+		prog = find_owner(pr->streams, pr->nr_streams, m->contextId,
+				  m->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
 			run_format_memcpy(line, &r);
@@ -330,8 +350,8 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 			.bytes = m->bytes, .value = m->value,
 			.stream_id = m->streamId,
 		};
-		prog = find_owner(pr->streams, pr->nr_streams, m->streamId,
-				  names, nr_programs);
+		prog = find_owner(pr->streams, pr->nr_streams, m->contextId,
+				  m->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
 			run_format_memset(line, &r);
@@ -356,7 +376,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 			name = "unknown";
 		}
 		r.name = name;
-		prog = find_owner(pr->threads, pr->nr_threads, a->threadId,
+		prog = find_owner(pr->threads, pr->nr_threads, 0, a->threadId,
 				  names, nr_programs);
 		if (prog) {
 			r.program = prog;

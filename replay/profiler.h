@@ -24,6 +24,7 @@ struct prof_buffer {
 };
 
 struct prof_owner {
+	uint32_t ctx;		/* CUPTI context id of a stream, 0: thread */
 	uint32_t id;		/* CUPTI stream id or system thread id */
 	unsigned program;
 };
@@ -48,9 +49,13 @@ int profiler_start(struct profiler *pr);
 /* Stop profiling and free every buffer (after profiler_write). */
 void profiler_release(struct profiler *pr);
 
-/* Attribute a CUPTI stream id / a system thread id to program @program. */
-void profiler_own_stream(struct profiler *pr, uint32_t stream_id,
-			 unsigned program);
+/* Attribute a CUPTI stream (context id and stream id: CUPTI's stream ids
+ * are unique within a context only, and green gives each program its own
+ * context) / a system thread id to program @program.
+ * profiler_own_stream() fails, with a cause, when the stream is already
+ * another program's. */
+int profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
+			uint32_t stream_id, unsigned program);
 void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program);
 
 /*

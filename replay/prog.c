@@ -356,17 +356,22 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 			  const char *what)
 {
 	struct gm_run *run = p->run;
-	uint32_t id = 0;
+	uint32_t id = 0, ctx_id = 0;
 
-	if (CU_CHECK(cuStreamCreateWithPriority(out, CU_STREAM_NON_BLOCKING,
-						priority))) {
+	if (run->sched->stream_create ?
+		    run->sched->stream_create(p, out, priority) < 0 :
+		    CU_CHECK(cuStreamCreateWithPriority(
+			    out, CU_STREAM_NON_BLOCKING, priority))) {
 		return gm_error("cannot create %s", what);
 	}
 	if (run->prof.enabled) {
-		if (CUPTI_CHECK(cuptiGetStreamIdEx(run->ctx, *out, 0, &id))) {
+		if (CUPTI_CHECK(cuptiGetContextId(p->ctx, &ctx_id)) ||
+		    CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
 			return -1;
 		}
-		profiler_own_stream(&run->prof, id, p->index);
+		if (profiler_own_stream(&run->prof, ctx_id, id, p->index) < 0) {
+			return gm_error("cannot attribute %s", what);
+		}
 	}
 	if (gm_debug_on()) {
 		gm_log(run, "replay: created stream: program=%s, %s, "
@@ -402,8 +407,10 @@ static int create_streams(struct gm_prog *p)
 	/* Not registered with the profiler: its work is no program's. Made
 	 * after the program's streams so they get the hardware queues they
 	 * would get without it. */
-	if (CU_CHECK(cuStreamCreateWithPriority(&p->aux_stream,
-						CU_STREAM_NON_BLOCKING, 0))) {
+	if (run->sched->stream_create ?
+		    run->sched->stream_create(p, &p->aux_stream, 0) < 0 :
+		    CU_CHECK(cuStreamCreateWithPriority(
+			    &p->aux_stream, CU_STREAM_NON_BLOCKING, 0))) {
 		return -1;
 	}
 	for (uint32_t s = 1; !run->sched->own_streams && s < d->nr_streams;
@@ -466,7 +473,10 @@ static int prog_init(struct gm_prog *p)
 	p->alloc_ptr = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_ptr));
 	p->alloc_size = gm_xcalloc(d->nr_allocs + 1, sizeof(*p->alloc_size));
 	p->tex = gm_xcalloc(d->nr_textures + 1, sizeof(*p->tex));
-	if (CU_CHECK(cuCtxSetCurrent(p->run->ctx)) || load_modules(p) < 0 ||
+	if (!p->ctx) {
+		p->ctx = run->ctx;
+	}
+	if (CU_CHECK(cuCtxSetCurrent(p->ctx)) || load_modules(p) < 0 ||
 	    resolve_kernels(p) < 0 ||
 	    (run->planner->prog_init && run->planner->prog_init(p) < 0) ||
 	    resolve_globals(p) < 0 || create_streams(p) < 0) {

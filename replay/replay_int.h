@@ -42,6 +42,8 @@ struct gm_prog {
 	unsigned index;
 	const struct gm_program_desc *d;
 	pid_t tid;
+	CUcontext ctx;			/* its thread's: the run's, or the one
+					   the scheduler's run_init gave it */
 
 	/* Init-time handles, indexed by the descriptor's ids. */
 	CUlibrary *libs;

@@ -11,6 +11,7 @@ static const struct gm_sched *const schedulers[] = {
 	&gm_sched_serial,
 	&gm_sched_nss,
 	&gm_sched_priority,
+	&gm_sched_green,
 };
 
 const struct gm_sched *gm_sched_find(const char *name)

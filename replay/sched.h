@@ -5,7 +5,9 @@
  * each with a name; the variant table (common/variant.c) says which
  * scheduler runs which variant. The runtime calls, in order:
  *
- *   run_init      once, after the device and blobs are set up
+ *   run_init      once, after the device and blobs are set up (may
+ *                 give each program the context its thread works in,
+ *                 gm_prog.ctx)
  *   prog_init     per program, in its thread, after modules, kernels and
  *                 globals are resolved and the captured streams and
  *                 events exist (unless own_streams), before the
@@ -26,6 +28,8 @@
 #define GM_SCHED_H
 
 #include <stdint.h>
+
+#include <cuda.h>
 
 struct gm_run;
 struct gm_prog;
@@ -51,11 +55,16 @@ struct gm_sched {
 	/* The priority of the program's captured stream created with
 	 * @captured (NULL: as captured). */
 	int (*stream_priority)(const struct gm_prog *p, int captured);
+	/* Create a non-blocking stream of @p at @priority (NULL:
+	 * cuStreamCreateWithPriority in the program's context); 0 or -1
+	 * with a recorded cause. */
+	int (*stream_create)(struct gm_prog *p, CUstream *out, int priority);
 };
 
 extern const struct gm_sched gm_sched_serial;	/* single, cuda */
 extern const struct gm_sched gm_sched_nss;	/* nss, elastic */
 extern const struct gm_sched gm_sched_priority;	/* priority */
+extern const struct gm_sched gm_sched_green;	/* green */
 
 /* The serial scheduler's hooks, which the priority scheduler shares. */
 int gm_serial_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index);

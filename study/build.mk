@@ -3,7 +3,6 @@
 # study model and plan, the persistent state and the stage executor
 # (libgpumix-study.a, linked into the CLI and the unit tests).
 
-PKG_DEPS += yaml-0.1:libyaml-dev
 
 STUDY_SRCS := $(wildcard study/*.c)
 STUDY_LIB := $(B)/libgpumix-study.a

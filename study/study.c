@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "sm_share.h"
 #include "strbuf.h"
 #include "study_path.h"
 
@@ -263,6 +264,64 @@ static int load_mps_threads(struct loader *l, const yaml_node_t *v,
  * knob of the table with a study key needs a case here (-Wswitch names a
  * new one); an invalid value is an error at its position.
  */
+/*
+ * 'sm_share': a map from program to its green partition, a count of SMs
+ * (32) or a percentage of the device's SMs (50%), kept as the
+ * --sm-share list. Its programs are checked once they are loaded.
+ */
+static int load_sm_share(struct loader *l, const yaml_node_t *v,
+			 const char *what)
+{
+	struct study *s = l->s;
+	struct gm_sm_share share = GM_SM_SHARE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	if (v->type != YAML_MAPPING_NODE || !yaml_doc_map_len(v)) {
+		return yaml_doc_error(l->d, v, "%s must be a map from program "
+				      "to SMs (32) or a percentage of the "
+				      "device's SMs (50%%), e.g. {bfs: 50%%, "
+				      "lbm: 32}", what);
+	}
+	for (size_t i = 0; i < yaml_doc_map_len(v) && !ret; i++) {
+		yaml_node_t *key = yaml_doc_map_key(l->d, v, i);
+		yaml_node_t *val = yaml_doc_map_value(l->d, v, i);
+		const char *k = yaml_doc_scalar(key), *x = yaml_doc_scalar(val);
+		struct gm_sm_share one = GM_SM_SHARE_INIT;
+		char *item;
+
+		if (!k || !x || strpbrk(k, ",=")) {
+			ret = yaml_doc_error(l->d, key, "%s: each entry is "
+					     "PROGRAM: SMS or PROGRAM: PERCENT%%",
+					     what);
+			break;
+		}
+		item = gm_xasprintf("%s=%s", k, x);
+		if (gm_sm_share_parse(&one, item) < 0) {
+			char *why = gm_xstrdup(gm_error_message());
+			gm_error_clear();
+			ret = yaml_doc_error(l->d, val, "%s: %s", what, why);
+			free(why);
+		} else if (gm_sm_share_find(&share, k)) {
+			ret = yaml_doc_error(l->d, key, "%s names '%s' twice",
+					     what, k);
+		} else {
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", item);
+			gm_sm_share_parse(&share, sb.buf);
+		}
+		gm_sm_share_release(&one);
+		free(item);
+	}
+	if (!ret) {
+		free(s->sm_share);
+		s->sm_share = strbuf_detach(&sb, NULL);
+		s->sm_share_pos = yaml_doc_pos(v);
+	}
+	strbuf_release(&sb);
+	gm_sm_share_release(&share);
+	return ret;
+}
+
 static int load_knob(struct loader *l, const yaml_node_t *v,
 		     const struct gm_knob_desc *k)
 {
@@ -341,6 +400,17 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 		break;
 	case GM_KNOB_MPS_THREADS:
 		ret = load_mps_threads(l, v, what);
+		break;
+	case GM_KNOB_SM_SHARE:
+		ret = load_sm_share(l, v, what);
+		break;
+	case GM_KNOB_SCALE:
+		/* The knees of gpumix scale, relative to the root. */
+		ret = yaml_doc_string(l->d, v, what, &word);
+		if (!ret) {
+			free(s->scale);
+			s->scale = study_path_resolve(s->root, word);
+		}
 		break;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
@@ -1143,6 +1213,38 @@ static int check_mps_threads(struct loader *l)
 	return 0;
 }
 
+/* The programs 'sm_share' names are programs of the study. */
+static int check_sm_share(struct loader *l)
+{
+	struct study *s = l->s;
+	struct gm_sm_share share = GM_SM_SHARE_INIT;
+	int ret = 0;
+
+	if (s->sm_share && s->scale) {
+		return yaml_doc_error_at(s->path, s->sm_share_pos,
+					 "'sm_share' and 'scale' both set the "
+					 "green partitions: give one");
+	}
+	if (!s->sm_share || gm_sm_share_parse(&share, s->sm_share) < 0) {
+		return 0;
+	}
+	for (size_t i = 0; i < share.nr && !ret; i++) {
+		size_t j = 0;
+		while (j < s->nr_programs &&
+		       strcmp(s->programs[j].name, share.items[i].program)) {
+			j++;
+		}
+		if (j == s->nr_programs) {
+			ret = yaml_doc_error_at(s->path, s->sm_share_pos,
+						"'sm_share' names no program of "
+						"the study: '%s'",
+						share.items[i].program);
+		}
+	}
+	gm_sm_share_release(&share);
+	return ret;
+}
+
 static int load(struct loader *l)
 {
 	yaml_node_t *root = yaml_doc_root(l->d);
@@ -1153,6 +1255,7 @@ static int load(struct loader *l)
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
 	    load_baseline(l, root) || check_high_priority(l) ||
+	    check_sm_share(l) ||
 	    check_mps_threads(l)) {
 		return -1;
 	}
@@ -1213,6 +1316,8 @@ static void names_release(struct study_names *n)
 void study_release(struct study *s)
 {
 	free(s->high_priority);
+	free(s->sm_share);
+	free(s->scale);
 	free(s->mps_threads);
 	for (size_t i = 0; i < s->nr_mps; i++) {
 		free(s->mps_names[i]);
@@ -1332,6 +1437,18 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 			return -1;
 		}
 		snprintf(buf, len, "%s", s->high_priority);
+		return 0;
+	case GM_KNOB_SM_SHARE:
+		if (!s->sm_share) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->sm_share);
+		return 0;
+	case GM_KNOB_SCALE:
+		if (!s->scale) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->scale);
 		return 0;
 	case GM_KNOB_ELASTIC:
 		if (!study_same_kernels(s)) {

@@ -86,6 +86,9 @@ struct study {
 	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
+	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
+	char *scale;			/* green: knees file (absolute), or NULL */
+	struct yaml_pos sm_share_pos;
 	/* mps_threads: the --mps-threads argument ("PCT" or
 	 * "NAME=PCT,..."), or NULL; the names and where each was given. */
 	char *mps_threads;

@@ -19,7 +19,7 @@ check_eq "load a study directory: exit 0" 0 "$?"
 check_match "one-line summary" \
 	"^analyze: 5 runs loaded, 17 kernels, 35 records, into .*r\.db in [0-9.]+ s$" "$out"
 check_eq "5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
-check_eq "schema version" 2 "$(q 'PRAGMA user_version')"
+check_eq "schema version" 3 "$(q 'PRAGMA user_version')"
 check_eq "which code each run ran, its timeslice and copy chunk (absent: off, NULL)" \
 	"a+b.cuda|off|| a+b.nss|off||0 a+c.elastic|policy|1000.0|4194304" \
 	"$(q "SELECT w.name || '.' || r.variant, r.elastic, r.timesliceUs, r.copyChunk
@@ -77,22 +77,27 @@ old=$tmp/old.db
 sqlite3 "$old" "PRAGMA application_id = 1735227441; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$old" 2>&1)
 check_eq "older schema: exit 1" 1 "$?"
-check_eq "older schema: message" "error: '$old' has schema version 0, older than version 2 that this gpumix reads and writes
+check_eq "older schema: message" "error: '$old' has schema version 0, older than version 3 that this gpumix reads and writes
 hint: the database is only a cache of the run directories: remove it and load them again with gpumix analyze" "$out"
 out=$("$GPUMIX" report "$old" 2>&1)
 check_eq "older schema: report refuses too" 1 "$?"
-check_match "older schema: report message" "has schema version 0, older than version 2" "$out"
+check_match "older schema: report message" "has schema version 0, older than version 3" "$out"
 v1=$tmp/v1.db
 sqlite3 "$v1" "PRAGMA application_id = 1735227441; PRAGMA user_version = 1; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v1" 2>&1)
 check_match "a database of schema 1 (no elastic column) is refused" \
-	"has schema version 1, older than version 2" "$out"
+	"has schema version 1, older than version 3" "$out"
+v2=$tmp/v2.db
+sqlite3 "$v2" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
+out=$("$GPUMIX" analyze "$study" -o "$v2" 2>&1)
+check_match "a database of schema 2 (no programs.highPriority) is refused" \
+	"has schema version 2, older than version 3" "$out"
 
 new=$tmp/new.db
 sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 7; CREATE TABLE t (a);"
 out=$("$GPUMIX" analyze "$study" -o "$new" 2>&1)
 check_eq "newer schema: exit 1" 1 "$?"
-check_match "newer schema: message" "has schema version 7, newer than version 2" "$out"
+check_match "newer schema: message" "has schema version 7, newer than version 3" "$out"
 
 other=$tmp/other.db
 sqlite3 "$other" "CREATE TABLE t (a);"

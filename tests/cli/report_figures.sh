@@ -22,7 +22,7 @@ check_eq "load it" 0 "$?"
 out=$("$GPUMIX" report "$tmp/r.db" -o "$tmp/rep" 2>&1)
 check_eq "report -o: exit 0" 0 "$?"
 check_match "report -o: summary line" \
-	"^report: 15 runs, 13 tables, 8 figures in .*/rep/index.md \([0-9.]+ s\)$" "$out"
+	"^report: 15 runs, 15 tables, 9 figures, 15 timelines in .*/rep/index.md \([0-9.]+ s\)$" "$out"
 check "index.md exists" test -s "$tmp/rep/index.md"
 
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
@@ -43,6 +43,17 @@ for t in summary improvement workloads programs waiting waiting-runs overlap \
 	check "table $t: linked from the index" \
 		grep -qF "(tables/$t.md) ([CSV](tables/$t.csv))" "$tmp/rep/index.md"
 done
+tl=$(cat "$tmp/rep/figures/timeline.gp")
+check_match "timeline: one lane per program and stream" \
+	"^set ytics \('[a-z]+ / stream [0-9]+' 1, '[a-z]+ / stream [0-9]+' 0\)$" "$tl"
+check_match "timeline: coloured by program, one series each" \
+	"index 0 using .* lc rgb '#1f77b4' title '[a-z]+', .*index 1 using .* lc rgb '#ff7f0e' title" \
+	"$(tr -d '\n\\' <<<"$tl")"
+check_match "timeline: zoomed to a few replays" "^set xrange \[[0-9.]+:[0-9.]+\]$" "$tl"
+check_match "timeline: dashed lines at replay starts" "^set arrow from [0-9.]+, graph 0 to" "$tl"
+check_match "timeline: the caption names the replays and the window" \
+	"Shows replays 1 to 3 \([0-9.]+ to [0-9.]+ ms\), [0-9]+ of the run's [0-9]+ kernels" \
+	"$(cat "$tmp/rep/index.md")"
 check_match "index shows the summary inline" "^## Summary \(paper Table 4\)" \
 	"$(cat "$tmp/rep/index.md")"
 check "a script redraws its figure by itself" \
@@ -124,7 +135,7 @@ check_match "odd names: CSV quotes the quote" '^"o'"'"'brien ""q""\+ünï	code",
 	"$(cat "$tmp/odd-rep/tables/workloads.csv")"
 check_match "odd names: Markdown keeps the text" "\| o'brien \"q\"\+ünï code \|" \
 	"$(cat "$tmp/odd-rep/tables/workloads.md")"
-check_match "odd names: gnuplot labels doubled quotes" "'o''brien \"q\"' 0" \
+check_match "odd names: gnuplot labels doubled quotes" "'o''brien \"q\" / stream [0-9]+' [0-9]" \
 	"$(cat "$tmp/odd-rep/figures/timeline.gp")"
 
 done_testing

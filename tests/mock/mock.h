@@ -21,5 +21,8 @@ size_t mock_record_size(int kind);
 size_t mock_take_records(uint8_t *out, size_t room);
 size_t mock_pending_records(void);
 uint32_t mock_stream_id(CUstream s);
+/* CUPTI's id of context @c (NULL: the caller's current one), 0 when
+ * @c is not a context. */
+uint32_t mock_ctx_id(CUcontext c);
 
 #endif

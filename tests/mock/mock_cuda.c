@@ -12,6 +12,9 @@
  * profiler: API records at the call, copy, memset and kernel records with
  * the times their work ran on the device thread.
  *
+ * Contexts and green contexts (mock_green.c): functions and streams
+ * belong to a context, and a launch on another context's stream fails.
+ *
  * Asynchrony (mock_device.c): copies, memsets, kernel launches, event
  * records and stream waits are queued on their stream and run later, one
  * at a time, by a device thread, so that a missing dependency gives wrong
@@ -57,6 +60,18 @@
  *   MOCK_CUDA_SMS=N             the device's SM count (default 132, the
  *                               H100's): a small one makes small grids
  *                               run in several waves (timeslicing tests).
+ *   MOCK_CUDA_SM_MIN=N, MOCK_CUDA_SM_ALIGN=N
+ *                               the SM resource's minimum partition and
+ *                               alignment (default 8 and 8): green
+ *                               contexts, mock_green.c.
+ *   MOCK_CUDA_STREAM_IDS=context
+ *                               a green context's streams get ids of their
+ *                               own, from 100 (CUPTI promises stream ids
+ *                               unique within a context only); default:
+ *                               unique on the device.
+ *   MOCK_CUDA_WAVE_US=N         a kernel runs N microseconds per wave of
+ *                               blocks, a wave being one block per SM of
+ *                               its context (default: no added time).
  * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
  *
  * MPS: as the real driver, cuInit tries the MPS control daemon at
@@ -256,9 +271,24 @@ struct kdesc {
 	int thread_elastic;
 };
 
+#define KERNEL_MAGIC 0x4e2eu
+#define FUNC_MAGIC 0xf0ecu
+
+struct mfunc;
+
 struct mkernel {
+	uint32_t magic;
 	const struct kdesc *d;
 	struct mlib *lib;
+	struct mfunc *funcs;	/* one per context that asked */
+};
+
+/* A kernel's function in one context (cuKernelGetFunction). */
+struct mfunc {
+	uint32_t magic;
+	struct mkernel *k;
+	struct mctx *ctx;
+	struct mfunc *next;
 };
 
 struct alloc {
@@ -287,7 +317,7 @@ struct mtex {
 };
 static struct mtex texs[1024];
 
-static int failing(const char *fn)
+int mock_failing(const char *fn)
 {
 	const char *f = getenv("MOCK_CUDA_FAIL");
 
@@ -296,7 +326,7 @@ static int failing(const char *fn)
 
 #define FAIL_IF(name)                                                          \
 	do {                                                                   \
-		if (failing(name)) {                                           \
+		if (mock_failing(name)) {                                           \
 			return CUDA_ERROR_UNKNOWN;                             \
 		}                                                              \
 	} while (0)
@@ -610,24 +640,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
-{
-	(void)dev;
-	*pctx = (CUcontext)(uintptr_t)0xc0ffee;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
-{
-	(void)dev;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
-{
-	(void)ctx;
-	return CUDA_SUCCESS;
-}
+/* Contexts: mock_green.c. */
 
 /* ---- memory ---- */
 
@@ -795,6 +808,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 				r = CUDA_ERROR_OUT_OF_MEMORY;
 				break;
 			}
+			k->magic = KERNEL_MAGIC;
 			k->d = &known[i];
 			k->lib = l;
 			l->kernels[l->nr_kernels++] = k;
@@ -807,9 +821,31 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 	return r;
 }
 
+/* The function of @kernel in the calling thread's current context. */
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
-	*pFunc = (CUfunction)kernel;
+	struct mkernel *k = (struct mkernel *)kernel;
+	struct mctx *ctx = mock_current_ctx();
+	struct mfunc *f;
+
+	if (!k || k->magic != KERNEL_MAGIC) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	pthread_mutex_lock(&mock_lock);
+	for (f = k->funcs; f && f->ctx != ctx; f = f->next) {
+	}
+	if (!f && (f = calloc(1, sizeof(*f)))) {
+		f->magic = FUNC_MAGIC;
+		f->k = k;
+		f->ctx = ctx;
+		f->next = k->funcs;
+		k->funcs = f;
+	}
+	pthread_mutex_unlock(&mock_lock);
+	if (!f) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pFunc = (CUfunction)f;
 	return CUDA_SUCCESS;
 }
 
@@ -883,6 +919,7 @@ static void copy_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.start = start;
 	r.end = end;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.correlationId = c->corr;
 	add_record(&r, sizeof(r));
 }
@@ -998,6 +1035,7 @@ static void memset_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.start = start;
 	r.end = end;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.correlationId = c->corr;
 	add_record(&r, sizeof(r));
 }
@@ -1059,6 +1097,7 @@ struct kernel_cmd {
 	struct mock_cmd c;
 	struct mkernel *k;
 	unsigned g[3], b[3], smem;
+	unsigned sms;		/* of the stream's context */
 	int elastic;
 	struct gm_elastic_args el;
 	void *args[MAX_PARAMS + 1];
@@ -1091,11 +1130,36 @@ static void notify(const struct kernel_cmd *kc)
 	}
 }
 
+/*
+ * MOCK_CUDA_WAVE_US: a kernel takes that long per wave of blocks, one
+ * block per SM of its context at a time, so that its time depends on its
+ * partition's size as a GPU's does (gpumix scale's test).
+ */
+static void wave_time(const struct kernel_cmd *kc)
+{
+	const char *v = getenv("MOCK_CUDA_WAVE_US");
+	uint64_t blocks = (uint64_t)kc->g[0] * kc->g[1] * kc->g[2];
+	uint64_t waves, ns;
+	struct timespec ts;
+
+	if (!v || atoi(v) <= 0 || !kc->sms) {
+		return;
+	}
+	waves = (blocks + kc->sms - 1) / kc->sms;
+	ns = waves * (uint64_t)atoi(v) * 1000u;
+	ts.tv_sec = (time_t)(ns / 1000000000u);
+	ts.tv_nsec = (long)(ns % 1000000000u);
+	while (nanosleep(&ts, &ts)) {
+	}
+}
+
 static void kernel_exec(struct mock_cmd *c)
 {
 	struct kernel_cmd *kc = (struct kernel_cmd *)c;
 	const struct kdesc *d = kc->k->d;
 	uint64_t threads = (uint64_t)kc->b[0] * kc->b[1] * kc->b[2];
+
+	wave_time(kc);
 
 	if (!kc->elastic) {
 		d->fn(kc->k->lib, 0,
@@ -1132,8 +1196,8 @@ static void kernel_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	r.submitted = !act.latency ? CUPTI_TIMESTAMP_UNKNOWN :
 		      c->call_ns + 500 < start ? c->call_ns + 500 : start;
 	r.deviceId = 0;
-	r.contextId = 1;
 	r.streamId = c->stream_id;
+	r.contextId = c->ctx_id;
 	r.gridX = (int32_t)kc->g[0];
 	r.gridY = (int32_t)kc->g[1];
 	r.gridZ = (int32_t)kc->g[2];
@@ -1248,12 +1312,28 @@ static CUresult check_elastic(const struct kernel_cmd *kc)
 static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 		       unsigned smem, CUstream s, void **params, void **extra)
 {
-	struct mkernel *k = (struct mkernel *)f;
+	struct mfunc *fn = (struct mfunc *)f;
+	struct mkernel *k = NULL;
+	struct mctx *ctx;
 	uint64_t t0 = mock_now();
 	struct kernel_cmd *kc;
 	CUresult r;
 
 	FAIL_IF("cuLaunchKernel");
+	ctx = mock_stream_ctx(s);
+	if (!fn || !ctx) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	/* A CUkernel (cast) runs in the stream's context; a CUfunction only
+	 * in its own. */
+	if (fn->magic == FUNC_MAGIC) {
+		if (fn->ctx != ctx) {
+			return CUDA_ERROR_INVALID_HANDLE;
+		}
+		k = fn->k;
+	} else if (((struct mkernel *)f)->magic == KERNEL_MAGIC) {
+		k = (struct mkernel *)f;
+	}
 	if (!k || !k->d) {
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
@@ -1270,6 +1350,7 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 	kc->c.done = kernel_done;
 	kc->c.call_ns = t0;
 	kc->k = k;
+	kc->sms = mock_ctx_sms(ctx);
 	memcpy(kc->g, g, sizeof(kc->g));
 	memcpy(kc->b, b, sizeof(kc->b));
 	kc->smem = smem;

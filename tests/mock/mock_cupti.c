@@ -145,6 +145,15 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream,
 	return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t *contextId)
+{
+	if (!contextId) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	*contextId = mock_ctx_id(context);
+	return *contextId ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_CONTEXT;
+}
+
 CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result,
 					  const char **str)
 {

@@ -52,6 +52,8 @@ struct mstream {
 	unsigned flags;		/* CU_STREAM_NON_BLOCKING */
 	int legacy;		/* the legacy default stream */
 	int destroyed;
+	struct mctx *ctx;	/* its context (NULL: the legacy stream's is
+				   the caller's current one) */
 	struct mock_cmd *head, *tail;
 	uint64_t enqueued;	/* commands queued so far */
 	uint64_t done;		/* commands run so far (always a prefix) */
@@ -342,7 +344,34 @@ static struct mstream *stream_of(CUstream h)
 	if (h == CU_STREAM_PER_THREAD) {
 		return NULL;	/* not modelled: no caller uses it */
 	}
-	return s->magic == STREAM_MAGIC && !s->destroyed ? s : NULL;
+	return s->magic == STREAM_MAGIC && !s->destroyed &&
+	       (!s->ctx || mock_ctx_live(s->ctx)) ? s : NULL;
+}
+
+struct mctx *mock_stream_ctx(CUstream h)
+{
+	struct mstream *s;
+	struct mctx *c = NULL;
+
+	pthread_mutex_lock(&mock_lock);
+	s = stream_of(h);
+	if (s) {
+		c = s->ctx ? s->ctx : mock_current_ctx();
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return c;
+}
+
+unsigned mock_streams_of(const struct mctx *c)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&mock_lock);
+	for (struct mstream *s = dev.streams; s; s = s->next) {
+		n += s->ctx == c && !s->destroyed;
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return n;
 }
 
 static struct mevent *event_of(CUevent h)
@@ -371,6 +400,7 @@ static void enqueue_locked(struct mstream *s, struct mock_cmd *c)
 {
 	c->stream = s;
 	c->stream_id = s->id;
+	c->ctx_id = (s->ctx ? s->ctx : mock_current_ctx())->id;
 	c->next = NULL;
 	c->order = ++dev.next_order;
 	c->enq_ns = mono_ns();
@@ -479,8 +509,8 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *least, int *greatest)
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
-					    unsigned int flags, int priority)
+CUresult mock_stream_create(CUstream *phStream, unsigned flags, int priority,
+			    struct mctx *ctx)
 {
 	struct mstream *s = calloc(1, sizeof(*s));
 
@@ -493,14 +523,28 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 	}
 	s->magic = STREAM_MAGIC;
 	s->flags = flags;
+	s->ctx = ctx;
 	pthread_mutex_lock(&mock_lock);
-	s->id = dev.next_id++;
+	/* CUPTI promises stream ids unique within a context only. */
+	if (ctx && ctx->green && getenv("MOCK_CUDA_STREAM_IDS") &&
+	    !strcmp(getenv("MOCK_CUDA_STREAM_IDS"), "context")) {
+		s->id = 100 + ctx->next_id++;
+	} else {
+		s->id = dev.next_id++;
+	}
 	/* after the legacy stream, which stays first */
 	s->next = dev.legacy.next;
 	dev.legacy.next = s;
 	pthread_mutex_unlock(&mock_lock);
 	*phStream = (CUstream)s;
 	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority)
+{
+	return mock_stream_create(phStream, flags, priority,
+				  mock_current_ctx());
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int flags)

@@ -42,6 +42,7 @@ struct mock_cmd {
 	uint64_t call_ns;	/* mock_now() at the driver call */
 	uint32_t corr;		/* correlation id of the call's API record */
 	uint32_t stream_id;	/* set by mock_enqueue: what records name */
+	uint32_t ctx_id;	/* and the id of the stream's context */
 
 	/* Private to mock_device.c. */
 	struct mock_cmd *next;
@@ -69,6 +70,43 @@ void mock_device_sync(void) MOCK_HIDDEN;
  * is wrong with one (the defaults are then used).
  */
 int mock_device_knobs(void) MOCK_HIDDEN;
+
+/*
+ * A context: the primary one, or the CUcontext that stands for a green
+ * context (mock_green.c). Streams and functions belong to one.
+ */
+struct mctx {
+	uint32_t magic;
+	uint32_t id;		/* CUPTI's context id: 1 the primary one */
+	void *green;		/* its struct mgreen, NULL: primary */
+	unsigned sms;		/* a green context's SM count */
+	uint32_t next_id;	/* MOCK_CUDA_STREAM_IDS=context: its next
+				   stream id */
+};
+
+/* The calling thread's current context (the primary one when none). */
+struct mctx *mock_current_ctx(void) MOCK_HIDDEN;
+
+/* 0 once @c's green context was destroyed. */
+int mock_ctx_live(const struct mctx *c) MOCK_HIDDEN;
+
+/* The SMs kernels of @c run on: its partition, or the device's. */
+unsigned mock_ctx_sms(const struct mctx *c) MOCK_HIDDEN;
+
+/* 1 when MOCK_CUDA_FAIL names @fn. */
+int mock_failing(const char *fn) MOCK_HIDDEN;
+
+/* Create a stream of context @ctx (cuStreamCreateWithPriority and
+ * cuGreenCtxStreamCreate). */
+CUresult mock_stream_create(CUstream *out, unsigned flags, int priority,
+			    struct mctx *ctx) MOCK_HIDDEN;
+
+/* The context of stream @h (the legacy stream: the current one), or
+ * NULL for an invalid handle. Takes mock_lock. */
+struct mctx *mock_stream_ctx(CUstream h) MOCK_HIDDEN;
+
+/* How many streams of @c are not destroyed. Takes mock_lock. */
+unsigned mock_streams_of(const struct mctx *c) MOCK_HIDDEN;
 
 /* A driver API record of call @cbid begun at @start (unless CUPTI turned
  * that call's records off); returns its correlation id. */

@@ -395,6 +395,112 @@ static void test_records(CUstream a)
 	cuMemFree(d);
 }
 
+/*
+ * Green contexts as the CUDA 13 documentation describes them: the SM
+ * resource, a split that rounds and aligns its size and leaves a
+ * remainder, descriptors of one split's groups, green contexts and their
+ * streams, and functions that belong to one context.
+ */
+static void test_green(CUlibrary lib)
+{
+	CUdevResource dev, groups[40], rem, other[2], res;
+	CUdevResourceDesc desc;
+	CUgreenCtx g;
+	CUcontext gctx, primary;
+	CUstream gs, ps;
+	CUkernel k;
+	CUfunction gf;
+	CUdeviceptr d;
+	unsigned nb;
+
+	CHECK_INT(cuDeviceGetDevResource(0, &dev, CU_DEV_RESOURCE_TYPE_SM),
+		  CUDA_SUCCESS, "cuDeviceGetDevResource");
+	CHECK(dev.sm.smCount == 132 && dev.sm.minSmPartitionSize == 8 &&
+	      dev.sm.smCoscheduledAlignment == 8,
+	      "132 SMs, minimum partition 8, alignment 8 (the cc 9.0 guideline)");
+	CHECK_INT(cuDeviceGetDevResource(0, &dev, (CUdevResourceType)7),
+		  CUDA_ERROR_INVALID_RESOURCE_TYPE, "only SM resources");
+	nb = 0;
+	CHECK_INT(cuDevSmResourceSplitByCount(NULL, &nb, &dev, NULL, 0, 8),
+		  CUDA_SUCCESS, "a split with no result counts");
+	CHECK_INT(nb, 16, "16 groups of 8 fit in 132 SMs");
+	nb = 40;
+	CHECK_INT(cuDevSmResourceSplitByCount(groups, &nb, &dev, &rem, 0, 12),
+		  CUDA_SUCCESS, "a split of 12");
+	CHECK(nb == 8 && groups[0].sm.smCount == 16 && rem.sm.smCount == 4,
+	      "12 rounds up to 16 (alignment 8): 8 groups and 4 SMs left");
+	nb = 3;
+	cuDevSmResourceSplitByCount(groups, &nb, &dev, &rem, 0, 8);
+	CHECK(nb == 3 && rem.sm.smCount == 108,
+	      "fewer groups asked: the SMs left are the remainder");
+	nb = 2;
+	CHECK_INT(cuDevSmResourceSplitByCount(other, &nb, &groups[0], NULL, 0, 8),
+		  CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION,
+		  "a group cannot be split again");
+	CHECK_INT(cuDevSmResourceSplitByCount(other, &nb, &dev, NULL, 0, 200),
+		  CUDA_ERROR_INVALID_VALUE, "minCount above the SM count");
+	nb = 2;
+	cuDevSmResourceSplitByCount(other, &nb, &dev, NULL, 0, 8);
+	res = other[0];
+	groups[2] = res;
+	CHECK_INT(cuDevResourceGenerateDesc(&desc, groups + 1, 2),
+		  CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION,
+		  "groups of two splits cannot share a descriptor");
+	groups[2] = groups[1];
+	CHECK_INT(cuDevResourceGenerateDesc(&desc, groups + 1, 2),
+		  CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "nor a group twice");
+	nb = 3;
+	cuDevSmResourceSplitByCount(groups, &nb, &dev, &rem, 0, 8);
+	CHECK_INT(cuDevResourceGenerateDesc(&desc, groups, 3), CUDA_SUCCESS,
+		  "three groups of one split in one descriptor");
+	CHECK_INT(cuGreenCtxCreate(&g, desc, 0, 0), CUDA_ERROR_INVALID_VALUE,
+		  "cuGreenCtxCreate needs CU_GREEN_CTX_DEFAULT_STREAM");
+	CHECK_INT(cuGreenCtxCreate(&g, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM),
+		  CUDA_SUCCESS, "cuGreenCtxCreate");
+	cuGreenCtxGetDevResource(g, &res, CU_DEV_RESOURCE_TYPE_SM);
+	CHECK_INT(res.sm.smCount, 24, "its resource: the three groups' 24 SMs");
+	CHECK_INT(cuGreenCtxStreamCreate(&gs, g, 0, 0), CUDA_ERROR_INVALID_VALUE,
+		  "cuGreenCtxStreamCreate needs CU_STREAM_NON_BLOCKING");
+	CHECK_INT(cuGreenCtxStreamCreate(&gs, g, CU_STREAM_NON_BLOCKING, 0),
+		  CUDA_SUCCESS, "a stream of the green context");
+	CHECK_INT(cuCtxFromGreenCtx(&gctx, g), CUDA_SUCCESS, "cuCtxFromGreenCtx");
+	cuDevicePrimaryCtxRetain(&primary, 0);
+	cuStreamCreate(&ps, CU_STREAM_NON_BLOCKING);
+	cuMemAlloc(&d, 4 * N);
+	{
+		CUdeviceptr in = d;
+		unsigned mul = 1, n = N;
+		void *args[] = { &d, &in, &mul, &n, NULL };
+		CHECK_INT(cuLaunchKernel(scale_fn, N / 256, 1, 1, 256, 1, 1, 0,
+					 gs, args, NULL),
+			  CUDA_ERROR_INVALID_HANDLE,
+			  "a primary-context function on a green stream fails");
+		cuCtxSetCurrent(gctx);
+		cuLibraryGetKernel(&k, lib, "_Z5scalePjPKjjj");
+		cuKernelGetFunction(&gf, k);
+		CHECK(gf != scale_fn, "in the green context: another function");
+		CHECK_INT(cuLaunchKernel(gf, N / 256, 1, 1, 256, 1, 1, 0, gs,
+					 args, NULL),
+			  CUDA_SUCCESS, "which launches on its green stream, on "
+			  "memory of the primary context");
+		CHECK_INT(cuLaunchKernel(gf, N / 256, 1, 1, 256, 1, 1, 0, ps,
+					 args, NULL),
+			  CUDA_ERROR_INVALID_HANDLE, "but not on a primary stream");
+		CHECK_INT(cuLaunchKernel((CUfunction)k, N / 256, 1, 1, 256, 1,
+					 1, 0, ps, args, NULL),
+			  CUDA_SUCCESS, "a CUkernel launches in any stream's context");
+		cuCtxSetCurrent(primary);
+	}
+	cuStreamSynchronize(gs);
+	cuStreamSynchronize(ps);
+	cuMemFree(d);
+	CHECK_INT(cuStreamDestroy(gs), CUDA_SUCCESS, "its stream destroyed first");
+	CHECK_INT(cuGreenCtxDestroy(g), CUDA_SUCCESS, "cuGreenCtxDestroy");
+	CHECK_INT(cuCtxSetCurrent(gctx), CUDA_ERROR_CONTEXT_IS_DESTROYED,
+		  "a destroyed green context cannot be made current");
+	cuStreamDestroy(ps);
+}
+
 int main(void)
 {
 	CUstream a, b, blocking;
@@ -426,6 +532,7 @@ int main(void)
 	test_params(a);
 	test_done_flag(a);
 	test_records(a);
+	test_green(lib);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
 	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,

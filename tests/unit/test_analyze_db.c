@@ -155,7 +155,7 @@ static void test_db(void)
 		     NULL, NULL, NULL);
 	sqlite3_close(raw);
 	CHECK_INT(gm_db_open(&db, old, GM_DB_WRITE), -1, "an older schema is refused");
-	CHECK(strstr(gm_error_message(), "schema version 0, older than version 2") != NULL,
+	CHECK(strstr(gm_error_message(), "schema version 0, older than version 3") != NULL,
 	      "clear message");
 	gm_error_clear();
 	free(old);
@@ -214,7 +214,8 @@ static void test_analysis(void)
 	CHECK_INT(t[GM_T_RESOURCES].nrows, 3, "two kernels and the average row");
 
 	/* Report writer: an existing output is refused, a bad parent fails. */
-	struct gm_report_options ro = { "study.db", NULL, 0, 0, "gnuplot", "test" };
+	struct gm_report_options ro = { .db_path = "study.db", .gnuplot = "gnuplot",
+					.version = "test" };
 	struct gm_report_result res;
 	ro.out_dir = scratch;
 	CHECK_INT(gm_report_write(&a, t, &ro, &res), -1, "existing directory refused");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the analyzer's metrics on hand-computed cases:
- * percentiles and means (edge cases), STP/ANTT/workload time, every
+ * percentiles and means (edge cases), replay-time percentiles and their
+ * slowdown, STP/ANTT/workload time, every
  * overlap category and tie rule (plus a brute-force cross-check of the
  * sweep), running kernels and capped utilization on small timelines, and
  * kernel residency against the paper's Table 2 checks on the C2070.
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "analyze/metrics_latency.h"
 #include "analyze/metrics_overlap.h"
 #include "analyze/metrics_resource.h"
 #include "analyze/metrics_stp.h"
@@ -59,6 +61,34 @@ static void test_percentiles(void)
 		big[i] = 1e300;
 	}
 	CHECK_NEAR(gm_geomean(big, 1000) / 1e300, 1, 1e-9, "geomean does not overflow");
+}
+
+static void test_latency(void)
+{
+	/* Unsorted on purpose; nearest rank would give p95 = p99 = 500. */
+	double mp[] = { 300, 100, 500, 200, 400 };
+	double alone[] = { 100, 120, 100, 100, 100 };
+	struct gm_latency l, a, none;
+
+	gm_latency_from_times(&l, mp, 5);
+	gm_latency_from_times(&a, alone, 5);
+	CHECK_INT(l.n, 5, "5 replay times");
+	CHECK_NEAR(l.p[GM_LAT_P50], 300, 1e-9, "p50 = the middle one");
+	CHECK_NEAR(l.p[GM_LAT_P95], 480, 1e-9, "p95 interpolated: 400 + 0.8 x 100");
+	CHECK_NEAR(l.p[GM_LAT_P99], 496, 1e-9, "p99 interpolated: 400 + 0.96 x 100");
+	CHECK(isnan(l.slowdown[GM_LAT_P99]), "no slowdown before a baseline");
+	gm_latency_slowdown(&l, &a);
+	CHECK_NEAR(l.slowdown[GM_LAT_P50], 3, 1e-12, "p50 slowdown 300/100");
+	CHECK_NEAR(l.slowdown[GM_LAT_P95], 480 / 116.0, 1e-12,
+		   "p95 slowdown against the alone run's p95, not its mean");
+	CHECK_NEAR(l.slowdown[GM_LAT_P99], 496 / 119.2, 1e-12, "p99 slowdown");
+	gm_latency_slowdown(&l, NULL);
+	CHECK(isnan(l.slowdown[GM_LAT_P50]), "no baseline: n/a");
+	gm_latency_from_times(&none, NULL, 0);
+	CHECK(none.n == 0 && isnan(none.p[GM_LAT_P50]), "no replays: n/a");
+	gm_latency_from_times(&l, mp, 5);
+	gm_latency_slowdown(&l, &none);
+	CHECK(isnan(l.slowdown[GM_LAT_P99]), "a baseline without replays: n/a");
 }
 
 static void test_stp(void)
@@ -288,6 +318,7 @@ static void test_residency(void)
 int main(void)
 {
 	test_percentiles();
+	test_latency();
 	test_stp();
 	test_overlap();
 	test_utilization();

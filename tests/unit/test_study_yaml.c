@@ -206,9 +206,7 @@ static void test_commands(void)
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [single, green, nss, mps]\n",
 		       &s);
-	CHECK_STR(e, "tests/data/study/mem.yaml:4:20: variant 'green' "
-		  "is not supported yet (supported now: single, cuda, nss, elastic, priority, mps)",
-		  "an unimplemented variant is named, with those implemented");
+	CHECK_STR(e, "", "every variant of the table is supported");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
 	CHECK(strstr(e, "tests/data/study/mem.yaml:2:1: ") == e,
@@ -299,6 +297,10 @@ static void test_knobs(void)
 			/* no default: each workload's first program; no
 			 * active-thread limit */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
+		} else if (k->knob == GM_KNOB_SM_SHARE ||
+			   k->knob == GM_KNOB_SCALE) {
+			/* no default: equal partitions */
+			CHECK_INT(ret, -1, "sm_share has no value unset");
 		} else if (k->study_key) {
 			CHECK_INT(ret, 0, "a knob with a study key has a value");
 		} else {
@@ -327,6 +329,52 @@ static void test_knobs(void)
 			      sizeof(buf)) && !strcmp(buf, "65536"),
 	      "copy_chunk in bytes: --copy-chunk 65536");
 	CHECK_INT(s.nr_warnings, 0, "  no warning: nss takes both");
+	study_release(&s);
+
+	/* sm_share: a map from program to SMs or a percentage. */
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "  - {name: b, command: x}\n"
+		       "workloads: [[a, b]]\nvariants: [cuda, green]\n"
+		       "replay: {sm_share: {a: 50%, b: 32}}\n", &s);
+	CHECK_STR(e, "", "sm_share loads");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_SM_SHARE), buf,
+			      sizeof(buf)) && !strcmp(buf, "a=50%,b=32"),
+	      "  it is --sm-share a=50%,b=32");
+	CHECK_INT(s.nr_warnings, 0, "  no warning: green takes it");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: {a: 0.5}}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:24: 'sm_share': SM share "
+		  "'a=0.5': the share must be a whole number of SMs (1 or "
+		  "more) or a percentage above 0 and up to 100%",
+		  "a fraction is refused at its position");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: 50%}\n", &s);
+	CHECK(strstr(e, "tests/data/study/mem.yaml:5:20: 'sm_share' must be a "
+		     "map from program") == e, "sm_share must be a map");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {sm_share: {z: 8}}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:20: 'sm_share' names no "
+		  "program of the study: 'z'", "sm_share names programs");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {scale: k/knees.csv}\n", &s);
+	CHECK_STR(e, "", "scale loads");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_SCALE), buf,
+			      sizeof(buf)) && buf[0] == '/' &&
+	      strstr(buf, "/k/knees.csv"), "  --scale, an absolute path");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [green]\n"
+		       "replay: {scale: k.csv, sm_share: {a: 8}}\n", &s);
+	CHECK(strstr(e, "'sm_share' and 'scale' both set the green partitions"),
+	      "sm_share and scale exclude each other");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"

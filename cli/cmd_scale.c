@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix scale: SM-scalability curves of captured programs
+ * (doc/gpumix-scale.md). Each bundle is reconstructed once and replayed
+ * alone on the whole GPU (variant cuda) and in green partitions of every
+ * size the device allows (variant green, --sm-share, one partition group
+ * more each time); the run directories give, per program and per kernel,
+ * the time against the SM count and the knee (analyze/scale_curve.c).
+ * The partition sizes come from the first green run's manifest (the split
+ * the driver made), never from an assumed granularity. The reconstruct
+ * and replays are this gpumix run as child processes, their output in
+ * DIR/logs/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyze/gnuplot_program.h"
+#include "analyze/scale_curve.h"
+#include "atomic_file.h"
+#include "cli.h"
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "strbuf.h"
+
+static const char usage[] =
+	"usage: gpumix scale [-o DIR] [--replays R] [--watchdog SECONDS]\n"
+	"                    [--force] [--no-plot] BUNDLE...";
+
+static const char help[] =
+	"\n"
+	"Replay each captured program alone on the whole GPU and in green\n"
+	"partitions of every size the device allows, and report its time and\n"
+	"its kernels' against the SM count, with the knee: the smallest\n"
+	"partition within 5% of the whole GPU's time (doc/gpumix-scale.md).\n"
+	"\n"
+	"  -o DIR              output directory (default: scale)\n"
+	"  --replays R         replays per size (gpumix replay --min-replays;\n"
+	"                      default 3, at least 2)\n"
+	"  --watchdog SECONDS  per replay (default 120)\n"
+	"  --force             replace an existing DIR\n"
+	"  --no-plot           do not draw the curves (gnuplot not needed)\n"
+	"\n"
+	"Writes DIR/scale.csv, DIR/knees.csv, DIR/scale.md (also printed) and,\n"
+	"when gnuplot runs, DIR/scale-PROGRAM.png; DIR/runs/ keeps the run\n"
+	"directories, DIR/logs/ the output of each step.\n"
+	"\n"
+	"exit status: 0 ok; 1 error; 2 usage error.\n";
+
+struct scale_opts {
+	const char *dir;
+	unsigned replays;
+	double watchdog_s;
+	int force, plot;
+	char exe[PATH_MAX];
+};
+
+/* Run this gpumix with @argv (NULL-terminated, argv[0] unused), its
+ * output into @log. 0, or -1 with a cause naming the log. */
+static int run_gpumix(const struct scale_opts *o, const char *log,
+		      const char *what, char **argv)
+{
+	pid_t pid;
+	int status;
+
+	argv[0] = (char *)o->exe;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		return gm_error_errno("cannot start %s", what);
+	}
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		if (fd < 0) {
+			_exit(126);
+		}
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(o->exe, argv);
+		dprintf(2, "cannot run '%s': %s\n", o->exe, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			return gm_error_errno("cannot wait for %s", what);
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		gm_error("%s failed (%s %d; its output: %s)", what,
+			 WIFEXITED(status) ? "exit status" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) :
+					     WTERMSIG(status), log);
+		return -1;
+	}
+	return 0;
+}
+
+static int manifest_u64(const char *run, const char *key, uint64_t *out)
+{
+	char *path = gm_path_join(run, "manifest");
+	struct kvfile kv;
+	int ret;
+
+	kvfile_init(&kv);
+	ret = kvfile_read(&kv, path);
+	if (!ret) {
+		ret = kvfile_get_u64(&kv, key, out, path);
+	}
+	kvfile_release(&kv);
+	free(path);
+	return ret;
+}
+
+static char *manifest_str(const char *run, const char *key)
+{
+	char *path = gm_path_join(run, "manifest");
+	struct kvfile kv;
+	char *v = NULL;
+
+	kvfile_init(&kv);
+	if (!kvfile_read(&kv, path) && kvfile_get(&kv, key)) {
+		v = gm_xstrdup(kvfile_get(&kv, key));
+	} else {
+		gm_error("'%s': no '%s'", path, key);
+	}
+	kvfile_release(&kv);
+	free(path);
+	return v;
+}
+
+/* One replay of build @build alone: variant @variant, @share or NULL. */
+static int replay(const struct scale_opts *o, const char *build,
+		  const char *variant, const char *share, const char *run,
+		  const char *log, const char *what)
+{
+	char reps[16], wd[32];
+	char *argv[16];
+	int n = 1;
+
+	snprintf(reps, sizeof(reps), "%u", o->replays);
+	snprintf(wd, sizeof(wd), "%g", o->watchdog_s);
+	argv[n++] = "-q";
+	argv[n++] = "replay";
+	argv[n++] = "--variant";
+	argv[n++] = (char *)variant;
+	if (share) {
+		argv[n++] = "--sm-share";
+		argv[n++] = (char *)share;
+	}
+	argv[n++] = "--min-replays";
+	argv[n++] = reps;
+	argv[n++] = "--watchdog";
+	argv[n++] = wd;
+	argv[n++] = "-o";
+	argv[n++] = (char *)run;
+	argv[n++] = (char *)build;
+	argv[n] = NULL;
+	return run_gpumix(o, log, what, argv);
+}
+
+static char *base_name(const char *path)
+{
+	size_t len = strlen(path);
+	const char *s;
+
+	while (len > 1 && path[len - 1] == '/') {
+		len--;
+	}
+	s = path + len;
+	while (s > path && s[-1] != '/') {
+		s--;
+	}
+	return gm_xasprintf("%.*s", (int)(path + len - s), s);
+}
+
+static int scale_bundle(const struct scale_opts *o, const char *bundle,
+			struct gm_scale *sc)
+{
+	char *name = base_name(bundle);
+	char *build = gm_xasprintf("%s/builds/%s", o->dir, name);
+	char *log = NULL, *run = NULL, *prog = NULL, *what = NULL;
+	uint64_t full_sms, group, groups, all_sms;
+	int ret = -1;
+
+	log = gm_xasprintf("%s/logs/%s.reconstruct.log", o->dir, name);
+	{
+		char *argv[] = { NULL, "-q", "reconstruct", "--variant",
+				 "green", "-o", build, (char *)bundle, NULL };
+		what = gm_xasprintf("the reconstruct of '%s'", bundle);
+		if (run_gpumix(o, log, what, argv) < 0) {
+			goto out;
+		}
+	}
+
+	/* The whole GPU: the cuda variant, in the primary context. */
+	free(log);
+	free(run);
+	free(what);
+	log = gm_xasprintf("%s/logs/%s.full.log", o->dir, name);
+	run = gm_xasprintf("%s/runs/%s.full", o->dir, name);
+	what = gm_xasprintf("the replay of '%s' on the whole GPU", name);
+	gm_note("scale: %s: the whole GPU", name);
+	if (replay(o, build, "cuda", NULL, run, log, what) < 0 ||
+	    manifest_u64(run, "device.sm_count", &full_sms) < 0 ||
+	    !(prog = manifest_str(run, "program.0.name")) ||
+	    gm_scale_add_run(sc, run, (unsigned)full_sms) < 0) {
+		goto out;
+	}
+
+	/* Every partition group: the split the driver makes. */
+	free(log);
+	free(run);
+	free(what);
+	log = gm_xasprintf("%s/logs/%s.green.log", o->dir, name);
+	run = gm_xasprintf("%s/runs/%s.green", o->dir, name);
+	what = gm_xasprintf("the replay of '%s' in one green partition of "
+			    "every group", name);
+	gm_note("scale: %s: green, every partition group", name);
+	if (replay(o, build, "green", NULL, run, log, what) < 0 ||
+	    manifest_u64(run, "green.group_sms", &group) < 0 ||
+	    manifest_u64(run, "green.groups", &groups) < 0 ||
+	    manifest_u64(run, "program.0.sm_count", &all_sms) < 0) {
+		goto out;
+	}
+	if (all_sms != full_sms && gm_scale_add_run(sc, run, (unsigned)all_sms) < 0) {
+		goto out;
+	}
+	for (uint64_t k = 1; k < groups; k++) {
+		uint64_t sms = k * group, got;
+		char *share = gm_xasprintf("%s=%" PRIu64, prog, sms);
+		int r;
+
+		free(log);
+		free(run);
+		free(what);
+		log = gm_xasprintf("%s/logs/%s.%" PRIu64 ".log", o->dir, name, sms);
+		run = gm_xasprintf("%s/runs/%s.%" PRIu64, o->dir, name, sms);
+		what = gm_xasprintf("the replay of '%s' on %" PRIu64 " SMs",
+				    name, sms);
+		gm_note("scale: %s: %" PRIu64 " SMs", name, sms);
+		r = replay(o, build, "green", share, run, log, what);
+		free(share);
+		if (r < 0 || manifest_u64(run, "program.0.sm_count", &got) < 0) {
+			goto out;
+		}
+		if (got != sms) {
+			gm_error("'%s': the green context has %" PRIu64 " SMs, "
+				 "not the %" PRIu64 " asked for", run, got, sms);
+			goto out;
+		}
+		if (gm_scale_add_run(sc, run, (unsigned)sms) < 0) {
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret < 0) {
+		gm_error("cannot measure the scaling of '%s'", bundle);
+	}
+	free(name);
+	free(build);
+	free(log);
+	free(run);
+	free(what);
+	free(prog);
+	return ret;
+}
+
+static int write_text(const char *path, const char *text, size_t len)
+{
+	return gm_write_file_atomic(path, text, len, 1);
+}
+
+/* Write @s through gm_scale_write() into the three files of @dir. */
+static int write_tables(const char *dir, const struct gm_scale *s,
+			struct strbuf *md_out)
+{
+	char *buf[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
+	FILE *f[3];
+	static const char *const names[] = { "scale.csv", "knees.csv",
+					     "scale.md" };
+	int ret = 0;
+
+	for (int i = 0; i < 3; i++) {
+		f[i] = open_memstream(&buf[i], &len[i]);
+		if (!f[i]) {
+			return gm_error_errno("cannot write the tables");
+		}
+	}
+	gm_scale_write(s, f[0], f[1], f[2]);
+	for (int i = 0; i < 3; i++) {
+		char *path = gm_path_join(dir, names[i]);
+		fclose(f[i]);
+		if (!ret && write_text(path, buf[i], len[i]) < 0) {
+			ret = -1;
+		}
+		free(path);
+	}
+	strbuf_add(md_out, buf[2], len[2]);
+	for (int i = 0; i < 3; i++) {
+		free(buf[i]);
+	}
+	return ret;
+}
+
+/* One PNG per program: its curve and its kernels', time against SMs. */
+static int plot(const char *dir, const struct gm_scale *s)
+{
+	struct strbuf gp = STRBUF_INIT;
+	char *path = gm_path_join(dir, "scale.gp");
+	const char *gnuplot = gm_gnuplot_program();
+	char *argv[] = { (char *)gnuplot, "scale.gp", NULL };
+	int ret = -1;
+
+	strbuf_addstr(&gp, "set terminal pngcairo size 900,560\n"
+		      "set datafile separator ','\n"
+		      "set xlabel 'SMs'\nset ylabel 'time (ms)'\n"
+		      "set logscale y\nset key outside right\nset grid\n");
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct gm_scale_curve *c = &s->curves[i];
+		int first = 1;
+		if (c->kernel) {
+			continue;
+		}
+		strbuf_addf(&gp, "set output 'scale-%s.png'\nset title '%s: "
+			    "time against SMs (green partitions)'\nplot",
+			    c->program, c->program);
+		for (size_t k = 0; k < s->nr; k++) {
+			const struct gm_scale_curve *e = &s->curves[k];
+			if (strcmp(e->program, c->program)) {
+				continue;
+			}
+			strbuf_addf(&gp, "%s 'scale.csv' using "
+				    "(strcol(1) eq '%s' && strcol(2) eq '%s' ? "
+				    "$3 : NaN):4 with linespoints "
+				    "title '%s'", first ? "" : ",", c->program,
+				    e->kernel ? e->kernel : "",
+				    e->kernel ? e->kernel : "(program)");
+			first = 0;
+		}
+		strbuf_addstr(&gp, "\n");
+	}
+	if (write_text(path, gp.buf, gp.len) < 0) {
+		goto out;
+	}
+	{
+		pid_t pid;
+		int status;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			gm_error_errno("cannot start gnuplot");
+			goto out;
+		}
+		if (pid == 0) {
+			int fd;
+			if (chdir(dir) || (fd = open("gnuplot.log", O_WRONLY |
+						     O_CREAT | O_TRUNC, 0644)) < 0) {
+				_exit(126);
+			}
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execvp(gnuplot, argv);
+			_exit(127);
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			gm_error("gnuplot failed (see '%s/gnuplot.log')", dir);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	strbuf_release(&gp);
+	free(path);
+	return ret;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "replays", required_argument, NULL, 'r' },
+		{ "watchdog", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-plot", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scale_opts o = { .dir = "scale", .replays = 3,
+				.watchdog_s = 120, .plot = 1 };
+	struct gm_scale sc = GM_SCALE_INIT;
+	struct strbuf md = STRBUF_INIT;
+	char *end;
+	int c, ret = GM_EXIT_ERROR;
+	ssize_t n;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'r': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || v < 2 ||
+			    v > 1000) {
+				return gm_usage_error(usage, "--replays takes an "
+						      "integer from 2 to 1000");
+			}
+			o.replays = (unsigned)v;
+			break;
+		}
+		case 'w':
+			o.watchdog_s = strtod(optarg, &end);
+			if (*end || !*optarg || !(o.watchdog_s >= 0) ||
+			    o.watchdog_s > 86400) {
+				return gm_usage_error(usage, "--watchdog takes a "
+						      "number of seconds");
+			}
+			break;
+		case 'f':
+			o.force = 1;
+			break;
+		case 'n':
+			o.plot = 0;
+			break;
+		case 'h':
+			printf("%s\n%s", usage, help);
+			return GM_EXIT_OK;
+		case ':':
+			return gm_usage_error(usage, "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			return gm_usage_error(usage, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind == argc) {
+		return gm_usage_error(usage, "no bundle given");
+	}
+	n = readlink("/proc/self/exe", o.exe, sizeof(o.exe) - 1);
+	if (n <= 0) {
+		gm_error_errno("cannot find the gpumix binary (/proc/self/exe)");
+		return gm_cli_fail();
+	}
+	o.exe[n] = 0;
+	for (int i = optind; i < argc; i++) {
+		char *name = base_name(argv[i]);
+		int dup = 0;
+		for (int j = optind; j < i && !dup; j++) {
+			char *other = base_name(argv[j]);
+			dup = !strcmp(name, other);
+			free(other);
+		}
+		free(name);
+		if (!gm_is_dir(argv[i])) {
+			gm_error("bundle '%s' does not exist", argv[i]);
+			return gm_cli_fail();
+		}
+		if (dup) {
+			return gm_usage_error(usage, "two bundles are called "
+					      "'%s'", argv[i]);
+		}
+	}
+	if (gm_path_exists(o.dir)) {
+		if (!o.force) {
+			gm_error("'%s' exists", o.dir);
+			gm_error_hint("use --force to replace it, or -o DIR");
+			return gm_cli_fail();
+		}
+		if (gm_remove_tree(o.dir) < 0) {
+			return gm_cli_fail();
+		}
+	}
+	{
+		char *logs = gm_path_join(o.dir, "logs");
+		char *runs = gm_path_join(o.dir, "runs");
+		int bad = gm_mkdir_p(logs, 0777) < 0 || gm_mkdir_p(runs, 0777) < 0;
+		free(logs);
+		free(runs);
+		if (bad) {
+			return gm_cli_fail();
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (scale_bundle(&o, argv[i], &sc) < 0) {
+			goto out;
+		}
+	}
+	gm_scale_sort(&sc);
+	if (write_tables(o.dir, &sc, &md) < 0) {
+		goto out;
+	}
+	fwrite(md.buf, 1, md.len, stdout);
+	if (o.plot) {
+		if (!gm_program_exists(gm_gnuplot_program())) {
+			gm_note("scale: no plot: '%s' is not installed (Debian: "
+				"gnuplot-nox)", gm_gnuplot_program());
+		} else if (plot(o.dir, &sc) < 0) {
+			goto out;
+		}
+	}
+	gm_note("scale: %d program%s measured, tables in '%s'", argc - optind,
+		argc - optind == 1 ? "" : "s", o.dir);
+	ret = GM_EXIT_OK;
+out:
+	if (ret != GM_EXIT_OK) {
+		gm_cli_fail();
+	}
+	gm_scale_release(&sc);
+	strbuf_release(&md);
+	return ret;
+}
