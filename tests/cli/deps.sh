@@ -22,9 +22,9 @@ mkdir -p "$tmp/pc" "$tmp/bin"
 for m in $(awk '$1 == "lib" { print $2 }' "$GPUMIX_TOP/build-aux/packages"); do
 	cp "$(pkg-config --variable=pcfiledir "$m")/$m.pc" "$tmp/pc/"
 done
+# (the tools of the list's cmd rows, whichever they are, and the shell's)
 for t in sh bash awk sed tr mktemp dirname rm id cat ls grep env make git find \
-	cc pkg-config go-md2man lttng lttng-sessiond babeltrace2 sqlite3 gnuplot \
-	flock man; do
+	$(awk '$1 == "cmd" { print $2 }' "$GPUMIX_TOP/build-aux/packages"); do
 	ln -s "$(command -v "$t")" "$tmp/bin/$t"
 done
 probe() { # probe CMD...: CMD in the private prefix (no make of ours around it)
