@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: MIT
 # capture/: libgpumix-capture.so (the CUPTI injection library with the
 # gpumix_capture LTTng provider, loaded into captured programs) and
-# libgpumix-capture.a (session control, bundle finalisation, API table:
-# linked into the gpumix CLI).
+# libgpumix-capture.a (session control, bundle finalisation: linked into
+# the gpumix CLI). The API table and the event and blob formats they share
+# with the bundle reader live in common/.
 
 PKG_DEPS += lttng-ust:liblttng-ust-dev
 
 EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden
 
 # Everything that runs inside the captured program.
-CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \
-	capture/image.c capture/emit.c capture/tracking.c capture/inject.c \
+CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/inject.c \
 	capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
@@ -19,8 +19,7 @@ CAPTURE_SO_DEFS := $(if $(filter 1,$(SANITIZE)),,-Wl,--no-undefined)
 SHLIBS += $(CAPTURE_SO)
 
 # What the CLI links (no CUPTI, no LTTng-UST).
-CAPTURE_LIB_SRCS := capture/api.c capture/record.c capture/blob_store.c \
-	capture/image.c capture/counts.c capture/session.c capture/bundle.c \
+CAPTURE_LIB_SRCS := capture/counts.c capture/session.c capture/bundle.c \
 	capture/capture_run.c capture/descendants.c
 CAPTURE_LIB := $(B)/libgpumix-capture.a
 LIBS += $(CAPTURE_LIB)

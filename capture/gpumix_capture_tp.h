@@ -18,7 +18,7 @@
 
 #include <lttng/tracepoint.h>
 
-#include "capture/record.h"
+#include "record.h"
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(gpumix_capture, record,
 	LTTNG_UST_TP_ARGS(const struct gm_record *, r),

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/api.h"
+#include "api.h"
 #include "capture/bundle.h"
 #include "capture/counts.h"
-#include "capture/record.h"
+#include "record.h"
 #include "cli.h"
 #include "error.h"
 #include "reconstruct/trace_stats.h"

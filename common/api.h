@@ -7,8 +7,8 @@
  * order. The capture library, the bundle reader and the code generator all
  * read this one table; none of them needs the CUPTI headers to do so.
  */
-#ifndef GM_CAPTURE_API_H
-#define GM_CAPTURE_API_H
+#ifndef GM_API_H
+#define GM_API_H
 
 #include <stddef.h>
 #include <stdint.h>
