@@ -31,7 +31,7 @@ struct gm_an_pool {
 
 /* The resource table being built (rows live in gm_analysis). */
 struct gm_an_resources {
-	struct gm_strmap index;		/* row key -> row */
+	struct gm_strmap index;		/* row key -> row (common/strmap.h) */
 	size_t alloc;
 	sqlite3_stmt *name;		/* StringIds lookup */
 };

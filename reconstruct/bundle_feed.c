@@ -18,7 +18,7 @@
 #include "fs.h"
 #include "handle_map.h"
 #include "hash.h"
-#include "intern.h"
+#include "strmap.h"
 #include "model.h"
 #include "strbuf.h"
 #include "trace_reader.h"
@@ -94,7 +94,7 @@ struct bundle_feed {
 	size_t nr_d2h, alloc_d2h;
 	struct handle_map done_d2h;		/* corr of results not needed */
 
-	struct intern checked;			/* blobs and images read */
+	struct gm_strmap checked;			/* blobs and images read */
 	struct api_note skipped[GM_API_COUNT];
 	struct api_note failed[GM_API_COUNT];
 	uint64_t warned_attr;			/* launch attribute ids */
@@ -145,7 +145,7 @@ void bundle_feed_free(struct bundle_feed *f)
 	handle_map_release(&f->pending_d2h);
 	free(f->d2h_event);
 	handle_map_release(&f->done_d2h);
-	intern_release(&f->checked);
+	gm_strmap_clear(&f->checked);
 	strbuf_release(&f->tmp);
 	free(f->blob_dir);
 	free(f);
@@ -306,7 +306,7 @@ static int first_time(struct bundle_feed *f, struct gm_hash h)
 {
 	int is_new;
 
-	intern_add(&f->checked, &h, sizeof(h), &is_new);
+	gm_strmap_add(&f->checked, &h, sizeof(h), &is_new);
 	return is_new;
 }
 

@@ -349,7 +349,7 @@ static void emit_launches(struct strbuf *out, const struct model_prog *p)
 	name(out, p, "launches");
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->launches.nr; i++) {
-		const struct gm_launch_desc *l = intern_key(&p->launches,
+		const struct gm_launch_desc *l = gm_strmap_key(&p->launches,
 							    (uint32_t)i, NULL);
 		strbuf_addf(out, "\t{ %" PRIu32 ", %" PRIu32 ", { %" PRIu32
 			    ", %" PRIu32 ", %" PRIu32 " }, { %" PRIu32 ", %"
@@ -377,7 +377,7 @@ static void emit_checks(struct strbuf *out, const struct model_prog *p)
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->checks.nr; i++) {
 		strbuf_addf(out, "\t\"%s\",\t/* %zu */\n",
-			    (const char *)intern_key(&p->checks, (uint32_t)i,
+			    (const char *)gm_strmap_key(&p->checks, (uint32_t)i,
 						     NULL), i);
 	}
 	strbuf_addstr(out, "};\n\n");
@@ -397,7 +397,7 @@ static void emit_texdescs(struct strbuf *out, const struct model_prog *p)
 	name(out, p, "texdescs");
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->texdescs.nr; i++) {
-		const struct gm_texture_desc *t = intern_key(&p->texdescs,
+		const struct gm_texture_desc *t = gm_strmap_key(&p->texdescs,
 							     (uint32_t)i, NULL);
 		strbuf_addf(out, "\t{ .res_type = %" PRIu32 ", .ref = ",
 			    t->res_type);
@@ -441,7 +441,7 @@ static void emit_op(struct strbuf *out, const struct model_prog *p,
 	strbuf_addf(out, "\t/* %" PRIu64 " ", op->event);
 	ctext(out, model_api(p, op));
 	if (op->code == GM_OP_LAUNCH) {
-		const struct gm_launch_desc *l = intern_key(&p->launches, op->a,
+		const struct gm_launch_desc *l = gm_strmap_key(&p->launches, op->a,
 							    NULL);
 		strbuf_addstr(out, " ");
 		ctext(out, p->kernels[l->kernel].name);

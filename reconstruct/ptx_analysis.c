@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "strbuf.h"
+#include "strmap.h"
 
 /* ---- opcode tables ---------------------------------------------------- */
 
@@ -183,82 +184,6 @@ static int sreg_uniform(const struct gm_ptx_module *m, uint32_t i)
 	       tok_has_prefix(m, i, "%dynamic_smem_size") ||
 	       tok_has_prefix(m, i, "%total_smem_size") ||
 	       tok_has_prefix(m, i, "%aggr_smem_size");
-}
-
-/* ---- a small string -> index map ------------------------------------- */
-
-struct name_map {
-	const char **keys;	/* point into the module source, not owned */
-	size_t *klen;
-	int *val;
-	size_t cap, nr;
-};
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static void map_init(struct name_map *mp, size_t hint)
-{
-	size_t cap = 64;
-
-	while (cap < hint * 2) {
-		cap *= 2;
-	}
-	mp->cap = cap;
-	mp->nr = 0;
-	mp->keys = gm_xcalloc(cap, sizeof(*mp->keys));
-	mp->klen = gm_xcalloc(cap, sizeof(*mp->klen));
-	mp->val = gm_xcalloc(cap, sizeof(*mp->val));
-}
-
-static void map_release(struct name_map *mp)
-{
-	free(mp->keys);
-	free(mp->klen);
-	free(mp->val);
-	memset(mp, 0, sizeof(*mp));
-}
-
-/* Slot of @s, inserting it with value @init when @insert. -1: absent. */
-static int64_t map_slot(struct name_map *mp, const char *s, size_t n,
-			int insert, int init)
-{
-	if (insert && (mp->nr + 1) * 2 > mp->cap) {
-		struct name_map big;
-		map_init(&big, mp->cap);
-		for (size_t i = 0; i < mp->cap; i++) {
-			if (mp->keys[i]) {
-				int64_t k = map_slot(&big, mp->keys[i],
-						     mp->klen[i], 1, 0);
-				big.val[k] = mp->val[i];
-			}
-		}
-		map_release(mp);
-		*mp = big;
-	}
-	size_t i = hash_bytes(s, n) & (mp->cap - 1);
-	while (mp->keys[i]) {
-		if (mp->klen[i] == n && !memcmp(mp->keys[i], s, n)) {
-			return (int64_t)i;
-		}
-		i = (i + 1) & (mp->cap - 1);
-	}
-	if (!insert) {
-		return -1;
-	}
-	mp->keys[i] = s;
-	mp->klen[i] = n;
-	mp->val[i] = init;
-	mp->nr++;
-	return (int64_t)i;
 }
 
 /* ---- per-function facts ----------------------------------------------- */
@@ -615,8 +540,8 @@ static void cfg_release(struct cfg *c)
 }
 
 struct label_tab {
-	struct name_map map;	/* label -> instruction index */
-	struct name_map targets; /* .branchtargets label -> statement */
+	struct gm_strmap map;	/* label -> instruction index */
+	struct gm_strmap targets; /* .branchtargets label -> statement */
 };
 
 static int lookup_label(const struct gm_ptx_module *m, struct label_tab *lt,
@@ -624,12 +549,12 @@ static int lookup_label(const struct gm_ptx_module *m, struct label_tab *lt,
 {
 	size_t n;
 	const char *t = gm_ptx_tok_text(m, tok, &n);
-	int64_t k = map_slot(&lt->map, t, n, 0, 0);
+	int64_t k;
 
-	if (k < 0 || (size_t)lt->map.val[k] > nr_insn) {
+	if (!gm_strmap_get_bytes(&lt->map, t, n, &k) || (size_t)k > nr_insn) {
 		return -1;
 	}
-	return lt->map.val[k];
+	return (int)k;
 }
 
 static void add_succ(struct cfg *c, uint32_t insn_target)
@@ -647,22 +572,20 @@ static int build_cfg(const struct gm_ptx_module *m, const struct gm_ptx_func *f,
 	char base[32];
 
 	memset(c, 0, sizeof(*c));
-	map_init(&lt.map, f->nr_stmts);
-	map_init(&lt.targets, 8);
+	memset(&lt, 0, sizeof(lt));
 	c->insn = gm_xmalloc((f->nr_stmts + 1) * sizeof(*c->insn));
 	for (size_t k = 0; k < f->nr_stmts; k++) {
 		const struct gm_ptx_stmt *s = &f->stmts[k];
 		if (s->kind == GM_PTX_S_LABEL) {
 			size_t n;
 			const char *t = gm_ptx_tok_text(m, s->begin, &n);
-			int64_t slot = map_slot(&lt.map, t, n, 1, 0);
-			lt.map.val[slot] = (int)c->nr_insn;
+			gm_strmap_put_bytes(&lt.map, t, n, (int64_t)c->nr_insn);
 			if (k + 1 < f->nr_stmts &&
 			    f->stmts[k + 1].kind == GM_PTX_S_DIRECTIVE &&
 			    gm_ptx_tok_is(m, f->stmts[k + 1].opcode,
 					  ".branchtargets")) {
-				slot = map_slot(&lt.targets, t, n, 1, 0);
-				lt.targets.val[slot] = (int)(k + 1);
+				gm_strmap_put_bytes(&lt.targets, t, n,
+						    (int64_t)(k + 1));
 			}
 		} else if (s->kind == GM_PTX_S_INSN) {
 			c->insn[c->nr_insn++] = (uint32_t)k;
@@ -674,10 +597,8 @@ static int build_cfg(const struct gm_ptx_module *m, const struct gm_ptx_func *f,
 	}
 	leader = gm_xcalloc(c->nr_insn + 1, 1);
 	leader[0] = 1;
-	for (size_t i = 0; i < lt.map.cap; i++) {
-		if (lt.map.keys[i]) {
-			leader[lt.map.val[i]] = 1;
-		}
+	for (size_t i = 0; i < lt.map.nr; i++) {
+		leader[lt.map.items[i].value] = 1;
 	}
 	for (size_t i = 0; i < c->nr_insn; i++) {
 		const struct gm_ptx_stmt *s = &f->stmts[c->insn[i]];
@@ -731,14 +652,14 @@ static int build_cfg(const struct gm_ptx_module *m, const struct gm_ptx_func *f,
 			size_t n;
 			uint32_t lt_tok = gm_ptx_operand(f, s, 1).begin;
 			const char *t = gm_ptx_tok_text(m, lt_tok, &n);
-			int64_t slot = map_slot(&lt.targets, t, n, 0, 0);
-			if (slot < 0) {
+			int64_t slot;
+			if (!gm_strmap_get_bytes(&lt.targets, t, n, &slot)) {
 				snprintf(why, whylen, "brx with unknown targets at line %u",
 					 stmt_line(m, s));
 				goto out;
 			}
 			const struct gm_ptx_stmt *d =
-				&f->stmts[lt.targets.val[slot]];
+				&f->stmts[slot];
 			for (uint32_t k = d->opcode + 1; k < d->end; k++) {
 				if (m->toks.v[k].kind != GM_PTX_WORD) {
 					continue;
@@ -786,20 +707,20 @@ static int build_cfg(const struct gm_ptx_module *m, const struct gm_ptx_func *f,
 	ret = 0;
 out:
 	free(leader);
-	map_release(&lt.map);
-	map_release(&lt.targets);
+	gm_strmap_clear(&lt.map);
+	gm_strmap_clear(&lt.targets);
 	return ret;
 }
 
 /* ---- uniformity -------------------------------------------------------- */
 
 struct reginfo {
-	struct name_map map;	/* register -> index into arrays below */
+	struct gm_strmap map;	/* register -> index into arrays below */
 	int *ndefs;
 	int32_t *def;		/* instruction index of the only def */
 	uint8_t *uniform;
 	size_t nr, alloc;
-	struct name_map declared; /* names declared by .reg (no % needed) */
+	struct gm_strmap declared; /* names declared by .reg (no % needed) */
 };
 
 static int is_register(const struct gm_ptx_module *m, struct reginfo *ri,
@@ -819,7 +740,7 @@ static int is_register(const struct gm_ptx_module *m, struct reginfo *ri,
 	if (t[0] == '%') {
 		return 1;
 	}
-	return map_slot(&ri->declared, t, n, 0, 0) >= 0;
+	return gm_strmap_find(&ri->declared, t, n) >= 0;
 }
 
 static int reg_index(const struct gm_ptx_module *m, struct reginfo *ri,
@@ -827,10 +748,10 @@ static int reg_index(const struct gm_ptx_module *m, struct reginfo *ri,
 {
 	size_t n;
 	const char *t = gm_ptx_tok_text(m, i, &n);
-	int64_t k = map_slot(&ri->map, t, n, 0, 0);
+	int64_t k;
 
-	if (k >= 0) {
-		return ri->map.val[k];
+	if (gm_strmap_get_bytes(&ri->map, t, n, &k)) {
+		return (int)k;
 	}
 	if (!insert) {
 		return -1;
@@ -841,15 +762,14 @@ static int reg_index(const struct gm_ptx_module *m, struct reginfo *ri,
 	ri->ndefs[ri->nr] = 0;
 	ri->def[ri->nr] = -1;
 	ri->uniform[ri->nr] = 0;
-	k = map_slot(&ri->map, t, n, 1, 0);
-	ri->map.val[k] = (int)ri->nr;
+	gm_strmap_put_bytes(&ri->map, t, n, (int64_t)ri->nr);
 	return (int)ri->nr++;
 }
 
 static void reginfo_release(struct reginfo *ri)
 {
-	map_release(&ri->map);
-	map_release(&ri->declared);
+	gm_strmap_clear(&ri->map);
+	gm_strmap_clear(&ri->declared);
 	free(ri->ndefs);
 	free(ri->def);
 	free(ri->uniform);
@@ -1111,8 +1031,6 @@ static void uniformity(const struct gm_ptx_module *m,
 		       struct reginfo *ri)
 {
 	memset(ri, 0, sizeof(*ri));
-	map_init(&ri->map, 256);
-	map_init(&ri->declared, 32);
 	for (size_t k = 0; k < f->nr_stmts; k++) {
 		const struct gm_ptx_stmt *s = &f->stmts[k];
 		if (s->kind != GM_PTX_S_DECL || !gm_ptx_tok_is(m, s->opcode, ".reg")) {
@@ -1123,7 +1041,7 @@ static void uniformity(const struct gm_ptx_module *m,
 			const char *t = gm_ptx_tok_text(m, i, &n);
 			if (m->toks.v[i].kind == GM_PTX_WORD && t[0] != '.' &&
 			    t[0] != '%') {
-				map_slot(&ri->declared, t, n, 1, 0);
+				gm_strmap_add(&ri->declared, t, n, NULL);
 			}
 		}
 	}
@@ -1625,14 +1543,12 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out)
 		}
 	}
 	/* Kernels whose address the code takes are launched from the device. */
-	struct name_map entries;
-	map_init(&entries, nf);
+	struct gm_strmap entries = GM_STRMAP_INIT;
 	for (size_t e = 0; e < nf; e++) {
 		if (m->funcs[e].is_entry) {
 			size_t n;
 			const char *w = gm_ptx_tok_text(m, m->funcs[e].name_tok, &n);
-			int64_t slot = map_slot(&entries, w, n, 1, 0);
-			entries.val[slot] = (int)e;
+			gm_strmap_put_bytes(&entries, w, n, (int64_t)e);
 		}
 	}
 	for (size_t i = 0; i < nf; i++) {
@@ -1648,9 +1564,9 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out)
 				if (m->toks.v[t].kind != GM_PTX_WORD || w[0] == '%') {
 					continue;
 				}
-				int64_t slot = map_slot(&entries, w, n, 0, 0);
-				if (slot >= 0) {
-					size_t e = (size_t)entries.val[slot];
+				int64_t slot;
+				if (gm_strmap_get_bytes(&entries, w, n, &slot)) {
+					size_t e = (size_t)slot;
 					note(facts[e].launched_by,
 					     sizeof(facts[e].launched_by), "%s",
 					     f->name);
@@ -1658,7 +1574,7 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out)
 			}
 		}
 	}
-	map_release(&entries);
+	gm_strmap_clear(&entries);
 	/* Callee features, to a fixpoint (recursion allowed). */
 	for (size_t i = 0; i < nf; i++) {
 		facts[i].total = facts[i].own;
@@ -1710,9 +1626,7 @@ int gm_ptx_analyze(const struct gm_ptx_module *m, struct gm_ptx_analysis *out)
 	for (size_t i = 0; i < nf; i++) {
 		free(facts[i].callees);
 		cfg_release(&cfgs[i]);
-		if (ris[i].map.keys) {
-			reginfo_release(&ris[i]);
-		}
+		reginfo_release(&ris[i]);
 	}
 	free(facts);
 	free(cfgs);
