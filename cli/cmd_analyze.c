@@ -17,6 +17,7 @@
 #include "analyze/db.h"
 #include "analyze/loader.h"
 #include "cli.h"
+#include "clock.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
@@ -48,14 +49,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct progress {
 	int tty;
 	size_t index, total;
@@ -75,7 +68,7 @@ static int on_progress(void *data, const struct gm_activity_reader *r)
 	if (!p->tty) {
 		return 0;
 	}
-	t = now_s();
+	t = gm_now_s();
 	/* Delayed (short loads stay quiet) and at most ten updates a second. */
 	if (t - p->run_start < 0.5 || t - p->last < 0.1) {
 		return 0;
@@ -161,7 +154,7 @@ int cmd_analyze(int argc, char **argv)
 	struct progress prog;
 	struct sigaction sa, old_sa;
 	struct strbuf summary = STRBUF_INIT;
-	double t0 = now_s();
+	double t0 = gm_now_s();
 
 	opterr = 0;
 	optind = 1;
@@ -213,7 +206,7 @@ int cmd_analyze(int argc, char **argv)
 		struct gm_load_info info;
 		prog.index = i;
 		prog.dir = dirs[i];
-		prog.run_start = now_s();
+		prog.run_start = gm_now_s();
 		int r = gm_loader_load(&loader, dirs[i], &info);
 		clear_progress(&prog);
 		if (r) {
@@ -264,7 +257,7 @@ int cmd_analyze(int argc, char **argv)
 	}
 	strbuf_addf(&summary, ", %llu kernels, %llu records, into %s in %.1f s",
 		    (unsigned long long)kernels, (unsigned long long)records,
-		    out, now_s() - t0);
+		    out, gm_now_s() - t0);
 	if (skipped) {
 		strbuf_addf(&summary, "; %zu already loaded", skipped);
 	}

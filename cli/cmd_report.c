@@ -16,6 +16,7 @@
 #include "analyze/report_tables.h"
 #include "build/version.h"
 #include "cli.h"
+#include "clock.h"
 #include "error.h"
 #include "strbuf.h"
 
@@ -60,14 +61,6 @@ static const char *const table_names[GM_T_COUNT] = {
 	"waiting-runs", "overlap", "overlap-runs", "utilization",
 	"utilization-runs", "resources", "runs", "paper",
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void print_tables(struct gm_table *t, int only, int csv)
 {
@@ -114,7 +107,7 @@ int cmd_report(int argc, char **argv)
 	struct gm_table tables[GM_T_COUNT];
 	struct gm_db db = GM_DB_INIT;
 	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
-	double t0 = now_s();
+	double t0 = gm_now_s();
 
 	ropt.figures = 1;
 	opterr = 0;
@@ -212,7 +205,7 @@ int cmd_report(int argc, char **argv)
 		gm_note("report: %zu runs, %zu tables, %zu figures%s in %s/index.md"
 			" (%.1f s)", an.nruns, res.tables, res.figures,
 			ropt.figures ? "" : " (--no-figures)", ropt.out_dir,
-			now_s() - t0);
+			gm_now_s() - t0);
 	}
 	ret = GM_EXIT_OK;
 out_tables:

@@ -28,26 +28,18 @@ static int executable(const char *p)
 char *gm_ptxas_path(void)
 {
 	const char *home = getenv("CUDA_HOME");
-	const char *path = getenv("PATH");
+	char *p;
 
 	if (home && *home) {
-		char *p = gm_xasprintf("%s/bin/ptxas", home);
+		p = gm_xasprintf("%s/bin/ptxas", home);
 		if (executable(p)) {
 			return p;
 		}
 		free(p);
 	}
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-		if (n) {
-			char *p = gm_xasprintf("%.*s/ptxas", (int)n, path);
-			if (executable(p)) {
-				return p;
-			}
-			free(p);
-		}
-		path = colon ? colon + 1 : NULL;
+	p = gm_path_search("ptxas", NULL);
+	if (p) {
+		return p;
 	}
 	if (executable("/usr/local/cuda/bin/ptxas")) {
 		return gm_xstrdup("/usr/local/cuda/bin/ptxas");

@@ -35,6 +35,7 @@
 
 #include "analyze/gnuplot_program.h"
 #include "atomic_file.h"
+#include "clock.h"
 #include "error.h"
 #include "study_exe_fingerprint.h"
 #include "fs.h"
@@ -1344,7 +1345,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	x.plan = plan;
 	x.o = o;
 	x.out = out;
-	x.start = study_progress_now();
+	x.start = gm_now_s();
 	x.st.lock_fd = -1;
 	x.progs = gm_xcalloc(s->nr_programs ? s->nr_programs : 1,
 			     sizeof(*x.progs));
@@ -1384,7 +1385,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	int r = execute(&x);
 	stage_exec_restore_signals();
 	study_progress_finish(&x.pr);
-	out->seconds = study_progress_now() - x.start;
+	out->seconds = gm_now_s() - x.start;
 	if (r == 1) {
 		out->interrupted = stage_exec_interrupted();
 		if (!out->interrupted) {
