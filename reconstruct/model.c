@@ -1396,6 +1396,19 @@ int model_finish(struct model *m)
 	return 0;
 }
 
+/* The group column of GM_OPS (gpumix_replay.h) for operation @code. */
+static enum gm_op_group op_group(unsigned code)
+{
+	static const enum gm_op_group groups[GM_OP_COUNT] = {
+#define GM_OP_GROUP_(name, what, group, operands) [GM_OP_##name] = group,
+#define GM_OPND_NONE_(field, kind)
+		GM_OPS(GM_OP_GROUP_, GM_OPND_NONE_)
+#undef GM_OP_GROUP_
+#undef GM_OPND_NONE_
+	};
+	return code < GM_OP_COUNT ? groups[code] : GM_OPG_OTHER;
+}
+
 void model_report(const struct model *m, struct strbuf *out)
 {
 	for (size_t i = 0; i < m->nr_progs; i++) {
@@ -1403,10 +1416,9 @@ void model_report(const struct model *m, struct strbuf *out)
 		uint64_t launches = 0, copies = 0;
 
 		for (size_t o = 0; o < p->nr_ops; o++) {
-			unsigned c = p->ops[o].code;
-			launches += c == GM_OP_LAUNCH;
-			copies += c == GM_OP_H2D || c == GM_OP_D2H ||
-				  c == GM_OP_D2D;
+			enum gm_op_group g = op_group(p->ops[o].code);
+			launches += g == GM_OPG_LAUNCH;
+			copies += g == GM_OPG_COPY;
 		}
 		strbuf_addf(out, "program '%s': %zu operations (%" PRIu64
 			    " launches of %zu kernels, %" PRIu64 " copies), "
