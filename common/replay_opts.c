@@ -28,6 +28,7 @@ enum {
 	OPT_ELASTIC_SLICE,
 	OPT_PROFILE,
 	OPT_HIGH_PRIORITY,
+	OPT_GRID,
 	OPT_HELP,
 };
 
@@ -48,6 +49,7 @@ static const struct option longopts[] = {
 	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
+	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -55,6 +57,23 @@ static const struct option longopts[] = {
 const char *gm_completion_name(enum gm_completion c)
 {
 	return c == GM_COMPLETION_POLL ? "poll" : "event";
+}
+
+const char *gm_grid_mode_name(enum gm_grid_mode g)
+{
+	return g == GM_GRID_RESIDENT ? "resident" : "captured";
+}
+
+int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out)
+{
+	if (!strcmp(s, "captured")) {
+		*out = GM_GRID_CAPTURED;
+	} else if (!strcmp(s, "resident")) {
+		*out = GM_GRID_RESIDENT;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 void gm_replay_opts_init(struct gm_replay_opts *o)
@@ -200,6 +219,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_HIGH_PRIORITY:
 			o->high_priority = optarg;
 			o->given |= GM_KNOB_HIGH_PRIORITY;
+			break;
+		case OPT_GRID:
+			if (gm_grid_mode_parse(optarg, &o->grid) < 0) {
+				return gm_error("--grid takes 'captured' or "
+						"'resident', not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_GRID;
 			break;
 		case OPT_HELP:
 			return 1;

@@ -27,6 +27,17 @@ enum gm_completion {
 				   kernel sets (paper's Listing 2) */
 };
 
+/*
+ * The elastic variant's physical grid when the policy's limits do not
+ * bind (GETPHYGRID under them gives what it gives the whole GPU).
+ */
+enum gm_grid_mode {
+	GM_GRID_CAPTURED,	/* the captured grid: Hopper queues blocks
+				   beyond the resident ones in hardware */
+	GM_GRID_RESIDENT,	/* Algorithm 1 as written: capped at the
+				   resident maximum, the rest in the loop */
+};
+
 struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
@@ -41,13 +52,15 @@ struct gm_replay_opts {
 	double timeslice_us;
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;
+	enum gm_grid_mode grid;
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
 };
 
 /* Defaults: 7 replays, 60 s watchdog, profiling on, fresh host pages,
- * 1 ms timeslices, 4 MiB copy chunks, event completion, elastic off. */
+ * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
+ * where no limit binds, elastic off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);
 
 /*
@@ -75,5 +88,9 @@ void gm_replay_opts_help(FILE *f);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);
+
+/* "captured" or "resident"; gm_grid_mode_parse() returns -1 for others. */
+const char *gm_grid_mode_name(enum gm_grid_mode g);
+int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out);
 
 #endif

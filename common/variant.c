@@ -28,7 +28,7 @@ static const struct gm_variant variants[] = {
 	  "dependencies kept by the runtime", "nss" },
 	{ "elastic", 1, GM_VARIANT_POLICY,
 	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
-		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE,
+		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE | GM_KNOB_GRID,
 	  "nss with elastic kernels under a resource policy, timesliced",
 	  "nss" },
 	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
@@ -62,6 +62,9 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_HIGH_PRIORITY, "--high-priority", "high_priority", "PROGRAM",
 	  "the program whose streams get the highest priority (default: "
 	  "the workload's first)" },
+	{ GM_KNOB_GRID, "--grid", "grid", "captured|resident",
+	  "physical grid when the policy's limits do not bind: the captured "
+	  "grid (default), or Algorithm 1's cap at the resident maximum" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

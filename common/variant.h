@@ -35,6 +35,7 @@ enum gm_knob {
 	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
 	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
 	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
+	GM_KNOB_GRID = 1 << 7,		/* --grid captured|resident */
 };
 
 struct gm_variant {

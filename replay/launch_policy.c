@@ -72,7 +72,7 @@ struct pol_run {
 	struct pol_prog *progs;		/* per program */
 	struct pol_arrival *arrived;	/* per program: its newest kernel */
 	uint64_t arrivals;
-	atomic_uint_fast64_t planned, limited, sliced, ranges, molded;
+	atomic_uint_fast64_t planned, limited, sliced, ranges, molded, kept;
 	atomic_uint_fast64_t logical_blocks, physical_blocks;
 };
 
@@ -345,6 +345,22 @@ static int newest_arrival(struct gm_prog *p, struct pol_run *r, uint64_t since,
 	return best > since;
 }
 
+/* Whether the policy's limits change the grid @g that GETPHYGRID gives
+ * for @pl: they do not when the whole GPU would give the same. */
+static int limits_bind(struct pol_run *r, const struct pol_launch *pl,
+		       const struct gm_phygrid *g)
+{
+	struct gm_limits full;
+	struct gm_phygrid whole;
+
+	gm_limits_full(&r->dev, &full);
+	if (gm_getphygrid(&r->dev, &pl->attrs, pl->blocks, &full, &whole) < 0) {
+		gm_error_clear();
+		return 1;
+	}
+	return g->blocks < whole.blocks || g->threads != whole.threads;
+}
+
 /* At the first range: the physical grid and the timeslices. */
 static int plan_grid(struct gm_prog *p, struct gm_launch_cursor *c)
 {
@@ -378,7 +394,13 @@ static int plan_grid(struct gm_prog *p, struct gm_launch_cursor *c)
 		return -1;
 	}
 	c->resident = g.blocks;
-	if (g.threads != pl->attrs.threads_per_block) {
+	if (run->opt.grid == GM_GRID_CAPTURED && !limits_bind(r, pl, &g)) {
+		/* Blocks beyond the resident ones wait in the hardware's
+		 * queue without holding anything, so the loop of Algorithm
+		 * 1's cap would only add its cost. */
+		c->resident = (uint32_t)pl->blocks;
+		atomic_fetch_add_explicit(&r->kept, 1, memory_order_relaxed);
+	} else if (g.threads != pl->attrs.threads_per_block) {
 		c->block[0] = (uint32_t)g.threads;
 		c->block[1] = c->block[2] = 1;
 	}
@@ -422,10 +444,16 @@ static int pol_next(struct gm_prog *p, struct gm_launch_cursor *c,
 	if (!n) {
 		n = 1;
 	}
-	gm_elastic_shape(n, l->grid, (uint32_t)off, lim, grid);
 	gm_elastic_args_identity(a, l->grid, l->block);
-	a->offset = (uint32_t)off;
-	a->limit = lim;
+	if (n == c->total && c->block[0] * c->block[1] * c->block[2] ==
+				     l->block[0] * l->block[1] * l->block[2]) {
+		/* The whole grid at once: the kernel's identity path. */
+		memcpy(grid, l->grid, sizeof(l->grid));
+	} else {
+		gm_elastic_shape(n, l->grid, (uint32_t)off, lim, grid);
+		a->offset = (uint32_t)off;
+		a->limit = lim;
+	}
 	c->next = off + lim;
 	c->launches++;
 	atomic_fetch_add_explicit(&r->physical_blocks, n, memory_order_relaxed);
@@ -470,6 +498,9 @@ static void pol_manifest(struct gm_run *run, struct kvfile *kv)
 			    r->median.smem);
 	}
 	kvfile_setf(kv, "elastic.timeslice_us", "%g", run->opt.timeslice_us);
+	kvfile_set(kv, "elastic.grid", gm_grid_mode_name(run->opt.grid));
+	kvfile_set_u64(kv, "elastic.captured_grid_launches",
+		       atomic_load(&r->kept));
 	kvfile_set_u64(kv, "elastic.planned_launches", atomic_load(&r->planned));
 	kvfile_set_u64(kv, "elastic.limited_launches", atomic_load(&r->limited));
 	kvfile_set_u64(kv, "elastic.sliced_launches", atomic_load(&r->sliced));

@@ -265,6 +265,16 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 		}
 		break;
 	}
+	case GM_KNOB_GRID:
+		if (yaml_doc_string(l->d, v, what, &word)) {
+			break;
+		}
+		ret = gm_grid_mode_parse(word, &s->grid);
+		if (ret) {
+			yaml_doc_error(l->d, v, "%s must be 'captured' or "
+				       "'resident', not '%s'", what, word);
+		}
+		break;
 	case GM_KNOB_HIGH_PRIORITY:
 		/* A program of the study (checked once they are loaded). */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -348,6 +358,7 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	s->timeslice_s = GM_DEFAULT_TIMESLICE_US * 1e-6;
 	s->copy_chunk = GM_DEFAULT_COPY_CHUNK;
 	s->completion = GM_COMPLETION_EVENT;
+	s->grid = GM_GRID_CAPTURED;
 	s->same_kernels = 1;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
@@ -1232,6 +1243,9 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		return 0;
 	case GM_KNOB_COMPLETION:
 		snprintf(buf, len, "%s", gm_completion_name(s->completion));
+		return 0;
+	case GM_KNOB_GRID:
+		snprintf(buf, len, "%s", gm_grid_mode_name(s->grid));
 		return 0;
 	case GM_KNOB_HIGH_PRIORITY:
 		if (!s->high_priority) {

@@ -83,6 +83,7 @@ struct study {
 	double timeslice_s;
 	uint64_t copy_chunk;
 	enum gm_completion completion;
+	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
 	/* replay: same_kernels (default 1): when some variant runs the

@@ -197,4 +197,30 @@ out=$(MOCK_CUDA_SMS=1 "$GPUMIX" replay --variant elastic --policy mpmax \
 check_eq "--timeslice-us 0: exit 0" 0 "$rc"
 check_eq "--timeslice-us 0: nothing sliced" 0 \
 	"$(field "$tmp/run-unsliced/manifest" elastic.sliced_launches)"
+# Alone, MPMAX leaves the whole GPU: no limit binds, so by default each
+# grid runs as captured (all its blocks at once, queued by the hardware);
+# --grid resident caps it at the one SM's resident blocks (Algorithm 1 as
+# written) and runs the rest in the elastic loop.
+m=$tmp/run-unsliced/manifest
+check_eq "--grid captured (the default) recorded" captured "$(field "$m" elastic.grid)"
+check_eq "no limit binds: every planned launch keeps the captured grid" \
+	"$(field "$m" elastic.planned_launches)" "$(field "$m" elastic.captured_grid_launches)"
+check_eq "as many physical blocks as logical ones" \
+	"$(field "$m" elastic.logical_blocks)" "$(field "$m" elastic.physical_blocks)"
+out=$(MOCK_CUDA_SMS=1 "$GPUMIX" replay --variant elastic --policy mpmax \
+	--profile "$tmp/long.tsv" --timeslice-us 0 --grid resident --min-replays 2 \
+	-o "$tmp/run-grid-resident" "$tmp/e" 2>&1); rc=$?
+check_eq "--grid resident: exit 0 (results verified)" 0 "$rc"
+[ "$rc" = 0 ] || printf "%s\n" "$out" | tail -3 | sed "s/^/#   /"
+m=$tmp/run-grid-resident/manifest
+check_eq "--grid resident recorded" resident "$(field "$m" elastic.grid)"
+check_eq "--grid resident: no captured grid kept" 0 "$(field "$m" elastic.captured_grid_launches)"
+check "--grid resident: fewer physical blocks than logical ones" \
+	test "$(field "$m" elastic.physical_blocks)" -lt "$(field "$m" elastic.logical_blocks)"
+out=$("$GPUMIX" replay --variant elastic --policy mpmax --grid whole -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
+check_eq "--grid with another value: usage error" 2 "$rc"
+check_match "naming both values" "--grid takes 'captured' or 'resident', not 'whole'" "$out"
+out=$("$GPUMIX" replay --variant nss --grid resident -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
+check_eq "--grid on nss: usage error" 2 "$rc"
+check_match "naming the variant that takes it" "--grid does not apply to variant 'nss' \(it applies to: elastic\)" "$out"
 done_testing

@@ -10,7 +10,8 @@
 # over every single run, and --profile on every elastic replay and no
 # other; what redoes the profile and what it redoes; a failed profile, a
 # failed single run, a missing single run directory, a study killed in
-# the profile stage; timeslice: 0 and copy_chunk: 0; baseline: workload;
+# the profile stage; timeslice: 0, copy_chunk: 0 and grid: resident;
+# baseline: workload;
 # elastic without single.
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
@@ -62,13 +63,13 @@ check "  and before the first elastic replay" \
 check_eq "it is written to paths.profile" "# gpumix-profile 1" \
 	"$(head -n 1 results/t/profile.tsv)"
 check_eq "every elastic replay reads it" 12 \
-	"$(grep -c "^replay [^:]*\.elastic\.[a-z]*: .* --profile $d/results/t/profile\.tsv$" args)"
+	"$(grep -c "^replay [^:]*\.elastic\.[a-z]*: .* --profile $d/results/t/profile\.tsv --grid captured$" args)"
 check_eq "no other replay does" 0 "$(grep '^replay' args | grep -v '\.elastic\.' | grep -c -- --profile)"
 check_eq "single, cuda and nss replay the transformed kernels with elasticity off" \
 	"--variant single --elastic identity|--variant cuda --elastic identity|--variant nss --timeslice-us 1000 --copy-chunk 4194304 --completion event --elastic identity" \
 	"$(replay_opts a.single)|$(replay_opts a+b.cuda)|$(replay_opts a+b.nss)"
 check_eq "elastic gets its policy, its knobs and the profile, no --elastic" \
-	"--variant elastic --policy mpmax --timeslice-us 1000 --copy-chunk 4194304 --completion event --profile $d/results/t/profile.tsv" \
+	"--variant elastic --policy mpmax --timeslice-us 1000 --copy-chunk 4194304 --completion event --profile $d/results/t/profile.tsv --grid captured" \
 	"$(replay_opts a+c.elastic.mpmax)"
 check_eq "the run manifests say which code ran" "identity identity policy" \
 	"$(field results/t/runs/a.single/manifest elastic) \
@@ -208,10 +209,10 @@ d=$tmp/s5
 make_study "$d" "a b" "" "single, nss, elastic"
 export FAKE_LOG=$d/log FAKE_ARGS=$d/args
 cd "$d" || exit 1
-set_replay ", timeslice: 0, copy_chunk: 0"
+set_replay ", timeslice: 0, copy_chunk: 0, grid: resident"
 "$GPUMIX" run study.yaml >/dev/null 2>&1
-check_eq "timeslice: 0 and copy_chunk: 0 reach nss and elastic" \
-	"--variant nss --timeslice-us 0 --copy-chunk 0 --completion event --elastic identity|--variant elastic --policy equal --timeslice-us 0 --copy-chunk 0 --completion event --profile $d/results/t/profile.tsv" \
+check_eq "timeslice: 0, copy_chunk: 0 and grid: resident reach nss and elastic" \
+	"--variant nss --timeslice-us 0 --copy-chunk 0 --completion event --elastic identity|--variant elastic --policy equal --timeslice-us 0 --copy-chunk 0 --completion event --profile $d/results/t/profile.tsv --grid resident" \
 	"$(replay_opts a+b.nss)|$(replay_opts a+b.elastic.equal)"
 
 # ---- baseline: workload ----

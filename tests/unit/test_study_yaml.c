@@ -395,6 +395,24 @@ static void test_knobs(void)
 		  "'event' or 'poll', not 'pol' (did you mean 'poll'?)",
 		  "a completion typo is an error with a suggestion");
 	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [elastic]\n"
+		       "replay: {grid: resident}\n", &s);
+	CHECK_STR(e, "", "grid: resident loads");
+	CHECK_INT(s.grid, GM_GRID_RESIDENT, "  as the resident cap");
+	CHECK_INT(study_knob_arg(&s, gm_knob_find(GM_KNOB_GRID), buf,
+				 sizeof(buf)), 0, "  which elastic runs get");
+	CHECK_STR(buf, "resident", "  as --grid resident");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [elastic]\n"
+		       "replay: {grid: whole}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:16: 'grid' must be "
+		  "'captured' or 'resident', not 'whole'",
+		  "another grid is an error at its position");
+	study_release(&s);
 }
 
 static void test_closest(void)
