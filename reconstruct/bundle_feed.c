@@ -257,47 +257,61 @@ static size_t take_live(struct bundle_feed *f, enum live_kind k, uint64_t **out)
 	return n;
 }
 
+/* Destroy live handle @h of kind @k in the model. */
+static int destroy_live(struct bundle_feed *f, enum live_kind k, uint64_t ev,
+			const char *api, uint64_t h)
+{
+	struct model_prog *p = f->p;
+
+	switch (k) {
+	case LIVE_TEXTURE:
+		return model_destroy_texture(p, ev, api, h);
+	case LIVE_ALLOC:
+		return model_add_free(p, ev, api, h);
+	case LIVE_HOST:
+		return model_add_host_free(p, ev, h);
+	case LIVE_EVENT:
+		return model_destroy_event(p, ev, h);
+	case LIVE_STREAM:
+		return model_destroy_stream(p, ev, h);
+	case LIVE_MODULE:
+		return model_unload_module(p, ev, h);
+	case NR_LIVE:
+		break;
+	}
+	return 0;
+}
+
+/* A handle the program destroys: in the model too, unless a reset did. */
+static int drop_live(struct bundle_feed *f, enum live_kind k, uint64_t ev,
+		     const char *api, uint64_t h)
+{
+	if (!live_del(f, k, h)) {
+		return 0;
+	}
+	return destroy_live(f, k, ev, api, h);
+}
+
 /*
  * cuDevicePrimaryCtxReset / cuCtxDestroy: everything the program had
  * goes away; its later frees and unloads of those handles do nothing.
  */
 static int reset_context(struct bundle_feed *f, uint64_t ev, const char *api)
 {
-	struct model_prog *p = f->p;
-	uint64_t *v;
-	size_t n;
+	/* textures before the memory they read, modules last */
+	static const enum live_kind order[] = { LIVE_TEXTURE, LIVE_ALLOC,
+		LIVE_HOST, LIVE_EVENT, LIVE_STREAM, LIVE_MODULE };
 	int ret = 0;
 
-	n = take_live(f, LIVE_TEXTURE, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_texture(p, ev, api, v[i]);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		uint64_t *v;
+		size_t n = take_live(f, order[k], &v);
+
+		for (size_t i = 0; i < n && !ret; i++) {
+			ret = destroy_live(f, order[k], ev, api, v[i]);
+		}
+		free(v);
 	}
-	free(v);
-	n = take_live(f, LIVE_ALLOC, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_add_free(p, ev, api, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_HOST, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_add_host_free(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_EVENT, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_event(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_STREAM, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_stream(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_MODULE, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_unload_module(p, ev, v[i]);
-	}
-	free(v);
 	return ret;
 }
 
@@ -466,6 +480,21 @@ static int memset_2d(struct bundle_feed *f, const struct pending *in,
 	return 0;
 }
 
+/* The kernel, grid, block, shared memory and stream every launch names
+ * (struct gm_args_cuLaunchKernelEx and _cuLaunchCooperativeKernel alike). */
+#define LAUNCH_SHAPE(l, a, x)                                                  \
+	do {                                                                   \
+		(l)->kernel = (a)->f;                                          \
+		(l)->grid[0] = (uint32_t)(a)->gridDimX;                        \
+		(l)->grid[1] = (uint32_t)(a)->gridDimY;                        \
+		(l)->grid[2] = (uint32_t)(a)->gridDimZ;                        \
+		(l)->block[0] = (uint32_t)(a)->blockDimX;                      \
+		(l)->block[1] = (uint32_t)(a)->blockDimY;                      \
+		(l)->block[2] = (uint32_t)(a)->blockDimZ;                      \
+		(l)->smem = (uint32_t)(a)->sharedMemBytes;                     \
+		(l)->stream = stream_of((x), (a)->hStream);                    \
+	} while (0)
+
 static int launch(struct bundle_feed *f, const struct pending *in,
 		  const struct gm_event *x, const char *api)
 {
@@ -491,15 +520,7 @@ static int launch(struct bundle_feed *f, const struct pending *in,
 					in->index, api, a->numAttrs,
 					a->attrBytes, size);
 		}
-		l.kernel = a->f;
-		l.grid[0] = (uint32_t)a->gridDimX;
-		l.grid[1] = (uint32_t)a->gridDimY;
-		l.grid[2] = (uint32_t)a->gridDimZ;
-		l.block[0] = (uint32_t)a->blockDimX;
-		l.block[1] = (uint32_t)a->blockDimY;
-		l.block[2] = (uint32_t)a->blockDimZ;
-		l.smem = (uint32_t)a->sharedMemBytes;
-		l.stream = stream_of(x, a->hStream);
+		LAUNCH_SHAPE(&l, a, x);
 		for (uint64_t i = 0; i < a->numAttrs; i++) {
 			CUlaunchAttribute at;
 			memcpy(&at, (const uint8_t *)attrs + i * sizeof(at),
@@ -533,15 +554,7 @@ static int launch(struct bundle_feed *f, const struct pending *in,
 		const struct gm_args_cuLaunchCooperativeKernel *a =
 			GM_EVENT_ARGS(x, cuLaunchCooperativeKernel);
 
-		l.kernel = a->f;
-		l.grid[0] = (uint32_t)a->gridDimX;
-		l.grid[1] = (uint32_t)a->gridDimY;
-		l.grid[2] = (uint32_t)a->gridDimZ;
-		l.block[0] = (uint32_t)a->blockDimX;
-		l.block[1] = (uint32_t)a->blockDimY;
-		l.block[2] = (uint32_t)a->blockDimZ;
-		l.smem = (uint32_t)a->sharedMemBytes;
-		l.stream = stream_of(x, a->hStream);
+		LAUNCH_SHAPE(&l, a, x);
 		l.cooperative = gm_api_table[x->api].special ==
 				GM_SP_LAUNCH_COOP;
 	}
@@ -722,17 +735,39 @@ static int do_ctx_sync(const struct call *c)
 
 /* ---- memory ---- */
 
-SAME_WORD(cuMemAlloc_v2, cuMemAllocAsync, dptr);
-SAME_WORD(cuMemAlloc_v2, cuMemAllocAsync, bytesize);
+/*
+ * Device and host allocations: the pointer and the size are the first two
+ * words of every row of ALLOC and HOST_ALLOC, the pointer the first of
+ * FREE and HOST_FREE.
+ */
+_Static_assert(offsetof(struct gm_args_cuMemAlloc_v2, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocAsync, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocAsync, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemAlloc_v2, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemAllocHost_v2, pp) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocHost_v2, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemHostAlloc, pp) == 0 &&
+		       offsetof(struct gm_args_cuMemHostAlloc, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemHostRegister_v2, p) == 0 &&
+		       offsetof(struct gm_args_cuMemHostRegister_v2, bytesize) == 8,
+	       "allocations: pointer, size");
+_Static_assert(offsetof(struct gm_args_cuMemFree_v2, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemFreeAsync, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemFreeHost, p) == 0 &&
+		       offsetof(struct gm_args_cuMemHostUnregister, p) == 0,
+	       "frees: the pointer first");
 
 static int do_alloc(const struct call *c)
 {
-	const struct gm_args_cuMemAlloc_v2 *a = ARGS(cuMemAlloc_v2);
+	int host = gm_api_table[c->x->api].replay == GM_RK_HOST_ALLOC;
+	uint64_t ptr = c->x->args[0], size = c->x->args[1];
+	int ret = host ? model_add_host_alloc(c->f->p, c->ev, ptr, size) :
+			 model_add_alloc(c->f->p, c->ev, c->api, ptr, size);
 
-	if (model_add_alloc(c->f->p, c->ev, c->api, a->dptr, a->bytesize) < 0) {
+	if (ret < 0) {
 		return -1;
 	}
-	live_add(c->f, LIVE_ALLOC, a->dptr);
+	live_add(c->f, host ? LIVE_HOST : LIVE_ALLOC, ptr);
 	return 0;
 }
 
@@ -748,109 +783,51 @@ static int do_alloc_pitch(const struct call *c)
 	return 0;
 }
 
-SAME_WORD(cuMemFree_v2, cuMemFreeAsync, dptr);
-
 static int do_free(const struct call *c)
 {
-	uint64_t dptr = ARGS(cuMemFree_v2)->dptr;
+	int host = gm_api_table[c->x->api].replay == GM_RK_HOST_FREE;
 
-	if (!live_del(c->f, LIVE_ALLOC, dptr)) {
-		return 0;
-	}
-	return model_add_free(c->f->p, c->ev, c->api, dptr);
-}
-
-/* cuMemAllocHost_v2 and cuMemHostAlloc (pp), cuMemHostRegister_v2 (p). */
-SAME_WORD(cuMemAllocHost_v2, cuMemHostAlloc, pp);
-SAME_WORD(cuMemAllocHost_v2, cuMemHostAlloc, bytesize);
-SAME_WORD(cuMemAllocHost_v2, cuMemHostRegister_v2, bytesize);
-_Static_assert(offsetof(struct gm_args_cuMemHostRegister_v2, p) ==
-		       offsetof(struct gm_args_cuMemAllocHost_v2, pp),
-	       "cuMemHostRegister_v2 and cuMemAllocHost_v2: the pointer");
-
-static int do_host_alloc(const struct call *c)
-{
-	const struct gm_args_cuMemAllocHost_v2 *a = ARGS(cuMemAllocHost_v2);
-
-	if (model_add_host_alloc(c->f->p, c->ev, a->pp, a->bytesize) < 0) {
-		return -1;
-	}
-	live_add(c->f, LIVE_HOST, a->pp);
-	return 0;
-}
-
-SAME_WORD(cuMemFreeHost, cuMemHostUnregister, p);
-
-static int do_host_free(const struct call *c)
-{
-	uint64_t p = ARGS(cuMemFreeHost)->p;
-
-	if (!live_del(c->f, LIVE_HOST, p)) {
-		return 0;
-	}
-	return model_add_host_free(c->f->p, c->ev, p);
+	return drop_live(c->f, host ? LIVE_HOST : LIVE_ALLOC, c->ev, c->api,
+			 c->x->args[0]);
 }
 
 /* ---- copies ---- */
 
-static int do_h2d(const struct call *c)
-{
-	const struct gm_args_cuMemcpyHtoDAsync_v2 *a = ARGS(cuMemcpyHtoDAsync_v2);
-	int async = gm_api_table[c->x->api].replay == GM_RK_H2D_ASYNC;
-	struct model_copy cp;
+/*
+ * Every copy kind has dst, src, ByteCount[, hStream] as its first words;
+ * cuMemcpy and cuMemcpyAsync add the direction ("kind") after them.
+ */
+#define COPY_WORDS(call, d, s)                                                 \
+	_Static_assert(offsetof(struct gm_args_##call, d) == 0 &&              \
+			       offsetof(struct gm_args_##call, s) == 8 &&      \
+			       offsetof(struct gm_args_##call, ByteCount) == 16, \
+		       #call ": dst, src, ByteCount")
+#define ASYNC_WORD(call)                                                       \
+	_Static_assert(offsetof(struct gm_args_##call, hStream) == 24,         \
+		       #call ": hStream after ByteCount")
+COPY_WORDS(cuMemcpyHtoD_v2, dstDevice, srcHost);
+COPY_WORDS(cuMemcpyHtoDAsync_v2, dstDevice, srcHost);
+COPY_WORDS(cuMemcpyDtoH_v2, dstHost, srcDevice);
+COPY_WORDS(cuMemcpyDtoHAsync_v2, dstHost, srcDevice);
+COPY_WORDS(cuMemcpyDtoD_v2, dstDevice, srcDevice);
+COPY_WORDS(cuMemcpyDtoDAsync_v2, dstDevice, srcDevice);
+COPY_WORDS(cuMemcpy, dst, src);
+COPY_WORDS(cuMemcpyAsync, dst, src);
+ASYNC_WORD(cuMemcpyHtoDAsync_v2);
+ASYNC_WORD(cuMemcpyDtoHAsync_v2);
+ASYNC_WORD(cuMemcpyDtoDAsync_v2);
+ASYNC_WORD(cuMemcpyAsync);
 
-	memset(&cp, 0, sizeof(cp));
-	cp.dst = a->dstDevice;
-	cp.src = a->srcHost;
-	cp.size = a->ByteCount;
-	cp.stream = stream_of(c->x, async ? a->hStream : 0);
-	cp.flags = async ? 0 : MODEL_SYNC;
-	return copy_h2d(c->f, c->in, c->api, &cp);
-}
-
-static int do_d2h(const struct call *c)
-{
-	const struct gm_args_cuMemcpyDtoHAsync_v2 *a = ARGS(cuMemcpyDtoHAsync_v2);
-	int async = gm_api_table[c->x->api].replay == GM_RK_D2H_ASYNC;
-	struct model_copy cp;
-
-	memset(&cp, 0, sizeof(cp));
-	cp.dst = a->dstHost;
-	cp.src = a->srcDevice;
-	cp.size = a->ByteCount;
-	cp.stream = stream_of(c->x, async ? a->hStream : 0);
-	cp.flags = async ? 0 : MODEL_SYNC;
-	return copy_d2h(c->f, c->in, c->x, c->api, &cp);
-}
-
-static int do_d2d(const struct call *c)
-{
-	const struct gm_args_cuMemcpyDtoDAsync_v2 *a = ARGS(cuMemcpyDtoDAsync_v2);
-	int async = gm_api_table[c->x->api].replay == GM_RK_D2D_ASYNC;
-	struct model_copy cp;
-
-	memset(&cp, 0, sizeof(cp));
-	cp.kind = MODEL_D2D;
-	cp.dst = a->dstDevice;
-	cp.src = a->srcDevice;
-	cp.size = a->ByteCount;
-	cp.stream = stream_of(c->x, async ? a->hStream : 0);
-	cp.flags = async ? 0 : MODEL_SYNC;
-	return model_add_copy(c->f->p, c->ev, c->api, &cp);
-}
-
-/* The synchronous calls are their asynchronous twins without hStream. */
-SAME_WORD(cuMemcpyHtoD_v2, cuMemcpyHtoDAsync_v2, ByteCount);
-SAME_WORD(cuMemcpyDtoH_v2, cuMemcpyDtoHAsync_v2, ByteCount);
-SAME_WORD(cuMemcpyDtoD_v2, cuMemcpyDtoDAsync_v2, ByteCount);
-
-/* cuMemcpy and cuMemcpyAsync: the direction is the "kind" argument. */
 static int do_copy(const struct call *c)
 {
 	const uint64_t *w = c->x->args;
-	int async = gm_api_table[c->x->api].replay == GM_RK_COPY_ASYNC;
-	/* dst, src, ByteCount, [hStream,] kind */
-	uint64_t kind = w[async ? 4 : 3];
+	enum gm_replay_kind k = gm_api_table[c->x->api].replay;
+	int async = k == GM_RK_H2D_ASYNC || k == GM_RK_D2H_ASYNC ||
+		    k == GM_RK_D2D_ASYNC || k == GM_RK_COPY_ASYNC;
+	uint64_t dir = k == GM_RK_COPY ? w[3] : k == GM_RK_COPY_ASYNC ? w[4] :
+		       k == GM_RK_H2D || k == GM_RK_H2D_ASYNC ? GM_COPY_H2D :
+		       k == GM_RK_D2H || k == GM_RK_D2H_ASYNC ? GM_COPY_D2H :
+		       GM_COPY_D2D;
 	struct model_copy cp;
 
 	memset(&cp, 0, sizeof(cp));
@@ -859,7 +836,7 @@ static int do_copy(const struct call *c)
 	cp.size = w[2];
 	cp.stream = stream_of(c->x, async ? w[3] : 0);
 	cp.flags = async ? 0 : MODEL_SYNC;
-	switch (kind) {
+	switch (dir) {
 	case GM_COPY_H2D:
 		return copy_h2d(c->f, c->in, c->api, &cp);
 	case GM_COPY_D2H:
@@ -876,6 +853,9 @@ static int do_copy(const struct call *c)
 		return 0;
 	}
 }
+
+#undef COPY_WORDS
+#undef ASYNC_WORD
 
 /* ---- memsets: never synchronous with the host ---- */
 
@@ -921,10 +901,7 @@ static int do_module_unload(const struct call *c)
 	if (handle_map_get(&c->f->module_alias, h, &(uint32_t){ 0 })) {
 		return 0;	/* a library's module: goes with it */
 	}
-	if (!live_del(c->f, LIVE_MODULE, h)) {
-		return 0;
-	}
-	return model_unload_module(c->f->p, c->ev, h);
+	return drop_live(c->f, LIVE_MODULE, c->ev, c->api, h);
 }
 
 static int do_library_module(const struct call *c)
@@ -1014,12 +991,8 @@ static int do_stream_create(const struct call *c)
 
 static int do_stream_destroy(const struct call *c)
 {
-	uint64_t h = ARGS(cuStreamDestroy_v2)->hStream;
-
-	if (!live_del(c->f, LIVE_STREAM, h)) {
-		return 0;
-	}
-	return model_destroy_stream(c->f->p, c->ev, h);
+	return drop_live(c->f, LIVE_STREAM, c->ev, c->api,
+			 ARGS(cuStreamDestroy_v2)->hStream);
 }
 
 static int do_stream_wait(const struct call *c)
@@ -1049,12 +1022,8 @@ static int do_event_create(const struct call *c)
 
 static int do_event_destroy(const struct call *c)
 {
-	uint64_t h = ARGS(cuEventDestroy_v2)->hEvent;
-
-	if (!live_del(c->f, LIVE_EVENT, h)) {
-		return 0;
-	}
-	return model_destroy_event(c->f->p, c->ev, h);
+	return drop_live(c->f, LIVE_EVENT, c->ev, c->api,
+			 ARGS(cuEventDestroy_v2)->hEvent);
 }
 
 SAME_WORD(cuEventRecord, cuEventRecordWithFlags, hEvent);
@@ -1089,10 +1058,7 @@ static int do_texobj_destroy(const struct call *c)
 		unsupported(c->f, c->ev, c->api);
 		return 0;
 	}
-	if (!live_del(c->f, LIVE_TEXTURE, h)) {
-		return 0;
-	}
-	return model_destroy_texture(c->f->p, c->ev, c->api, h);
+	return drop_live(c->f, LIVE_TEXTURE, c->ev, c->api, h);
 }
 
 #undef ARGS
@@ -1113,14 +1079,14 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_ALLOC] = do_alloc,
 	[GM_RK_ALLOC_PITCH] = do_alloc_pitch,
 	[GM_RK_FREE] = do_free,
-	[GM_RK_HOST_ALLOC] = do_host_alloc,
-	[GM_RK_HOST_FREE] = do_host_free,
-	[GM_RK_H2D] = do_h2d,
-	[GM_RK_H2D_ASYNC] = do_h2d,
-	[GM_RK_D2H] = do_d2h,
-	[GM_RK_D2H_ASYNC] = do_d2h,
-	[GM_RK_D2D] = do_d2d,
-	[GM_RK_D2D_ASYNC] = do_d2d,
+	[GM_RK_HOST_ALLOC] = do_alloc,
+	[GM_RK_HOST_FREE] = do_free,
+	[GM_RK_H2D] = do_copy,
+	[GM_RK_H2D_ASYNC] = do_copy,
+	[GM_RK_D2H] = do_copy,
+	[GM_RK_D2H_ASYNC] = do_copy,
+	[GM_RK_D2D] = do_copy,
+	[GM_RK_D2D_ASYNC] = do_copy,
 	[GM_RK_COPY] = do_copy,
 	[GM_RK_COPY_ASYNC] = do_copy,
 	[GM_RK_MEMSET] = do_memset,
