@@ -122,31 +122,34 @@ static const char *const type_names[GM_T_COUNT] = {
 	[GM_T_SURFOBJ] = "surfobj",
 };
 
-const char *gm_arg_type_name(enum gm_arg_type t)
+#define GM_NAME_(s) #s,
+static const char *const special_names[GM_SP_COUNT] = {
+	GM_SPECIALS(GM_NAME_)
+};
+static const char *const replay_kind_names[GM_RK_COUNT] = {
+	GM_REPLAY_KINDS(GM_NAME_)
+};
+#undef GM_NAME_
+
+/* @names[@i], or "?" beyond its @n entries. */
+static const char *name_in(const char *const *names, unsigned n, unsigned i)
 {
-	return (unsigned)t < GM_T_COUNT ? type_names[t] : "?";
+	return i < n ? names[i] : "?";
 }
 
-static const char *const special_names[GM_SP_COUNT] = {
-#define GM_SP_NAME_(s) #s,
-	GM_SPECIALS(GM_SP_NAME_)
-#undef GM_SP_NAME_
-};
+const char *gm_arg_type_name(enum gm_arg_type t)
+{
+	return name_in(type_names, GM_T_COUNT, t);
+}
 
 const char *gm_special_name(enum gm_special s)
 {
-	return (unsigned)s < GM_SP_COUNT ? special_names[s] : "?";
+	return name_in(special_names, GM_SP_COUNT, s);
 }
-
-static const char *const replay_kind_names[GM_RK_COUNT] = {
-#define GM_RK_NAME_(k) #k,
-	GM_REPLAY_KINDS(GM_RK_NAME_)
-#undef GM_RK_NAME_
-};
 
 const char *gm_replay_kind_name(enum gm_replay_kind k)
 {
-	return (unsigned)k < GM_RK_COUNT ? replay_kind_names[k] : "?";
+	return name_in(replay_kind_names, GM_RK_COUNT, k);
 }
 
 const char *gm_api_class_name(enum gm_api_class c)

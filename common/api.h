@@ -64,12 +64,9 @@ enum gm_api_class {
 	X(STREAM_CREATE) X(STREAM_SYNC) X(CTX_SYNC) X(EVENT_RECORD)            \
 	X(EVENT_SYNC) X(FREE_HOST)
 
-enum gm_special {
 #define GM_SP_ENUM_(s) GM_SP_##s,
-	GM_SPECIALS(GM_SP_ENUM_)
+enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 #undef GM_SP_ENUM_
-	GM_SP_COUNT
-};
 
 /*
  * What a recorded call becomes in the replay model: reconstruct has one
@@ -90,12 +87,9 @@ enum gm_special {
 	X(EVENT_CREATE) X(EVENT_DESTROY) X(EVENT_RECORD) X(EVENT_SYNC)         \
 	X(TEXOBJ_CREATE) X(TEXOBJ_DESTROY)
 
-enum gm_replay_kind {
 #define GM_RK_ENUM_(k) GM_RK_##k,
-	GM_REPLAY_KINDS(GM_RK_ENUM_)
+enum gm_replay_kind { GM_REPLAY_KINDS(GM_RK_ENUM_) GM_RK_COUNT };
 #undef GM_RK_ENUM_
-	GM_RK_COUNT
-};
 
 /*
  * Which default stream a call means by stream 0: its own (LEGACY, the

@@ -8,45 +8,36 @@
 # the operand named, and nothing runs.
 . "$(dirname "$0")/../lib.sh"
 
-GEN=$GPUMIX_BUILD/tests/gen-workload
-FATBIN=$GPUMIX_TOP/tests/data/codegen/dummy.fatbin
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unset MOCK_CUDA_LATENCY_US MOCK_CUDA_ORDER MOCK_CUDA_SEED
 scratch_dir >/dev/null
-tmp=$_scratch
+good=$_scratch/race
 
-"$GEN" race --fatbin "$FATBIN" -o "$tmp/race" 2>/dev/null
+"$GPUMIX_BUILD/tests/gen-workload" race -o "$good" \
+	--fatbin "$GPUMIX_TOP/tests/data/codegen/dummy.fatbin" 2>/dev/null
 check_eq "gen-workload race" 0 "$?"
-out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/run-good" "$tmp/race" 2>&1)
+"$GPUMIX" replay --min-replays 2 -o "$_scratch/run-good" "$good" >/dev/null 2>&1
 check_eq "the program as generated replays" 0 "$?"
 
-# bad NAME SED_EXPR MESSAGE: the rows the edit changes make the
-# replay fail before it starts, saying MESSAGE.
-bad() {
-	local name=$1 expr=$2 msg=$3 d=$tmp/bad-$1 out rc
-	cp -rl "$tmp/race" "$d"
-	rm -f "$d/replay" "$d/replay.c"
-	sed -e "$expr" "$tmp/race/replay.c" > "$d/replay.c"
-	if cmp -s "$tmp/race/replay.c" "$d/replay.c"; then
-		not_ok "$name: the edit changed nothing"
-		return
-	fi
-	out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/run-$name" "$d" 2>&1)
-	rc=$?
-	check_eq "$name: the replay fails" 1 "$rc"
-	check_match "$name: $msg" "$msg" \
-		"$out $(cat "$tmp/run-$name/manifest" 2>/dev/null)"
-}
-bad stream 's/GM_LAUNCH(\([0-9]*\), [0-9]*,/GM_LAUNCH(\1, 999,/' \
-	"stream 999 out of range"
-bad launch 's/GM_LAUNCH(\([0-9]*\), \([0-9]*\), [0-9]*)/GM_LAUNCH(\1, \2, 999)/' \
-	"launch 999 out of range"
-bad event 's/GM_EVENT_SYNC(\([0-9]*\), [0-9]*)/GM_EVENT_SYNC(\1, 999)/' \
-	"event 999 out of range"
-bad alloc 's/GM_FREE(\([0-9]*\), [0-9]*)/GM_FREE(\1, 999)/' \
-	"allocation 999 out of range"
-bad blob 's/GM_H2D(\([0-9]*\), \([0-9]*\), \([A-Z_0-9]*\), \(GM_[AG]([0-9]*)\), 0, [0-9]*,/GM_H2D(\1, \2, \3, \4, 0, 999,/' \
-	"blob 999 out of range"
-bad host 's/GM_D2H(\([^)]*)\), \([0-9]*\), \([A-Z_0-9]*\), [0-9]*, [0-9]*)/GM_D2H(\1, \2, \3, 99999999999, 1)/' \
-	"host arena offset out of range"
+# Each case: its name, the message, and the sed edit of the generated
+# table that breaks every row of one kind.
+N='\([0-9]*\)'
+while IFS='|' read -r what msg edit; do
+	dir=$_scratch/$what
+	cp -rl "$good" "$dir" && rm -f "$dir/replay" "$dir/replay.c"
+	sed -e "$edit" "$good/replay.c" > "$dir/replay.c"
+	check_fails "$what: the edit changes the table" \
+		cmp -s "$good/replay.c" "$dir/replay.c"
+	msgs=$("$GPUMIX" replay --min-replays 2 -o "$_scratch/run-$what" \
+		"$dir" 2>&1)
+	check_eq "$what: refused (exit 1)" 1 "$?"
+	check_match "$what: says '$msg'" "$msg" "$msgs"
+done <<CASES
+stream|stream 999 out of range|s/GM_LAUNCH($N, $N,/GM_LAUNCH(\1, 999,/
+launch|launch 999 out of range|s/GM_LAUNCH($N, $N, $N)/GM_LAUNCH(\1, \2, 999)/
+event|event 999 out of range|s/GM_EVENT_SYNC($N, $N)/GM_EVENT_SYNC(\1, 999)/
+alloc|allocation 999 out of range|s/GM_FREE($N, $N)/GM_FREE(\1, 999)/
+blob|blob 999 out of range|s/GM_H2D($N, $N, \([A-Z_0-9]*\), \(GM_[AG]($N)\), 0, $N,/GM_H2D(\1, \2, \3, \4, 0, 999,/
+host|host arena offset out of range|s/GM_D2H(\([^)]*)\), $N, \([A-Z_0-9]*\), $N, $N)/GM_D2H(\1, \2, \3, 99999999999, 1)/
+CASES
 done_testing
