@@ -331,7 +331,7 @@ static int analyze(struct exec_ctx *x, size_t i)
 	exec_argv_push(&a, x->s->paths.database);
 	/*
 	 * The study owns the database, and a run replayed again (new
-	 * parameters, a new exec_capture) replaces the one loaded before: without
+	 * parameters, a new capture) replaces the one loaded before: without
 	 * --force the analyzer refuses a second run of the same workload,
 	 * variant and policy.
 	 */

@@ -405,7 +405,7 @@ static int execute(struct exec_ctx *x)
 
 /*
  * The report's figures need gnuplot. A study that finds none still writes
- * its tables (hours of GPU runs should not end in a failed exec_report), and
+ * its tables (hours of GPU runs should not end in a failed report), and
  * says so before anything runs.
  */
 static void check_gnuplot(struct exec_ctx *x)
