@@ -22,26 +22,6 @@
 #include "strmap.h"
 #include "variant.h"
 
-char *gm_an_col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return gm_xstrdup(t ? (const char *)t : "");
-}
-
-void gm_an_note(struct gm_analysis *a, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	size_t alloc = a->nnotes;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	a->notes = gm_xrealloc(a->notes, (alloc + 1) * sizeof(*a->notes));
-	a->notes[a->nnotes++] = strbuf_detach(&sb, NULL);
-}
-
 static int cmp_run(const void *x, const void *y)
 {
 	const struct gm_an_run *a = x, *b = y;

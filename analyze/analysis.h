@@ -162,9 +162,15 @@ struct gm_an_replay {
 
 struct gm_analysis {
 	size_t nruns;
-	struct gm_an_run *runs;		/* by workload, variant order */
+	struct gm_an_run *runs;		/* by workload, then label */
 	size_t nvariants;
-	struct gm_an_variant *variants;	/* in the table's order (variant.h) */
+	/*
+	 * The labels the runs have ("variant" or "variant+policy"), in
+	 * gm_variant_rank() order: the variant table's order, each
+	 * variant's policies after it, labels the table does not know last
+	 * (by name); runs of one workload are in this order too.
+	 */
+	struct gm_an_variant *variants;
 	size_t nsummary;
 	struct gm_an_summary *summary;
 	size_t nlatency;

@@ -2,7 +2,11 @@
 /*
  * Internal to analyze/: what the pieces of the study analysis share
  * (analysis.c drives; run_metrics.c analyses one run's kernels; focus.c
- * picks the kernel and run of Fig. 7 and the timeline). Not an API.
+ * picks the kernel and run of Fig. 7 and the timeline; same_kernels.c
+ * compares the runs' kernels). The helpers they all use are in
+ * analysis_util.c, which calls none of them: the calls go one way,
+ * analysis.c -> run_metrics.c, focus.c, same_kernels.c -> analysis_util.c.
+ * Not an API.
  */
 #ifndef GM_ANALYSIS_PRIV_H
 #define GM_ANALYSIS_PRIV_H
@@ -31,10 +35,12 @@ struct gm_an_pool {
 
 /* The resource table being built (rows live in gm_analysis). */
 struct gm_an_resources {
-	struct gm_strmap index;		/* row key -> row */
+	struct gm_strmap index;		/* row key -> row (common/strmap.h) */
 	size_t alloc;
 	sqlite3_stmt *name;		/* StringIds lookup */
 };
+
+/* ---- analysis_util.c ---- */
 
 /* Text of column @i (never NULL; caller frees). */
 char *gm_an_col_str(sqlite3_stmt *st, int i);
@@ -56,6 +62,8 @@ int gm_an_load_kernels(struct gm_db *db, const struct gm_an_run *r,
 void gm_an_wait_stats(struct gm_wait_stats *w, double *v, size_t n,
 		      const double *split_sum, size_t split_n);
 
+/* ---- run_metrics.c ---- */
+
 /*
  * Every per-run metric of @r (waiting, overlap, running kernels,
  * utilization, kernel-name counts), pooled into @pool; resource rows are
@@ -64,6 +72,8 @@ void gm_an_wait_stats(struct gm_wait_stats *w, double *v, size_t n,
 int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
 		      struct gm_an_run *r, struct gm_an_pool *pool,
 		      struct gm_an_resources *res, int want_resources);
+
+/* ---- same_kernels.c ---- */
 
 /*
  * Say which kernels the ok runs of @a ran (a->kernels, a->same_kernels),
@@ -78,6 +88,8 @@ void gm_an_kernels(struct gm_analysis *a);
  * set) and the per-variant latency rows. Returns 0 or -1.
  */
 int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
+
+/* ---- focus.c ---- */
 
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,

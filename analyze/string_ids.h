@@ -16,7 +16,7 @@
 struct gm_string_ids {
 	struct gm_db *db;		/* borrowed */
 	sqlite3_stmt *insert;		/* owned */
-	struct gm_strmap map;
+	struct gm_strmap map;		/* string -> id (common/strmap.h) */
 };
 
 /*

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # capture/: libgpumix-capture.so (the CUPTI injection library with the
 # gpumix_capture LTTng provider, loaded into captured programs) and
-# libgpumix-capture.a (session control, bundle finalisation, API table:
-# linked into the gpumix CLI).
+# libgpumix-capture.a (session control, bundle finalisation: linked into
+# the gpumix CLI). The API table and the event and blob formats they share
+# with the bundle reader live in common/.
 
 
 EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden -I$(B)
@@ -11,10 +12,10 @@ EXTRA_CFLAGS_capture := $(CUDA_INC) -fvisibility=hidden -I$(B)
 # the preprocessor (capture/tp_api_enum.in): one macro, one entry a line.
 CAPTURE_TP_ENUM := $(B)/capture/tp_api_enum.h
 
-$(CAPTURE_TP_ENUM): capture/tp_api_enum.in capture/cuda_api.def
+$(CAPTURE_TP_ENUM): capture/tp_api_enum.in common/cuda_api.def
 	$(QUIET) GEN $@
 	$(Q)mkdir -p $(@D)
-	$(Q){ echo '/* generated from capture/cuda_api.def by capture/build.mk */'; \
+	$(Q){ echo '/* generated from common/cuda_api.def by capture/build.mk */'; \
 	  echo '#define GM_TP_API_ENUM_VALUES \\'; \
 	  $(CC) -E -P -I. -x c capture/tp_api_enum.in | tr '@' '\n' | \
 	  sed -n 's/^\(lttng_ust_field_enum_value(.*)\) *$$/\t\1 \\/p'; \
@@ -23,8 +24,7 @@ $(CAPTURE_TP_ENUM): capture/tp_api_enum.in capture/cuda_api.def
 $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
-CAPTURE_SO_SRCS := capture/api.c capture/record.c capture/blob_store.c \
-	capture/image.c capture/emit.c capture/tracking.c capture/inject.c \
+CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/inject.c \
 	capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
@@ -33,8 +33,7 @@ CAPTURE_SO_DEFS := $(if $(filter 1,$(SANITIZE)),,-Wl,--no-undefined)
 SHLIBS += $(CAPTURE_SO)
 
 # What the CLI links (no CUPTI, no LTTng-UST).
-CAPTURE_LIB_SRCS := capture/api.c capture/record.c capture/blob_store.c \
-	capture/image.c capture/counts.c capture/session.c capture/bundle.c \
+CAPTURE_LIB_SRCS := capture/counts.c capture/session.c capture/bundle.c \
 	capture/capture_run.c capture/descendants.c
 CAPTURE_LIB := $(B)/libgpumix-capture.a
 LIBS += $(CAPTURE_LIB)

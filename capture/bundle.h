@@ -16,12 +16,7 @@
 #include <stdint.h>
 
 #include "kvfile.h"
-
-/* Events found in the trace for one thread. */
-struct gm_thread_count {
-	uint32_t pid, tid;
-	uint64_t events;
-};
+#include "record.h"
 
 /* What reading the trace back found. */
 struct bundle_found {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 
 int capture_adopt_orphans(void)
@@ -21,14 +22,6 @@ int capture_adopt_orphans(void)
 		return gm_error_errno("cannot become a child subreaper");
 	}
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -89,11 +82,11 @@ static size_t children(pid_t *left, size_t nr_left)
 size_t capture_wait_descendants(double max_s, void (*say)(size_t running),
 				pid_t *left, size_t nr_left)
 {
-	double end = now_s() + max_s;
+	double end = gm_now_s() + max_s;
 	int said = 0;
 
 	while (reap()) {
-		if (now_s() >= end) {
+		if (gm_now_s() >= end) {
 			return children(left, nr_left);
 		}
 		if (!said && say) {

@@ -22,8 +22,8 @@
 
 #include <lttng/tracepoint.h>
 
-#include "capture/api.h"
-#include "capture/record.h"
+#include "api.h"
+#include "record.h"
 #include "capture/tp_api_enum.h"	/* generated: GM_TP_API_ENUM_VALUES */
 
 LTTNG_UST_TRACEPOINT_ENUM(gpumix_capture, api,

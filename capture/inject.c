@@ -138,19 +138,23 @@ static void fill_args(int api, const void *params, int at_exit, uint64_t *a)
 #define GM_IN(t, f) *o++ = (uint64_t)(uintptr_t)(p->f);
 #define GM_OUT(t, f) *o++ = (at_exit && p->f) ? (uint64_t)(uintptr_t)(*p->f) : 0;
 #define GM_X(t, f) *o++ = 0;
-#define GM_CALL(name, cls, sp, args)                                           \
+#define GM_FILL_(name, args)                                                   \
 	case GM_API_##name: {                                                  \
 		const name##_params *p = params;                               \
 		uint64_t *o = a;                                               \
 		args(void) o;                                                  \
 		break;                                                         \
 	}
-#define GM_CALL0(name, cls, sp)
+#define GM_CALL(name, cls, sp, rk, args) GM_FILL_(name, args)
+#define GM_CALL0(name, cls, sp, rk)
+#define GM_TWIN(name, base, fl, cls, sp, rk, args) GM_FILL_(name, args)
 #define GM_IGNORE(name)
 #include "cuda_api.def"
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
+#undef GM_FILL_
 #undef GM_IN
 #undef GM_OUT
 #undef GM_X

@@ -21,6 +21,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "run_output.h"
 #include "strbuf.h"
 
 const char *const gm_lttng_child_env[] = {
@@ -37,47 +38,10 @@ const char *const gm_lttng_child_env[] = {
  */
 static int run_tool(char *const argv[], struct strbuf *out)
 {
-	int pipefd[2];
-	pid_t pid;
-	int status = 0;
+	int status;
 
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		return gm_error_errno("cannot create a pipe");
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return gm_error_errno("cannot fork");
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-		}
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for '%s'", argv[0]);
-		}
+	if (gm_run_output(argv, out, &status) < 0) {
+		return -1;
 	}
 	if (WIFEXITED(status)) {
 		return WEXITSTATUS(status);

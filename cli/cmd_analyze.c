@@ -18,6 +18,7 @@
 #include "analyze/db_merge.h"
 #include "analyze/loader.h"
 #include "cli.h"
+#include "clock.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
@@ -54,14 +55,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct progress {
 	int tty;
 	size_t index, total;
@@ -81,7 +74,7 @@ static int on_progress(void *data, const struct gm_activity_reader *r)
 	if (!p->tty) {
 		return 0;
 	}
-	t = now_s();
+	t = gm_now_s();
 	/* Delayed (short loads stay quiet) and at most ten updates a second. */
 	if (t - p->run_start < 0.5 || t - p->last < 0.1) {
 		return 0;
@@ -158,7 +151,7 @@ static int merge(const char *out, char **inputs, size_t n)
 {
 	struct gm_merge_info info = { .stop = merge_stop };
 	struct sigaction sa, old_sa;
-	double t0 = now_s();
+	double t0 = gm_now_s();
 	int r;
 
 	memset(&sa, 0, sizeof(sa));
@@ -176,7 +169,7 @@ static int merge(const char *out, char **inputs, size_t n)
 	gm_note("analyze: merged %zu database%s into %s: %zu run%s added, %zu"
 		" already there, %zu in all, in %.1f s", n, n == 1 ? "" : "s",
 		out, info.runs, info.runs == 1 ? "" : "s", info.duplicates,
-		info.kept + info.runs, now_s() - t0);
+		info.kept + info.runs, gm_now_s() - t0);
 	return GM_EXIT_OK;
 }
 
@@ -200,7 +193,7 @@ int cmd_analyze(int argc, char **argv)
 	struct progress prog;
 	struct sigaction sa, old_sa;
 	struct strbuf summary = STRBUF_INIT;
-	double t0 = now_s();
+	double t0 = gm_now_s();
 
 	opterr = 0;
 	optind = 1;
@@ -265,7 +258,7 @@ int cmd_analyze(int argc, char **argv)
 		struct gm_load_info info;
 		prog.index = i;
 		prog.dir = dirs[i];
-		prog.run_start = now_s();
+		prog.run_start = gm_now_s();
 		int r = gm_loader_load(&loader, dirs[i], &info);
 		clear_progress(&prog);
 		if (r) {
@@ -316,7 +309,7 @@ int cmd_analyze(int argc, char **argv)
 	}
 	strbuf_addf(&summary, ", %llu kernels, %llu records, into %s in %.1f s",
 		    (unsigned long long)kernels, (unsigned long long)records,
-		    out, now_s() - t0);
+		    out, gm_now_s() - t0);
 	if (skipped) {
 		strbuf_addf(&summary, "; %zu already loaded", skipped);
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "error.h"
 #include "reconstruct/codegen.h"
 #include "reconstruct/model.h"
@@ -92,19 +93,11 @@ struct progress {
 	int shown;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int progress(void *ctx, size_t index, const char *prog, uint64_t done,
 		    uint64_t total)
 {
 	struct progress *pr = ctx;
-	double t = now_s();
+	double t = gm_now_s();
 
 	if (interrupted) {
 		return -1;
@@ -270,7 +263,7 @@ int cmd_reconstruct(int argc, char **argv)
 	}
 	memset(&pr, 0, sizeof(pr));
 	pr.tty = gm_cli.verbosity >= 0 && isatty(STDERR_FILENO);
-	pr.start = now_s();
+	pr.start = gm_now_s();
 	pr.nr_bundles = o.nr_bundles;
 	memset(&ro, 0, sizeof(ro));
 	ro.variant = o.variant;
@@ -296,7 +289,7 @@ int cmd_reconstruct(int argc, char **argv)
 	if (rc < 0) {
 		goto out;
 	}
-	t0 = now_s();
+	t0 = gm_now_s();
 	if (o.out && !strcmp(o.out, "-")) {
 		if (codegen_write(m, &src) < 0) {
 			goto out;
@@ -338,7 +331,7 @@ int cmd_reconstruct(int argc, char **argv)
 			}
 		}
 	}
-	gen_s = now_s() - t0;
+	gen_s = gm_now_s() - t0;
 	if (interrupted) {
 		gm_error("interrupted (the output was complete and is kept)");
 		gm_error_report(stderr);

@@ -16,6 +16,7 @@
 #include "analyze/report_tables.h"
 #include "build/version.h"
 #include "cli.h"
+#include "clock.h"
 #include "error.h"
 #include "strbuf.h"
 
@@ -81,14 +82,6 @@ static const char *const table_names[GM_T_COUNT] = {
 	"utilization-runs", "resources", "runs", "paper",
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The recorded error as a usage error (the message is the option's). */
 static int usage_from_error(const char *u)
 {
@@ -150,7 +143,7 @@ int cmd_report(int argc, char **argv)
 	struct gm_db db = GM_DB_INIT;
 	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
 	int timelines = 1, tl_opts = 0;
-	double t0 = now_s();
+	double t0 = gm_now_s();
 
 	ropt.figures = 1;
 	ropt.timeline.from_ns = -1;
@@ -272,7 +265,7 @@ int cmd_report(int argc, char **argv)
 		gm_note("report: %zu runs, %zu tables, %zu figures%s, %zu timelines"
 			" in %s/index.md (%.1f s)", an.nruns, res.tables,
 			res.figures, ropt.figures ? "" : " (--no-figures)",
-			res.timelines, ropt.out_dir, now_s() - t0);
+			res.timelines, ropt.out_dir, gm_now_s() - t0);
 	}
 	ret = GM_EXIT_OK;
 out_tables:

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/api.h"
+#include "api.h"
 #include "capture/bundle.h"
 #include "capture/counts.h"
-#include "capture/record.h"
+#include "record.h"
 #include "cli.h"
 #include "error.h"
 #include "reconstruct/bundle_timeline.h"

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: MIT
 # common/: helpers every component links (libgpumix-common.a, plus a -fPIC
-# copy for shared libraries such as the capture library).
+# copy for shared libraries such as the capture library). Besides the
+# helpers, the bundle format that capture writes and reconstruct reads:
+# the API table (cuda_api.def, api.h), the event model (record.h), the
+# blob store and module images.
 
-EXTRA_CFLAGS_common = $(call pkg_cflags,libxxhash)
+# The API table (api.c) names CUPTI's callback ids: a header, no library.
+EXTRA_CFLAGS_common = $(call pkg_cflags,libxxhash) $(CUDA_INC)
 
 COMMON_SRCS := $(wildcard common/*.c)
 COMMON_LIB := $(B)/libgpumix-common.a

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strbuf.h"
+
 int gm_mkdir_p(const char *path, mode_t mode)
 {
 	char *p = gm_xstrdup(path);
@@ -194,10 +196,46 @@ int gm_path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+static int is_exe_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+char *gm_path_search(const char *name, const char *cwd)
+{
+	const char *p = getenv("PATH");
+
+	if (!p || !*p) {
+		p = "/usr/local/bin:/usr/bin:/bin";
+	}
+	for (;;) {
+		const char *end = strchrnul(p, ':');
+		char *dir = end > p ? gm_xasprintf("%.*s", (int)(end - p), p) :
+				      gm_xstrdup(".");
+		char *file = gm_path_join(dir, name);
+
+		if (cwd && dir[0] != '/') {
+			char *abs = gm_path_join(cwd, file);
+			free(file);
+			file = abs;
+		}
+		free(dir);
+		if (is_exe_file(file)) {
+			return file;
+		}
+		free(file);
+		if (!*end) {
+			return NULL;
+		}
+		p = end + 1;
+	}
+}
+
 int gm_program_exists(const char *name)
 {
-	const char *path = getenv("PATH"), *p;
-	int found = 0;
+	char *file;
 
 	if (!name || !*name) {
 		return 0;
@@ -205,20 +243,9 @@ int gm_program_exists(const char *name)
 	if (strchr(name, '/')) {
 		return access(name, X_OK) == 0 && !gm_is_dir(name);
 	}
-	for (p = path ? path : "/usr/bin:/bin"; !found; p++) {
-		const char *end = strchrnul(p, ':');
-		/* An empty entry means the current directory. */
-		char *dir = end > p ? strndup(p, (size_t)(end - p)) : strdup(".");
-		char *file = dir ? gm_path_join(dir, name) : NULL;
-		found = file && access(file, X_OK) == 0 && !gm_is_dir(file);
-		free(file);
-		free(dir);
-		if (!*end) {
-			break;
-		}
-		p = end;
-	}
-	return found;
+	file = gm_path_search(name, NULL);
+	free(file);
+	return file != NULL;
 }
 
 int gm_is_dir(const char *path)

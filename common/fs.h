@@ -59,6 +59,15 @@ const char *gm_why_not_dir(const char *path);
  * an executable file. */
 int gm_program_exists(const char *name);
 
+/*
+ * The search of $PATH that every gpumix command makes: the first
+ * "DIR/@name" that is an executable regular file, as a new string (caller
+ * frees), or NULL. An empty entry is the current directory; relative
+ * entries are taken from @cwd (NULL: the process's own); an unset or
+ * empty PATH is "/usr/local/bin:/usr/bin:/bin".
+ */
+char *gm_path_search(const char *name, const char *cwd);
+
 /* New string "@dir/@name" (caller frees). */
 char *gm_path_join(const char *dir, const char *name);
 

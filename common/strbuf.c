@@ -4,9 +4,11 @@
  */
 #include "strbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char strbuf_empty[1];
 
@@ -184,5 +186,21 @@ void strbuf_rtrim(struct strbuf *sb)
 	}
 	if (sb->alloc) {
 		sb->buf[sb->len] = '\0';
+	}
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	char buf[4096];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			return n < 0 ? -1 : 0;
+		}
+		strbuf_add(sb, buf, (size_t)n);
 	}
 }

@@ -37,6 +37,9 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) GM_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Remove trailing whitespace. */
 void strbuf_rtrim(struct strbuf *sb);
+/* Append what @fd gives until its end (a child's output through a pipe);
+ * 0 at the end, -1 with errno when a read fails (what came before stays). */
+int strbuf_read_fd(struct strbuf *sb, int fd);
 
 /* malloc/realloc/strdup that abort with a message on failure. */
 void *gm_xmalloc(size_t n);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The table of variants, policies and replay knobs (see variant.h).
- * Adding a mechanism: a row here, a scheduler in replay/ (sched.c lists
- * them by name), and its knobs.
+ * Adding a mechanism takes a row here and its scheduler in replay/
+ * (sched.c lists them by name); a knob no variant has yet takes besides
+ * its GM_KNOB_* bit (variant.h) and row below, its parsing in
+ * common/replay_opts.c, its case in load_knob() of study/study.c and in
+ * the replay runtime that reads it.
  */
 #include "variant.h"
 

@@ -10,6 +10,7 @@
 
 #include <cuda.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@
 #include "fs.h"
 #include "handle_map.h"
 #include "hash.h"
-#include "intern.h"
+#include "strmap.h"
 #include "model.h"
 #include "strbuf.h"
 #include "trace_reader.h"
@@ -93,10 +94,9 @@ struct bundle_feed {
 	size_t nr_d2h, alloc_d2h;
 	struct handle_map done_d2h;		/* corr of results not needed */
 
-	struct intern checked;			/* blobs and images read */
+	struct gm_strmap checked;			/* blobs and images read */
 	struct api_note skipped[GM_API_COUNT];
 	struct api_note failed[GM_API_COUNT];
-	uint8_t per_thread[GM_API_COUNT];
 	uint64_t warned_attr;			/* launch attribute ids */
 	struct strbuf tmp;
 
@@ -104,13 +104,6 @@ struct bundle_feed {
 };
 
 /* ---- set-up ---- */
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && !strcmp(s + n - k, suffix);
-}
 
 struct bundle_feed *bundle_feed_new(struct model *m, struct model_prog *p,
 				    struct trace_reader *r)
@@ -121,10 +114,6 @@ struct bundle_feed *bundle_feed_new(struct model *m, struct model_prog *p,
 	f->p = p;
 	f->r = r;
 	f->blob_dir = gm_path_join(trace_reader_dir(r), "blobs");
-	for (int a = 0; a < GM_API_COUNT; a++) {
-		const char *n = gm_api_table[a].name;
-		f->per_thread[a] = ends_with(n, "_ptsz") || ends_with(n, "_ptds");
-	}
 	strbuf_init(&f->tmp, 0);
 	return f;
 }
@@ -156,7 +145,7 @@ void bundle_feed_free(struct bundle_feed *f)
 	handle_map_release(&f->pending_d2h);
 	free(f->d2h_event);
 	handle_map_release(&f->done_d2h);
-	intern_release(&f->checked);
+	gm_strmap_clear(&f->checked);
 	strbuf_release(&f->tmp);
 	free(f->blob_dir);
 	free(f);
@@ -206,9 +195,11 @@ static void note(struct api_note *n, uint64_t ev, int32_t status)
 	}
 }
 
-static uint64_t stream_of(const struct bundle_feed *f, int api, uint64_t h)
+/* The stream a call means: stream 0 of a _ptds/_ptsz twin is its thread's. */
+static uint64_t stream_of(const struct gm_event *x, uint64_t h)
 {
-	return f->per_thread[api] && h == 0 ? STREAM_PER_THREAD : h;
+	return gm_api_table[x->api].flavour != GM_FLAVOUR_LEGACY && h == 0 ?
+		       STREAM_PER_THREAD : h;
 }
 
 static uint64_t module_of(const struct bundle_feed *f, uint64_t h)
@@ -266,47 +257,61 @@ static size_t take_live(struct bundle_feed *f, enum live_kind k, uint64_t **out)
 	return n;
 }
 
+/* Destroy live handle @h of kind @k in the model. */
+static int destroy_live(struct bundle_feed *f, enum live_kind k, uint64_t ev,
+			const char *api, uint64_t h)
+{
+	struct model_prog *p = f->p;
+
+	switch (k) {
+	case LIVE_TEXTURE:
+		return model_destroy_texture(p, ev, api, h);
+	case LIVE_ALLOC:
+		return model_add_free(p, ev, api, h);
+	case LIVE_HOST:
+		return model_add_host_free(p, ev, h);
+	case LIVE_EVENT:
+		return model_destroy_event(p, ev, h);
+	case LIVE_STREAM:
+		return model_destroy_stream(p, ev, h);
+	case LIVE_MODULE:
+		return model_unload_module(p, ev, h);
+	case NR_LIVE:
+		break;
+	}
+	return 0;
+}
+
+/* A handle the program destroys: in the model too, unless a reset did. */
+static int drop_live(struct bundle_feed *f, enum live_kind k, uint64_t ev,
+		     const char *api, uint64_t h)
+{
+	if (!live_del(f, k, h)) {
+		return 0;
+	}
+	return destroy_live(f, k, ev, api, h);
+}
+
 /*
  * cuDevicePrimaryCtxReset / cuCtxDestroy: everything the program had
  * goes away; its later frees and unloads of those handles do nothing.
  */
 static int reset_context(struct bundle_feed *f, uint64_t ev, const char *api)
 {
-	struct model_prog *p = f->p;
-	uint64_t *v;
-	size_t n;
+	/* textures before the memory they read, modules last */
+	static const enum live_kind order[] = { LIVE_TEXTURE, LIVE_ALLOC,
+		LIVE_HOST, LIVE_EVENT, LIVE_STREAM, LIVE_MODULE };
 	int ret = 0;
 
-	n = take_live(f, LIVE_TEXTURE, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_texture(p, ev, api, v[i]);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		uint64_t *v;
+		size_t n = take_live(f, order[k], &v);
+
+		for (size_t i = 0; i < n && !ret; i++) {
+			ret = destroy_live(f, order[k], ev, api, v[i]);
+		}
+		free(v);
 	}
-	free(v);
-	n = take_live(f, LIVE_ALLOC, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_add_free(p, ev, api, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_HOST, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_add_host_free(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_EVENT, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_event(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_STREAM, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_destroy_stream(p, ev, v[i]);
-	}
-	free(v);
-	n = take_live(f, LIVE_MODULE, &v);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = model_unload_module(p, ev, v[i]);
-	}
-	free(v);
 	return ret;
 }
 
@@ -315,7 +320,7 @@ static int first_time(struct bundle_feed *f, struct gm_hash h)
 {
 	int is_new;
 
-	intern_add(&f->checked, &h, sizeof(h), &is_new);
+	gm_strmap_add(&f->checked, &h, sizeof(h), &is_new);
 	return is_new;
 }
 
@@ -475,6 +480,21 @@ static int memset_2d(struct bundle_feed *f, const struct pending *in,
 	return 0;
 }
 
+/* The kernel, grid, block, shared memory and stream every launch names
+ * (struct gm_args_cuLaunchKernelEx and _cuLaunchCooperativeKernel alike). */
+#define LAUNCH_SHAPE(l, a, x)                                                  \
+	do {                                                                   \
+		(l)->kernel = (a)->f;                                          \
+		(l)->grid[0] = (uint32_t)(a)->gridDimX;                        \
+		(l)->grid[1] = (uint32_t)(a)->gridDimY;                        \
+		(l)->grid[2] = (uint32_t)(a)->gridDimZ;                        \
+		(l)->block[0] = (uint32_t)(a)->blockDimX;                      \
+		(l)->block[1] = (uint32_t)(a)->blockDimY;                      \
+		(l)->block[2] = (uint32_t)(a)->blockDimZ;                      \
+		(l)->smem = (uint32_t)(a)->sharedMemBytes;                     \
+		(l)->stream = stream_of((x), (a)->hStream);                    \
+	} while (0)
+
 static int launch(struct bundle_feed *f, const struct pending *in,
 		  const struct gm_event *x, const char *api)
 {
@@ -488,8 +508,7 @@ static int launch(struct bundle_feed *f, const struct pending *in,
 		return gm_error(EVF "the argument layout of the kernel was not "
 				"known during capture", in->index, api);
 	}
-	if (x->api == GM_API_cuLaunchKernelEx ||
-	    x->api == GM_API_cuLaunchKernelEx_ptsz) {
+	if (gm_api_table[x->api].special == GM_SP_LAUNCH_EX) {
 		const struct gm_args_cuLaunchKernelEx *a =
 			GM_EVENT_ARGS(x, cuLaunchKernelEx);
 		const CUlaunchAttribute *attrs = (const void *)params;
@@ -501,15 +520,7 @@ static int launch(struct bundle_feed *f, const struct pending *in,
 					in->index, api, a->numAttrs,
 					a->attrBytes, size);
 		}
-		l.kernel = a->f;
-		l.grid[0] = (uint32_t)a->gridDimX;
-		l.grid[1] = (uint32_t)a->gridDimY;
-		l.grid[2] = (uint32_t)a->gridDimZ;
-		l.block[0] = (uint32_t)a->blockDimX;
-		l.block[1] = (uint32_t)a->blockDimY;
-		l.block[2] = (uint32_t)a->blockDimZ;
-		l.smem = (uint32_t)a->sharedMemBytes;
-		l.stream = stream_of(f, x->api, a->hStream);
+		LAUNCH_SHAPE(&l, a, x);
 		for (uint64_t i = 0; i < a->numAttrs; i++) {
 			CUlaunchAttribute at;
 			memcpy(&at, (const uint8_t *)attrs + i * sizeof(at),
@@ -543,15 +554,7 @@ static int launch(struct bundle_feed *f, const struct pending *in,
 		const struct gm_args_cuLaunchCooperativeKernel *a =
 			GM_EVENT_ARGS(x, cuLaunchCooperativeKernel);
 
-		l.kernel = a->f;
-		l.grid[0] = (uint32_t)a->gridDimX;
-		l.grid[1] = (uint32_t)a->gridDimY;
-		l.grid[2] = (uint32_t)a->gridDimZ;
-		l.block[0] = (uint32_t)a->blockDimX;
-		l.block[1] = (uint32_t)a->blockDimY;
-		l.block[2] = (uint32_t)a->blockDimZ;
-		l.smem = (uint32_t)a->sharedMemBytes;
-		l.stream = stream_of(f, x->api, a->hStream);
+		LAUNCH_SHAPE(&l, a, x);
 		l.cooperative = gm_api_table[x->api].special ==
 				GM_SP_LAUNCH_COOP;
 	}
@@ -687,392 +690,453 @@ static void unsupported(struct bundle_feed *f, uint64_t ev, const char *api)
 	f->st.unsupported++;
 }
 
-#define ARGS(call) GM_EVENT_ARGS(x, call)
+/*
+ * The call being turned into the model: its entry, its exit, its name and
+ * the position the model's messages give. Each replay kind of cuda_api.def
+ * has one handler below; rows that share a kind share the argument words
+ * the handler reads (checked by the _Static_asserts beside it).
+ */
+struct call {
+	struct bundle_feed *f;
+	const struct pending *in;
+	const struct gm_event *x;
+	const char *api;
+	uint64_t ev;
+};
+
+#define ARGS(call) GM_EVENT_ARGS(c->x, call)
+#define SAME_WORD(a, b, field)                                                 \
+	_Static_assert(offsetof(struct gm_args_##a, field) ==                  \
+			       offsetof(struct gm_args_##b, field),            \
+		       #a " and " #b ": " #field)
+
+/* No device effect in a replay: one context, set up by the runtime. */
+static int do_noop(const struct call *c)
+{
+	return 0;
+}
+
+/* Preferences and limits: the replay keeps the defaults. */
+static int do_skip(const struct call *c)
+{
+	note(&c->f->skipped[c->x->api], c->ev, 0);
+	return 0;
+}
+
+static int do_ctx_reset(const struct call *c)
+{
+	return reset_context(c->f, c->ev, c->api);
+}
+
+static int do_ctx_sync(const struct call *c)
+{
+	return model_add_ctx_sync(c->f->p, c->ev, c->api);
+}
+
+/* ---- memory ---- */
+
+/*
+ * Device and host allocations: the pointer and the size are the first two
+ * words of every row of ALLOC and HOST_ALLOC, the pointer the first of
+ * FREE and HOST_FREE.
+ */
+_Static_assert(offsetof(struct gm_args_cuMemAlloc_v2, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocAsync, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocAsync, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemAlloc_v2, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemAllocHost_v2, pp) == 0 &&
+		       offsetof(struct gm_args_cuMemAllocHost_v2, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemHostAlloc, pp) == 0 &&
+		       offsetof(struct gm_args_cuMemHostAlloc, bytesize) == 8 &&
+		       offsetof(struct gm_args_cuMemHostRegister_v2, p) == 0 &&
+		       offsetof(struct gm_args_cuMemHostRegister_v2, bytesize) == 8,
+	       "allocations: pointer, size");
+_Static_assert(offsetof(struct gm_args_cuMemFree_v2, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemFreeAsync, dptr) == 0 &&
+		       offsetof(struct gm_args_cuMemFreeHost, p) == 0 &&
+		       offsetof(struct gm_args_cuMemHostUnregister, p) == 0,
+	       "frees: the pointer first");
+
+static int do_alloc(const struct call *c)
+{
+	int host = gm_api_table[c->x->api].replay == GM_RK_HOST_ALLOC;
+	uint64_t ptr = c->x->args[0], size = c->x->args[1];
+	int ret = host ? model_add_host_alloc(c->f->p, c->ev, ptr, size) :
+			 model_add_alloc(c->f->p, c->ev, c->api, ptr, size);
+
+	if (ret < 0) {
+		return -1;
+	}
+	live_add(c->f, host ? LIVE_HOST : LIVE_ALLOC, ptr);
+	return 0;
+}
+
+static int do_alloc_pitch(const struct call *c)
+{
+	const struct gm_args_cuMemAllocPitch_v2 *a = ARGS(cuMemAllocPitch_v2);
+
+	if (model_add_alloc(c->f->p, c->ev, c->api, a->dptr,
+			    a->pPitch * a->Height) < 0) {
+		return -1;
+	}
+	live_add(c->f, LIVE_ALLOC, a->dptr);
+	return 0;
+}
+
+static int do_free(const struct call *c)
+{
+	int host = gm_api_table[c->x->api].replay == GM_RK_HOST_FREE;
+
+	return drop_live(c->f, host ? LIVE_HOST : LIVE_ALLOC, c->ev, c->api,
+			 c->x->args[0]);
+}
+
+/* ---- copies ---- */
+
+/*
+ * Every copy kind has dst, src, ByteCount[, hStream] as its first words;
+ * cuMemcpy and cuMemcpyAsync add the direction ("kind") after them.
+ */
+#define COPY_WORDS(call, d, s)                                                 \
+	_Static_assert(offsetof(struct gm_args_##call, d) == 0 &&              \
+			       offsetof(struct gm_args_##call, s) == 8 &&      \
+			       offsetof(struct gm_args_##call, ByteCount) == 16, \
+		       #call ": dst, src, ByteCount")
+#define ASYNC_WORD(call)                                                       \
+	_Static_assert(offsetof(struct gm_args_##call, hStream) == 24,         \
+		       #call ": hStream after ByteCount")
+COPY_WORDS(cuMemcpyHtoD_v2, dstDevice, srcHost);
+COPY_WORDS(cuMemcpyHtoDAsync_v2, dstDevice, srcHost);
+COPY_WORDS(cuMemcpyDtoH_v2, dstHost, srcDevice);
+COPY_WORDS(cuMemcpyDtoHAsync_v2, dstHost, srcDevice);
+COPY_WORDS(cuMemcpyDtoD_v2, dstDevice, srcDevice);
+COPY_WORDS(cuMemcpyDtoDAsync_v2, dstDevice, srcDevice);
+COPY_WORDS(cuMemcpy, dst, src);
+COPY_WORDS(cuMemcpyAsync, dst, src);
+ASYNC_WORD(cuMemcpyHtoDAsync_v2);
+ASYNC_WORD(cuMemcpyDtoHAsync_v2);
+ASYNC_WORD(cuMemcpyDtoDAsync_v2);
+ASYNC_WORD(cuMemcpyAsync);
+
+static int do_copy(const struct call *c)
+{
+	const uint64_t *w = c->x->args;
+	enum gm_replay_kind k = gm_api_table[c->x->api].replay;
+	int async = k == GM_RK_H2D_ASYNC || k == GM_RK_D2H_ASYNC ||
+		    k == GM_RK_D2D_ASYNC || k == GM_RK_COPY_ASYNC;
+	uint64_t dir = k == GM_RK_COPY ? w[3] : k == GM_RK_COPY_ASYNC ? w[4] :
+		       k == GM_RK_H2D || k == GM_RK_H2D_ASYNC ? GM_COPY_H2D :
+		       k == GM_RK_D2H || k == GM_RK_D2H_ASYNC ? GM_COPY_D2H :
+		       GM_COPY_D2D;
+	struct model_copy cp;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.dst = w[0];
+	cp.src = w[1];
+	cp.size = w[2];
+	cp.stream = stream_of(c->x, async ? w[3] : 0);
+	cp.flags = async ? 0 : MODEL_SYNC;
+	switch (dir) {
+	case GM_COPY_H2D:
+		return copy_h2d(c->f, c->in, c->api, &cp);
+	case GM_COPY_D2H:
+		return copy_d2h(c->f, c->in, c->x, c->api, &cp);
+	case GM_COPY_D2D:
+		cp.kind = MODEL_D2D;
+		return model_add_copy(c->f->p, c->ev, c->api, &cp);
+	case GM_COPY_H2H:
+		/* No device effect; its result needs no check. */
+		handle_map_put(&c->f->done_d2h, c->in->corr, 1);
+		return 0;
+	default:
+		unsupported(c->f, c->ev, c->api);
+		return 0;
+	}
+}
+
+#undef COPY_WORDS
+#undef ASYNC_WORD
+
+/* ---- memsets: never synchronous with the host ---- */
+
+static int do_memset(const struct call *c)
+{
+	const uint64_t *w = c->x->args;
+	/* dstDevice, value, N, [hStream] */
+	unsigned elem = strstr(c->api, "D8") ? 1 :
+			strstr(c->api, "D16") ? 2 : 4;
+	uint64_t s = c->x->nr_args > 3 ? w[3] : 0;
+
+	return model_add_memset(c->f->p, c->ev, c->api, w[0], (uint32_t)w[1],
+				elem, w[2], stream_of(c->x, s), 0);
+}
+
+static int do_memset_2d(const struct call *c)
+{
+	unsigned elem = strstr(c->api, "D2D8") ? 1 :
+			strstr(c->api, "D2D16") ? 2 : 4;
+	uint64_t s = c->x->nr_args > 5 ? c->x->args[5] : 0;
+
+	return memset_2d(c->f, c->in, c->api, c->x->args, elem,
+			 stream_of(c->x, s));
+}
+
+/* ---- launches and code ---- */
+
+static int do_launch(const struct call *c)
+{
+	return launch(c->f, c->in, c->x, c->api);
+}
+
+/* The handle is the first word of all six loading calls. */
+static int do_module_load(const struct call *c)
+{
+	return module_load(c->f, c->in, c->api, c->x->args[0]);
+}
+
+static int do_module_unload(const struct call *c)
+{
+	uint64_t h = c->x->args[0];
+
+	if (handle_map_get(&c->f->module_alias, h, &(uint32_t){ 0 })) {
+		return 0;	/* a library's module: goes with it */
+	}
+	return drop_live(c->f, LIVE_MODULE, c->ev, c->api, h);
+}
+
+static int do_library_module(const struct call *c)
+{
+	struct bundle_feed *f = c->f;
+	uint32_t i = (uint32_t)f->nr_alias;
+
+	GM_ALLOC_GROW(f->alias_library, f->nr_alias + 1, f->alloc_alias);
+	f->alias_library[f->nr_alias++] =
+		module_of(f, ARGS(cuLibraryGetModule)->library);
+	handle_map_put(&f->module_alias, ARGS(cuLibraryGetModule)->pMod, i);
+	return 0;
+}
+
+/* cuLibraryGetKernel (pKernel, library), cuModuleGetFunction (hfunc, hmod) */
+_Static_assert(offsetof(struct gm_args_cuLibraryGetKernel, library) ==
+		       offsetof(struct gm_args_cuModuleGetFunction, hmod),
+	       "cuLibraryGetKernel and cuModuleGetFunction: the owner");
+
+static int do_get_kernel(const struct call *c)
+{
+	const struct gm_args_cuLibraryGetKernel *a = ARGS(cuLibraryGetKernel);
+
+	return get_kernel(c->f, c->in, c->x, a->pKernel, a->library);
+}
+
+static int do_kernel_function(const struct call *c)
+{
+	return model_alias_kernel(c->f->p, c->ev, ARGS(cuKernelGetFunction)->pFunc,
+				  ARGS(cuKernelGetFunction)->kernel);
+}
+
+SAME_WORD(cuLibraryGetGlobal, cuModuleGetGlobal_v2, bytes);
+
+static int do_get_global(const struct call *c)
+{
+	const uint64_t *w = c->x->args;
+	/* dptr, bytes, library or module, name */
+	const char *name = c->x->str[0] ? c->x->str : c->in->str.buf;
+
+	if (!w[1]) {
+		model_add_warning(c->f->p, c->ev, "%s: global '%s' has no size "
+				  "recorded: copies to it cannot be "
+				  "relocated", c->api, name);
+		return 0;
+	}
+	return model_add_global(c->f->p, c->ev, module_of(c->f, w[2]), name,
+				w[0], w[1]);
+}
+
+static int do_func_attr(const struct call *c)
+{
+	const struct gm_args_cuFuncSetAttribute *a = ARGS(cuFuncSetAttribute);
+
+	return model_set_kernel_attr(c->f->p, c->ev, a->hfunc, (int)a->attrib,
+				     (int)a->value);
+}
+
+static int do_kernel_attr(const struct call *c)
+{
+	const struct gm_args_cuKernelSetAttribute *a = ARGS(cuKernelSetAttribute);
+
+	return model_set_kernel_attr(c->f->p, c->ev, a->kernel, (int)a->attrib,
+				     (int)a->val);
+}
+
+/* ---- streams and events ---- */
+
+/* cuStreamCreate (phStream, Flags), cuStreamCreateWithPriority (+priority) */
+SAME_WORD(cuStreamCreate, cuStreamCreateWithPriority, phStream);
+_Static_assert(offsetof(struct gm_args_cuStreamCreate, Flags) ==
+		       offsetof(struct gm_args_cuStreamCreateWithPriority, flags),
+	       "cuStreamCreate and cuStreamCreateWithPriority: the flags");
+
+static int do_stream_create(const struct call *c)
+{
+	const uint64_t *w = c->x->args;
+	int prio = c->x->nr_args > 2 ? (int)(int32_t)w[2] : 0;
+
+	if (model_add_stream(c->f->p, c->ev, w[0],
+			     (w[1] & CU_STREAM_NON_BLOCKING) != 0, prio) < 0) {
+		return -1;
+	}
+	live_add(c->f, LIVE_STREAM, w[0]);
+	return 0;
+}
+
+static int do_stream_destroy(const struct call *c)
+{
+	return drop_live(c->f, LIVE_STREAM, c->ev, c->api,
+			 ARGS(cuStreamDestroy_v2)->hStream);
+}
+
+static int do_stream_wait(const struct call *c)
+{
+	return model_add_stream_wait(c->f->p, c->ev, c->api,
+				     stream_of(c->x, ARGS(cuStreamWaitEvent)->hStream),
+				     ARGS(cuStreamWaitEvent)->hEvent);
+}
+
+static int do_stream_sync(const struct call *c)
+{
+	return model_add_stream_sync(c->f->p, c->ev, c->api,
+				     stream_of(c->x, ARGS(cuStreamSynchronize)->hStream));
+}
+
+static int do_event_create(const struct call *c)
+{
+	const struct gm_args_cuEventCreate *a = ARGS(cuEventCreate);
+
+	if (model_add_event(c->f->p, c->ev, a->phEvent,
+			    (unsigned)a->Flags) < 0) {
+		return -1;
+	}
+	live_add(c->f, LIVE_EVENT, a->phEvent);
+	return 0;
+}
+
+static int do_event_destroy(const struct call *c)
+{
+	return drop_live(c->f, LIVE_EVENT, c->ev, c->api,
+			 ARGS(cuEventDestroy_v2)->hEvent);
+}
+
+SAME_WORD(cuEventRecord, cuEventRecordWithFlags, hEvent);
+SAME_WORD(cuEventRecord, cuEventRecordWithFlags, hStream);
+
+static int do_event_record(const struct call *c)
+{
+	const struct gm_args_cuEventRecord *a = ARGS(cuEventRecord);
+
+	return model_add_event_record(c->f->p, c->ev, c->api, a->hEvent,
+				      stream_of(c->x, a->hStream));
+}
+
+static int do_event_sync(const struct call *c)
+{
+	return model_add_event_sync(c->f->p, c->ev, c->api,
+				    ARGS(cuEventSynchronize)->hEvent);
+}
+
+/* ---- texture objects ---- */
+
+static int do_texobj_create(const struct call *c)
+{
+	return texture(c->f, c->in, c->x, c->api);
+}
+
+static int do_texobj_destroy(const struct call *c)
+{
+	uint64_t h = ARGS(cuTexObjectDestroy)->texObject;
+
+	if (handle_map_del(&c->f->skipped_textures, h)) {
+		unsupported(c->f, c->ev, c->api);
+		return 0;
+	}
+	return drop_live(c->f, LIVE_TEXTURE, c->ev, c->api, h);
+}
+
+#undef ARGS
+#undef SAME_WORD
+
+/*
+ * The handler of each replay kind. GM_RK_NONE has none: CUDA arrays and
+ * copies to and from them, 2-D and 3-D copies, surfaces and tensor maps
+ * are not replayed yet.
+ */
+static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
+	[GM_RK_NOOP] = do_noop,
+	[GM_RK_SKIP_FLAGS] = do_skip,
+	[GM_RK_SKIP_LIMIT] = do_skip,
+	[GM_RK_SKIP_CACHE] = do_skip,
+	[GM_RK_CTX_RESET] = do_ctx_reset,
+	[GM_RK_CTX_SYNC] = do_ctx_sync,
+	[GM_RK_ALLOC] = do_alloc,
+	[GM_RK_ALLOC_PITCH] = do_alloc_pitch,
+	[GM_RK_FREE] = do_free,
+	[GM_RK_HOST_ALLOC] = do_alloc,
+	[GM_RK_HOST_FREE] = do_free,
+	[GM_RK_H2D] = do_copy,
+	[GM_RK_H2D_ASYNC] = do_copy,
+	[GM_RK_D2H] = do_copy,
+	[GM_RK_D2H_ASYNC] = do_copy,
+	[GM_RK_D2D] = do_copy,
+	[GM_RK_D2D_ASYNC] = do_copy,
+	[GM_RK_COPY] = do_copy,
+	[GM_RK_COPY_ASYNC] = do_copy,
+	[GM_RK_MEMSET] = do_memset,
+	[GM_RK_MEMSET_2D] = do_memset_2d,
+	[GM_RK_LAUNCH] = do_launch,
+	[GM_RK_MODULE_LOAD] = do_module_load,
+	[GM_RK_MODULE_UNLOAD] = do_module_unload,
+	[GM_RK_LIBRARY_MODULE] = do_library_module,
+	[GM_RK_GET_KERNEL] = do_get_kernel,
+	[GM_RK_KERNEL_FUNCTION] = do_kernel_function,
+	[GM_RK_GET_GLOBAL] = do_get_global,
+	[GM_RK_FUNC_ATTR] = do_func_attr,
+	[GM_RK_KERNEL_ATTR] = do_kernel_attr,
+	[GM_RK_STREAM_CREATE] = do_stream_create,
+	[GM_RK_STREAM_DESTROY] = do_stream_destroy,
+	[GM_RK_STREAM_WAIT] = do_stream_wait,
+	[GM_RK_STREAM_SYNC] = do_stream_sync,
+	[GM_RK_EVENT_CREATE] = do_event_create,
+	[GM_RK_EVENT_DESTROY] = do_event_destroy,
+	[GM_RK_EVENT_RECORD] = do_event_record,
+	[GM_RK_EVENT_SYNC] = do_event_sync,
+	[GM_RK_TEXOBJ_CREATE] = do_texobj_create,
+	[GM_RK_TEXOBJ_DESTROY] = do_texobj_destroy,
+};
+
+int bundle_feed_handles(int api)
+{
+	return api >= 0 && api < GM_API_COUNT &&
+	       handlers[gm_api_table[api].replay] != NULL;
+}
 
 /* The call of entry @in returned with exit @x: its model call. */
 static int on_call(struct bundle_feed *f, const struct pending *in,
 		   const struct gm_event *x)
 {
-	struct model_prog *p = f->p;
-	const char *api = gm_api_table[x->api].name;
-	uint64_t ev = in->index;
-	struct model_copy c;
+	struct call c = { f, in, x, gm_api_table[x->api].name, in->index };
 
 	f->st.calls++;
 	if (x->status != 0) {
-		note(&f->failed[x->api], ev, x->status);
+		note(&f->failed[x->api], c.ev, x->status);
 		f->st.failed++;
 		return 0;
 	}
+	if (!bundle_feed_handles(x->api)) {
+		unsupported(f, c.ev, c.api);
+		return 0;
+	}
 	f->st.replayed++;
-	memset(&c, 0, sizeof(c));
-	switch (x->api) {
-	/* No device effect in a replay: one context, set up by the runtime. */
-	case GM_API_cuInit:
-	case GM_API_cuDevicePrimaryCtxRetain:
-	case GM_API_cuDevicePrimaryCtxRelease_v2:
-	case GM_API_cuCtxCreate_v2:
-	case GM_API_cuCtxCreate_v4:
-	case GM_API_cuCtxSetCurrent:
-	case GM_API_cuCtxPushCurrent_v2:
-	case GM_API_cuCtxPopCurrent_v2:
-	case GM_API_cuMemHostGetDevicePointer_v2:
-		return 0;
-	/* Preferences and limits: the replay keeps the defaults. */
-	case GM_API_cuDevicePrimaryCtxSetFlags_v2:
-	case GM_API_cuCtxSetLimit:
-	case GM_API_cuCtxSetCacheConfig:
-	case GM_API_cuCtxSetSharedMemConfig:
-	case GM_API_cuCtxSetFlags:
-	case GM_API_cuFuncSetCacheConfig:
-	case GM_API_cuFuncSetSharedMemConfig:
-	case GM_API_cuKernelSetCacheConfig:
-		note(&f->skipped[x->api], ev, 0);
-		return 0;
-	case GM_API_cuDevicePrimaryCtxReset_v2:
-	case GM_API_cuCtxDestroy_v2:
-		return reset_context(f, ev, api);
-	case GM_API_cuCtxSynchronize:
-	case GM_API_cuCtxSynchronize_v2:
-		return model_add_ctx_sync(p, ev, api);
-
-	/* ---- memory ---- */
-	case GM_API_cuMemAlloc_v2:
-		if (model_add_alloc(p, ev, api, ARGS(cuMemAlloc_v2)->dptr,
-				    ARGS(cuMemAlloc_v2)->bytesize) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_ALLOC, ARGS(cuMemAlloc_v2)->dptr);
-		return 0;
-	case GM_API_cuMemAllocPitch_v2: {
-		const struct gm_args_cuMemAllocPitch_v2 *a =
-			ARGS(cuMemAllocPitch_v2);
-		if (model_add_alloc(p, ev, api, a->dptr,
-				    a->pPitch * a->Height) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_ALLOC, a->dptr);
-		return 0;
-	}
-	case GM_API_cuMemAllocAsync:
-	case GM_API_cuMemAllocAsync_ptsz:
-		if (model_add_alloc(p, ev, api, ARGS(cuMemAllocAsync)->dptr,
-				    ARGS(cuMemAllocAsync)->bytesize) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_ALLOC, ARGS(cuMemAllocAsync)->dptr);
-		return 0;
-	case GM_API_cuMemFree_v2:
-	case GM_API_cuMemFreeAsync:
-	case GM_API_cuMemFreeAsync_ptsz:
-		/* dptr is the first word of all three */
-		if (!live_del(f, LIVE_ALLOC, x->args[0])) {
-			return 0;
-		}
-		return model_add_free(p, ev, api, x->args[0]);
-	case GM_API_cuMemAllocHost_v2:
-		if (model_add_host_alloc(p, ev, ARGS(cuMemAllocHost_v2)->pp,
-					 ARGS(cuMemAllocHost_v2)->bytesize) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_HOST, ARGS(cuMemAllocHost_v2)->pp);
-		return 0;
-	case GM_API_cuMemHostAlloc:
-		if (model_add_host_alloc(p, ev, ARGS(cuMemHostAlloc)->pp,
-					 ARGS(cuMemHostAlloc)->bytesize) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_HOST, ARGS(cuMemHostAlloc)->pp);
-		return 0;
-	case GM_API_cuMemHostRegister_v2:
-		if (model_add_host_alloc(p, ev, ARGS(cuMemHostRegister_v2)->p,
-					 ARGS(cuMemHostRegister_v2)->bytesize) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_HOST, ARGS(cuMemHostRegister_v2)->p);
-		return 0;
-	case GM_API_cuMemFreeHost:
-	case GM_API_cuMemHostUnregister:
-		if (!live_del(f, LIVE_HOST, x->args[0])) {
-			return 0;
-		}
-		return model_add_host_free(p, ev, x->args[0]);
-
-	/* ---- copies ---- */
-	case GM_API_cuMemcpyHtoD_v2:
-	case GM_API_cuMemcpyHtoD_v2_ptds:
-		c.dst = ARGS(cuMemcpyHtoD_v2)->dstDevice;
-		c.src = ARGS(cuMemcpyHtoD_v2)->srcHost;
-		c.size = ARGS(cuMemcpyHtoD_v2)->ByteCount;
-		c.stream = stream_of(f, x->api, 0);
-		c.flags = MODEL_SYNC;
-		return copy_h2d(f, in, api, &c);
-	case GM_API_cuMemcpyHtoDAsync_v2:
-	case GM_API_cuMemcpyHtoDAsync_v2_ptsz:
-		c.dst = ARGS(cuMemcpyHtoDAsync_v2)->dstDevice;
-		c.src = ARGS(cuMemcpyHtoDAsync_v2)->srcHost;
-		c.size = ARGS(cuMemcpyHtoDAsync_v2)->ByteCount;
-		c.stream = stream_of(f, x->api,
-				     ARGS(cuMemcpyHtoDAsync_v2)->hStream);
-		return copy_h2d(f, in, api, &c);
-	case GM_API_cuMemcpyDtoH_v2:
-	case GM_API_cuMemcpyDtoH_v2_ptds:
-		c.dst = ARGS(cuMemcpyDtoH_v2)->dstHost;
-		c.src = ARGS(cuMemcpyDtoH_v2)->srcDevice;
-		c.size = ARGS(cuMemcpyDtoH_v2)->ByteCount;
-		c.stream = stream_of(f, x->api, 0);
-		c.flags = MODEL_SYNC;
-		return copy_d2h(f, in, x, api, &c);
-	case GM_API_cuMemcpyDtoHAsync_v2:
-	case GM_API_cuMemcpyDtoHAsync_v2_ptsz:
-		c.dst = ARGS(cuMemcpyDtoHAsync_v2)->dstHost;
-		c.src = ARGS(cuMemcpyDtoHAsync_v2)->srcDevice;
-		c.size = ARGS(cuMemcpyDtoHAsync_v2)->ByteCount;
-		c.stream = stream_of(f, x->api,
-				     ARGS(cuMemcpyDtoHAsync_v2)->hStream);
-		return copy_d2h(f, in, x, api, &c);
-	case GM_API_cuMemcpyDtoD_v2:
-	case GM_API_cuMemcpyDtoD_v2_ptds:
-		c.kind = MODEL_D2D;
-		c.dst = ARGS(cuMemcpyDtoD_v2)->dstDevice;
-		c.src = ARGS(cuMemcpyDtoD_v2)->srcDevice;
-		c.size = ARGS(cuMemcpyDtoD_v2)->ByteCount;
-		c.stream = stream_of(f, x->api, 0);
-		c.flags = MODEL_SYNC;
-		return model_add_copy(p, ev, api, &c);
-	case GM_API_cuMemcpyDtoDAsync_v2:
-	case GM_API_cuMemcpyDtoDAsync_v2_ptsz:
-		c.kind = MODEL_D2D;
-		c.dst = ARGS(cuMemcpyDtoDAsync_v2)->dstDevice;
-		c.src = ARGS(cuMemcpyDtoDAsync_v2)->srcDevice;
-		c.size = ARGS(cuMemcpyDtoDAsync_v2)->ByteCount;
-		c.stream = stream_of(f, x->api,
-				     ARGS(cuMemcpyDtoDAsync_v2)->hStream);
-		return model_add_copy(p, ev, api, &c);
-	case GM_API_cuMemcpy:
-	case GM_API_cuMemcpy_ptds:
-	case GM_API_cuMemcpyAsync:
-	case GM_API_cuMemcpyAsync_ptsz: {
-		int async = x->api == GM_API_cuMemcpyAsync ||
-			    x->api == GM_API_cuMemcpyAsync_ptsz;
-		/* dst, src, ByteCount, [hStream,] kind */
-		uint64_t kind = x->args[async ? 4 : 3];
-		c.dst = x->args[0];
-		c.src = x->args[1];
-		c.size = x->args[2];
-		c.stream = stream_of(f, x->api, async ? x->args[3] : 0);
-		c.flags = async ? 0 : MODEL_SYNC;
-		switch (kind) {
-		case GM_COPY_H2D:
-			return copy_h2d(f, in, api, &c);
-		case GM_COPY_D2H:
-			return copy_d2h(f, in, x, api, &c);
-		case GM_COPY_D2D:
-			c.kind = MODEL_D2D;
-			return model_add_copy(p, ev, api, &c);
-		case GM_COPY_H2H:
-			/* No device effect; its result needs no check. */
-			handle_map_put(&f->done_d2h, in->corr, 1);
-			return 0;
-		default:
-			unsupported(f, ev, api);
-			return 0;
-		}
-	}
-
-	/* ---- memsets: never synchronous with the host ---- */
-	case GM_API_cuMemsetD8_v2:
-	case GM_API_cuMemsetD8_v2_ptds:
-	case GM_API_cuMemsetD16_v2:
-	case GM_API_cuMemsetD16_v2_ptds:
-	case GM_API_cuMemsetD32_v2:
-	case GM_API_cuMemsetD32_v2_ptds:
-	case GM_API_cuMemsetD8Async:
-	case GM_API_cuMemsetD8Async_ptsz:
-	case GM_API_cuMemsetD16Async:
-	case GM_API_cuMemsetD16Async_ptsz:
-	case GM_API_cuMemsetD32Async:
-	case GM_API_cuMemsetD32Async_ptsz: {
-		/* dstDevice, value, N, [hStream] */
-		unsigned elem = strstr(api, "D8") ? 1 : strstr(api, "D16") ? 2 : 4;
-		uint64_t s = x->nr_args > 3 ? x->args[3] : 0;
-		return model_add_memset(p, ev, api, x->args[0],
-					(uint32_t)x->args[1], elem, x->args[2],
-					stream_of(f, x->api, s), 0);
-	}
-	case GM_API_cuMemsetD2D8_v2:
-	case GM_API_cuMemsetD2D8_v2_ptds:
-	case GM_API_cuMemsetD2D16_v2:
-	case GM_API_cuMemsetD2D16_v2_ptds:
-	case GM_API_cuMemsetD2D32_v2:
-	case GM_API_cuMemsetD2D32_v2_ptds:
-	case GM_API_cuMemsetD2D8Async:
-	case GM_API_cuMemsetD2D8Async_ptsz:
-	case GM_API_cuMemsetD2D16Async:
-	case GM_API_cuMemsetD2D16Async_ptsz:
-	case GM_API_cuMemsetD2D32Async:
-	case GM_API_cuMemsetD2D32Async_ptsz: {
-		unsigned elem = strstr(api, "D2D8") ? 1 :
-				strstr(api, "D2D16") ? 2 : 4;
-		uint64_t s = x->nr_args > 5 ? x->args[5] : 0;
-		return memset_2d(f, in, api, x->args, elem,
-				 stream_of(f, x->api, s));
-	}
-
-	/* ---- launches ---- */
-	case GM_API_cuLaunchKernel:
-	case GM_API_cuLaunchKernel_ptsz:
-	case GM_API_cuLaunchCooperativeKernel:
-	case GM_API_cuLaunchCooperativeKernel_ptsz:
-	case GM_API_cuLaunchKernelEx:
-	case GM_API_cuLaunchKernelEx_ptsz:
-		return launch(f, in, x, api);
-
-	/* ---- code ---- */
-	case GM_API_cuModuleLoad:
-	case GM_API_cuModuleLoadData:
-	case GM_API_cuModuleLoadDataEx:
-	case GM_API_cuModuleLoadFatBinary:
-	case GM_API_cuLibraryLoadData:
-	case GM_API_cuLibraryLoadFromFile:
-		/* the handle is the first word of all six */
-		return module_load(f, in, api, x->args[0]);
-	case GM_API_cuModuleUnload:
-	case GM_API_cuLibraryUnload:
-		if (handle_map_get(&f->module_alias, x->args[0],
-				   &(uint32_t){ 0 })) {
-			return 0;	/* a library's module: goes with it */
-		}
-		if (!live_del(f, LIVE_MODULE, x->args[0])) {
-			return 0;
-		}
-		return model_unload_module(p, ev, x->args[0]);
-	case GM_API_cuLibraryGetModule: {
-		uint32_t i = (uint32_t)f->nr_alias;
-		GM_ALLOC_GROW(f->alias_library, f->nr_alias + 1, f->alloc_alias);
-		f->alias_library[f->nr_alias++] =
-			module_of(f, ARGS(cuLibraryGetModule)->library);
-		handle_map_put(&f->module_alias, ARGS(cuLibraryGetModule)->pMod,
-			       i);
-		return 0;
-	}
-	case GM_API_cuLibraryGetKernel:
-		return get_kernel(f, in, x, ARGS(cuLibraryGetKernel)->pKernel,
-				  ARGS(cuLibraryGetKernel)->library);
-	case GM_API_cuModuleGetFunction:
-		return get_kernel(f, in, x, ARGS(cuModuleGetFunction)->hfunc,
-				  ARGS(cuModuleGetFunction)->hmod);
-	case GM_API_cuKernelGetFunction:
-		return model_alias_kernel(p, ev, ARGS(cuKernelGetFunction)->pFunc,
-					  ARGS(cuKernelGetFunction)->kernel);
-	case GM_API_cuLibraryGetGlobal:
-	case GM_API_cuModuleGetGlobal_v2: {
-		/* dptr, bytes, library or module, name */
-		const char *name = x->str[0] ? x->str : in->str.buf;
-		if (!x->args[1]) {
-			model_add_warning(p, ev, "%s: global '%s' has no size "
-					  "recorded: copies to it cannot be "
-					  "relocated", api, name);
-			return 0;
-		}
-		return model_add_global(p, ev, module_of(f, x->args[2]), name,
-					x->args[0], x->args[1]);
-	}
-	case GM_API_cuFuncSetAttribute:
-		return model_set_kernel_attr(p, ev, ARGS(cuFuncSetAttribute)->hfunc,
-					     (int)ARGS(cuFuncSetAttribute)->attrib,
-					     (int)ARGS(cuFuncSetAttribute)->value);
-	case GM_API_cuKernelSetAttribute:
-		return model_set_kernel_attr(p, ev,
-					     ARGS(cuKernelSetAttribute)->kernel,
-					     (int)ARGS(cuKernelSetAttribute)->attrib,
-					     (int)ARGS(cuKernelSetAttribute)->val);
-
-	/* ---- streams and events ---- */
-	case GM_API_cuStreamCreate:
-		if (model_add_stream(p, ev, ARGS(cuStreamCreate)->phStream,
-				     (ARGS(cuStreamCreate)->Flags &
-				      CU_STREAM_NON_BLOCKING) != 0, 0) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_STREAM, ARGS(cuStreamCreate)->phStream);
-		return 0;
-	case GM_API_cuStreamCreateWithPriority: {
-		const struct gm_args_cuStreamCreateWithPriority *a =
-			ARGS(cuStreamCreateWithPriority);
-		if (model_add_stream(p, ev, a->phStream,
-				     (a->flags & CU_STREAM_NON_BLOCKING) != 0,
-				     (int)(int32_t)a->priority) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_STREAM, a->phStream);
-		return 0;
-	}
-	case GM_API_cuStreamDestroy_v2:
-		if (!live_del(f, LIVE_STREAM, x->args[0])) {
-			return 0;
-		}
-		return model_destroy_stream(p, ev, x->args[0]);
-	case GM_API_cuStreamWaitEvent:
-	case GM_API_cuStreamWaitEvent_ptsz:
-		return model_add_stream_wait(
-			p, ev, api,
-			stream_of(f, x->api, ARGS(cuStreamWaitEvent)->hStream),
-			ARGS(cuStreamWaitEvent)->hEvent);
-	case GM_API_cuStreamSynchronize:
-	case GM_API_cuStreamSynchronize_ptsz:
-		return model_add_stream_sync(
-			p, ev, api,
-			stream_of(f, x->api, ARGS(cuStreamSynchronize)->hStream));
-	case GM_API_cuEventCreate:
-		if (model_add_event(p, ev, ARGS(cuEventCreate)->phEvent,
-				    (unsigned)ARGS(cuEventCreate)->Flags) < 0) {
-			return -1;
-		}
-		live_add(f, LIVE_EVENT, ARGS(cuEventCreate)->phEvent);
-		return 0;
-	case GM_API_cuEventDestroy_v2:
-		if (!live_del(f, LIVE_EVENT, x->args[0])) {
-			return 0;
-		}
-		return model_destroy_event(p, ev, x->args[0]);
-	case GM_API_cuEventRecord:
-	case GM_API_cuEventRecord_ptsz:
-	case GM_API_cuEventRecordWithFlags:
-	case GM_API_cuEventRecordWithFlags_ptsz:
-		/* hEvent, hStream, [flags] */
-		return model_add_event_record(p, ev, api, x->args[0],
-					      stream_of(f, x->api, x->args[1]));
-	case GM_API_cuEventSynchronize:
-		return model_add_event_sync(p, ev, api,
-					    ARGS(cuEventSynchronize)->hEvent);
-
-	/* ---- texture objects ---- */
-	case GM_API_cuTexObjectCreate:
-		return texture(f, in, x, api);
-	case GM_API_cuTexObjectDestroy:
-		if (handle_map_del(&f->skipped_textures, x->args[0])) {
-			unsupported(f, ev, api);
-			return 0;
-		}
-		if (!live_del(f, LIVE_TEXTURE, x->args[0])) {
-			return 0;
-		}
-		return model_destroy_texture(p, ev, api, x->args[0]);
-
-	/*
-	 * Not replayed yet: CUDA arrays and copies to and from them, 2-D
-	 * and 3-D copies, surfaces, tensor maps; and any call added to
-	 * cuda_api.def without a model call here.
-	 */
-	default:
-		f->st.replayed--;
-		unsupported(f, ev, api);
-		return 0;
-	}
+	return handlers[gm_api_table[x->api].replay](&c);
 }
-
-#undef ARGS
 
 static int on_return(struct bundle_feed *f, const struct gm_event *x)
 {
@@ -1220,12 +1284,11 @@ int bundle_feed_event(struct bundle_feed *f, const struct gm_event *ev)
 
 static const char *skip_reason(int api)
 {
-	switch (api) {
-	case GM_API_cuCtxSetLimit:
+	switch (gm_api_table[api].replay) {
+	case GM_RK_SKIP_LIMIT:
 		return "context limits are not replayed (the replay keeps the "
 		       "defaults)";
-	case GM_API_cuDevicePrimaryCtxSetFlags_v2:
-	case GM_API_cuCtxSetFlags:
+	case GM_RK_SKIP_FLAGS:
 		return "context flags are not replayed (the replay keeps the "
 		       "defaults)";
 	default:

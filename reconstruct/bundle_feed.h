@@ -58,6 +58,13 @@ int bundle_feed_event(struct bundle_feed *f, const struct gm_event *ev);
  */
 int bundle_feed_finish(struct bundle_feed *f);
 
+/*
+ * 1 when calls of @api (enum gm_api_id) become model calls: the replay
+ * kind cuda_api.def gives it has a handler. 0 for the kind NONE (recorded
+ * but not replayed yet: reported as unsupported) and for a bad id.
+ */
+int bundle_feed_handles(int api);
+
 /* What was fed so far. */
 void bundle_feed_stats(const struct bundle_feed *f,
 		       struct bundle_feed_stats *st);

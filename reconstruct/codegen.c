@@ -349,7 +349,7 @@ static void emit_launches(struct strbuf *out, const struct model_prog *p)
 	name(out, p, "launches");
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->launches.nr; i++) {
-		const struct gm_launch_desc *l = intern_key(&p->launches,
+		const struct gm_launch_desc *l = gm_strmap_key(&p->launches,
 							    (uint32_t)i, NULL);
 		strbuf_addf(out, "\t{ %" PRIu32 ", %" PRIu32 ", { %" PRIu32
 			    ", %" PRIu32 ", %" PRIu32 " }, { %" PRIu32 ", %"
@@ -377,7 +377,7 @@ static void emit_checks(struct strbuf *out, const struct model_prog *p)
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->checks.nr; i++) {
 		strbuf_addf(out, "\t\"%s\",\t/* %zu */\n",
-			    (const char *)intern_key(&p->checks, (uint32_t)i,
+			    (const char *)gm_strmap_key(&p->checks, (uint32_t)i,
 						     NULL), i);
 	}
 	strbuf_addstr(out, "};\n\n");
@@ -397,7 +397,7 @@ static void emit_texdescs(struct strbuf *out, const struct model_prog *p)
 	name(out, p, "texdescs");
 	strbuf_addstr(out, "[] = {\n");
 	for (size_t i = 0; i < p->texdescs.nr; i++) {
-		const struct gm_texture_desc *t = intern_key(&p->texdescs,
+		const struct gm_texture_desc *t = gm_strmap_key(&p->texdescs,
 							     (uint32_t)i, NULL);
 		strbuf_addf(out, "\t{ .res_type = %" PRIu32 ", .ref = ",
 			    t->res_type);
@@ -435,93 +435,56 @@ static void emit_texdescs(struct strbuf *out, const struct model_prog *p)
 	strbuf_addstr(out, "};\n\n");
 }
 
+/* An operand of a row constructor, as GM_OPS says it prints. */
+static void operand(struct strbuf *out, enum gm_operand_kind k, uint64_t v)
+{
+	switch (k) {
+	case GM_OPK_FLAGS:
+		flags(out, (unsigned)v);
+		break;
+	case GM_OPK_REF:
+		ref(out, (uint32_t)v);
+		break;
+	case GM_OPK_BLOB:
+	case GM_OPK_CHECK:
+		idnum(out, (uint32_t)v);
+		break;
+	default:
+		strbuf_addf(out, "%" PRIu64, v);
+		break;
+	}
+}
+
 static void emit_op(struct strbuf *out, const struct model_prog *p,
 		    const struct mop *op)
 {
 	strbuf_addf(out, "\t/* %" PRIu64 " ", op->event);
 	ctext(out, model_api(p, op));
 	if (op->code == GM_OP_LAUNCH) {
-		const struct gm_launch_desc *l = intern_key(&p->launches, op->a,
+		const struct gm_launch_desc *l = gm_strmap_key(&p->launches, op->a,
 							    NULL);
 		strbuf_addstr(out, " ");
 		ctext(out, p->kernels[l->kernel].name);
 	}
 	strbuf_addstr(out, " */ ");
+	if (op->code == GM_OP_NOP || op->code >= GM_OP_COUNT) {
+		/* no row constructor: the row itself */
+		strbuf_addf(out, "{ GM_OP_NOP, 0, 0, 0, 0, 0, 0, 0, 0, %" PRIu64
+			    " },\n", op->event);
+		return;
+	}
 	switch (op->code) {
-	case GM_OP_ALLOC:
-		strbuf_addf(out, "GM_ALLOC(%" PRIu64 ", %" PRIu32 ", %" PRIu64
-			    ")", op->event, op->a, op->z);
+#define GM_OPND_PRINT_(field, kind)                                            \
+	strbuf_addstr(out, ", ");                                              \
+	operand(out, GM_OPK_##kind, op->field);
+#define GM_OP_PRINT_(name, what, group, operands)                              \
+	case GM_OP_##name:                                                     \
+		strbuf_addf(out, "GM_" #name "(%" PRIu64, op->event);          \
+		operands strbuf_addch(out, ')');                               \
 		break;
-	case GM_OP_FREE:
-		strbuf_addf(out, "GM_FREE(%" PRIu64 ", %" PRIu32 ")", op->event,
-			    op->a);
-		break;
-	case GM_OP_H2D:
-	case GM_OP_D2H:
-	case GM_OP_D2D:
-		strbuf_addf(out, "%s(%" PRIu64 ", %u, ",
-			    op->code == GM_OP_H2D ? "GM_H2D" :
-			    op->code == GM_OP_D2H ? "GM_D2H" : "GM_D2D",
-			    op->event, op->stream);
-		flags(out, op->flags);
-		strbuf_addstr(out, ", ");
-		ref(out, op->a);
-		strbuf_addf(out, ", %" PRIu64 ", ", op->x);
-		if (op->code == GM_OP_D2D) {
-			ref(out, op->b);
-		} else {
-			idnum(out, op->b);
-		}
-		strbuf_addf(out, ", %" PRIu64 ", %" PRIu64 ")", op->y, op->z);
-		break;
-	case GM_OP_MEMSET8:
-	case GM_OP_MEMSET16:
-	case GM_OP_MEMSET32:
-		strbuf_addf(out, "GM_MEMSET%s(%" PRIu64 ", %u, ",
-			    op->code == GM_OP_MEMSET8 ? "8" :
-			    op->code == GM_OP_MEMSET16 ? "16" : "32",
-			    op->event, op->stream);
-		flags(out, op->flags);
-		strbuf_addstr(out, ", ");
-		ref(out, op->a);
-		strbuf_addf(out, ", %" PRIu64 ", %" PRIu32 ", %" PRIu64 ")",
-			    op->x, op->c, op->z);
-		break;
-	case GM_OP_LAUNCH:
-		strbuf_addf(out, "GM_LAUNCH(%" PRIu64 ", %u, %" PRIu32 ")",
-			    op->event, op->stream, op->a);
-		break;
-	case GM_OP_EVENT_RECORD:
-		strbuf_addf(out, "GM_EVENT_RECORD(%" PRIu64 ", %u, %" PRIu32 ")",
-			    op->event, op->stream, op->a);
-		break;
-	case GM_OP_STREAM_WAIT:
-		strbuf_addf(out, "GM_STREAM_WAIT(%" PRIu64 ", %u, %" PRIu32 ")",
-			    op->event, op->stream, op->a);
-		break;
-	case GM_OP_EVENT_SYNC:
-		strbuf_addf(out, "GM_EVENT_SYNC(%" PRIu64 ", %" PRIu32 ")",
-			    op->event, op->a);
-		break;
-	case GM_OP_STREAM_SYNC:
-		strbuf_addf(out, "GM_STREAM_SYNC(%" PRIu64 ", %u)", op->event,
-			    op->stream);
-		break;
-	case GM_OP_CTX_SYNC:
-		strbuf_addf(out, "GM_CTX_SYNC(%" PRIu64 ")", op->event);
-		break;
-	case GM_OP_TEX_CREATE:
-		strbuf_addf(out, "GM_TEX_CREATE(%" PRIu64 ", %" PRIu32 ", %"
-			    PRIu32 ")", op->event, op->a, op->b);
-		break;
-	case GM_OP_TEX_DESTROY:
-		strbuf_addf(out, "GM_TEX_DESTROY(%" PRIu64 ", %" PRIu32 ")",
-			    op->event, op->a);
-		break;
-	default:
-		strbuf_addf(out, "{ GM_OP_NOP, 0, 0, 0, 0, 0, 0, 0, 0, %"
-			    PRIu64 " }", op->event);
-		break;
+	GM_OPS(GM_OP_PRINT_, GM_OPND_PRINT_)
+#undef GM_OP_PRINT_
+#undef GM_OPND_PRINT_
 	}
 	strbuf_addstr(out, ",\n");
 }

@@ -44,7 +44,7 @@ static void free_prog(struct model_prog *p)
 	free(p->name);
 	free(p->bundle);
 	free(p->ops);
-	intern_release(&p->strings);
+	gm_strmap_clear(&p->strings);
 	handle_map_release(&p->stream_map);
 	handle_map_release(&p->event_map);
 	handle_map_release(&p->module_map);
@@ -76,16 +76,16 @@ static void free_prog(struct model_prog *p)
 	free(p->globals);
 	free(p->streams);
 	free(p->events);
-	intern_release(&p->raw_launches);
-	intern_release(&p->checks);
-	intern_release(&p->texdescs);
-	intern_release(&p->params_keys);
+	gm_strmap_clear(&p->raw_launches);
+	gm_strmap_clear(&p->checks);
+	gm_strmap_clear(&p->texdescs);
+	gm_strmap_clear(&p->params_keys);
 	for (size_t i = 0; i < p->nr_params; i++) {
 		free(p->params[i].bytes);
 		free(p->params[i].relocs);
 	}
 	free(p->params);
-	intern_release(&p->launches);
+	gm_strmap_clear(&p->launches);
 	for (size_t i = 0; i < p->nr_warnings; i++) {
 		free(p->warnings[i].text);
 	}
@@ -111,7 +111,7 @@ void model_free(struct model *m)
 		free(m->blobs[i].bytes);
 	}
 	free(m->blobs);
-	intern_release(&m->blob_ids);
+	gm_strmap_clear(&m->blob_ids);
 	free(m->name);
 	free(m->variant);
 	free(m);
@@ -173,7 +173,7 @@ static int canonical_hash(const char *in, char out[33])
 static uint32_t new_blob(struct model *m, const char *hash, uint64_t size,
 			 int *is_new)
 {
-	uint32_t id = intern_str(&m->blob_ids, hash);
+	uint32_t id = gm_strmap_intern(&m->blob_ids, hash);
 
 	*is_new = id == m->nr_blobs;
 	if (*is_new) {
@@ -250,7 +250,7 @@ static struct mop *add_op(struct model_prog *p, uint64_t ev, const char *api,
 	memset(op, 0, sizeof(*op));
 	op->code = (uint8_t)code;
 	op->event = ev;
-	op->api = intern_str(&p->strings, api ? api : "?");
+	op->api = gm_strmap_intern(&p->strings, api ? api : "?");
 	return op;
 }
 
@@ -689,7 +689,7 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 						api, c->d2h_hash);
 			}
 			op = add_op(p, ev, api, GM_OP_D2H);
-			op->b = intern_str(&p->checks, h);
+			op->b = gm_strmap_intern(&p->checks, h);
 		} else {
 			op = add_op(p, ev, api, GM_OP_D2H);
 			op->b = GM_NONE;
@@ -746,7 +746,7 @@ int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
 				hash ? hash : "(null)");
 	}
 	handle_map_del(&p->unchecked, copy_ev);
-	p->ops[idx].b = intern_str(&p->checks, h);
+	p->ops[idx].b = gm_strmap_intern(&p->checks, h);
 	p->nr_unverifiable--;
 	return 0;
 }
@@ -887,7 +887,7 @@ int model_add_launch(struct model_prog *p, uint64_t ev, const char *api,
 
 	op = add_op(p, ev, api, GM_OP_LAUNCH);
 	op->stream = s;
-	op->a = intern_add(&p->raw_launches, key.buf, key.len, NULL);
+	op->a = gm_strmap_add(&p->raw_launches, key.buf, key.len, NULL);
 	strbuf_release(&key);
 	return 0;
 }
@@ -1102,7 +1102,7 @@ int model_add_texture(struct model_prog *p, uint64_t ev, const char *api,
 	handle_map_put(&p->texture_map, handle, tid);
 	op = add_op(p, ev, api, GM_OP_TEX_CREATE);
 	op->a = tid;
-	op->b = intern_add(&p->texdescs, &d, sizeof(d), NULL);
+	op->b = gm_strmap_add(&p->texdescs, &d, sizeof(d), NULL);
 	return 0;
 }
 
@@ -1233,7 +1233,7 @@ static uint32_t add_params(struct model_prog *p, const uint8_t *bytes,
 	strbuf_add(&key, &nr_relocs, sizeof(nr_relocs));
 	strbuf_add(&key, bytes, size);
 	strbuf_add(&key, relocs, nr_relocs * sizeof(*relocs));
-	id = intern_add(&p->params_keys, key.buf, key.len, &is_new);
+	id = gm_strmap_add(&p->params_keys, key.buf, key.len, &is_new);
 	strbuf_release(&key);
 	if (is_new) {
 		struct model_params *mp;
@@ -1252,7 +1252,7 @@ static uint32_t add_params(struct model_prog *p, const uint8_t *bytes,
 /* Raw launch -> final launch id, relocating by the kernel's verdicts. */
 static uint32_t finish_launch(struct model_prog *p, uint32_t raw_id)
 {
-	const uint8_t *key = intern_key(&p->raw_launches, raw_id, NULL);
+	const uint8_t *key = gm_strmap_key(&p->raw_launches, raw_id, NULL);
 	struct raw_launch hdr;
 	const struct reloc_word *words;
 	const struct model_kernel *k;
@@ -1292,13 +1292,13 @@ static uint32_t finish_launch(struct model_prog *p, uint32_t raw_id)
 	ld.flags = hdr.flags;
 	free(bytes);
 	free(relocs);
-	return intern_add(&p->launches, &ld, sizeof(ld), NULL);
+	return gm_strmap_add(&p->launches, &ld, sizeof(ld), NULL);
 }
 
 /* Count what each launch relocates (per launch, not per distinct one). */
 static void count_launch(struct model_prog *p, uint32_t launch)
 {
-	const struct gm_launch_desc *ld = intern_key(&p->launches, launch, NULL);
+	const struct gm_launch_desc *ld = gm_strmap_key(&p->launches, launch, NULL);
 	const struct model_params *mp = &p->params[ld->params];
 
 	for (uint32_t i = 0; i < mp->nr_relocs; i++) {
@@ -1396,6 +1396,19 @@ int model_finish(struct model *m)
 	return 0;
 }
 
+/* The group column of GM_OPS (gpumix_replay.h) for operation @code. */
+static enum gm_op_group op_group(unsigned code)
+{
+	static const enum gm_op_group groups[GM_OP_COUNT] = {
+#define GM_OP_GROUP_(name, what, group, operands) [GM_OP_##name] = group,
+#define GM_OPND_NONE_(field, kind)
+		GM_OPS(GM_OP_GROUP_, GM_OPND_NONE_)
+#undef GM_OP_GROUP_
+#undef GM_OPND_NONE_
+	};
+	return code < GM_OP_COUNT ? groups[code] : GM_OPG_OTHER;
+}
+
 void model_report(const struct model *m, struct strbuf *out)
 {
 	for (size_t i = 0; i < m->nr_progs; i++) {
@@ -1403,10 +1416,9 @@ void model_report(const struct model *m, struct strbuf *out)
 		uint64_t launches = 0, copies = 0;
 
 		for (size_t o = 0; o < p->nr_ops; o++) {
-			unsigned c = p->ops[o].code;
-			launches += c == GM_OP_LAUNCH;
-			copies += c == GM_OP_H2D || c == GM_OP_D2H ||
-				  c == GM_OP_D2D;
+			enum gm_op_group g = op_group(p->ops[o].code);
+			launches += g == GM_OPG_LAUNCH;
+			copies += g == GM_OPG_COPY;
 		}
 		strbuf_addf(out, "program '%s': %zu operations (%" PRIu64
 			    " launches of %zu kernels, %" PRIu64 " copies), "

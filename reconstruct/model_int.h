@@ -11,7 +11,7 @@
 #include "addr_map.h"
 #include "handle_map.h"
 #include "id_pool.h"
-#include "intern.h"
+#include "strmap.h"
 #include "model.h"
 #include "reloc.h"
 #include "replay/gpumix_replay.h"
@@ -100,7 +100,7 @@ struct model_prog {
 
 	struct mop *ops;
 	size_t nr_ops, alloc_ops;
-	struct intern strings;		/* API names */
+	struct gm_strmap strings;		/* API names */
 
 	/* handle maps */
 	struct handle_map stream_map, event_map, module_map, kernel_map,
@@ -121,15 +121,15 @@ struct model_prog {
 	size_t nr_streams, alloc_streams;
 	struct model_event *events;
 	size_t nr_events, alloc_events;
-	struct intern raw_launches;
-	struct intern checks;		/* expected D2H hashes (hex) */
-	struct intern texdescs;		/* struct gm_texture_desc */
+	struct gm_strmap raw_launches;
+	struct gm_strmap checks;		/* expected D2H hashes (hex) */
+	struct gm_strmap texdescs;		/* struct gm_texture_desc */
 
 	/* after model_finish() */
-	struct intern params_keys;
+	struct gm_strmap params_keys;
 	struct model_params *params;
 	size_t nr_params, alloc_params;
-	struct intern launches;		/* struct gm_launch_desc */
+	struct gm_strmap launches;		/* struct gm_launch_desc */
 	uint64_t host_arena;
 
 	/* report */
@@ -156,7 +156,7 @@ struct model {
 	size_t nr_progs, alloc_progs;
 	struct model_blob *blobs;
 	size_t nr_blobs, alloc_blobs;
-	struct intern blob_ids;	/* hash -> blob id */
+	struct gm_strmap blob_ids;	/* hash -> blob id */
 	int finished;
 };
 
@@ -164,7 +164,7 @@ struct model {
 static inline const char *model_api(const struct model_prog *p,
 				    const struct mop *op)
 {
-	return intern_key(&p->strings, op->api, NULL);
+	return gm_strmap_key(&p->strings, op->api, NULL);
 }
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "run_output.h"
 #include "strbuf.h"
 
 static int executable(const char *p)
@@ -28,26 +29,18 @@ static int executable(const char *p)
 char *gm_ptxas_path(void)
 {
 	const char *home = getenv("CUDA_HOME");
-	const char *path = getenv("PATH");
+	char *p;
 
 	if (home && *home) {
-		char *p = gm_xasprintf("%s/bin/ptxas", home);
+		p = gm_xasprintf("%s/bin/ptxas", home);
 		if (executable(p)) {
 			return p;
 		}
 		free(p);
 	}
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-		if (n) {
-			char *p = gm_xasprintf("%.*s/ptxas", (int)n, path);
-			if (executable(p)) {
-				return p;
-			}
-			free(p);
-		}
-		path = colon ? colon + 1 : NULL;
+	p = gm_path_search("ptxas", NULL);
+	if (p) {
+		return p;
 	}
 	if (executable("/usr/local/cuda/bin/ptxas")) {
 		return gm_xstrdup("/usr/local/cuda/bin/ptxas");
@@ -203,53 +196,15 @@ static int run_ptxas(const char *ptxas, const char *archopt, int reloc,
 		     const char *file, const char *cubin, struct strbuf *log,
 		     int *status)
 {
-	int pipefd[2];
-	pid_t pid;
+	const char *argv[] = { ptxas, archopt, "-v", file, "-o", cubin, NULL,
+			       NULL };
 
-	if (pipe(pipefd) < 0) {
-		return gm_error_errno("cannot create a pipe");
+	if (reloc) {
+		/* ptxas -c ARCH -v FILE -o CUBIN */
+		memmove(&argv[2], &argv[1], 6 * sizeof(argv[0]));
+		argv[1] = "-c";
 	}
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return gm_error_errno("cannot fork");
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		if (reloc) {
-			execl(ptxas, ptxas, "-c", archopt, "-v", file, "-o",
-			      cubin, (char *)NULL);
-		} else {
-			execl(ptxas, ptxas, archopt, "-v", file, "-o",
-			      cubin, (char *)NULL);
-		}
-		fprintf(stderr, "ptxas fatal   : cannot run %s: %s\n", ptxas,
-			strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		strbuf_add(log, buf, (size_t)n);
-	}
-	close(pipefd[0]);
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for ptxas");
-		}
-	}
-	return 0;
+	return gm_run_output((char *const *)argv, log, status);
 }
 
 int gm_ptxas_assemble(const char *ptx, size_t len, const char *arch,

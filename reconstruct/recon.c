@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bundle_feed.h"
+#include "clock.h"
 #include "error.h"
 #include "kvfile.h"
 #include "model_int.h"
@@ -19,14 +20,6 @@
 
 /* Events between two progress calls. */
 #define PROGRESS_EVERY 65536
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 const char *recon_default_variant(void)
 {
@@ -227,14 +220,14 @@ int recon_build(struct model **out, const char *const *bundles, size_t nr,
 		return gm_error("no bundles to reconstruct");
 	}
 	m = model_new(NULL, o->variant ? o->variant : recon_default_variant());
-	t0 = now_s();
+	t0 = gm_now_s();
 	for (size_t i = 0; i < nr; i++) {
 		if (read_bundle(m, i, bundles[i], o, st) < 0) {
 			model_free(m);
 			return -1;
 		}
 	}
-	st->read_s = now_s() - t0;
+	st->read_s = gm_now_s() - t0;
 	for (size_t k = 0; k < o->nr_nondeterministic; k++) {
 		const char *want = o->nondeterministic[k];
 		size_t i;
@@ -277,12 +270,12 @@ int recon_build(struct model **out, const char *const *bundles, size_t nr,
 		model_free(m);
 		return -1;
 	}
-	t0 = now_s();
+	t0 = gm_now_s();
 	if (model_finish(m) < 0) {
 		model_free(m);
 		return -1;
 	}
-	st->finish_s = now_s() - t0;
+	st->finish_s = gm_now_s() - t0;
 	st->programs = m->nr_progs;
 	for (size_t i = 0; i < m->nr_progs; i++) {
 		const struct model_prog *p = m->progs[i];

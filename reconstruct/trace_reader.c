@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/blob_store.h"
-#include "capture/image.h"
+#include "blob_store.h"
+#include "image.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"

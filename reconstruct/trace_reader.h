@@ -3,7 +3,7 @@
  * The bundle reader: opens a trace bundle (doc/bundle-format.md), checks
  * its manifest, and hands out its events one at a time, in timestamp order
  * across threads and processes, decoded into struct gm_event whose argument
- * words are laid out as the API description says (capture/cuda_api.def:
+ * words are laid out as the API description says (common/cuda_api.def:
  * GM_EVENT_ARGS(ev, cuMemAlloc_v2)->bytesize). It also reads what events
  * point at: blobs (argument payloads) and module images, checking their
  * content hash.
@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/api.h"
-#include "capture/record.h"
+#include "api.h"
+#include "record.h"
 #include "hash.h"
 #include "kvfile.h"
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "capture/bundle.h"
+#include "record.h"
 #include "trace_reader.h"
 
 struct trace_kernel_stat {

@@ -61,50 +61,100 @@
 #define GM_T(id) ((uint32_t)(id) | GM_REF_TEXTURE)
 
 /*
- * Operation codes. Operand use per code (unused fields are 0); "ref+off"
- * is a reference in a (or b) and a byte offset in x (or y). Every stream
- * operand is a program-local stream id; stream 0 is the program's legacy
- * default stream.
+ * The operations: one row each, the only description of them. The code
+ * generator prints rows from it (reconstruct/codegen.c), the runtime
+ * checks them (replay/prog.c) and names them in messages (replay/ops.c),
+ * the model counts them (reconstruct/model.c).
  *
- *   code             stream  a           b          c      x      y          z
- *   ALLOC            -       alloc id    -          -      -      -          bytes
- *   FREE             -       alloc id    -          -      -      -          -
- *   H2D              yes     dst ref     blob id    -      dst    blob off   bytes
- *   D2H              yes     src ref     check id   -      src    arena off  bytes
- *   D2D              yes     dst ref     src ref    -      dst    src        bytes
- *   MEMSET8/16/32    yes     dst ref     -          value  dst    -          elements
- *   LAUNCH           yes     launch id   -          -      -      -          -
- *   EVENT_RECORD     yes     event id    -          -      -      -          -
- *   STREAM_WAIT      yes     event id    -          -      -      -          -
- *   EVENT_SYNC       -       event id    -          -      -      -          -
- *   STREAM_SYNC      yes     -           -          -      -      -          -
- *   CTX_SYNC         -       -           -          -      -      -          -
- *   TEX_CREATE       -       texture id  desc id    -      -      -          -
- *   TEX_DESTROY      -       texture id  -          -      -      -          -
+ *   GM_OP(NAME, what, group, operands)
+ *
+ * NAME      enum gm_opcode GM_OP_NAME, and GM_NAME(ev, ...) the row
+ *           constructor below, whose arguments after the trace event are
+ *           the operands in this order
+ * what      how messages name the operation
+ * group     GM_OPG_*: what the operation is, for counts
+ * operands  GM_OPND(field, kind) per argument: the struct gm_op field it
+ *           fills and what it holds (unused fields are 0):
+ *             STREAM   program-local stream id (0: the program's legacy
+ *                      default stream), below nr_streams
+ *             FLAGS    GM_F_*
+ *             REF      a reference (GM_A/GM_G), checked against the tables
+ *             ALLOC, LAUNCH, EVENT, TEXTURE, TEXDESC, CHECK
+ *                      an id into the program's table of that name (CHECK
+ *                      may be GM_NONE: no check)
+ *             BLOB     a workload blob id; y and z are an offset and a
+ *                      length inside it
+ *             HOST     an offset into the program's host arena; z bytes
+ *                      from it fit
+ *             NUM      a plain number: byte offset, count, value
  *
  * D2H: the result lands in the program's host arena at offset y (see
  * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
  * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
  * synchronization of its stream (or of the program) otherwise.
  */
+#define GM_OPS(GM_OP, GM_OPND)                                                 \
+	GM_OP(NOP, "no-op", GM_OPG_OTHER, )                                    \
+	GM_OP(ALLOC, "allocation", GM_OPG_MEMORY,                              \
+	      GM_OPND(a, ALLOC) GM_OPND(z, NUM))                               \
+	GM_OP(FREE, "free", GM_OPG_MEMORY, GM_OPND(a, ALLOC))                  \
+	GM_OP(H2D, "host-to-device copy", GM_OPG_COPY,                         \
+	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
+	      GM_OPND(x, NUM) GM_OPND(b, BLOB) GM_OPND(y, NUM) GM_OPND(z, NUM))\
+	GM_OP(D2H, "device-to-host copy", GM_OPG_COPY,                         \
+	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
+	      GM_OPND(x, NUM) GM_OPND(b, CHECK) GM_OPND(y, HOST)               \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(D2D, "device-to-device copy", GM_OPG_COPY,                       \
+	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
+	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM) GM_OPND(z, NUM)) \
+	GM_OP(MEMSET8, "memset (8-bit)", GM_OPG_MEMSET,                        \
+	      GM_MEMSET_OPNDS(GM_OPND))                                        \
+	GM_OP(MEMSET16, "memset (16-bit)", GM_OPG_MEMSET,                      \
+	      GM_MEMSET_OPNDS(GM_OPND))                                        \
+	GM_OP(MEMSET32, "memset (32-bit)", GM_OPG_MEMSET,                      \
+	      GM_MEMSET_OPNDS(GM_OPND))                                        \
+	GM_OP(LAUNCH, "kernel launch", GM_OPG_LAUNCH,                          \
+	      GM_OPND(stream, STREAM) GM_OPND(a, LAUNCH))                      \
+	GM_OP(EVENT_RECORD, "event record", GM_OPG_OTHER,                      \
+	      GM_OPND(stream, STREAM) GM_OPND(a, EVENT))                       \
+	GM_OP(STREAM_WAIT, "stream wait on event", GM_OPG_OTHER,               \
+	      GM_OPND(stream, STREAM) GM_OPND(a, EVENT))                       \
+	GM_OP(EVENT_SYNC, "event synchronize", GM_OPG_SYNC, GM_OPND(a, EVENT)) \
+	GM_OP(STREAM_SYNC, "stream synchronize", GM_OPG_SYNC,                  \
+	      GM_OPND(stream, STREAM))                                         \
+	GM_OP(CTX_SYNC, "context synchronize", GM_OPG_SYNC, )                  \
+	GM_OP(TEX_CREATE, "texture object create", GM_OPG_OTHER,               \
+	      GM_OPND(a, TEXTURE) GM_OPND(b, TEXDESC))                         \
+	GM_OP(TEX_DESTROY, "texture object destroy", GM_OPG_OTHER,             \
+	      GM_OPND(a, TEXTURE))
+#define GM_MEMSET_OPNDS(GM_OPND)                                               \
+	GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)          \
+	GM_OPND(x, NUM) GM_OPND(c, NUM) GM_OPND(z, NUM)
+
+/* What an operation is (the group column of GM_OPS). */
+enum gm_op_group {
+	GM_OPG_OTHER,
+	GM_OPG_MEMORY,		/* allocation and free */
+	GM_OPG_COPY,
+	GM_OPG_MEMSET,
+	GM_OPG_LAUNCH,
+	GM_OPG_SYNC,		/* the thread waits */
+};
+
+/* What an operand holds (the kind of GM_OPND). */
+enum gm_operand_kind {
+	GM_OPK_STREAM, GM_OPK_FLAGS, GM_OPK_REF, GM_OPK_ALLOC, GM_OPK_LAUNCH,
+	GM_OPK_EVENT, GM_OPK_TEXTURE, GM_OPK_TEXDESC, GM_OPK_CHECK,
+	GM_OPK_BLOB, GM_OPK_HOST, GM_OPK_NUM,
+};
+
 enum gm_opcode {
-	GM_OP_NOP = 0,
-	GM_OP_ALLOC,
-	GM_OP_FREE,
-	GM_OP_H2D,
-	GM_OP_D2H,
-	GM_OP_D2D,
-	GM_OP_MEMSET8,
-	GM_OP_MEMSET16,
-	GM_OP_MEMSET32,
-	GM_OP_LAUNCH,
-	GM_OP_EVENT_RECORD,
-	GM_OP_STREAM_WAIT,
-	GM_OP_EVENT_SYNC,
-	GM_OP_STREAM_SYNC,
-	GM_OP_CTX_SYNC,
-	GM_OP_TEX_CREATE,
-	GM_OP_TEX_DESTROY,
+#define GM_OP_ENUM_(name, what, group, operands) GM_OP_##name,
+#define GM_OPND_NONE_(field, kind)
+	GM_OPS(GM_OP_ENUM_, GM_OPND_NONE_)
+#undef GM_OP_ENUM_
+#undef GM_OPND_NONE_
 	GM_OP_COUNT		/* number of codes, not an operation */
 };
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 
 static void lock(struct gm_mps_board *b)
@@ -45,14 +46,6 @@ static void wait_a_little(struct gm_mps_board *b)
 		b->stop = 1;
 		pthread_mutex_consistent(&b->lock);
 	}
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 struct gm_mps_board *gm_mps_board_create(unsigned nr, unsigned min_replays,
@@ -129,7 +122,7 @@ void gm_mps_board_detach(struct gm_mps_board *b)
 int gm_mps_board_ready(struct gm_mps_board *b, unsigned i, int ok,
 		       double timeout_s)
 {
-	double until = mono_s() + timeout_s;
+	double until = gm_now_s() + timeout_s;
 	int ret = 0;
 
 	lock(b);
@@ -140,7 +133,7 @@ int gm_mps_board_ready(struct gm_mps_board *b, unsigned i, int ok,
 		b->ready++;
 	}
 	while (b->ready < b->nr && !b->stop) {
-		if (mono_s() > until) {
+		if (gm_now_s() > until) {
 			b->stop = 1;
 			ret = gm_error("the other replay processes were not "
 				       "ready within %g s", timeout_s);
@@ -174,13 +167,13 @@ int gm_mps_board_completed(struct gm_mps_board *b, unsigned i)
 void gm_mps_board_finish(struct gm_mps_board *b, unsigned i,
 			 double timeout_s)
 {
-	double until = mono_s() + timeout_s;
+	double until = gm_now_s() + timeout_s;
 
 	lock(b);
 	if (i < b->nr) {
 		b->finished++;
 	}
-	while (b->finished < b->nr && !b->stop && mono_s() < until) {
+	while (b->finished < b->nr && !b->stop && gm_now_s() < until) {
 		wait_a_little(b);
 	}
 	unlock(b);

@@ -17,19 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
 
 #define POLL_NS 10000000L	/* 10 ms */
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void nap(void)
 {
@@ -45,7 +38,7 @@ static void nap(void)
  */
 static int wait_limited(pid_t pid, double timeout_s)
 {
-	double until = mono_s() + timeout_s;
+	double until = gm_now_s() + timeout_s;
 	int status;
 
 	for (;;) {
@@ -57,7 +50,7 @@ static int wait_limited(pid_t pid, double timeout_s)
 		if (r < 0 && errno != EINTR) {
 			return -1;
 		}
-		if (mono_s() > until) {
+		if (gm_now_s() > until) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -203,15 +196,15 @@ static int stop_now(const struct gm_mps_daemon *d)
 			     "time out" : st == -2 ? "cannot run" : "non-zero");
 		}
 	}
-	until = mono_s() + d->timeout_s;
-	while (signal_ours(d->pipe_dir, 0) && mono_s() < until) {
+	until = gm_now_s() + d->timeout_s;
+	while (signal_ours(d->pipe_dir, 0) && gm_now_s() < until) {
 		nap();
 	}
 	if (signal_ours(d->pipe_dir, SIGTERM)) {
 		forced = 1;
 		note(out, "%s", "the daemon did not end after quit: killed");
-		until = mono_s() + 2;
-		while (signal_ours(d->pipe_dir, 0) && mono_s() < until) {
+		until = gm_now_s() + 2;
+		while (signal_ours(d->pipe_dir, 0) && gm_now_s() < until) {
 			nap();
 		}
 		signal_ours(d->pipe_dir, SIGKILL);
@@ -362,14 +355,14 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 	/* Ready when it answers a query through its pipe directory; its
 	 * socket ("control") appearing first saves running the client
 	 * before, but no file name is trusted for more than a second. */
-	started = mono_s();
+	started = gm_now_s();
 	until = started + timeout_s;
 	for (;;) {
-		if ((gm_path_exists(sock) || mono_s() > started + 1) &&
+		if ((gm_path_exists(sock) || gm_now_s() > started + 1) &&
 		    control(d, NULL, "get_server_list\n", out) == 0) {
 			break;
 		}
-		if (mono_s() > until) {
+		if (gm_now_s() > until) {
 			gm_error("the MPS control daemon did not answer a query "
 				 "within %g s", timeout_s);
 			goto fail;

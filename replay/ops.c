@@ -19,23 +19,11 @@
 const char *gm_op_name(unsigned code)
 {
 	static const char *const names[GM_OP_COUNT] = {
-		[GM_OP_NOP] = "no-op",
-		[GM_OP_ALLOC] = "allocation",
-		[GM_OP_FREE] = "free",
-		[GM_OP_H2D] = "host-to-device copy",
-		[GM_OP_D2H] = "device-to-host copy",
-		[GM_OP_D2D] = "device-to-device copy",
-		[GM_OP_MEMSET8] = "memset (8-bit)",
-		[GM_OP_MEMSET16] = "memset (16-bit)",
-		[GM_OP_MEMSET32] = "memset (32-bit)",
-		[GM_OP_LAUNCH] = "kernel launch",
-		[GM_OP_EVENT_RECORD] = "event record",
-		[GM_OP_STREAM_WAIT] = "stream wait on event",
-		[GM_OP_EVENT_SYNC] = "event synchronize",
-		[GM_OP_STREAM_SYNC] = "stream synchronize",
-		[GM_OP_CTX_SYNC] = "context synchronize",
-		[GM_OP_TEX_CREATE] = "texture object create",
-		[GM_OP_TEX_DESTROY] = "texture object destroy",
+#define GM_OP_NAME_(name, what, group, operands) [GM_OP_##name] = what,
+#define GM_OPND_NONE_(field, kind)
+		GM_OPS(GM_OP_NAME_, GM_OPND_NONE_)
+#undef GM_OP_NAME_
+#undef GM_OPND_NONE_
 	};
 	return code < GM_OP_COUNT && names[code] ? names[code] : "unknown";
 }

@@ -108,76 +108,71 @@ static int check_tables(const struct gm_run *run, const struct gm_program_desc *
 	return 0;
 }
 
-static int check_op(const struct gm_run *run, const struct gm_program_desc *d,
-		    const struct gm_op *op)
+/* Operand @v of @op, of kind @k (GM_OPS in gpumix_replay.h), is in range. */
+static int check_operand(const struct gm_run *run,
+			 const struct gm_program_desc *d, const struct gm_op *op,
+			 enum gm_operand_kind k, uint64_t v)
 {
 	const struct gm_workload_desc *w = run->w;
 
-	switch (op->code) {
-	case GM_OP_H2D:
-	case GM_OP_D2H:
-	case GM_OP_D2D:
-	case GM_OP_MEMSET8:
-	case GM_OP_MEMSET16:
-	case GM_OP_MEMSET32:
-	case GM_OP_LAUNCH:
-	case GM_OP_EVENT_RECORD:
-	case GM_OP_STREAM_WAIT:
-	case GM_OP_STREAM_SYNC:
-		if (op->stream >= d->nr_streams) {
-			return BAD("stream %u out of range", op->stream);
+	switch (k) {
+	case GM_OPK_STREAM:
+		return v < d->nr_streams ? 0 :
+		       BAD("stream %u out of range", op->stream);
+	case GM_OPK_REF:
+		return check_ref(d, (uint32_t)v, 0);
+	case GM_OPK_ALLOC:
+		return v < d->nr_allocs ? 0 :
+		       BAD("allocation %" PRIu64 " out of range", v);
+	case GM_OPK_LAUNCH:
+		return v < d->nr_launches ? 0 :
+		       BAD("launch %" PRIu64 " out of range", v);
+	case GM_OPK_EVENT:
+		return v < d->nr_events ? 0 :
+		       BAD("event %" PRIu64 " out of range", v);
+	case GM_OPK_TEXTURE:
+		return v < d->nr_textures ? 0 :
+		       BAD("texture %" PRIu64 " out of range", v);
+	case GM_OPK_TEXDESC:
+		return v < d->nr_texdescs ? 0 :
+		       BAD("texture description %" PRIu64 " out of range", v);
+	case GM_OPK_CHECK:
+		return v == GM_NONE || v < d->nr_checks ? 0 :
+		       BAD("check %" PRIu64 " out of range", v);
+	case GM_OPK_BLOB:
+		/* y and z: the offset and length inside the blob */
+		if (v >= w->nr_blobs || op->y > w->blobs[v].size ||
+		    op->z > w->blobs[v].size - op->y) {
+			return BAD("blob %" PRIu64 " out of range", v);
 		}
-		break;
-	}
-	switch (op->code) {
-	case GM_OP_NOP:
-	case GM_OP_STREAM_SYNC:
-	case GM_OP_CTX_SYNC:
 		return 0;
-	case GM_OP_ALLOC:
-	case GM_OP_FREE:
-		return op->a < d->nr_allocs ? 0 :
-		       BAD("allocation %" PRIu32 " out of range", op->a);
-	case GM_OP_H2D:
-		if (op->b >= w->nr_blobs || op->y > w->blobs[op->b].size ||
-		    op->z > w->blobs[op->b].size - op->y) {
-			return BAD("blob %" PRIu32 " out of range", op->b);
-		}
-		return check_ref(d, op->a, 0);
-	case GM_OP_D2H:
-		if (op->b != GM_NONE && op->b >= d->nr_checks) {
-			return BAD("check %" PRIu32 " out of range", op->b);
-		}
-		if (op->y > d->host_arena || op->z > d->host_arena - op->y) {
+	case GM_OPK_HOST:
+		/* z bytes from offset v */
+		if (v > d->host_arena || op->z > d->host_arena - v) {
 			return BAD("host arena offset out of range");
 		}
-		return check_ref(d, op->a, 0);
-	case GM_OP_D2D:
-		if (check_ref(d, op->b, 0) < 0) {
-			return -1;
-		}
-		return check_ref(d, op->a, 0);
-	case GM_OP_MEMSET8:
-	case GM_OP_MEMSET16:
-	case GM_OP_MEMSET32:
-		return check_ref(d, op->a, 0);
-	case GM_OP_LAUNCH:
-		return op->a < d->nr_launches ? 0 :
-		       BAD("launch %" PRIu32 " out of range", op->a);
-	case GM_OP_EVENT_RECORD:
-	case GM_OP_STREAM_WAIT:
-	case GM_OP_EVENT_SYNC:
-		return op->a < d->nr_events ? 0 :
-		       BAD("event %" PRIu32 " out of range", op->a);
-	case GM_OP_TEX_CREATE:
-		if (op->b >= d->nr_texdescs) {
-			return BAD("texture description %" PRIu32
-				   " out of range", op->b);
-		}
-		/* fall through */
-	case GM_OP_TEX_DESTROY:
-		return op->a < d->nr_textures ? 0 :
-		       BAD("texture %" PRIu32 " out of range", op->a);
+		return 0;
+	case GM_OPK_FLAGS:
+	case GM_OPK_NUM:
+		return 0;
+	}
+	return 0;
+}
+
+static int check_op(const struct gm_run *run, const struct gm_program_desc *d,
+		    const struct gm_op *op)
+{
+	switch (op->code) {
+#define GM_OPND_CHECK_(field, kind)                                            \
+	if (check_operand(run, d, op, GM_OPK_##kind, op->field) < 0) {         \
+		return -1;                                                     \
+	}
+#define GM_OP_CHECK_(name, what, group, operands)                              \
+	case GM_OP_##name:                                                     \
+		operands return 0;
+	GM_OPS(GM_OP_CHECK_, GM_OPND_CHECK_)
+#undef GM_OP_CHECK_
+#undef GM_OPND_CHECK_
 	}
 	return BAD("unknown operation code %u", op->code);
 }

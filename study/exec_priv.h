@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the study executor (executor.h), shared by its files:
- * executor.c decides and runs the per-program, per-workload and per-run
- * stages, exec_profile.c the study's one profile stage, exec_output.c
- * prints the plan (--dry-run) and the summary. Not for use outside
- * study/.
+ * exec_decide.c decides what to redo from the input hashes,
+ * exec_stages.c runs the per-program, per-workload and per-run stages,
+ * executor.c orders them, exec_profile.c runs the study's one profile
+ * stage, exec_output.c prints the plan (--dry-run) and the summary.
+ * Not for use outside study/.
  */
 #ifndef GM_STUDY_EXEC_PRIV_H
 #define GM_STUDY_EXEC_PRIV_H
@@ -236,5 +237,47 @@ void exec_count_outcome(struct exec_ctx *x);
 /* Print the summary to x->o->out and write it to paths.summary; 0 or
  * -1. */
 int exec_write_summary(struct exec_ctx *x);
+
+/* The study-kill test hook's points (STUDY_KILL_ENV). */
+enum kill_point { KILL_STARTED, KILL_FINISHED, KILL_SAVED, KILL_NR };
+
+/* ---- shared helpers and the test hook (executor.c) ---- */
+
+/* New string "@dir/manifest" (caller frees). */
+char *exec_with_manifest(const char *dir);
+/* The study-kill test hook: kill the study at @point of stage @kind when
+ * STUDY_KILL_ENV asks for it. */
+void exec_kill_hook(struct exec_ctx *x, enum study_stage kind,
+		    enum kill_point point);
+/* stage_exec callbacks (@arg: the struct exec_ctx): a stage's process
+ * was started; time passes while it runs (progress). */
+void exec_on_spawned(void *arg);
+void exec_on_tick(void *arg);
+
+/* ---- deciding what to do (exec_decide.c) ---- */
+
+/* Append to @a the knob options of @run that its variant takes. */
+void exec_knob_args(const struct study *s, const struct plan_run *run,
+		    struct exec_argv *a);
+/* Mark workload @w's build skipped when a capture it needs failed; 1 if
+ * so. */
+int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w);
+/* The report's input hash into x->report_key, over the analyzed runs
+ * (@predict: and those this execution will analyze). */
+void exec_report_key(struct exec_ctx *x, int predict);
+/* 1 when the report must be (re)written, 0 when it is up to date, -1
+ * when it failed before with the same inputs. */
+int exec_report_needed(struct exec_ctx *x, int predict);
+/* Decide every stage: 0, or -1 when the study cannot run. */
+int exec_decide(struct exec_ctx *x);
+
+/* ---- running the stages (exec_stages.c); 0, or -1 to stop ---- */
+
+/* Capture program @i. */
+int exec_capture(struct exec_ctx *x, size_t i);
+/* Run @i: its workload's reconstruct when needed, replay, analyze. */
+int exec_execute_run(struct exec_ctx *x, size_t i);
+/* Write the report. */
+int exec_report(struct exec_ctx *x);
 
 #endif

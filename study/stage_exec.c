@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 
 #define GRACE_S 10.0		/* default from SIGTERM to SIGKILL */
@@ -64,14 +65,6 @@ int stage_exec_interrupted(void)
 void stage_exec_clear_interrupt(void)
 {
 	interrupted_by = 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* What the child reports through the pipe when it cannot exec. */
@@ -155,7 +148,7 @@ static void wait_child(const struct stage_cmd *c, pid_t pid, double start,
 			r->exit_code = -1;
 			break;
 		}
-		double t = now_s();
+		double t = gm_now_s();
 		if (interrupted_by && !forwarded) {
 			kill(-pid, interrupted_by);
 			forwarded = 1;
@@ -207,7 +200,7 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
 		close(log_fd);
 		return gm_error_errno("cannot create a pipe");
 	}
-	double start = now_s();
+	double start = gm_now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
 		gm_error_errno("cannot start '%s'", c->argv[0]);
@@ -232,6 +225,6 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
 		c->spawned(c->arg);
 	}
 	wait_child(c, pid, start, r);
-	r->seconds = now_s() - start;
+	r->seconds = gm_now_s() - start;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 #include "study_path.h"
 
@@ -33,23 +34,12 @@ char *study_exe_resolve(const char *cmd, const char *cwd)
 		free(p);
 		return NULL;
 	}
-	const char *path = getenv("PATH");
-	if (!path || !*path) {
-		path = "/usr/local/bin:/usr/bin:/bin";
-	}
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t n = end ? (size_t)(end - path) : strlen(path);
-		char *dir = n ? gm_xasprintf("%.*s", (int)n, path) : gm_xstrdup(".");
-		char *base = study_path_resolve(cwd, dir);
-		char *p = study_path_resolve(base, cmd);
-		free(dir);
-		free(base);
-		if (is_exe_file(p)) {
-			return p;
-		}
-		free(p);
-		path += n + (end ? 1 : 0);
+	char *found = gm_path_search(cmd, cwd);
+	if (found) {
+		/* the same file, its path made canonical */
+		char *p = study_path_resolve(cwd, found);
+		free(found);
+		return p;
 	}
 	gm_error("'%s' is not found in PATH", cmd);
 	return NULL;

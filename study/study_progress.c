@@ -8,15 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define REDRAW_S 0.25
-
-double study_progress_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void study_progress_format_duration(char *buf, size_t len, double secs)
 {
@@ -37,7 +31,7 @@ void study_progress_init(struct study_progress *p, FILE *out, int quiet)
 	p->out = out;
 	p->quiet = quiet;
 	p->tty = !quiet && isatty(fileno(out));
-	p->start = study_progress_now();
+	p->start = gm_now_s();
 	p->current = -1;
 }
 
@@ -87,7 +81,7 @@ static double remaining(const struct study_progress *p, double now, int *partial
 static void draw(struct study_progress *p, int final_line)
 {
 	char el[32], left[48], line[512];
-	double now = study_progress_now();
+	double now = gm_now_s();
 	int partial;
 	double rem = remaining(p, now, &partial);
 
@@ -120,7 +114,7 @@ void study_progress_begin(struct study_progress *p, enum study_stage kind,
 		    const char *label)
 {
 	p->current = (int)kind;
-	p->current_start = study_progress_now();
+	p->current_start = gm_now_s();
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	if (!p->quiet) {
 		draw(p, 1);
@@ -129,7 +123,7 @@ void study_progress_begin(struct study_progress *p, enum study_stage kind,
 
 void study_progress_tick(struct study_progress *p)
 {
-	if (p->quiet || !p->tty || study_progress_now() - p->last_draw < REDRAW_S) {
+	if (p->quiet || !p->tty || gm_now_s() - p->last_draw < REDRAW_S) {
 		return;
 	}
 	draw(p, 0);

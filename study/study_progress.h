@@ -60,9 +60,6 @@ void study_progress_drop(struct study_progress *p, enum study_stage kind);
 /* Clear the terminal line. */
 void study_progress_finish(struct study_progress *p);
 
-/* Monotonic seconds since some fixed point. */
-double study_progress_now(void);
-
 /* "45s", "1m02s", "2h03m" into @buf. */
 void study_progress_format_duration(char *buf, size_t len, double secs);
 

@@ -31,7 +31,7 @@
 
 #include <cuda.h>
 
-#include "capture/api.h"
+#include "api.h"
 #include "capture/emit.h"
 #include "hash.h"
 

@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "capture/api.h"
-#include "capture/blob_store.h"
-#include "capture/record.h"
+#include "api.h"
+#include "blob_store.h"
+#include "record.h"
 
 #define SYNTH_THREAD_STRIDE 100000u
 #define SYNTH_BIG 65536		/* > GM_INLINE_MAX: goes to blobs/ */

@@ -13,7 +13,7 @@
 #include "analyze/activity_reader.h"
 #include "analyze/demangle.h"
 #include "analyze/run_reader.h"
-#include "analyze/strmap.h"
+#include "strmap.h"
 #include "analyze/tsv.h"
 #include "error.h"
 #include "fs.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The API description (capture/cuda_api.def) is consistent: names and
+ * The API description (common/cuda_api.def) is consistent: names and
  * callback ids are unique, lookups round-trip, and every special case
  * finds the argument words its handler and the reader rely on.
  */
 #include <stdlib.h>
 
-#include "capture/api.h"
-#include "capture/record.h"
+#include "api.h"
+#include "record.h"
 #include "test.h"
 
 static int has(int api, const char *arg)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/blob_store.h"
+#include "blob_store.h"
 #include "fs.h"
 #include "strbuf.h"
 #include "test.h"

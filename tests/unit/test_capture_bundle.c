@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/api.h"
+#include "api.h"
 #include "capture/bundle.h"
 #include "capture/counts.h"
 #include "fs.h"

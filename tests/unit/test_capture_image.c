@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 
-#include "capture/api.h"
-#include "capture/image.h"
+#include "api.h"
+#include "image.h"
 #include "test.h"
 
 int main(void)

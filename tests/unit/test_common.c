@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for common/: error causes, strbuf, kvfile round trips and
- * parse errors, atomic writes, hashes.
+ * parse errors, atomic writes, hashes, the PATH search, the clock.
  */
 #include <stdlib.h>
 #include <fcntl.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "clock.h"
 #include "error.h"
 #include "fs.h"
 #include "hash.h"
@@ -196,6 +197,40 @@ static void test_hash(void)
 	CHECK_INT(gm_hash_parse("xyz", &b), -1, "bad hex rejected");
 }
 
+/* gm_path_search(): the shell's rules, relative entries from a directory. */
+static void test_path_search(const char *dir)
+{
+	char *bin = gm_path_join(dir, "bin"), *prog = gm_path_join(bin, "gm-tool");
+	char *sub = gm_path_join(dir, "bin/gm-dir"), *path, *found;
+	const char *old = getenv("PATH");
+	char *saved = old ? gm_xstrdup(old) : NULL;
+
+	gm_mkdir_p(sub, 0755);
+	close(open(prog, O_CREAT | O_WRONLY, 0755));
+	path = gm_xasprintf("/nonexistent::%s", bin);
+	setenv("PATH", path, 1);
+	found = gm_path_search("gm-tool", NULL);
+	CHECK_STR(found, prog, "found after an empty and a missing entry");
+	free(found);
+	CHECK(gm_program_exists("gm-tool"), "... and exists");
+	CHECK(!gm_path_search("gm-dir", NULL), "a directory is not a program");
+	chmod(prog, 0644);
+	CHECK(!gm_path_search("gm-tool", NULL), "nor a file without x");
+	chmod(prog, 0755);
+	setenv("PATH", "bin", 1);
+	found = gm_path_search("gm-tool", dir);
+	CHECK_STR(found, prog, "relative entries from the given directory");
+	free(found);
+	if (saved) {
+		setenv("PATH", saved, 1);
+	}
+	free(saved);
+	free(path);
+	free(sub);
+	free(prog);
+	free(bin);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
@@ -206,6 +241,14 @@ int main(void)
 	test_kvfile(dir);
 	test_atomic(dir);
 	test_hash();
+	test_path_search(dir);
+	{
+		double t0 = gm_now_s();
+		uint64_t n0 = gm_now_ns();
+		usleep(2000);
+		CHECK(gm_now_s() - t0 >= 0.002 && gm_now_ns() - n0 >= 2000000,
+		      "the monotonic clock advances");
+	}
 	CHECK_INT(gm_mkdir_p("/tmp/gpumix-unit-x/a/b", 0755), 0, "mkdir -p");
 	CHECK(gm_is_dir("/tmp/gpumix-unit-x/a/b"), "directory exists");
 	CHECK_INT(gm_remove_tree("/tmp/gpumix-unit-x"), 0, "remove tree");

@@ -251,7 +251,7 @@ static void test_ids_and_ops(void)
 	CHECK_INT(p->ops[10].y, 0, "arena reused after the stream sync");
 	CHECK_INT(p->host_arena, 356, "arena size");
 	CHECK_INT(p->ops[6].b, 0, "check id");
-	CHECK_STR(intern_key(&p->checks, 0, NULL),
+	CHECK_STR(gm_strmap_key(&p->checks, 0, NULL),
 		  "fedcba9876543210fedcba9876543210", "hash kept lowercase");
 	CHECK_INT(p->ops[7].b, 0, "identical hashes share a check");
 	CHECK_INT(p->ops[10].b, 0, "the late hash is the copy's check");

@@ -188,7 +188,7 @@ static const struct model_params *params_of_launch(struct model_prog *p,
 	for (size_t i = 0; i < p->nr_ops; i++) {
 		if (p->ops[i].code == GM_OP_LAUNCH && !nth--) {
 			const struct gm_launch_desc *ld =
-				intern_key(&p->launches, p->ops[i].a, NULL);
+				gm_strmap_key(&p->launches, p->ops[i].a, NULL);
 			return &p->params[ld->params];
 		}
 	}
@@ -333,7 +333,7 @@ static void test_model_textures(void)
 	CHECK(r && r->ref == GM_T(0), "texture handle relocated");
 	CHECK_INT(p->nr_tex_words, 1, "counted");
 	{
-		const struct gm_texture_desc *d = intern_key(&p->texdescs, 0,
+		const struct gm_texture_desc *d = gm_strmap_key(&p->texdescs, 0,
 							     NULL);
 		CHECK(d->ref == GM_A(0) && d->offset == 1024,
 		      "texture memory is (allocation, offset)");

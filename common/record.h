@@ -13,8 +13,8 @@
  * arguments, small host-to-device copies) stay inline, packed into 64-bit
  * words.
  */
-#ifndef GM_CAPTURE_RECORD_H
-#define GM_CAPTURE_RECORD_H
+#ifndef GM_RECORD_H
+#define GM_RECORD_H
 
 #include <stdint.h>
 
@@ -133,5 +133,12 @@ struct gm_ev_unsupported { GM_UNSUPPORTED_ARGS(GM_WORD_) };
  * NULL for enter/exit (whose names come from the API table).
  */
 const char *const *gm_event_arg_names(enum gm_event_kind k);
+
+/* Events found in a trace for one thread (the bundle's own count, and
+ * what a reader finds when it counts again). */
+struct gm_thread_count {
+	uint32_t pid, tid;
+	uint64_t events;
+};
 
 #endif

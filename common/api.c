@@ -15,46 +15,63 @@
 #define GM_IN(type, field) { #field, GM_T_##type, GM_DIR_IN },
 #define GM_OUT(type, field) { #field, GM_T_##type, GM_DIR_OUT },
 #define GM_X(type, field) { #field, GM_T_##type, GM_DIR_X },
-#define GM_CALL(name, cls, sp, args)                                           \
+#define GM_CALL(name, cls, sp, rk, args)                                       \
 	static const struct gm_arg_desc args_##name[] = { args };
-#define GM_CALL0(name, cls, sp)
+#define GM_CALL0(name, cls, sp, rk)
+#define GM_TWIN(name, base, fl, cls, sp, rk, args)                             \
+	static const struct gm_arg_desc args_##name[] = { args };
 #define GM_IGNORE(name)
 #include "cuda_api.def"
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
 
 /* The table itself. */
-#define GM_CALL(name, cls, sp, args)                                           \
+#define GM_ROW_(name, base, fl, cls, sp, rk, nr, args)                         \
 	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
-			    GM_CLASS_##cls, GM_SP_##sp,                        \
-			    sizeof(args_##name) / sizeof(args_##name[0]),      \
-			    args_##name },
-#define GM_CALL0(name, cls, sp)                                                \
-	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
-			    GM_CLASS_##cls, GM_SP_##sp, 0, NULL },
+			    GM_CLASS_##cls, GM_SP_##sp, GM_RK_##rk,            \
+			    GM_API_##base, GM_FLAVOUR_##fl, nr, args },
+#define GM_NR_(name) (sizeof(args_##name) / sizeof(args_##name[0]))
+#define GM_CALL(name, cls, sp, rk, args)                                       \
+	GM_ROW_(name, name, LEGACY, cls, sp, rk, GM_NR_(name), args_##name)
+#define GM_CALL0(name, cls, sp, rk)                                            \
+	GM_ROW_(name, name, LEGACY, cls, sp, rk, 0, NULL)
+#define GM_TWIN(name, base, fl, cls, sp, rk, args)                             \
+	GM_ROW_(name, base, fl, cls, sp, rk, GM_NR_(name), args_##name)
 #define GM_IGNORE(name)                                                        \
-	[GM_API_##name] = { #name, CUPTI_DRIVER_TRACE_CBID_##name,             \
-			    GM_CLASS_IGNORED, GM_SP_NONE, 0, NULL },
+	GM_ROW_(name, name, LEGACY, IGNORED, NONE, NONE, 0, NULL)
 const struct gm_api_desc gm_api_table[GM_API_COUNT] = {
 #include "cuda_api.def"
 };
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
+#undef GM_ROW_
+#undef GM_NR_
 
 /* The descriptor count must agree with the argument struct of each call. */
-#define GM_CALL(name, cls, sp, args)                                           \
+#define GM_CHECK_(name)                                                        \
 	_Static_assert(sizeof(args_##name) / sizeof(args_##name[0]) ==         \
 			       GM_NR_ARGS(name),                               \
 		       "argument table of " #name);                            \
 	_Static_assert(GM_NR_ARGS(name) <= GM_MAX_ARGS, "GM_MAX_ARGS");
-#define GM_CALL0(name, cls, sp)
+#define GM_CALL(name, cls, sp, rk, args) GM_CHECK_(name)
+#define GM_CALL0(name, cls, sp, rk)
+/* A twin has the layout of its base call: one replay handler serves both. */
+#define GM_TWIN(name, base, fl, cls, sp, rk, args)                             \
+	GM_CHECK_(name)                                                        \
+	_Static_assert(sizeof(struct gm_args_##name) ==                        \
+			       sizeof(struct gm_args_##base),                  \
+		       "layout of " #name " and " #base);
 #define GM_IGNORE(name)
 #include "cuda_api.def"
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
+#undef GM_CHECK_
 #undef GM_IN
 #undef GM_OUT
 #undef GM_X
@@ -105,20 +122,34 @@ static const char *const type_names[GM_T_COUNT] = {
 	[GM_T_SURFOBJ] = "surfobj",
 };
 
-const char *gm_arg_type_name(enum gm_arg_type t)
+#define GM_NAME_(s) #s,
+static const char *const special_names[GM_SP_COUNT] = {
+	GM_SPECIALS(GM_NAME_)
+};
+static const char *const replay_kind_names[GM_RK_COUNT] = {
+	GM_REPLAY_KINDS(GM_NAME_)
+};
+#undef GM_NAME_
+
+/* @names[@i], or "?" beyond its @n entries. */
+static const char *name_in(const char *const *names, unsigned n, unsigned i)
 {
-	return (unsigned)t < GM_T_COUNT ? type_names[t] : "?";
+	return i < n ? names[i] : "?";
 }
 
-static const char *const special_names[GM_SP_COUNT] = {
-#define GM_SP_NAME_(s) #s,
-	GM_SPECIALS(GM_SP_NAME_)
-#undef GM_SP_NAME_
-};
+const char *gm_arg_type_name(enum gm_arg_type t)
+{
+	return name_in(type_names, GM_T_COUNT, t);
+}
 
 const char *gm_special_name(enum gm_special s)
 {
-	return (unsigned)s < GM_SP_COUNT ? special_names[s] : "?";
+	return name_in(special_names, GM_SP_COUNT, s);
+}
+
+const char *gm_replay_kind_name(enum gm_replay_kind k)
+{
+	return name_in(replay_kind_names, GM_RK_COUNT, k);
 }
 
 const char *gm_api_class_name(enum gm_api_class c)

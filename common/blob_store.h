@@ -11,8 +11,8 @@
  * contiguous payloads, never prints and never exits; failures return -1
  * with errno set and are counted by the caller.
  */
-#ifndef GM_CAPTURE_BLOB_STORE_H
-#define GM_CAPTURE_BLOB_STORE_H
+#ifndef GM_BLOB_STORE_H
+#define GM_BLOB_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>

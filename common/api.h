@@ -2,13 +2,15 @@
 /*
  * The intercepted CUDA driver API as data, expanded from cuda_api.def: one
  * id per call (enum gm_api_id), a descriptor table naming each call's
- * class, special case and arguments, and one struct gm_args_<call> per
- * recorded call whose members are the event's 64-bit argument words in
- * order. The capture library, the bundle reader and the code generator all
- * read this one table; none of them needs the CUPTI headers to do so.
+ * class, special case, replay kind, base call and arguments, and one
+ * struct gm_args_<call> per recorded call whose members are the event's
+ * 64-bit argument words in order. The capture library reads the table to
+ * record calls, the bundle reader to decode them and reconstruct's
+ * bundle_feed.c to dispatch them by replay kind; none of them needs the
+ * CUPTI headers to do so.
  */
-#ifndef GM_CAPTURE_API_H
-#define GM_CAPTURE_API_H
+#ifndef GM_API_H
+#define GM_API_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -62,11 +64,42 @@ enum gm_api_class {
 	X(STREAM_CREATE) X(STREAM_SYNC) X(CTX_SYNC) X(EVENT_RECORD)            \
 	X(EVENT_SYNC) X(FREE_HOST)
 
-enum gm_special {
 #define GM_SP_ENUM_(s) GM_SP_##s,
-	GM_SPECIALS(GM_SP_ENUM_)
+enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 #undef GM_SP_ENUM_
-	GM_SP_COUNT
+
+/*
+ * What a recorded call becomes in the replay model: reconstruct has one
+ * handler per kind (reconstruct/bundle_feed.c). NONE: not replayed yet
+ * (CUDA arrays, 2-D and 3-D copies, surfaces, tensor maps; queries):
+ * each call is reported as unsupported. The SKIP_* kinds are settings the
+ * replay leaves at their defaults, reported once per call name.
+ */
+#define GM_REPLAY_KINDS(X)                                                     \
+	X(NONE) X(NOOP) X(SKIP_FLAGS) X(SKIP_LIMIT) X(SKIP_CACHE)              \
+	X(CTX_RESET) X(CTX_SYNC)                                               \
+	X(ALLOC) X(ALLOC_PITCH) X(FREE) X(HOST_ALLOC) X(HOST_FREE)             \
+	X(H2D) X(H2D_ASYNC) X(D2H) X(D2H_ASYNC) X(D2D) X(D2D_ASYNC)            \
+	X(COPY) X(COPY_ASYNC) X(MEMSET) X(MEMSET_2D) X(LAUNCH)                 \
+	X(MODULE_LOAD) X(MODULE_UNLOAD) X(LIBRARY_MODULE) X(GET_KERNEL)        \
+	X(KERNEL_FUNCTION) X(GET_GLOBAL) X(FUNC_ATTR) X(KERNEL_ATTR)           \
+	X(STREAM_CREATE) X(STREAM_DESTROY) X(STREAM_WAIT) X(STREAM_SYNC)       \
+	X(EVENT_CREATE) X(EVENT_DESTROY) X(EVENT_RECORD) X(EVENT_SYNC)         \
+	X(TEXOBJ_CREATE) X(TEXOBJ_DESTROY)
+
+#define GM_RK_ENUM_(k) GM_RK_##k,
+enum gm_replay_kind { GM_REPLAY_KINDS(GM_RK_ENUM_) GM_RK_COUNT };
+#undef GM_RK_ENUM_
+
+/*
+ * Which default stream a call means by stream 0: its own (LEGACY, the
+ * base call), or the calling thread's (PTDS, PTSZ: the _ptds and _ptsz
+ * twins that nvcc --default-stream per-thread programs call).
+ */
+enum gm_stream_flavour {
+	GM_FLAVOUR_LEGACY,
+	GM_FLAVOUR_PTDS,
+	GM_FLAVOUR_PTSZ,
 };
 
 /* Direction of a unified-addressing copy (the "kind" argument). */
@@ -88,18 +121,20 @@ enum gm_image_kind {
 };
 
 /*
- * Every includer of cuda_api.def defines GM_CALL, GM_CALL0 and GM_IGNORE
- * itself: a GM_IGNORE that forwarded to GM_CALL0 would let cuda.h's
+ * Every includer of cuda_api.def defines GM_CALL, GM_CALL0, GM_TWIN and
+ * GM_IGNORE itself: a GM_IGNORE that forwarded to GM_CALL0 would let cuda.h's
  * renaming macros (cuGetProcAddress -> cuGetProcAddress_v2) rewrite names.
  */
 
 enum gm_api_id {
-#define GM_CALL(name, cls, sp, args) GM_API_##name,
-#define GM_CALL0(name, cls, sp) GM_API_##name,
+#define GM_CALL(name, cls, sp, rk, args) GM_API_##name,
+#define GM_CALL0(name, cls, sp, rk) GM_API_##name,
+#define GM_TWIN(name, base, fl, cls, sp, rk, args) GM_API_##name,
 #define GM_IGNORE(name) GM_API_##name,
 #include "cuda_api.def"
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
 	GM_API_COUNT
 };
@@ -108,12 +143,15 @@ enum gm_api_id {
 #define GM_IN(type, field) uint64_t field;
 #define GM_OUT(type, field) uint64_t field;
 #define GM_X(type, field) uint64_t field;
-#define GM_CALL(name, cls, sp, args) struct gm_args_##name { args };
-#define GM_CALL0(name, cls, sp)
+#define GM_CALL(name, cls, sp, rk, args) struct gm_args_##name { args };
+#define GM_CALL0(name, cls, sp, rk)
+#define GM_TWIN(name, base, fl, cls, sp, rk, args)                             \
+	struct gm_args_##name { args };
 #define GM_IGNORE(name)
 #include "cuda_api.def"
 #undef GM_CALL
 #undef GM_CALL0
+#undef GM_TWIN
 #undef GM_IGNORE
 #undef GM_IN
 #undef GM_OUT
@@ -133,6 +171,9 @@ struct gm_api_desc {
 	int cbid;			/* CUPTI driver callback id */
 	enum gm_api_class cls;
 	enum gm_special special;
+	enum gm_replay_kind replay;
+	int base;			/* the id of the base call (itself) */
+	enum gm_stream_flavour flavour;
 	unsigned nr_args;
 	const struct gm_arg_desc *args;
 };
@@ -155,6 +196,7 @@ int gm_api_arg_index(int api, const char *arg);
 /* Names of enum values, for dumps and manifests. */
 const char *gm_arg_type_name(enum gm_arg_type t);
 const char *gm_special_name(enum gm_special s);
+const char *gm_replay_kind_name(enum gm_replay_kind k);
 const char *gm_api_class_name(enum gm_api_class c);
 const char *gm_copy_kind_name(unsigned kind);
 const char *gm_image_kind_name(unsigned kind);

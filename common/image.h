@@ -8,8 +8,8 @@
  * (magic 0xBA55ED50, 16-byte header whose second 8 bytes are the payload
  * size); the fatbin holds SASS and PTX.
  */
-#ifndef GM_CAPTURE_IMAGE_H
-#define GM_CAPTURE_IMAGE_H
+#ifndef GM_IMAGE_H
+#define GM_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>

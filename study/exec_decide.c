@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the study executor must do (see exec_priv.h): the input hash of
+ * every stage, chained from the stages it depends on, compared with the
+ * state's records to decide, lazily, which stages are up to date, which
+ * are redone and which cannot run.
+ */
+#include "exec_priv.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/gnuplot_program.h"
+#include "atomic_file.h"
+#include "clock.h"
+#include "error.h"
+#include "study_exe_fingerprint.h"
+#include "fs.h"
+#include "hash.h"
+#include "kvfile.h"
+#include "study_progress.h"
+#include "stage_exec.h"
+#include "strbuf.h"
+#include "study_path.h"
+#include "study_state.h"
+
+/* ---- input hashes ---- */
+
+struct gm_hasher *exec_key_begin(const char *what)
+{
+	struct gm_hasher *h = gm_hasher_new();
+
+	if (!h) {
+		fputs("fatal: out of memory\n", stderr);
+		abort();
+	}
+	gm_hasher_update(h, what, strlen(what) + 1);
+	return h;
+}
+
+void exec_key_add(struct gm_hasher *h, const char *s)
+{
+	gm_hasher_update(h, s, strlen(s) + 1);
+}
+
+void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	exec_key_add(h, sb.buf);
+	strbuf_release(&sb);
+}
+
+void exec_key_end(struct gm_hasher *h, char out[KEY_LEN])
+{
+	gm_hash_hex(gm_hasher_final(h), out);
+	gm_hasher_free(h);
+}
+
+/* ---- deciding what to do ---- */
+
+static int program_key(struct exec_ctx *x, size_t i)
+{
+	const struct study_program *p = &x->s->programs[i];
+	struct prog_info *pi = &x->progs[i];
+	char hex[KEY_LEN];
+	struct gm_hasher *h;
+
+	if (!p->argv) {
+		char *m = exec_with_manifest(p->bundle);
+		int ret = study_exe_hash_file(m, hex);
+		free(m);
+		if (ret) {
+			return yaml_doc_error_at(x->s->path, p->pos, "program '%s': "
+						 "no readable bundle manifest in "
+						 "'%s'", p->name, p->bundle);
+		}
+		h = exec_key_begin("bundle");
+		exec_key_add(h, hex);
+		exec_key_end(h, pi->key);
+		pi->cap = CAP_BUNDLE;
+		return 0;
+	}
+	char *exe = NULL;
+	if (!gm_is_dir(p->cwd)) {
+		gm_error("working directory '%s' does not exist", p->cwd_rel);
+	} else {
+		exe = study_exe_resolve(p->argv[0], p->cwd);
+	}
+	if (!exe || study_exe_fingerprint(&x->st, exe, hex)) {
+		free(exe);
+		if (!x->o->dry_run) {
+			return yaml_doc_error_at(x->s->path, p->command_pos,
+						 "program '%s' cannot be captured",
+						 p->name);
+		}
+		pi->reason = exec_tidy_reason(gm_error_message());
+		gm_error_clear();
+		pi->cap = CAP_NOT_FOUND;
+		snprintf(pi->key, KEY_LEN, "missing");
+		return 0;
+	}
+	free(exe);
+	h = exec_key_begin("capture");
+	for (size_t a = 0; a < p->argc; a++) {
+		exec_key_add(h, p->argv[a]);
+	}
+	exec_key_addf(h, "cwd=%s", p->cwd_rel);
+	exec_key_add(h, hex);
+	exec_key_end(h, pi->key);
+	return 0;
+}
+
+static void decide_program(struct exec_ctx *x, size_t i)
+{
+	const struct study_program *p = &x->s->programs[i];
+	struct prog_info *pi = &x->progs[i];
+	char *id = exec_record_id(STUDY_STAGE_CAPTURE, p->name);
+	struct state_record *r = study_state_find(&x->st, id);
+
+	free(id);
+	if (pi->cap == CAP_BUNDLE || pi->cap == CAP_NOT_FOUND) {
+		return;
+	}
+	pi->changed = r && strcmp(r->key, pi->key);
+	if (r && !pi->changed && !strcmp(r->status, "done") &&
+	    exec_has_manifest(p->bundle)) {
+		pi->cap = CAP_UP_TO_DATE;
+	} else if (r && !pi->changed && exec_is_failure(r) && !x->o->retry_failed) {
+		pi->cap = CAP_FAILED;
+		pi->reason = gm_xstrdup(r->reason ? r->reason : "failed");
+		pi->log = exec_log_path(x, STUDY_STAGE_CAPTURE, p->name);
+	} else {
+		pi->cap = CAP_TODO;
+	}
+}
+
+static void workload_key(struct exec_ctx *x, size_t w)
+{
+	const struct study *s = x->s;
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct gm_hasher *h = exec_key_begin("reconstruct");
+
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct study_program *p = &s->programs[wl->progs[j]];
+		exec_key_add(h, p->name);
+		exec_key_add(h, x->progs[wl->progs[j]].key);
+		exec_key_addf(h, "deterministic=%d", p->deterministic);
+	}
+	/* Only when on: the hashes of studies without it stay as they were. */
+	if (study_needs_elastic(s)) {
+		exec_key_add(h, "elastic");
+	}
+	exec_key_end(h, x->wls[w].rkey);
+}
+
+/*
+ * The option words of the knobs that reach run @run: every knob its
+ * variant takes (the table, common/variant.h) that the study sets or
+ * derives (study_knob_arg(): `--elastic identity` under same_kernels,
+ * `--profile PROFILE`). The policy is the plan's, not a study key.
+ */
+void exec_knob_args(const struct study *s, const struct plan_run *run,
+		      struct exec_argv *a)
+{
+	char buf[4096];
+
+	if (run->policy) {
+		exec_argv_push(a, gm_knob_find(GM_KNOB_POLICY)->option);
+		exec_argv_push(a, run->policy);
+	}
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		if ((run->variant->knobs & k->knob) &&
+		    !study_knob_arg(s, k, buf, sizeof(buf))) {
+			exec_argv_push(a, k->option);
+			exec_argv_push(a, buf);
+		}
+	}
+}
+
+static void run_keys(struct exec_ctx *x, size_t i)
+{
+	const struct study *s = x->s;
+	const struct plan_run *run = &x->plan->runs[i];
+	struct run_info *ri = &x->runs[i];
+	struct gm_hasher *h = exec_key_begin("replay");
+	struct exec_argv knobs = { 0 };
+
+	exec_key_add(h, x->wls[run->workload].rkey);
+	exec_key_addf(h, "variant=%s", run->variant->name);
+	exec_key_addf(h, "min_replays=%u", s->min_replays);
+	exec_knob_args(s, run, &knobs);
+	for (size_t j = 0; j < knobs.nr; j++) {
+		exec_key_add(h, knobs.v[j]);
+	}
+	exec_argv_release(&knobs);
+	/* The profile's inputs, not only its path. */
+	if (exec_profile_needed_by(x, i)) {
+		exec_key_addf(h, "profile=%s", x->prof.key);
+	}
+	exec_key_end(h, ri->pkey);
+
+	h = exec_key_begin("analyze");
+	exec_key_add(h, ri->pkey);
+	exec_key_add(h, s->paths.database);
+	exec_key_end(h, ri->akey);
+}
+
+/* Set run @ri's status; one that stops being pending while the stages
+ * run counts on the progress line. */
+void exec_set_run(struct exec_ctx *x, struct run_info *ri,
+		  enum run_status st, const char *reason, const char *log)
+{
+	if (x->executing && ri->status == RUN_PENDING && st != RUN_PENDING) {
+		x->pr.runs_done++;
+	}
+	ri->status = st;
+	free(ri->reason);
+	free(ri->log);
+	ri->reason = reason ? gm_xstrdup(reason) : NULL;
+	ri->log = log ? gm_xstrdup(log) : NULL;
+}
+
+static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
+				  const struct state_record *r,
+				  enum study_stage kind, const char *id,
+				  const char *prefix)
+{
+	char *log = exec_log_path(x, kind, id);
+	char *why = gm_xasprintf("%s%s", prefix, r->reason ? r->reason : r->status);
+
+	exec_set_run(x, ri, strcmp(r->status, "hung") ? RUN_FAILED : RUN_HUNG, why,
+		log);
+	free(why);
+	free(log);
+}
+
+/*
+ * Mark workload @w's build skipped when a capture it needs failed; 1 if
+ * so.
+ */
+int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w)
+{
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
+
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct prog_info *pi = &x->progs[wl->progs[j]];
+		if (pi->cap == CAP_FAILED) {
+			wi->state = BUILD_SKIPPED;
+			free(wi->reason);
+			free(wi->log);
+			const char *name = x->s->programs[wl->progs[j]].name;
+			wi->reason = gm_xasprintf("capture of '%s' failed: %s",
+						  name, pi->reason);
+			wi->log = pi->log ? gm_xstrdup(pi->log) : NULL;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether workload @w's build is up to date, to do, failed or skipped. */
+void exec_decide_workload(struct exec_ctx *x, size_t w)
+{
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
+	struct state_record *r;
+
+	r = exec_current_record(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey);
+	if (r && !strcmp(r->status, "done") && gm_is_dir(wi->build)) {
+		wi->state = BUILD_UP_TO_DATE;
+		return;
+	}
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
+		wi->state = BUILD_FAILED;
+		wi->hung = !strcmp(r->status, "hung");
+		wi->reason = gm_xstrdup(r->reason ? r->reason : r->status);
+		wi->log = exec_log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+		return;
+	}
+	if (exec_skip_if_capture_failed(x, w)) {
+		return;
+	}
+	wi->state = BUILD_TODO;
+	for (size_t j = 0; j < wl->nr; j++) {
+		x->progs[wl->progs[j]].needed = 1;
+	}
+}
+
+/*
+ * Run @ri needs its workload's build @wi to replay: when that build
+ * failed or was skipped, the run fails or is skipped with the reason.
+ * Returns 1 if so (the caller drops the run's stages).
+ */
+int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
+		      const struct wl_info *wi)
+{
+	if (wi->state == BUILD_SKIPPED) {
+		exec_set_run(x, ri, RUN_SKIPPED, wi->reason, wi->log);
+	} else if (wi->state == BUILD_FAILED) {
+		char *why = gm_xasprintf("reconstruct failed: %s", wi->reason);
+		exec_set_run(x, ri, wi->hung ? RUN_HUNG : RUN_FAILED, why, wi->log);
+		free(why);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static void decide_run(struct exec_ctx *x, size_t i)
+{
+	const struct plan_run *run = &x->plan->runs[i];
+	struct run_info *ri = &x->runs[i];
+	struct wl_info *wi = &x->wls[run->workload];
+	struct state_record *r;
+
+	r = exec_current_record(x, STUDY_STAGE_ANALYZE, run->id, ri->akey);
+	if (r && !strcmp(r->status, "done") &&
+	    gm_path_exists(x->s->paths.database)) {
+		exec_set_run(x, ri, RUN_OK, NULL, NULL);
+		return;
+	}
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
+		set_run_failed_record(x, ri, r, STUDY_STAGE_ANALYZE, run->id,
+				      "analyze failed: ");
+		return;
+	}
+	r = exec_current_record(x, STUDY_STAGE_REPLAY, run->id, ri->pkey);
+	if (r && !strcmp(r->status, "ok") && exec_has_manifest(ri->rundir)) {
+		ri->do_analyze = 1;
+		return;
+	}
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
+		set_run_failed_record(x, ri, r, STUDY_STAGE_REPLAY, run->id, "");
+		return;
+	}
+	ri->do_replay = ri->do_analyze = 1;
+	if (wi->state == BUILD_UNDECIDED) {
+		exec_decide_workload(x, run->workload);
+	}
+	if (exec_set_no_build(x, ri, wi) ||
+	    (exec_profile_needed_by(x, i) && exec_profile_decide_for(x, i))) {
+		ri->do_replay = ri->do_analyze = 0;
+	}
+}
+
+void exec_report_key(struct exec_ctx *x, int predict)
+{
+	struct gm_hasher *h = exec_key_begin("report");
+
+	exec_key_add(h, x->s->paths.report);
+	exec_key_add(h, x->s->paths.database);
+	/* Installing gnuplot later redraws the report with its figures. */
+	exec_key_add(h, x->no_figures ? "tables" : "figures");
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct run_info *ri = &x->runs[i];
+		if (ri->status == RUN_OK || (predict && ri->do_analyze)) {
+			exec_key_add(h, x->plan->runs[i].id);
+			exec_key_add(h, ri->akey);
+		}
+	}
+	exec_key_end(h, x->report_key);
+}
+
+/*
+ * Whether the report must be (re)written: when the analyzed runs changed,
+ * or any run was loaded into the database by this invocation (the
+ * database may have been rebuilt); -1 when it failed before with the same
+ * inputs.
+ */
+int exec_report_needed(struct exec_ctx *x, int predict)
+{
+	int any = 0, loading = x->analyzed > 0;
+
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		any |= x->runs[i].status == RUN_OK;
+		loading |= predict && x->runs[i].do_analyze;
+	}
+	any |= loading;
+	if (!any) {
+		return 0;
+	}
+	exec_report_key(x, predict);
+	struct state_record *r = exec_current_record(x, STUDY_STAGE_REPORT, NULL,
+						x->report_key);
+	if (r && !strcmp(r->status, "done") && gm_is_dir(x->s->paths.report) &&
+	    !loading) {
+		x->report_state = 1;
+		return 0;
+	}
+	if (r && exec_is_failure(r) && !x->o->retry_failed) {
+		x->report_state = -1;
+		free(x->report_reason);
+		x->report_reason = gm_xstrdup(r->reason ? r->reason : "failed");
+		return -1;
+	}
+	return 1;
+}
+
+int exec_decide(struct exec_ctx *x)
+{
+	const struct study *s = x->s;
+
+	for (size_t i = 0; i < s->nr_programs; i++) {
+		if (!x->plan->used[i]) {
+			x->progs[i].cap = CAP_UNUSED;
+			continue;
+		}
+		if (program_key(x, i)) {
+			return -1;
+		}
+		decide_program(x, i);
+	}
+	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+		x->wls[w].build = gm_path_join(s->paths.builds,
+					       x->plan->workloads[w].name);
+		workload_key(x, w);
+	}
+	/* The alone runs' keys, the profile's from them, then the rest. */
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct plan_run *run = &x->plan->runs[i];
+		x->runs[i].rundir = gm_path_join(s->paths.runs, run->id);
+		if (run->variant->flags & GM_VARIANT_ALONE) {
+			run_keys(x, i);
+		}
+	}
+	exec_profile_key(x);
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (!(x->plan->runs[i].variant->flags & GM_VARIANT_ALONE)) {
+			run_keys(x, i);
+		}
+	}
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		decide_run(x, i);
+	}
+	x->report_planned = exec_report_needed(x, 1) == 1;
+	if (!x->o->dry_run && x->report_planned &&
+	    gm_path_exists(s->paths.report) &&
+	    !study_state_find(&x->st, "report")) {
+		char *d = exec_disp(s->paths.report);
+		gm_error("the report directory '%s' exists and was not written by "
+			 "this study", d);
+		gm_error_hint("remove it, or set 'paths: report:' in '%s'", s->path);
+		free(d);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running the study's stages (see exec_priv.h): each stage's command
+ * line (capture, reconstruct, replay, analyze, report), its log, its
+ * record in the state before and after, and its outcome.
+ */
+#include "exec_priv.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/gnuplot_program.h"
+#include "atomic_file.h"
+#include "clock.h"
+#include "error.h"
+#include "study_exe_fingerprint.h"
+#include "fs.h"
+#include "hash.h"
+#include "kvfile.h"
+#include "study_progress.h"
+#include "stage_exec.h"
+#include "strbuf.h"
+#include "study_path.h"
+#include "study_state.h"
+
+/* ---- running stages ---- */
+
+/*
+ * Run one stage. Returns 0 when it ran (@res says how), 1 when the study
+ * was interrupted before or during it, -1 when it could not be started.
+ */
+int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
+		   const char *label, struct exec_argv *args, const char *cwd,
+		   const char *log, struct stage_result *res)
+{
+	struct stage_cmd c = {
+		.argv = args->v,
+		.cwd = cwd,
+		.log_path = log,
+		.timeout_s = x->s->stage_timeout_s,
+		.spawned = exec_on_spawned,
+		.tick = exec_on_tick,
+		.arg = x,
+	};
+
+	if (stage_exec_interrupted()) {
+		return 1;
+	}
+	x->current = kind;
+	study_progress_begin(&x->pr, kind, label);
+	if (stage_exec_run(&c, res)) {
+		study_progress_finish(&x->pr);
+		return -1;
+	}
+	if (res->interrupted) {
+		study_progress_finish(&x->pr);
+		return 1;
+	}
+	exec_kill_hook(x, kind, KILL_FINISHED);
+	x->out->stages_run++;
+	return 0;
+}
+
+static int save_state(struct exec_ctx *x, enum study_stage kind)
+{
+	if (study_state_save(&x->st)) {
+		return -1;
+	}
+	exec_kill_hook(x, kind, KILL_SAVED);
+	return 0;
+}
+
+/* Record a finished stage and report its outcome on the progress line. */
+int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
+		      const char *id, const char *key, const char *status,
+		      const char *reason, const struct stage_result *res)
+{
+	char *rid = exec_record_id(kind, id);
+
+	study_state_set(&x->st, rid, status, key, reason, res->seconds);
+	free(rid);
+	if (reason) {
+		char *line = gm_xasprintf("%s: %s", status, reason);
+		study_progress_end(&x->pr, kind, res->seconds, line);
+		free(line);
+		x->out->stages_failed++;
+	} else {
+		study_progress_end(&x->pr, kind, res->seconds, NULL);
+	}
+	return save_state(x, kind);
+}
+
+int exec_capture(struct exec_ctx *x, size_t i)
+{
+	const struct study_program *p = &x->s->programs[i];
+	struct prog_info *pi = &x->progs[i];
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, STUDY_STAGE_CAPTURE, p->name);
+	char *label = gm_xasprintf("%s: capture", p->name);
+	int ret;
+
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "capture");
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, p->bundle);
+	if (gm_path_exists(p->bundle)) {
+		exec_argv_push(&a, "--force");
+	}
+	exec_argv_push(&a, "--");
+	for (size_t j = 0; j < p->argc; j++) {
+		exec_argv_push(&a, p->argv[j]);
+	}
+	ret = exec_run_stage(x, STUDY_STAGE_CAPTURE, label, &a, p->cwd, log, &res);
+	if (ret == 0) {
+		char *why = exec_stage_failure(x, &res, log);
+		if (!why && !exec_has_manifest(p->bundle)) {
+			why = gm_xstrdup("gpumix capture wrote no bundle manifest");
+		}
+		pi->cap = why ? CAP_FAILED : CAP_UP_TO_DATE;
+		if (why) {
+			pi->reason = why;
+			pi->log = gm_xstrdup(log);
+		}
+		ret = exec_finish_stage(x, STUDY_STAGE_CAPTURE, p->name, pi->key,
+				   why ? "failed" : "done", why, &res);
+	}
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
+int exec_remove_output(const char *dir)
+{
+	if (gm_remove_tree(dir)) {
+		return gm_error("cannot remove the stale output '%s'", dir);
+	}
+	return 0;
+}
+
+static char *run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
+{
+	const struct plan_run *run = &x->plan->runs[i];
+	const char *wname = x->plan->workloads[run->workload].name;
+
+	if (run->policy) {
+		return gm_xasprintf("%s %s/%s: %s", wname, run->variant->name,
+				    run->policy, study_stage_name(k));
+	}
+	return gm_xasprintf("%s %s: %s", wname, run->variant->name,
+			    study_stage_name(k));
+}
+
+/*
+ * Reconstruct workload @w into its build directory (no --variant: the
+ * program is the same for every variant, each replay chooses its own).
+ * On failure its build is marked failed; the runs that need it are
+ * failed by fail_workload_runs().
+ */
+static int reconstruct(struct exec_ctx *x, size_t w)
+{
+	const struct plan_workload *wl = &x->plan->workloads[w];
+	struct wl_info *wi = &x->wls[w];
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
+	char *label = gm_xasprintf("%s: %s", wl->name,
+				   study_stage_name(STUDY_STAGE_RECONSTRUCT));
+	int ret;
+
+	if (exec_remove_output(wi->build)) {
+		ret = -1;
+		goto out;
+	}
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "reconstruct");
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, wi->build);
+	if (study_needs_elastic(x->s)) {
+		exec_argv_push(&a, "--elastic");
+	}
+	for (size_t j = 0; j < wl->nr; j++) {
+		const struct study_program *p = &x->s->programs[wl->progs[j]];
+		if (!p->deterministic) {
+			exec_argv_push(&a, "--nondeterministic");
+			exec_argv_push(&a, p->name);
+		}
+	}
+	for (size_t j = 0; j < wl->nr; j++) {
+		exec_argv_push(&a, x->s->programs[wl->progs[j]].bundle);
+	}
+	ret = exec_run_stage(x, STUDY_STAGE_RECONSTRUCT, label, &a, x->s->root, log,
+			&res);
+	if (ret == 0) {
+		char *why = exec_stage_failure(x, &res, log);
+		wi->state = why ? BUILD_FAILED : BUILD_UP_TO_DATE;
+		if (why) {
+			free(wi->reason);
+			free(wi->log);
+			wi->reason = gm_xstrdup(why);
+			wi->log = gm_xstrdup(log);
+		}
+		ret = exec_finish_stage(x, STUDY_STAGE_RECONSTRUCT, wl->name,
+				   wi->rkey, why ? "failed" : "done", why, &res);
+		free(why);
+	}
+out:
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
+/*
+ * The outcome of a replay: the run manifest's status and failure when it
+ * has one (the replay runtime's own verdict), else the stage's exit.
+ */
+static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
+				  const struct stage_result *res,
+				  const char *log, char **why)
+{
+	struct kvfile kv = KVFILE_INIT;
+	char *m = exec_with_manifest(ri->rundir);
+	const char *status = "failed";
+
+	*why = NULL;
+	if (gm_path_exists(m) && !kvfile_read(&kv, m)) {
+		const char *st = kvfile_get(&kv, "status");
+		const char *fail = kvfile_get(&kv, "failure");
+		if (st && !strcmp(st, "ok")) {
+			status = "ok";
+			*why = exec_stage_failure(x, res, log);
+			if (*why) {
+				status = "failed";
+				char *w = gm_xasprintf("the run says ok but gpumix "
+						       "replay %s", *why);
+				free(*why);
+				*why = w;
+			}
+		} else if (st && (!strcmp(st, "failed") || !strcmp(st, "hung"))) {
+			status = !strcmp(st, "hung") ? "hung" : "failed";
+			*why = exec_tidy_reason(fail && *fail ? fail :
+					   "the run gives no reason");
+		} else {
+			*why = gm_xasprintf("the run manifest has no valid status "
+					    "('%s')", st ? st : "");
+		}
+	} else {
+		gm_error_clear();
+		*why = exec_stage_failure(x, res, log);
+		if (!*why) {
+			*why = gm_xstrdup("gpumix replay wrote no run manifest");
+		} else if (res->timed_out) {
+			status = "hung";
+		}
+	}
+	kvfile_release(&kv);
+	free(m);
+	return status;
+}
+
+static int replay(struct exec_ctx *x, size_t i)
+{
+	const struct study *s = x->s;
+	const struct plan_run *run = &x->plan->runs[i];
+	struct run_info *ri = &x->runs[i];
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, STUDY_STAGE_REPLAY, run->id);
+	char *label = run_label(x, i, STUDY_STAGE_REPLAY);
+	char buf[64];
+	int ret;
+
+	if (exec_remove_output(ri->rundir)) {
+		ret = -1;
+		goto out;
+	}
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "replay");
+	exec_argv_push(&a, x->wls[run->workload].build);
+	exec_argv_push(&a, "--variant");
+	exec_argv_push(&a, run->variant->name);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, ri->rundir);
+	exec_argv_push(&a, "--min-replays");
+	snprintf(buf, sizeof(buf), "%u", s->min_replays);
+	exec_argv_push(&a, buf);
+	exec_argv_push(&a, "--watchdog");
+	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
+	exec_argv_push(&a, buf);
+	exec_knob_args(s, run, &a);
+	ret = exec_run_stage(x, STUDY_STAGE_REPLAY, label, &a, s->root, log, &res);
+	if (ret == 0) {
+		char *why;
+		const char *status = replay_outcome(x, ri, &res, log, &why);
+		if (why) {
+			enum run_status st = strcmp(status, "hung")
+				? RUN_FAILED : RUN_HUNG;
+			exec_set_run(x, ri, st, why, log);
+		}
+		ret = exec_finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
+				   why, &res);
+		free(why);
+	}
+out:
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
+static int analyze(struct exec_ctx *x, size_t i)
+{
+	const struct plan_run *run = &x->plan->runs[i];
+	struct run_info *ri = &x->runs[i];
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, STUDY_STAGE_ANALYZE, run->id);
+	char *label = run_label(x, i, STUDY_STAGE_ANALYZE);
+	int ret;
+
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "analyze");
+	exec_argv_push(&a, ri->rundir);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, x->s->paths.database);
+	/*
+	 * The study owns the database, and a run replayed again (new
+	 * parameters, a new capture) replaces the one loaded before: without
+	 * --force the analyzer refuses a second run of the same workload,
+	 * variant and policy.
+	 */
+	exec_argv_push(&a, "--force");
+	ret = exec_run_stage(x, STUDY_STAGE_ANALYZE, label, &a, x->s->root, log, &res);
+	if (ret == 0) {
+		char *why = exec_stage_failure(x, &res, log);
+		if (why) {
+			char *r = gm_xasprintf("analyze failed: %s", why);
+			exec_set_run(x, ri, RUN_FAILED, r, log);
+			free(r);
+		} else {
+			exec_set_run(x, ri, RUN_OK, NULL, NULL);
+			x->analyzed++;
+		}
+		ret = exec_finish_stage(x, STUDY_STAGE_ANALYZE, run->id, ri->akey,
+				   why ? "failed" : "done", why, &res);
+		free(why);
+	}
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
+void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri)
+{
+	if (ri->do_replay) {
+		study_progress_drop(&x->pr, STUDY_STAGE_REPLAY);
+	}
+	if (ri->do_analyze) {
+		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
+	}
+	ri->do_replay = ri->do_analyze = 0;
+}
+
+/*
+ * Workload @w has no build (its reconstruct failed or a capture it needs
+ * failed): every run of it that was to replay fails or is skipped, with
+ * the reason.
+ */
+static void fail_workload_runs(struct exec_ctx *x, size_t w)
+{
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		struct run_info *ri = &x->runs[i];
+		if (x->plan->runs[i].workload != w || !ri->do_replay) {
+			continue;
+		}
+		exec_drop_run_stages(x, ri);
+		exec_set_no_build(x, ri, &x->wls[w]);
+	}
+}
+
+/* Make sure workload @w is built; 0 (built or failed), 1, or -1. */
+static int build_workload(struct exec_ctx *x, size_t w)
+{
+	struct wl_info *wi = &x->wls[w];
+	int ret;
+
+	if (wi->state != BUILD_TODO) {
+		return 0;
+	}
+	/* A capture that failed in this invocation. */
+	if (exec_skip_if_capture_failed(x, w)) {
+		study_progress_drop(&x->pr, STUDY_STAGE_RECONSTRUCT);
+	} else if ((ret = reconstruct(x, w))) {
+		return ret;
+	}
+	if (wi->state != BUILD_UP_TO_DATE) {
+		fail_workload_runs(x, w);
+	}
+	return 0;
+}
+
+/* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
+int exec_execute_run(struct exec_ctx *x, size_t i)
+{
+	struct run_info *ri = &x->runs[i];
+	int ret;
+
+	if (ri->do_replay) {
+		if ((ret = build_workload(x, x->plan->runs[i].workload))) {
+			return ret;
+		}
+		if (ri->status != RUN_PENDING) {
+			return 0;
+		}
+		if (exec_profile_needed_by(x, i) &&
+		    ((ret = exec_profile_ensure(x, i)) ||
+		     ri->status != RUN_PENDING)) {
+			return ret;
+		}
+		if ((ret = replay(x, i))) {
+			return ret;
+		}
+		ri->do_replay = 0;
+		if (ri->status != RUN_PENDING) {
+			exec_drop_run_stages(x, ri);
+			return 0;
+		}
+	}
+	if (ri->do_analyze) {
+		if ((ret = analyze(x, i))) {
+			return ret;
+		}
+		ri->do_analyze = 0;
+	}
+	return 0;
+}
+
+int exec_report(struct exec_ctx *x)
+{
+	const struct study *s = x->s;
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, STUDY_STAGE_REPORT, NULL);
+	int ret;
+
+	/* Mark the directory as ours before anything is written into it. */
+	study_state_set(&x->st, "report", "running", x->report_key, NULL, 0);
+	if (study_state_save(&x->st) || exec_remove_output(s->paths.report)) {
+		ret = -1;
+		goto out;
+	}
+	exec_argv_push(&a, x->o->exec);
+	exec_argv_push(&a, "report");
+	exec_argv_push(&a, s->paths.database);
+	exec_argv_push(&a, "-o");
+	exec_argv_push(&a, s->paths.report);
+	if (x->no_figures) {
+		exec_argv_push(&a, "--no-figures");
+	}
+	ret = exec_run_stage(x, STUDY_STAGE_REPORT, "report", &a, s->root, log, &res);
+	if (ret == 0) {
+		char *why = exec_stage_failure(x, &res, log);
+		x->report_state = why ? -1 : 1;
+		if (why) {
+			x->report_reason = gm_xstrdup(why);
+			x->report_log = gm_xstrdup(log);
+		}
+		ret = exec_finish_stage(x, STUDY_STAGE_REPORT, NULL, x->report_key,
+				   why ? "failed" : "done", why, &res);
+		free(why);
+	}
+out:
+	exec_argv_release(&a);
+	free(log);
+	return ret;
+}
