@@ -21,6 +21,7 @@
 #include "error.h"
 #include "reconstruct/bundle_timeline.h"
 #include "reconstruct/trace_stats.h"
+#include "reconstruct/unsupported_hint.h"
 #include "atomic_file.h"
 #include "fs.h"
 #include "strbuf.h"
@@ -88,6 +89,22 @@ static int print_prefixed(const struct kvfile *m, const char *prefix)
 		}
 	}
 	return n;
+}
+
+/*
+ * Unsupported calls by name (their events: the manifest of an older
+ * bundle may not name them), each with its first event and what it means
+ * for a replay.
+ */
+static int print_unsupported(const struct trace_stats *st)
+{
+	for (size_t k = 0; k < st->nr_unsupported; k++) {
+		const struct trace_name_count *u = &st->unsupported[k];
+		printf("  %-44s %" PRIu64 " first=#%" PRIu64 "\n    %s\n",
+		       u->name, u->count, u->first,
+		       gm_unsupported_hint(u->name));
+	}
+	return (int)st->nr_unsupported;
 }
 
 static void print_losses(const struct kvfile *m)
@@ -179,12 +196,25 @@ static int cmd_info(const char *dir)
 		}
 	}
 	printf("calls that failed: %" PRIu64 "\n", st.failed_calls);
+	if (st.failed_calls) {
+		struct strbuf sb = STRBUF_INIT;
+		trace_failed_call_words(&st.first_failed, &sb);
+		printf("  first: %s\n", sb.buf);
+		if (st.failed_bad) {
+			strbuf_reset(&sb);
+			trace_failed_call_words(&st.first_bad, &sb);
+			printf("  first error: %s (%" PRIu64 " such calls: "
+			       "reconstruct needs --allow-failed-calls)\n",
+			       sb.buf, st.failed_bad);
+		}
+		strbuf_release(&sb);
+	}
 	printf("ignored calls (queries):\n");
 	if (!print_prefixed(m, "ignored")) {
 		printf("  none\n");
 	}
 	printf("unsupported calls:\n");
-	if (!print_prefixed(m, "unsupported")) {
+	if (!print_unsupported(&st)) {
 		printf("  none\n");
 	}
 	printf("runtime calls:\n");

@@ -15,6 +15,9 @@
  *   recon-emitter unsupported [--fatbin F]  CUDA arrays, 2-D copies
  *   recon-emitter reset   [--fatbin F]   cudaDeviceReset, then more work
  *   recon-emitter bad-copy [--fatbin F]  a copy into freed memory
+ *   recon-emitter fault   [--fatbin F]   a kernel that faults: the copy
+ *       after it and every later call return 700 (illegal address), as
+ *       on a GPU; an out-of-memory allocation fails first
  *   recon-emitter bench --calls N [--fatbin F]
  *       about N calls (launches, small copies, memsets) for the
  *       reconstruct benchmark; results not meaningful
@@ -549,6 +552,23 @@ static void bad_copy(void)
 	     A_IN + 64, HOST, sizeof(small));
 }
 
+static void fault(void)
+{
+	uint8_t par[24];
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, CUDA_ERROR_OUT_OF_MEMORY, NULL, NULL, 0, 1ull << 50);
+	/* scale with an output pointer nowhere: the launch itself succeeds */
+	hash_params(par, 0x10, A_IN, 3, N_ELEMS);
+	CALL(cuKernelGetFunction, 0, NULL, NULL, F_SCALE, K_SCALE);
+	CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24), NULL, F_SCALE,
+	     (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	CALL(cuMemcpyDtoH_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, HOST,
+	     A_IN, 64);
+	CALL(cuMemFree_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, A_IN);
+}
+
 /*
  * About @calls calls: per 16, 13 launches of scale over 8 sub-buffers, a
  * 256-byte host-to-device copy, a 64-byte result and a memset.
@@ -650,11 +670,13 @@ int main(int argc, char **argv)
 		reset();
 	} else if (!strcmp(mode, "bad-copy")) {
 		bad_copy();
+	} else if (!strcmp(mode, "fault")) {
+		fault();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|bench [--calls N] "
+			"unsupported|reset|bad-copy|fault|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;
