@@ -25,6 +25,7 @@
 #include "atomic_file.h"
 #include "fs.h"
 #include "strbuf.h"
+#include "trace_diff.h"
 
 static const char usage[] =
 	"usage: gpumix trace info <bundle>\n"
@@ -32,6 +33,7 @@ static const char usage[] =
 	"   or: gpumix trace kernels <bundle>\n"
 	"   or: gpumix trace losses <bundle>\n"
 	"   or: gpumix trace check <bundle>\n"
+	"   or: gpumix trace diff <bundle-A> <bundle-B>\n"
 	"   or: gpumix trace export [--force] [--window <from>:<to>] [--max <n>]\n"
 	"                           -o <file.json> <bundle>";
 
@@ -53,6 +55,9 @@ static void print_help(void)
 	       "           its hash checked, the per-process counters of procs/\n"
 	       "           compared with the trace and the manifest; exits 1\n"
 	       "           at the first problem\n"
+	       "  diff     which device-to-host results differ between two\n"
+	       "           captures of the same program (paired in the order\n"
+	       "           of their copies); exits 1 when any does\n"
 	       "  export   the calls per thread and the captured GPU activity per\n"
 	       "           stream as Chrome trace-event JSON (ui.perfetto.dev,\n"
 	       "           chrome://tracing) in <file.json> (-o - : stdout);\n"
@@ -720,6 +725,13 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!strcmp(sub, "export")) {
 		return cmd_export(argc, argv);
+	}
+	if (!strcmp(sub, "diff")) {
+		if (argc != 4 || argv[2][0] == '-' || argv[3][0] == '-') {
+			return gm_usage_error(usage, "trace diff takes two "
+					      "bundles");
+		}
+		return trace_diff(argv[2], argv[3]);
 	}
 	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
 	    strcmp(sub, "losses") && strcmp(sub, "check")) {

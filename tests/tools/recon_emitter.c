@@ -18,6 +18,9 @@
  *   recon-emitter fault   [--fatbin F]   a kernel that faults: the copy
  *       after it and every later call return 700 (illegal address), as
  *       on a GPU; an out-of-memory allocation fails first
+ *   recon-emitter clock   [--fatbin F]   three results, the first two
+ *       (asynchronous, synchronous) holding the time, as a kernel reading
+ *       clock64 or %globaltimer gives: different in every capture
  *   recon-emitter bench --calls N [--fatbin F]
  *       about N calls (launches, small copies, memsets) for the
  *       reconstruct benchmark; results not meaningful
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -569,6 +573,28 @@ static void fault(void)
 	CALL(cuMemFree_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, A_IN);
 }
 
+static void clock_results(void)
+{
+	static const uint8_t fixed[64] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t timed[64] = { 0 };
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	memcpy(timed, &now, sizeof(now));
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, 0);
+	d2h_async(PINNED, A_OUT, timed, sizeof(timed), STREAM1);
+	stream_sync(STREAM1);
+	CALL(cuMemcpyDtoH_v2, 0, NULL, ATT(.hash = &now, .hlen = 8), HOST,
+	     A_OUT, 8);
+	CALL(cuMemcpyDtoH_v2, 0, NULL, ATT(.hash = fixed, .hlen = 16), HOST,
+	     A_OUT, 16);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+}
+
 /*
  * About @calls calls: per 16, 13 launches of scale over 8 sub-buffers, a
  * 256-byte host-to-device copy, a 64-byte result and a memset.
@@ -670,13 +696,15 @@ int main(int argc, char **argv)
 		reset();
 	} else if (!strcmp(mode, "bad-copy")) {
 		bad_copy();
+	} else if (!strcmp(mode, "clock")) {
+		clock_results();
 	} else if (!strcmp(mode, "fault")) {
 		fault();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|fault|bench [--calls N] "
+			"unsupported|reset|bad-copy|fault|clock|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;
