@@ -18,6 +18,10 @@
  *   recon-emitter fault   [--fatbin F]   a kernel that faults: the copy
  *       after it and every later call return 700 (illegal address), as
  *       on a GPU; an out-of-memory allocation fails first
+ *   recon-emitter event-reuse [--fatbin F]  rounds of: a copy in, an async
+ *       copy back into one pinned buffer, an event recorded after it and
+ *       synchronized (the result hashed after its exit, as the capture
+ *       does); the next round reuses the buffer before any stream sync
  *   recon-emitter clock   [--fatbin F]   three results, the first two
  *       (asynchronous, synchronous) holding the time, as a kernel reading
  *       clock64 or %globaltimer gives: different in every capture
@@ -573,6 +577,33 @@ static void fault(void)
 	CALL(cuMemFree_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, A_IN);
 }
 
+static void event_reuse(void)
+{
+	uint8_t data[3][256];
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuEventCreate, 0, NULL, NULL, EVENT1, CU_EVENT_DISABLE_TIMING);
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 256; i++) {
+			data[r][i] = (uint8_t)(r * 77 + i);
+		}
+		CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = data[r], .plen = 256),
+		     NULL, A_OUT, HOST, 256);
+		d2h_async(PINNED, A_OUT, data[r], 256, STREAM1);
+		CALL(cuEventRecord, 0, NULL, NULL, EVENT1, STREAM1);
+		CALL(cuEventSynchronize, 0, NULL, NULL, EVENT1);
+		complete(STREAM1);	/* hashed after the exit */
+	}
+	CALL0(cuCtxSynchronize);
+	CALL(cuEventDestroy_v2, 0, NULL, NULL, EVENT1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+}
+
 static void clock_results(void)
 {
 	static const uint8_t fixed[64] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -696,6 +727,8 @@ int main(int argc, char **argv)
 		reset();
 	} else if (!strcmp(mode, "bad-copy")) {
 		bad_copy();
+	} else if (!strcmp(mode, "event-reuse")) {
+		event_reuse();
 	} else if (!strcmp(mode, "clock")) {
 		clock_results();
 	} else if (!strcmp(mode, "fault")) {
@@ -704,7 +737,7 @@ int main(int argc, char **argv)
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|fault|clock|bench [--calls N] "
+			"unsupported|reset|bad-copy|fault|event-reuse|clock|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;
