@@ -41,6 +41,7 @@ static const char usage[] =
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
+	"                     [--mps-threads PCT|NAME=PCT,...]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static void print_help(void)

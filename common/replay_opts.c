@@ -32,6 +32,8 @@ enum {
 	OPT_SM_SHARE,
 	OPT_SCALE,
 	OPT_GRID,
+	OPT_MPS_THREADS,
+	OPT_MPS_CHILD,
 	OPT_HELP,
 };
 
@@ -55,6 +57,9 @@ static const struct option longopts[] = {
 	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
 	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "grid", required_argument, NULL, OPT_GRID },
+	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
+	/* Internal: a replay process of the mps variant (replay/mps_run.c). */
+	{ "mps-child", required_argument, NULL, OPT_MPS_CHILD },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +95,74 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->timeslice_us = GM_DEFAULT_TIMESLICE_US;
 	o->copy_chunk = GM_DEFAULT_COPY_CHUNK;
 	o->completion = GM_COMPLETION_EVENT;
+	o->mps_child = -1;
+	o->mps_board_fd = -1;
+}
+
+/* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
+static int parse_pct(const char *s, const char **end_out, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9') {
+		return -1;
+	}
+	v = strtoul(s, &end, 10);
+	if (v < 1 || v > 100 || (!end_out && *end)) {
+		return -1;
+	}
+	if (end_out) {
+		*end_out = end;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int gm_mps_threads_check(const char *spec)
+{
+	const char *s = spec;
+	unsigned pct;
+
+	if (!parse_pct(spec, NULL, &pct)) {
+		return 0;
+	}
+	while (*s) {
+		const char *eq = strchr(s, '='), *end;
+		size_t n = strcspn(s, "=,");
+		if (!n || !eq || s[n] != '=' || parse_pct(eq + 1, &end, &pct) ||
+		    (*end && *end != ',') || (*end == ',' && !end[1])) {
+			return gm_error("--mps-threads takes a percentage from 1 "
+					"to 100, or NAME=PCT pairs separated by "
+					"commas, not '%s'", spec);
+		}
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+unsigned gm_mps_threads_for(const char *spec, const char *name)
+{
+	size_t len = strlen(name);
+	unsigned pct = 0;
+
+	if (!spec) {
+		return 0;
+	}
+	if (!parse_pct(spec, NULL, &pct)) {
+		return pct;
+	}
+	for (const char *s = spec; *s;) {
+		const char *end;
+		size_t n = strcspn(s, "=");
+		if (n == len && !strncmp(s, name, len) &&
+		    !parse_pct(s + n + 1, &end, &pct)) {
+			return pct;
+		}
+		s += strcspn(s, ",");
+		s += *s == ',';
+	}
+	return 0;
 }
 
 /* A byte count with an optional K, M or G (binary) suffix. */
@@ -250,6 +323,24 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			}
 			o->given |= GM_KNOB_GRID;
 			break;
+		case OPT_MPS_THREADS:
+			if (gm_mps_threads_check(optarg) < 0) {
+				return -1;
+			}
+			o->mps_threads = optarg;
+			o->given |= GM_KNOB_MPS_THREADS;
+			break;
+		case OPT_MPS_CHILD: {
+			int idx, fd, n = 0;
+			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
+			    optarg[n] || idx < 0 || fd < 0) {
+				return gm_error("--mps-child takes INDEX:FD "
+						"(internal)");
+			}
+			o->mps_child = idx;
+			o->mps_board_fd = fd;
+			break;
+		}
 		case OPT_HELP:
 			return 1;
 		default:

@@ -51,6 +51,10 @@ struct gm_replay_opts {
 	const char *high_priority;	/* program at the highest priority */
 	const char *sm_share;		/* green: "PROG=SHARE,...", checked */
 	const char *scale_path;		/* green: knees of gpumix scale */
+	const char *mps_threads;	/* --mps-threads as given, or NULL */
+	int mps_child;			/* internal --mps-child: the program
+					   this process replays, -1: all */
+	int mps_board_fd;		/* its shared board (mps_board.h) */
 	double timeslice_us;
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;
@@ -87,6 +91,18 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 
 /* The option lines of --help, from the tables (variant list included). */
 void gm_replay_opts_help(FILE *f);
+
+/*
+ * The MPS active-thread percentage of program @name under the
+ * --mps-threads value @spec ("PCT" for every program, or
+ * "NAME=PCT,NAME=PCT"): 1-100, or 0 for no limit (NULL @spec, or a
+ * program the list does not name). @spec must have passed
+ * gm_mps_threads_check().
+ */
+unsigned gm_mps_threads_for(const char *spec, const char *name);
+
+/* 0 when @spec is a valid --mps-threads value, else -1 with a cause. */
+int gm_mps_threads_check(const char *spec);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);

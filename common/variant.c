@@ -34,7 +34,9 @@ static const struct gm_variant variants[] = {
 	{ "green", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE | GM_KNOB_SCALE,
 	  "cuda with SM partitions: each program in its own green context",
 	  "green" },
-	{ "mps", 0, 0, 0, "one process per program under MPS", NULL },
+	{ "mps", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
+	  "one process per program under an MPS daemon the replay starts",
+	  "serial" },
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -72,6 +74,9 @@ static const struct gm_knob_desc knobs[] = {
 	  "scaled partitions: each program the SMs where its scalability "
 	  "curve flattens (the knees.csv of gpumix scale), shrunk in "
 	  "proportion to fit" },
+	{ GM_KNOB_MPS_THREADS, "--mps-threads", "mps_threads", "PCT|NAME=PCT,..",
+	  "MPS active-thread percentage (1-100) of every program, or of the "
+	  "programs named (others: no limit)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

@@ -24,7 +24,14 @@ enum {
 	GM_VARIANT_POLICY = 1 << 1,	/* one run per resource policy */
 	GM_VARIANT_REFERENCE = 1 << 2,	/* what the others are compared with
 					   (MTSpeedup, improvements) */
+	GM_VARIANT_PROCESSES = 1 << 3,	/* one replay process per program,
+					   under an MPS daemon the replay
+					   starts (replay/mps_run.c) */
 };
+
+/* The program that controls MPS: the GM_VARIANT_PROCESSES variant starts
+ * its daemon (replay/mps_daemon.c), a study checks that it exists. */
+#define GM_MPS_CONTROL "nvidia-cuda-mps-control"
 
 /* Replay knobs (bits of struct gm_variant.knobs). */
 enum gm_knob {
@@ -38,6 +45,7 @@ enum gm_knob {
 	GM_KNOB_GRID = 1 << 7,		/* --grid captured|resident */
 	GM_KNOB_SM_SHARE = 1 << 8,	/* --sm-share PROGRAM=SHARE,... */
 	GM_KNOB_SCALE = 1 << 9,		/* --scale KNEES (scaled partitions) */
+	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
 };
 
 struct gm_variant {

@@ -312,8 +312,9 @@ struct gm_workload_desc {
  * runs/<workload>.<variant>), --min-replays R (default 7), --watchdog
  * SECONDS (default 60, 0 = off), --force, --no-profile, --warm-host, and
  * the knobs of the variant (--copy-chunk, --completion, --timeslice-us,
- * --policy, --elastic). Exit status: 0 success, 1 failure (including a
- * result mismatch), 2 usage, 3 hung.
+ * --policy, --elastic, --high-priority, --mps-threads). Exit status: 0
+ * success, 1 failure (including a result mismatch, and the mps variant
+ * on a host without MPS), 2 usage, 3 hung, 130 interrupted (mps).
  */
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w);
 

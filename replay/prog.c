@@ -20,6 +20,7 @@
 #include "error.h"
 #include "elastic_launch.h"
 #include "launch_plan.h"
+#include "mps_board.h"
 #include "sched.h"
 #include "fs.h"
 #include "replay_int.h"
@@ -28,6 +29,10 @@
 /* ---- descriptor validation ---- */
 
 #define BAD(...) (gm_error(__VA_ARGS__), -1)
+
+/* How long an mps replay process waits for the others at a barrier: a
+ * safety net (the parent stops the board when a process dies). */
+#define MPS_WAIT_S 900.0
 
 static int check_ref(const struct gm_program_desc *d, uint32_t ref,
 		     int allow_tex)
@@ -539,10 +544,28 @@ int gm_prog_init(struct gm_prog *p)
 	}
 	ok = !p->failed && !atomic_load(&run->stop);
 	pthread_mutex_unlock(&run->lock);
+	/* An mps replay process: and every other process too. */
+	if (run->board && gm_mps_board_ready(run->board, run->mps_index, ok,
+					     MPS_WAIT_S) < 0) {
+		if (ok) {
+			gm_record_failure(run);
+		}
+		gm_error_clear();
+		ok = 0;
+	}
 	return ok ? 0 : -1;
 }
 
 /* ---- replay phase ---- */
+
+/* Another mps replay process failed: stop as if a thread here had. */
+static void board_check(struct gm_run *run)
+{
+	if (run->board && !atomic_load(&run->stop) &&
+	    gm_mps_board_stopped(run->board)) {
+		atomic_store(&run->stop, 1);
+	}
+}
 
 static void end_turn(struct gm_prog *p)
 {
@@ -652,7 +675,9 @@ int gm_replay_next(struct gm_prog *p)
 			return 0;
 		}
 		pthread_mutex_lock(&run->lock);
-		more = repeat_completed(p->group, p->group_index);
+		more = run->board ? gm_mps_board_completed(run->board,
+							   run->mps_index) :
+				    repeat_completed(p->group, p->group_index);
 		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
 			      run->alloc_replays);
 		run->replays[run->nr_replays++] = (struct run_replay_rec){
@@ -676,6 +701,7 @@ int gm_replay_next(struct gm_prog *p)
 		}
 		pthread_mutex_unlock(&run->lock);
 	}
+	board_check(run);
 	if (p->failed || atomic_load(&run->stop)) {
 		end_turn(p);
 		return 0;
@@ -729,6 +755,9 @@ void gm_prog_cleanup(struct gm_prog *p)
 		pthread_cond_wait(&run->cond, &run->lock);
 	}
 	pthread_mutex_unlock(&run->lock);
+	if (run->board) {
+		gm_mps_board_finish(run->board, run->mps_index, MPS_WAIT_S);
+	}
 
 	for (uint32_t s = 0; s < p->nr_streams_created; s++) {
 		cuStreamSynchronize(p->streams[s]);

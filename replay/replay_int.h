@@ -27,6 +27,7 @@
 #include "watchdog.h"
 
 struct gm_run;
+struct gm_mps_board;
 struct gm_sched;
 struct gm_planner;
 
@@ -154,6 +155,11 @@ struct gm_run {
 
 	int log_fd;
 	char started_at[32];
+
+	/* A replay process of the mps variant (mps_run.c): the shared board
+	 * and the index of its one program in the whole workload. */
+	struct gm_mps_board *board;
+	unsigned mps_index;
 };
 
 /* Create a non-blocking stream of @p at @priority, registered with the

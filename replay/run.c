@@ -26,6 +26,8 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "launch_plan.h"
+#include "mps_board.h"
+#include "mps_run.h"
 #include "replay_int.h"
 #include "sched.h"
 #include "strbuf.h"
@@ -35,24 +37,56 @@
 
 /* ---- blobs ---- */
 
+/*
+ * The blobs the run's programs copy from (host-to-device operations): an
+ * mps replay process has one program of the workload and reads only its
+ * blobs. NULL: all of them (every program of the workload is here).
+ */
+static uint8_t *blobs_needed(const struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+	uint8_t *need;
+
+	if (!run->board) {
+		return NULL;
+	}
+	need = gm_xcalloc(w->nr_blobs + 1, 1);
+	for (uint32_t p = 0; p < w->nr_programs; p++) {
+		const struct gm_program_desc *d = w->programs[p];
+		for (uint64_t i = 0; i < d->nr_ops; i++) {
+			if (d->ops[i].code == GM_OP_H2D &&
+			    d->ops[i].b < w->nr_blobs) {
+				need[d->ops[i].b] = 1;
+			}
+		}
+	}
+	return need;
+}
+
 static int load_blobs(struct gm_run *run)
 {
 	const struct gm_workload_desc *w = run->w;
+	uint8_t *need = blobs_needed(run);
 
 	run->blob_host = gm_xcalloc(w->nr_blobs + 1, sizeof(void *));
 	run->blob_pinned = gm_xcalloc(w->nr_blobs + 1, 1);
 	for (uint32_t i = 0; i < w->nr_blobs; i++) {
 		const struct gm_blob_desc *b = &w->blobs[i];
-		char *name = gm_xasprintf("blobs/%s", b->hash);
-		char *path = gm_path_join(run->opt.data_dir, name);
+		char *name, *path;
 		uint64_t n = b->size ? b->size : 1;
 		void *buf = NULL;
 		int ret;
 
+		if (need && !need[i]) {
+			continue;	/* another process's */
+		}
+		name = gm_xasprintf("blobs/%s", b->hash);
+		path = gm_path_join(run->opt.data_dir, name);
 		free(name);
 		if (b->flags & GM_BLOB_PINNED) {
 			if (CU_CHECK(cuMemHostAlloc(&buf, n, 0))) {
 				free(path);
+				free(need);
 				return gm_error("cannot pin blob %" PRIu32, i);
 			}
 			run->blob_pinned[i] = 1;
@@ -66,9 +100,11 @@ static int load_blobs(struct gm_run *run)
 		}
 		free(path);
 		if (ret < 0) {
+			free(need);
 			return gm_error("cannot load blob %" PRIu32, i);
 		}
 	}
+	free(need);
 	return 0;
 }
 
@@ -395,6 +431,45 @@ static int device_setup(struct gm_run *run)
 	return CU_CHECK(cuCtxSetCurrent(run->ctx));
 }
 
+/*
+ * A replay process of the mps variant: it must really be an MPS client
+ * (CUDA runs without MPS, silently, when the daemon cannot be reached),
+ * and it tells the board how its clock relates to CLOCK_MONOTONIC.
+ */
+static int mps_child_setup(struct gm_run *run)
+{
+	int64_t best = 0;
+	uint64_t span = UINT64_MAX;
+	int mps = 0;
+
+	if (CU_CHECK(cuDeviceGetAttribute(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED,
+					  run->dev))) {
+		return -1;
+	}
+	if (!mps) {
+		gm_error_hint("the MPS control daemon did not answer at '%s'",
+			      getenv("CUDA_MPS_PIPE_DIRECTORY") ?
+			      getenv("CUDA_MPS_PIPE_DIRECTORY") : "(unset)");
+		return gm_error("this replay process is not an MPS client");
+	}
+	/* The tightest of a few brackets: monotonic, replay clock, monotonic. */
+	for (int k = 0; k < 16; k++) {
+		struct timespec a, b;
+		uint64_t t, ma, mb;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		t = gm_now();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ma = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+		mb = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+		if (mb - ma < span) {
+			span = mb - ma;
+			best = (int64_t)(t - (ma + (mb - ma) / 2));
+		}
+	}
+	gm_mps_board_set_offset(run->board, run->mps_index, best);
+	return 0;
+}
+
 static void print_usage(FILE *f, const char *argv0,
 			const struct gm_workload_desc *w)
 {
@@ -467,6 +542,7 @@ static void *thread_start(void *arg)
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 {
 	struct gm_run run;
+	struct gm_workload_desc one;	/* an mps replay process's program */
 	char *owned_data = NULL, *owned_run = NULL;
 	pthread_t *threads = NULL;
 	unsigned started = 0;
@@ -486,6 +562,24 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	rc = parse_options(&run, argc, argv, &owned_data, &owned_run);
 	if (rc) {
 		return rc == 1 ? 0 : rc;
+	}
+	if (run.opt.mps_child >= 0) {
+		if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) ||
+		    (unsigned)run.opt.mps_child >= w->nr_programs) {
+			fprintf(stderr, "error: --mps-child %d: no such program "
+				"of a process variant\n", run.opt.mps_child);
+			return 2;
+		}
+		run.board = gm_mps_board_attach(run.opt.mps_board_fd);
+		if (!run.board) {
+			gm_error_report(stderr);
+			return 1;
+		}
+		run.mps_index = (unsigned)run.opt.mps_child;
+		one = *w;
+		one.programs = &w->programs[run.mps_index];
+		one.nr_programs = 1;
+		run.w = w = &one;
 	}
 	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
 	run.sched = gm_sched_find(run.opt.variant->sched);
@@ -531,6 +625,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	       run.opt.variant->name, w->nr_programs, run.opt.min_replays,
 	       run.opt.run_dir);
 
+	if ((run.opt.variant->flags & GM_VARIANT_PROCESSES) && !run.board) {
+		exit_code = gm_mps_run(&run, argc, argv);
+		goto release;
+	}
 	/* Eager loading: no module load inside a timed replay. */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	if (run.opt.profile && profiler_start(&run.prof) < 0) {
@@ -544,6 +642,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	gm_log(&run, "replay: device '%s' (cc %d.%d, %d SMs), driver %d",
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
+	if (run.board && mps_child_setup(&run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
+	}
 	if (run.opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32], slice[32];
 		gm_elastic_setting_name(&run.opt.elastic, mode, sizeof(mode));
@@ -639,7 +741,9 @@ finish:
 			       w->nr_programs, run.opt.run_dir);
 		}
 	}
+release:
 	free_blobs(&run);
+	gm_mps_board_detach(run.board);
 	if (run.prof.tail) {
 		profiler_release(&run.prof);
 	}

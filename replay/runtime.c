@@ -20,6 +20,7 @@
 #include <cupti.h>
 
 #include "error.h"
+#include "mps_board.h"
 #include "replay_int.h"
 #include "strbuf.h"
 
@@ -106,6 +107,9 @@ void gm_record_failure(struct gm_run *run)
 	atomic_store(&run->stop, 1);
 	pthread_cond_broadcast(&run->cond);
 	pthread_mutex_unlock(&run->lock);
+	if (run->board) {
+		gm_mps_board_stop(run->board);	/* the other processes too */
+	}
 	gm_error_clear();
 	strbuf_release(&sb);
 }

@@ -1301,6 +1301,19 @@ static void check_gnuplot(struct exec_ctx *x)
 		   "no figures (install gnuplot-nox, or set GPUMIX_GNUPLOT)", g);
 }
 
+/*
+ * The mps variant starts an MPS control daemon: without one in PATH its
+ * runs fail (each with the reason). Said before anything runs.
+ */
+static void check_mps(struct exec_ctx *x)
+{
+	if (study_has_variant_flags(x->s, GM_VARIANT_PROCESSES) &&
+	    !gm_program_exists(GM_MPS_CONTROL)) {
+		gm_warning("'%s' is not in PATH: the runs of variant 'mps' will "
+			   "fail (doc/mps.md)", GM_MPS_CONTROL);
+	}
+}
+
 static void ctx_release(struct exec_ctx *x)
 {
 	if (x->progs) {
@@ -1370,6 +1383,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		goto out;
 	}
 	check_gnuplot(&x);
+	check_mps(&x);
 	if (decide(&x)) {
 		goto out;
 	}

@@ -206,6 +206,60 @@ static int load_paths(struct loader *l, const yaml_node_t *root)
 }
 
 /*
+ * 'mps_threads': one percentage (1-100) for every program, or a mapping
+ * of program names to percentages (the others: no limit); kept as the
+ * argument of `gpumix replay --mps-threads`. The names are checked once
+ * the programs are known (check_mps_threads).
+ */
+static int load_mps_threads(struct loader *l, const yaml_node_t *v,
+			    const char *what)
+{
+	struct study *s = l->s;
+	struct strbuf arg = STRBUF_INIT;
+	long pct;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		if (yaml_doc_int(l->d, v, what, 1, 100, &pct)) {
+			return -1;
+		}
+		strbuf_addf(&arg, "%ld", pct);
+	} else if (v->type == YAML_MAPPING_NODE && yaml_doc_map_len(v)) {
+		size_t n = yaml_doc_map_len(v);
+		s->mps_names = gm_xcalloc(n, sizeof(*s->mps_names));
+		s->mps_pos = gm_xcalloc(n, sizeof(*s->mps_pos));
+		for (size_t i = 0; i < n; i++) {
+			yaml_node_t *k = yaml_doc_map_key(l->d, v, i);
+			char *name = NULL;
+			if (yaml_doc_string(l->d, k, "a program's name", &name)) {
+				strbuf_release(&arg);
+				return -1;
+			}
+			s->mps_names[s->nr_mps] = name;
+			s->mps_pos[s->nr_mps++] = yaml_doc_pos(k);
+			if (strpbrk(name, "=,")) {
+				strbuf_release(&arg);
+				return yaml_doc_error(l->d, k, "%s: a program "
+						      "name with '=' or ','",
+						      what);
+			}
+			if (yaml_doc_int(l->d, yaml_doc_map_value(l->d, v, i),
+					 what, 1, 100, &pct)) {
+				strbuf_release(&arg);
+				return -1;
+			}
+			strbuf_addf(&arg, "%s%s=%ld", i ? "," : "", name, pct);
+		}
+	} else {
+		return yaml_doc_error(l->d, v, "%s must be a percentage (1 to "
+				      "100) or a mapping of programs to "
+				      "percentages", what);
+	}
+	free(s->mps_threads);
+	s->mps_threads = strbuf_detach(&arg, NULL);
+	return 0;
+}
+
+/*
  * The study's value of knob @k (its key @k->study_key) from node @v. Each
  * knob of the table with a study key needs a case here (-Wswitch names a
  * new one); an invalid value is an error at its position.
@@ -343,6 +397,9 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 			s->high_priority_pos = yaml_doc_pos(v);
 			word = NULL;
 		}
+		break;
+	case GM_KNOB_MPS_THREADS:
+		ret = load_mps_threads(l, v, what);
 		break;
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
@@ -1140,6 +1197,22 @@ static int check_high_priority(struct loader *l)
 	return ret;
 }
 
+/* The programs 'mps_threads' names are programs of the study. */
+static int check_mps_threads(struct loader *l)
+{
+	struct study *s = l->s;
+
+	for (size_t i = 0; i < s->nr_mps; i++) {
+		if (study_find_program(s, s->mps_names[i]) < 0) {
+			return yaml_doc_error_at(s->path, s->mps_pos[i],
+						 "'mps_threads' names no program "
+						 "of the study: '%s'",
+						 s->mps_names[i]);
+		}
+	}
+	return 0;
+}
+
 /* The programs 'sm_share' names are programs of the study. */
 static int check_sm_share(struct loader *l)
 {
@@ -1182,7 +1255,8 @@ static int load(struct loader *l)
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
 	    load_baseline(l, root) || check_high_priority(l) ||
-	    check_sm_share(l)) {
+	    check_sm_share(l) ||
+	    check_mps_threads(l)) {
 		return -1;
 	}
 	check_knobs_used(l, root);
@@ -1244,6 +1318,12 @@ void study_release(struct study *s)
 	free(s->high_priority);
 	free(s->sm_share);
 	free(s->scale);
+	free(s->mps_threads);
+	for (size_t i = 0; i < s->nr_mps; i++) {
+		free(s->mps_names[i]);
+	}
+	free(s->mps_names);
+	free(s->mps_pos);
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		struct study_program *p = &s->programs[i];
 		for (size_t j = 0; j < p->argc; j++) {
@@ -1381,6 +1461,12 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 			return -1;
 		}
 		snprintf(buf, len, "%s", s->paths.profile);
+		return 0;
+	case GM_KNOB_MPS_THREADS:
+		if (!s->mps_threads) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->mps_threads);
 		return 0;
 	case GM_KNOB_POLICY:
 		break;

@@ -89,6 +89,12 @@ struct study {
 	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
 	char *scale;			/* green: knees file (absolute), or NULL */
 	struct yaml_pos sm_share_pos;
+	/* mps_threads: the --mps-threads argument ("PCT" or
+	 * "NAME=PCT,..."), or NULL; the names and where each was given. */
+	char *mps_threads;
+	char **mps_names;
+	struct yaml_pos *mps_pos;
+	size_t nr_mps;
 	/* replay: same_kernels (default 1): when some variant runs the
 	 * transformed kernels, every other one runs them too, with
 	 * elasticity off (paper item 49; study_same_kernels()). */

@@ -28,3 +28,13 @@ $(MOCK_TEST): $(B)/tests/mock/test_mock_cuda.o $(MOCK_DIR)/libcuda.so.1
 	$(QUIET) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(MOCK_DIR) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -lpthread
+
+# A stand-in for nvidia-cuda-mps-control (the mps variant's CPU tests put
+# its directory first in PATH; see the file's comment).
+FAKE_MPS := $(MOCK_DIR)/mps/nvidia-cuda-mps-control
+CHECK_DEPS += $(FAKE_MPS)
+
+$(FAKE_MPS): $(B)/tests/mock/fake_mps_control.o
+	$(QUIET) LINK $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $<

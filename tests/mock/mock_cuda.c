@@ -73,13 +73,26 @@
  *                               blocks, a wave being one block per SM of
  *                               its context (default: no added time).
  * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
+ *
+ * MPS: as the real driver, cuInit tries the MPS control daemon at
+ * $CUDA_MPS_PIPE_DIRECTORY/control (default /tmp/nvidia-mps); when it
+ * answers (tests/mock/fake_mps_control.c), the process is its client for
+ * life ("client PID PCT", PCT from CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and
+ * CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1; otherwise CUDA runs without MPS
+ * and the attribute is 0. MOCK_CUDA_CLOCK_SKEW_NS=N puts the clock (CUPTI
+ * timestamps and activity records) of the k-th client the daemon
+ * numbers (0, 1, ...) k * N ns ahead, as if each process's CUPTI had
+ * its own clock base (the mps variant's merge must align them).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,12 +113,16 @@ static struct {
 	uint32_t corr;
 } act;
 
+/* This process's clock offset (MPS clients, MOCK_CUDA_CLOCK_SKEW_NS). */
+static uint64_t clock_skew;
+
 uint64_t mock_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       clock_skew;
 }
 
 void mock_enable_kind(int kind)
@@ -499,6 +516,55 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 	return CUDA_SUCCESS;
 }
 
+/* The connection to the MPS control daemon, -1: not an MPS client. */
+static int mps_fd = -1;
+
+static void mps_connect(void)
+{
+	const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+	const char *pct = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char hello[64];
+	int fd;
+
+	if (mps_fd >= 0) {
+		return;
+	}
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/control",
+		     dir && *dir ? dir : "/tmp/nvidia-mps") >=
+	    (int)sizeof(a.sun_path)) {
+		return;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return;
+	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return;
+	}
+	snprintf(hello, sizeof(hello), "client %ld %d\n", (long)getpid(),
+		 pct && atoi(pct) > 0 ? atoi(pct) : 100);
+	if (write(fd, hello, strlen(hello)) < 0) {
+		close(fd);
+		return;
+	}
+	mps_fd = fd;
+	{
+		/* The fake daemon answers with the client's number. */
+		const char *skew = getenv("MOCK_CUDA_CLOCK_SKEW_NS");
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char buf[32] = "";
+		ssize_t n;
+		if (skew && poll(&p, 1, 2000) == 1 &&
+		    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = 0;
+			clock_skew = strtoull(buf, NULL, 10) *
+				     strtoull(skew, NULL, 10);
+		}
+	}
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
 	uint64_t t = mock_now();
@@ -508,6 +574,7 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 	if (mock_device_knobs() < 0) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	mps_connect();
 	api_record(1, t);	/* a record on the main thread: unattributed */
 	return CUDA_SUCCESS;
 }
@@ -562,6 +629,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
 		*pi = 1;
+		break;
+	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
+		*pi = mps_fd >= 0;
 		break;
 	default:
 		*pi = 0;

@@ -206,9 +206,7 @@ static void test_commands(void)
 	e = load_error("programs:\n  - {name: a, command: x}\n"
 		       "workloads: [[a]]\nvariants: [single, green, nss, mps]\n",
 		       &s);
-	CHECK_STR(e, "tests/data/study/mem.yaml:4:32: variant 'mps' is not "
-		  "supported yet (supported now: single, cuda, nss, elastic, "
-		  "priority, green)", "an unimplemented variant is named");
+	CHECK_STR(e, "", "every variant of the table is supported");
 	study_release(&s);
 	e = load_error("programs: [\n", &s);
 	CHECK(strstr(e, "tests/data/study/mem.yaml:2:1: ") == e,
@@ -294,8 +292,10 @@ static void test_knobs(void)
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		int ret = study_knob_arg(&s, k, buf, sizeof(buf));
-		if (k->knob == GM_KNOB_HIGH_PRIORITY) {
-			/* no default: each workload's first program */
+		if (k->knob == GM_KNOB_HIGH_PRIORITY ||
+		    k->knob == GM_KNOB_MPS_THREADS) {
+			/* no default: each workload's first program; no
+			 * active-thread limit */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
 		} else if (k->knob == GM_KNOB_SM_SHARE ||
 			   k->knob == GM_KNOB_SCALE) {
@@ -375,6 +375,36 @@ static void test_knobs(void)
 		       "replay: {scale: k.csv, sm_share: {a: 8}}\n", &s);
 	CHECK(strstr(e, "'sm_share' and 'scale' both set the green partitions"),
 	      "sm_share and scale exclude each other");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "  - {name: b, command: x}\n"
+		       "workloads: [[a, b]]\nvariants: [single, mps]\n"
+		       "replay: {mps_threads: {b: 40, a: 60}}\n", &s);
+	CHECK_STR(e, "", "mps_threads per program loads");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_MPS_THREADS), buf,
+			      sizeof(buf)) && !strcmp(buf, "b=40,a=60"),
+	      "  --mps-threads b=40,a=60");
+	CHECK_INT(gm_mps_threads_check(buf), 0, "  which the replay accepts");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [mps]\n"
+		       "replay: {mps_threads: 25}\n", &s);
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_MPS_THREADS), buf,
+			      sizeof(buf)) && !strcmp(buf, "25"),
+	      "mps_threads for every program: --mps-threads 25");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [mps]\n"
+		       "replay: {mps_threads: 101}\n", &s);
+	CHECK(strstr(e, "mem.yaml:5:23: ") && strstr(e, "1 and 100"),
+	      "mps_threads 101: an error at its position, with the range");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [mps]\n"
+		       "replay: {mps_threads: {zz: 50}}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:5:24: 'mps_threads' names no "
+		  "program of the study: 'zz'", "mps_threads of no program");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"

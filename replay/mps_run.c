@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mps variant's parent process (doc/mps.md): it never touches CUDA.
+ * It starts a private MPS control daemon (mps_daemon.h), creates the
+ * shared board (mps_board.h), runs this same replay program once per
+ * program (`--mps-child I:FD`, each writing a run directory of its own
+ * under RUNDIR/mps/I, with its active-thread percentage in
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), waits for them, stops the daemon
+ * whatever happened (interrupts included), and merges the processes' run
+ * directories into one that reads exactly like a cuda run's:
+ * correlation ids made unique per run, timestamps on one clock, the
+ * manifest of the whole workload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "fs.h"
+#include "kvfile.h"
+#include "mps_board.h"
+#include "mps_daemon.h"
+#include "mps_run.h"
+#include "replay_int.h"
+#include "strbuf.h"
+
+#define EXIT_HUNG 3
+#define EXIT_INTERRUPTED 130
+#define DAEMON_TIMEOUT_S 20.0
+/* Clock offsets that differ by less are the same clock sampled twice. */
+#define SAME_CLOCK_NS 50000
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double timeout_from_env(void)
+{
+	const char *v = getenv("GPUMIX_MPS_TIMEOUT");
+	double t = v ? atof(v) : 0;
+
+	return t > 0 ? t : DAEMON_TIMEOUT_S;
+}
+
+struct child {
+	pid_t pid;
+	char *dir;
+	int status;		/* exit status, 128 + signal, -1: not run */
+	int64_t shift;		/* ns added to its timestamps */
+};
+
+static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
+		   int board_fd, const char *dir)
+{
+	const struct gm_program_desc *d = run->w->programs[i];
+	char **v = gm_xcalloc((size_t)argc + 8, sizeof(char *));
+	char *arg = gm_xasprintf("%u:%d", i, board_fd);
+	unsigned pct = gm_mps_threads_for(run->opt.mps_threads, d->name);
+	int n = 0;
+	pid_t pid;
+
+	for (int a = 0; a < argc; a++) {
+		v[n++] = argv[a];
+	}
+	/* Later options win: the child's own directory and data. */
+	v[n++] = "--mps-child";
+	v[n++] = arg;
+	v[n++] = "--data";
+	v[n++] = (char *)run->opt.data_dir;
+	v[n++] = "-o";
+	v[n++] = (char *)dir;
+	v[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pct) {
+			char buf[16];
+			snprintf(buf, sizeof(buf), "%u", pct);
+			setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", buf, 1);
+		} else {
+			unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+		}
+		{
+			/* By its name (ps shows the replay, not "exe"). */
+			char exe[4096];
+			ssize_t n = readlink("/proc/self/exe", exe,
+					     sizeof(exe) - 1);
+			if (n > 0) {
+				exe[n] = 0;
+				execv(exe, v);
+			}
+		}
+		execv("/proc/self/exe", v);
+		fprintf(stderr, "error: cannot run the replay process of '%s': "
+			"%s\n", d->name, strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		gm_error_errno("cannot start the replay process of '%s'",
+			       d->name);
+	}
+	free(arg);
+	free(v);
+	return pid;
+}
+
+static const char *child_name(struct gm_run *run, struct child *c, pid_t pid)
+{
+	for (unsigned i = 0; i < run->w->nr_programs; i++) {
+		if (c[i].pid == pid) {
+			return run->w->programs[i]->name;
+		}
+	}
+	return "?";
+}
+
+/* Wait for every child; stop the board at the first that fails, and
+ * every child on an interrupt. Polls (20 ms), so that a signal that
+ * comes between two checks is seen at the next. */
+static void wait_children(struct gm_run *run, struct gm_mps_board *b,
+			  struct child *c, unsigned n)
+{
+	unsigned left = 0;
+	int killed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		left += c[i].pid > 0;
+	}
+	while (left) {
+		struct timespec nap = { 0, 20000000L };
+		int st;
+		pid_t pid;
+
+		if (interrupted && !killed) {
+			gm_mps_board_stop(b);
+			for (unsigned i = 0; i < n; i++) {
+				if (c[i].pid > 0 && c[i].status < 0) {
+					kill(c[i].pid, SIGTERM);
+				}
+			}
+			killed = 1;
+		}
+		/* Each by its pid: the reaper is a child too. */
+		pid = 0;
+		for (unsigned i = 0; i < n && pid <= 0; i++) {
+			if (c[i].pid > 0 && c[i].status < 0) {
+				pid = waitpid(c[i].pid, &st, WNOHANG);
+				if (pid < 0 && errno != EINTR) {
+					c[i].status = 255;	/* lost: failed */
+					left--;
+				}
+			}
+		}
+		if (pid <= 0) {
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (c[i].pid != pid) {
+				continue;
+			}
+			c[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+							WEXITSTATUS(st);
+			left--;
+			if (c[i].status) {
+				gm_log(run, "replay: the replay process of '%s' "
+				       "(pid %d) %s %d", child_name(run, c, pid),
+				       (int)pid, WIFSIGNALED(st) ?
+				       "was killed by signal" :
+				       "exited with status", WIFSIGNALED(st) ?
+				       WTERMSIG(st) : WEXITSTATUS(st));
+				gm_mps_board_stop(b);
+			}
+		}
+	}
+}
+
+/* ---- merging the processes' run directories ---- */
+
+/* Split @line (no newline) at tabs into at most @max fields. */
+static size_t split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	f[n++] = line;
+	for (char *p = line; *p && n < max; p++) {
+		if (*p == '\t') {
+			*p = 0;
+			f[n++] = p + 1;
+		}
+	}
+	return n;
+}
+
+static void add_shifted(struct strbuf *out, const char *field, int64_t shift)
+{
+	uint64_t v = strtoull(field, NULL, 10);
+
+	/* 0 means unknown (queued, submitted): it stays 0. */
+	strbuf_addf(out, "%" PRIu64, v ? (uint64_t)((int64_t)v + shift) : 0);
+}
+
+/* Append child @i's activity.tsv to @ra: correlation ids + *@corr_base,
+ * timestamps + @shift. Raises *@corr_next past its largest id. */
+static int merge_activity(struct run_activity *ra, const char *dir,
+			  uint64_t corr_base, uint64_t *corr_next,
+			  int64_t shift)
+{
+	char *path = gm_path_join(dir, "activity.tsv");
+	FILE *f = fopen(path, "r");
+	struct strbuf out = STRBUF_INIT;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ret = 0, ended = 0;
+
+	if (!f) {
+		ret = gm_error_errno("cannot read '%s'", path);
+		free(path);
+		return ret;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *fl[24];
+		size_t nf, ts_last;
+		uint64_t corr;
+
+		if (line[len - 1] == '\n') {
+			line[--len] = 0;
+		}
+		nf = split(line, fl, 24);
+		if (!strcmp(fl[0], "END")) {
+			ended = 1;
+			break;
+		}
+		if (nf < 5) {
+			ret = gm_error("'%s': malformed record", path);
+			break;
+		}
+		/* kind, program, correlationId, start, end[, queued,
+		 * submitted for kernels] */
+		ts_last = !strcmp(fl[0], "KERNEL") ? 6 : 4;
+		corr = strtoull(fl[2], NULL, 10) + corr_base;
+		if (corr > UINT32_MAX) {
+			ret = gm_error("correlation ids of the merged run exceed "
+				       "32 bits");
+			break;
+		}
+		if (corr + 1 > *corr_next) {
+			*corr_next = corr + 1;
+		}
+		strbuf_reset(&out);
+		strbuf_addf(&out, "%s\t%s\t%" PRIu64, fl[0], fl[1], corr);
+		for (size_t k = 3; k < nf; k++) {
+			strbuf_addch(&out, '\t');
+			if (k <= ts_last) {
+				add_shifted(&out, fl[k], shift);
+			} else {
+				strbuf_addstr(&out, fl[k]);
+			}
+		}
+		strbuf_addch(&out, '\n');
+		run_activity_add(ra, &out);
+	}
+	if (!ret && !ended) {
+		ret = gm_error("'%s' has no END line", path);
+	}
+	fclose(f);
+	free(line);
+	free(path);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* Append child's replays.tsv lines (no header) to @out, shifted. */
+static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
+{
+	char *path = gm_path_join(dir, "replays.tsv");
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int first = 1, ret = 0;
+
+	if (!f) {
+		ret = gm_error_errno("cannot read '%s'", path);
+		free(path);
+		return ret;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *fl[8];
+		if (first) {
+			first = 0;
+			continue;
+		}
+		if (line[len - 1] == '\n') {
+			line[--len] = 0;
+		}
+		if (split(line, fl, 8) != 6) {
+			ret = gm_error("'%s': malformed line", path);
+			break;
+		}
+		strbuf_addf(out, "%s\t%s\t", fl[0], fl[1]);
+		add_shifted(out, fl[2], shift);
+		strbuf_addch(out, '\t');
+		add_shifted(out, fl[3], shift);
+		strbuf_addf(out, "\t%s\t%s\n", fl[4], fl[5]);
+	}
+	fclose(f);
+	free(line);
+	free(path);
+	return ret;
+}
+
+/*
+ * One clock: each process measured its replay clock minus
+ * CLOCK_MONOTONIC. Where two differ by more than sampling noise, the
+ * later processes' timestamps move onto the first's clock.
+ */
+static int64_t clock_shifts(struct gm_mps_board *b, struct child *c,
+			    unsigned n)
+{
+	int64_t lo = 0, hi = 0, ref = 0;
+	int have = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!b->have_offset[i]) {
+			continue;
+		}
+		if (!have) {
+			ref = lo = hi = b->clock_offset[i];
+			have = 1;
+		}
+		lo = b->clock_offset[i] < lo ? b->clock_offset[i] : lo;
+		hi = b->clock_offset[i] > hi ? b->clock_offset[i] : hi;
+		c[i].shift = ref - b->clock_offset[i];
+		if (c[i].shift > -SAME_CLOCK_NS && c[i].shift < SAME_CLOCK_NS) {
+			c[i].shift = 0;
+		}
+	}
+	return hi - lo;
+}
+
+static void manifest_program_keys(struct gm_run *run, struct kvfile *kv)
+{
+	for (unsigned i = 0; i < run->w->nr_programs; i++) {
+		const struct gm_program_desc *d = run->w->programs[i];
+		char key[64];
+		snprintf(key, sizeof(key), "program.%u.name", i);
+		kvfile_set(kv, key, d->name);
+		snprintf(key, sizeof(key), "program.%u.bundle", i);
+		kvfile_set(kv, key, d->bundle ? d->bundle : "");
+		snprintf(key, sizeof(key), "program.%u.deterministic", i);
+		kvfile_set(kv, key, d->deterministic ? "1" : "0");
+		snprintf(key, sizeof(key), "mps.program.%u.active_threads", i);
+		kvfile_set_u64(kv, key, gm_mps_threads_for(run->opt.mps_threads,
+							   d->name));
+	}
+}
+
+/* Write the run directory from the processes' ones. Returns 0 or -1. */
+static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
+		 const char *status, const char *failure, int daemon_ok)
+{
+	const struct gm_workload_desc *w = run->w;
+	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
+	struct run_activity ra;
+	struct strbuf reps = STRBUF_INIT;
+	uint64_t corr = 0, streams = 0, dropped = 0;
+	int64_t spread = clock_shifts(b, c, w->nr_programs);
+	int have_template = 0, ret = 0;
+	char now[32], *path;
+
+	if (run_activity_open(&ra, run->opt.run_dir) < 0) {
+		return -1;
+	}
+	strbuf_addstr(&reps, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n");
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		char *m = gm_path_join(c[i].dir, "manifest");
+		uint64_t v;
+		kvfile_release(&part);
+		if (!gm_path_exists(m) || kvfile_read(&part, m) < 0) {
+			gm_error_clear();
+			free(m);
+			continue;	/* it died before writing: its failure says */
+		}
+		free(m);
+		if (!have_template) {
+			/* Device, versions, options: the same in every process. */
+			for (size_t k = 0; k < part.nr; k++) {
+				kvfile_set(&kv, part.keys[k], part.values[k]);
+			}
+			have_template = 1;	/* counts the processes read */
+		}
+		if (!kvfile_get_u64(&part, "streams", &v, "manifest")) {
+			streams += v;
+		}
+		/* Launch counts add up; the template has the first's. */
+		for (size_t k = 0; have_template > 1 && k < part.nr; k++) {
+			uint64_t mine, theirs;
+			if (strncmp(part.keys[k], "elastic.", 8) ||
+			    !strstr(part.keys[k], "launches") ||
+			    kvfile_get_u64(&part, part.keys[k], &theirs, "") ||
+			    kvfile_get_u64(&kv, part.keys[k], &mine, "")) {
+				gm_error_clear();
+				continue;
+			}
+			kvfile_set_u64(&kv, part.keys[k], mine + theirs);
+		}
+		have_template++;
+		if (!kvfile_get_u64(&part, "cupti.dropped_records", &v,
+				    "manifest")) {
+			dropped += v;
+		}
+		gm_error_clear();
+		if (merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
+		    merge_replays(&reps, c[i].dir, c[i].shift) < 0) {
+			gm_error_report(stderr);
+			ret = -1;
+		}
+	}
+	if (!have_template) {
+		static const char *const unknown[][2] = {
+			{ "device.name", "unknown" }, { "device.cc", "0.0" },
+			{ "device.sm_count", "1" },
+			{ "device.max_threads_per_sm", "1" },
+			{ "device.max_blocks_per_sm", "1" },
+			{ "device.regs_per_sm", "1" }, { "device.smem_per_sm", "0" },
+			{ "driver_version", "0" }, { "cuda_device_max_connections", "8" },
+			{ "gpumix_version", "unknown" }, { "profiled", "0" },
+		};
+		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++) {
+			kvfile_set(&kv, unknown[k][0], unknown[k][1]);
+		}
+		kvfile_set_u64(&kv, "runtime_version", CUDA_VERSION);
+	}
+	kvfile_set(&kv, "format", RUN_FORMAT);
+	kvfile_set(&kv, "workload", w->name);
+	kvfile_set(&kv, "variant", run->opt.variant->name);
+	kvfile_set(&kv, "policy", "none");
+	kvfile_set_u64(&kv, "programs", w->nr_programs);
+	manifest_program_keys(run, &kv);
+	kvfile_set_u64(&kv, "streams", streams);
+	kvfile_set_u64(&kv, "min_replays", run->opt.min_replays);
+	kvfile_set(&kv, "started_at", run->started_at);
+	run_utc_now(now, sizeof(now));
+	kvfile_set(&kv, "finished_at", now);
+	kvfile_set_u64(&kv, "cupti.dropped_records", dropped);
+	kvfile_set_u64(&kv, "mps.processes", w->nr_programs);
+	kvfile_set_u64(&kv, "mps.clock_spread_ns", (uint64_t)spread);
+	gm_log(run, "replay: the processes' clocks differ by %lld ns%s",
+	       (long long)spread, spread >= SAME_CLOCK_NS ?
+	       " (their records were moved onto the first's)" : "");
+	kvfile_set(&kv, "mps.daemon", daemon_ok ? "stopped" : "killed");
+	if (ret < 0 && !strcmp(status, "ok")) {
+		status = "failed";
+		failure = "cannot merge the replay processes' run directories";
+	}
+	kvfile_set(&kv, "status", status);
+	if (failure && *failure) {
+		kvfile_set(&kv, "failure", failure);
+	}
+	if (run_activity_commit(&ra) < 0) {
+		ret = -1;
+	}
+	path = gm_path_join(run->opt.run_dir, "replays.tsv");
+	if (gm_write_file_atomic(path, reps.buf, reps.len, 1) < 0) {
+		ret = -1;
+	}
+	free(path);
+	if (ret == 0 || strcmp(status, "ok")) {
+		if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
+			ret = -1;
+		}
+	}
+	if (ret < 0) {
+		gm_error_report(stderr);
+	}
+	kvfile_release(&kv);
+	kvfile_release(&part);
+	strbuf_release(&reps);
+	return ret;
+}
+
+/* The processes' records are in the run's files now: keep their logs
+ * and manifests, drop the copies. */
+static void drop_parts(struct child *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char *a = gm_path_join(c[i].dir, "activity.tsv");
+		char *r = gm_path_join(c[i].dir, "replays.tsv");
+		unlink(a);
+		unlink(r);
+		free(a);
+		free(r);
+	}
+}
+
+/* The first failure among the processes' manifests, and whether one hung. */
+static void child_failure(struct gm_run *run, struct child *c, unsigned n,
+			  struct strbuf *why, int *hung)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct kvfile kv = KVFILE_INIT;
+		char *m = gm_path_join(c[i].dir, "manifest");
+		const char *st, *f;
+		if (!kvfile_read(&kv, m)) {
+			st = kvfile_get(&kv, "status");
+			f = kvfile_get(&kv, "failure");
+			if (st && !strcmp(st, "hung")) {
+				*hung = 1;
+			}
+			/* The first cause, not "another process failed". */
+			if (st && strcmp(st, "ok") && f && *f &&
+			    (!why->len || !strstr(f, "another replay process"))) {
+				if (!why->len || strstr(why->buf,
+							"another replay process")) {
+					strbuf_reset(why);
+					strbuf_addstr(why, f);
+				}
+			}
+		}
+		gm_error_clear();
+		kvfile_release(&kv);
+		free(m);
+		if (!why->len && c[i].status) {
+			strbuf_addf(why, "the replay process of '%s' %s %d",
+				    run->w->programs[i]->name,
+				    c[i].status > 128 ? "was killed by signal" :
+				    "exited with status", c[i].status > 128 ?
+				    c[i].status - 128 : c[i].status);
+		}
+	}
+}
+
+/* The processes' records are told apart by program name alone. */
+static int unique_names(const struct gm_workload_desc *w)
+{
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(w->programs[j]->name, w->programs[i]->name)) {
+				return gm_error("programs %u and %u are both "
+						"called '%s'", j, i,
+						w->programs[i]->name);
+			}
+		}
+	}
+	return 0;
+}
+
+int gm_mps_run(struct gm_run *run, int argc, char **argv)
+{
+	const struct gm_workload_desc *w = run->w;
+	struct gm_mps_daemon daemon;
+	struct gm_mps_board *b = NULL;
+	struct child *c = NULL;
+	struct sigaction sa, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct strbuf why = STRBUF_INIT;
+	char *mps_dir, *log_dir;
+	int board_fd = -1, daemon_ok, hung = 0, failed = 0, exit_code;
+
+	mps_dir = gm_path_join(run->opt.run_dir, "mps");
+	log_dir = gm_path_join(mps_dir, "daemon");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int s = 0; s < 3; s++) {
+		sigaction(sigs[s], &sa, &old[s]);
+	}
+	if (unique_names(w) == 0) {
+		b = gm_mps_board_create(w->nr_programs, run->opt.min_replays,
+					&board_fd);
+	}
+	if (!b || gm_mps_daemon_start(&daemon, log_dir, timeout_from_env()) < 0) {
+		/* Refused: nothing of this run stays behind. */
+		gm_error_report(stderr);
+		gm_error_clear();
+		if (run->log_fd >= 0) {
+			close(run->log_fd);
+			run->log_fd = -1;
+		}
+		gm_remove_tree(run->opt.run_dir);
+		exit_code = 1;
+		goto out;
+	}
+	gm_log(run, "replay: MPS control daemon started (pipe directory '%s', "
+	       "logs '%s')", daemon.pipe_dir, log_dir);
+	gm_mps_daemon_env(&daemon);
+	c = gm_xcalloc(w->nr_programs, sizeof(*c));
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		char sub[16];
+		snprintf(sub, sizeof(sub), "%u", i);
+		c[i].dir = gm_path_join(mps_dir, sub);
+		c[i].status = -1;
+		if (interrupted) {
+			break;
+		}
+		c[i].pid = spawn(run, i, argc, argv, board_fd, c[i].dir);
+		if (c[i].pid < 0) {
+			gm_record_failure(run);
+			gm_mps_board_stop(b);
+			break;
+		}
+	}
+	wait_children(run, b, c, w->nr_programs);
+	daemon_ok = gm_mps_daemon_stop(&daemon) == 0;
+	if (!daemon_ok) {
+		gm_log(run, "replay: warning: %s", gm_error_message());
+		gm_error_clear();
+	} else {
+		gm_log(run, "replay: MPS control daemon stopped");
+	}
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		if (c[i].status != 0) {
+			failed = 1;
+		}
+	}
+	if (failed || run->failed) {
+		child_failure(run, c, w->nr_programs, &why, &hung);
+		if (interrupted) {
+			strbuf_reset(&why);
+			strbuf_addf(&why, "interrupted by signal %d",
+				    (int)interrupted);
+		}
+		if (!why.len) {
+			strbuf_addstr(&why, run->failure[0] ? run->failure :
+				      "a replay process failed");
+		}
+	}
+	if (merge(run, b, c, failed || run->failed ? (hung ? "hung" : "failed")
+		  : "ok", why.len ? why.buf : NULL, daemon_ok) < 0) {
+		failed = 1;
+	} else if (!failed && !run->failed) {
+		drop_parts(c, w->nr_programs);
+	}
+	exit_code = interrupted ? EXIT_INTERRUPTED : hung ? EXIT_HUNG :
+		    failed || run->failed ? 1 : 0;
+	if (!exit_code) {
+		gm_log(run, "replay: ok: %u replay processes under MPS recorded "
+		       "in '%s'", w->nr_programs, run->opt.run_dir);
+	} else {
+		gm_log(run, "replay: failed: %s", why.len ? why.buf :
+		       "cannot write the run directory");
+	}
+out:
+	for (int s = 0; s < 3; s++) {
+		sigaction(sigs[s], &old[s], NULL);
+	}
+	if (c) {
+		for (unsigned i = 0; i < w->nr_programs; i++) {
+			free(c[i].dir);
+		}
+	}
+	free(c);
+	gm_mps_board_detach(b);
+	if (board_fd >= 0) {
+		close(board_fd);
+	}
+	strbuf_release(&why);
+	free(mps_dir);
+	free(log_dir);
+	return exit_code;
+}
