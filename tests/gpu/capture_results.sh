@@ -47,6 +47,7 @@ fi
 # fault
 out=$("$GPUMIX" capture -o "$tmp/fault" -- "$T/fault" 2>&1 >/dev/null); rc=$?
 check_eq "fault: capture exits 0 (the program's status)" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -8 | sed 's/^/#   /'
 check_match "fault: the capture warns with the first error" \
 	"warning: [0-9]+ CUDA calls? of the program failed; the first error: event [0-9]+ \([a-zA-Z0-9_]+\) returned (700 CUDA_ERROR_ILLEGAL_ADDRESS|719 CUDA_ERROR_LAUNCH_FAILED)" "$out"
 check_match "fault: the manifest counts them" "^failed_calls.errors = [1-9]" \
