@@ -52,6 +52,22 @@ done_testing() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
 }
+db_query() { # db_query DB SQL: the rows, '|'-separated, as sqlite3 prints
+	# them; through python3's sqlite3 module on a host without the
+	# sqlite3 tool (the GPU host has python3 but no sqlite3)
+	if command -v sqlite3 >/dev/null; then
+		sqlite3 "$1" "$2"
+		return
+	fi
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in row))
+PY
+}
+have_gnuplot() { # the report draws figures only with gnuplot
+	command -v "${GPUMIX_GNUPLOT:-gnuplot}" >/dev/null
+}
 scratch_dir() { # sets $_scratch to a fresh directory removed at exit
 	# Call it directly (not as $(scratch_dir)): the trap must belong to the
 	# test's own shell, or the directory vanishes with the subshell.

@@ -106,7 +106,7 @@ if suite_bundle "$1" && suite_bundle "$2"; then
 		"$(field "$tmp/run-$1+$2/manifest" mps.program.1.active_threads)"
 	out=$("$GPUMIX" analyze "$tmp/run-$1+$2" -o "$tmp/pair.db" 2>&1)
 	check_eq "pair: gpumix analyze loads it" 0 "$?"
-	check_eq "pair: with both programs' kernels" 2 "$(sqlite3 "$tmp/pair.db" \
+	check_eq "pair: with both programs' kernels" 2 "$(db_query "$tmp/pair.db" \
 		"SELECT COUNT(DISTINCT programId) FROM CUPTI_ACTIVITY_KIND_KERNEL")"
 fi
 check_eq "no nvidia-cuda-mps-* process of ours left at the end" "" \
