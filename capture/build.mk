@@ -71,7 +71,8 @@ $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $
 # built by make check everywhere (nvcc needs no GPU), run on a GPU host.
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
-	coverage cublas_sgemm spin launch_loop h2d_big)
+	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
+	clock_result)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 

@@ -523,6 +523,15 @@ static void run_keys(struct kvfile *m, const struct bundle_run *run)
 	} else {
 		kvfile_setf(m, "exit", "%d", run->exit_code);
 	}
+	if (run->failed_calls) {
+		kvfile_set_u64(m, "failed_calls", run->failed_calls);
+		kvfile_set(m, "failed_calls.first", run->failed_first);
+	}
+	if (run->failed_errors) {
+		kvfile_set_u64(m, "failed_calls.errors", run->failed_errors);
+		kvfile_set(m, "failed_calls.first_error",
+			   run->failed_first_error);
+	}
 	strbuf_release(&cmd);
 }
 

@@ -42,6 +42,11 @@ struct bundle_run {
 	const char *capture_error;	/* session control failed: why */
 	size_t still_running;		/* processes the program started that
 					 * outlived the capture */
+	uint64_t failed_calls;		/* the program's calls that failed */
+	uint64_t failed_errors;		/* ... with an error a working program
+					 * does not meet (common/cu_result.h) */
+	const char *failed_first;	/* "EVENT NAME CODE CODE_NAME" */
+	const char *failed_first_error;
 };
 
 /* The verdict. */

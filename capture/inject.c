@@ -624,6 +624,13 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 
 	switch (d->special) {
 	case GM_SP_NONE:
+		/* A stream waiting for an event: its syncs now cover the
+		 * event's copies. Keyed by id, not a GM_SP_ case: the special
+		 * is part of the api-table signature of committed bundles. */
+		if (ok && (api == GM_API_cuStreamWaitEvent ||
+			   api == GM_API_cuStreamWaitEvent_ptsz)) {
+			track_stream_wait(key, a[1]);
+		}
 		break;
 	case GM_SP_H2D:
 		if (!exit) {

@@ -220,33 +220,108 @@ int track_pending_add(int api, uint32_t corr, uint64_t key,
 	ts.pending[ts.nr_pending].key = key;
 	ts.pending[ts.nr_pending].seq = ts.seq++;
 	ts.pending[ts.nr_pending].span = *span;
+	ts.pending[ts.nr_pending].nr_waiters = 0;
 	ts.nr_pending++;
 out:
 	pthread_mutex_unlock(&ts.lock);
 	return ret;
 }
 
+/* Called with the lock held. The legacy stream, a per-thread default
+ * stream and every stream created without CU_STREAM_NON_BLOCKING are
+ * "blocking": the legacy stream waits for their earlier work and they
+ * wait for its. */
+static int blocking(uint64_t key)
+{
+	struct map_entry *e;
+
+	if (key == LEGACY_KEY || (key & 0xff) == PER_THREAD_BIT) {
+		return 1;
+	}
+	e = map_find(&ts.streams, key);
+	return !e || !(e->a & CU_STREAM_NON_BLOCKING_);
+}
+
+/*
+ * Whether work enqueued on stream @key at sequence number @seq (UINT64_MAX:
+ * all of the stream's work, a stream synchronization) runs after copy @p:
+ * the copy's own stream, a stream that waited for an event covering it,
+ * and the legacy stream's implicit ordering with the blocking streams
+ * (for events only: a stream synchronization's "last work" is unknown).
+ * Called with the lock held.
+ */
+static int reaches(const struct gm_pending *p, uint64_t key, uint64_t seq)
+{
+	int event = seq != UINT64_MAX;
+
+	if (p->seq >= seq) {
+		return 0;
+	}
+	if (p->key == key) {
+		return 1;
+	}
+	if (event && key == LEGACY_KEY && blocking(p->key)) {
+		return 1;
+	}
+	if (event && p->key == LEGACY_KEY && blocking(key)) {
+		return 1;
+	}
+	for (unsigned i = 0; i < p->nr_waiters; i++) {
+		const struct track_waiter *w = &p->waiters[i];
+		if (w->since >= seq) {
+			continue;
+		}
+		if (w->key == key ||
+		    (event && key == LEGACY_KEY && blocking(w->key))) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Called with the lock held. */
 static int completes(const struct gm_pending *p, enum track_sync how,
 		     uint64_t key, uint64_t seq)
 {
-	struct map_entry *e;
-
 	switch (how) {
 	case TRACK_SYNC_STREAM:
-		return p->key == key;
+		return reaches(p, key, UINT64_MAX);
 	case TRACK_SYNC_EVENT:
-		return p->key == key && p->seq < seq;
+		return reaches(p, key, seq);
 	case TRACK_SYNC_LEGACY:
-		if (p->key == LEGACY_KEY || (p->key & 0xff) == PER_THREAD_BIT) {
+		if (blocking(p->key)) {
 			return 1;
 		}
-		e = map_find(&ts.streams, p->key);
-		return !e || !(e->a & CU_STREAM_NON_BLOCKING_);
+		for (unsigned i = 0; i < p->nr_waiters; i++) {
+			if (blocking(p->waiters[i].key)) {
+				return 1;
+			}
+		}
+		return 0;
 	case TRACK_SYNC_ALL:
 		return 1;
 	}
 	return 0;
+}
+
+void track_stream_wait(uint64_t key, uint64_t event)
+{
+	struct map_entry *e;
+	uint64_t since;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.events, event);
+	since = ts.seq++;
+	for (size_t i = 0; e && i < ts.nr_pending; i++) {
+		struct gm_pending *p = &ts.pending[i];
+		if (p->key == key || !reaches(p, e->a, e->b) ||
+		    p->nr_waiters == TRACK_MAX_WAITERS) {
+			continue;
+		}
+		p->waiters[p->nr_waiters].key = key;
+		p->waiters[p->nr_waiters++].since = since;
+	}
+	pthread_mutex_unlock(&ts.lock);
 }
 
 void track_pending_complete(enum track_sync how, uint64_t arg,

@@ -46,6 +46,25 @@ void track_stream_flags(uint64_t key, unsigned flags);
 /* An event recorded on stream @key, after the pending copies so far. */
 void track_event_record(uint64_t event, uint64_t key);
 
+/*
+ * Stream @key waits for @event (cuStreamWaitEvent): the copies the event
+ * covers become covered by @key's synchronizations and later events too.
+ */
+void track_stream_wait(uint64_t key, uint64_t event);
+
+/*
+ * Streams a pending copy's result also reaches through cuStreamWaitEvent
+ * (a wait on an event recorded after the copy): a synchronization of one
+ * of them, or an event recorded on one after the wait, covers the copy.
+ * More than this many and the copy waits for its own stream's sync.
+ */
+#define TRACK_MAX_WAITERS 4
+
+struct track_waiter {
+	uint64_t key;
+	uint64_t since;		/* sequence number of the wait */
+};
+
 /* A device-to-host copy whose result arrives when @key synchronizes. */
 struct gm_pending {
 	int api;
@@ -53,6 +72,8 @@ struct gm_pending {
 	uint64_t key;
 	uint64_t seq;
 	struct gm_span span;
+	unsigned nr_waiters;
+	struct track_waiter waiters[TRACK_MAX_WAITERS];
 };
 
 /* Returns 0, or -1 without memory (the caller hashes right away). */

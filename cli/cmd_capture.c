@@ -132,11 +132,72 @@ static void human_bytes(char *buf, size_t len, uint64_t b)
 	}
 }
 
+/*
+ * Whether a process of the trace is the program's: it has a counter file
+ * in the bundle (another capture's processes, recorded by the same
+ * session daemon, do not: doc/gpumix-capture.md). Remembered per pid.
+ */
+struct own_procs {
+	const char *dir;
+	uint32_t *pid;
+	uint8_t *own;
+	size_t nr, alloc;
+};
+
+static int keep_own(void *ctx, uint32_t pid)
+{
+	struct own_procs *o = ctx;
+	char path[PATH_MAX];
+
+	for (size_t i = o->nr; i-- > 0;) {
+		if (o->pid[i] == pid) {
+			return o->own[i];
+		}
+	}
+	if (o->nr == o->alloc) {
+		o->alloc = o->alloc ? o->alloc * 2 : 8;
+		o->pid = gm_xrealloc(o->pid, o->alloc * sizeof(*o->pid));
+		o->own = gm_xrealloc(o->own, o->alloc * sizeof(*o->own));
+	}
+	snprintf(path, sizeof(path), "%s/procs/%" PRIu32 ".counts", o->dir, pid);
+	o->pid[o->nr] = pid;
+	o->own[o->nr] = access(path, F_OK) == 0;
+	return o->own[o->nr++];
+}
+
+/*
+ * The program's own calls that failed: the bundle is complete, but a
+ * program whose calls failed did not compute what it meant to (an
+ * illegal address breaks its context for good), so say so.
+ */
+static void warn_failed_calls(const struct trace_stats *st)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (st->failed_bad) {
+		trace_failed_call_words(&st->first_bad, &sb);
+		gm_warning("%" PRIu64 " CUDA call%s of the program failed; the "
+			   "first error: %s (gpumix reconstruct refuses the "
+			   "bundle unless given --allow-failed-calls)",
+			   st->failed_calls, st->failed_calls == 1 ? "" : "s",
+			   sb.buf);
+	} else if (st->failed_calls) {
+		trace_failed_call_words(&st->first_failed, &sb);
+		gm_warning("%" PRIu64 " CUDA call%s of the program failed with "
+			   "errors a working program meets (the first: %s); "
+			   "a replay skips them", st->failed_calls,
+			   st->failed_calls == 1 ? "" : "s", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct capture_opts o = { 0 };
 	struct capture_run cr;
 	struct trace_stats st;
+	struct strbuf failed_first = STRBUF_INIT, failed_first_error = STRBUF_INIT;
+	struct own_procs own = { 0 };
 	struct trace_reader *r = NULL;
 	struct bundle_found found = { 0 };
 	struct bundle_run run = { 0 };
@@ -230,6 +291,9 @@ int cmd_capture(int argc, char **argv)
 
 	/* Count the trace back. */
 	trace_stats_init(&st);
+	own.dir = cr.tmp;
+	st.keep = keep_own;
+	st.keep_ctx = &own;
 	if (trace_reader_open(&r, cr.tmp, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
 					  GM_READER_ALLOW_UNKNOWN) ||
 	    trace_stats_collect(r, &st)) {
@@ -258,6 +322,16 @@ int cmd_capture(int argc, char **argv)
 	run.end_ns = cr.end_ns;
 	run.capture_error = cr.capture_error;
 	run.still_running = cr.nr_left;
+	run.failed_calls = st.failed_calls;
+	run.failed_errors = st.failed_bad;
+	if (st.failed_calls) {
+		trace_failed_call_field(&st.first_failed, &failed_first);
+		run.failed_first = failed_first.buf;
+	}
+	if (st.failed_bad) {
+		trace_failed_call_field(&st.first_bad, &failed_first_error);
+		run.failed_first_error = failed_first_error.buf;
+	}
 
 	status = GM_EXIT_OK;
 	if (bundle_finalize(cr.tmp, o.output, o.force, &run, &found, &res)) {
@@ -285,6 +359,7 @@ int cmd_capture(int argc, char **argv)
 			"in the bundle\n", (long)cr.left[k], o.argv[0],
 			o.wait_s < 0 ? GM_CAPTURE_WAIT_DEFAULT : o.wait_s);
 	}
+	warn_failed_calls(&st);
 	if (res.incomplete) {
 		fprintf(stderr, "error: the bundle is incomplete: %s\n",
 			res.incomplete);
@@ -308,6 +383,10 @@ int cmd_capture(int argc, char **argv)
 		status = cr.exit_code;
 	}
 	bundle_result_release(&res);
+	strbuf_release(&failed_first);
+	strbuf_release(&failed_first_error);
+	free(own.pid);
+	free(own.own);
 	trace_stats_release(&st);
 	capture_run_release(&cr);
 	free(read_error);

@@ -28,7 +28,8 @@
 
 static const char usage[] =
 	"usage: gpumix reconstruct [--variant V] [-o DIR] [--force]\n"
-	"                          [--allow-unsupported] [--nondeterministic NAME]...\n"
+	"                          [--allow-unsupported] [--allow-failed-calls]\n"
+	"                          [--nondeterministic NAME]...\n"
 	"                          [--elastic [--elastic-arch sm_NN]] BUNDLE...";
 
 static const char help_head[] =
@@ -49,6 +50,9 @@ static const char help[] =
 	"  --force                replace an existing DIR\n"
 	"  --allow-unsupported    skip calls gpumix cannot replay (each one is a\n"
 	"                         warning) instead of stopping\n"
+	"  --allow-failed-calls   reconstruct a program whose own CUDA calls\n"
+	"                         failed with an error (an illegal address, ...):\n"
+	"                         the failed calls are not replayed\n"
 	"  --nondeterministic NAME  do not verify the results of program NAME\n"
 	"                         (repeatable)\n"
 	"  --elastic              also write the elastic modules (DIR/elastic/):\n"
@@ -63,12 +67,13 @@ static const char help[] =
 	"stderr; -v adds per-program counts, -q drops progress and the summary.\n"
 	"\n"
 	"exit status: 0 ok; 1 error (an unreadable, incomplete or lossy bundle,\n"
-	"a call that cannot be replayed, unsupported calls); 2 usage error;\n"
+	"a call that cannot be replayed, unsupported calls, a program whose\n"
+	"calls failed); 2 usage error;\n"
 	"130 interrupted.\n";
 
 struct opts {
 	const char *variant, *out;
-	int force, allow_unsupported, elastic;
+	int force, allow_unsupported, allow_failed, elastic;
 	const char *elastic_arch;
 	const char **nondet;
 	size_t nr_nondet, alloc_nondet;
@@ -137,6 +142,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "allow-unsupported", no_argument, NULL, 'u' },
+		{ "allow-failed-calls", no_argument, NULL, 'F' },
 		{ "nondeterministic", required_argument, NULL, 'n' },
 		{ "elastic", no_argument, NULL, 'e' },
 		{ "elastic-arch", required_argument, NULL, 'a' },
@@ -165,6 +171,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'u':
 			o->allow_unsupported = 1;
+			break;
+		case 'F':
+			o->allow_failed = 1;
 			break;
 		case 'n':
 			GM_ALLOC_GROW(o->nondet, o->nr_nondet + 1,
@@ -268,6 +277,7 @@ int cmd_reconstruct(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.variant = o.variant;
 	ro.allow_unsupported = o.allow_unsupported;
+	ro.allow_failed_calls = o.allow_failed;
 	ro.nondeterministic = o.nondet;
 	ro.nr_nondeterministic = o.nr_nondet;
 	ro.progress = progress;

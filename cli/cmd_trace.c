@@ -21,9 +21,11 @@
 #include "error.h"
 #include "reconstruct/bundle_timeline.h"
 #include "reconstruct/trace_stats.h"
+#include "reconstruct/unsupported_hint.h"
 #include "atomic_file.h"
 #include "fs.h"
 #include "strbuf.h"
+#include "trace_diff.h"
 
 static const char usage[] =
 	"usage: gpumix trace info <bundle>\n"
@@ -31,6 +33,7 @@ static const char usage[] =
 	"   or: gpumix trace kernels <bundle>\n"
 	"   or: gpumix trace losses <bundle>\n"
 	"   or: gpumix trace check <bundle>\n"
+	"   or: gpumix trace diff <bundle-A> <bundle-B>\n"
 	"   or: gpumix trace export [--force] [--window <from>:<to>] [--max <n>]\n"
 	"                           -o <file.json> <bundle>";
 
@@ -52,6 +55,9 @@ static void print_help(void)
 	       "           its hash checked, the per-process counters of procs/\n"
 	       "           compared with the trace and the manifest; exits 1\n"
 	       "           at the first problem\n"
+	       "  diff     which device-to-host results differ between two\n"
+	       "           captures of the same program (paired in the order\n"
+	       "           of their copies); exits 1 when any does\n"
 	       "  export   the calls per thread and the captured GPU activity per\n"
 	       "           stream as Chrome trace-event JSON (ui.perfetto.dev,\n"
 	       "           chrome://tracing) in <file.json> (-o - : stdout);\n"
@@ -88,6 +94,22 @@ static int print_prefixed(const struct kvfile *m, const char *prefix)
 		}
 	}
 	return n;
+}
+
+/*
+ * Unsupported calls by name (their events: the manifest of an older
+ * bundle may not name them), each with its first event and what it means
+ * for a replay.
+ */
+static int print_unsupported(const struct trace_stats *st)
+{
+	for (size_t k = 0; k < st->nr_unsupported; k++) {
+		const struct trace_name_count *u = &st->unsupported[k];
+		printf("  %-44s %" PRIu64 " first=#%" PRIu64 "\n    %s\n",
+		       u->name, u->count, u->first,
+		       gm_unsupported_hint(u->name));
+	}
+	return (int)st->nr_unsupported;
 }
 
 static void print_losses(const struct kvfile *m)
@@ -179,12 +201,25 @@ static int cmd_info(const char *dir)
 		}
 	}
 	printf("calls that failed: %" PRIu64 "\n", st.failed_calls);
+	if (st.failed_calls) {
+		struct strbuf sb = STRBUF_INIT;
+		trace_failed_call_words(&st.first_failed, &sb);
+		printf("  first: %s\n", sb.buf);
+		if (st.failed_bad) {
+			strbuf_reset(&sb);
+			trace_failed_call_words(&st.first_bad, &sb);
+			printf("  first error: %s (%" PRIu64 " such calls: "
+			       "reconstruct needs --allow-failed-calls)\n",
+			       sb.buf, st.failed_bad);
+		}
+		strbuf_release(&sb);
+	}
 	printf("ignored calls (queries):\n");
 	if (!print_prefixed(m, "ignored")) {
 		printf("  none\n");
 	}
 	printf("unsupported calls:\n");
-	if (!print_prefixed(m, "unsupported")) {
+	if (!print_unsupported(&st)) {
 		printf("  none\n");
 	}
 	printf("runtime calls:\n");
@@ -690,6 +725,13 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!strcmp(sub, "export")) {
 		return cmd_export(argc, argv);
+	}
+	if (!strcmp(sub, "diff")) {
+		if (argc != 4 || argv[2][0] == '-' || argv[3][0] == '-') {
+			return gm_usage_error(usage, "trace diff takes two "
+					      "bundles");
+		}
+		return trace_diff(argv[2], argv[3]);
 	}
 	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
 	    strcmp(sub, "losses") && strcmp(sub, "check")) {

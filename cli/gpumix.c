@@ -25,7 +25,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "run a program and record its CUDA calls into a trace bundle" },
-	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline" },
+	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline, result diff" },
 	{ "help", cmd_help, "show help for gpumix or one of its commands" },
 	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic" },
 	{ "version", cmd_version, "print the gpumix version" },

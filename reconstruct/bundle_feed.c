@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cu_result.h"
 #include "error.h"
 #include "fs.h"
 #include "handle_map.h"
@@ -1128,6 +1129,11 @@ static int on_call(struct bundle_feed *f, const struct pending *in,
 	if (x->status != 0) {
 		note(&f->failed[x->api], c.ev, x->status);
 		f->st.failed++;
+		if (!gm_cu_result_tolerated(x->status) && !f->st.errors++) {
+			f->st.first_error = ev;
+			f->st.first_error_api = x->api;
+			f->st.first_error_status = x->status;
+		}
 		return 0;
 	}
 	if (!bundle_feed_handles(x->api)) {

@@ -34,6 +34,11 @@ struct bundle_feed_stats {
 	uint64_t calls;		/* driver calls (entry + exit pairs) */
 	uint64_t replayed;	/* calls that reached the model */
 	uint64_t failed;	/* calls that returned an error: skipped */
+	uint64_t errors;	/* ... an error a working program does not
+				 * meet (common/cu_result.h) */
+	uint64_t first_error;	/* the first such call's entry event */
+	int first_error_api;
+	int32_t first_error_status;
 	uint64_t unsupported;	/* calls the model cannot replay */
 	unsigned threads;	/* threads that made calls */
 };

@@ -11,6 +11,7 @@
 
 #include "bundle_feed.h"
 #include "clock.h"
+#include "cu_result.h"
 #include "error.h"
 #include "kvfile.h"
 #include "model_int.h"
@@ -172,6 +173,18 @@ static int read_bundle(struct model *m, size_t index, const char *path,
 	if (o->progress &&
 	    o->progress(o->progress_ctx, index, name, fs.events, total)) {
 		gm_error("interrupted");
+		goto fail;
+	}
+	if (fs.errors && !o->allow_failed_calls) {
+		gm_error("program '%s' failed: %" PRIu64 " of its CUDA calls "
+			 "returned an error, the first at event %" PRIu64
+			 " (%s returned %" PRId32 " %s): its results are not "
+			 "what it meant to compute", name, fs.errors,
+			 fs.first_error, gm_api_table[fs.first_error_api].name,
+			 fs.first_error_status,
+			 gm_cu_result_name(fs.first_error_status));
+		gm_error_hint("--allow-failed-calls reconstructs it anyway "
+			      "(failed calls are not replayed)");
 		goto fail;
 	}
 	st->events += fs.events;

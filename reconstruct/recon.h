@@ -28,6 +28,8 @@ struct recon_opts {
 	 */
 	const char *variant;
 	int allow_unsupported;		/* skip calls the model cannot replay */
+	int allow_failed_calls;		/* a program whose calls failed with
+					 * errors (common/cu_result.h) */
 	const char *const *nondeterministic;	/* program names */
 	size_t nr_nondeterministic;
 	/*
@@ -70,7 +72,8 @@ int recon_variant_check(const char *variant);
  * stderr) are appended to @report. Fails, with a cause and *@out NULL,
  * when @o->variant fails recon_variant_check(), a bundle cannot be read
  * (unknown format, incomplete, lossy,
- * corrupt), a call cannot be replayed faithfully, a --nondeterministic
+ * corrupt), a program's own calls failed with an error a working program
+ * does not meet and @o->allow_failed_calls is off, a call cannot be replayed faithfully, a --nondeterministic
  * name is not a program, or the bundles hold unsupported calls and
  * @o->allow_unsupported is off (they are then listed in @report as
  * "unsupported: program 'P': event N: NAME" lines). @st may be NULL.

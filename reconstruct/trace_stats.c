@@ -6,6 +6,9 @@
  */
 #include "trace_stats.h"
 
+#include "cu_result.h"
+
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,7 +137,29 @@ static void set_layout(struct trace_kernel_stat *k, const uint8_t *data,
 	k->param_bytes = bytes;
 }
 
-static void add_unsupported(struct trace_stats *st, const char *name)
+static const char *call_name(int api)
+{
+	return api >= 0 && api < GM_API_COUNT ? gm_api_table[api].name
+					      : "(unknown call)";
+}
+
+void trace_failed_call_words(const struct trace_failed_call *c,
+			     struct strbuf *sb)
+{
+	strbuf_addf(sb, "event %" PRIu64 " (%s) returned %" PRId32 " %s",
+		    c->index, call_name(c->api), c->status,
+		    gm_cu_result_name(c->status));
+}
+
+void trace_failed_call_field(const struct trace_failed_call *c,
+			     struct strbuf *sb)
+{
+	strbuf_addf(sb, "%" PRIu64 " %s %" PRId32 " %s", c->index,
+		    call_name(c->api), c->status, gm_cu_result_name(c->status));
+}
+
+static void add_unsupported(struct trace_stats *st, const char *name,
+			    uint64_t index)
 {
 	for (size_t i = 0; i < st->nr_unsupported; i++) {
 		if (!strcmp(st->unsupported[i].name, name)) {
@@ -145,6 +170,7 @@ static void add_unsupported(struct trace_stats *st, const char *name)
 	GM_ALLOC_GROW(st->unsupported, st->nr_unsupported + 1,
 		      st->alloc_unsupported);
 	st->unsupported[st->nr_unsupported].name = gm_xstrdup(name);
+	st->unsupported[st->nr_unsupported].first = index;
 	st->unsupported[st->nr_unsupported++].count = 1;
 }
 
@@ -233,7 +259,9 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 {
 	struct handle_map handles = { 0 };
 	const struct gm_event *ev;
+	struct handle_map entries = { 0 };	/* thread -> its last entry */
 	size_t last = 0;
+	uint64_t idx;
 	int rc;
 
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
@@ -243,11 +271,16 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			st->first_ns = ev->time_ns;
 		}
 		st->last_ns = ev->time_ns;
-		st->by_kind[ev->kind]++;
 		if (ev->api >= 0 && ev->api < GM_API_COUNT) {
 			st->api_used[ev->api] = 1;
 		}
 		trace_stats_count_thread(st, ev->pid, ev->tid, &last);
+		if (st->keep && !st->keep(st->keep_ctx, ev->pid)) {
+			continue;
+		}
+		/* Its index once the left-out processes' streams are gone. */
+		idx = st->kept++;
+		st->by_kind[ev->kind]++;
 		if (ev->flags & GM_RF_BLOB) {
 			st->blob_refs++;
 			st->blob_ref_bytes += ev->blob_size;
@@ -260,6 +293,8 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		}
 		switch (ev->kind) {
 		case GM_EV_ENTER:
+			map_handle(&entries, (uint64_t)ev->pid << 32 | ev->tid,
+				   (size_t)idx);
 			if (!d) {
 				break;
 			}
@@ -278,7 +313,19 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			break;
 		case GM_EV_EXIT:
 			if (ev->status) {
-				st->failed_calls++;
+				long in = lookup_handle(&entries,
+					(uint64_t)ev->pid << 32 | ev->tid);
+				struct trace_failed_call fc = {
+					in >= 0 ? (uint64_t)in : idx, ev->api,
+					ev->status
+				};
+				if (!st->failed_calls++) {
+					st->first_failed = fc;
+				}
+				if (!gm_cu_result_tolerated(ev->status) &&
+				    !st->failed_bad++) {
+					st->first_bad = fc;
+				}
 			}
 			if (!d || ev->status) {
 				break;
@@ -313,7 +360,8 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			st->d2h_hashes++;
 			break;
 		case GM_EV_UNSUPPORTED:
-			add_unsupported(st, ev->str[0] ? ev->str : "(unnamed call)");
+			add_unsupported(st, ev->str[0] ? ev->str : "(unnamed call)",
+					idx);
 			break;
 		case GM_EV_ACT_KERNEL: {
 			const struct gm_ev_act_kernel *a = GM_EVENT_AS(ev, act_kernel);
@@ -352,5 +400,7 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 	st->discarded = trace_reader_discarded(r);
 	free(handles.handles);
 	free(handles.index);
+	free(entries.handles);
+	free(entries.index);
 	return rc < 0 ? -1 : 0;
 }

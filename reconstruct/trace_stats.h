@@ -14,6 +14,8 @@
 #include "record.h"
 #include "trace_reader.h"
 
+struct strbuf;
+
 struct trace_kernel_stat {
 	char *name;		/* mangled, as the driver knows it */
 	uint64_t launches;
@@ -28,14 +30,36 @@ struct trace_kernel_stat {
 struct trace_name_count {
 	char *name;
 	uint64_t count;
+	uint64_t first;		/* index of its first event */
+};
+
+/* A recorded call that returned an error. */
+struct trace_failed_call {
+	uint64_t index;		/* its entry event (among the kept ones) */
+	int api;
+	int32_t status;
 };
 
 struct trace_stats {
+	/*
+	 * Set before trace_stats_collect() to leave processes out: events of
+	 * a process @keep says 0 to are only counted in @events and
+	 * @threads (the capture's count-back needs them), nothing else.
+	 * NULL keeps all.
+	 */
+	int (*keep)(void *ctx, uint32_t pid);
+	void *keep_ctx;
+
 	uint64_t events;
+	uint64_t kept;			/* events of kept processes */
 	uint64_t by_kind[GM_EV_COUNT];
 	uint64_t calls[GM_API_COUNT];	/* enter events */
 	uint8_t api_used[GM_API_COUNT];	/* in any event */
 	uint64_t failed_calls;		/* exits with a non-zero status */
+	uint64_t failed_bad;		/* ... with an error a working program
+					 * does not meet (gm_cu_result_tolerated) */
+	struct trace_failed_call first_failed;	/* valid when failed_calls */
+	struct trace_failed_call first_bad;	/* valid when failed_bad */
 	int64_t first_ns, last_ns;
 
 	struct gm_thread_count *threads;
@@ -61,6 +85,14 @@ struct trace_stats {
 	char *device;			/* first device event, or NULL */
 	uint64_t device_cc, device_sms, driver_version;
 };
+
+/* "event 31 (cuMemcpyDtoH_v2) returned 700 CUDA_ERROR_ILLEGAL_ADDRESS" */
+void trace_failed_call_words(const struct trace_failed_call *c,
+			     struct strbuf *sb);
+
+/* The manifest's form: "31 cuMemcpyDtoH_v2 700 CUDA_ERROR_ILLEGAL_ADDRESS" */
+void trace_failed_call_field(const struct trace_failed_call *c,
+			     struct strbuf *sb);
 
 void trace_stats_init(struct trace_stats *st);
 void trace_stats_release(struct trace_stats *st);

@@ -90,9 +90,20 @@ int gm_verify(struct gm_prog *p, const struct gm_op *op)
 		char want[GM_HASH_HEX_LEN + 1], have[GM_HASH_HEX_LEN + 1];
 		gm_hash_hex(p->checks[op->b], want);
 		gm_hash_hex(got, have);
-		return gm_error("result differs from the captured run: %" PRIu64
-				" bytes hash to %s, expected %s", op->z, have,
-				want);
+		/* A program may compute a result differently on every run
+		 * (GPU timers, clock64 loops, time-seeded input): then the
+		 * cure is to mark it, not to chase a bug. */
+		gm_error_hint("'gpumix trace diff' of two captures of '%s' "
+			      "shows which results differ between its own runs",
+			      p->d->name);
+		return gm_error("result differs from the captured run: the %"
+				PRIu64 "-byte device-to-host result hashes to "
+				"%s, expected %s; if program '%s' computes it "
+				"differently on every run (GPU timers, clock64, "
+				"time-seeded input), mark it nondeterministic "
+				"(gpumix reconstruct --nondeterministic %s; "
+				"deterministic: false in a study)", op->z,
+				have, want, p->d->name, p->d->name);
 	}
 	return 0;
 }

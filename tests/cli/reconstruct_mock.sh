@@ -46,5 +46,8 @@ check_eq "a changed expected hash fails the run" 1 "$rc"
 check_match "naming the captured event of the copy ($ev)" \
 	"program 'basic': .*operation [0-9]+ \(device-to-host copy, trace event $ev\):? .*result differs" \
 	"$(field "$tmp/run-bad/manifest" failure)"
+check_match "... its size, and how to mark a nondeterministic program" \
+	"the 16384-byte device-to-host result hashes to [0-9a-f]{32}, expected 0{32}; if program 'basic' computes it differently on every run .*mark it nondeterministic \(gpumix reconstruct --nondeterministic basic; deterministic: false in a study\)" \
+	"$(field "$tmp/run-bad/manifest" failure)"
 
 done_testing

@@ -52,4 +52,7 @@ check_eq "lost-events: trace losses exits 1" 1 "$rc"
 check_match "lost-events: 3 events missing" "^events: emitted=18 found=15 missing=3" "$out"
 out=$("$GPUMIX" trace info "$D/unsupported")
 check_match "unsupported: info lists the unsupported call by name" "^  cuGraphLaunch|unsupported" "$out"
+check_match "... with its first event" "^  cuGraphLaunch +1 first=#15$" "$out"
+check_match "... and what it means for a replay" \
+	"^    graph launch: every kernel, copy and memset of the graph is missing from the replay$" "$out"
 done_testing

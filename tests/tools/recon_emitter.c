@@ -15,6 +15,16 @@
  *   recon-emitter unsupported [--fatbin F]  CUDA arrays, 2-D copies
  *   recon-emitter reset   [--fatbin F]   cudaDeviceReset, then more work
  *   recon-emitter bad-copy [--fatbin F]  a copy into freed memory
+ *   recon-emitter fault   [--fatbin F]   a kernel that faults: the copy
+ *       after it and every later call return 700 (illegal address), as
+ *       on a GPU; an out-of-memory allocation fails first
+ *   recon-emitter event-reuse [--fatbin F]  rounds of: a copy in, an async
+ *       copy back into one pinned buffer, an event recorded after it and
+ *       synchronized (the result hashed after its exit, as the capture
+ *       does); the next round reuses the buffer before any stream sync
+ *   recon-emitter clock   [--fatbin F]   three results, the first two
+ *       (asynchronous, synchronous) holding the time, as a kernel reading
+ *       clock64 or %globaltimer gives: different in every capture
  *   recon-emitter bench --calls N [--fatbin F]
  *       about N calls (launches, small copies, memsets) for the
  *       reconstruct benchmark; results not meaningful
@@ -27,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -549,6 +560,72 @@ static void bad_copy(void)
 	     A_IN + 64, HOST, sizeof(small));
 }
 
+static void fault(void)
+{
+	uint8_t par[24];
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, CUDA_ERROR_OUT_OF_MEMORY, NULL, NULL, 0, 1ull << 50);
+	/* scale with an output pointer nowhere: the launch itself succeeds */
+	hash_params(par, 0x10, A_IN, 3, N_ELEMS);
+	CALL(cuKernelGetFunction, 0, NULL, NULL, F_SCALE, K_SCALE);
+	CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24), NULL, F_SCALE,
+	     (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	CALL(cuMemcpyDtoH_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, HOST,
+	     A_IN, 64);
+	CALL(cuMemFree_v2, CUDA_ERROR_ILLEGAL_ADDRESS, NULL, NULL, A_IN);
+}
+
+static void event_reuse(void)
+{
+	uint8_t data[3][256];
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuEventCreate, 0, NULL, NULL, EVENT1, CU_EVENT_DISABLE_TIMING);
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 256; i++) {
+			data[r][i] = (uint8_t)(r * 77 + i);
+		}
+		CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = data[r], .plen = 256),
+		     NULL, A_OUT, HOST, 256);
+		d2h_async(PINNED, A_OUT, data[r], 256, STREAM1);
+		CALL(cuEventRecord, 0, NULL, NULL, EVENT1, STREAM1);
+		CALL(cuEventSynchronize, 0, NULL, NULL, EVENT1);
+		complete(STREAM1);	/* hashed after the exit */
+	}
+	CALL0(cuCtxSynchronize);
+	CALL(cuEventDestroy_v2, 0, NULL, NULL, EVENT1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+}
+
+static void clock_results(void)
+{
+	static const uint8_t fixed[64] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t timed[64] = { 0 };
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	memcpy(timed, &now, sizeof(now));
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, 0);
+	d2h_async(PINNED, A_OUT, timed, sizeof(timed), STREAM1);
+	stream_sync(STREAM1);
+	CALL(cuMemcpyDtoH_v2, 0, NULL, ATT(.hash = &now, .hlen = 8), HOST,
+	     A_OUT, 8);
+	CALL(cuMemcpyDtoH_v2, 0, NULL, ATT(.hash = fixed, .hlen = 16), HOST,
+	     A_OUT, 16);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+}
+
 /*
  * About @calls calls: per 16, 13 launches of scale over 8 sub-buffers, a
  * 256-byte host-to-device copy, a 64-byte result and a memset.
@@ -650,11 +727,17 @@ int main(int argc, char **argv)
 		reset();
 	} else if (!strcmp(mode, "bad-copy")) {
 		bad_copy();
+	} else if (!strcmp(mode, "event-reuse")) {
+		event_reuse();
+	} else if (!strcmp(mode, "clock")) {
+		clock_results();
+	} else if (!strcmp(mode, "fault")) {
+		fault();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|bench [--calls N] "
+			"unsupported|reset|bad-copy|fault|event-reuse|clock|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

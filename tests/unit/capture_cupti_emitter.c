@@ -288,6 +288,69 @@ int main(void)
 		DRV(cuCtxSynchronize, NULL, CUDA_SUCCESS, NULL, NULL);
 	}
 
+	/*
+	 * Results synchronized through events, the buffer reused right
+	 * after (the hash must be the content at the first synchronization
+	 * that covers the copy, not later): an event synchronization; a
+	 * stream that waited for the copy's event, synchronized; an event
+	 * recorded on the legacy stream after a copy on a blocking stream,
+	 * queried complete; a query that says "not ready" completes nothing
+	 * (the result lands later, then the event is synchronized). Each
+	 * copy has its own size so that the test can tell them apart.
+	 */
+	{
+		static uint8_t w[4][72];
+		static const size_t sz[4] = { 40, 48, 56, 72 };
+		CUstream s1 = (CUstream)0x5000, s2 = (CUstream)0x5200;
+		cuMemcpyDtoHAsync_v2_params c;
+		cuEventRecord_params r;
+		cuEventSynchronize_params e;
+		cuEventQuery_params q;
+		cuStreamWaitEvent_params sw;
+		cuStreamSynchronize_params sy;
+
+		for (int i = 0; i < 4; i++) {
+			synth_fill(w[i], sz[i], 40 + i);
+		}
+		c = (cuMemcpyDtoHAsync_v2_params){ w[0], dptr, sz[0], s1 };
+		r = (cuEventRecord_params){ (CUevent)0x6100, s1 };
+		e = (cuEventSynchronize_params){ (CUevent)0x6100 };
+		DRV(cuMemcpyDtoHAsync_v2, &c, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventRecord, &r, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventSynchronize, &e, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(w[0], sz[0], 50);		/* reused */
+
+		c = (cuMemcpyDtoHAsync_v2_params){ w[1], dptr, sz[1], s1 };
+		r = (cuEventRecord_params){ (CUevent)0x6200, s1 };
+		sw = (cuStreamWaitEvent_params){ s2, (CUevent)0x6200, 0 };
+		sy = (cuStreamSynchronize_params){ s2 };
+		DRV(cuMemcpyDtoHAsync_v2, &c, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventRecord, &r, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuStreamWaitEvent, &sw, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(w[1], sz[1], 51);
+
+		c = (cuMemcpyDtoHAsync_v2_params){ w[2], dptr, sz[2], s1 };
+		r = (cuEventRecord_params){ (CUevent)0x6300, NULL };
+		q = (cuEventQuery_params){ (CUevent)0x6300 };
+		DRV(cuMemcpyDtoHAsync_v2, &c, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventRecord, &r, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventQuery, &q, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(w[2], sz[2], 52);
+
+		c = (cuMemcpyDtoHAsync_v2_params){ w[3], dptr, sz[3], s1 };
+		r = (cuEventRecord_params){ (CUevent)0x6400, s1 };
+		q = (cuEventQuery_params){ (CUevent)0x6400 };
+		e = (cuEventSynchronize_params){ (CUevent)0x6400 };
+		DRV(cuMemcpyDtoHAsync_v2, &c, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventRecord, &r, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuEventQuery, &q, CUDA_ERROR_NOT_READY, NULL, NULL);
+		synth_fill(w[3], sz[3], 53);		/* the copy lands */
+		DRV(cuEventSynchronize, &e, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(w[3], sz[3], 54);
+		DRV(cuCtxSynchronize, NULL, CUDA_SUCCESS, NULL, NULL);
+	}
+
 	/* A failing runtime call is recorded with its error. */
 	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
 	{

@@ -24,7 +24,7 @@
 #include "strbuf.h"
 #include "test.h"
 
-#define MAX_EV 128
+#define MAX_EV 256
 
 struct copy {
 	struct gm_event ev;
@@ -41,6 +41,18 @@ static const struct gm_event *find(enum gm_event_kind kind, int api,
 	for (unsigned i = 0; i < nr; i++) {
 		if (evs[i].ev.kind == kind && (api < 0 || evs[i].ev.api == api) &&
 		    nth-- == 0) {
+			return &evs[i].ev;
+		}
+	}
+	return NULL;
+}
+
+/* The d2h_hash of the result of @bytes bytes (sizes are unique). */
+static const struct gm_event *find_d2h(uint64_t bytes)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		if (evs[i].ev.kind == GM_EV_D2H_HASH &&
+		    evs[i].ev.blob_size == bytes) {
 			return &evs[i].ev;
 		}
 	}
@@ -255,6 +267,32 @@ int main(void)
 	      !(ev->flags & GM_RF_UNSYNCED),
 	      "cuCtxSynchronize completes every pending result");
 
+	/* Results synchronized through events, hashed at the first
+	 * synchronization covering them (the emitter reuses each buffer
+	 * right after it). */
+	{
+		static const char *what[4] = {
+			"an event synchronization",
+			"a synchronization of a stream that waited for the "
+			"copy's event",
+			"a successful query of an event recorded on the legacy "
+			"stream after a copy on a blocking stream",
+			"an event synchronization after a query that said not "
+			"ready (not the query)",
+		};
+		static const size_t sz[4] = { 40, 48, 56, 72 };
+		static const unsigned seed[4] = { 40, 41, 42, 53 };
+		for (int i = 0; i < 4; i++) {
+			ev = find_d2h(sz[i]);
+			char msg[256];
+			synth_fill(buf, sz[i], seed[i]);
+			snprintf(msg, sizeof(msg), "a result is hashed at %s",
+				 what[i]);
+			CHECK(ev && hash_is(ev, buf, sz[i]) &&
+			      !(ev->flags & GM_RF_UNSYNCED), msg);
+		}
+	}
+
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
 	e2 = find(GM_EV_RT_EXIT, -1, 0);
@@ -268,7 +306,7 @@ int main(void)
 	ev = find(GM_EV_UNSUPPORTED, -1, 0);
 	CHECK(ev && !strcmp(ev->str, "cuGraphLaunch") && ev->raw_api == 514,
 	      "an unsupported call is an event with its name");
-	ev = find(GM_EV_D2H_HASH, -1, 3);
+	ev = find_d2h(64);
 	CHECK(ev && (ev->flags & GM_RF_UNSYNCED) && ev->blob_size == 64,
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
@@ -282,7 +320,7 @@ int main(void)
 			  "manifest: runtime calls by name");
 		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
 			  "manifest: the unsynchronized result is a warning");
-		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "4",
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "8",
 			  "manifest: recorded calls by name");
 	}
 	trace_reader_free(r);

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CUresult codes by name, for messages about a captured program's failed
+ * calls (the CLI never links libcuda, so cuGetErrorName is not at hand),
+ * and which failures a program meets in normal use: an allocation that
+ * does not fit, a symbol that is not there, a query that is not done, a
+ * peer or registration already in place, a call after the driver shut
+ * down (a shared runtime's teardown). Any other error means the program
+ * itself went wrong, often for good (700 and the other sticky errors
+ * break its context: every call after fails too).
+ */
+#include "cu_result.h"
+
+#include <stddef.h>
+
+struct cu_result {
+	int code;
+	const char *name;
+	int tolerated;
+};
+
+/* From cuda.h's enum cudaError_enum (CUDA 13); 1 marks the tolerated. */
+static const struct cu_result table[] = {
+	{ 0, "CUDA_SUCCESS", 0 },
+	{ 1, "CUDA_ERROR_INVALID_VALUE", 0 },
+	{ 2, "CUDA_ERROR_OUT_OF_MEMORY", 1 },
+	{ 3, "CUDA_ERROR_NOT_INITIALIZED", 0 },
+	{ 4, "CUDA_ERROR_DEINITIALIZED", 1 },
+	{ 5, "CUDA_ERROR_PROFILER_DISABLED", 0 },
+	{ 6, "CUDA_ERROR_PROFILER_NOT_INITIALIZED", 0 },
+	{ 7, "CUDA_ERROR_PROFILER_ALREADY_STARTED", 0 },
+	{ 8, "CUDA_ERROR_PROFILER_ALREADY_STOPPED", 0 },
+	{ 34, "CUDA_ERROR_STUB_LIBRARY", 0 },
+	{ 36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", 0 },
+	{ 46, "CUDA_ERROR_DEVICE_UNAVAILABLE", 0 },
+	{ 100, "CUDA_ERROR_NO_DEVICE", 0 },
+	{ 101, "CUDA_ERROR_INVALID_DEVICE", 0 },
+	{ 102, "CUDA_ERROR_DEVICE_NOT_LICENSED", 0 },
+	{ 200, "CUDA_ERROR_INVALID_IMAGE", 0 },
+	{ 201, "CUDA_ERROR_INVALID_CONTEXT", 0 },
+	{ 202, "CUDA_ERROR_CONTEXT_ALREADY_CURRENT", 0 },
+	{ 205, "CUDA_ERROR_MAP_FAILED", 0 },
+	{ 206, "CUDA_ERROR_UNMAP_FAILED", 0 },
+	{ 207, "CUDA_ERROR_ARRAY_IS_MAPPED", 0 },
+	{ 208, "CUDA_ERROR_ALREADY_MAPPED", 0 },
+	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", 0 },
+	{ 210, "CUDA_ERROR_ALREADY_ACQUIRED", 0 },
+	{ 211, "CUDA_ERROR_NOT_MAPPED", 0 },
+	{ 212, "CUDA_ERROR_NOT_MAPPED_AS_ARRAY", 0 },
+	{ 213, "CUDA_ERROR_NOT_MAPPED_AS_POINTER", 0 },
+	{ 214, "CUDA_ERROR_ECC_UNCORRECTABLE", 0 },
+	{ 215, "CUDA_ERROR_UNSUPPORTED_LIMIT", 0 },
+	{ 216, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", 0 },
+	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", 0 },
+	{ 218, "CUDA_ERROR_INVALID_PTX", 0 },
+	{ 219, "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT", 0 },
+	{ 220, "CUDA_ERROR_NVLINK_UNCORRECTABLE", 0 },
+	{ 221, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND", 0 },
+	{ 222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", 0 },
+	{ 223, "CUDA_ERROR_JIT_COMPILATION_DISABLED", 0 },
+	{ 224, "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", 0 },
+	{ 225, "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", 0 },
+	{ 226, "CUDA_ERROR_CONTAINED", 0 },
+	{ 300, "CUDA_ERROR_INVALID_SOURCE", 0 },
+	{ 301, "CUDA_ERROR_FILE_NOT_FOUND", 0 },
+	{ 302, "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND", 0 },
+	{ 303, "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", 0 },
+	{ 304, "CUDA_ERROR_OPERATING_SYSTEM", 0 },
+	{ 400, "CUDA_ERROR_INVALID_HANDLE", 0 },
+	{ 401, "CUDA_ERROR_ILLEGAL_STATE", 0 },
+	{ 402, "CUDA_ERROR_LOSSY_QUERY", 0 },
+	{ 500, "CUDA_ERROR_NOT_FOUND", 1 },
+	{ 600, "CUDA_ERROR_NOT_READY", 1 },
+	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS", 0 },
+	{ 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0 },
+	{ 702, "CUDA_ERROR_LAUNCH_TIMEOUT", 0 },
+	{ 703, "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", 0 },
+	{ 704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", 1 },
+	{ 705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", 1 },
+	{ 708, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE", 0 },
+	{ 709, "CUDA_ERROR_CONTEXT_IS_DESTROYED", 0 },
+	{ 710, "CUDA_ERROR_ASSERT", 0 },
+	{ 711, "CUDA_ERROR_TOO_MANY_PEERS", 0 },
+	{ 712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", 1 },
+	{ 713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", 1 },
+	{ 714, "CUDA_ERROR_HARDWARE_STACK_ERROR", 0 },
+	{ 715, "CUDA_ERROR_ILLEGAL_INSTRUCTION", 0 },
+	{ 716, "CUDA_ERROR_MISALIGNED_ADDRESS", 0 },
+	{ 717, "CUDA_ERROR_INVALID_ADDRESS_SPACE", 0 },
+	{ 718, "CUDA_ERROR_INVALID_PC", 0 },
+	{ 719, "CUDA_ERROR_LAUNCH_FAILED", 0 },
+	{ 720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", 0 },
+	{ 721, "CUDA_ERROR_TENSOR_MEMORY_LEAK", 0 },
+	{ 800, "CUDA_ERROR_NOT_PERMITTED", 0 },
+	{ 801, "CUDA_ERROR_NOT_SUPPORTED", 0 },
+	{ 802, "CUDA_ERROR_SYSTEM_NOT_READY", 0 },
+	{ 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", 0 },
+	{ 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", 0 },
+	{ 805, "CUDA_ERROR_MPS_CONNECTION_FAILED", 0 },
+	{ 806, "CUDA_ERROR_MPS_RPC_FAILURE", 0 },
+	{ 807, "CUDA_ERROR_MPS_SERVER_NOT_READY", 0 },
+	{ 808, "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED", 0 },
+	{ 809, "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED", 0 },
+	{ 810, "CUDA_ERROR_MPS_CLIENT_TERMINATED", 0 },
+	{ 811, "CUDA_ERROR_CDP_NOT_SUPPORTED", 0 },
+	{ 812, "CUDA_ERROR_CDP_VERSION_MISMATCH", 0 },
+	{ 900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 0 },
+	{ 901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", 0 },
+	{ 902, "CUDA_ERROR_STREAM_CAPTURE_MERGE", 0 },
+	{ 903, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", 0 },
+	{ 904, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", 0 },
+	{ 905, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", 0 },
+	{ 906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", 0 },
+	{ 907, "CUDA_ERROR_CAPTURED_EVENT", 0 },
+	{ 908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", 0 },
+	{ 909, "CUDA_ERROR_TIMEOUT", 0 },
+	{ 910, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", 0 },
+	{ 911, "CUDA_ERROR_EXTERNAL_DEVICE", 0 },
+	{ 912, "CUDA_ERROR_INVALID_CLUSTER_SIZE", 0 },
+	{ 913, "CUDA_ERROR_FUNCTION_NOT_LOADED", 0 },
+	{ 914, "CUDA_ERROR_INVALID_RESOURCE_TYPE", 0 },
+	{ 915, "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", 0 },
+	{ 916, "CUDA_ERROR_KEY_ROTATION", 0 },
+	{ 999, "CUDA_ERROR_UNKNOWN", 0 },
+};
+
+static const struct cu_result *find(int code)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (table[i].code == code) {
+			return &table[i];
+		}
+	}
+	return NULL;
+}
+
+const char *gm_cu_result_name(int code)
+{
+	const struct cu_result *r = find(code);
+
+	return r ? r->name : "unknown error";
+}
+
+int gm_cu_result_tolerated(int code)
+{
+	const struct cu_result *r = find(code);
+
+	return code == 0 || (r && r->tolerated);
+}

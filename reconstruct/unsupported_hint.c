@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One line per family of calls gpumix does not replay: what skipping them
+ * (gpumix reconstruct --allow-unsupported) leaves out of the replay. The
+ * first entry whose prefix starts the name wins, so longer prefixes come
+ * first; runtime names (cuda...) have their own rows.
+ */
+#include "unsupported_hint.h"
+
+#include <string.h>
+
+struct hint {
+	const char *prefix;
+	const char *hint;
+};
+
+static const struct hint hints[] = {
+	{ "cuStreamBeginCapture", "stream capture: the work captured into a graph "
+	  "runs only at its graph launch, which is not replayed" },
+	{ "cuStreamEndCapture", "stream capture: the captured graph is not built, "
+	  "its launches do nothing in a replay" },
+	{ "cuStreamIsCapturing", "stream capture query: harmless alone; the "
+	  "program may be capturing graphs" },
+	{ "cuStreamGetCaptureInfo", "stream capture query: harmless alone; the "
+	  "program may be capturing graphs" },
+	{ "cuGraphLaunch", "graph launch: every kernel, copy and memset of the "
+	  "graph is missing from the replay" },
+	{ "cuGraph", "CUDA graph construction: the graph's work is missing "
+	  "from the replay when it is launched" },
+	{ "cudaGraph", "CUDA graph (runtime): the graph's work is missing "
+	  "from the replay" },
+	{ "cuLaunchHostFunc", "host callback: neither its host work nor the "
+	  "stream ordering it imposes is replayed" },
+	{ "cuStreamAddCallback", "host callback: neither its host work nor the "
+	  "stream ordering it imposes is replayed" },
+	{ "cuMemAllocFromPoolAsync", "allocation from a memory pool: the "
+	  "memory does not exist in a replay, kernels using it fault" },
+	{ "cuMemPool", "memory pool setting: the replay allocates from the "
+	  "default pool with default attributes (timing may differ)" },
+	{ "cuDeviceGetDefaultMemPool", "memory pool query: harmless unless "
+	  "the pool is then configured or allocated from" },
+	{ "cuDeviceSetMemPool", "memory pool choice: the replay allocates "
+	  "from the default pool" },
+	{ "cuDeviceGetMemPool", "memory pool query: harmless unless the pool "
+	  "is then configured or allocated from" },
+	{ "cuMemAllocManaged", "managed memory: not allocated in a replay, "
+	  "kernels and copies using it fault" },
+	{ "cuMemPrefetch", "managed memory prefetch: the replay has no managed "
+	  "memory to move" },
+	{ "cuMemAdvise", "managed memory advice: the replay has no managed "
+	  "memory to advise" },
+	{ "cuMemRangeGet", "managed memory query: harmless alone" },
+	{ "cuIpc", "inter-process memory or events: the other process's "
+	  "memory is not in the replay" },
+	{ "cuMemcpyPeer", "peer copy between devices: the replay runs on one "
+	  "device, the copy is missing" },
+	{ "cuCtxEnablePeerAccess", "peer access between devices: the replay "
+	  "runs on one device" },
+	{ "cuMemcpyBatch", "batched copies: none of the batch's copies is "
+	  "replayed" },
+	{ "cuMemAddressReserve", "virtual memory management: the mapping does "
+	  "not exist in a replay, kernels using it fault" },
+	{ "cuMemCreate", "virtual memory management: the physical memory is "
+	  "not created in a replay" },
+	{ "cuMemMap", "virtual memory management: the mapping does not exist "
+	  "in a replay, kernels using it fault" },
+	{ "cuMemSetAccess", "virtual memory management: the mapping does not "
+	  "exist in a replay" },
+	{ "cuMemUnmap", "virtual memory management: harmless alone" },
+	{ "cuMemRelease", "virtual memory management: harmless alone" },
+	{ "cuMemAddressFree", "virtual memory management: harmless alone" },
+	{ "cuTensorMap", "tensor map: kernels get the captured descriptor, "
+	  "whose addresses are the capture's (they fault or read wrong data)" },
+	{ "cuImportExternal", "external memory or semaphore: the other API's "
+	  "resource is not in a replay" },
+	{ "cuExternalMemory", "external memory: the other API's memory is not "
+	  "in a replay" },
+	{ "cuSignalExternal", "external semaphore: its ordering is not "
+	  "replayed" },
+	{ "cuWaitExternal", "external semaphore: its ordering is not "
+	  "replayed" },
+	{ "cuGraphics", "graphics interop: the graphics resource is not in a "
+	  "replay" },
+	{ "cuGL", "OpenGL interop: the graphics resource is not in a replay" },
+	{ "cuEGL", "EGL interop: the resource is not in a replay" },
+	{ "cuVDPAU", "VDPAU interop: the resource is not in a replay" },
+};
+
+const char *gm_unsupported_hint(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		if (!strncmp(name, hints[i].prefix, strlen(hints[i].prefix))) {
+			return hints[i].hint;
+		}
+	}
+	return "not replayed: whatever it did is missing from the replay";
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The unsupported-call hints: the longest prefix wins over a shorter one
+ * listed after it, runtime and driver names have their rows, and a call
+ * no row names gets the general hint.
+ */
+#include <string.h>
+
+#include "reconstruct/unsupported_hint.h"
+#include "test.h"
+
+int main(void)
+{
+	const char *general = gm_unsupported_hint("cuSomethingNew");
+
+	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch"), "graph launch"),
+	      "cuGraphLaunch: its own row, not cuGraph's");
+	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch_ptsz"), "graph launch"),
+	      "... its _ptsz spelling too");
+	CHECK(strstr(gm_unsupported_hint("cuGraphAddKernelNode_v2"),
+		     "graph construction"), "cuGraph*: graph construction");
+	CHECK(strstr(gm_unsupported_hint("cuLaunchHostFunc"), "host callback"),
+	      "cuLaunchHostFunc: host callback");
+	CHECK(strstr(gm_unsupported_hint("cuMemAllocFromPoolAsync"), "fault"),
+	      "an allocation from a pool: kernels using it fault");
+	CHECK(strstr(gm_unsupported_hint("cuMemPoolSetAttribute"), "default pool"),
+	      "a pool setting: the default pool");
+	CHECK(strstr(gm_unsupported_hint("cudaGraphLaunch_v10000"), "graph"),
+	      "a runtime graph call");
+	CHECK(strstr(general, "not replayed"), "an unknown call: the general hint");
+	CHECK(gm_unsupported_hint("cuGraph") != general, "a bare prefix matches");
+	return test_done();
+}
