@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "capture/api.h"
+#include "api.h"
 #include "cli.h"
 #include "error.h"
 #include "reconstruct/trace_reader.h"

@@ -1130,7 +1130,7 @@ static int on_call(struct bundle_feed *f, const struct pending *in,
 		note(&f->failed[x->api], c.ev, x->status);
 		f->st.failed++;
 		if (!gm_cu_result_tolerated(x->status) && !f->st.errors++) {
-			f->st.first_error = ev;
+			f->st.first_error = c.ev;
 			f->st.first_error_api = x->api;
 			f->st.first_error_status = x->status;
 		}

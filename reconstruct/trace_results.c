@@ -12,8 +12,8 @@
 
 #include <stdlib.h>
 
-#include "capture/api.h"
-#include "capture/record.h"
+#include "api.h"
+#include "record.h"
 #include "strbuf.h"
 #include "trace_reader.h"
 
