@@ -33,6 +33,13 @@ extern struct gm_cli_options gm_cli;
 int gm_usage_error(const char *usage, const char *msg, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error for what getopt_long returned as @c when it is not an
+ * option of the command: ':' (a missing value, with ":..." optstrings) or
+ * anything else (an unknown option), naming @argv[optind - 1].
+ */
+int gm_bad_option(const char *usage, int c, char **argv);
+
 /* Print the recorded error (error.h) and return GM_EXIT_ERROR. */
 int gm_cli_fail(void);
 

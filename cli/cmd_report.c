@@ -204,12 +204,8 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			puts(usage);
 			return GM_EXIT_OK;
-		case ':':
-			return gm_usage_error(usage, "option '%s' needs a value",
-					      argv[optind - 1]);
 		default:
-			return gm_usage_error(usage, "unknown option '%s'",
-					      argv[optind - 1]);
+			return gm_bad_option(usage, c, argv);
 		}
 	}
 	if (optind == argc) {

@@ -5,6 +5,7 @@
  * only commands that work.
  */
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -80,6 +81,13 @@ int gm_usage_error(const char *usage, const char *msg, ...)
 	}
 	fprintf(stderr, "%s\n", usage);
 	return GM_EXIT_USAGE;
+}
+
+int gm_bad_option(const char *usage, int c, char **argv)
+{
+	return gm_usage_error(usage, c == ':' ? "option '%s' needs a value"
+					      : "unknown option '%s'",
+			      argv[optind - 1]);
 }
 
 int gm_cli_fail(void)
