@@ -357,12 +357,7 @@ static void manifest_program_keys(struct gm_run *run, struct kvfile *kv)
 	for (unsigned i = 0; i < run->w->nr_programs; i++) {
 		const struct gm_program_desc *d = run->w->programs[i];
 		char key[64];
-		snprintf(key, sizeof(key), "program.%u.name", i);
-		kvfile_set(kv, key, d->name);
-		snprintf(key, sizeof(key), "program.%u.bundle", i);
-		kvfile_set(kv, key, d->bundle ? d->bundle : "");
-		snprintf(key, sizeof(key), "program.%u.deterministic", i);
-		kvfile_set(kv, key, d->deterministic ? "1" : "0");
+		gm_manifest_program(kv, i, d);
 		snprintf(key, sizeof(key), "mps.program.%u.active_threads", i);
 		kvfile_set_u64(kv, key, gm_mps_threads_for(run->opt.mps_threads,
 							   d->name));

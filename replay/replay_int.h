@@ -30,6 +30,7 @@ struct gm_run;
 struct gm_mps_board;
 struct gm_sched;
 struct gm_planner;
+struct kvfile;
 
 /* An asynchronous D2H copy whose result is checked at the next sync. */
 struct gm_pending {
@@ -214,6 +215,11 @@ int gm_debug_on(void);
  * told to stop.
  */
 void gm_record_failure(struct gm_run *run);
+
+/* The run manifest's keys of program @i: program.I.name, .bundle and
+ * .deterministic (every run directory has them, doc/run-directory.md). */
+void gm_manifest_program(struct kvfile *kv, unsigned i,
+			 const struct gm_program_desc *d);
 
 /* Read exactly @size bytes of @path into @buf (the file must have that
  * size). Returns 0 or -1 (cause recorded). */

@@ -147,6 +147,19 @@ static int cmp_replay(const void *a, const void *b, void *arg)
 	return x->replay < y->replay ? -1 : x->replay > y->replay;
 }
 
+void gm_manifest_program(struct kvfile *kv, unsigned i,
+			 const struct gm_program_desc *d)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "program.%u.name", i);
+	kvfile_set(kv, key, d->name);
+	snprintf(key, sizeof(key), "program.%u.bundle", i);
+	kvfile_set(kv, key, d->bundle ? d->bundle : "");
+	snprintf(key, sizeof(key), "program.%u.deterministic", i);
+	kvfile_set(kv, key, d->deterministic ? "1" : "0");
+}
+
 static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 			  const char *status, const char *failure,
 			  uint64_t dropped)
@@ -163,18 +176,11 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "policy", run->opt.policy ? run->opt.policy : "none");
 	kvfile_set_u64(kv, "programs", w->nr_programs);
 	for (unsigned i = 0; i < w->nr_programs; i++) {
-		const struct gm_program_desc *d = w->programs[i];
-		char key[64];
-		snprintf(key, sizeof(key), "program.%u.name", i);
-		kvfile_set(kv, key, d->name);
-		snprintf(key, sizeof(key), "program.%u.bundle", i);
-		kvfile_set(kv, key, d->bundle ? d->bundle : "");
-		snprintf(key, sizeof(key), "program.%u.deterministic", i);
-		kvfile_set(kv, key, d->deterministic ? "1" : "0");
+		gm_manifest_program(kv, i, w->programs[i]);
 		/* + the runtime's own */
 		streams += (run->progs && run->sched->nr_streams ?
 			    run->sched->nr_streams(&run->progs[i]) :
-			    d->nr_streams) + 1;
+			    w->programs[i]->nr_streams) + 1;
 	}
 	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
 	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
