@@ -592,6 +592,13 @@ static int commit(const char *tmp, const char *final, int force)
 		}
 	}
 	if (rename(tmp, final)) {
+		if (!old && (errno == ENOTEMPTY || errno == EEXIST)) {
+			/* Another capture took the name between the check
+			 * above and the rename. */
+			gm_error("'%s' appeared during the capture", final);
+			gm_error_hint("use --force to replace it");
+			goto out;
+		}
 		gm_error_errno("cannot rename '%s' to '%s'", tmp, final);
 		if (old) {
 			rename(old, final);
