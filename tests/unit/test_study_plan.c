@@ -204,6 +204,9 @@ static void test_shipped(void)
 		{ "workloads/demo.yaml", 3, 12 },
 		{ "workloads/parboil-pairs.yaml", 55, 341 },
 		{ "workloads/parboil-quads.yaml", 210, 1270 },
+		{ "workloads/parboil-sample.yaml", 10, 71 },
+		{ "workloads/parboil-mechanisms.yaml", 55, 506 },
+		{ "workloads/mechanisms-sample.yaml", 10, 101 },
 	};
 
 	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
