@@ -48,6 +48,14 @@ for kind in capture reconstruct replay analyze report; do
 				"$GPUMIX" run study.yaml >/dev/null 2>&1)
 			rc=$?
 			first=$(stages "$d/log")
+			# The killed study's stage holds the lock until it has
+			# seen the study die and stopped (a user would wait too:
+			# "already running"); give it up to 5 s.
+			for _ in $(seq 50); do
+				[ -e "$d/results/t/study.state.lock" ] || break
+				flock -n "$d/results/t/study.state.lock" true 2>/dev/null && break
+				sleep 0.1
+			done
 			(cd "$d" && "$GPUMIX" run study.yaml >"$d/out" 2>&1)
 			rc2=$?
 			# Only a stage that finished but was not recorded runs twice.
