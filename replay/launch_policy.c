@@ -45,6 +45,7 @@ struct pol_launch {
 	struct gm_kernel_attrs attrs;
 	uint64_t blocks;		/* logical */
 	uint64_t resident_alone;	/* blocks at once with the whole GPU */
+	struct gm_phygrid whole;	/* GETPHYGRID with the whole GPU */
 	double alone_ms;		/* from the profile, 0: unknown */
 };
 
@@ -161,7 +162,9 @@ static int pol_prog_init(struct gm_prog *p)
 	const struct gm_program_desc *d = p->d;
 	struct pol_run *r = pol(p->run);
 	struct pol_prog *pp = &r->progs[p->index];
+	struct gm_limits full;
 
+	gm_limits_full(&r->dev, &full);
 	pp->launch = gm_xcalloc(d->nr_launches + 1, sizeof(*pp->launch));
 	for (uint32_t i = 0; i < d->nr_launches; i++) {
 		const struct gm_launch_desc *l = &d->launches[i];
@@ -198,6 +201,11 @@ static int pol_prog_init(struct gm_prog *p)
 			continue;	/* runs as captured */
 		}
 		pl->resident_alone = (uint64_t)u.sm_blocks * r->dev.sm_count;
+		if (gm_getphygrid(&r->dev, &pl->attrs, pl->blocks, &full,
+				  &pl->whole) < 0) {
+			gm_error_clear();
+			continue;	/* runs as captured */
+		}
 		pl->elastic = 1;
 		add_need(pp, &pl->attrs);
 		if (r->have_profile) {
@@ -347,18 +355,9 @@ static int newest_arrival(struct gm_prog *p, struct pol_run *r, uint64_t since,
 
 /* Whether the policy's limits change the grid @g that GETPHYGRID gives
  * for @pl: they do not when the whole GPU would give the same. */
-static int limits_bind(struct pol_run *r, const struct pol_launch *pl,
-		       const struct gm_phygrid *g)
+static int limits_bind(const struct pol_launch *pl, const struct gm_phygrid *g)
 {
-	struct gm_limits full;
-	struct gm_phygrid whole;
-
-	gm_limits_full(&r->dev, &full);
-	if (gm_getphygrid(&r->dev, &pl->attrs, pl->blocks, &full, &whole) < 0) {
-		gm_error_clear();
-		return 1;
-	}
-	return g->blocks < whole.blocks || g->threads != whole.threads;
+	return g->blocks < pl->whole.blocks || g->threads != pl->whole.threads;
 }
 
 /* At the first range: the physical grid and the timeslices. */
@@ -394,7 +393,7 @@ static int plan_grid(struct gm_prog *p, struct gm_launch_cursor *c)
 		return -1;
 	}
 	c->resident = g.blocks;
-	if (run->opt.grid == GM_GRID_CAPTURED && !limits_bind(r, pl, &g)) {
+	if (run->opt.grid == GM_GRID_CAPTURED && !limits_bind(pl, &g)) {
 		/* Blocks beyond the resident ones wait in the hardware's
 		 * queue without holding anything, so the loop of Algorithm
 		 * 1's cap would only add its cost. */
