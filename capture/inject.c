@@ -17,6 +17,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,109 @@ static void launch_params(struct gm_record *r, uint64_t f, void **params,
 		memcpy(buf + prefix + l->pairs[2 * i], params[i],
 		       l->pairs[2 * i + 1]);
 	}
+}
+
+/* ---- host functions ------------------------------------------------------ */
+
+/*
+ * A host function the program enqueued (cuLaunchHostFunc) or a stream
+ * callback (cuStreamAddCallback), wrapped at the call's entry: CUDA runs
+ * the trampoline, which runs the program's own function with its own
+ * argument and then records how long it took (a host_func event naming
+ * the call). The wrapper is freed by the trampoline; one that never runs
+ * (the program exits first) is left to the process's end, and the call
+ * is in the trace all the same (reconstruct warns that its duration is
+ * unknown).
+ */
+struct host_wrap {
+	int callback;			/* cuStreamAddCallback's signature */
+	CUhostFn fn;
+	CUstreamCallback cb;
+	void *user;
+	uint32_t corr;
+	uint16_t api;
+};
+
+static void host_wrap_done(struct host_wrap *w, uint64_t start, uint64_t end)
+{
+	uint64_t words[GM_NR_WORDS(gm_ev_host_func)];
+	struct gm_ev_host_func *e = (struct gm_ev_host_func *)words;
+	struct gm_record r = { 0 };
+
+	/* Not after the capture has finished (a function run at exit). */
+	if (gm_capture_ready()) {
+		e->start = start;
+		e->end = end;
+		r.api = w->api;
+		r.corr = w->corr;
+		r.args = words;
+		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_host_func);
+		gm_capture_emit(GM_EV_HOST_FUNC, &r);
+	}
+	free(w);
+}
+
+static uint64_t host_now(void)
+{
+	uint64_t ns = 0;
+
+	cuptiGetTimestamp(&ns);
+	return ns;
+}
+
+static void CUDA_CB host_fn_trampoline(void *arg)
+{
+	struct host_wrap *w = arg;
+	uint64_t start = host_now();
+
+	w->fn(w->user);
+	host_wrap_done(w, start, host_now());
+}
+
+static void CUDA_CB host_cb_trampoline(CUstream s, CUresult status, void *arg)
+{
+	struct host_wrap *w = arg;
+	uint64_t start = host_now();
+
+	w->cb(s, status, w->user);
+	host_wrap_done(w, start, host_now());
+}
+
+/*
+ * At the entry of a host-function call: point its parameters at a
+ * trampoline (CUDA reads them after the entry callback). Both calls put
+ * the stream, the function and its argument first. Without memory the
+ * call goes on unwrapped: the program is not affected, the duration is
+ * not known.
+ */
+static void host_wrap(int api, const CUpti_CallbackData *cb)
+{
+	cuLaunchHostFunc_params *p = (cuLaunchHostFunc_params *)cb->functionParams;
+	struct host_wrap *w;
+
+	_Static_assert(offsetof(cuLaunchHostFunc_params, fn) ==
+			       offsetof(cuStreamAddCallback_params, callback) &&
+		       offsetof(cuLaunchHostFunc_params, userData) ==
+			       offsetof(cuStreamAddCallback_params, userData),
+		       "host functions: fn and userData at the same places");
+	if (!p || !p->fn || !(w = malloc(sizeof(*w)))) {
+		return;
+	}
+	w->callback = gm_api_table[api].base == GM_API_cuStreamAddCallback;
+	w->user = p->userData;
+	w->corr = cb->correlationId;
+	w->api = (uint16_t)api;
+	if (w->callback) {
+		cuStreamAddCallback_params *q = (void *)p;
+		w->fn = NULL;
+		w->cb = q->callback;
+		q->callback = host_cb_trampoline;
+	} else {
+		w->cb = NULL;
+		w->fn = p->fn;
+		p->fn = host_fn_trampoline;
+	}
+	p->userData = w;
 }
 
 /* ---- special cases ------------------------------------------------------ */
@@ -993,6 +1097,41 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 			complete(TRACK_SYNC_EVENT, a[0]);
 		}
 		break;
+	case GM_SP_HOST_FUNC:
+		if (!exit) {
+			host_wrap(api, cb);
+		}
+		break;
+	case GM_SP_MEMPOOL_CREATE: {
+		const CUmemPoolProps *c =
+			((const cuMemPoolCreate_params *)params)->poolProps;
+		struct gm_args_cuMemPoolCreate *x = ARGS(cuMemPoolCreate, a);
+		if (c) {
+			x->allocType = c->allocType;
+			x->handleTypes = c->handleTypes;
+			x->locationType = c->location.type;
+			x->locationId = (uint64_t)(int64_t)c->location.id;
+		}
+		break;
+	}
+	case GM_SP_MEMPOOL_ATTR: {
+		const cuMemPoolSetAttribute_params *p = params;
+		struct gm_args_cuMemPoolSetAttribute *x =
+			ARGS(cuMemPoolSetAttribute, a);
+		if (!p->value) {
+			break;
+		}
+		/* The reuse flags are ints, the thresholds and counters
+		 * cuuint64_t (cuda.h). */
+		if (p->attr == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+		    p->attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC ||
+		    p->attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES) {
+			x->val = (uint64_t)*(const int *)p->value;
+		} else {
+			x->val = *(const cuuint64_t *)p->value;
+		}
+		break;
+	}
 	case GM_SP_FREE_HOST:
 		/* Freeing page-locked memory synchronizes the device. */
 		if (!exit) {

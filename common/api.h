@@ -36,6 +36,7 @@ enum gm_arg_type {
 	GM_T_ARRAY,
 	GM_T_TEXOBJ,
 	GM_T_SURFOBJ,
+	GM_T_MEMPOOL,	/* a stream-ordered memory pool */
 	GM_T_COUNT
 };
 
@@ -62,7 +63,8 @@ enum gm_api_class {
 	X(KERNEL_FUNCTION) X(TENSOR_MAP) X(TENSOR_MAP_ADDRESS)                 \
 	X(ARRAY_CREATE) X(ARRAY3D_CREATE) X(TEXOBJ_CREATE) X(SURFOBJ_CREATE)   \
 	X(STREAM_CREATE) X(STREAM_SYNC) X(CTX_SYNC) X(EVENT_RECORD)            \
-	X(EVENT_SYNC) X(FREE_HOST)
+	X(EVENT_SYNC) X(FREE_HOST) X(HOST_FUNC) X(MEMPOOL_CREATE)              \
+	X(MEMPOOL_ATTR)
 
 #define GM_SP_ENUM_(s) GM_SP_##s,
 enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
@@ -73,7 +75,9 @@ enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
  * handler per kind (reconstruct/bundle_feed.c). NONE: not replayed yet
  * (CUDA arrays, 2-D and 3-D copies, surfaces, tensor maps; queries):
  * each call is reported as unsupported. The SKIP_* kinds are settings the
- * replay leaves at their defaults, reported once per call name.
+ * replay leaves at their defaults, reported once per call name (SKIP_POOL:
+ * memory pool attributes and trims, which the replay's bulk allocator has
+ * no use for).
  */
 #define GM_REPLAY_KINDS(X)                                                     \
 	X(NONE) X(NOOP) X(SKIP_FLAGS) X(SKIP_LIMIT) X(SKIP_CACHE)              \
@@ -85,7 +89,7 @@ enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 	X(KERNEL_FUNCTION) X(GET_GLOBAL) X(FUNC_ATTR) X(KERNEL_ATTR)           \
 	X(STREAM_CREATE) X(STREAM_DESTROY) X(STREAM_WAIT) X(STREAM_SYNC)       \
 	X(EVENT_CREATE) X(EVENT_DESTROY) X(EVENT_RECORD) X(EVENT_SYNC)         \
-	X(TEXOBJ_CREATE) X(TEXOBJ_DESTROY)
+	X(TEXOBJ_CREATE) X(TEXOBJ_DESTROY) X(HOST_FUNC) X(SKIP_POOL)
 
 #define GM_RK_ENUM_(k) GM_RK_##k,
 enum gm_replay_kind { GM_REPLAY_KINDS(GM_RK_ENUM_) GM_RK_COUNT };

@@ -31,7 +31,8 @@
 	X(ACT_MEMCPY, act_memcpy)                                              \
 	X(ACT_MEMSET, act_memset)                                              \
 	X(PROCESS, process)	/* process start */                            \
-	X(DEVICE, device)	/* device of a new context */
+	X(DEVICE, device)	/* device of a new context */                  \
+	X(HOST_FUNC, host_func)	/* a wrapped host function has run */
 
 enum gm_event_kind {
 #define GM_EV_ENUM_(id, name) GM_EV_##id,
@@ -114,6 +115,8 @@ struct gm_record {
 #define GM_LAYOUT_ARGS(X) X(handle) X(nparams) X(isKernel)
 #define GM_RT_ARGS(X)
 #define GM_UNSUPPORTED_ARGS(X) X(cbid) X(domain)
+/* CUPTI timestamps (ns) around the program's function; corr: its call */
+#define GM_HOST_FUNC_ARGS(X) X(start) X(end)
 
 #define GM_WORD_(n) uint64_t n;
 struct gm_ev_act_kernel { GM_ACT_KERNEL_ARGS(GM_WORD_) };
@@ -124,6 +127,7 @@ struct gm_ev_device { GM_DEVICE_ARGS(GM_WORD_) };
 struct gm_ev_d2h_hash { GM_D2H_HASH_ARGS(GM_WORD_) };
 struct gm_ev_layout { GM_LAYOUT_ARGS(GM_WORD_) };
 struct gm_ev_unsupported { GM_UNSUPPORTED_ARGS(GM_WORD_) };
+struct gm_ev_host_func { GM_HOST_FUNC_ARGS(GM_WORD_) };
 #undef GM_WORD_
 
 #define GM_NR_WORDS(s) (sizeof(struct s) / sizeof(uint64_t))

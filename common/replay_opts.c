@@ -20,6 +20,7 @@ enum {
 	OPT_FORCE,
 	OPT_NO_PROFILE,
 	OPT_WARM_HOST,
+	OPT_HOST_CALLBACKS,
 	OPT_VARIANT,
 	OPT_POLICY,
 	OPT_TIMESLICE,
@@ -45,6 +46,7 @@ static const struct option longopts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "warm-host", no_argument, NULL, OPT_WARM_HOST },
+	{ "host-callbacks", required_argument, NULL, OPT_HOST_CALLBACKS },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "timeslice-us", required_argument, NULL, OPT_TIMESLICE },
@@ -67,6 +69,11 @@ static const struct option longopts[] = {
 const char *gm_completion_name(enum gm_completion c)
 {
 	return c == GM_COMPLETION_POLL ? "poll" : "event";
+}
+
+const char *gm_host_callbacks_name(enum gm_host_callbacks h)
+{
+	return h == GM_HOST_CALLBACKS_TIMED ? "timed" : "empty";
 }
 
 const char *gm_grid_mode_name(enum gm_grid_mode g)
@@ -239,6 +246,16 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			break;
 		case OPT_WARM_HOST:
 			o->warm_host = 1;
+			break;
+		case OPT_HOST_CALLBACKS:
+			if (!strcmp(optarg, "empty")) {
+				o->host_callbacks = GM_HOST_CALLBACKS_EMPTY;
+			} else if (!strcmp(optarg, "timed")) {
+				o->host_callbacks = GM_HOST_CALLBACKS_TIMED;
+			} else {
+				return gm_error("--host-callbacks takes 'empty' "
+						"or 'timed', not '%s'", optarg);
+			}
 			break;
 		case OPT_VARIANT:
 			o->variant_name = optarg;
@@ -439,6 +456,14 @@ void gm_replay_opts_help(FILE *f)
 	      "between\n"
 	      "                        replays (default: fresh pages each "
 	      "replay)\n"
+	      "  --host-callbacks M    the program's host functions "
+	      "(cudaLaunchHostFunc,\n"
+	      "                        stream callbacks) run in their stream "
+	      "position as an\n"
+	      "                        empty function (empty, the default) or "
+	      "one that spends\n"
+	      "                        the time they took when captured "
+	      "(timed)\n"
 	      "  --variant V           the concurrency mechanism (default: the "
 	      "one the\n"
 	      "                        program was reconstructed for):\n", f);

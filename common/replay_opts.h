@@ -38,6 +38,11 @@ enum gm_grid_mode {
 				   resident maximum, the rest in the loop */
 };
 
+enum gm_host_callbacks {
+	GM_HOST_CALLBACKS_EMPTY,	/* a host function that returns */
+	GM_HOST_CALLBACKS_TIMED,	/* one that spends the captured time */
+};
+
 struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
@@ -59,6 +64,7 @@ struct gm_replay_opts {
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;
 	enum gm_grid_mode grid;
+	enum gm_host_callbacks host_callbacks;
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -108,6 +114,7 @@ int gm_mps_threads_check(const char *spec);
 const char *gm_completion_name(enum gm_completion c);
 
 /* "captured" or "resident"; gm_grid_mode_parse() returns -1 for others. */
+const char *gm_host_callbacks_name(enum gm_host_callbacks h);
 const char *gm_grid_mode_name(enum gm_grid_mode g);
 int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out);
 

@@ -95,6 +95,16 @@ struct bundle_feed {
 	size_t nr_d2h, alloc_d2h;
 	struct handle_map done_d2h;		/* corr of results not needed */
 
+	/* Host functions: corr -> index of their call event (waiting for
+	 * the host_func event that times them), and durations that came
+	 * before their call returned (corr -> index into early_ns). */
+	struct handle_map host_wait;
+	uint64_t *host_event;
+	size_t nr_host, alloc_host;
+	struct handle_map host_early;
+	uint64_t *early_ns;
+	size_t nr_early, alloc_early;
+
 	struct gm_strmap checked;			/* blobs and images read */
 	struct api_note skipped[GM_API_COUNT];
 	struct api_note failed[GM_API_COUNT];
@@ -146,6 +156,10 @@ void bundle_feed_free(struct bundle_feed *f)
 	handle_map_release(&f->pending_d2h);
 	free(f->d2h_event);
 	handle_map_release(&f->done_d2h);
+	handle_map_release(&f->host_wait);
+	free(f->host_event);
+	handle_map_release(&f->host_early);
+	free(f->early_ns);
 	gm_strmap_clear(&f->checked);
 	strbuf_release(&f->tmp);
 	free(f->blob_dir);
@@ -1044,6 +1058,37 @@ static int do_event_sync(const struct call *c)
 				    ARGS(cuEventSynchronize)->hEvent);
 }
 
+/* ---- host functions ---- */
+
+/* Both rows start with the stream (cuda_api.def). */
+_Static_assert(offsetof(struct gm_args_cuLaunchHostFunc, hStream) == 0 &&
+		       offsetof(struct gm_args_cuStreamAddCallback, hStream) == 0,
+	       "host functions: the stream first");
+
+static int do_host_func(const struct call *c)
+{
+	struct bundle_feed *f = c->f;
+	uint64_t ns = 0;
+	uint32_t i;
+	int timed = handle_map_get(&f->host_early, c->in->corr, &i);
+
+	if (timed) {
+		/* It ran (on CUDA's thread) before its call returned. */
+		ns = f->early_ns[i];
+		handle_map_del(&f->host_early, c->in->corr);
+	}
+	if (model_add_host_func(f->p, c->ev, c->api,
+				stream_of(c->x, c->x->args[0]), ns) < 0) {
+		return -1;
+	}
+	if (!timed) {
+		GM_ALLOC_GROW(f->host_event, f->nr_host + 1, f->alloc_host);
+		handle_map_put(&f->host_wait, c->in->corr, (uint32_t)f->nr_host);
+		f->host_event[f->nr_host++] = c->ev;
+	}
+	return 0;
+}
+
 /* ---- texture objects ---- */
 
 static int do_texobj_create(const struct call *c)
@@ -1111,6 +1156,8 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_EVENT_SYNC] = do_event_sync,
 	[GM_RK_TEXOBJ_CREATE] = do_texobj_create,
 	[GM_RK_TEXOBJ_DESTROY] = do_texobj_destroy,
+	[GM_RK_HOST_FUNC] = do_host_func,
+	[GM_RK_SKIP_POOL] = do_skip,
 };
 
 int bundle_feed_handles(int api)
@@ -1203,6 +1250,25 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 	return model_set_result_hash(f->p, ev->index, f->d2h_event[i], hex);
 }
 
+/* A wrapped host function ran: its duration, for its call's operation. */
+static int on_host_func(struct bundle_feed *f, const struct gm_event *ev)
+{
+	const struct gm_ev_host_func *h = GM_EVENT_AS(ev, host_func);
+	uint64_t ns = h->end > h->start ? h->end - h->start : 0;
+	uint32_t i;
+
+	if (handle_map_get(&f->host_wait, ev->corr, &i)) {
+		uint64_t call_ev = f->host_event[i];
+		handle_map_del(&f->host_wait, ev->corr);
+		f->host_event[i] = UINT64_MAX;	/* timed */
+		return model_set_host_func_ns(f->p, ev->index, call_ev, ns);
+	}
+	GM_ALLOC_GROW(f->early_ns, f->nr_early + 1, f->alloc_early);
+	handle_map_put(&f->host_early, ev->corr, (uint32_t)f->nr_early);
+	f->early_ns[f->nr_early++] = ns;
+	return 0;
+}
+
 static void on_layout(struct bundle_feed *f, const struct gm_event *ev)
 {
 	const struct gm_ev_layout *l = GM_EVENT_AS(ev, layout);
@@ -1271,6 +1337,11 @@ int bundle_feed_event(struct bundle_feed *f, const struct gm_event *ev)
 	case GM_EV_LAYOUT:
 		on_layout(f, ev);
 		return 0;
+	case GM_EV_HOST_FUNC:
+		if (check_pid(f, ev) < 0) {
+			return -1;
+		}
+		return on_host_func(f, ev);
 	/* The runtime calls around driver calls, CUPTI's GPU records, the
 	 * process and device: nothing to replay. */
 	case GM_EV_RT_ENTER:
@@ -1297,6 +1368,11 @@ static const char *skip_reason(int api)
 	case GM_RK_SKIP_FLAGS:
 		return "context flags are not replayed (the replay keeps the "
 		       "defaults)";
+	case GM_RK_SKIP_POOL:
+		return "memory pool settings are not applied: the replay's "
+		       "stream-ordered allocations come from its bulk allocator, "
+		       "which keeps freed memory for reuse (as a pool whose "
+		       "release threshold is unlimited)";
 	default:
 		return "cache and shared memory preferences are not replayed";
 	}
@@ -1311,6 +1387,21 @@ int bundle_feed_finish(struct bundle_feed *f)
 					  "(thread %" PRIu32 "): not replayed",
 					  gm_api_table[t->api].name, t->tid);
 			t->active = 0;
+		}
+	}
+	{
+		uint64_t untimed = 0, first = 0;
+		for (size_t i = 0; i < f->nr_host; i++) {
+			if (f->host_event[i] != UINT64_MAX && !untimed++) {
+				first = f->host_event[i];
+			}
+		}
+		if (untimed) {
+			model_add_warning(f->p, first, "%" PRIu64 " host "
+					  "function%s never ran during the "
+					  "capture (the program exited first): "
+					  "replayed in place, duration unknown",
+					  untimed, untimed == 1 ? "" : "s");
 		}
 	}
 	for (int a = 0; a < GM_API_COUNT; a++) {

@@ -51,6 +51,7 @@ static void free_prog(struct model_prog *p)
 	handle_map_release(&p->kernel_map);
 	handle_map_release(&p->texture_map);
 	handle_map_release(&p->unchecked);
+	handle_map_release(&p->host_funcs);
 	addr_map_release(&p->dev);
 	addr_map_release(&p->host);
 	id_pool_release(&p->alloc_ids);
@@ -1051,6 +1052,40 @@ int model_add_ctx_sync(struct model_prog *p, uint64_t ev, const char *api)
 		return -1;
 	}
 	add_op(p, ev, api, GM_OP_CTX_SYNC);
+	return 0;
+}
+
+/* ---- host functions ---- */
+
+int model_add_host_func(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t stream, uint64_t ns)
+{
+	struct mop *op;
+	uint16_t s;
+
+	if (check_open(p) < 0 || stream_id(p, ev, api, stream, &s) < 0) {
+		return -1;
+	}
+	op = add_op(p, ev, api, GM_OP_HOST_FUNC);
+	op->stream = s;
+	op->x = ns;
+	handle_map_put(&p->host_funcs, ev, (uint32_t)(op - p->ops));
+	return 0;
+}
+
+int model_set_host_func_ns(struct model_prog *p, uint64_t ev, uint64_t call_ev,
+			   uint64_t ns)
+{
+	uint32_t idx;
+
+	if (check_open(p) < 0) {
+		return -1;
+	}
+	if (!handle_map_get(&p->host_funcs, call_ev, &idx)) {
+		return gm_error("event %" PRIu64 ": no host function at event %"
+				PRIu64, ev, call_ev);
+	}
+	p->ops[idx].x = ns;
 	return 0;
 }
 

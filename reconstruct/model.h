@@ -184,6 +184,18 @@ int model_add_stream_sync(struct model_prog *p, uint64_t ev, const char *api,
 			  uint64_t stream);
 int model_add_ctx_sync(struct model_prog *p, uint64_t ev, const char *api);
 
+/*
+ * cuLaunchHostFunc / cuStreamAddCallback on captured stream @stream: the
+ * program's host work in that stream position; @ns: how long it took in
+ * the captured run (0: unknown, or set later with model_set_host_func_ns
+ * and the event index @call_ev of the call). Return 0, or -1 with a cause
+ * (an unknown stream; no host function at @call_ev).
+ */
+int model_add_host_func(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t stream, uint64_t ns);
+int model_set_host_func_ns(struct model_prog *p, uint64_t ev, uint64_t call_ev,
+			   uint64_t ns);
+
 /* ---- texture objects ---- */
 
 struct model_texture {

@@ -106,6 +106,7 @@ struct model_prog {
 	struct handle_map stream_map, event_map, module_map, kernel_map,
 		texture_map;
 	struct handle_map unchecked;	/* event of a D2H without hash -> op */
+	struct handle_map host_funcs;	/* event of a host function -> op */
 	struct addr_map dev, host;
 	struct id_pool alloc_ids, tex_ids;
 	uint32_t ptds;			/* per-thread default stream id, or 0 */

@@ -97,7 +97,7 @@ struct trace_reader {
 const char *gm_event_name(const struct gm_event *ev)
 {
 	if ((ev->kind == GM_EV_ENTER || ev->kind == GM_EV_EXIT ||
-	     ev->kind == GM_EV_D2H_HASH) &&
+	     ev->kind == GM_EV_D2H_HASH || ev->kind == GM_EV_HOST_FUNC) &&
 	    ev->api >= 0 && ev->api < GM_API_COUNT) {
 		return gm_api_table[ev->api].name;
 	}
@@ -748,15 +748,17 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 	}
 	ev->api = -1;
 	if (ev->kind == GM_EV_ENTER || ev->kind == GM_EV_EXIT ||
-	    ev->kind == GM_EV_D2H_HASH) {
+	    ev->kind == GM_EV_D2H_HASH || ev->kind == GM_EV_HOST_FUNC) {
+		/* d2h_hash and host_func name the call they belong to. */
+		int call = ev->kind == GM_EV_ENTER || ev->kind == GM_EV_EXIT;
 		int m = ev->raw_api < r->nr_api_map ? r->api_map[ev->raw_api]
 						     : API_UNMAPPED;
 		if (m >= 0) {
 			ev->api = m;
-			if (ev->kind != GM_EV_D2H_HASH && complete_exit(r, ev)) {
+			if (call && complete_exit(r, ev)) {
 				return -1;
 			}
-			if (ev->kind != GM_EV_D2H_HASH &&
+			if (call &&
 			    ev->nr_args != gm_api_table[m].nr_args) {
 				return gm_error("event %" PRIu64 " (%s): %u argument "
 						"words, the API table says %u",

@@ -88,6 +88,12 @@
  *                      from it fit
  *             NUM      a plain number: byte offset, count, value
  *
+ * HOST_FUNC: the program's host function (cuLaunchHostFunc,
+ * cuStreamAddCallback) in its stream position: later work in the stream
+ * waits for it. x: the nanoseconds it took in the captured run (0:
+ * unknown); the replay runs an empty function, or one that spends x
+ * (--host-callbacks timed).
+ *
  * D2H: the result lands in the program's host arena at offset y (see
  * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
  * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
@@ -127,7 +133,9 @@
 	GM_OP(TEX_CREATE, "texture object create", GM_OPG_OTHER,               \
 	      GM_OPND(a, TEXTURE) GM_OPND(b, TEXDESC))                         \
 	GM_OP(TEX_DESTROY, "texture object destroy", GM_OPG_OTHER,             \
-	      GM_OPND(a, TEXTURE))
+	      GM_OPND(a, TEXTURE))                                             \
+	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER,                        \
+	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))
 #define GM_MEMSET_OPNDS(GM_OPND)                                               \
 	GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)          \
 	GM_OPND(x, NUM) GM_OPND(c, NUM) GM_OPND(z, NUM)
@@ -207,6 +215,8 @@ struct gm_op {
 	{ GM_OP_TEX_CREATE, 0, 0, (t), (d), 0, 0, 0, 0, (ev) }
 #define GM_TEX_DESTROY(ev, t) \
 	{ GM_OP_TEX_DESTROY, 0, 0, (t), 0, 0, 0, 0, 0, (ev) }
+#define GM_HOST_FUNC(ev, s, ns) \
+	{ GM_OP_HOST_FUNC, 0, (s), 0, 0, 0, (ns), 0, 0, (ev) }
 
 /* Stream flags. Every replay stream is created non-blocking (programs
  * never touch the context's real legacy stream); these flags describe the

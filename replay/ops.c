@@ -255,6 +255,41 @@ int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op)
 	return 0;
 }
 
+/*
+ * The program's host work is the program's, not the GPU's: by default it
+ * is replaced by a function that returns at once, which keeps only the
+ * ordering (later work in the stream waits for it). Timed, it spins for
+ * the captured duration on CUDA's host-function thread, as the program's
+ * function kept that thread (and the stream) busy; sleeping would
+ * overshoot short functions by the scheduler's tick.
+ */
+static void CUDA_CB host_func_empty(void *arg)
+{
+	(void)arg;
+}
+
+static void CUDA_CB host_func_timed(void *arg)
+{
+	const struct gm_op *op = arg;
+	uint64_t end = gm_now() + op->x;
+
+	while (gm_now() < end) {
+		/* spend the time */
+	}
+}
+
+int gm_host_func(struct gm_prog *p, const struct gm_op *op, CUstream st)
+{
+	int timed = p->run->opt.host_callbacks == GM_HOST_CALLBACKS_TIMED &&
+		    op->x;
+
+	/* The op is static data of the generated program: it outlives the
+	 * call. */
+	return CU_CHECK(cuLaunchHostFunc(st, timed ? host_func_timed :
+						      host_func_empty,
+					 (void *)op));
+}
+
 int gm_replay_ops(struct gm_prog *p, const struct gm_op *ops, uint64_t nr)
 {
 	struct gm_run *run = p->run;

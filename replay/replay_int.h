@@ -200,6 +200,11 @@ int gm_op_free(struct gm_prog *p, const struct gm_op *op);
 int gm_tex_create(struct gm_prog *p, const struct gm_op *op);
 int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
 
+/* GM_OP_HOST_FUNC on CUDA stream @st: an empty host function, or one
+ * that spends the captured op->x nanoseconds (--host-callbacks timed).
+ * 0 or -1 (cause recorded). */
+int gm_host_func(struct gm_prog *p, const struct gm_op *op, CUstream st);
+
 /* Name of an opcode ("launch", "device-to-host copy", ...). */
 const char *gm_op_name(unsigned code);
 

@@ -211,6 +211,8 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
 	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
 	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
+	kvfile_set(kv, "host_callbacks",
+		   gm_host_callbacks_name(run->opt.host_callbacks));
 	if (run->sched->manifest) {
 		run->sched->manifest(run, kv);
 	}

@@ -257,11 +257,17 @@ static int issue_copy(struct gm_prog *p, struct nss_cmd *c)
 	CUstream st = n->stream[GM_DEP_MEM];
 	uint64_t chunk = p->run->opt.copy_chunk, nr = 0;
 
-	if (!chunk || op->code == GM_OP_MEMSET8 || op->code == GM_OP_MEMSET16 ||
+	if (!chunk || op->code == GM_OP_HOST_FUNC ||
+	    op->code == GM_OP_MEMSET8 || op->code == GM_OP_MEMSET16 ||
 	    op->code == GM_OP_MEMSET32) {
 		chunk = UINT64_MAX;
 	}
 	switch (op->code) {
+	case GM_OP_HOST_FUNC:
+		if (gm_host_func(p, op, st) < 0) {
+			return -1;
+		}
+		break;
 	case GM_OP_MEMSET8:
 		if (CU_CHECK(cuMemsetD8Async(c->dst, (unsigned char)op->c,
 					     op->z, st))) {
@@ -710,6 +716,13 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 			return -1;
 		}
 		return gm_tex_destroy(p, op);
+	case GM_OP_HOST_FUNC: {
+		/* A command of the memory queue: issued once what its stream
+		 * did before has completed, and what comes after in its
+		 * stream follows its completion. */
+		uint64_t seq;
+		return enqueue(p, new_cmd(p, op, index, GM_DEP_MEM), &seq);
+	}
 	}
 	return gm_error("unknown operation code %u", op->code);
 }

@@ -1443,6 +1443,51 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject t)
 	return r;
 }
 
+/*
+ * A host function runs in its stream's order like any command: after
+ * the stream's earlier work, and later work waits for it to return. CUDA
+ * runs it on a thread of its own; here the device thread calls it, so
+ * while it runs the other streams wait too (a function that takes long
+ * delays more than it would on a GPU, never less).
+ */
+struct host_cmd {
+	struct mock_cmd c;
+	CUhostFn fn;
+	void *arg;
+};
+
+static void host_exec(struct mock_cmd *c)
+{
+	struct host_cmd *h = (struct host_cmd *)c;
+
+	h->fn(h->arg);
+}
+
+CUresult CUDAAPI cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg)
+{
+	struct host_cmd *h;
+	CUresult r;
+
+	if (!fn) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	h->c.exec = host_exec;
+	h->c.call_ns = mock_now();
+	/* CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc */
+	h->c.corr = api_record(527, h->c.call_ns);
+	h->fn = fn;
+	h->arg = arg;
+	r = mock_enqueue(s, &h->c);
+	if (r != CUDA_SUCCESS) {
+		free(h);
+	}
+	return r;
+}
+
 /* Synchronous: the work of the legacy stream, waited for. */
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
 {

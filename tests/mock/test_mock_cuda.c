@@ -105,6 +105,57 @@ static void test_async_copies(CUstream a)
 	free(back);
 }
 
+/* A host function that records what it saw of the device's work. */
+struct host_seen {
+	const unsigned *back;
+	unsigned first;		/* back[0] when it ran */
+	atomic_int runs;
+};
+
+static void CUDA_CB host_probe(void *arg)
+{
+	struct host_seen *h = arg;
+
+	h->first = h->back[0];
+	atomic_fetch_add(&h->runs, 1);
+}
+
+/*
+ * A host function runs in its stream's order: after the copy before it
+ * (it sees the copy's result), and the stream is done only once it ran.
+ */
+static void test_host_func(CUstream a)
+{
+	unsigned *host = malloc(BYTES), *pinned;
+	struct host_seen h = { 0 };
+	CUdeviceptr d;
+
+	CHECK_INT(cuMemAlloc(&d, BYTES), CUDA_SUCCESS, "cuMemAlloc");
+	CHECK_INT(cuMemHostAlloc((void **)&pinned, BYTES, 0), CUDA_SUCCESS,
+		  "cuMemHostAlloc");
+	memset(pinned, 0, BYTES);
+	h.back = pinned;
+	fill(host, 500);
+	CHECK_INT(cuMemcpyHtoDAsync(d, host, BYTES, a), CUDA_SUCCESS,
+		  "copy in queued");
+	CHECK_INT(cuMemcpyDtoHAsync(pinned, d, BYTES, a), CUDA_SUCCESS,
+		  "copy back queued");
+	CHECK_INT(cuLaunchHostFunc(a, host_probe, &h), CUDA_SUCCESS,
+		  "cuLaunchHostFunc queued");
+	CHECK_INT(atomic_load(&h.runs), 0, "the host function has not run "
+		  "at the call");
+	CHECK_INT(cuStreamQuery(a), CUDA_ERROR_NOT_READY,
+		  "the stream is not done while it waits");
+	CHECK_INT(cuStreamSynchronize(a), CUDA_SUCCESS, "cuStreamSynchronize");
+	CHECK_INT(atomic_load(&h.runs), 1, "it ran once");
+	CHECK_INT(h.first, 500, "after the copy before it in the stream");
+	CHECK_INT(cuLaunchHostFunc(a, NULL, &h), CUDA_ERROR_INVALID_VALUE,
+		  "no function: an invalid value");
+	CHECK_INT(cuMemFreeHost(pinned), CUDA_SUCCESS, "cuMemFreeHost");
+	CHECK_INT(cuMemFree(d), CUDA_SUCCESS, "cuMemFree");
+	free(host);
+}
+
 /*
  * A kernel on @b that reads what a copy on @a wrote: right with the
  * event wait, and reading the old data without it.
@@ -532,6 +583,7 @@ int main(void)
 	test_params(a);
 	test_done_flag(a);
 	test_records(a);
+	test_host_func(a);
 	test_green(lib);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
