@@ -4,8 +4,9 @@
  * callback exactly the callback data CUPTI gives it for a small program
  * (a runtime-API program that allocates, copies in, loads its fatbin,
  * launches, copies back asynchronously and synchronizes, plus 2-D copies,
- * a non-blocking stream, a texture object, a JIT-loaded module, queries
- * and one unsupported call), with real host buffers behind the pointers.
+ * a non-blocking stream, a texture object, a JIT-loaded module, host
+ * functions, a memory pool, queries and one unsupported call), with real
+ * host buffers behind the pointers.
  * test_capture_cupti.c captures it and checks what the bundle holds.
  * Prints "cupti_emitter: ok" when all went through.
  */
@@ -78,6 +79,30 @@ static void set_u64(void *p)
 {
 	uint64_t *pair = p;
 	*(uint64_t *)(uintptr_t)pair[0] = pair[1];
+}
+
+/* What the program's host functions saw (copied to the device after
+ * they ran, so that the test reads it from the bundle). */
+static struct {
+	uint64_t fn_calls, fn_arg_ok, cb_calls, cb_stream, cb_status, cb_arg_ok;
+} seen;
+static int fn_arg, cb_arg;
+
+static void CUDA_CB user_fn(void *arg)
+{
+	seen.fn_calls++;
+	seen.fn_arg_ok = arg == &fn_arg;
+	/* long enough to be told apart from nothing */
+	for (volatile unsigned long i = 0; i < 2000000; i++) {
+	}
+}
+
+static void CUDA_CB user_cb(CUstream s, CUresult status, void *arg)
+{
+	seen.cb_calls++;
+	seen.cb_stream = (uintptr_t)s;
+	seen.cb_status = (uint64_t)status;
+	seen.cb_arg_ok = arg == &cb_arg;
 }
 
 int main(void)
@@ -349,6 +374,64 @@ int main(void)
 		DRV(cuEventSynchronize, &e, CUDA_SUCCESS, NULL, NULL);
 		synth_fill(w[3], sz[3], 54);
 		DRV(cuCtxSynchronize, NULL, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/*
+	 * Host functions: the driver calls what the parameters hold after
+	 * the entry callback (here at once, as CUDA would later on a thread
+	 * of its own): the program's function must run with its own
+	 * argument; a stream callback gets its stream and status too. A
+	 * third host function never runs (the program exits first).
+	 */
+	{
+		cuLaunchHostFunc_params h = { (CUstream)0x5000, user_fn, &fn_arg };
+		cuStreamAddCallback_params c = { (CUstream)0x5000, user_cb,
+						 &cb_arg, 0 };
+		cuLaunchHostFunc_params never = { NULL, user_fn, &fn_arg };
+		cuMemcpyHtoD_v2_params m = { dptr, &seen, sizeof(seen) };
+		DRV(cuLaunchHostFunc, &h, CUDA_SUCCESS, NULL, NULL);
+		h.fn(h.userData);
+		DRV(cuStreamAddCallback, &c, CUDA_SUCCESS, NULL, NULL);
+		c.callback(c.hStream, CUDA_ERROR_NOT_READY, c.userData);
+		DRV(cuLaunchHostFunc, &never, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyHtoD_v2, &m, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/*
+	 * A memory pool with a release threshold, an allocation from it
+	 * and its free, a trim.
+	 */
+	{
+		CUmemPoolProps props;
+		CUmemoryPool pool = 0;
+		CUdeviceptr pd = 0;
+		cuuint64_t thr = 64ull << 20;
+		int reuse = 0;
+		memset(&props, 0, sizeof(props));
+		props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+		props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		props.location.id = 0;
+		cuMemPoolCreate_params pc = { &pool, &props };
+		set[0] = (uintptr_t)&pool;
+		set[1] = 0xe000;
+		DRV(cuMemPoolCreate, &pc, CUDA_SUCCESS, set_u64, set);
+		cuMemPoolSetAttribute_params a1 = {
+			pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr };
+		cuMemPoolSetAttribute_params a2 = {
+			pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &reuse };
+		DRV(cuMemPoolSetAttribute, &a1, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemPoolSetAttribute, &a2, CUDA_SUCCESS, NULL, NULL);
+		cuMemAllocFromPoolAsync_params al = { &pd, 8192, pool,
+						      (CUstream)0x5000 };
+		set[0] = (uintptr_t)&pd;
+		set[1] = 0x7f0000100000ull;
+		DRV(cuMemAllocFromPoolAsync, &al, CUDA_SUCCESS, set_u64, set);
+		cuMemFreeAsync_params fr = { pd, (CUstream)0x5000 };
+		cuMemPoolTrimTo_params tr = { pool, 0 };
+		cuMemPoolDestroy_params de = { pool };
+		DRV(cuMemFreeAsync, &fr, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemPoolTrimTo, &tr, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemPoolDestroy, &de, CUDA_SUCCESS, NULL, NULL);
 	}
 
 	/* A failing runtime call is recorded with its error. */

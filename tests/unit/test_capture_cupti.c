@@ -293,6 +293,70 @@ int main(void)
 		}
 	}
 
+	/* Host functions: the program's own ran, through the trampoline,
+	 * which timed them; the one that never ran left no host_func. */
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyHtoD_v2, 1);
+	{
+		uint64_t s[6] = { 0 };
+		if (ev && ev->data_len == sizeof(s)) {
+			memcpy(s, ev->data, sizeof(s));
+		}
+		CHECK(s[0] == 1 && s[1] == 1,
+		      "cuLaunchHostFunc: the program's function ran once, with "
+		      "its own argument");
+		CHECK(s[2] == 1 && s[3] == 0x5000 &&
+		      s[4] == CUDA_ERROR_NOT_READY && s[5] == 1,
+		      "cuStreamAddCallback: the program's callback ran with its "
+		      "stream, status and argument");
+	}
+	ev = find(GM_EV_ENTER, GM_API_cuLaunchHostFunc, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuLaunchHostFunc)->hStream == 0x5000 &&
+	      GM_EVENT_ARGS(ev, cuLaunchHostFunc)->fn != 0,
+	      "cuLaunchHostFunc: recorded with the program's stream");
+	e2 = find(GM_EV_HOST_FUNC, -1, 0);
+	CHECK(ev && e2 && e2->corr == ev->corr &&
+	      e2->api == GM_API_cuLaunchHostFunc,
+	      "... a host_func event names its call");
+	CHECK(e2 && GM_EVENT_AS(e2, host_func)->end >
+			    GM_EVENT_AS(e2, host_func)->start,
+	      "... with the time the function took");
+	ev = find(GM_EV_ENTER, GM_API_cuStreamAddCallback, 0);
+	e2 = find(GM_EV_HOST_FUNC, -1, 1);
+	CHECK(ev && e2 && e2->corr == ev->corr &&
+	      e2->api == GM_API_cuStreamAddCallback,
+	      "cuStreamAddCallback: timed too");
+	CHECK(find(GM_EV_HOST_FUNC, -1, 2) == NULL &&
+	      find(GM_EV_EXIT, GM_API_cuLaunchHostFunc, 1) != NULL,
+	      "a host function that never ran: its call is recorded, no time");
+
+	/* A memory pool: its properties, attribute values, allocations. */
+	ev = find(GM_EV_EXIT, GM_API_cuMemPoolCreate, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemPoolCreate)->pool == 0xe000 &&
+	      GM_EVENT_ARGS(ev, cuMemPoolCreate)->allocType ==
+		      CU_MEM_ALLOCATION_TYPE_PINNED &&
+	      GM_EVENT_ARGS(ev, cuMemPoolCreate)->locationType ==
+		      CU_MEM_LOCATION_TYPE_DEVICE,
+	      "cuMemPoolCreate: the pool and its properties");
+	ev = find(GM_EV_ENTER, GM_API_cuMemPoolSetAttribute, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemPoolSetAttribute)->attr ==
+			    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD &&
+	      GM_EVENT_ARGS(ev, cuMemPoolSetAttribute)->val == 64ull << 20,
+	      "cuMemPoolSetAttribute: the release threshold's value (64-bit)");
+	ev = find(GM_EV_ENTER, GM_API_cuMemPoolSetAttribute, 1);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemPoolSetAttribute)->val == 0 &&
+	      GM_EVENT_ARGS(ev, cuMemPoolSetAttribute)->attr ==
+		      CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+	      "... a reuse flag's value (an int)");
+	ev = find(GM_EV_EXIT, GM_API_cuMemAllocFromPoolAsync, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemAllocFromPoolAsync)->dptr ==
+			    0x7f0000100000ull &&
+	      GM_EVENT_ARGS(ev, cuMemAllocFromPoolAsync)->pool == 0xe000 &&
+	      GM_EVENT_ARGS(ev, cuMemAllocFromPoolAsync)->bytesize == 8192,
+	      "cuMemAllocFromPoolAsync: the address, size and pool");
+	CHECK(find(GM_EV_EXIT, GM_API_cuMemPoolTrimTo, 0) &&
+	      find(GM_EV_EXIT, GM_API_cuMemPoolDestroy, 0),
+	      "cuMemPoolTrimTo and cuMemPoolDestroy are recorded");
+
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
 	e2 = find(GM_EV_RT_EXIT, -1, 0);
