@@ -25,6 +25,11 @@
  *   recon-emitter clock   [--fatbin F]   three results, the first two
  *       (asynchronous, synchronous) holding the time, as a kernel reading
  *       clock64 or %globaltimer gives: different in every capture
+ *   recon-emitter hostfunc [--fatbin F]  rounds of stream-ordered
+ *       allocations from a memory pool with a release threshold and from
+ *       the default pool, host functions and a stream callback between
+ *       the copies and kernels (timed, one timed before its call
+ *       returned, the last never run)
  *   recon-emitter bench --calls N [--fatbin F]
  *       about N calls (launches, small copies, memsets) for the
  *       reconstruct benchmark; results not meaningful
@@ -626,6 +631,123 @@ static void clock_results(void)
 	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
 }
 
+/* ---- host functions and memory pools ---- */
+
+#define POOL_DEF 0xe100
+#define POOL1 0xe200
+
+struct host_ran {
+	int api;
+	unsigned corr;
+	uint64_t ns;
+};
+
+/* The host_func event, from a thread of its own as CUDA's would be. */
+static void *host_ran_thread(void *arg)
+{
+	const struct host_ran *h = arg;
+	uint64_t w[GM_NR_WORDS(gm_ev_host_func)] = { 5000000, 5000000 + h->ns };
+	struct gm_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.api = (uint16_t)h->api;
+	r.corr = h->corr;
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_host_func);
+	gm_capture_emit(GM_EV_HOST_FUNC, &r);
+	return NULL;
+}
+
+static void host_ran(int api, unsigned corr, uint64_t ns)
+{
+	struct host_ran h = { api, corr, ns };
+	pthread_t t;
+
+	pthread_create(&t, NULL, host_ran_thread, &h);
+	pthread_join(t, NULL);
+}
+
+/*
+ * cuLaunchHostFunc (or cuStreamAddCallback) on @stream whose function
+ * took @ns: run after the call returned (@when 0), before it returned
+ * (1: an idle stream), or never (2: the program exits first).
+ */
+static void host_func(int api, uint64_t stream, uint64_t ns, int when)
+{
+	uint64_t a[4] = { stream, 0x401000, 0x7ffd0000, 0 };
+	unsigned nw = gm_api_table[api].nr_args;
+	struct gm_record r;
+	unsigned c = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
+
+	memset(&r, 0, sizeof(r));
+	r.api = (uint16_t)api;
+	r.corr = c;
+	r.args = a;
+	r.nr_args = (uint8_t)nw;
+	gm_capture_emit(GM_EV_ENTER, &r);
+	if (when == 1) {
+		host_ran(api, c, ns);
+	}
+	r.nr_args = 0;		/* no outputs: the entry's words */
+	gm_capture_emit(GM_EV_EXIT, &r);
+	if (when == 0) {
+		host_ran(api, c, ns);
+	}
+}
+
+/*
+ * A program that uses a memory pool with a release threshold and host
+ * functions between its kernels, the way real code does: per round, an
+ * input from the pool and an output from the default pool
+ * (cudaMallocFromPoolAsync, cudaMallocAsync), the input copied in, a
+ * host function, scale, a stream callback, the result back, the stream
+ * synchronized, both freed in stream order.
+ */
+static void hostfunc_pools(void)
+{
+	static const uint32_t cadd = C_ADD;
+	struct data d;
+	uint8_t par[24];
+
+	make_data(&d, 0, 0);
+	load_code();
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &cadd, .plen = 4),
+	     NULL, A_CADD, 0x1000, 4);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, CU_STREAM_NON_BLOCKING);
+	CALL(cuDeviceGetDefaultMemPool, 0, NULL, NULL, POOL_DEF, 0);
+	CALL(cuMemPoolSetAttribute, 0, NULL, NULL, POOL_DEF,
+	     CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0x7ffd1000, UINT64_MAX);
+	CALL(cuMemPoolCreate, 0, NULL, NULL, POOL1, 0x7ffd2000,
+	     CU_MEM_ALLOCATION_TYPE_PINNED, 0, CU_MEM_LOCATION_TYPE_DEVICE, 0);
+	CALL(cuMemPoolSetAttribute, 0, NULL, NULL, POOL1,
+	     CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0x7ffd1000, 32ull << 20);
+	for (int round = 0; round < 3; round++) {
+		CALL(cuMemAllocFromPoolAsync, 0, NULL, NULL, A_IN, BYTES, POOL1,
+		     STREAM1);
+		CALL(cuMemAllocAsync, 0, NULL, NULL, A_OUT, BYTES, STREAM1);
+		CALL(cuMemcpyHtoDAsync_v2, 0,
+		     ATT(.payload = d.in, .plen = BYTES), NULL, A_IN, HOST,
+		     BYTES, STREAM1);
+		host_func(GM_API_cuLaunchHostFunc, STREAM1, 3000000,
+			  round == 1);
+		hash_params(par, A_OUT, A_IN, d.mul, N_ELEMS);
+		launch(K_SCALE, STREAM1, par, 24);
+		if (round == 2) {
+			host_func(GM_API_cuStreamAddCallback, STREAM1, 1000000,
+				  0);
+		}
+		d2h_async(HOST, A_OUT, d.out, BYTES, STREAM1);
+		stream_sync(STREAM1);
+		CALL(cuMemFreeAsync, 0, NULL, NULL, A_IN, STREAM1);
+		CALL(cuMemFreeAsync, 0, NULL, NULL, A_OUT, STREAM1);
+	}
+	CALL(cuMemPoolTrimTo, 0, NULL, NULL, POOL1, 0);
+	/* the last host function: the program exits before it runs */
+	host_func(GM_API_cuLaunchHostFunc, STREAM1, 0, 2);
+	CALL(cuMemPoolDestroy, 0, NULL, NULL, POOL1);
+	free_data(&d);
+}
+
 /*
  * About @calls calls: per 16, 13 launches of scale over 8 sub-buffers, a
  * 256-byte host-to-device copy, a 64-byte result and a memset.
@@ -733,11 +855,14 @@ int main(int argc, char **argv)
 		clock_results();
 	} else if (!strcmp(mode, "fault")) {
 		fault();
+	} else if (!strcmp(mode, "hostfunc")) {
+		hostfunc_pools();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|fault|event-reuse|clock|bench [--calls N] "
+			"unsupported|reset|bad-copy|fault|event-reuse|clock|hostfunc|bench "
+			"[--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Host functions and memory pools, capture -> reconstruct -> replay on a
+# CPU: the committed bundle tests/data/reconstruct/bundles/hostfunc (made
+# by recon-emitter hostfunc through the real capture path: allocations
+# from a pool with a release threshold and from the default pool, host
+# functions and a stream callback between copies and kernels) is
+# reconstructed and replayed against the mock CUDA driver, whose host
+# functions run in stream order. Host functions keep their stream
+# position with the durations the capture measured; the empty default
+# spends none of it, --host-callbacks timed spends it, and the kernel
+# after a host function starts only after it; pool allocations replay
+# with their addresses translated (the results verify); pool settings,
+# and a host function that never ran, are reported.
+. "$(dirname "$0")/../lib.sh"
+. "$GPUMIX_TOP/tests/replay_check.sh"
+cd "$GPUMIX_TOP" || exit 1
+export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+scratch_dir
+tmp=$_scratch
+B=tests/data/reconstruct/bundles/hostfunc
+
+"$GPUMIX" reconstruct -o "$tmp/hf" "$B" >/dev/null 2>"$tmp/rec"; rc=$?
+check_eq "reconstruct exits 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/rec"
+check_eq "host functions in their stream, with the captured durations" \
+	"GM_HOST_FUNC(34, 1, 3000000),
+GM_HOST_FUNC(54, 1, 3000000),
+GM_HOST_FUNC(74, 1, 3000000),
+GM_HOST_FUNC(79, 1, 1000000),
+GM_HOST_FUNC(93, 1, 0)," \
+	"$(grep -o 'GM_HOST_FUNC([^)]*),' "$tmp/hf/replay.c")"
+check_match "... the one timed before its call returned too (event 54)" \
+	"cuLaunchHostFunc \*/ GM_HOST_FUNC\(54, 1, 3000000\)" \
+	"$(cat "$tmp/hf/replay.c")"
+check_eq "pool allocations replay as allocations (3 from the pool, 3 from the default pool)" \
+	6 "$(grep -c 'cuMemAlloc\(FromPool\)\?Async \*/ GM_ALLOC' "$tmp/hf/replay.c")"
+check_match "a host function that never ran is reported" \
+	"event 93: 1 host function never ran during the capture \(the program exited first\): replayed in place, duration unknown" \
+	"$(cat "$tmp/rec")"
+check_match "pool settings are reported as not applied, with the reason" \
+	"event 22: cuMemPoolSetAttribute \(2 calls\): memory pool settings are not applied: .*bulk allocator" \
+	"$(cat "$tmp/rec")"
+check_match "... the trim too" "event 91: cuMemPoolTrimTo \(1 call\)" \
+	"$(cat "$tmp/rec")"
+
+# The kept replay's duration in ns.
+kept_ns() {
+	awk -F'\t' '$6 == 1 { print $4 - $3; exit }' "$1/replays.tsv"
+}
+
+# Smallest gap from the end of a host-to-device copy to the start of the
+# next kernel (the host function lies between them).
+min_gap() {
+	awk -F'\t' '$1 == "MEMCPY" && $6 == "HTOD" { last = $5 }
+		$1 == "KERNEL" && last { g = $4 - last; if (min == "" || g < min) min = g }
+		END { print min }' "$1/activity.tsv"
+}
+
+for v in single cuda nss; do
+	for hc in empty timed; do
+		run=$tmp/run.$v.$hc
+		out=$(MOCK_CUDA_LATENCY_US=0 "$GPUMIX" replay --variant $v \
+			--min-replays 2 --host-callbacks $hc -o "$run" \
+			"$tmp/hf" 2>&1); rc=$?
+		check_eq "$v $hc: replay exits 0" 0 "$rc"
+		[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+		check_eq "$v $hc: status ok (every result verified)" ok \
+			"$(field "$run/manifest" status)"
+		check_eq "$v $hc: the manifest names the mode" "$hc" \
+			"$(field "$run/manifest" host_callbacks)"
+	done
+	ns=$(kept_ns "$tmp/run.$v.timed")
+	check "$v timed: a replay spends the 10 ms the host functions took ($ns ns)" \
+		test "${ns:-0}" -ge 10000000
+	ns=$(kept_ns "$tmp/run.$v.empty")
+	check "$v empty: a replay spends none of it ($ns ns)" \
+		test "${ns:-99999999}" -lt 9000000
+	gap=$(min_gap "$tmp/run.$v.timed")
+	check "$v timed: each kernel starts after the host function before it ($gap ns after the copy)" \
+		test "${gap:-0}" -ge 3000000
+done
+
+out=$("$GPUMIX" replay --host-callbacks slow -o "$tmp/bad" "$tmp/hf" 2>&1); rc=$?
+check_eq "a bad --host-callbacks is a usage error" 2 "$rc"
+check_match "... naming the choices" "--host-callbacks takes 'empty' or 'timed', not 'slow'" "$out"
+
+done_testing
