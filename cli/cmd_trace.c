@@ -461,8 +461,10 @@ static void fmt_event(struct strbuf *sb, const struct gm_event *ev,
 			strbuf_addf(sb, " = %d", ev->status);
 		}
 	} else {
-		strbuf_addf(sb, "%s api=%u", ev->str[0] ? ev->str : "-",
-			    ev->raw_api);
+		/* A host_func names the call whose function ran. */
+		strbuf_addf(sb, "%s api=%u", ev->str[0] ? ev->str :
+			    ev->kind == GM_EV_HOST_FUNC && ev->api >= 0 ?
+			    gm_api_table[ev->api].name : "-", ev->raw_api);
 		for (unsigned i = 0; names && names[i] && i < ev->nr_args; i++) {
 			strbuf_addf(sb, " %s=%" PRIu64, names[i], ev->args[i]);
 		}

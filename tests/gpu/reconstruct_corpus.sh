@@ -8,8 +8,10 @@
 # every result verified: a symbol copy to a global, an async result
 # checked at a stream synchronization, a texture object, a cluster launch
 # through cuLaunchKernelEx, a function alias with an attribute, two host
-# threads, a context reset; single and cuda variants, and two bundles at
-# once. (tests/cli/reconstruct_mock.sh does the same on the mock driver.)
+# threads, a context reset, pool allocations and host functions (timed);
+# single and cuda variants, and two bundles at once.
+# (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the same on
+# the mock driver.)
 . "$(dirname "$0")/../lib.sh"
 require_gpu
 . "$GPUMIX_TOP/tests/replay_check.sh"
@@ -19,12 +21,13 @@ tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
-	"basic+threads:$R/basic $R/threads"; do
+	"hostfunc:$R/hostfunc" "basic+threads:$R/basic $R/threads"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086
 		"$GPUMIX" -q reconstruct --variant $v -o "$tmp/$name.$v" ${w#*:} 2>/dev/null
 		out=$("$GPUMIX" replay --min-replays 3 --watchdog 30 \
+			--host-callbacks timed \
 			-o "$tmp/run-$name.$v" "$tmp/$name.$v" 2>&1); rc=$?
 		check_eq "$name $v: replay exits 0" 0 "$rc"
 		[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
