@@ -29,20 +29,12 @@ static const struct hint hints[] = {
 	  "from the replay when it is launched" },
 	{ "cudaGraph", "CUDA graph (runtime): the graph's work is missing "
 	  "from the replay" },
-	{ "cuLaunchHostFunc", "host callback: neither its host work nor the "
-	  "stream ordering it imposes is replayed" },
-	{ "cuStreamAddCallback", "host callback: neither its host work nor the "
-	  "stream ordering it imposes is replayed" },
-	{ "cuMemAllocFromPoolAsync", "allocation from a memory pool: the "
-	  "memory does not exist in a replay, kernels using it fault" },
-	{ "cuMemPool", "memory pool setting: the replay allocates from the "
-	  "default pool with default attributes (timing may differ)" },
-	{ "cuDeviceGetDefaultMemPool", "memory pool query: harmless unless "
-	  "the pool is then configured or allocated from" },
-	{ "cuDeviceSetMemPool", "memory pool choice: the replay allocates "
-	  "from the default pool" },
-	{ "cuDeviceGetMemPool", "memory pool query: harmless unless the pool "
-	  "is then configured or allocated from" },
+	{ "cuMemPoolSetAccess", "memory pool access from other devices: the "
+	  "replay runs on one device" },
+	{ "cuMemPoolExport", "memory pool shared with another process: the "
+	  "other process is not in the replay" },
+	{ "cuMemPoolImport", "memory pool of another process: its memory is "
+	  "not in a replay, kernels using it fault" },
 	{ "cuMemAllocManaged", "managed memory: not allocated in a replay, "
 	  "kernels and copies using it fault" },
 	{ "cuMemPrefetch", "managed memory prefetch: the replay has no managed "

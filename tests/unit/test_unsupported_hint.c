@@ -19,12 +19,10 @@ int main(void)
 	      "... its _ptsz spelling too");
 	CHECK(strstr(gm_unsupported_hint("cuGraphAddKernelNode_v2"),
 		     "graph construction"), "cuGraph*: graph construction");
-	CHECK(strstr(gm_unsupported_hint("cuLaunchHostFunc"), "host callback"),
-	      "cuLaunchHostFunc: host callback");
-	CHECK(strstr(gm_unsupported_hint("cuMemAllocFromPoolAsync"), "fault"),
-	      "an allocation from a pool: kernels using it fault");
-	CHECK(strstr(gm_unsupported_hint("cuMemPoolSetAttribute"), "default pool"),
-	      "a pool setting: the default pool");
+	CHECK(strstr(gm_unsupported_hint("cuMemPoolImportPointer"), "fault"),
+	      "a pointer from another process's pool: kernels using it fault");
+	CHECK(strstr(gm_unsupported_hint("cuMemPoolSetAccess"), "one device"),
+	      "pool access from other devices: one device");
 	CHECK(strstr(gm_unsupported_hint("cudaGraphLaunch_v10000"), "graph"),
 	      "a runtime graph call");
 	CHECK(strstr(general, "not replayed"), "an unknown call: the general hint");
