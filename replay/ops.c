@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cu_check.h"
 #include "sched.h"
 #include "error.h"
@@ -271,9 +272,10 @@ static void CUDA_CB host_func_empty(void *arg)
 static void CUDA_CB host_func_timed(void *arg)
 {
 	const struct gm_op *op = arg;
-	uint64_t end = gm_now() + op->x;
+	/* The monotonic clock: no CUPTI or CUDA call on CUDA's thread. */
+	uint64_t end = gm_now_ns() + op->x;
 
-	while (gm_now() < end) {
+	while (gm_now_ns() < end) {
 		/* spend the time */
 	}
 }
