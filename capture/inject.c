@@ -459,9 +459,10 @@ static void launch_params(struct gm_record *r, uint64_t f, void **params,
 /*
  * A host function the program enqueued (cuLaunchHostFunc) or a stream
  * callback (cuStreamAddCallback), wrapped at the call's entry: CUDA runs
- * the trampoline, which runs the program's own function with its own
- * argument and then records how long it took (a host_func event naming
- * the call). The wrapper is freed by the trampoline; one that never runs
+ * the trampoline, which hashes the results of the copies before it in
+ * its stream (the program may read them from there on), runs the
+ * program's own function with its own argument and then records how
+ * long it took (a host_func event naming the call). The wrapper is freed by the trampoline; one that never runs
  * (the program exits first) is left to the process's end, and the call
  * is in the trace all the same (reconstruct warns that its duration is
  * unknown).
@@ -473,7 +474,21 @@ struct host_wrap {
 	void *user;
 	uint32_t corr;
 	uint16_t api;
+	uint64_t key, position;		/* its place in its stream's work */
 };
+
+/*
+ * When a host function starts, the work before it in its stream is done:
+ * the program may read (and reuse) the results of the copies before it
+ * from there on, so they are hashed now, as at any synchronization that
+ * covers them (doc/bundle-format.md, d2h_hash).
+ */
+static void host_wrap_start(const struct host_wrap *w)
+{
+	if (gm_capture_ready()) {
+		track_pending_complete_at(w->key, w->position, emit_d2h, NULL);
+	}
+}
 
 static void host_wrap_done(struct host_wrap *w, uint64_t start, uint64_t end)
 {
@@ -505,8 +520,10 @@ static uint64_t host_now(void)
 static void CUDA_CB host_fn_trampoline(void *arg)
 {
 	struct host_wrap *w = arg;
-	uint64_t start = host_now();
+	uint64_t start;
 
+	host_wrap_start(w);
+	start = host_now();
 	w->fn(w->user);
 	host_wrap_done(w, start, host_now());
 }
@@ -514,8 +531,10 @@ static void CUDA_CB host_fn_trampoline(void *arg)
 static void CUDA_CB host_cb_trampoline(CUstream s, CUresult status, void *arg)
 {
 	struct host_wrap *w = arg;
-	uint64_t start = host_now();
+	uint64_t start;
 
+	host_wrap_start(w);
+	start = host_now();
 	w->cb(s, status, w->user);
 	host_wrap_done(w, start, host_now());
 }
@@ -527,7 +546,7 @@ static void CUDA_CB host_cb_trampoline(CUstream s, CUresult status, void *arg)
  * call goes on unwrapped: the program is not affected, the duration is
  * not known.
  */
-static void host_wrap(int api, const CUpti_CallbackData *cb)
+static void host_wrap(int api, const CUpti_CallbackData *cb, uint64_t key)
 {
 	cuLaunchHostFunc_params *p = (cuLaunchHostFunc_params *)cb->functionParams;
 	struct host_wrap *w;
@@ -544,6 +563,8 @@ static void host_wrap(int api, const CUpti_CallbackData *cb)
 	w->user = p->userData;
 	w->corr = cb->correlationId;
 	w->api = (uint16_t)api;
+	w->key = key;
+	w->position = track_position();
 	if (w->callback) {
 		cuStreamAddCallback_params *q = (void *)p;
 		w->fn = NULL;
@@ -1099,7 +1120,7 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		break;
 	case GM_SP_HOST_FUNC:
 		if (!exit) {
-			host_wrap(api, cb);
+			host_wrap(api, cb, key);
 		}
 		break;
 	case GM_SP_MEMPOOL_CREATE: {

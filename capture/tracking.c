@@ -324,12 +324,17 @@ void track_stream_wait(uint64_t key, uint64_t event)
 	pthread_mutex_unlock(&ts.lock);
 }
 
-void track_pending_complete(enum track_sync how, uint64_t arg,
-			    void (*done)(const struct gm_pending *p, void *ctx),
-			    void *ctx)
+/*
+ * Complete what @how completes: for TRACK_SYNC_EVENT the copies that
+ * reach the point (@key, @seq), taken from event @event's record when
+ * @event is not 0.
+ */
+static void complete_pending(enum track_sync how, uint64_t event,
+			     uint64_t key, uint64_t seq,
+			     void (*done)(const struct gm_pending *p, void *ctx),
+			     void *ctx)
 {
 	struct gm_pending batch[32];
-	uint64_t key = arg, seq = 0;
 
 	for (;;) {
 		size_t n = 0, w = 0;
@@ -339,8 +344,8 @@ void track_pending_complete(enum track_sync how, uint64_t arg,
 			pthread_mutex_unlock(&ts.lock);
 			return;
 		}
-		if (how == TRACK_SYNC_EVENT) {
-			struct map_entry *e = map_find(&ts.events, arg);
+		if (how == TRACK_SYNC_EVENT && event) {
+			struct map_entry *e = map_find(&ts.events, event);
 			if (!e) {
 				pthread_mutex_unlock(&ts.lock);
 				return;
@@ -364,4 +369,30 @@ void track_pending_complete(enum track_sync how, uint64_t arg,
 			return;
 		}
 	}
+}
+
+void track_pending_complete(enum track_sync how, uint64_t arg,
+			    void (*done)(const struct gm_pending *p, void *ctx),
+			    void *ctx)
+{
+	complete_pending(how, how == TRACK_SYNC_EVENT ? arg : 0, arg, 0, done,
+			 ctx);
+}
+
+uint64_t track_position(void)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&ts.lock);
+	seq = ts.seq++;
+	pthread_mutex_unlock(&ts.lock);
+	return seq;
+}
+
+void track_pending_complete_at(uint64_t key, uint64_t position,
+			       void (*done)(const struct gm_pending *p,
+					    void *ctx),
+			       void *ctx)
+{
+	complete_pending(TRACK_SYNC_EVENT, 0, key, position, done, ctx);
 }

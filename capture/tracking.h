@@ -96,4 +96,16 @@ void track_pending_complete(enum track_sync how, uint64_t arg,
 			    void (*done)(const struct gm_pending *p, void *ctx),
 			    void *ctx);
 
+/*
+ * A point in stream @key's work: what was enqueued so far (a host
+ * function's call). track_pending_complete_at() completes, as an event
+ * recorded there would, the copies enqueued before it that the stream's
+ * work reaches: when the host function starts, they are done.
+ */
+uint64_t track_position(void);
+void track_pending_complete_at(uint64_t key, uint64_t position,
+			       void (*done)(const struct gm_pending *p,
+					    void *ctx),
+			       void *ctx);
+
 #endif

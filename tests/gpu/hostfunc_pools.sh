@@ -5,8 +5,10 @@
 # hostfunc_pools.cu: a pool with a release threshold, allocations from it
 # and from the default pool in a loop, cudaLaunchHostFunc and
 # cudaStreamAddCallback between kernels and copies, cudaFreeAsync). The
-# capture leaves the program's own host functions running (it PASSes)
-# and times each of them; reconstruct puts them in their stream position
+# capture leaves the program's own host functions running (it PASSes),
+# times each of them, and hashes each round's result when the host
+# function that takes it out of the reused staging buffer starts (so the
+# replay verifies all 8); reconstruct puts them in their stream position
 # with those durations and the pool allocations as relocated
 # allocations; the replay verifies every result alone (single, with the
 # default empty host functions and with --host-callbacks timed) and in a
@@ -26,6 +28,8 @@ check_match "PASS under capture (the program's host functions ran, in order)" \
 	"^PASS hostfunc_pools" "$out"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/cap.err"
 check_eq "no warning" "" "$(grep -v '^gpumix: captured' "$tmp/cap.err")"
+check_eq "each round's result hashed before the next copy reused the buffer (8 distinct)" 8 \
+	"$("$GPUMIX" trace dump --events "$tmp/hf" | grep ' d2h_hash ' | grep -o 'result=[0-9a-f]*' | sort -u | wc -l)"
 check_eq "every host function was timed (8 + 4 host_func events)" 12 \
 	"$("$GPUMIX" trace dump --events "$tmp/hf" | grep -c ' host_func cu\(LaunchHostFunc\|StreamAddCallback\)')"
 

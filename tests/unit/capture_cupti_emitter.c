@@ -87,11 +87,15 @@ static struct {
 	uint64_t fn_calls, fn_arg_ok, cb_calls, cb_stream, cb_status, cb_arg_ok;
 } seen;
 static int fn_arg, cb_arg;
+/* A result the host function reads and reuses, and one enqueued after
+ * the host function (sizes unique among the emitter's results). */
+static uint8_t hf_before[88], hf_after[96];
 
 static void CUDA_CB user_fn(void *arg)
 {
 	seen.fn_calls++;
 	seen.fn_arg_ok = arg == &fn_arg;
+	synth_fill(hf_before, sizeof(hf_before), 62);	/* reused */
 	/* long enough to be told apart from nothing */
 	for (volatile unsigned long i = 0; i < 2000000; i++) {
 	}
@@ -389,8 +393,18 @@ int main(void)
 						 &cb_arg, 0 };
 		cuLaunchHostFunc_params never = { NULL, user_fn, &fn_arg };
 		cuMemcpyHtoD_v2_params m = { dptr, &seen, sizeof(seen) };
+		cuMemcpyDtoHAsync_v2_params before = {
+			hf_before, dptr, sizeof(hf_before), (CUstream)0x5000 };
+		cuMemcpyDtoHAsync_v2_params after = {
+			hf_after, dptr, sizeof(hf_after), (CUstream)0x5000 };
+		cuStreamSynchronize_params sy = { (CUstream)0x5000 };
+		synth_fill(hf_before, sizeof(hf_before), 60);
+		synth_fill(hf_after, sizeof(hf_after), 61);
+		DRV(cuMemcpyDtoHAsync_v2, &before, CUDA_SUCCESS, NULL, NULL);
 		DRV(cuLaunchHostFunc, &h, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoHAsync_v2, &after, CUDA_SUCCESS, NULL, NULL);
 		h.fn(h.userData);
+		DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
 		DRV(cuStreamAddCallback, &c, CUDA_SUCCESS, NULL, NULL);
 		c.callback(c.hStream, CUDA_ERROR_NOT_READY, c.userData);
 		DRV(cuLaunchHostFunc, &never, CUDA_SUCCESS, NULL, NULL);

@@ -325,6 +325,17 @@ int main(void)
 	CHECK(ev && e2 && e2->corr == ev->corr &&
 	      e2->api == GM_API_cuStreamAddCallback,
 	      "cuStreamAddCallback: timed too");
+	e2 = find(GM_EV_HOST_FUNC, -1, 0);
+	ev = find_d2h(88);
+	synth_fill(buf, 88, 60);
+	CHECK(hash_is(ev, buf, 88) && e2 && ev->index < e2->index &&
+	      !(ev->flags & GM_RF_UNSYNCED),
+	      "a result before a host function is hashed when it starts (it "
+	      "may read and reuse the buffer)");
+	ev = find_d2h(96);
+	synth_fill(buf, 96, 61);
+	CHECK(hash_is(ev, buf, 96) && e2 && ev->index > e2->index,
+	      "... one enqueued after the host function is not");
 	CHECK(find(GM_EV_HOST_FUNC, -1, 2) == NULL &&
 	      find(GM_EV_EXIT, GM_API_cuLaunchHostFunc, 1) != NULL,
 	      "a host function that never ran: its call is recorded, no time");
@@ -384,7 +395,7 @@ int main(void)
 			  "manifest: runtime calls by name");
 		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
 			  "manifest: the unsynchronized result is a warning");
-		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "8",
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "10",
 			  "manifest: recorded calls by name");
 	}
 	trace_reader_free(r);

@@ -4,12 +4,13 @@
 // device's default pool told to keep its memory), then per round, on one
 // stream: an input from the pool (cudaMallocFromPoolAsync) and an output
 // from the default pool (cudaMallocAsync), the input copied in, a kernel,
-// a second kernel, the result copied back to pinned memory, a host
-// function (cudaLaunchHostFunc) that checks that round's result on the
-// host as soon as it lands, a stream callback (cudaStreamAddCallback)
-// every other round, and both buffers freed in stream order
-// (cudaFreeAsync); the pool is trimmed at the end. The host functions
-// must run in stream order after the copy before them. Prints
+// a second kernel, the result copied back to one pinned staging buffer,
+// a host function (cudaLaunchHostFunc) that takes the round's result out
+// of the staging buffer (which the next round's copy reuses) and checks
+// it, a stream callback (cudaStreamAddCallback) every other round, and
+// both buffers freed in stream order (cudaFreeAsync); the pool is
+// trimmed at the end. The host functions must run in stream order after
+// the copy before them and before the next one. Prints
 // "PASS hostfunc_pools" when every result and every host function's view
 // of them is right.
 #include <cstdint>
@@ -43,7 +44,8 @@ static float expect(unsigned i, unsigned round)
 
 // What the host functions saw.
 struct log {
-	const float *out;		// pinned results, N per round
+	const float *stage;		// pinned: the round's result lands here
+	float *out;			// taken out of it, N per round
 	unsigned next_round;		// rounds checked, in order
 	unsigned bad, out_of_order;
 	unsigned callbacks, callback_errors;
@@ -54,13 +56,15 @@ struct round_arg {
 	unsigned round;
 };
 
-// The program's host work: check the round's result where it landed.
+// The program's host work: take the round's result out of the staging
+// buffer before the next round's copy overwrites it, and check it.
 static void CUDART_CB check_round(void *p)
 {
 	const struct round_arg *a = (const struct round_arg *)p;
 	struct log *l = a->log;
-	const float *r = l->out + (size_t)a->round * N;
+	float *r = l->out + (size_t)a->round * N;
 
+	memcpy(r, l->stage, N * sizeof(float));
 	if (a->round != l->next_round) {
 		l->out_of_order++;
 	}
@@ -85,7 +89,7 @@ int main()
 	cudaMemPool_t pool, def;
 	cudaMemPoolProps props;
 	cudaStream_t s;
-	float *h_in, *h_out;
+	float *h_in, *stage, *h_out;
 	uint64_t threshold = 64ull << 20, keep = UINT64_MAX;
 	static struct round_arg args[ROUNDS];
 	struct log log;
@@ -103,7 +107,8 @@ int main()
 	    cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold,
 				    &keep) ||
 	    cudaMallocHost(&h_in, N * sizeof(float)) ||
-	    cudaMallocHost(&h_out, (size_t)ROUNDS * N * sizeof(float))) {
+	    cudaMallocHost(&stage, N * sizeof(float)) ||
+	    !(h_out = new float[(size_t)ROUNDS * N])) {
 		printf("FAIL hostfunc_pools: setup\n");
 		return 1;
 	}
@@ -111,6 +116,7 @@ int main()
 		h_in[i] = (float)(i % 1000);
 	}
 	memset(&log, 0, sizeof(log));
+	log.stage = stage;
 	log.out = h_out;
 	for (unsigned round = 0; round < ROUNDS; round++) {
 		float *in, *out;
@@ -123,8 +129,8 @@ int main()
 				cudaMemcpyHostToDevice, s);
 		scale<<<N / 256, 256, 0, s>>>(in, N, round);
 		plus_one<<<N / 256, 256, 0, s>>>(out, in, N);
-		cudaMemcpyAsync(h_out + (size_t)round * N, out,
-				N * sizeof(float), cudaMemcpyDeviceToHost, s);
+		cudaMemcpyAsync(stage, out, N * sizeof(float),
+				cudaMemcpyDeviceToHost, s);
 		args[round].log = &log;
 		args[round].round = round;
 		cudaLaunchHostFunc(s, check_round, &args[round]);
@@ -144,7 +150,8 @@ int main()
 	cudaStreamDestroy(s);
 	cudaMemPoolDestroy(pool);
 	cudaFreeHost(h_in);
-	cudaFreeHost(h_out);
+	cudaFreeHost(stage);
+	delete[] h_out;
 	if (bad || log.bad || log.out_of_order || log.next_round != ROUNDS ||
 	    log.callbacks != ROUNDS / 2 || log.callback_errors ||
 	    cudaGetLastError()) {
