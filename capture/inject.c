@@ -17,6 +17,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,15 +58,20 @@ struct api_info {
 	uint8_t exit_words;	/* exits repeat the words (outputs exist) */
 };
 
+struct host_wrap;
+
 struct inject_state {
 	int initialised;
 	CUpti_SubscriberHandle sub;
 	struct driver_fns cu;
 	int16_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE]; /* cbid -> api + 1 */
 	struct api_info info[GM_API_COUNT];
+	/* Wrapped host functions that have not run (host_pending_add). */
+	pthread_mutex_t host_lock;
+	struct host_wrap *host_pending;
 };
 
-static struct inject_state in;
+static struct inject_state in = { .host_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const char *cbid_name(int runtime, unsigned cbid)
 {
@@ -462,10 +468,10 @@ static void launch_params(struct gm_record *r, uint64_t f, void **params,
  * the trampoline, which hashes the results of the copies before it in
  * its stream (the program may read them from there on), runs the
  * program's own function with its own argument and then records how
- * long it took (a host_func event naming the call). The wrapper is freed by the trampoline; one that never runs
- * (the program exits first) is left to the process's end, and the call
- * is in the trace all the same (reconstruct warns that its duration is
- * unknown).
+ * long it took (a host_func event naming the call). The wrapper is freed
+ * by the trampoline; one that never runs (the program exits first) stays
+ * listed in in.host_pending to the process's end, and the call is in the
+ * trace all the same (reconstruct warns that its duration is unknown).
  */
 struct host_wrap {
 	int callback;			/* cuStreamAddCallback's signature */
@@ -475,7 +481,40 @@ struct host_wrap {
 	uint32_t corr;
 	uint16_t api;
 	uint64_t key, position;		/* its place in its stream's work */
+	struct host_wrap *prev, *next;	/* in in.host_pending */
 };
+
+/*
+ * The wrappers whose function has not run are listed in in.host_pending:
+ * kept reachable (a function still pending when the program exits never
+ * runs, and its wrapper is not a leak), each unlinked and freed by its
+ * trampoline.
+ */
+static void host_pending_add(struct host_wrap *w)
+{
+	pthread_mutex_lock(&in.host_lock);
+	w->prev = NULL;
+	w->next = in.host_pending;
+	if (w->next) {
+		w->next->prev = w;
+	}
+	in.host_pending = w;
+	pthread_mutex_unlock(&in.host_lock);
+}
+
+static void host_pending_del(struct host_wrap *w)
+{
+	pthread_mutex_lock(&in.host_lock);
+	if (w->prev) {
+		w->prev->next = w->next;
+	} else {
+		in.host_pending = w->next;
+	}
+	if (w->next) {
+		w->next->prev = w->prev;
+	}
+	pthread_mutex_unlock(&in.host_lock);
+}
 
 /*
  * When a host function starts, the work before it in its stream is done:
@@ -506,6 +545,7 @@ static void host_wrap_done(struct host_wrap *w, uint64_t start, uint64_t end)
 		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_host_func);
 		gm_capture_emit(GM_EV_HOST_FUNC, &r);
 	}
+	host_pending_del(w);
 	free(w);
 }
 
@@ -565,6 +605,7 @@ static void host_wrap(int api, const CUpti_CallbackData *cb, uint64_t key)
 	w->api = (uint16_t)api;
 	w->key = key;
 	w->position = track_position();
+	host_pending_add(w);
 	if (w->callback) {
 		cuStreamAddCallback_params *q = (void *)p;
 		w->fn = NULL;
