@@ -241,6 +241,19 @@ static int cmd_info(const char *dir)
 	printf("  memset_bytes=%" PRIu64 " memsets=%" PRIu64 "\n",
 	       st.memset_bytes, st.memsets);
 	printf("  d2h_result_hashes=%" PRIu64 "\n", st.d2h_hashes);
+	{
+		uint64_t calls = 0;
+		for (int i = 0; i < GM_API_COUNT; i++) {
+			if (gm_api_table[i].replay == GM_RK_HOST_FUNC) {
+				calls += st.calls[i];
+			}
+		}
+		if (calls) {
+			printf("host functions: calls=%" PRIu64 " ran=%" PRIu64
+			       " host_ms=%.3f\n", calls, st.host_funcs,
+			       st.host_func_ns / 1e6);
+		}
+	}
 	printf("GPU activity (CUPTI):\n");
 	printf("  kernel_ms=%.3f memcpy_ms=%.3f h2d_bytes=%" PRIu64
 	       " d2h_bytes=%" PRIu64 " d2d_bytes=%" PRIu64 "\n",

@@ -359,6 +359,12 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		case GM_EV_D2H_HASH:
 			st->d2h_hashes++;
 			break;
+		case GM_EV_HOST_FUNC: {
+			const struct gm_ev_host_func *h = GM_EVENT_AS(ev, host_func);
+			st->host_funcs++;
+			st->host_func_ns += h->end > h->start ? h->end - h->start : 0;
+			break;
+		}
 		case GM_EV_UNSUPPORTED:
 			add_unsupported(st, ev->str[0] ? ev->str : "(unnamed call)",
 					idx);

@@ -45,6 +45,10 @@ check_match "pool settings are reported as not applied, with the reason" \
 check_match "... the trim too" "event 91: cuMemPoolTrimTo \(1 call\)" \
 	"$(cat "$tmp/rec")"
 
+check_match "trace info: host functions called, run, and their time" \
+	"^host functions: calls=5 ran=4 host_ms=10.000$" \
+	"$("$GPUMIX" trace info "$B")"
+
 # The kept replay's duration in ns.
 kept_ns() {
 	awk -F'\t' '$6 == 1 { print $4 - $3; exit }' "$1/replays.tsv"
