@@ -38,6 +38,7 @@ static const char usage[] =
 	"usage: gpumix replay [--variant V] [-o RUNDIR] [--min-replays R]\n"
 	"                     [--watchdog SECONDS] [--force] [--no-profile]\n"
 	"                     [--warm-host] [--build-only] [--rebuild]\n"
+	"                     [--host-callbacks empty|timed]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
