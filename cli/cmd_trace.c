@@ -709,8 +709,14 @@ static int cmd_export(int argc, char **argv)
 		gm_cli_fail();
 		goto out;
 	}
-	gm_note("export: %zu calls, %zu GPU records, %zu arrows in %s",
-		st.calls, st.gpu, st.flows, out);
+	if (st.host) {
+		gm_note("export: %zu calls, %zu GPU records, %zu host functions, "
+			"%zu arrows in %s", st.calls, st.gpu, st.host, st.flows,
+			out);
+	} else {
+		gm_note("export: %zu calls, %zu GPU records, %zu arrows in %s",
+			st.calls, st.gpu, st.flows, out);
+	}
 	if (st.left_out) {
 		gm_note("note: %zu slices outside the window left out (the file"
 			" says so)", st.left_out);

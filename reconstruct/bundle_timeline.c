@@ -15,8 +15,15 @@
 #include "strbuf.h"
 #include "trace_reader.h"
 
-enum { S_CALL, S_KERNEL, S_MEMCPY, S_MEMSET };
-static const char *const cat_name[] = { "call", "kernel", "memcpy", "memset" };
+enum { S_CALL, S_KERNEL, S_MEMCPY, S_MEMSET, S_HOST };
+static const char *const cat_name[] = { "call", "kernel", "memcpy", "memset",
+					"host_func" };
+
+/* Calls and host functions are on thread tracks, GPU work on streams. */
+static int on_stream(int kind)
+{
+	return kind != S_CALL && kind != S_HOST;
+}
 
 struct slice {
 	int64_t start, end;	/* tracer clock for calls, CUPTI for GPU */
@@ -189,6 +196,23 @@ static int read_bundle(struct bt *b, struct trace_reader *r)
 		case GM_EV_ACT_MEMSET:
 			gpu_slice(b, ev);
 			break;
+		case GM_EV_HOST_FUNC: {
+			/* On the CUDA thread that ran it, in CUPTI's clock. */
+			const struct gm_ev_host_func *h = GM_EVENT_AS(ev, host_func);
+			s = add_slice(b);
+			s->kind = S_HOST;
+			s->pid = ev->pid;
+			s->corr = ev->corr;
+			s->track = ev->tid;
+			s->start = (int64_t)h->start;
+			s->end = (int64_t)h->end;
+			s->name = gm_xstrdup(gm_event_name(ev));
+			p = proc_of(b, ev->pid);
+			if (s->start < p->first_gpu) {
+				p->first_gpu = s->start;
+			}
+			break;
+		}
 		case GM_EV_PROCESS:
 			p = proc_of(b, ev->pid);
 			if (!p->aligned) {
@@ -203,7 +227,6 @@ static int read_bundle(struct bt *b, struct trace_reader *r)
 		case GM_EV_D2H_HASH:
 		case GM_EV_LAYOUT:
 		case GM_EV_DEVICE:
-		case GM_EV_HOST_FUNC:
 		case GM_EV_COUNT:
 			/* No time span of their own on a timeline. */
 			break;
@@ -315,6 +338,8 @@ static void args_of(const struct slice *s, struct strbuf *sb)
 		if (s->runtime) {
 			gm_tj_arg_str(sb, "runtime_call", s->runtime);
 		}
+	} else if (s->kind == S_HOST) {
+		/* the correlation id below names its call */
 	} else if (s->kind == S_KERNEL) {
 		strbuf_addf(sb, "\"grid\":[%lld,%lld,%lld],\"block\":[%lld,%lld,%lld]",
 			    (long long)s->v[0], (long long)s->v[1],
@@ -351,7 +376,8 @@ static void write_json(struct bt *b, const struct kvfile *m,
 			st->left_out++;
 			continue;
 		}
-		tr[ntr++] = (struct track){ s->pid, s->kind != S_CALL, s->track, 0 };
+		tr[ntr++] = (struct track){ s->pid, on_stream(s->kind), s->track,
+					    0 };
 		if (s->kind == S_CALL) {
 			ix[nix++] = (struct corr_ix){ s->pid, s->corr, i };
 		}
@@ -385,7 +411,7 @@ static void write_json(struct bt *b, const struct kvfile *m,
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		struct slice *s = &b->s[i];
-		struct track key = { s->pid, s->kind != S_CALL, s->track, 0 };
+		struct track key = { s->pid, on_stream(s->kind), s->track, 0 };
 		const struct track *t;
 		if (!s->in) {
 			continue;
@@ -405,7 +431,11 @@ static void write_json(struct bt *b, const struct kvfile *m,
 			st->calls++;
 			continue;
 		}
-		st->gpu++;
+		if (s->kind == S_HOST) {
+			st->host++;
+		} else {
+			st->gpu++;
+		}
 		/* The first call of the process with this correlation id. */
 		struct corr_ix key = { s->pid, s->corr, 0 };
 		size_t lo = 0, hi = nix;
@@ -445,7 +475,11 @@ static void write_json(struct bt *b, const struct kvfile *m,
 	}
 	gm_tj_arg_int(&args, "limit_max_slices", (int64_t)lim->max_slices);
 	strbuf_reset(&name);
-	strbuf_addf(&name, "{\"call\":%zu,\"gpu\":%zu}", st->calls, st->gpu);
+	strbuf_addf(&name, "{\"call\":%zu,\"gpu\":%zu", st->calls, st->gpu);
+	if (st->host) {
+		strbuf_addf(&name, ",\"host_func\":%zu", st->host);
+	}
+	strbuf_addch(&name, '}');
 	gm_tj_arg_raw(&args, "written", name.buf);
 	gm_tj_arg_int(&args, "left_out", (int64_t)st->left_out);
 	gm_tj_arg_int(&args, "calls_without_exit", (int64_t)st->no_exit);

@@ -30,6 +30,7 @@ struct strbuf;
 
 struct gm_bundle_timeline_stats {
 	size_t calls, gpu, flows;	/* slices and arrows in the file */
+	size_t host;			/* host functions (slices too) */
 	size_t left_out;		/* slices outside the window */
 	size_t no_exit;			/* calls that never returned */
 	size_t unaligned;		/* processes without a process event */

@@ -49,6 +49,14 @@ check_match "trace info: host functions called, run, and their time" \
 	"^host functions: calls=5 ran=4 host_ms=10.000$" \
 	"$("$GPUMIX" trace info "$B")"
 
+out=$("$GPUMIX" trace export -o "$tmp/hf.json" "$B" 2>&1)
+check_match "trace export: the host functions that ran, with arrows from their calls" \
+	"export: 45 calls, 0 GPU records, 4 host functions, 4 arrows" "$out"
+check_eq "... slices of category host_func on CUDA's threads, with their durations" \
+	"$(printf 'cuLaunchHostFunc 3000\ncuLaunchHostFunc 3000\ncuLaunchHostFunc 3000\ncuStreamAddCallback 1000')" \
+	"$(grep -o '"cat":"host_func","name":"[A-Za-z]*","ts":[0-9.]*,"dur":[0-9]*' "$tmp/hf.json" |
+		sed 's/.*"name":"\([A-Za-z]*\)".*"dur":\([0-9]*\)/\1 \2/' | sort)"
+
 # The kept replay's duration in ns.
 kept_ns() {
 	awk -F'\t' '$6 == 1 { print $4 - $3; exit }' "$1/replays.tsv"
