@@ -535,7 +535,8 @@ static void host_wrap_done(struct host_wrap *w, uint64_t start, uint64_t end)
 	struct gm_ev_host_func *e = (struct gm_ev_host_func *)words;
 	struct gm_record r = { 0 };
 
-	/* Not after the capture has finished (a function run at exit). */
+	/* Under a capture only; one that runs during teardown is counted
+	 * like any late event (doc/gpumix-capture.md). */
 	if (gm_capture_ready()) {
 		e->start = start;
 		e->end = end;
