@@ -49,6 +49,7 @@
 #include "strbuf.h"
 #include "study_path.h"
 #include "study_state.h"
+#include "slurm.h"
 
 const char *const exec_run_status_names[] = {
 	"not run yet", "ok", "failed", "hung", "skipped",
@@ -371,13 +372,42 @@ static void plan_progress(struct exec_ctx *x)
 	}
 }
 
+/*
+ * The profile job of a study spread over SLURM nodes: make the kernel
+ * profile, once every alone run is replayed (by the array before it).
+ */
+static int execute_profile_task(struct exec_ctx *x)
+{
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct plan_run *run = &x->plan->runs[i];
+		if ((run->variant->flags & GM_VARIANT_ALONE) &&
+		    x->runs[i].do_replay) {
+			return gm_error("run '%s' is not replayed yet: the profile "
+					"needs every single run", run->id);
+		}
+	}
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (x->runs[i].do_replay && exec_profile_needed_by(x, i)) {
+			return exec_profile_ensure(x, i);
+		}
+	}
+	return 0;
+}
+
 /* Run every stage to do; 0, 1 (interrupted) or -1. */
 static int execute(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
+	enum study_task task = x->o->task;
 	int ret;
 
+	if (task == STUDY_TASK_PROFILE) {
+		return execute_profile_task(x);
+	}
 	for (size_t i = 0; i < s->nr_programs; i++) {
+		if (task != STUDY_TASK_NONE && task != STUDY_TASK_PREP) {
+			break;
+		}
 		if (x->progs[i].cap == CAP_TODO && x->progs[i].needed) {
 			if ((ret = exec_capture(x, i))) {
 				return ret;
@@ -386,9 +416,20 @@ static int execute(struct exec_ctx *x)
 	}
 	x->executing = 1;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (task == STUDY_TASK_RUN &&
+		    strcmp(x->plan->runs[i].id, x->o->task_run)) {
+			continue;
+		}
 		if ((ret = exec_execute_run(x, i))) {
+			exec_pool_drain(x);
 			return ret;
 		}
+	}
+	if ((ret = exec_pool_drain(x))) {
+		return ret;
+	}
+	if (task != STUDY_TASK_NONE && task != STUDY_TASK_FINISH) {
+		return 0;
 	}
 	if (x->report_planned) {
 		study_progress_drop(&x->pr, STUDY_STAGE_REPORT);
@@ -461,6 +502,7 @@ static void ctx_release(struct exec_ctx *x)
 	free(x->report_reason);
 	free(x->report_log);
 	exec_profile_release(x);
+	exec_pool_release(x);
 	study_state_release(&x->st);
 }
 
@@ -498,12 +540,25 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	if (study_state_load(&x.st, s->paths.state, s->name)) {
 		goto out;
 	}
-	if (!o->dry_run && study_state_lock(&x.st)) {
+	if (o->task == STUDY_TASK_RUN) {
+		/* Beside the other tasks, never beside a whole study. */
+		if (study_state_lock_shared(&x.st)) {
+			goto out;
+		}
+		if (!plan_find_run(plan, o->task_run)) {
+			gm_error("study '%s' has no run '%s'", s->name, o->task_run);
+			goto out;
+		}
+	} else if (!o->dry_run && study_state_lock(&x.st)) {
 		goto out;
 	}
 	check_gnuplot(&x);
 	check_mps(&x);
 	if (exec_decide(&x)) {
+		goto out;
+	}
+	if (o->slurm) {
+		ret = exec_slurm_submit(&x);
 		goto out;
 	}
 	if (o->dry_run) {
@@ -513,6 +568,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		goto out;
 	}
 	plan_progress(&x);
+	exec_pool_init(&x);
 	stage_exec_catch_signals();
 	int r = execute(&x);
 	stage_exec_restore_signals();
@@ -523,6 +579,15 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		if (!out->interrupted) {
 			out->interrupted = SIGINT;
 		}
+	}
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		out->to_replay += x.runs[i].do_replay;
+	}
+	/* A task has written its record; it writes no state, no summary. */
+	if (o->task == STUDY_TASK_RUN) {
+		exec_count_outcome(&x);
+		ret = r == -1 ? -1 : 0;
+		goto out;
 	}
 	/* Save what is known even after an error, then summarise. */
 	if (study_state_save(&x.st) && r != -1) {
