@@ -313,6 +313,16 @@ int exec_slurm_submit(struct exec_ctx *x)
 	if (!(list2 = write_list(x, "runs2", 1, &n2)) && n2) {
 		goto out;
 	}
+	int analyze = 0;
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		analyze |= x->runs[i].do_analyze;
+	}
+	if (!prep && !n1 && !n2 && !analyze && exec_report_needed(x, 0) != 1) {
+		fprintf(x->o->out, "study '%s': nothing to submit: every run is "
+			"done and the report is up to date\n", s->name);
+		ret = 0;
+		goto out;
+	}
 	char task[PATH_MAX + 16];
 	if (prep && submit(&sub, 0, "prep", 0, NULL, NULL, 0)) {
 		goto fail;
