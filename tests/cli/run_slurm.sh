@@ -111,6 +111,39 @@ check_match "every run is ok now" \
 check_eq "only a+b.cuda was replayed again" "replay a+b.cuda" \
 	"$(grep '^replay' "$FAKE_LOG")"
 
+# ---- the real stages on the mock CUDA driver (no GPU) ----
+# The real reconstruct in the prep job, the real replay in each task
+# (tests/mock/), the real analyze and report in the finish job.
+m=$tmp/mock
+mkdir -p "$m"
+cat >"$m/study.yaml" <<YAML
+study: mock
+root: $GPUMIX_TOP
+programs:
+  - bundle: tests/data/reconstruct/bundles/basic
+  - bundle: tests/data/reconstruct/bundles/threads
+workloads:
+  - [basic, threads]
+variants: [single, cuda]
+replay: {min_replays: 2, watchdog: 30s}
+paths: {output: $m/out}
+YAML
+# sbatch hands the jobs this environment: the real gpumix, the mock.
+sub=$(env -u GPUMIX_STUDY_EXEC -u FAKE_LOG -u FAKE_MARK \
+	LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	"$GPUMIX" run --slurm "$m/study.yaml" 2>&1)
+check_match "real stages: a prep job (3 reconstructs), 3 runs, a finish job" \
+	"submitted prep job [0-9]+ \(captures, reconstructs\), 3 runs as array [0-9]+, finish job" "$sub"
+wait_jobs "the real stages' jobs end"
+check_match "every run is ok: replayed on the mock driver by its task" \
+	"runs: 3: 3 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet" \
+	"$(cat "$m/out/summary.md" 2>&1)"
+check_eq "the finish job loaded the 3 runs into the database" 3 \
+	"$(db_query "$m/out/results.db" 'select count(*) from runs' 2>&1)"
+check "and wrote the report" test -s "$m/out/report/index.md"
+check_eq "each run replayed in its own task" 3 \
+	"$(ls "$m/out/logs"/slurm-runs-*.out 2>/dev/null | wc -l)"
+
 # ---- errors ----
 err=$("$GPUMIX" run --slurm --gpus all study.yaml 2>&1)
 check_match "--slurm with --gpus is a usage error" "does not go with --gpus" "$err"
