@@ -15,6 +15,8 @@
 #                          safe to call twice and when not started
 #   slurm_wait_idle [SECS] wait until no job is queued or running (60)
 _slurm_dir=
+# The daemons are in /usr/sbin, which a user's PATH may leave out.
+PATH=$PATH:/usr/sbin:/sbin
 
 slurm_missing() {
 	local p m=
