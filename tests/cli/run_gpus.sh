@@ -94,6 +94,31 @@ check_eq "no replay is left running" "" "$(pgrep -f 'fake-gpumix replay' || true
 out=$("$GPUMIX" run --gpus 2 study.yaml 2>&1)
 check_match "the same command finishes the study" "runs: 6: 6 ok" "$out"
 
+# The real stages on the mock CUDA driver: the real replay records the
+# GPU it was pinned to, and the real analyzer loads it.
+m=$tmp/mock
+mkdir -p "$m"
+cat >"$m/study.yaml" <<YAML
+study: mock
+root: $GPUMIX_TOP
+programs:
+  - bundle: tests/data/reconstruct/bundles/basic
+  - bundle: tests/data/reconstruct/bundles/threads
+workloads:
+  - [basic, threads]
+variants: [single, cuda]
+replay: {min_replays: 2, watchdog: 30s}
+paths: {output: $m/out}
+YAML
+out=$(env -u GPUMIX_STUDY_EXEC \
+	LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	"$GPUMIX" run --gpus all "$m/study.yaml" 2>&1)
+check_match "real stages on both GPUs: every run ok, loaded" \
+	"runs: 3: 3 ok, 0 failed" "$out"
+check_eq "the real replay's manifest names a GPU of the node" yes \
+	"$(v=$(sed -n 's/^device.visible = //p' "$m/out/runs/basic+threads.cuda/manifest")
+	   [ "$v" = "$g0" ] || [ "$v" = "$g1" ] && echo yes)"
+
 # Choosing GPUs.
 err=$("$GPUMIX" run --gpus 0,3 study.yaml 2>&1)
 check_match "an index the node lacks" "error: --gpus 0,3: this node has no GPU 3 \(it has 2, from 0\)" "$err"
