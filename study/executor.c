@@ -345,29 +345,35 @@ static void plan_progress(struct exec_ctx *x)
 			}
 		}
 	}
-	for (size_t i = 0; i < s->nr_programs; i++) {
+	/* A job of a SLURM submission counts only the stages it runs. */
+	enum study_task t = x->o->task;
+	int whole = t == STUDY_TASK_NONE, prep = whole || t == STUDY_TASK_PREP;
+	for (size_t i = 0; i < s->nr_programs && prep; i++) {
 		if (x->progs[i].cap == CAP_TODO && x->progs[i].needed) {
 			study_progress_plan(&x->pr, STUDY_STAGE_CAPTURE);
 		}
 	}
-	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+	for (size_t w = 0; w < x->plan->nr_workloads && prep; w++) {
 		if (x->wls[w].state == BUILD_TODO) {
 			study_progress_plan(&x->pr, STUDY_STAGE_RECONSTRUCT);
 		}
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
-		if (ri->do_replay) {
+		int mine = t == STUDY_TASK_RUN &&
+			   !strcmp(x->plan->runs[i].id, x->o->task_run);
+		if (ri->do_replay && (whole || mine)) {
 			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
 		}
-		if (ri->do_analyze) {
+		if (ri->do_analyze && (whole || (t == STUDY_TASK_FINISH &&
+						 !ri->do_replay))) {
 			study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
 		}
 	}
-	if (exec_profile_todo(x)) {
+	if (exec_profile_todo(x) && (whole || t == STUDY_TASK_PROFILE)) {
 		study_progress_plan(&x->pr, STUDY_STAGE_PROFILE);
 	}
-	if (x->report_planned) {
+	if (x->report_planned && (whole || t == STUDY_TASK_FINISH)) {
 		study_progress_plan(&x->pr, STUDY_STAGE_REPORT);
 	}
 }
