@@ -93,6 +93,7 @@ static int collect(struct exec_ctx *x, struct pool_slot *sl)
 		slot_clear(sl);
 		return 1;
 	}
+	exec_kill_hook(x, STUDY_STAGE_REPLAY, KILL_FINISHED);
 	x->out->stages_run++;
 	/* A failure line names this run, not the last one started. */
 	snprintf(x->pr.label, sizeof(x->pr.label), "[gpu %u] %s",
