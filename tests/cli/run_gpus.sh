@@ -94,6 +94,24 @@ check_eq "no replay is left running" "" "$(pgrep -f 'fake-gpumix replay' || true
 out=$("$GPUMIX" run --gpus 2 study.yaml 2>&1)
 check_match "the same command finishes the study" "runs: 6: 6 ok" "$out"
 
+# Killed (SIGKILL) when the second replay has ended, unrecorded, while
+# another runs on the other GPU: the same command replays what has no
+# record, once each, and loads every run once.
+rm -rf results "$d/log"
+FAKE_LOG=$d/log FAKE_SLEEP=$sleeps GPUMIX_STUDY_KILL_AT=replay-finished:2 \
+	"$GPUMIX" run --gpus 2 study.yaml >/dev/null 2>&1
+check_eq "the study was killed" 137 "$?"
+for _ in $(seq 50); do
+	flock -n results/t/study.state.lock true 2>/dev/null && break
+	sleep 0.1
+done
+out=$(FAKE_LOG=$d/log "$GPUMIX" run --gpus 2 study.yaml 2>&1)
+check_match "the same command finishes it" "runs: 6: 6 ok" "$out"
+check_eq "each run loaded once" 6 \
+	"$(db_query results/t/results.db 'select count(*) from runs')"
+check_eq "no run was analyzed twice" "" \
+	"$(grep '^analyze ' "$d/log" | sort | uniq -d)"
+
 # The real stages on the mock CUDA driver: the real replay records the
 # GPU it was pinned to, and the real analyzer loads it.
 m=$tmp/mock
