@@ -149,6 +149,12 @@ err=$("$GPUMIX" run --slurm --gpus all study.yaml 2>&1)
 check_match "--slurm with --gpus is a usage error" "does not go with --gpus" "$err"
 err=$("$GPUMIX" run --status study.yaml 2>&1)
 check_match "--status without --slurm is a usage error" "go with --slurm" "$err"
+make_study "$tmp/gres" "a b"
+err=$(cd "$tmp/gres" && "$GPUMIX" run --slurm --gres gpu:1 study.yaml 2>&1)
+check_match "sbatch's refusal is the error (this cluster has no GPU)" \
+	"^error: sbatch failed: .*(gres|GRES|generic resource)" "$err"
+check_eq "... and nothing is left queued" "" "$(squeue -h -o %i)"
+check "... nor recorded as submitted" test ! -e "$tmp/gres/results/t/study.state.slurm"
 rm -f "$out/study.state.slurm"
 err=$("$GPUMIX" run --slurm --status study.yaml 2>&1)
 check_match "--status of a study never submitted says so" \
