@@ -459,6 +459,32 @@ int study_slurm_status(const struct study *s, FILE *out)
 		fprintf(out, "sacct:\n");
 		indent(out, o.buf);
 	}
+	/* Where the runs stand: the state with the tasks' records. */
+	struct study_state st;
+	if (!study_state_load(&st, s->paths.state, s->name)) {
+		size_t n[4] = { 0 }, loaded = 0;
+		static const char *const sts[] = { "ok", "failed", "hung" };
+		for (size_t i = 0; i < st.nr; i++) {
+			const struct state_record *rec = &st.records[i];
+			if (!strncmp(rec->id, "analyze ", 8)) {
+				loaded += !strcmp(rec->status, "done");
+				continue;
+			}
+			if (strncmp(rec->id, "replay ", 7)) {
+				continue;
+			}
+			for (size_t k = 0; k < 3; k++) {
+				n[k] += !strcmp(rec->status, sts[k]);
+			}
+		}
+		fprintf(out, "replays recorded: %zu ok, %zu failed, %zu hung; "
+			"%zu runs loaded into the database\n", n[0], n[1], n[2],
+			loaded);
+	} else {
+		gm_warning("%s", gm_error_message());
+		gm_error_clear();
+	}
+	study_state_release(&st);
 	ret = 0;
 out:
 	strbuf_release(&ids);

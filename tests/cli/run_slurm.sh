@@ -69,6 +69,8 @@ wait_jobs "every job of the first submission ends"
 status=$("$GPUMIX" run --slurm --status study.yaml 2>&1)
 check_match "--status shows the killed task cancelled" \
 	"${runs_job}_$task +gpumix-t-runs +CANCELLED" "$status"
+check_match "--status counts the recorded replays and the loaded runs" \
+	"^replays recorded: 7 ok, 1 failed, 0 hung; 7 runs loaded into the database$" "$status"
 check_eq "every stage but the killed replay ran once" \
 	"3 6 8 7 1 1" \
 	"$(for s in capture reconstruct replay analyze profile report; do
