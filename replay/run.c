@@ -188,6 +188,12 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	if (vis && *vis) {
 		kvfile_set(kv, "device.visible", vis);
 	}
+	/* Runs of one study may come from several nodes (SLURM). */
+	char host[256];
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		kvfile_set(kv, "hostname", host);
+	}
 	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
 	kvfile_set_u64(kv, "device.sm_count", dev->sm_count > 0 ? dev->sm_count : 1);
 	kvfile_set_u64(kv, "device.max_threads_per_sm",

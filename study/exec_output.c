@@ -255,7 +255,8 @@ static void md_cell(struct strbuf *sb, const char *s)
 /*
  * The GPU each run was replayed on, from its run manifest (device.visible,
  * the CUDA_VISIBLE_DEVICES it ran under, written by gpumix replay; with
- * the index and model of --gpus when it names one of them), or NULL
+ * the index and model of --gpus when it names one of them, else with the
+ * manifest's hostname and device.name), or NULL
  * when no run was pinned to a GPU (the summary then has no gpu column).
  */
 static char **run_gpus(const struct exec_ctx *x)
@@ -266,10 +267,11 @@ static char **run_gpus(const struct exec_ctx *x)
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		struct kvfile kv = KVFILE_INIT;
 		char *m = exec_with_manifest(x->runs[i].rundir);
-		const char *vis = NULL, *name = NULL;
+		const char *vis = NULL, *name = NULL, *host = NULL;
 		if (gm_path_exists(m) && !kvfile_read(&kv, m)) {
 			vis = kvfile_get(&kv, "device.visible");
 			name = kvfile_get(&kv, "device.name");
+			host = kvfile_get(&kv, "hostname");
 		}
 		gm_error_clear();
 		const struct gpu_list *l = x->o->gpus;
@@ -280,9 +282,12 @@ static char **run_gpus(const struct exec_ctx *x)
 			}
 			free(want);
 		}
+		/* Not one of --gpus (another node's, SLURM's): as recorded. */
 		if (vis && !v[i]) {
-			v[i] = name ? gm_xasprintf("%s (%s)", vis, name)
-				    : gm_xstrdup(vis);
+			v[i] = gm_xasprintf("%s%s%s%s%s%s", host ? host : "",
+					    host ? ": " : "", vis,
+					    name ? " (" : "", name ? name : "",
+					    name ? ")" : "");
 		}
 		any |= vis != NULL;
 		kvfile_release(&kv);

@@ -131,7 +131,8 @@ replay: {min_replays: 2, watchdog: 30s}
 paths: {output: $m/out}
 YAML
 # sbatch hands the jobs this environment: the real gpumix, the mock.
-sub=$(env -u GPUMIX_STUDY_EXEC -u FAKE_LOG -u FAKE_MARK \
+# (CUDA_VISIBLE_DEVICES as SLURM's --gres would set it.)
+sub=$(env -u GPUMIX_STUDY_EXEC -u FAKE_LOG -u FAKE_MARK CUDA_VISIBLE_DEVICES=0 \
 	LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	"$GPUMIX" run --slurm "$m/study.yaml" 2>&1)
 check_match "real stages: a prep job (3 reconstructs), 3 runs, a finish job" \
@@ -143,6 +144,9 @@ check_match "every run is ok: replayed on the mock driver by its task" \
 check_eq "the finish job loaded the 3 runs into the database" 3 \
 	"$(db_query "$m/out/results.db" 'select count(*) from runs' 2>&1)"
 check "and wrote the report" test -s "$m/out/report/index.md"
+check_match "the summary names each run's node and GPU" \
+	"^\| basic\+threads\.cuda \| basic\+threads \| cuda \| ok \| $(hostname): 0 \(.+\) \|" \
+	"$(cat "$m/out/summary.md" 2>&1)"
 check_eq "each run replayed in its own task" 3 \
 	"$(ls "$m/out/logs"/slurm-runs-*.out 2>/dev/null | wc -l)"
 
