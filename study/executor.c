@@ -558,6 +558,10 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	} else if (!o->dry_run && study_state_lock(&x.st)) {
 		goto out;
 	}
+	if (!o->dry_run && !o->slurm && o->task == STUDY_TASK_NONE &&
+	    study_slurm_check_idle(s)) {
+		goto out;
+	}
 	check_gnuplot(&x);
 	check_mps(&x);
 	if (exec_decide(&x)) {

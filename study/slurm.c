@@ -277,6 +277,33 @@ static void cancel(struct submission *sub)
 	strbuf_release(&out);
 }
 
+int study_slurm_check_idle(const struct study *s)
+{
+	struct kvfile kv = KVFILE_INIT;
+	struct strbuf which = STRBUF_INIT;
+	int ret = 0;
+
+	if (read_jobs(s, &kv) == 0) {
+		int active = jobs_active(&kv, &which);
+		if (active < 0) {
+			/* No SLURM here (another machine): nothing to check. */
+			gm_error_clear();
+		} else if (active) {
+			ret = gm_error("study '%s' has SLURM jobs queued or running "
+				       "(%s)", s->name, which.buf);
+			gm_error_hint("see them with gpumix run --slurm --status; "
+				      "run the study here once they have ended, "
+				      "or cancel them with scancel");
+		}
+	}
+	if (!ret) {
+		gm_error_clear();	/* an unreadable STATE.slurm too */
+	}
+	strbuf_release(&which);
+	kvfile_release(&kv);
+	return ret;
+}
+
 int exec_slurm_submit(struct exec_ctx *x)
 {
 	const struct study *s = x->s;

@@ -49,6 +49,13 @@ struct slurm_opts {
 int exec_slurm_submit(struct exec_ctx *x);
 
 /*
+ * A study run here must not replay beside its own SLURM jobs: -1 (with
+ * the error) when the last submission still has jobs queued or running,
+ * 0 when not, or when there is no submission or no squeue here.
+ */
+int study_slurm_check_idle(const struct study *s);
+
+/*
  * Print the jobs of the study's last submission (squeue, and sacct when
  * the cluster keeps accounting) and how many runs are replayed, to @out.
  * 0, or -1 when nothing was submitted.
