@@ -55,7 +55,7 @@ check_fails "submitting again while the jobs are queued is refused" \
 	"$GPUMIX" run --slurm study.yaml
 err=$("$GPUMIX" run study.yaml 2>&1)
 check_match "so is running the study here meanwhile" \
-	"^error: study 't' has SLURM jobs queued or running \(prep [0-9]+" "$err"
+	"^error: study 't' has SLURM jobs queued or running \((prep|runs) [0-9]+" "$err"
 status=$("$GPUMIX" run --slurm --status study.yaml 2>&1)
 check_match "--status lists the array" "gpumix-t-runs" "$status"
 
