@@ -21,6 +21,7 @@ tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
+	"untraced:$R/untraced" "pointer-global:$R/pointer-global" \
 	"hostfunc:$R/hostfunc" "basic+threads:$R/basic $R/threads"; do
 	name=${w%%:*}
 	for v in single cuda; do
