@@ -183,6 +183,27 @@ static char *base_name(const char *path)
 	return gm_xasprintf("%.*s", (int)(path + len - s), s);
 }
 
+/*
+ * A partition size the program cannot run in (a cooperative launch sized
+ * to the whole GPU, shared memory it cannot have): a property of the
+ * program, said with the run's own reason; the other sizes go on.
+ */
+static void cannot_run(const char *name, uint64_t sms, const char *run)
+{
+	char *why;
+
+	gm_error_clear();
+	why = manifest_str(run, "failure");
+	gm_error_clear();
+	gm_warning("scale: %s: cannot run on %" PRIu64 " SMs: %s", name, sms,
+		   why ? why : "its replay failed (no reason recorded)");
+	free(why);
+}
+
+/*
+ * The curve of @bundle into @sc: 0 when every size was measured, 1 when
+ * some partition sizes could not run (said), -1 on an error.
+ */
 static int scale_bundle(const struct scale_opts *o, const char *bundle,
 			struct gm_scale *sc)
 {
@@ -190,7 +211,7 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 	char *build = gm_xasprintf("%s/builds/%s", o->dir, name);
 	char *log = NULL, *run = NULL, *prog = NULL, *what = NULL;
 	uint64_t full_sms, group, groups, all_sms;
-	int ret = -1;
+	int ret = -1, partial = 0, r;
 
 	log = gm_xasprintf("%s/logs/%s.reconstruct.log", o->dir, name);
 	{
@@ -226,13 +247,18 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 	what = gm_xasprintf("the replay of '%s' in one green partition of "
 			    "every group", name);
 	gm_note("scale: %s: green, every partition group", name);
-	if (replay(o, build, "green", NULL, run, log, what) < 0 ||
-	    manifest_u64(run, "green.group_sms", &group) < 0 ||
+	/* A replay that failed after the split still says what it was. */
+	r = replay(o, build, "green", NULL, run, log, what);
+	if (manifest_u64(run, "green.group_sms", &group) < 0 ||
 	    manifest_u64(run, "green.groups", &groups) < 0 ||
 	    manifest_u64(run, "program.0.sm_count", &all_sms) < 0) {
 		goto out;
 	}
-	if (all_sms != full_sms && gm_scale_add_run(sc, run, (unsigned)all_sms) < 0) {
+	if (r < 0) {
+		cannot_run(name, all_sms, run);
+		partial = 1;
+	} else if (all_sms != full_sms &&
+		   gm_scale_add_run(sc, run, (unsigned)all_sms) < 0) {
 		goto out;
 	}
 	for (uint64_t k = 1; k < groups; k++) {
@@ -250,7 +276,12 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 		gm_note("scale: %s: %" PRIu64 " SMs", name, sms);
 		r = replay(o, build, "green", share, run, log, what);
 		free(share);
-		if (r < 0 || manifest_u64(run, "program.0.sm_count", &got) < 0) {
+		if (r < 0) {
+			cannot_run(name, sms, run);
+			partial = 1;
+			continue;
+		}
+		if (manifest_u64(run, "program.0.sm_count", &got) < 0) {
 			goto out;
 		}
 		if (got != sms) {
@@ -262,7 +293,7 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 			goto out;
 		}
 	}
-	ret = 0;
+	ret = partial;
 out:
 	if (ret < 0) {
 		gm_error("cannot measure the scaling of '%s'", bundle);
@@ -404,7 +435,7 @@ int cmd_scale(int argc, char **argv)
 	struct gm_scale sc = GM_SCALE_INIT;
 	struct strbuf md = STRBUF_INIT;
 	char *end;
-	int c, ret = GM_EXIT_ERROR;
+	int c, ret = GM_EXIT_ERROR, failed = 0, partial = 0;
 	ssize_t n;
 
 	optind = 1;
@@ -492,9 +523,14 @@ int cmd_scale(int argc, char **argv)
 			return gm_cli_fail();
 		}
 	}
+	/* One program that cannot be measured does not stop the others. */
 	for (int i = optind; i < argc; i++) {
-		if (scale_bundle(&o, argv[i], &sc) < 0) {
-			goto out;
+		int r = scale_bundle(&o, argv[i], &sc);
+		if (r < 0) {
+			gm_error_report(stderr);
+			failed++;
+		} else if (r > 0) {
+			partial++;
 		}
 	}
 	gm_scale_sort(&sc);
@@ -510,8 +546,14 @@ int cmd_scale(int argc, char **argv)
 			goto out;
 		}
 	}
-	gm_note("scale: %d program%s measured, tables in '%s'", argc - optind,
-		argc - optind == 1 ? "" : "s", o.dir);
+	gm_note("scale: %d program%s measured (%d with sizes they cannot run "
+		"in), %d could not be, tables in '%s'", argc - optind - failed,
+		argc - optind - failed == 1 ? "" : "s", partial, failed, o.dir);
+	if (failed) {
+		gm_error("%d of %d programs could not be measured (above)", failed,
+			 argc - optind);
+		goto out;
+	}
 	ret = GM_EXIT_OK;
 out:
 	if (ret != GM_EXIT_OK) {

@@ -47,6 +47,21 @@ if command -v "${GPUMIX_GNUPLOT:-gnuplot}" >/dev/null; then
 else
 	skip "gnuplot is not installed: no plot to check"
 fi
+# A program whose cooperative launch (128 blocks, 8 resident per SM)
+# needs 16 SMs: the smaller partitions are said and left out, the others
+# measured, and a program that can run nowhere in a partition does not
+# stop the next one.
+C=tests/data/reconstruct/bundles/cooperative
+out=$("$GPUMIX" scale -o "$tmp/co" --replays 2 --no-plot "$C" "$B" 2>"$tmp/err"); rc=$?
+check_eq "a cooperative program: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+check_eq "its points: the partitions that hold its grid, and the whole GPU" "16 20 24" \
+	"$(awk -F, '$1 == "cooperative" && $2 == "" { print $3 }' "$tmp/co/scale.csv" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "each smaller partition is a warning with the driver's reason" "4 8 12" \
+	"$(sed -n 's/^warning: scale: cooperative: cannot run on \([0-9]*\) SMs: .*COOPERATIVE_LAUNCH_TOO_LARGE.*/\1/p' "$tmp/err" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the next program is measured whole" "4 8 12 16 20 24" \
+	"$(awk -F, '$1 == "basic" && $2 == "" { print $3 }' "$tmp/co/scale.csv" | tr '\n' ' ' | sed 's/ $//')"
+
 out=$("$GPUMIX" scale -o "$tmp/x" --replays 1 "$B" 2>&1); rc=$?
 check_eq "--replays 1: usage error" 2 "$rc"
 out=$("$GPUMIX" scale -o "$tmp/x" "$B" "$B/" 2>&1); rc=$?

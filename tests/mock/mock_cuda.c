@@ -521,6 +521,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 	case CUDA_ERROR_OUT_OF_MEMORY:
 		*pStr = "CUDA_ERROR_OUT_OF_MEMORY";
 		break;
+	case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+		*pStr = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+		break;
 	default:
 		*pStr = "CUDA_ERROR_UNKNOWN";
 		break;
@@ -1334,7 +1337,8 @@ static CUresult check_elastic(const struct kernel_cmd *kc)
 }
 
 static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
-		       unsigned smem, CUstream s, void **params, void **extra)
+		       unsigned smem, CUstream s, void **params, void **extra,
+		       int cooperative)
 {
 	struct mfunc *fn = (struct mfunc *)f;
 	struct mkernel *k = NULL;
@@ -1364,6 +1368,20 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 	for (int i = 0; i < 3; i++) {
 		if (!g[i] || !b[i]) {
 			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	/* A cooperative grid must be resident at once, as the driver checks:
+	 * at most the occupancy's blocks per SM on each SM of the context. */
+	if (cooperative) {
+		int per_sm = 0;
+		uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
+		r = cuOccupancyMaxActiveBlocksPerMultiprocessor(
+			&per_sm, f, (int)(b[0] * b[1] * b[2]), smem);
+		if (r != CUDA_SUCCESS) {
+			return r;
+		}
+		if (blocks > (uint64_t)per_sm * mock_ctx_sms(ctx)) {
+			return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 		}
 	}
 	kc = calloc(1, sizeof(*kc));
@@ -1399,7 +1417,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 {
 	unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
 
-	return launch(f, g, b, smem, s, kernelParams, extra);
+	return launch(f, g, b, smem, s, kernelParams, extra, 0);
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -1408,9 +1426,14 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 	unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
 	unsigned b[3] = { config->blockDimX, config->blockDimY,
 			  config->blockDimZ };
+	int coop = 0;
 
+	for (unsigned i = 0; i < config->numAttrs && config->attrs; i++) {
+		coop |= config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
+			config->attrs[i].value.cooperative;
+	}
 	return launch(f, g, b, config->sharedMemBytes, config->hStream,
-		      kernelParams, extra);
+		      kernelParams, extra, coop);
 }
 
 /* ---- texture objects ---- */

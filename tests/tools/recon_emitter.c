@@ -32,6 +32,8 @@
  *   recon-emitter pointer-global [--fatbin F]  a device pointer stored
  *       into a module global (cudaMemcpyToSymbol), a kernel writing
  *       through it
+ *   recon-emitter cooperative [--fatbin F]  a cooperative launch of 128
+ *       blocks (too many for a small SM partition)
  *   recon-emitter hostfunc [--fatbin F]  rounds of stream-ordered
  *       allocations from a memory pool with a release threshold and from
  *       the default pool, host functions and a stream callback between
@@ -545,6 +547,44 @@ static void pointer_global(void)
 	free_data(&d);
 }
 
+/*
+ * A cooperative launch (cuLaunchKernelEx with the COOPERATIVE attribute)
+ * of 128 blocks of 256 threads: all must be resident at once, which a
+ * partition of too few SMs cannot give (gpumix scale's test).
+ */
+static void cooperative(void)
+{
+	struct data d;
+	struct att in, res;
+	CUlaunchAttribute at;
+	uint8_t buf[sizeof(at) + 24];
+	unsigned c;
+
+	make_data(&d, 0, 0);
+	load_code();
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &(uint32_t){ C_ADD }, .plen = 4),
+	     NULL, A_CADD, 0x1000, 4);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	in = (struct att){ .payload = d.in, .plen = BYTES };
+	CALL(cuMemcpyHtoD_v2, 0, &in, NULL, A_IN, HOST, BYTES);
+	memset(&at, 0, sizeof(at));
+	at.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+	at.value.cooperative = 1;
+	memcpy(buf, &at, sizeof(at));
+	hash_params(buf + sizeof(at), A_OUT, A_IN, d.mul, N_ELEMS);
+	c = CALL(cuLaunchKernelEx, 0, ATT(.data = buf, .len = sizeof(buf)), NULL,
+		 0x7000, K_SCALE, 0x6000, 0, 128, 1, 1, 256, 1, 1, 0, 0, 1,
+		 sizeof(at));
+	res = (struct att){ .hash = d.out, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, A_OUT, BYTES);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c, "_Z5scalePjPKjjj", 1000000, 50000);
+	free_data(&d);
+}
+
 /* Each worker thread: its own stream and buffers, scale, result. */
 static void *worker(void *arg)
 {
@@ -971,6 +1011,8 @@ int main(int argc, char **argv)
 		fault();
 	} else if (!strcmp(mode, "untraced")) {
 		untraced_kernel(LIB);
+	} else if (!strcmp(mode, "cooperative")) {
+		cooperative();
 	} else if (!strcmp(mode, "pointer-global")) {
 		pointer_global();
 	} else if (!strcmp(mode, "unnamed")) {
@@ -982,7 +1024,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
 			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
-			"pointer-global|hostfunc|bench [--calls N] "
+			"pointer-global|cooperative|hostfunc|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

@@ -11,6 +11,7 @@
 #
 #   good:  basic threads reset untraced (a kernel no traced call names)
 #          pointer-global (a device pointer stored into a module global)
+#          cooperative (a cooperative launch of 128 blocks, for gpumix scale)
 #          hostfunc (host functions, memory pools)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
@@ -27,8 +28,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset untraced pointer-global fork unsupported:arrays bad-copy unnamed \
-	hostfunc; do
+for m in basic threads reset untraced pointer-global cooperative fork \
+	unsupported:arrays bad-copy unnamed hostfunc; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
