@@ -67,6 +67,18 @@ $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $
 		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
 		$(COMMON_LDLIBS) -lpthread
 
+# A zero-copy and managed-memory program on the mock driver, captured
+# through the real subscriber (tests/cli/capture_hostmem.sh).
+HOSTMEM_EMITTER := $(B)/tests/hostmem-emitter
+CHECK_DEPS += $(HOSTMEM_EMITTER)
+
+$(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
+		$(B)/tests/mock/libcuda.so.1
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(B) -L$(B)/tests/mock \
+		-Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN/mock' \
+		-l:libgpumix-capture.so -l:libcuda.so.1 -lpthread
+
 # Small programs for the GPU tests and the benchmark (tests/gpu/progs):
 # built by make check everywhere (nvcc needs no GPU), run on a GPU host.
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
