@@ -1476,6 +1476,7 @@ void model_report(const struct model *m, struct strbuf *out)
 			    p->name, p->nr_ops, launches, p->nr_kernels, copies,
 			    p->nr_relocated_words, p->nr_tex_words,
 			    p->nr_unverifiable, p->nr_unsupported);
+		model_hostmem_report(p, out);
 		for (size_t w = 0; w < p->nr_warnings; w++) {
 			strbuf_addf(out, "warning: program '%s': event %" PRIu64
 				    ": %s\n", p->name, p->warnings[w].event,

@@ -224,3 +224,30 @@ int model_add_advise(struct model_prog *p, uint64_t ev, const char *api,
 	op->c = where;
 	return 0;
 }
+
+void model_hostmem_report(const struct model_prog *p, struct strbuf *out)
+{
+	uint64_t used = 0, bytes = 0, fills = 0, fill_bytes = 0, checks = 0;
+
+	for (size_t i = 0; i < p->nr_hostmems; i++) {
+		if (p->hostmems[i].used) {
+			used++;
+			bytes += p->hostmems[i].size;
+		}
+	}
+	for (size_t i = 0; i < p->nr_ops; i++) {
+		if (p->ops[i].code == GM_OP_HOST_FILL) {
+			fills++;
+			fill_bytes += p->ops[i].z;
+		}
+		checks += p->ops[i].code == GM_OP_HOST_CHECK;
+	}
+	if (!used) {
+		return;
+	}
+	strbuf_addf(out, "program '%s': %" PRIu64 " mapped or managed "
+		    "allocations (%" PRIu64 " bytes) used by kernels, %" PRIu64
+		    " host writes replayed (%" PRIu64 " bytes), %" PRIu64
+		    " host reads verified\n", p->name, used, bytes, fills,
+		    fill_bytes, checks);
+}

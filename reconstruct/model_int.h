@@ -195,6 +195,9 @@ int model_hostmem_add(struct model_prog *p, uint64_t ev, uint64_t start,
 		      uint64_t size, uint32_t kind);
 void model_hostmem_drop(struct model_prog *p, uint64_t start);
 
+/* One line on @p's mapped and managed memory, when it has any in use. */
+void model_hostmem_report(const struct model_prog *p, struct strbuf *out);
+
 /* Accessors for the generator. */
 static inline const char *model_api(const struct model_prog *p,
 				    const struct mop *op)
