@@ -84,7 +84,7 @@ $(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
-	clock_result)
+	clock_result zerocopy_managed)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 

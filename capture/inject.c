@@ -1053,6 +1053,13 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 			&((const cuMemPrefetchAsync_v2_params *)params)->location;
 		a[d->nr_args - 2] = (uint64_t)loc->type;
 		a[d->nr_args - 1] = (uint64_t)(int64_t)loc->id;
+		/* A prefetch to the device follows the host's writes: the
+		 * replay writes the content before it, not after it (where
+		 * the kernel would fault the pages back). */
+		if (!exit && api != GM_API_cuMemAdvise_v2 &&
+		    loc->type == CU_MEM_LOCATION_TYPE_DEVICE) {
+			hostmem_launch(&a[0], sizeof(a[0]), key, r->corr);
+		}
 		break;
 	}
 	case GM_SP_COUNT:

@@ -39,6 +39,10 @@ check_match "results are hashes" \
 first=$(printf '%s\n' "$dump" | grep -m1 ' hostmem ' | sed 's/^#\([0-9]*\).*/\1/')
 launch=$(printf '%s\n' "$dump" | grep -m1 'enter cuLaunchKernel' | sed 's/^#\([0-9]*\).*/\1/')
 check "the first snapshot precedes the first launch's entry" test "$first" -lt "$launch"
+msnap=$(printf '%s\n' "$dump" | grep -m1 ' hostmem .* kind=2 role=1 ' | sed 's/^#\([0-9]*\).*/\1/')
+pre=$(printf '%s\n' "$dump" | grep -m1 'enter cuMemPrefetchAsync_v2' | sed 's/^#\([0-9]*\).*/\1/')
+check_eq "managed memory: its snapshot comes right before the prefetch to the device" \
+	"$((pre - 1))" "$msnap"
 check_match "prefetch and advice are recorded with their location" \
 	"enter cuMemPrefetchAsync_v2\(.*locType=1, locId=0\)" "$dump"
 
