@@ -328,7 +328,8 @@ static int resolve_dev(struct model_prog *p, uint64_t ev, const char *api,
 				" bytes, event %" PRIu64 ")", ev, api, size,
 				what, addr,
 				r->kind == GM_REF_GLOBAL ? "global" :
-							   "allocation",
+				r->kind == GM_REF_HOSTMEM ?
+				"mapped or managed memory" : "allocation",
 				r->id, r->size, r->event);
 	}
 	*ref = r->kind | r->id;
