@@ -46,6 +46,10 @@ check_eq "managed memory: its snapshot comes right before the prefetch to the de
 check_match "prefetch and advice are recorded with their location" \
 	"enter cuMemPrefetchAsync_v2\(.*locType=1, locId=0\)" "$dump"
 
+check_match "trace info counts snapshots, their bytes and results" \
+	"^  hostmem_snapshots=5 hostmem_snapshot_bytes=20480 hostmem_results=8$" \
+	"$("$GPUMIX" trace info "$B" 2>&1)"
+
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for v in single cuda; do
 	rec=$("$GPUMIX" -v reconstruct --variant $v -o "$tmp/w.$v" "$B" 2>&1)
