@@ -7,7 +7,7 @@
 # under `gpumix capture`, through the real CUPTI subscriber. The bundle
 # must hold a snapshot before each launch whose input the host changed
 # (and none when it did not), a result at each synchronization; the
-# replay, in `single`, in `cuda` and paired with another program, must
+# replay, in `single`, `cuda`, `nss` and paired with another program, must
 # allocate the same kinds of memory, write the captured content before the
 # launches and verify what the program read back. A wrong expected result
 # or a missing host write must fail the run.
@@ -51,7 +51,7 @@ check_match "trace info counts snapshots, their bytes and results" \
 	"$("$GPUMIX" trace info "$B" 2>&1)"
 
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-for v in single cuda; do
+for v in single cuda nss; do
 	rec=$("$GPUMIX" -v reconstruct --variant $v -o "$tmp/w.$v" "$B" 2>&1)
 	check_eq "$v: reconstruct exits 0" 0 "$?"
 	check_match "$v: 4 regions, 5 host writes, 8 host reads" \
