@@ -18,8 +18,12 @@
  *     stream in a loop, read by the host after cuStreamSynchronize,
  *     prefetched back and freed.
  *
- * Prints "hostmem-emitter: ok" when the program's own checks of the
- * results passed (the mock computed them).
+ *   hostmem-emitter [--fatbin F]
+ *
+ * With --fatbin (tests/gpu/replay_kernels.cu's), the bundle also replays
+ * on a GPU (tests/data/reconstruct/make-bundles.sh, the corpus). Prints
+ * "hostmem-emitter: ok" when the program's own checks of the results
+ * passed (the mock computed them).
  */
 #include <cuda.h>
 #include <cupti.h>
@@ -81,8 +85,28 @@ static void launch(CUkernel k, void **args, CUstream s)
 			   s, args, NULL));
 }
 
-int main(void)
+/* The whole of file @path (malloc'd), or NULL. */
+static void *read_all(const char *path)
 {
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 &&
+	    !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f) {
+		fclose(f);
+	}
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const void *image = ptx;
 	CUcontext ctx = NULL;
 	CUlibrary lib = NULL;
 	CUkernel scale = NULL, incr = NULL;
@@ -92,6 +116,16 @@ int main(void)
 	unsigned mul = MUL, n = N;
 	int bad = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "--fatbin")) {
+		if (!(image = read_all(argv[2]))) {
+			fprintf(stderr, "hostmem-emitter: cannot read '%s'\n",
+				argv[2]);
+			return 2;
+		}
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: hostmem-emitter [--fatbin F]\n");
+		return 2;
+	}
 	if (gm_capture_test_init()) {
 		fprintf(stderr, "hostmem-emitter: not under gpumix capture\n");
 		return 3;
@@ -104,10 +138,10 @@ int main(void)
 	}
 	cuCtxSetCurrent(ctx);
 	{
-		cuLibraryLoadData_params p = { &lib, ptx, NULL, NULL, 0,
+		cuLibraryLoadData_params p = { &lib, image, NULL, NULL, 0,
 					       NULL, NULL, 0 };
 		DRV(cuLibraryLoadData, &p,
-		    cuLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL,
+		    cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL,
 				      0));
 	}
 	{

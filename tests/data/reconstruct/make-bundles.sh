@@ -9,7 +9,8 @@
 # Then regenerate the golden files: GPUMIX_UPDATE_GOLDEN=1 tests/run
 # tests/cli/reconstruct_corpus.sh.
 #
-#   good:  basic threads reset
+#   good:  basic threads reset hostmem (zero-copy and managed memory,
+#          build/tests/hostmem-emitter on the mock driver)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #
 # usage (from the repository root, after make): tests/data/reconstruct/make-bundles.sh
@@ -29,4 +30,7 @@ for m in basic threads reset fork unsupported:arrays bad-copy; do
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
 done
+rm -rf "${D:?}/hostmem"
+"$G" -q capture -o "$D/hostmem" -- build/tests/hostmem-emitter \
+	--fatbin "$tmp/k.fatbin" >/dev/null
 echo "corpus: $(du -sh "$D" | cut -f1)"
