@@ -50,6 +50,18 @@ check_match "trace info counts snapshots, their bytes and results" \
 	"^  hostmem_snapshots=5 hostmem_snapshot_bytes=20480 hostmem_results=8$" \
 	"$("$GPUMIX" trace info "$B" 2>&1)"
 
+"$GPUMIX" -q capture -o "$B.2" -- "$GPUMIX_BUILD/tests/hostmem-emitter" >/dev/null 2>&1
+out=$("$GPUMIX" trace diff "$B" "$B.2"); rc=$?
+check_eq "two captures: trace diff finds the same results" 0 "$rc"
+check_match "... the host reads of mapped and managed memory among them" \
+	"^A: .*, 8 results$" "$out"
+"$GPUMIX" -q capture -o "$B.3" -- "$GPUMIX_BUILD/tests/hostmem-emitter" --seed 1 >/dev/null 2>&1
+out=$("$GPUMIX" trace diff "$B" "$B.3"); rc=$?
+check_eq "another input: trace diff exits 1" 1 "$rc"
+check_match "... naming the host reads that differ" \
+	"^result 0: differs: event [0-9]+ in A, [0-9]+ in B, host read of mapped or managed memory of 4096 bytes" "$out"
+check_match "... the mapped ones only (6 of 8)" "^6 of 8 paired results differ$" "$out"
+
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for v in single cuda nss; do
 	rec=$("$GPUMIX" -v reconstruct --variant $v -o "$tmp/w.$v" "$B" 2>&1)

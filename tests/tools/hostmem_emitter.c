@@ -18,8 +18,10 @@
  *     stream in a loop, read by the host after cuStreamSynchronize,
  *     prefetched back and freed.
  *
- *   hostmem-emitter [--fatbin F]
+ *   hostmem-emitter [--fatbin F] [--seed N]
  *
+ * --seed N shifts the mapped input by N (another run's results: for
+ * gpumix trace diff).
  * With --fatbin (tests/gpu/replay_kernels.cu's), the bundle also replays
  * on a GPU (tests/data/reconstruct/make-bundles.sh, the corpus). Prints
  * "hostmem-emitter: ok" when the program's own checks of the results
@@ -114,17 +116,23 @@ int main(int argc, char **argv)
 	unsigned *in = NULL, *out = NULL, *plain = NULL;
 	CUdeviceptr din = 0, dout = 0, m = 0;
 	unsigned mul = MUL, n = N;
+	unsigned seed = 0;
 	int bad = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "--fatbin")) {
-		if (!(image = read_all(argv[2]))) {
-			fprintf(stderr, "hostmem-emitter: cannot read '%s'\n",
-				argv[2]);
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 < argc && !strcmp(argv[i], "--fatbin")) {
+			if (!(image = read_all(argv[++i]))) {
+				fprintf(stderr, "hostmem-emitter: cannot read "
+					"'%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
+			seed = (unsigned)strtoul(argv[++i], NULL, 10);
+		} else {
+			fprintf(stderr, "usage: hostmem-emitter [--fatbin F] "
+				"[--seed N]\n");
 			return 2;
 		}
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: hostmem-emitter [--fatbin F]\n");
-		return 2;
 	}
 	if (gm_capture_test_init()) {
 		fprintf(stderr, "hostmem-emitter: not under gpumix capture\n");
@@ -182,12 +190,13 @@ int main(int argc, char **argv)
 		void *args[5] = { &dout, &din, &mul, &n, NULL };
 		/* The third round reads an unchanged input. */
 		for (unsigned i = 0; round < 2 && i < N; i++) {
-			in[i] = i * 7 + round;
+			in[i] = i * 7 + round + seed;
 		}
 		launch(scale, args, NULL);
 		DRV(cuCtxSynchronize, NULL, cuCtxSynchronize());
 		for (unsigned i = 0; i < N; i++) {
-			bad += out[i] != (i * 7 + (round < 2 ? round : 1)) * MUL;
+			bad += out[i] !=
+			       (i * 7 + (round < 2 ? round : 1) + seed) * MUL;
 		}
 	}
 
