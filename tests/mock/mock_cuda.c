@@ -655,7 +655,8 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 		pthread_mutex_unlock(&mock_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	p = malloc(bytesize ? bytesize : 1);
+	/* Fresh pages from the system, as the driver maps them: zeros. */
+	p = calloc(1, bytesize ? bytesize : 1);
 	if (p) {
 		host_allocs[nr_host_allocs].start = (uintptr_t)p;
 		host_allocs[nr_host_allocs].size = bytesize;

@@ -175,7 +175,7 @@ static const struct gm_program_desc p0_hostmem = {
 
 /* host-to-device data: blobs/<hash> in the replay data directory */
 static const struct gm_blob_desc blobs[] = {
-	{ "876f09913fd420f8c440289f2536b0df", 4096, 0 },	/* 0 */
+	{ "3ee8dc4f9e7ee49593d76fe148c689ba", 4096, 0 },	/* 0 */
 	{ "4cfac5e7390b86ffa60030d0f0677454", 4096, 0 },	/* 1 */
 	{ "55b58542298c90b7a20e55bfbf071aa4", 4096, 0 },	/* 2 */
 	{ "b3dfe23281328df6fbc20e0ed978f2f2", 4096, 0 },	/* 3 */
