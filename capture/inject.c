@@ -475,7 +475,7 @@ static void hostmem_track(int api, const uint64_t *a)
 		hostmem_remove(a[0]);
 		break;
 	default:
-		break;
+		break;	/* the other calls of special NONE own no memory */
 	}
 }
 
