@@ -10,6 +10,7 @@
 # tests/cli/reconstruct_corpus.sh.
 #
 #   good:  basic threads reset untraced (a kernel no traced call names)
+#          pointer-global (a device pointer stored into a module global)
 #          hostmem (zero-copy and managed memory,
 #          build/tests/hostmem-emitter on the mock driver)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
@@ -27,7 +28,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset untraced fork unsupported:arrays bad-copy unnamed; do
+for m in basic threads reset untraced pointer-global fork unsupported:arrays bad-copy unnamed; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
