@@ -301,6 +301,9 @@ void gm_capture_emit(enum gm_event_kind kind, struct gm_record *r)
 	case GM_EV_DEVICE:
 		lttng_ust_tracepoint(gpumix_capture, device, r);
 		break;
+	case GM_EV_HOSTMEM:
+		lttng_ust_tracepoint(gpumix_capture, hostmem, r);
+		break;
 	case GM_EV_COUNT:
 		/* Not an event: counted so that the count-back flags it. */
 		break;

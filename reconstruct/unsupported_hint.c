@@ -43,12 +43,11 @@ static const struct hint hints[] = {
 	  "from the default pool" },
 	{ "cuDeviceGetMemPool", "memory pool query: harmless unless the pool "
 	  "is then configured or allocated from" },
-	{ "cuMemAllocManaged", "managed memory: not allocated in a replay, "
-	  "kernels and copies using it fault" },
-	{ "cuMemPrefetch", "managed memory prefetch: the replay has no managed "
-	  "memory to move" },
-	{ "cuMemAdvise", "managed memory advice: the replay has no managed "
-	  "memory to advise" },
+	/* The _v2 forms are replayed; these are the CUDA 12 ones. */
+	{ "cuMemPrefetch", "managed memory prefetch (CUDA 12 form): not "
+	  "replayed; results are the same, where the pages sit differs" },
+	{ "cuMemAdvise", "managed memory advice (CUDA 12 form): not "
+	  "replayed; results are the same, page placement may differ" },
 	{ "cuMemRangeGet", "managed memory query: harmless alone" },
 	{ "cuIpc", "inter-process memory or events: the other process's "
 	  "memory is not in the replay" },

@@ -8,8 +8,10 @@
 # every result verified: a symbol copy to a global, an async result
 # checked at a stream synchronization, a texture object, a cluster launch
 # through cuLaunchKernelEx, a function alias with an attribute, two host
-# threads, a context reset; single and cuda variants, and two bundles at
-# once. (tests/cli/reconstruct_mock.sh does the same on the mock driver.)
+# threads, a context reset, mapped page-locked and managed memory written
+# and read by the host between launches (hostmem: the replay's own
+# cuMemHostAlloc and cuMemAllocManaged); single and cuda variants, and two
+# bundles at once. (tests/cli/reconstruct_mock.sh does the same on the mock driver.)
 . "$(dirname "$0")/../lib.sh"
 require_gpu
 . "$GPUMIX_TOP/tests/replay_check.sh"
@@ -20,7 +22,8 @@ R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
 	"untraced:$R/untraced" "pointer-global:$R/pointer-global" \
-	"basic+threads:$R/basic $R/threads"; do
+	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
+	"hostmem+basic:$R/hostmem $R/basic"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086
