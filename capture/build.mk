@@ -24,8 +24,8 @@ $(CAPTURE_TP_ENUM): capture/tp_api_enum.in common/cuda_api.def
 $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
-CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/inject.c \
-	capture/provider.c
+CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/hostmem.c \
+	capture/inject.c capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
 # build: there the executable holds the sanitizer runtime the library calls.
@@ -67,12 +67,25 @@ $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $
 		-Wl,-rpath,'$$ORIGIN/..' -l:libgpumix-capture.so \
 		$(COMMON_LDLIBS) -lpthread
 
+# A zero-copy and managed-memory program on the mock driver, captured
+# through the real subscriber (tests/cli/capture_hostmem.sh).
+HOSTMEM_EMITTER := $(B)/tests/hostmem-emitter
+CHECK_DEPS += $(HOSTMEM_EMITTER)
+
+$(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
+		$(B)/tests/mock/libcuda.so.1
+	$(QUIET) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(B) -L$(B)/tests/mock \
+		-Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN/mock' \
+		-l:libgpumix-capture.so -l:libcuda.so.1 -lpthread
+
 # Small programs for the GPU tests and the benchmark (tests/gpu/progs):
 # built by make check everywhere (nvcc needs no GPU), run on a GPU host.
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
-	clock_result cufft_c2c curand_gen cusparse_spmv hostfunc_pools)
+	clock_result cufft_c2c curand_gen cusparse_spmv zerocopy_managed \
+	hostfunc_pools)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 

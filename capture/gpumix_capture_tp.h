@@ -77,6 +77,7 @@ GM_TP_INSTANCE_(record, act_memcpy)
 GM_TP_INSTANCE_(record, act_memset)
 GM_TP_INSTANCE_(record, process)
 GM_TP_INSTANCE_(record, device)
+GM_TP_INSTANCE_(record, hostmem)
 GM_TP_INSTANCE_(call, host_func)
 
 #endif

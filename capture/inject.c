@@ -27,6 +27,7 @@
 
 #include "api.h"
 #include "emit.h"
+#include "hostmem.h"
 #include "image.h"
 #include "tracking.h"
 
@@ -291,6 +292,7 @@ static void complete(enum track_sync how, uint64_t arg)
 static void complete_now(enum track_sync how, uint64_t arg)
 {
 	track_pending_complete(how, arg, emit_d2h, NULL);
+	hostmem_sync(how, arg);
 }
 
 static void run_deferred(void)
@@ -491,6 +493,40 @@ static void launch_params(struct gm_record *r, uint64_t f, void **params,
 	for (uint32_t i = 0; params && i < l->nparams; i++) {
 		memcpy(buf + prefix + l->pairs[2 * i], params[i],
 		       l->pairs[2 * i + 1]);
+	}
+}
+
+/* ---- mapped and managed memory ---------------------------------------- */
+
+/* Allocations, aliases and frees of memory the host reads and writes
+ * directly (hostmem.h): the words of every row of these replay kinds. */
+static void hostmem_track(int api, const uint64_t *a)
+{
+	switch (gm_api_table[api].replay) {
+	case GM_RK_HOST_ALLOC:
+		hostmem_add(a[0], a[1], GM_HM_PINNED);
+		break;
+	case GM_RK_MANAGED_ALLOC:
+		hostmem_add(a[0], a[1], GM_HM_MANAGED);
+		break;
+	case GM_RK_HOST_DEVPTR:
+		hostmem_alias(a[1], a[0]);	/* pdptr, p */
+		break;
+	case GM_RK_FREE:
+		hostmem_remove(a[0]);
+		break;
+	default:
+		break;	/* the other calls of special NONE own no memory */
+	}
+}
+
+/* After a launch's arguments are packed into @r (behind @prefix bytes). */
+static void launch_hostmem(const struct gm_record *r, size_t prefix,
+			   uint64_t key)
+{
+	if (r->data && r->data_len > prefix) {
+		hostmem_launch((const uint8_t *)r->data + prefix,
+			       r->data_len - prefix, key, r->corr);
 	}
 }
 
@@ -832,6 +868,9 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 			   api == GM_API_cuStreamWaitEvent_ptsz)) {
 			track_stream_wait(key, a[1]);
 		}
+		if (ok) {
+			hostmem_track(api, a);
+		}
 		break;
 	case GM_SP_H2D:
 		if (!exit) {
@@ -954,6 +993,7 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		if (!exit) {
 			launch_params(r, (uintptr_t)p->f, p->kernelParams,
 				      p->extra, 0);
+			launch_hostmem(r, 0, key);
 		}
 		break;
 	}
@@ -961,6 +1001,7 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		const cuLaunchCooperativeKernel_params *p = params;
 		if (!exit) {
 			launch_params(r, (uintptr_t)p->f, p->kernelParams, NULL, 0);
+			launch_hostmem(r, 0, key);
 		}
 		break;
 	}
@@ -989,6 +1030,9 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 			if (r->data && attr_bytes && c->attrs) {
 				memcpy((void *)r->data, c->attrs, attr_bytes);
 			}
+			launch_hostmem(r, attr_bytes,
+				       track_stream_key((uintptr_t)c->hStream,
+							f->per_thread, t->tid));
 		}
 		break;
 	}
@@ -1233,8 +1277,27 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		/* Freeing page-locked memory synchronizes the device. */
 		if (!exit) {
 			complete_now(TRACK_SYNC_ALL, 0);
+		} else if (ok) {
+			hostmem_remove(a[0]);
 		}
 		break;
+	case GM_SP_MEM_LOCATION: {
+		/* cuMemPrefetchAsync_v2 and cuMemAdvise_v2 both name it
+		 * "location"; its two words end the row. */
+		const CUmemLocation *loc = api == GM_API_cuMemAdvise_v2 ?
+			&((const cuMemAdvise_v2_params *)params)->location :
+			&((const cuMemPrefetchAsync_v2_params *)params)->location;
+		a[d->nr_args - 2] = (uint64_t)loc->type;
+		a[d->nr_args - 1] = (uint64_t)(int64_t)loc->id;
+		/* A prefetch to the device follows the host's writes: the
+		 * replay writes the content before it, not after it (where
+		 * the kernel would fault the pages back). */
+		if (!exit && api != GM_API_cuMemAdvise_v2 &&
+		    loc->type == CU_MEM_LOCATION_TYPE_DEVICE) {
+			hostmem_launch(&a[0], sizeof(a[0]), key, r->corr);
+		}
+		break;
+	}
 	case GM_SP_COUNT:
 		break;
 	}

@@ -304,6 +304,31 @@ static int completes(const struct gm_pending *p, enum track_sync how,
 	return 0;
 }
 
+int track_stream_blocking(uint64_t key)
+{
+	int ret;
+
+	pthread_mutex_lock(&ts.lock);
+	ret = blocking(key);
+	pthread_mutex_unlock(&ts.lock);
+	return ret;
+}
+
+int track_event_stream(uint64_t event, uint64_t *key)
+{
+	struct map_entry *e;
+	int ret = -1;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.events, event);
+	if (e) {
+		*key = e->a;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&ts.lock);
+	return ret;
+}
+
 void track_stream_wait(uint64_t key, uint64_t event)
 {
 	struct map_entry *e;

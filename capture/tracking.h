@@ -43,6 +43,12 @@ void track_layout_alias(uint64_t alias, uint64_t handle);
 uint64_t track_stream_key(uint64_t stream, int per_thread_api, uint64_t tid);
 void track_stream_flags(uint64_t key, unsigned flags);
 
+/* 1 when stream @key is ordered with the legacy stream (blocking). */
+int track_stream_blocking(uint64_t key);
+
+/* The stream event @event was last recorded on: 0 and *@key, or -1. */
+int track_event_stream(uint64_t event, uint64_t *key);
+
 /* An event recorded on stream @key, after the pending copies so far. */
 void track_event_record(uint64_t event, uint64_t key);
 

@@ -203,7 +203,7 @@ int cmd_capture(int argc, char **argv)
 	struct bundle_run run = { 0 };
 	struct bundle_result res = { 0 };
 	char *out_default = NULL, *lib = NULL, *read_error = NULL;
-	int i, status;
+	int i, status, rc;
 
 	o.kernel = GM_KERNEL_AUTO;
 	o.wait_s = -1;
@@ -294,9 +294,14 @@ int cmd_capture(int argc, char **argv)
 	own.dir = cr.tmp;
 	st.keep = keep_own;
 	st.keep_ctx = &own;
-	if (trace_reader_open(&r, cr.tmp, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
-					  GM_READER_ALLOW_UNKNOWN) ||
-	    trace_stats_collect(r, &st)) {
+	rc = trace_reader_open(&r, cr.tmp, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
+					   GM_READER_ALLOW_UNKNOWN);
+	if (!rc) {
+		/* Another capture's events are counted, never decoded. */
+		trace_reader_keep(r, keep_own, &own);
+		rc = trace_stats_collect(r, &st);
+	}
+	if (rc) {
 		read_error = gm_xstrdup(gm_error_message());
 		gm_error_clear();
 	}
@@ -344,12 +349,12 @@ int cmd_capture(int argc, char **argv)
 			fprintf(stderr, "gpumix: captured %" PRIu64 " calls, %" PRIu64
 				" kernel launches, %" PRIu64 " events from %u "
 				"process%s into '%s' (%s of data)\n",
-				st.by_kind[GM_EV_ENTER], st.launches, st.events,
+				st.by_kind[GM_EV_ENTER], st.launches, st.kept,
 				res.processes, res.processes == 1 ? "" : "es",
 				res.path, bytes);
 		}
 	}
-	if (cr.started && !st.events && !res.incomplete) {
+	if (cr.started && !st.kept && !res.incomplete) {
 		gm_warning("'%s' made no CUDA driver calls: nothing was recorded",
 			   o.argv[0]);
 	}

@@ -241,6 +241,13 @@ static int cmd_info(const char *dir)
 	printf("  memset_bytes=%" PRIu64 " memsets=%" PRIu64 "\n",
 	       st.memset_bytes, st.memsets);
 	printf("  d2h_result_hashes=%" PRIu64 "\n", st.d2h_hashes);
+	if (st.hostmem_snapshots || st.hostmem_results) {
+		/* Zero-copy and managed memory (doc/gpumix-capture.md). */
+		printf("  hostmem_snapshots=%" PRIu64 " hostmem_snapshot_bytes=%"
+		       PRIu64 " hostmem_results=%" PRIu64 "\n",
+		       st.hostmem_snapshots, st.hostmem_snapshot_bytes,
+		       st.hostmem_results);
+	}
 	{
 		uint64_t calls = 0;
 		for (int i = 0; i < GM_API_COUNT; i++) {

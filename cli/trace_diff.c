@@ -38,6 +38,9 @@ static int load(const char *dir, struct trace_results *res)
 
 static const char *api_name(int api)
 {
+	if (api == TRACE_RESULT_HOSTMEM) {
+		return "host read of mapped or managed memory";
+	}
 	return api >= 0 && api < GM_API_COUNT ? gm_api_table[api].name : "?";
 }
 

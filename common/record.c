@@ -34,6 +34,7 @@ static const char *const act_memcpy_names[] = { GM_ACT_MEMCPY_ARGS(GM_NAME_) NUL
 static const char *const act_memset_names[] = { GM_ACT_MEMSET_ARGS(GM_NAME_) NULL };
 static const char *const process_names[] = { GM_PROCESS_ARGS(GM_NAME_) NULL };
 static const char *const device_names[] = { GM_DEVICE_ARGS(GM_NAME_) NULL };
+static const char *const hostmem_names[] = { GM_HOSTMEM_ARGS(GM_NAME_) NULL };
 static const char *const host_func_names[] = { GM_HOST_FUNC_ARGS(GM_NAME_) NULL };
 static const char *const d2h_names[] = { GM_D2H_HASH_ARGS(GM_NAME_) NULL };
 static const char *const layout_names[] = { GM_LAYOUT_ARGS(GM_NAME_) NULL };
@@ -67,6 +68,8 @@ const char *const *gm_event_arg_names(enum gm_event_kind k)
 		return process_names;
 	case GM_EV_DEVICE:
 		return device_names;
+	case GM_EV_HOSTMEM:
+		return hostmem_names;
 	case GM_EV_HOST_FUNC:
 		return host_func_names;
 	}

@@ -32,6 +32,7 @@
 	X(ACT_MEMSET, act_memset)                                              \
 	X(PROCESS, process)	/* process start */                            \
 	X(DEVICE, device)	/* device of a new context */                  \
+	X(HOSTMEM, hostmem)	/* mapped or managed memory content */          \
 	X(HOST_FUNC, host_func)	/* a wrapped host function has run */
 
 enum gm_event_kind {
@@ -117,6 +118,15 @@ struct gm_record {
  * added after format 1 (gm_event_min_words). */
 #define GM_LAYOUT_ARGS(X) X(handle) X(nparams) X(isKernel) X(module)
 #define GM_RT_ARGS(X)
+/*
+ * hostmem: the content of a page-locked (mapped) or managed allocation
+ * that a kernel can read or that the host reads back: a snapshot (role
+ * GM_HM_SNAPSHOT, bytes in the blob store) before a launch that
+ * names it, when it changed since the last snapshot or result; a result
+ * (role GM_HM_RESULT, hash only) at the synchronization that
+ * completes the launches that used it.
+ */
+#define GM_HOSTMEM_ARGS(X) X(addr) X(bytes) X(kind) X(role) X(stream)
 #define GM_UNSUPPORTED_ARGS(X) X(cbid) X(domain)
 /* CUPTI timestamps (ns) around the program's function; corr: its call */
 #define GM_HOST_FUNC_ARGS(X) X(start) X(end)
@@ -130,8 +140,19 @@ struct gm_ev_device { GM_DEVICE_ARGS(GM_WORD_) };
 struct gm_ev_d2h_hash { GM_D2H_HASH_ARGS(GM_WORD_) };
 struct gm_ev_layout { GM_LAYOUT_ARGS(GM_WORD_) };
 struct gm_ev_unsupported { GM_UNSUPPORTED_ARGS(GM_WORD_) };
+struct gm_ev_hostmem { GM_HOSTMEM_ARGS(GM_WORD_) };
 struct gm_ev_host_func { GM_HOST_FUNC_ARGS(GM_WORD_) };
 #undef GM_WORD_
+
+/* hostmem kinds and roles. */
+enum gm_hostmem_kind {
+	GM_HM_PINNED = 1,	/* cuMemHostAlloc/AllocHost/HostRegister */
+	GM_HM_MANAGED = 2,	/* cuMemAllocManaged */
+};
+enum gm_hostmem_role {
+	GM_HM_SNAPSHOT = 1,
+	GM_HM_RESULT = 2,
+};
 
 #define GM_NR_WORDS(s) (sizeof(struct s) / sizeof(uint64_t))
 

@@ -21,6 +21,7 @@
 #include "hash.h"
 #include "strmap.h"
 #include "model.h"
+#include "replay/gpumix_replay.h"
 #include "strbuf.h"
 #include "trace_reader.h"
 
@@ -806,6 +807,64 @@ static int do_free(const struct call *c)
 			 c->x->args[0]);
 }
 
+/* ---- mapped and managed memory ---- */
+
+static int do_managed_alloc(const struct call *c)
+{
+	const struct gm_args_cuMemAllocManaged *a = ARGS(cuMemAllocManaged);
+
+	if (model_add_managed(c->f->p, c->ev, a->dptr, a->bytesize) < 0) {
+		return -1;
+	}
+	/* Freed by cuMemFree like device memory (model_add_free). */
+	live_add(c->f, LIVE_ALLOC, a->dptr);
+	return 0;
+}
+
+static int do_host_devptr(const struct call *c)
+{
+	const struct gm_args_cuMemHostGetDevicePointer_v2 *a =
+		ARGS(cuMemHostGetDevicePointer_v2);
+
+	return model_alias_host(c->f->p, c->ev, a->p, a->pdptr);
+}
+
+/* GM_LOC_* of a recorded CUmemLocation (type, id). */
+static unsigned where(uint64_t type)
+{
+	switch (type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		return GM_LOC_DEVICE;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+		return GM_LOC_HOST;
+	default:
+		return GM_LOC_NONE;
+	}
+}
+
+SAME_WORD(cuMemPrefetchAsync_v2, cuMemPrefetchAsync_v2_ptsz, hStream);
+SAME_WORD(cuMemPrefetchAsync_v2, cuMemPrefetchAsync_v2_ptsz, locType);
+
+static int do_prefetch(const struct call *c)
+{
+	const struct gm_args_cuMemPrefetchAsync_v2 *a =
+		ARGS(cuMemPrefetchAsync_v2);
+
+	return model_add_prefetch(c->f->p, c->ev, c->api, a->devPtr, a->count,
+				  where(a->locType),
+				  stream_of(c->x, a->hStream));
+}
+
+static int do_advise(const struct call *c)
+{
+	const struct gm_args_cuMemAdvise_v2 *a = ARGS(cuMemAdvise_v2);
+
+	return model_add_advise(c->f->p, c->ev, c->api, a->devPtr, a->count,
+				(unsigned)a->advice, where(a->locType));
+}
+
 /* ---- copies ---- */
 
 /*
@@ -1156,6 +1215,10 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_EVENT_SYNC] = do_event_sync,
 	[GM_RK_TEXOBJ_CREATE] = do_texobj_create,
 	[GM_RK_TEXOBJ_DESTROY] = do_texobj_destroy,
+	[GM_RK_HOST_DEVPTR] = do_host_devptr,
+	[GM_RK_MANAGED_ALLOC] = do_managed_alloc,
+	[GM_RK_PREFETCH] = do_prefetch,
+	[GM_RK_ADVISE] = do_advise,
 	[GM_RK_HOST_FUNC] = do_host_func,
 	[GM_RK_SKIP_POOL] = do_skip,
 };
@@ -1270,6 +1333,55 @@ static int on_host_func(struct bundle_feed *f, const struct gm_event *ev)
 }
 
 /*
+ * The content of mapped or managed memory: a snapshot becomes a host
+ * write before the launch it precedes, a result a host read after the
+ * synchronization it follows.
+ */
+static int on_hostmem(struct bundle_feed *f, const struct gm_event *ev)
+{
+	const struct gm_ev_hostmem *h = GM_EVENT_AS(ev, hostmem);
+	char hex[GM_HASH_HEX_LEN + 1];
+
+	if (ev->flags & GM_RF_FAILED) {
+		return gm_error("event %" PRIu64 " (hostmem): the content of "
+				"0x%" PRIx64 " could not be stored during "
+				"capture", ev->index, h->addr);
+	}
+	gm_hash_hex(ev->blob, hex);
+	if (h->role == GM_HM_SNAPSHOT) {
+		uint32_t id;
+		char *path;
+		int ret;
+
+		if (!(ev->flags & GM_RF_BLOB) || ev->blob_size != h->bytes) {
+			return gm_error("event %" PRIu64 " (hostmem): a snapshot "
+					"of %" PRIu64 " bytes without its "
+					"content", ev->index, h->bytes);
+		}
+		if (first_time(f, ev->blob)) {
+			strbuf_reset(&f->tmp);
+			if (trace_reader_payload(f->r, ev, &f->tmp) < 0) {
+				return -1;
+			}
+			if (f->tmp.alloc > (1u << 24)) {
+				strbuf_release(&f->tmp);
+			}
+		}
+		path = gm_path_join(f->blob_dir, hex);
+		ret = model_add_blob(f->m, hex, h->bytes, path, &id);
+		free(path);
+		return ret < 0 ? -1 : model_add_host_fill(f->p, ev->index,
+							   h->addr, h->bytes, id);
+	}
+	if (h->role == GM_HM_RESULT && (ev->flags & GM_RF_HASH)) {
+		return model_add_host_check(f->p, ev->index, h->addr, h->bytes,
+					    hex);
+	}
+	return gm_error("event %" PRIu64 " (hostmem): unknown role %" PRIu64,
+			ev->index, h->role);
+}
+
+/*
  * A handle first seen at its launch (a library such as cuFFT got it
  * through an untraced path): its layout, and with its name and module
  * the kernel itself, as if cuModuleGetFunction had named it.
@@ -1347,6 +1459,11 @@ int bundle_feed_event(struct bundle_feed *f, const struct gm_event *ev)
 		return on_d2h_hash(f, ev);
 	case GM_EV_LAYOUT:
 		return on_layout(f, ev);
+	case GM_EV_HOSTMEM:
+		if (check_pid(f, ev) < 0) {
+			return -1;
+		}
+		return on_hostmem(f, ev);
 	case GM_EV_HOST_FUNC:
 		if (check_pid(f, ev) < 0) {
 			return -1;

@@ -227,6 +227,7 @@ static int read_bundle(struct bt *b, struct trace_reader *r)
 		case GM_EV_D2H_HASH:
 		case GM_EV_LAYOUT:
 		case GM_EV_DEVICE:
+		case GM_EV_HOSTMEM:
 		case GM_EV_COUNT:
 			/* No time span of their own on a timeline. */
 			break;

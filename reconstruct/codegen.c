@@ -78,6 +78,9 @@ static void ref(struct strbuf *out, uint32_t r)
 	case GM_REF_TEXTURE:
 		m = "GM_T";
 		break;
+	case GM_REF_HOSTMEM:
+		m = "GM_H";
+		break;
 	}
 	strbuf_addf(out, "%s(%" PRIu32 ")", m, r & GM_REF_ID_MASK);
 }
@@ -367,6 +370,43 @@ static void emit_launches(struct strbuf *out, const struct model_prog *p)
 	strbuf_addstr(out, "};\n\n");
 }
 
+/* Regions up to the last one named by an operation or a launch; the
+ * others are not allocated (size 0). */
+static uint32_t nr_hostmems(const struct model_prog *p)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < p->nr_hostmems; i++) {
+		if (p->hostmems[i].used) {
+			n = (uint32_t)i + 1;
+		}
+	}
+	return n;
+}
+
+static void emit_hostmems(struct strbuf *out, const struct model_prog *p)
+{
+	uint32_t n = nr_hostmems(p);
+
+	if (!n) {
+		return;
+	}
+	strbuf_addstr(out, "/* mapped page-locked and managed memory: kind, "
+		      "bytes (0: not used) */\nstatic const struct "
+		      "gm_hostmem_desc ");
+	name(out, p, "hostmems");
+	strbuf_addstr(out, "[] = {\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct model_hostmem *h = &p->hostmems[i];
+		strbuf_addf(out, "\t{ %s, %" PRIu64 " },\t/* %" PRIu32
+			    ", event %" PRIu64 " */\n",
+			    h->kind == GM_HOSTMEM_MANAGED ? "GM_HOSTMEM_MANAGED"
+							  : "GM_HOSTMEM_MAPPED",
+			    h->used ? h->size : 0, i, h->event);
+	}
+	strbuf_addstr(out, "};\n\n");
+}
+
 static void emit_checks(struct strbuf *out, const struct model_prog *p)
 {
 	if (!p->checks.nr) {
@@ -517,6 +557,7 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 	emit_launches(out, p);
 	emit_checks(out, p);
 	emit_texdescs(out, p);
+	emit_hostmems(out, p);
 
 	if (p->nr_ops) {
 		strbuf_addstr(out, "/* the replay: one row per captured call, "
@@ -575,8 +616,13 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 	strbuf_addf(out, ",\n\t.nr_textures = %" PRIu32 ",\n\t.nr_texdescs = "
 		    "%zu,\n\t.texdescs = ", p->tex_ids.next, p->texdescs.nr);
 	table_or_null(out, p, p->texdescs.nr, "texdescs");
-	strbuf_addf(out, ",\n\t.host_arena = %" PRIu64 ",\n\t.nr_ops = %zu,"
-		    "\n\t.ops = ", p->host_arena, p->nr_ops);
+	strbuf_addf(out, ",\n\t.host_arena = %" PRIu64, p->host_arena);
+	if (nr_hostmems(p)) {
+		strbuf_addf(out, ",\n\t.nr_hostmems = %" PRIu32
+			    ",\n\t.hostmems = ", nr_hostmems(p));
+		name(out, p, "hostmems");
+	}
+	strbuf_addf(out, ",\n\t.nr_ops = %zu,\n\t.ops = ", p->nr_ops);
 	table_or_null(out, p, p->nr_ops, "ops");
 	strbuf_addstr(out, ",\n};\n\n");
 }

@@ -75,6 +75,7 @@ static void free_prog(struct model_prog *p)
 		free(p->globals[i].name);
 	}
 	free(p->globals);
+	free(p->hostmems);
 	free(p->streams);
 	free(p->events);
 	gm_strmap_clear(&p->raw_launches);
@@ -328,11 +329,15 @@ static int resolve_dev(struct model_prog *p, uint64_t ev, const char *api,
 				" bytes, event %" PRIu64 ")", ev, api, size,
 				what, addr,
 				r->kind == GM_REF_GLOBAL ? "global" :
-							   "allocation",
+				r->kind == GM_REF_HOSTMEM ?
+				"mapped or managed memory" : "allocation",
 				r->id, r->size, r->event);
 	}
 	*ref = r->kind | r->id;
 	*off = addr - r->start;
+	if (r->kind == GM_REF_HOSTMEM) {
+		p->hostmems[r->id].used = 1;
+	}
 	return 0;
 }
 
@@ -601,6 +606,12 @@ int model_add_free(struct model_prog *p, uint64_t ev, const char *api,
 		return 0;	/* cuMemFree(0) does nothing */
 	}
 	f = addr_map_find(&p->dev, dptr, 0);
+	if (f && f->start == dptr && f->kind == GM_REF_HOSTMEM &&
+	    p->hostmems[f->id].kind == GM_HOSTMEM_MANAGED) {
+		/* Managed memory: allocated for the whole replay. */
+		model_hostmem_drop(p, dptr);
+		return 0;
+	}
 	if (!f || f->start != dptr || f->kind != GM_REF_ALLOC) {
 		return gm_error(EVF "0x%" PRIx64 " is not a live allocation",
 				ev, api, dptr);
@@ -610,6 +621,37 @@ int model_add_free(struct model_prog *p, uint64_t ev, const char *api,
 	op = add_op(p, ev, api, GM_OP_FREE);
 	op->a = r.id;
 	return 0;
+}
+
+/* ---- for the other model files (model_int.h) ---- */
+
+struct mop *model_int_op(struct model_prog *p, uint64_t ev, const char *api,
+			 unsigned code)
+{
+	return add_op(p, ev, api, code);
+}
+
+int model_int_open(struct model_prog *p)
+{
+	return check_open(p);
+}
+
+int model_int_stream(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t handle, uint16_t *out)
+{
+	return stream_id(p, ev, api, handle, out);
+}
+
+int model_int_resolve(struct model_prog *p, uint64_t ev, const char *api,
+		      const char *what, uint64_t addr, uint64_t size,
+		      uint32_t *ref, uint64_t *off)
+{
+	return resolve_dev(p, ev, api, what, addr, size, ref, off);
+}
+
+int model_int_hash(const char *in, char out[33])
+{
+	return canonical_hash(in, out);
 }
 
 int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
@@ -624,7 +666,8 @@ int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
 		return gm_error("event %" PRIu64 ": page-locked host buffer",
 				ev);
 	}
-	return 0;
+	/* Kernels may read it at its address too (unified addressing). */
+	return model_hostmem_add(p, ev, hptr, size, GM_HOSTMEM_MAPPED);
 }
 
 int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
@@ -636,6 +679,7 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
 		return gm_error("event %" PRIu64 ": 0x%" PRIx64 " is not a live"
 				" page-locked host buffer", ev, hptr);
 	}
+	model_hostmem_drop(p, hptr);
 	return 0;
 }
 
@@ -1389,7 +1433,11 @@ static void count_launch(struct model_prog *p, uint32_t launch)
 	const struct model_params *mp = &p->params[ld->params];
 
 	for (uint32_t i = 0; i < mp->nr_relocs; i++) {
-		if ((mp->relocs[i].ref & GM_REF_KIND_MASK) == GM_REF_TEXTURE) {
+		uint32_t kind = mp->relocs[i].ref & GM_REF_KIND_MASK;
+		if (kind == GM_REF_HOSTMEM) {
+			p->hostmems[mp->relocs[i].ref & GM_REF_ID_MASK].used = 1;
+		}
+		if (kind == GM_REF_TEXTURE) {
 			p->nr_tex_words++;
 		} else {
 			p->nr_relocated_words++;
@@ -1521,6 +1569,7 @@ void model_report(const struct model *m, struct strbuf *out)
 				    "pointers copied into module globals are "
 				    "relocated\n", p->name, p->nr_pointer_stores);
 		}
+		model_hostmem_report(p, out);
 		for (size_t w = 0; w < p->nr_warnings; w++) {
 			strbuf_addf(out, "warning: program '%s': event %" PRIu64
 				    ": %s\n", p->name, p->warnings[w].event,

@@ -120,6 +120,30 @@ int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
 			 uint64_t size);
 int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr);
 
+/*
+ * Memory the host writes and reads directly (model_hostmem.c).
+ * cuMemAllocManaged: managed memory at @dptr (freed by model_add_free).
+ * cuMemHostGetDevicePointer: page-locked @hptr is seen by the device at
+ * @dptr too. A host write of @size bytes at @addr before a launch (the
+ * captured bytes are blob @blob), a host read after a synchronization
+ * (@hash: what the program read). cuMemPrefetchAsync_v2 and
+ * cuMemAdvise_v2: @where is GM_LOC_* (gpumix_replay.h).
+ */
+int model_add_managed(struct model_prog *p, uint64_t ev, uint64_t dptr,
+		      uint64_t size);
+int model_alias_host(struct model_prog *p, uint64_t ev, uint64_t hptr,
+		     uint64_t dptr);
+int model_add_host_fill(struct model_prog *p, uint64_t ev, uint64_t addr,
+			uint64_t size, uint32_t blob);
+int model_add_host_check(struct model_prog *p, uint64_t ev, uint64_t addr,
+			 uint64_t size, const char *hash);
+int model_add_prefetch(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t addr, uint64_t size, unsigned where,
+		       uint64_t stream);
+int model_add_advise(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t addr, uint64_t size, unsigned advice,
+		     unsigned where);
+
 struct model_copy {
 	enum model_copy_kind kind;
 	uint64_t dst, src, size;	/* captured addresses */

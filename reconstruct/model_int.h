@@ -59,6 +59,15 @@ struct model_global {
 	uint64_t event;
 };
 
+/* Mapped page-locked or managed memory (model_hostmem.c). */
+struct model_hostmem {
+	uint32_t kind;		/* GM_HOSTMEM_* */
+	uint64_t start, size;
+	uint64_t alias;		/* its other device address, or 0 */
+	uint64_t event;
+	int live, used;		/* used: some operation or launch names it */
+};
+
 struct model_stream {
 	struct gm_stream_desc d;
 	int live;
@@ -118,6 +127,8 @@ struct model_prog {
 	size_t nr_kernels, alloc_kernels;
 	struct model_global *globals;
 	size_t nr_globals, alloc_globals;
+	struct model_hostmem *hostmems;	/* ids of GM_REF_HOSTMEM regions */
+	size_t nr_hostmems, alloc_hostmems;
 	struct model_stream *streams;
 	size_t nr_streams, alloc_streams;
 	struct model_event *events;
@@ -161,6 +172,33 @@ struct model {
 	struct gm_strmap blob_ids;	/* hash -> blob id */
 	int finished;
 };
+
+/*
+ * model.c's helpers for the other model files: add an operation, fail
+ * once finished, a stream's id, a device address as a reference and
+ * offset, a hash in canonical form (see the static functions they wrap).
+ */
+struct mop *model_int_op(struct model_prog *p, uint64_t ev, const char *api,
+			 unsigned code);
+int model_int_open(struct model_prog *p);
+int model_int_stream(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t handle, uint16_t *out);
+int model_int_resolve(struct model_prog *p, uint64_t ev, const char *api,
+		      const char *what, uint64_t addr, uint64_t size,
+		      uint32_t *ref, uint64_t *off);
+int model_int_hash(const char *in, char out[33]);
+
+/*
+ * model_hostmem.c: a region of @kind at @start that kernels can address
+ * (a GM_REF_HOSTMEM reference in the device address map), and its end.
+ * Returns 0 or -1 (cause recorded).
+ */
+int model_hostmem_add(struct model_prog *p, uint64_t ev, uint64_t start,
+		      uint64_t size, uint32_t kind);
+void model_hostmem_drop(struct model_prog *p, uint64_t start);
+
+/* One line on @p's mapped and managed memory, when it has any in use. */
+void model_hostmem_report(const struct model_prog *p, struct strbuf *out);
 
 /* Accessors for the generator. */
 static inline const char *model_api(const struct model_prog *p,

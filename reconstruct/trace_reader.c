@@ -67,6 +67,8 @@ struct last_entry {
 struct trace_reader {
 	char *dir;
 	unsigned flags;
+	int (*keep)(void *ctx, uint32_t pid);	/* trace_reader_keep() */
+	void *keep_ctx;
 	struct kvfile manifest;
 	int *api_map;			/* by bundle id */
 	char **api_names;		/* bundle's names, for messages */
@@ -686,6 +688,18 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 	}
 	ev->pid = ctx && ci->vpid >= 0 ? (uint32_t)uval(ctx, ci->vpid) : 0;
 	ev->tid = ctx && ci->vtid >= 0 ? (uint32_t)uval(ctx, ci->vtid) : 0;
+	if (r->keep && !r->keep(r->keep_ctx, ev->pid)) {
+		/* Another capture's process, perhaps of another gpumix whose
+		 * call table differs: its words are not ours to check. */
+		ev->api = -1;
+		ev->raw_api = 0;
+		ev->nr_args = 0;
+		ev->flags = 0;
+		ev->str = "";
+		ev->data = NULL;
+		ev->data_len = 0;
+		return 0;
+	}
 	ev->raw_api = (unsigned)uval(p, ci->fields[F_API]);
 	ev->flags = (unsigned)uval(p, ci->fields[F_FLAGS]);
 	ev->corr = (uint32_t)uval(p, ci->fields[F_CORR]);
@@ -1008,4 +1022,11 @@ void trace_reader_free(struct trace_reader *r)
 	free(r->broken);
 	free(r->dir);
 	free(r);
+}
+
+void trace_reader_keep(struct trace_reader *r,
+		       int (*keep)(void *ctx, uint32_t pid), void *ctx)
+{
+	r->keep = keep;
+	r->keep_ctx = ctx;
 }

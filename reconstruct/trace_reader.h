@@ -96,6 +96,14 @@ int trace_reader_open(struct trace_reader **out, const char *dir,
  */
 int trace_reader_next(struct trace_reader *r, const struct gm_event **ev);
 
+/*
+ * Events of processes @keep says 0 to (another capture's, recorded into
+ * the same session) are returned with their kind, time, pid and tid only:
+ * nothing else of them is decoded or checked. NULL keeps all.
+ */
+void trace_reader_keep(struct trace_reader *r,
+		       int (*keep)(void *ctx, uint32_t pid), void *ctx);
+
 /* The bundle's manifest (empty in GM_READER_RAW mode); borrowed. */
 const struct kvfile *trace_reader_manifest(const struct trace_reader *r);
 

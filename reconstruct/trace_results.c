@@ -180,6 +180,11 @@ int trace_results_collect(struct trace_reader *rd, struct trace_results *out)
 				    ev->api);
 			}
 			break;
+		case GM_EV_HOSTMEM:
+			if (GM_EVENT_AS(ev, hostmem)->role == GM_HM_RESULT) {
+				add(out, ev, ev->index, TRACE_RESULT_HOSTMEM);
+			}
+			break;
 		case GM_EV_D2H_HASH:
 			c = copy_get(&copies, ckey);
 			add(out, ev, c ? c->event : ev->index, c ? c->api : ev->api);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device-to-host results of a bundle, in the order of their copies:
+ * The results of a bundle (device-to-host copies, and host reads of
+ * mapped or managed memory: hostmem results), in the order of their
+ * copies:
  * what a replay verifies, and what `gpumix trace diff` compares between
  * two captures of one program (a program whose results differ between
  * its own runs is nondeterministic by nature).
@@ -15,9 +17,12 @@
 
 struct trace_reader;
 
+#define TRACE_RESULT_HOSTMEM (-2)	/* a hostmem result event */
+
 struct trace_result {
 	uint64_t event;		/* the copy's entry event */
-	int api;		/* the copy's call (enum gm_api_id) */
+	int api;		/* the copy's call (enum gm_api_id), or
+				   TRACE_RESULT_HOSTMEM */
 	uint32_t pid;
 	uint64_t bytes;
 	struct gm_hash hash;
@@ -31,8 +36,8 @@ struct trace_results {
 
 /*
  * Read the rest of @rd: every hashed result (synchronous copies at their
- * exit, asynchronous ones at their d2h_hash event), sorted by the copy's
- * entry event. Returns 0, or -1 with the reader's cause.
+ * exit, asynchronous ones at their d2h_hash event, hostmem results at
+ * theirs), sorted by the copy's entry event (a hostmem result's own). Returns 0, or -1 with the reader's cause.
  */
 int trace_results_collect(struct trace_reader *rd, struct trace_results *out);
 

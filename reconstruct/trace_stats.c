@@ -359,6 +359,14 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		case GM_EV_D2H_HASH:
 			st->d2h_hashes++;
 			break;
+		case GM_EV_HOSTMEM:
+			if (GM_EVENT_AS(ev, hostmem)->role == GM_HM_SNAPSHOT) {
+				st->hostmem_snapshots++;
+				st->hostmem_snapshot_bytes += ev->blob_size;
+			} else {
+				st->hostmem_results++;
+			}
+			break;
 		case GM_EV_HOST_FUNC: {
 			const struct gm_ev_host_func *h = GM_EVENT_AS(ev, host_func);
 			st->host_funcs++;

@@ -78,6 +78,8 @@ struct trace_stats {
 	uint64_t blob_refs, blob_ref_bytes; /* payload references to blobs/ */
 	uint64_t modules, module_bytes;
 	uint64_t d2h_hashes;
+	/* hostmem events: snapshots (and their bytes), results */
+	uint64_t hostmem_snapshots, hostmem_snapshot_bytes, hostmem_results;
 	uint64_t host_funcs, host_func_ns; /* host functions that ran */
 	uint64_t act_memcpy_bytes[16];	/* by CUPTI copy kind (1 HtoD, 2 DtoH,
 					 * 3 HtoA, 4 AtoH, 8 DtoD, ...) */

@@ -35,12 +35,11 @@ static const struct hint hints[] = {
 	  "other process is not in the replay" },
 	{ "cuMemPoolImport", "memory pool of another process: its memory is "
 	  "not in a replay, kernels using it fault" },
-	{ "cuMemAllocManaged", "managed memory: not allocated in a replay, "
-	  "kernels and copies using it fault" },
-	{ "cuMemPrefetch", "managed memory prefetch: the replay has no managed "
-	  "memory to move" },
-	{ "cuMemAdvise", "managed memory advice: the replay has no managed "
-	  "memory to advise" },
+	/* The _v2 forms are replayed; these are the CUDA 12 ones. */
+	{ "cuMemPrefetch", "managed memory prefetch (CUDA 12 form): not "
+	  "replayed; results are the same, where the pages sit differs" },
+	{ "cuMemAdvise", "managed memory advice (CUDA 12 form): not "
+	  "replayed; results are the same, page placement may differ" },
 	{ "cuMemRangeGet", "managed memory query: harmless alone" },
 	{ "cuIpc", "inter-process memory or events: the other process's "
 	  "memory is not in the replay" },

@@ -42,7 +42,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a struct below changes; checked by gm_replay_main(). */
-#define GM_REPLAY_ABI 1
+#define GM_REPLAY_ABI 2
 
 /* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
 #define GM_NONE 0xffffffffu
@@ -56,9 +56,12 @@
 #define GM_REF_ALLOC 0x00000000u	/* a device allocation (GM_OP_ALLOC) */
 #define GM_REF_GLOBAL 0x10000000u	/* a module global (gm_global_desc) */
 #define GM_REF_TEXTURE 0x20000000u	/* a texture object (relocs only) */
+#define GM_REF_HOSTMEM 0x30000000u	/* mapped page-locked or managed
+					   memory (gm_hostmem_desc) */
 #define GM_A(id) ((uint32_t)(id) | GM_REF_ALLOC)
 #define GM_G(id) ((uint32_t)(id) | GM_REF_GLOBAL)
 #define GM_T(id) ((uint32_t)(id) | GM_REF_TEXTURE)
+#define GM_H(id) ((uint32_t)(id) | GM_REF_HOSTMEM)
 
 /*
  * The operations: one row each, the only description of them. The code
@@ -103,6 +106,14 @@
  * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
  * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
  * synchronization of its stream (or of the program) otherwise.
+ *
+ * HOST_FILL and HOST_CHECK are the program's own host accesses to mapped
+ * or managed memory (a GM_H reference): the fill writes what the captured
+ * program had written there before a launch that reads it, the check
+ * hashes what it read back after a synchronization. Both run on the
+ * replaying thread, in order, like the captured program's accesses.
+ * PREFETCH and ADVISE: c (and ADVISE's b, the CUmem_advise) say where to,
+ * GM_LOC_*.
  */
 #define GM_OPS(GM_OP, GM_OPND)                                                 \
 	GM_OP(NOP, "no-op", GM_OPG_OTHER, )                                    \
@@ -142,6 +153,18 @@
 	      GM_OPND(a, TEXTURE) GM_OPND(b, TEXDESC))                         \
 	GM_OP(TEX_DESTROY, "texture object destroy", GM_OPG_OTHER,             \
 	      GM_OPND(a, TEXTURE))                                             \
+	GM_OP(HOST_FILL, "host write of mapped or managed memory",             \
+	      GM_OPG_OTHER, GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(b, BLOB)   \
+	      GM_OPND(y, NUM) GM_OPND(z, NUM))                                 \
+	GM_OP(HOST_CHECK, "host read of mapped or managed memory",             \
+	      GM_OPG_OTHER, GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(b, CHECK)  \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(PREFETCH, "managed memory prefetch", GM_OPG_OTHER,               \
+	      GM_OPND(stream, STREAM) GM_OPND(a, REF) GM_OPND(x, NUM)          \
+	      GM_OPND(z, NUM) GM_OPND(c, NUM))                                 \
+	GM_OP(ADVISE, "managed memory advice", GM_OPG_OTHER,                   \
+	      GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(z, NUM) GM_OPND(b, NUM)  \
+	      GM_OPND(c, NUM))                                                 \
 	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER,                        \
 	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))
 #define GM_MEMSET_OPNDS(GM_OPND)                                               \
@@ -225,6 +248,19 @@ struct gm_op {
 	{ GM_OP_TEX_CREATE, 0, 0, (t), (d), 0, 0, 0, 0, (ev) }
 #define GM_TEX_DESTROY(ev, t) \
 	{ GM_OP_TEX_DESTROY, 0, 0, (t), 0, 0, 0, 0, 0, (ev) }
+#define GM_HOST_FILL(ev, dst, doff, blob, boff, n) \
+	{ GM_OP_HOST_FILL, 0, 0, (dst), (blob), 0, (doff), (boff), (n), (ev) }
+#define GM_HOST_CHECK(ev, src, soff, check, n) \
+	{ GM_OP_HOST_CHECK, 0, 0, (src), (check), 0, (soff), 0, (n), (ev) }
+#define GM_PREFETCH(ev, s, dst, doff, n, where) \
+	{ GM_OP_PREFETCH, 0, (s), (dst), 0, (where), (doff), 0, (n), (ev) }
+#define GM_ADVISE(ev, dst, doff, n, advice, where) \
+	{ GM_OP_ADVISE, 0, 0, (dst), (advice), (where), (doff), 0, (n), (ev) }
+
+/* Where PREFETCH and ADVISE mean (operand c). */
+#define GM_LOC_DEVICE 0		/* the replay's device */
+#define GM_LOC_HOST 1
+#define GM_LOC_NONE 2		/* ADVISE: a setting without a location */
 #define GM_HOST_FUNC(ev, s, ns) \
 	{ GM_OP_HOST_FUNC, 0, (s), 0, 0, 0, (ns), 0, 0, (ev) }
 
@@ -320,6 +356,20 @@ struct gm_texture_desc {
 	float border_color[4];
 };
 
+/*
+ * Memory the host and the kernels share: page-locked memory mapped into
+ * the device's address space, or managed memory. Allocated at init
+ * (untimed) and kept for the program's life; size 0: never referenced,
+ * not allocated.
+ */
+#define GM_HOSTMEM_MAPPED 1	/* cuMemHostAlloc(DEVICEMAP) */
+#define GM_HOSTMEM_MANAGED 2	/* cuMemAllocManaged */
+
+struct gm_hostmem_desc {
+	uint32_t kind;		/* GM_HOSTMEM_* */
+	uint64_t size;
+};
+
 /* Blob flags. */
 #define GM_BLOB_PINNED 0x1	/* keep it in page-locked host memory */
 
@@ -359,6 +409,8 @@ struct gm_program_desc {
 	uint32_t nr_texdescs;
 	const struct gm_texture_desc *texdescs;
 	uint64_t host_arena;		/* bytes of D2H destination space */
+	uint32_t nr_hostmems;		/* GM_H ids are < nr_hostmems */
+	const struct gm_hostmem_desc *hostmems;
 	uint64_t nr_ops;
 	const struct gm_op *ops;
 };

@@ -51,6 +51,14 @@ int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 		base = p->globals[id];
 		size = p->global_size[id];
 		break;
+	case GM_REF_HOSTMEM:
+		if (id >= p->d->nr_hostmems || !p->hm_dev || !p->hm_dev[id]) {
+			return gm_error("mapped or managed memory %" PRIu32
+					" is not allocated", id);
+		}
+		base = p->hm_dev[id];
+		size = p->d->hostmems[id].size;
+		break;
 	case GM_REF_TEXTURE:
 		if (id >= p->d->nr_textures || !p->tex[id]) {
 			return gm_error("texture object %" PRIu32
@@ -67,7 +75,10 @@ int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 				" do not fit in %s %" PRIu32 " (%" PRIu64
 				" bytes)", len, off,
 				(ref & GM_REF_KIND_MASK) == GM_REF_GLOBAL ?
-				"global" : "allocation", id, size);
+				"global" :
+				(ref & GM_REF_KIND_MASK) == GM_REF_HOSTMEM ?
+				"mapped or managed memory" : "allocation", id,
+				size);
 	}
 	*out = base + off;
 	return 0;

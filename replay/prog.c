@@ -52,6 +52,10 @@ static int check_ref(const struct gm_program_desc *d, uint32_t ref,
 			       BAD("texture %" PRIu32 " out of range", id);
 		}
 		break;
+	case GM_REF_HOSTMEM:
+		return id < d->nr_hostmems && d->hostmems[id].size ? 0 :
+		       BAD("mapped or managed memory %" PRIu32
+			   " out of range or unused", id);
 	}
 	return BAD("bad reference 0x%" PRIx32, ref);
 }
@@ -474,7 +478,8 @@ static int prog_init(struct gm_prog *p)
 	if (CU_CHECK(cuCtxSetCurrent(p->ctx)) || load_modules(p) < 0 ||
 	    resolve_kernels(p) < 0 ||
 	    (run->planner->prog_init && run->planner->prog_init(p) < 0) ||
-	    resolve_globals(p) < 0 || create_streams(p) < 0) {
+	    resolve_globals(p) < 0 || create_streams(p) < 0 ||
+	    gm_hostmem_init(p) < 0) {
 		return -1;
 	}
 	bulk_alloc_init(&p->pool, 0);
@@ -791,6 +796,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	for (uint32_t i = 0; i < p->nr_libs_loaded; i++) {
 		cuLibraryUnload(p->libs[i]);
 	}
+	gm_hostmem_release(p);
 	if (p->arena_pinned) {
 		cuMemFreeHost(p->arena_pinned);
 	}

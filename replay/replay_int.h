@@ -78,6 +78,8 @@ struct gm_prog {
 	CUdeviceptr *alloc_ptr;
 	uint64_t *alloc_size;
 	CUtexObject *tex;
+	uint8_t **hm_host;		/* mapped/managed memory (hostmem.c) */
+	CUdeviceptr *hm_dev;
 	struct bulk_alloc pool;
 	CUdeviceptr *chunks;
 	size_t nr_chunks, alloc_chunks;
@@ -199,6 +201,17 @@ int gm_op_free(struct gm_prog *p, const struct gm_op *op);
  * 0 or -1 (cause recorded). */
 int gm_tex_create(struct gm_prog *p, const struct gm_op *op);
 int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
+
+/*
+ * Mapped page-locked and managed memory (hostmem.c): allocate every used
+ * gm_hostmem_desc at init and free them at cleanup; execute HOST_FILL,
+ * HOST_CHECK, PREFETCH (on stream @s) and ADVISE (the caller waits
+ * first for queued work that may still use the memory, where its
+ * scheduler reorders). 0 or -1 (cause recorded).
+ */
+int gm_hostmem_init(struct gm_prog *p);
+void gm_hostmem_release(struct gm_prog *p);
+int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s);
 
 /* GM_OP_HOST_FUNC on CUDA stream @st: an empty host function, or one
  * that spends the captured op->x nanoseconds (--host-callbacks timed).

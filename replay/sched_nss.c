@@ -731,6 +731,18 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 			return -1;
 		}
 		return gm_tex_destroy(p, op);
+	case GM_OP_HOST_FILL:
+	case GM_OP_PREFETCH:
+	case GM_OP_ADVISE:
+		/* Queued kernels may still read the memory; a prefetch is a
+		 * hint, off the program's streams. */
+		if (wait_all(p) < 0) {
+			return -1;
+		}
+		return gm_hostmem_op(p, op, p->aux_stream);
+	case GM_OP_HOST_CHECK:
+		/* Right after the synchronization that made it visible. */
+		return gm_hostmem_op(p, op, NULL);
 	case GM_OP_HOST_FUNC: {
 		/* A command of the memory queue: issued once what its stream
 		 * did before has completed, and what comes after in its

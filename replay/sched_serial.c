@@ -286,6 +286,17 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		return gm_tex_create(p, op);
 	case GM_OP_TEX_DESTROY:
 		return gm_tex_destroy(p, op);
+	case GM_OP_HOST_FILL:
+	case GM_OP_HOST_CHECK:
+	case GM_OP_ADVISE:
+		return gm_hostmem_op(p, op, NULL);
+	case GM_OP_PREFETCH:
+		if (enter_stream(p, op->stream) < 0 ||
+		    gm_hostmem_op(p, op, p->streams[op->stream]) < 0) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return 0;
 	case GM_OP_HOST_FUNC:
 		if (enter_stream(p, op->stream) < 0 ||
 		    gm_host_func(p, op, p->streams[op->stream]) < 0) {

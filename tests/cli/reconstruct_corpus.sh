@@ -36,8 +36,8 @@ golden() { # golden NAME FILE: compare FILE with $GOLD/NAME (or update it)
 
 # ---- good bundles: golden output, determinism ----
 for w in "good:$B/good" "basic:$R/basic" "threads:$R/threads" \
-	"reset:$R/reset" "hostfunc:$R/hostfunc" \
-	"basic+threads:$R/basic $R/threads"; do
+	"reset:$R/reset" "basic+threads:$R/basic $R/threads" \
+	"hostmem:$R/hostmem" "hostfunc:$R/hostfunc"; do
 	name=${w%%:*}
 	bundles=${w#*:}
 	for v in single cuda; do

@@ -8,10 +8,12 @@
 # every result verified: a symbol copy to a global, an async result
 # checked at a stream synchronization, a texture object, a cluster launch
 # through cuLaunchKernelEx, a function alias with an attribute, two host
-# threads, a context reset, pool allocations and host functions (timed);
-# single and cuda variants, and two bundles at once.
-# (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the same on
-# the mock driver.)
+# threads, a context reset, mapped page-locked and managed memory written
+# and read by the host between launches (hostmem: the replay's own
+# cuMemHostAlloc and cuMemAllocManaged), pool allocations and host
+# functions (hostfunc, timed); single and cuda variants, and two bundles
+# at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
+# same on the mock driver.)
 . "$(dirname "$0")/../lib.sh"
 require_gpu
 . "$GPUMIX_TOP/tests/replay_check.sh"
@@ -22,7 +24,8 @@ R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
 	"untraced:$R/untraced" "pointer-global:$R/pointer-global" \
-	"hostfunc:$R/hostfunc" "basic+threads:$R/basic $R/threads"; do
+	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
+	"hostmem+basic:$R/hostmem $R/basic" "hostfunc:$R/hostfunc"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086

@@ -295,13 +295,15 @@ struct mfunc {
 struct alloc {
 	uintptr_t start;
 	size_t size;
+	int managed;		/* cuMemAllocManaged */
 };
 
 static struct alloc allocs[4096];
 static int nr_allocs;
 
-/* cuMemHostAlloc memory: page-locked, and device memory too with
- * CU_MEMHOSTALLOC_DEVICEMAP. */
+/* cuMemHostAlloc memory: page-locked, and (unified addressing, as on
+ * every 64-bit system) device-accessible at its host address, with or
+ * without CU_MEMHOSTALLOC_DEVICEMAP. */
 struct host_alloc {
 	uintptr_t start;
 	size_t size;
@@ -356,8 +358,7 @@ static int valid(uintptr_t p, size_t n)
 		      inside(p, n, (uintptr_t)&libs[i]->g_out, 8));
 	}
 	for (int i = 0; i < nr_host_allocs && !ok; i++) {
-		ok = (host_allocs[i].flags & CU_MEMHOSTALLOC_DEVICEMAP) &&
-		     inside(p, n, host_allocs[i].start, host_allocs[i].size);
+		ok = inside(p, n, host_allocs[i].start, host_allocs[i].size);
 	}
 	pthread_mutex_unlock(&mock_lock);
 	if (!ok) {
@@ -676,7 +677,8 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 		pthread_mutex_unlock(&mock_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	p = malloc(bytesize ? bytesize : 1);
+	/* Fresh pages from the system, as the driver maps them: zeros. */
+	p = calloc(1, bytesize ? bytesize : 1);
 	if (p) {
 		host_allocs[nr_host_allocs].start = (uintptr_t)p;
 		host_allocs[nr_host_allocs].size = bytesize;
@@ -686,6 +688,11 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 	pthread_mutex_unlock(&mock_lock);
 	*pp = p;
 	return p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize)
+{
+	return cuMemHostAlloc(pp, bytesize, 0);
 }
 
 CUresult CUDAAPI cuMemFreeHost(void *p)
@@ -745,9 +752,104 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 	}
 	allocs[nr_allocs].start = (uintptr_t)p;
 	allocs[nr_allocs].size = bytesize;
+	allocs[nr_allocs].managed = 0;
 	nr_allocs++;
 	pthread_mutex_unlock(&mock_lock);
 	*dptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Managed memory: one address for the host and the device (the host
+ * reads and writes it directly), zero-filled as the driver's first
+ * touch gives it, freed by cuMemFree.
+ */
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
+				   unsigned int flags)
+{
+	void *p;
+
+	FAIL_IF("cuMemAllocManaged");
+	if (!dptr || !bytesize || (flags != CU_MEM_ATTACH_GLOBAL &&
+				   flags != CU_MEM_ATTACH_HOST)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (posix_memalign(&p, 4096, bytesize)) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	memset(p, 0, bytesize);
+	pthread_mutex_lock(&mock_lock);
+	if (nr_allocs == (int)(sizeof(allocs) / sizeof(allocs[0]))) {
+		pthread_mutex_unlock(&mock_lock);
+		free(p);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	allocs[nr_allocs].start = (uintptr_t)p;
+	allocs[nr_allocs].size = bytesize;
+	allocs[nr_allocs].managed = 1;
+	nr_allocs++;
+	pthread_mutex_unlock(&mock_lock);
+	*dptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+/* Is [p, p + n) inside one managed allocation? */
+static int managed_range(CUdeviceptr p, size_t n)
+{
+	int ok = 0;
+
+	pthread_mutex_lock(&mock_lock);
+	for (int i = 0; i < nr_allocs && !ok; i++) {
+		ok = allocs[i].managed &&
+		     inside((uintptr_t)p, n, allocs[i].start, allocs[i].size);
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return ok;
+}
+
+static int location_ok(CUmemLocation l)
+{
+	return (l.type == CU_MEM_LOCATION_TYPE_DEVICE && l.id == 0) ||
+	       l.type == CU_MEM_LOCATION_TYPE_HOST ||
+	       l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+}
+
+/* A prefetch moves pages in stream order: a command that does nothing
+ * here (host and device share the pages), but is ordered like one. */
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUmemLocation location, unsigned int flags,
+				    CUstream hStream)
+{
+	struct mock_cmd *c;
+	CUresult rc;
+
+	if (flags || !count || !location_ok(location) ||
+	    !managed_range(devPtr, count)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	rc = mock_enqueue(hStream, c);
+	if (rc != CUDA_SUCCESS) {
+		free(c);
+	}
+	return rc;
+}
+
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUmemLocation location)
+{
+	int needs_location = advice != CU_MEM_ADVISE_SET_READ_MOSTLY &&
+			     advice != CU_MEM_ADVISE_UNSET_READ_MOSTLY;
+
+	if (!count || advice < CU_MEM_ADVISE_SET_READ_MOSTLY ||
+	    advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY ||
+	    (needs_location && !location_ok(location)) ||
+	    !managed_range(devPtr, count)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -841,6 +943,26 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 	}
 	pthread_mutex_unlock(&mock_lock);
 	return r;
+}
+
+/* A parameter's offset and size; CUDA_ERROR_INVALID_VALUE past the last
+ * one (the capture library reads layouts this way). */
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t index,
+				      size_t *offset, size_t *size)
+{
+	struct mkernel *k = (struct mkernel *)kernel;
+
+	if (!k || k->magic != KERNEL_MAGIC) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	if (index >= k->d->nr_params || !offset) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*offset = k->d->offset[index];
+	if (size) {
+		*size = k->d->size[index];
+	}
+	return CUDA_SUCCESS;
 }
 
 /* The function of @kernel in the calling thread's current context. */

@@ -552,11 +552,64 @@ static void test_green(CUlibrary lib)
 	cuStreamDestroy(ps);
 }
 
+/*
+ * Managed memory: one address for host and kernels, prefetch and advice
+ * only on it; page-locked memory without DEVICEMAP is device-accessible
+ * (unified addressing); parameter layouts as cuKernelGetParamInfo gives.
+ */
+static void test_managed(CUstream a, CUkernel k_scale)
+{
+	CUmemLocation dev = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	CUmemLocation bad = { CU_MEM_LOCATION_TYPE_DEVICE, 3 };
+	CUdeviceptr m, d;
+	unsigned *pinned;
+	size_t off = 0, size = 0;
+
+	CHECK_INT(cuMemAllocManaged(&m, BYTES, 0), CUDA_ERROR_INVALID_VALUE,
+		  "cuMemAllocManaged: flags must say how it attaches");
+	CHECK_INT(cuMemAllocManaged(&m, BYTES, CU_MEM_ATTACH_GLOBAL),
+		  CUDA_SUCCESS, "cuMemAllocManaged");
+	CHECK(((unsigned *)(uintptr_t)m)[0] == 0 &&
+	      ((unsigned *)(uintptr_t)m)[N - 1] == 0, "zero-filled");
+	fill((unsigned *)(uintptr_t)m, 10);	/* the host writes it */
+	CHECK_INT(cuMemAdvise(m, BYTES, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			      dev), CUDA_SUCCESS, "cuMemAdvise");
+	CHECK_INT(cuMemAdvise(m, BYTES, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			      bad), CUDA_ERROR_INVALID_VALUE,
+		  "cuMemAdvise: no such device");
+	CHECK_INT(cuMemPrefetchAsync(m, BYTES, dev, 0, a), CUDA_SUCCESS,
+		  "cuMemPrefetchAsync");
+	CHECK_INT(incr(m, a), CUDA_SUCCESS, "a kernel on managed memory");
+	cuStreamSynchronize(a);
+	CHECK(all_are((unsigned *)(uintptr_t)m, 11), "the host reads its result");
+	CHECK_INT(cuMemAlloc(&d, BYTES), CUDA_SUCCESS, "cuMemAlloc");
+	CHECK_INT(cuMemPrefetchAsync(d, BYTES, dev, 0, a),
+		  CUDA_ERROR_INVALID_VALUE, "no prefetch of device memory");
+	CHECK_INT(cuMemAdvise(d, BYTES, CU_MEM_ADVISE_SET_READ_MOSTLY, dev),
+		  CUDA_ERROR_INVALID_VALUE, "no advice on device memory");
+	cuMemFree(d);
+	CHECK_INT(cuMemFree(m), CUDA_SUCCESS, "cuMemFree of managed memory");
+
+	CHECK_INT(cuMemAllocHost((void **)&pinned, BYTES), CUDA_SUCCESS,
+		  "cuMemAllocHost");
+	fill(pinned, 20);
+	CHECK_INT(incr((CUdeviceptr)(uintptr_t)pinned, a), CUDA_SUCCESS,
+		  "a kernel on page-locked memory at its host address");
+	cuStreamSynchronize(a);
+	CHECK(all_are(pinned, 21), "... writes it");
+	cuMemFreeHost(pinned);
+
+	CHECK(cuKernelGetParamInfo(k_scale, 2, &off, &size) == CUDA_SUCCESS &&
+	      off == 16 && size == 4, "cuKernelGetParamInfo");
+	CHECK_INT(cuKernelGetParamInfo(k_scale, 4, &off, &size),
+		  CUDA_ERROR_INVALID_VALUE, "... past the last parameter");
+}
+
 int main(void)
 {
 	CUstream a, b, blocking;
 	CUlibrary lib;
-	CUkernel k;
+	CUkernel k, k_scale;
 	CUevent e, e2;
 
 	/* Slow enough that "not run yet" holds on any machine. */
@@ -566,6 +619,7 @@ int main(void)
 		  CUDA_SUCCESS, "cuLibraryLoadData");
 	cuLibraryGetKernel(&k, lib, "_Z5scalePjPKjjj");
 	cuKernelGetFunction(&scale_fn, k);
+	k_scale = k;
 	cuLibraryGetKernel(&k, lib, "_Z4incr4span");
 	cuKernelGetFunction(&incr_fn, k);
 	cuStreamCreate(&a, CU_STREAM_NON_BLOCKING);
@@ -585,6 +639,7 @@ int main(void)
 	test_records(a);
 	test_host_func(a);
 	test_green(lib);
+	test_managed(a, k_scale);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
 	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,

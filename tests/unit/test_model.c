@@ -260,9 +260,72 @@ static void test_ids_and_ops(void)
 	model_free(m);
 }
 
+/* Mapped page-locked and managed memory (model_hostmem.c). */
+static void test_hostmem(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	uint8_t data[64] = { 7 };
+	uint32_t blob;
+	const char *h = "00112233445566778899aabbccddeeff";
+	struct model_copy c;
+
+	model_add_blob_bytes(m, data, sizeof(data), &blob);
+	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 256);
+	CHECK_INT(model_add_host_alloc(p, 2, 0x9000, 64), 0, "page-locked");
+	CHECK_INT(model_add_managed(p, 3, A1, 64), 0, "managed");
+	CHECK_INT(model_alias_host(p, 4, 0x9000, 0x9000), 0,
+		  "unified addressing: no alias");
+	CHECK_INT(model_add_host_fill(p, 5, 0x9000, 64, blob), 0, "fill");
+	CHECK_INT(p->ops[1].code, GM_OP_HOST_FILL, "a host write");
+	CHECK_INT(p->ops[1].a, GM_H(0), "of the page-locked region");
+	CHECK_INT(model_add_host_check(p, 6, A1 + 16, 16, h), 0, "check");
+	CHECK_INT(p->ops[2].a, GM_H(1), "of the managed region");
+	CHECK_INT(p->ops[2].x, 16, "at its offset");
+	expect_error(model_add_host_fill(p, 7, A0, 64, blob),
+		     "event 7 (hostmem): 0x7f0000000000 is device memory, not "
+		     "page-locked or managed memory", "no host write to device "
+		     "memory");
+	expect_error(model_add_host_check(p, 8, A1, 65, h),
+		     "event 8 (hostmem): 65 bytes at address 0x7f0000100000 "
+		     "run past the end of mapped or managed memory 1 (64 "
+		     "bytes, event 3)",
+		     "a read past its end");
+	expect_error(model_add_host_check(p, 9, A1, 64, "xyz"),
+		     "event 9 (hostmem): bad result hash 'xyz'", "a bad hash");
+	CHECK_INT(model_add_prefetch(p, 10, "cuMemPrefetchAsync_v2", A1, 64,
+				     GM_LOC_DEVICE, 0), 0, "prefetch");
+	/* A copy into managed memory relocates to it. */
+	c = copy(MODEL_H2D, A1, 0x1, 64);
+	c.blob = blob;
+	CHECK_INT(model_add_copy(p, 11, "cuMemcpyHtoD_v2", &c), 0, "copy");
+	CHECK_INT(p->ops[4].a, GM_H(1), "into the managed region");
+	CHECK_INT(model_alias_host(p, 12, 0x9008, 0x5008), 0,
+		  "another device address");
+	CHECK_INT(model_add_host_fill(p, 13, 0x5000, 64, blob), 0,
+		  "through it");
+	CHECK_INT(p->ops[5].a, GM_H(0), "the same region");
+	CHECK_INT(model_add_free(p, 14, "cuMemFree_v2", A1), 0,
+		  "managed memory freed by cuMemFree");
+	CHECK_INT(p->nr_ops, 6, "without an operation");
+	expect_error(model_add_host_fill(p, 15, A1, 64, blob),
+		     "event 15 (hostmem): address 0x7f0000100000 points into "
+		     "freed device memory", "gone after its free");
+	CHECK_INT(model_add_host_free(p, 16, 0x9000), 0, "cuMemFreeHost");
+	expect_error(model_add_host_fill(p, 17, 0x5000, 64, blob),
+		     "event 17 (hostmem): address 0x5000 points into freed "
+		     "device memory", "its alias too");
+	model_add_host_alloc(p, 18, 0xa000, 64);	/* never used */
+	CHECK_INT(model_finish(m), 0, "finish");
+	CHECK_INT(p->hostmems[0].used && p->hostmems[1].used &&
+		  !p->hostmems[2].used, 1, "only named regions are used");
+	model_free(m);
+}
+
 int main(void)
 {
 	test_errors();
 	test_ids_and_ops();
+	test_hostmem();
 	return test_done();
 }

@@ -12,6 +12,8 @@
 #   good:  basic threads reset untraced (a kernel no traced call names)
 #          pointer-global (a device pointer stored into a module global)
 #          cooperative (a cooperative launch of 128 blocks, for gpumix scale)
+#          hostmem (zero-copy and managed memory,
+#          build/tests/hostmem-emitter on the mock driver)
 #          hostfunc (host functions, memory pools)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
@@ -34,4 +36,7 @@ for m in basic threads reset untraced pointer-global cooperative fork \
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
 done
+rm -rf "${D:?}/hostmem"
+"$G" -q capture -o "$D/hostmem" -- build/tests/hostmem-emitter \
+	--fatbin "$tmp/k.fatbin" >/dev/null
 echo "corpus: $(du -sh "$D" | cut -f1)"
