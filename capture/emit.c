@@ -303,6 +303,7 @@ void gm_capture_emit(enum gm_event_kind kind, struct gm_record *r)
 		break;
 	case GM_EV_HOSTMEM:
 		lttng_ust_tracepoint(gpumix_capture, hostmem, r);
+		break;
 	case GM_EV_HOST_FUNC:
 		lttng_ust_tracepoint(gpumix_capture, host_func, r);
 		break;
