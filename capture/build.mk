@@ -24,7 +24,8 @@ $(CAPTURE_TP_ENUM): capture/tp_api_enum.in common/cuda_api.def
 $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
-CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/inject.c \
+CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/graph_track.c \
+	capture/inject.c \
 	capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer

@@ -447,6 +447,7 @@ static void operand(struct strbuf *out, enum gm_operand_kind k, uint64_t v)
 		break;
 	case GM_OPK_BLOB:
 	case GM_OPK_CHECK:
+	case GM_OPK_EXEC:
 		idnum(out, (uint32_t)v);
 		break;
 	default:
@@ -496,6 +497,8 @@ static uint32_t nr_allocs(const struct model_prog *p)
 
 static void emit_program(struct strbuf *out, const struct model_prog *p)
 {
+	uint32_t graphs, execs, nodes;
+
 	strbuf_addf(out, "/*\n * Program %u: ", p->index);
 	ctext(out, p->name);
 	strbuf_addstr(out, "\n * bundle: ");
@@ -578,6 +581,13 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 	strbuf_addf(out, ",\n\t.host_arena = %" PRIu64 ",\n\t.nr_ops = %zu,"
 		    "\n\t.ops = ", p->host_arena, p->nr_ops);
 	table_or_null(out, p, p->nr_ops, "ops");
+	model_graphs_counts(p, &graphs, &execs, &nodes);
+	if (graphs || execs || nodes) {
+		/* Only programs with graphs: older output stays as it was. */
+		strbuf_addf(out, ",\n\t.nr_graphs = %" PRIu32 ",\n\t.nr_execs"
+			    " = %" PRIu32 ",\n\t.nr_nodes = %" PRIu32, graphs,
+			    execs, nodes);
+	}
 	strbuf_addstr(out, ",\n};\n\n");
 }
 

@@ -92,6 +92,8 @@ struct model_warning {
 	char *text;
 };
 
+struct model_graphs;
+
 struct model_prog {
 	struct model *m;
 	unsigned index;
@@ -139,6 +141,8 @@ struct model_prog {
 	size_t nr_warnings, alloc_warnings;
 	struct model_warning *unsupported;
 	size_t nr_unsup_list, alloc_unsup_list;
+
+	struct model_graphs *graphs;	/* model_graph.c; NULL: none */
 };
 
 struct model_blob {
@@ -159,6 +163,33 @@ struct model {
 	struct gm_strmap blob_ids;	/* hash -> blob id */
 	int finished;
 };
+
+/* model.c's helpers, for model_graph.c. */
+struct mop *model_op_add(struct model_prog *p, uint64_t ev, const char *api,
+			 unsigned code);
+int model_check_open(struct model_prog *p);
+int model_stream_lookup(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t handle, uint16_t *out);
+int model_event_lookup(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t handle, uint32_t *out);
+int model_canonical_hash(const char *in, char out[33]);
+
+/*
+ * model_graph.c's part of the model's work: which graph stream @s
+ * captures into (its id + 1, 0: none); a D2H operation @op to @host made
+ * while it captures; an event record and a stream wait (joins); at
+ * model_finish(), the host arena room of copy nodes (returned: the bytes
+ * below which the other results go) and the graph table sizes.
+ */
+uint32_t model_graph_capturing(struct model_prog *p, uint16_t s);
+void model_graph_copy_node(struct model_prog *p, uint16_t s, uint32_t op,
+			   uint64_t host);
+void model_graph_event_record(struct model_prog *p, uint32_t e, uint16_t s);
+void model_graph_stream_wait(struct model_prog *p, uint16_t s, uint32_t e);
+uint64_t model_graphs_arena(struct model_prog *p, uint64_t align);
+void model_graphs_counts(const struct model_prog *p, uint32_t *graphs,
+			 uint32_t *execs, uint32_t *nodes);
+void model_graphs_free(struct model_graphs *g);
 
 /* Accessors for the generator. */
 static inline const char *model_api(const struct model_prog *p,

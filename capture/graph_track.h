@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the capture library must know about CUDA graphs to hash their
+ * results: which streams are capturing (work issued there does not run:
+ * a device-to-host copy becomes a node, not a result), and for every
+ * graph and executable graph the host destinations of its device-to-host
+ * copy nodes, whose results a launch delivers at the first
+ * synchronization that covers it. A stream joins a capture by waiting on
+ * an event recorded in it, as CUDA's cross-stream capture does. Internal
+ * to libgpumix-capture.so; thread-safe; allocates only when a graph or a
+ * copy node is added (never on the launch hot path but for its copies).
+ */
+#ifndef GM_CAPTURE_GRAPH_TRACK_H
+#define GM_CAPTURE_GRAPH_TRACK_H
+
+#include <stdint.h>
+
+#include "blob_store.h"
+
+/* Stream @key begins a capture (cuStreamBeginCapture). */
+void gtrack_begin(uint64_t key);
+
+/* 1 when stream @key is capturing (began one, or joined one). */
+int gtrack_capturing(uint64_t key);
+
+/* Event @event recorded on stream @key: it carries @key's capture, if any. */
+void gtrack_event_record(uint64_t event, uint64_t key);
+
+/* Stream @key waits for @event: it joins the capture the event carries. */
+void gtrack_stream_wait(uint64_t key, uint64_t event);
+
+/*
+ * A device-to-host copy to @span issued on stream @key. Returns 1 when
+ * the stream is capturing (the copy is a node of the capture's graph and
+ * delivers nothing now), 0 otherwise.
+ */
+int gtrack_capture_copy(uint64_t key, const struct gm_span *span);
+
+/* cuStreamEndCapture of @key made @graph: the capture's copies are its. */
+void gtrack_end(uint64_t key, uint64_t graph);
+
+/* An explicit device-to-host memcpy node of @graph. */
+void gtrack_graph_copy(uint64_t graph, const struct gm_span *span);
+
+/* @dst (a graph or an executable graph) gets @src's copies: replaced
+ * (@append 0: instantiate, clone, exec update) or appended (a child
+ * graph node). */
+void gtrack_inherit(uint64_t dst, uint64_t src, int append);
+
+/* Call @fn on each copy of @handle (an executable graph), in node order,
+ * without holding the lock. Returns how many there were. */
+unsigned gtrack_each_copy(uint64_t handle,
+			  void (*fn)(const struct gm_span *s, void *ctx),
+			  void *ctx);
+
+/* @handle (a graph or an executable graph) was destroyed. */
+void gtrack_forget(uint64_t handle);
+
+#endif
