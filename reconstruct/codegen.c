@@ -84,18 +84,25 @@ static void ref(struct strbuf *out, uint32_t r)
 
 static void flags(struct strbuf *out, unsigned f)
 {
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{ GM_F_SYNC, "GM_F_SYNC" },
+		{ GM_F_PINNED, "GM_F_PINNED" },
+		{ GM_F_GRAPH, "GM_F_GRAPH" },
+	};
+	const char *sep = "";
+
 	if (!f) {
 		strbuf_addch(out, '0');
 		return;
 	}
-	if (f & GM_F_SYNC) {
-		strbuf_addstr(out, "GM_F_SYNC");
-		if (f & GM_F_PINNED) {
-			strbuf_addstr(out, " | ");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (f & names[i].bit) {
+			strbuf_addf(out, "%s%s", sep, names[i].name);
+			sep = " | ";
 		}
-	}
-	if (f & GM_F_PINNED) {
-		strbuf_addstr(out, "GM_F_PINNED");
 	}
 }
 

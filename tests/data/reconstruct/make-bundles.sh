@@ -9,7 +9,7 @@
 # Then regenerate the golden files: GPUMIX_UPDATE_GOLDEN=1 tests/run
 # tests/cli/reconstruct_corpus.sh.
 #
-#   good:  basic threads reset
+#   good:  basic threads reset graphs
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #
 # usage (from the repository root, after make): tests/data/reconstruct/make-bundles.sh
@@ -24,7 +24,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset fork unsupported:arrays bad-copy; do
+for m in basic threads reset fork unsupported:arrays bad-copy graphs; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
