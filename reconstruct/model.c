@@ -707,7 +707,9 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		op->x = doff;
 		op->b = c->blob;
 		op->y = c->blob_offset;
-		if (is_pinned(p, c->src, c->size)) {
+		/* A graph's copy reads its source at every launch, and
+		 * CUDA captures copies from page-locked memory only. */
+		if (is_pinned(p, c->src, c->size) || model_graph_capturing(p, s)) {
 			op->flags |= GM_F_PINNED;
 			m->blobs[c->blob].flags |= GM_BLOB_PINNED;
 		}
@@ -741,7 +743,7 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		}
 		op->a = sref;
 		op->x = soff;
-		if (is_pinned(p, c->dst, c->size)) {
+		if (is_pinned(p, c->dst, c->size) || (op->flags & GM_F_GRAPH)) {
 			op->flags |= GM_F_PINNED;
 		}
 		break;

@@ -158,7 +158,7 @@ static const struct gm_op p0_graphs_ops[] = {
 	/* 66 cuStreamSynchronize */ GM_STREAM_SYNC(66, 1),
 	/* 70 cuGraphCreate */ GM_GRAPH_CREATE(70, 1),
 	/* 72 cuGraphAddMemcpyNode */ GM_NODE_BEGIN(72, 2, 1),
-	/* 72 cuGraphAddMemcpyNode */ GM_H2D(72, 2, 0, GM_A(0), 0, 1, 0, 16384),
+	/* 72 cuGraphAddMemcpyNode */ GM_H2D(72, 2, GM_F_PINNED, GM_A(0), 0, 1, 0, 16384),
 	/* 72 cuGraphAddMemcpyNode */ GM_NODE_END(72, 2, 1, 0),
 	/* 74 cuGraphAddMemsetNode */ GM_NODE_BEGIN(74, 2, 1),
 	/* 74 cuGraphAddMemsetNode */ GM_MEMSET32(74, 2, 0, GM_A(1), 0, 0, 4096),
@@ -267,7 +267,7 @@ static const struct gm_program_desc p0_graphs = {
 /* host-to-device data: blobs/<hash> in the replay data directory */
 static const struct gm_blob_desc blobs[] = {
 	{ "bc436cfaea3fe1a89284b7aeb2cf9cb7", 4, 0 },	/* 0 */
-	{ "ecc929039909ef2f691a216be4e7b2ae", 16384, 0 },	/* 1 */
+	{ "ecc929039909ef2f691a216be4e7b2ae", 16384, GM_BLOB_PINNED },	/* 1 */
 };
 
 static const struct gm_program_desc *const programs[] = {
