@@ -73,7 +73,7 @@ $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
-	clock_result)
+	clock_result graphs)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 

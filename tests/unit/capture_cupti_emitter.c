@@ -360,8 +360,41 @@ int main(void)
 	}
 	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 2);
 
+	/*
+	 * A stream capture of a copy back (nothing arrives then: the sync
+	 * inside the capture's life hashes nothing), the graph launched
+	 * twice, each launch's result hashed at the sync after it, as the
+	 * "GPU" wrote it.
+	 */
+	{
+		static uint8_t gbuf[88];	/* a size no other copy has */
+		CUstream gs = (CUstream)0x5400;
+		CUgraph g = 0;
+		CUgraphExec x = 0;
+		cuStreamBeginCapture_v2_params b = { gs, CU_STREAM_CAPTURE_MODE_GLOBAL };
+		cuMemcpyDtoHAsync_v2_params d = { gbuf, dptr, sizeof(gbuf), gs };
+		cuStreamEndCapture_params e = { gs, &g };
+		cuGraphInstantiateWithFlags_params in = { &x, (CUgraph)0x6600, 0 };
+		cuGraphLaunch_params l = { (CUgraphExec)0x6700, gs };
+		cuStreamSynchronize_params sy = { gs };
+
+		DRV(cuStreamBeginCapture_v2, &b, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoHAsync_v2, &d, CUDA_SUCCESS, NULL, NULL);
+		set[0] = (uintptr_t)&g;
+		set[1] = 0x6600;
+		DRV(cuStreamEndCapture, &e, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&x;
+		set[1] = 0x6700;
+		DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS, set_u64, set);
+		for (unsigned k = 0; k < 2; k++) {
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			synth_fill(gbuf, sizeof(gbuf), 40 + k);
+			DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
+		}
+	}
+
 	/* An unsupported call, and an async copy never synchronized. */
-	DRV(cuGraphLaunch, NULL, CUDA_SUCCESS, NULL, NULL);
+	DRV(cuGraphicsMapResources, NULL, CUDA_SUCCESS, NULL, NULL);
 	{
 		cuMemcpyDtoHAsync_v2_params p = { d2h3, dptr, 64, NULL };
 		DRV(cuMemcpyDtoHAsync_v2, &p, CUDA_SUCCESS, NULL, NULL);

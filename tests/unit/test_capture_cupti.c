@@ -302,9 +302,31 @@ int main(void)
 	CHECK(find(GM_EV_RT_EXIT, -1, 1) == NULL,
 	      "successful runtime calls need no rt_exit");
 
+	/* A graph's copy: hashed per launch, at the sync after it. */
+	{
+		uint8_t want[88];
+		unsigned n = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			const struct gm_event *e = &evs[i].ev;
+			if (e->kind != GM_EV_D2H_HASH || e->blob_size != 88) {
+				continue;
+			}
+			synth_fill(want, sizeof(want), 40 + n);
+			CHECK(e->api == GM_API_cuGraphLaunch && hash_is(e, want, 88) &&
+			      !(e->flags & GM_RF_UNSYNCED) && i > 0 &&
+			      evs[i - 1].ev.kind == GM_EV_EXIT &&
+			      evs[i - 1].ev.api == GM_API_cuStreamSynchronize,
+			      n ? "graph launch 2: its copy hashed after the sync" :
+				  "graph launch 1: its copy hashed after the sync");
+			n++;
+		}
+		CHECK_INT(n, 2, "two launches, two results, none at capture");
+	}
+
 	/* Unsupported, unsynchronized, queries. */
 	ev = find(GM_EV_UNSUPPORTED, -1, 0);
-	CHECK(ev && !strcmp(ev->str, "cuGraphLaunch") && ev->raw_api == 514,
+	CHECK(ev && !strcmp(ev->str, "cuGraphicsMapResources") &&
+		      ev->raw_api == 133,
 	      "an unsupported call is an event with its name");
 	ev = find_d2h(64);
 	CHECK(ev && (ev->flags & GM_RF_UNSYNCED) && ev->blob_size == 64,
@@ -312,7 +334,7 @@ int main(void)
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
 		CHECK_STR(mget(m, "losses"), "1", "manifest: one loss");
-		CHECK_STR(mget(m, "unsupported.cuGraphLaunch"), "1",
+		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",
 			  "manifest: queries counted by name");
@@ -320,7 +342,7 @@ int main(void)
 			  "manifest: runtime calls by name");
 		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
 			  "manifest: the unsynchronized result is a warning");
-		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "8",
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "9",
 			  "manifest: recorded calls by name");
 	}
 	trace_reader_free(r);
