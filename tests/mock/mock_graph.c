@@ -228,9 +228,8 @@ static CUresult node_add(struct mgraph *g, enum nkind kind,
 
 static struct mgraph *graph_clone(const struct mgraph *src);
 
-/* A copy of node @n into @g (its dependencies by position). */
-static struct mnode *node_copy(struct mgraph *g, const struct mgraph *src,
-			       const struct mnode *n)
+/* A copy of node @n into @g; its dependencies are set by graph_clone(). */
+static struct mnode *node_copy(struct mgraph *g, const struct mnode *n)
 {
 	struct mnode *c = calloc(1, sizeof(*c));
 
@@ -242,13 +241,6 @@ static struct mnode *node_copy(struct mgraph *g, const struct mgraph *src,
 	c->cmd = n->cmd ? clone_cmd(n->cmd) : NULL;
 	c->child = n->child ? graph_clone(n->child) : NULL;
 	c->deps = n->nr_deps ? calloc(n->nr_deps, sizeof(*c->deps)) : NULL;
-	for (unsigned i = 0; i < n->nr_deps; i++) {
-		for (unsigned k = 0; k < src->nr; k++) {
-			if (src->nodes[k] == n->deps[i]) {
-				c->deps[i] = g->nodes[k];
-			}
-		}
-	}
 	return c;
 }
 
@@ -263,7 +255,18 @@ static struct mgraph *graph_clone(const struct mgraph *src)
 	g->nodes = grow(NULL, &alloc, src->nr + 1, sizeof(*g->nodes));
 	g->alloc = (unsigned)alloc;
 	for (unsigned i = 0; i < src->nr; i++) {
-		g->nodes[g->nr++] = node_copy(g, src, src->nodes[i]);
+		g->nodes[g->nr++] = node_copy(g, src->nodes[i]);
+	}
+	/* Dependencies by position, once every node exists. */
+	for (unsigned i = 0; i < src->nr; i++) {
+		const struct mnode *n = src->nodes[i];
+		for (unsigned d = 0; d < n->nr_deps; d++) {
+			for (unsigned k = 0; k < src->nr; k++) {
+				if (src->nodes[k] == n->deps[d]) {
+					g->nodes[i]->deps[d] = g->nodes[k];
+				}
+			}
+		}
 	}
 	return g;
 }
