@@ -10,10 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The copy nodes of a capture in progress, a graph or an executable. */
+/* A device-to-host copy node (@event 0) or an event record node. */
+struct item {
+	struct gm_span span;
+	uint64_t event;
+};
+
+/* The copy and event record nodes of a capture in progress, a graph or
+ * an executable graph, in the order they were made. */
 struct copy_list {
 	uint64_t handle;	/* capture id, graph or executable graph */
-	struct gm_span *spans;
+	struct item *spans;
 	unsigned nr, alloc;
 };
 
@@ -87,7 +94,7 @@ static struct copy_list *list_get(uint64_t handle, int reset)
 	return l;
 }
 
-static void list_add(struct copy_list *l, const struct gm_span *s)
+static void list_add(struct copy_list *l, const struct item *s)
 {
 	size_t alloc;
 
@@ -171,9 +178,15 @@ int gtrack_capturing(uint64_t key)
 
 void gtrack_event_record(uint64_t event, uint64_t key)
 {
+	struct item it = { { 0 }, event };
+	uint64_t id;
+
 	pthread_mutex_lock(&gs.lock);
-	member_set(&gs.events, &gs.nr_events, &gs.alloc_events, event,
-		   capture_of(key));
+	id = capture_of(key);
+	member_set(&gs.events, &gs.nr_events, &gs.alloc_events, event, id);
+	if (id) {
+		list_add(list_get(id, 0), &it);	/* a record node */
+	}
 	pthread_mutex_unlock(&gs.lock);
 }
 
@@ -192,12 +205,13 @@ void gtrack_stream_wait(uint64_t key, uint64_t event)
 
 int gtrack_capture_copy(uint64_t key, const struct gm_span *span)
 {
+	struct item it = { *span, 0 };
 	uint64_t id;
 
 	pthread_mutex_lock(&gs.lock);
 	id = capture_of(key);
 	if (id) {
-		list_add(list_get(id, 0), span);
+		list_add(list_get(id, 0), &it);
 	}
 	pthread_mutex_unlock(&gs.lock);
 	return id != 0;
@@ -229,8 +243,19 @@ void gtrack_end(uint64_t key, uint64_t graph)
 
 void gtrack_graph_copy(uint64_t graph, const struct gm_span *span)
 {
+	struct item it = { *span, 0 };
+
 	pthread_mutex_lock(&gs.lock);
-	list_add(list_get(graph, 0), span);
+	list_add(list_get(graph, 0), &it);
+	pthread_mutex_unlock(&gs.lock);
+}
+
+void gtrack_graph_event(uint64_t graph, uint64_t event)
+{
+	struct item it = { { 0 }, event };
+
+	pthread_mutex_lock(&gs.lock);
+	list_add(list_get(graph, 0), &it);
 	pthread_mutex_unlock(&gs.lock);
 }
 
@@ -244,7 +269,7 @@ void gtrack_inherit(uint64_t dst, uint64_t src, int append)
 	if (d && s && d != s) {
 		unsigned n = s->nr;
 		for (unsigned i = 0; i < n; i++) {
-			struct gm_span sp = list_find(src)->spans[i];
+			struct item sp = list_find(src)->spans[i];
 			list_add(list_find(dst), &sp);
 		}
 	}
@@ -252,10 +277,11 @@ void gtrack_inherit(uint64_t dst, uint64_t src, int append)
 }
 
 unsigned gtrack_each_copy(uint64_t handle,
-			  void (*fn)(const struct gm_span *s, void *ctx),
+			  void (*fn)(const struct gm_span *s, uint64_t event,
+				     void *ctx),
 			  void *ctx)
 {
-	struct gm_span *copy = NULL;
+	struct item *copy = NULL;
 	struct copy_list *l;
 	unsigned n = 0;
 
@@ -267,7 +293,7 @@ unsigned gtrack_each_copy(uint64_t handle,
 	}
 	pthread_mutex_unlock(&gs.lock);
 	for (unsigned i = 0; i < n; i++) {
-		fn(&copy[i], ctx);
+		fn(copy[i].event ? NULL : &copy[i].span, copy[i].event, ctx);
 	}
 	free(copy);
 	return n;

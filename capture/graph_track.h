@@ -5,7 +5,9 @@
  * a device-to-host copy becomes a node, not a result), and for every
  * graph and executable graph the host destinations of its device-to-host
  * copy nodes, whose results a launch delivers at the first
- * synchronization that covers it. A stream joins a capture by waiting on
+ * synchronization that covers it, and its event record nodes, which a
+ * launch records after those copies (an event synchronization covers
+ * them, as for a cuEventRecord after a copy). A stream joins a capture by waiting on
  * an event recorded in it, as CUDA's cross-stream capture does. Internal
  * to libgpumix-capture.so; thread-safe; allocates only when a graph or a
  * copy node is added (never on the launch hot path but for its copies).
@@ -23,7 +25,8 @@ void gtrack_begin(uint64_t key);
 /* 1 when stream @key is capturing (began one, or joined one). */
 int gtrack_capturing(uint64_t key);
 
-/* Event @event recorded on stream @key: it carries @key's capture, if any. */
+/* Event @event recorded on stream @key: it carries @key's capture, if
+ * any, and is then a record node of the capture's graph. */
 void gtrack_event_record(uint64_t event, uint64_t key);
 
 /* Stream @key waits for @event: it joins the capture the event carries. */
@@ -42,15 +45,21 @@ void gtrack_end(uint64_t key, uint64_t graph);
 /* An explicit device-to-host memcpy node of @graph. */
 void gtrack_graph_copy(uint64_t graph, const struct gm_span *span);
 
+/* An event record node of @graph (an event recorded in a capture is one
+ * too, gtrack_event_record()). */
+void gtrack_graph_event(uint64_t graph, uint64_t event);
+
 /* @dst (a graph or an executable graph) gets @src's copies: replaced
  * (@append 0: instantiate, clone, exec update) or appended (a child
  * graph node). */
 void gtrack_inherit(uint64_t dst, uint64_t src, int append);
 
-/* Call @fn on each copy of @handle (an executable graph), in node order,
- * without holding the lock. Returns how many there were. */
+/* Call @fn on each copy (@s) and event record node (@s NULL, @event) of
+ * @handle (an executable graph), in node order, without holding the
+ * lock. Returns how many there were. */
 unsigned gtrack_each_copy(uint64_t handle,
-			  void (*fn)(const struct gm_span *s, void *ctx),
+			  void (*fn)(const struct gm_span *s, uint64_t event,
+				     void *ctx),
 			  void *ctx);
 
 /* @handle (a graph or an executable graph) was destroyed. */

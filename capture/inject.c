@@ -748,11 +748,18 @@ struct launch_ctx {
 	uint64_t key;
 };
 
-static void graph_launch_copy(const struct gm_span *s, void *ctx)
+static void graph_launch_copy(const struct gm_span *s, uint64_t event,
+			      void *ctx)
 {
 	const struct launch_ctx *l = ctx;
 	struct gm_pending now;
 
+	if (!s) {
+		/* An event record node: recorded on the launch's stream,
+		 * after the copies made before it. */
+		track_event_record(event, l->key);
+		return;
+	}
 	gm_capture_add(d2h_bytes, gm_span_size(s));
 	if (track_pending_add(l->api, l->corr, l->key, s) == 0) {
 		return;
@@ -1195,6 +1202,10 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		break;
 	case GM_SP_GRAPH_NODE:
 		graph_deps(f, a, cb, cbid, t, exit);
+		if (ok && api == GM_API_cuGraphAddEventRecordNode) {
+			gtrack_graph_event(a[1], ARGS(cuGraphAddEventRecordNode,
+						      a)->event);
+		}
 		break;
 	case GM_SP_GRAPH_CHILD:
 		graph_deps(f, a, cb, cbid, t, exit);

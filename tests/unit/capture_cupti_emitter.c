@@ -392,6 +392,47 @@ int main(void)
 			DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
 		}
 	}
+	/* An explicit graph: a copy node, then an event record node; the
+	 * event's synchronization delivers the copy. */
+	{
+		static uint8_t gbuf2[104];
+		CUgraph g = 0;
+		CUgraphNode n = 0, n2 = 0;
+		CUgraphExec x = 0;
+		CUDA_MEMCPY3D cp;
+		cuGraphCreate_params c = { &g, 0 };
+		cuGraphAddMemcpyNode_params m = { &n, (CUgraph)0x6800, NULL, 0,
+						  &cp, NULL };
+		cuGraphAddEventRecordNode_params e = { &n2, (CUgraph)0x6800,
+						       (CUgraphNode *)&n, 1,
+						       (CUevent)0x6900 };
+		cuGraphInstantiateWithFlags_params in = { &x, (CUgraph)0x6800, 0 };
+		cuGraphLaunch_params l = { (CUgraphExec)0x6a00, (CUstream)0x5400 };
+		cuEventSynchronize_params es = { (CUevent)0x6900 };
+
+		memset(&cp, 0, sizeof(cp));
+		cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		cp.srcDevice = dptr;
+		cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+		cp.dstHost = gbuf2;
+		cp.WidthInBytes = sizeof(gbuf2);
+		cp.Height = cp.Depth = 1;
+		set[0] = (uintptr_t)&g;
+		set[1] = 0x6800;
+		DRV(cuGraphCreate, &c, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&n;
+		set[1] = 0x6810;
+		DRV(cuGraphAddMemcpyNode, &m, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&n2;
+		set[1] = 0x6820;
+		DRV(cuGraphAddEventRecordNode, &e, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&x;
+		set[1] = 0x6a00;
+		DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS, set_u64, set);
+		DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(gbuf2, sizeof(gbuf2), 50);
+		DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+	}
 
 	/* An unsupported call, and an async copy never synchronized. */
 	DRV(cuGraphicsMapResources, NULL, CUDA_SUCCESS, NULL, NULL);

@@ -322,6 +322,25 @@ int main(void)
 		}
 		CHECK_INT(n, 2, "two launches, two results, none at capture");
 	}
+	{
+		uint8_t want[104];
+		const struct gm_event *e = NULL;
+		unsigned at = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			if (evs[i].ev.kind == GM_EV_D2H_HASH &&
+			    evs[i].ev.blob_size == sizeof(want)) {
+				e = &evs[i].ev;
+				at = i;
+			}
+		}
+		synth_fill(want, sizeof(want), 50);
+		CHECK(e && e->api == GM_API_cuGraphLaunch &&
+			      hash_is(e, want, sizeof(want)) &&
+			      evs[at - 1].ev.kind == GM_EV_EXIT &&
+			      evs[at - 1].ev.api == GM_API_cuEventSynchronize,
+		      "an explicit graph's copy: hashed after the event its "
+		      "record node recorded is synchronized");
+	}
 
 	/* Unsupported, unsynchronized, queries. */
 	ev = find(GM_EV_UNSUPPORTED, -1, 0);
