@@ -498,8 +498,10 @@ int model_graph_kernel_set(struct model_prog *p, uint64_t ev, const char *api,
 		return -1;
 	}
 	if (!handle_map_get(&g->node_map, node, &nid)) {
-		return gm_error(EVF "unknown graph node 0x%" PRIx64, ev, api,
-				node);
+		/* A node of a captured graph, found by a query: the replay
+		 * cannot name it. */
+		model_add_unsupported(p, ev, api);
+		return 0;
 	}
 	sl.stream = 0;
 	if (model_add_launch(p, ev, api, &sl) < 0) {
