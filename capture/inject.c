@@ -1232,6 +1232,7 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		}
 		break;
 	case GM_SP_GRAPH_LAUNCH:
+		a[0] = params ? (uintptr_t)*(const CUgraphExec *)params : 0;
 		if (ok) {
 			struct launch_ctx l = { api, r->corr, key };
 			gtrack_each_copy(a[0], graph_launch_copy, &l);

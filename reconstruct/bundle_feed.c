@@ -1301,7 +1301,7 @@ static int do_graph_launch(const struct call *c)
 	const struct gm_args_cuGraphLaunch *a = ARGS(cuGraphLaunch);
 	uint32_t i = (uint32_t)f->nr_d2h;
 
-	if (model_graph_launch(f->p, c->ev, c->api, a->hGraph,
+	if (model_graph_launch(f->p, c->ev, c->api, a->exec,
 			       stream_of(c->x, a->hStream)) < 0) {
 		return -1;
 	}
