@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A device-to-host copy node (@event 0) or an event record node. */
-struct item {
-	struct gm_span span;
-	uint64_t event;
-};
+#define item gtrack_node
 
 /* The copy and event record nodes of a capture in progress, a graph or
  * an executable graph, in the order they were made. */
@@ -178,7 +174,7 @@ int gtrack_capturing(uint64_t key)
 
 void gtrack_event_record(uint64_t event, uint64_t key)
 {
-	struct item it = { { 0 }, event };
+	struct item it = { GTRACK_EVENT, { 0 }, event, { 0, 0 } };
 	uint64_t id;
 
 	pthread_mutex_lock(&gs.lock);
@@ -205,7 +201,7 @@ void gtrack_stream_wait(uint64_t key, uint64_t event)
 
 int gtrack_capture_copy(uint64_t key, const struct gm_span *span)
 {
-	struct item it = { *span, 0 };
+	struct item it = { GTRACK_COPY, *span, 0, { 0, 0 } };
 	uint64_t id;
 
 	pthread_mutex_lock(&gs.lock);
@@ -215,6 +211,43 @@ int gtrack_capture_copy(uint64_t key, const struct gm_span *span)
 	}
 	pthread_mutex_unlock(&gs.lock);
 	return id != 0;
+}
+
+/* A host source as it is now: its content is checked at each launch. */
+static int source_item(const struct gm_span *span, struct item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->kind = GTRACK_SOURCE;
+	it->span = *span;
+	return gm_span_hash(span, &it->hash);
+}
+
+void gtrack_capture_source(uint64_t key, const struct gm_span *span)
+{
+	struct item it;
+	uint64_t id;
+
+	if (!gtrack_capturing(key) || source_item(span, &it) < 0) {
+		return;
+	}
+	pthread_mutex_lock(&gs.lock);
+	id = capture_of(key);
+	if (id) {
+		list_add(list_get(id, 0), &it);
+	}
+	pthread_mutex_unlock(&gs.lock);
+}
+
+void gtrack_graph_source(uint64_t graph, const struct gm_span *span)
+{
+	struct item it;
+
+	if (source_item(span, &it) < 0) {
+		return;
+	}
+	pthread_mutex_lock(&gs.lock);
+	list_add(list_get(graph, 0), &it);
+	pthread_mutex_unlock(&gs.lock);
 }
 
 void gtrack_end(uint64_t key, uint64_t graph)
@@ -243,7 +276,7 @@ void gtrack_end(uint64_t key, uint64_t graph)
 
 void gtrack_graph_copy(uint64_t graph, const struct gm_span *span)
 {
-	struct item it = { *span, 0 };
+	struct item it = { GTRACK_COPY, *span, 0, { 0, 0 } };
 
 	pthread_mutex_lock(&gs.lock);
 	list_add(list_get(graph, 0), &it);
@@ -252,7 +285,7 @@ void gtrack_graph_copy(uint64_t graph, const struct gm_span *span)
 
 void gtrack_graph_event(uint64_t graph, uint64_t event)
 {
-	struct item it = { { 0 }, event };
+	struct item it = { GTRACK_EVENT, { 0 }, event, { 0, 0 } };
 
 	pthread_mutex_lock(&gs.lock);
 	list_add(list_get(graph, 0), &it);
@@ -276,9 +309,8 @@ void gtrack_inherit(uint64_t dst, uint64_t src, int append)
 	pthread_mutex_unlock(&gs.lock);
 }
 
-unsigned gtrack_each_copy(uint64_t handle,
-			  void (*fn)(const struct gm_span *s, uint64_t event,
-				     void *ctx),
+unsigned gtrack_each_node(uint64_t handle,
+			  void (*fn)(const struct gtrack_node *n, void *ctx),
 			  void *ctx)
 {
 	struct item *copy = NULL;
@@ -293,7 +325,7 @@ unsigned gtrack_each_copy(uint64_t handle,
 	}
 	pthread_mutex_unlock(&gs.lock);
 	for (unsigned i = 0; i < n; i++) {
-		fn(copy[i].event ? NULL : &copy[i].span, copy[i].event, ctx);
+		fn(&copy[i], ctx);
 	}
 	free(copy);
 	return n;

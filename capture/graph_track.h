@@ -18,6 +18,16 @@
 #include <stdint.h>
 
 #include "blob_store.h"
+#include "hash.h"
+
+/* What the capture follows of a graph's nodes. */
+struct gtrack_node {
+	enum { GTRACK_COPY, GTRACK_EVENT, GTRACK_SOURCE } kind;
+	struct gm_span span;	/* COPY: the host destination; SOURCE: the
+				   host source of a host-to-device copy */
+	uint64_t event;		/* EVENT: the event a record node records */
+	struct gm_hash hash;	/* SOURCE: its content when the node was made */
+};
 
 /* Stream @key begins a capture (cuStreamBeginCapture). */
 void gtrack_begin(uint64_t key);
@@ -54,12 +64,19 @@ void gtrack_graph_event(uint64_t graph, uint64_t event);
  * graph node). */
 void gtrack_inherit(uint64_t dst, uint64_t src, int append);
 
-/* Call @fn on each copy (@s) and event record node (@s NULL, @event) of
- * @handle (an executable graph), in node order, without holding the
- * lock. Returns how many there were. */
-unsigned gtrack_each_copy(uint64_t handle,
-			  void (*fn)(const struct gm_span *s, uint64_t event,
-				     void *ctx),
+/*
+ * A host-to-device copy from @span made a node while stream @key captures
+ * (nothing when it does not), or of explicit graph @graph: the bytes the
+ * replay will copy are those of now, so each launch compares them.
+ */
+void gtrack_capture_source(uint64_t key, const struct gm_span *span);
+void gtrack_graph_source(uint64_t graph, const struct gm_span *span);
+
+/* Call @fn on each node of @handle (an executable graph) that the
+ * capture follows, in node order, without holding the lock. Returns how
+ * many there were. */
+unsigned gtrack_each_node(uint64_t handle,
+			  void (*fn)(const struct gtrack_node *n, void *ctx),
 			  void *ctx);
 
 /* @handle (a graph or an executable graph) was destroyed. */

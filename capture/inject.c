@@ -630,6 +630,11 @@ static void res_fields(uint64_t *resType, uint64_t *resArray,
 
 static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
 			   int runtime, struct gm_thread *t);
+static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
+			      const char *name, struct gm_thread *t);
+
+/* What a graph launch whose host sources changed is reported as. */
+#define GRAPH_SOURCE_CHANGED "cuGraphLaunch.changed_host_source"
 
 /* Dependencies of a new node: the first GRAPH_MAX_DEPS as words. */
 #define GRAPH_MAX_DEPS 8
@@ -687,7 +692,8 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 		return;
 	}
 	/* A host source is read at each launch; what the replay has is its
-	 * content when the node was made (doc/graphs.md). */
+	 * content when the node was made (doc/graphs.md): a launch that
+	 * finds it changed is reported (graph_launch_node()). */
 	if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
 		struct gm_span s = span3d(
 			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
@@ -695,6 +701,13 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
 		gm_capture_add(h2d_bytes, gm_span_size(&s));
 		gm_capture_payload(r, &s, GM_INLINE_MAX);
+	}
+	if (ok && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+		struct gm_span s = span3d(
+			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+			c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
+			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
+		gtrack_graph_source(a[1], &s);
 	}
 	if (ok && side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
 		struct gm_span s = span3d(
@@ -746,18 +759,27 @@ struct launch_ctx {
 	int api;
 	uint32_t corr;
 	uint64_t key;
+	int changed;		/* a host source differs from its recording */
 };
 
-static void graph_launch_copy(const struct gm_span *s, uint64_t event,
-			      void *ctx)
+static void graph_launch_node(const struct gtrack_node *n, void *ctx)
 {
-	const struct launch_ctx *l = ctx;
+	struct launch_ctx *l = ctx;
+	const struct gm_span *s = &n->span;
 	struct gm_pending now;
+	struct gm_hash h;
 
-	if (!s) {
+	if (n->kind == GTRACK_EVENT) {
 		/* An event record node: recorded on the launch's stream,
 		 * after the copies made before it. */
-		track_event_record(event, l->key);
+		track_event_record(n->event, l->key);
+		return;
+	}
+	if (n->kind == GTRACK_SOURCE) {
+		if (gm_span_hash(s, &h) == 0 &&
+		    (h.hi != n->hash.hi || h.lo != n->hash.lo)) {
+			l->changed = 1;
+		}
 		return;
 	}
 	gm_capture_add(d2h_bytes, gm_span_size(s));
@@ -811,6 +833,9 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 				a[f->count]);
 			gm_capture_add(h2d_bytes, a[f->count]);
 			gm_capture_payload(r, &sp, GM_INLINE_MAX);
+			if (async) {
+				gtrack_capture_source(key, &sp);
+			}
 		} else if (ok && !async) {
 			complete(TRACK_SYNC_LEGACY, 0);
 		}
@@ -845,6 +870,9 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 				(const void *)(uintptr_t)x->src, x->ByteCount);
 			gm_capture_add(h2d_bytes, x->ByteCount);
 			gm_capture_payload(r, &s, GM_INLINE_MAX);
+			if (async) {
+				gtrack_capture_source(key, &s);
+			}
 		}
 		if (ok) {
 			if (!async) {
@@ -1234,8 +1262,13 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 	case GM_SP_GRAPH_LAUNCH:
 		a[0] = params ? (uintptr_t)*(const CUgraphExec *)params : 0;
 		if (ok) {
-			struct launch_ctx l = { api, r->corr, key };
-			gtrack_each_copy(a[0], graph_launch_copy, &l);
+			struct launch_ctx l = { api, r->corr, key, 0 };
+			gtrack_each_node(a[0], graph_launch_node, &l);
+			/* The replay copies what the node was made with. */
+			if (l.changed) {
+				unsupported_named(cb, cbid, GRAPH_SOURCE_CHANGED,
+						  t);
+			}
 		}
 		break;
 	case GM_SP_COUNT:
@@ -1245,8 +1278,9 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 
 /* ---- callbacks ---------------------------------------------------------- */
 
-static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
-			   int runtime, struct gm_thread *t)
+/* An unsupported event named @name for the call of @cb. */
+static void emit_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			     int runtime, const char *name, struct gm_thread *t)
 {
 	struct gm_record r = { 0 };
 	uint64_t w[GM_NR_WORDS(gm_ev_unsupported)];
@@ -1261,9 +1295,22 @@ static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
 	r.rt_corr = rt_context(t);
 	r.args = w;
 	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_unsupported);
-	gm_capture_str(&r, cb->functionName);
+	gm_capture_str(&r, name);
 	gm_capture_loss(unsupported_calls);
 	gm_capture_emit(GM_EV_UNSUPPORTED, &r);
+}
+
+static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			   int runtime, struct gm_thread *t)
+{
+	emit_unsupported(cb, cbid, runtime, cb->functionName, t);
+}
+
+/* A recorded call whose use here the replay cannot reproduce. */
+static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
+			      const char *name, struct gm_thread *t)
+{
+	emit_unsupported(cb, cbid, 0, name, t);
 }
 
 static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,

@@ -25,6 +25,9 @@ static const struct hint hints[] = {
 	  "support: the captured graph is not built" },
 	{ "cuStreamIsCapturing", "stream capture query: harmless alone" },
 	{ "cuStreamGetCaptureInfo", "stream capture query: harmless alone" },
+	{ "cuGraphLaunch.changed_host_source", "graph launch after the program "
+	  "changed the host source of one of the graph's copies: the replay "
+	  "copies the content the copy node was made with" },
 	{ "cuGraphLaunch", "graph launch of a graph gpumix could not rebuild "
 	  "(or captured without graph support): its work is missing from the "
 	  "replay" },

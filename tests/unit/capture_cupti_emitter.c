@@ -432,6 +432,39 @@ int main(void)
 		DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
 		synth_fill(gbuf2, sizeof(gbuf2), 50);
 		DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+
+		/* A copy node from the host: launched as made, then after
+		 * the program changed its source (reported: the replay has
+		 * the content of when the node was made). */
+		{
+			static uint8_t hsrc[24];
+			CUgraphNode n3 = 0;
+			cuGraphAddMemcpyNode_params m2 = {
+				&n3, (CUgraph)0x6800, NULL, 0, &cp, NULL
+			};
+			memset(&cp, 0, sizeof(cp));
+			cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+			cp.srcHost = hsrc;
+			cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			cp.dstDevice = dptr;
+			cp.WidthInBytes = sizeof(hsrc);
+			cp.Height = cp.Depth = 1;
+			synth_fill(hsrc, sizeof(hsrc), 60);
+			set[0] = (uintptr_t)&n3;
+			set[1] = 0x6830;
+			DRV(cuGraphAddMemcpyNode, &m2, CUDA_SUCCESS, set_u64, set);
+			set[0] = (uintptr_t)&x;
+			set[1] = 0x6b00;
+			in.phGraphExec = &x;
+			DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS,
+			    set_u64, set);
+			l.hGraph = (CUgraphExec)0x6b00;
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+			hsrc[3] ^= 1;
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+		}
 	}
 
 	/* An unsupported call, and an async copy never synchronized. */

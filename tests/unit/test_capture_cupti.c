@@ -333,6 +333,15 @@ int main(void)
 				at = i;
 			}
 		}
+		(void)at;
+		e = NULL;
+		for (unsigned i = 0; i < nr && !e; i++) {
+			if (evs[i].ev.kind == GM_EV_D2H_HASH &&
+			    evs[i].ev.blob_size == sizeof(want)) {
+				e = &evs[i].ev;
+				at = i;
+			}
+		}
 		synth_fill(want, sizeof(want), 50);
 		CHECK(e && e->api == GM_API_cuGraphLaunch &&
 			      hash_is(e, want, sizeof(want)) &&
@@ -341,9 +350,25 @@ int main(void)
 		      "an explicit graph's copy: hashed after the event its "
 		      "record node recorded is synchronized");
 	}
+	{
+		unsigned changed = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			changed += evs[i].ev.kind == GM_EV_UNSUPPORTED &&
+				   !strcmp(evs[i].ev.str,
+					   "cuGraphLaunch.changed_host_source");
+		}
+		CHECK_INT(changed, 1, "a graph launched after its copy's host "
+			  "source changed is reported, once");
+	}
 
 	/* Unsupported, unsynchronized, queries. */
-	ev = find(GM_EV_UNSUPPORTED, -1, 0);
+	ev = NULL;
+	for (unsigned i = 0; i < nr && !ev; i++) {
+		if (evs[i].ev.kind == GM_EV_UNSUPPORTED &&
+		    evs[i].ev.raw_api == 133) {
+			ev = &evs[i].ev;
+		}
+	}
 	CHECK(ev && !strcmp(ev->str, "cuGraphicsMapResources") &&
 		      ev->raw_api == 133,
 	      "an unsupported call is an event with its name");
@@ -352,7 +377,9 @@ int main(void)
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "losses"), "1", "manifest: one loss");
+		CHECK_STR(mget(m, "losses"), "2",
+			  "manifest: two losses (an unsupported call, a changed "
+			  "graph source)");
 		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",

@@ -15,6 +15,9 @@ int main(void)
 
 	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch"), "graph launch"),
 	      "cuGraphLaunch: its own row, not cuGraph's");
+	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch.changed_host_source"),
+		     "changed the host source"),
+	      "a graph launch after its host source changed: its own row");
 	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch_ptsz"), "graph launch"),
 	      "... its _ptsz spelling too");
 	CHECK(strstr(gm_unsupported_hint("cuGraphRemoveDependencies_v2"),
