@@ -33,6 +33,8 @@ struct gtrack_state {
 	size_t nr_lists, alloc_lists;
 	struct member *streams, *events;
 	size_t nr_streams, alloc_streams, nr_events, alloc_events;
+	struct member *nodes;		/* made by recorded calls */
+	size_t nr_nodes, alloc_nodes;
 };
 
 static struct gtrack_state gs = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -336,4 +338,21 @@ void gtrack_forget(uint64_t handle)
 	pthread_mutex_lock(&gs.lock);
 	list_drop(handle);
 	pthread_mutex_unlock(&gs.lock);
+}
+
+void gtrack_node_made(uint64_t node)
+{
+	pthread_mutex_lock(&gs.lock);
+	member_set(&gs.nodes, &gs.nr_nodes, &gs.alloc_nodes, node, 1);
+	pthread_mutex_unlock(&gs.lock);
+}
+
+int gtrack_node_known(uint64_t node)
+{
+	int r;
+
+	pthread_mutex_lock(&gs.lock);
+	r = member_find(gs.nodes, gs.nr_nodes, node) != NULL;
+	pthread_mutex_unlock(&gs.lock);
+	return r;
 }

@@ -79,6 +79,11 @@ unsigned gtrack_each_node(uint64_t handle,
 			  void (*fn)(const struct gtrack_node *n, void *ctx),
 			  void *ctx);
 
+/* Node @node was made by a recorded call (cuGraphAdd*Node); which were
+ * (a node of a captured graph, found by a query, was not). */
+void gtrack_node_made(uint64_t node);
+int gtrack_node_known(uint64_t node);
+
 /* @handle (a graph or an executable graph) was destroyed. */
 void gtrack_forget(uint64_t handle);
 

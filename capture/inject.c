@@ -654,6 +654,37 @@ static void graph_deps(const struct api_info *f, uint64_t *a,
 	if (!exit && n > GRAPH_MAX_DEPS) {
 		on_unsupported(cb, cbid, 0, t);	/* the replay would lose edges */
 	}
+	if (exit && a[0]) {
+		gtrack_node_made(a[0]);		/* phGraphNode, at exit */
+	}
+}
+
+/* CUmemorytype */
+#define MT_HOST 1
+#define MT_DEVICE 2
+#define MT_UNIFIED 4
+
+/*
+ * What reconstruct rebuilds of a memcpy node (reconstruct/bundle_feed.c,
+ * node_copy()): one contiguous run, host or device at each end, not host
+ * to host. Reported at capture otherwise.
+ */
+static int copy_node_ok(const CUDA_MEMCPY3D *c)
+{
+	size_t w = c->WidthInBytes, h = c->Height ? c->Height : 1,
+	       d = c->Depth ? c->Depth : 1;
+	int sh = side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice),
+	    dh = side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice);
+
+	if ((c->srcMemoryType != MT_HOST && c->srcMemoryType != MT_DEVICE &&
+	     c->srcMemoryType != MT_UNIFIED) ||
+	    (c->dstMemoryType != MT_HOST && c->dstMemoryType != MT_DEVICE &&
+	     c->dstMemoryType != MT_UNIFIED) || (sh && dh)) {
+		return 0;
+	}
+	return h * d == 1 || (c->srcPitch == w && c->dstPitch == w &&
+			      (d == 1 || (c->srcHeight == h &&
+					  c->dstHeight == h)));
 }
 
 /* A kernel node's parameters, recorded like a launch's. */
@@ -683,13 +714,18 @@ static void graph_kernel(const struct api_info *f, uint64_t *a,
 }
 
 static void graph_memcpy(const struct api_info *f, uint64_t *a,
-			 struct gm_record *r, int exit, int ok)
+			 struct gm_record *r, int exit, int ok,
+			 const CUpti_CallbackData *cb, unsigned cbid,
+			 struct gm_thread *t)
 {
 	const CUDA_MEMCPY3D *c = (const void *)(uintptr_t)a[f->node_params];
 
 	copy3d_fields(&a[f->fields], c);
 	if (!c) {
 		return;
+	}
+	if (!exit && !copy_node_ok(c)) {
+		on_unsupported(cb, cbid, 0, t);
 	}
 	/* A host source is read at each launch; what the replay has is its
 	 * content when the node was made (doc/graphs.md): a launch that
@@ -718,12 +754,22 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 	}
 }
 
-static void graph_memset(const struct api_info *f, uint64_t *a)
+static void graph_memset(const struct api_info *f, uint64_t *a,
+			 const CUpti_CallbackData *cb, unsigned cbid,
+			 struct gm_thread *t, int exit)
 {
 	const CUDA_MEMSET_NODE_PARAMS *m =
 		(const void *)(uintptr_t)a[f->node_params];
 	uint64_t *w = &a[f->mset];
 
+	/* Reconstruct rebuilds 1, 2 and 4-byte elements in rows without
+	 * padding (bundle_feed.c): reported at capture otherwise. */
+	if (m && !exit &&
+	    ((m->elementSize != 1 && m->elementSize != 2 &&
+	      m->elementSize != 4) ||
+	     (m->height > 1 && m->pitch != m->width * m->elementSize))) {
+		on_unsupported(cb, cbid, 0, t);
+	}
 	if (m) {
 		w[0] = m->dst;
 		w[1] = m->pitch;
@@ -1217,16 +1263,24 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 	case GM_SP_GRAPH_KERNEL:
 		if (f->deps >= 0) {
 			graph_deps(f, a, cb, cbid, t, exit);
+		} else if (!exit) {
+			/* cuGraph[Exec]KernelNodeSetParams: the node must be
+			 * one the replay makes (not one of a captured graph
+			 * that a query found). */
+			uint64_t node = a[gm_api_arg_index(api, "hNode")];
+			if (!gtrack_node_known(node)) {
+				on_unsupported(cb, cbid, 0, t);
+			}
 		}
 		graph_kernel(f, a, r, exit);
 		break;
 	case GM_SP_GRAPH_MEMCPY:
 		graph_deps(f, a, cb, cbid, t, exit);
-		graph_memcpy(f, a, r, exit, ok);
+		graph_memcpy(f, a, r, exit, ok, cb, cbid, t);
 		break;
 	case GM_SP_GRAPH_MEMSET:
 		graph_deps(f, a, cb, cbid, t, exit);
-		graph_memset(f, a);
+		graph_memset(f, a, cb, cbid, t, exit);
 		break;
 	case GM_SP_GRAPH_NODE:
 		graph_deps(f, a, cb, cbid, t, exit);

@@ -467,6 +467,29 @@ int main(void)
 		}
 	}
 
+	/* What the replay could not rebuild, reported at capture: a kernel
+	 * node changed through a handle no recorded call made (a node of a
+	 * captured graph found by cuGraphGetNodes), a memset node of 8-byte
+	 * elements. */
+	{
+		cuGraphExecKernelNodeSetParams_v2_params k = {
+			(CUgraphExec)0x6a00, (CUgraphNode)0x7777, NULL
+		};
+		CUDA_MEMSET_NODE_PARAMS mp;
+		CUgraphNode n = 0;
+		cuGraphAddMemsetNode_params m = { &n, (CUgraph)0x6800, NULL, 0,
+						  &mp, NULL };
+
+		memset(&mp, 0, sizeof(mp));
+		mp.dst = dptr;
+		mp.elementSize = 8;
+		mp.width = 4;
+		mp.height = 1;
+		DRV(cuGraphExecKernelNodeSetParams_v2, &k, CUDA_SUCCESS, NULL,
+		    NULL);
+		DRV(cuGraphAddMemsetNode, &m, CUDA_SUCCESS, NULL, NULL);
+	}
+
 	/* An unsupported call, and an async copy never synchronized. */
 	DRV(cuGraphicsMapResources, NULL, CUDA_SUCCESS, NULL, NULL);
 	{

@@ -360,6 +360,22 @@ int main(void)
 		CHECK_INT(changed, 1, "a graph launched after its copy's host "
 			  "source changed is reported, once");
 	}
+	{
+		unsigned knode = 0, mset = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			const struct gm_event *e = &evs[i].ev;
+			if (e->kind != GM_EV_UNSUPPORTED) {
+				continue;
+			}
+			knode += !strcmp(e->str,
+					 "cuGraphExecKernelNodeSetParams_v2");
+			mset += !strcmp(e->str, "cuGraphAddMemsetNode");
+		}
+		CHECK(knode == 1, "a kernel node no recorded call made: "
+		      "reported at capture");
+		CHECK(mset == 1, "a memset node of 8-byte elements: reported "
+		      "at capture");
+	}
 
 	/* Unsupported, unsynchronized, queries. */
 	ev = NULL;
@@ -377,9 +393,9 @@ int main(void)
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "losses"), "2",
-			  "manifest: two losses (an unsupported call, a changed "
-			  "graph source)");
+		CHECK_STR(mget(m, "losses"), "4",
+			  "manifest: four losses (an unsupported call, a changed "
+			  "graph source, two graph calls not rebuilt)");
 		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",
