@@ -149,6 +149,13 @@ static int knode_set(struct gm_prog *p, const struct gm_op *op)
 	    (op->c != GM_NONE && need_exec(p, op->c) < 0)) {
 		return -1;
 	}
+	if (p->el_class && p->el_class[l->kernel] != GM_ELASTIC_NONE) {
+		/* Its elastic arguments come from a launch planner, which a
+		 * node's parameters do not go through. */
+		return gm_error("'%s': a kernel node's parameters are not set "
+				"for an elastic (transformed) kernel",
+				p->d->kernels[l->kernel].name);
+	}
 	size = (size_t)n;
 	memset(&kp, 0, sizeof(kp));
 	kp.func = p->funcs[l->kernel];
