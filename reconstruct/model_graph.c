@@ -88,6 +88,9 @@ static void glist_copy(struct glist *dst, const struct glist *src, int append)
 	if (!append) {
 		dst->nr = 0;
 	}
+	if (!src->nr) {
+		return;
+	}
 	GM_ALLOC_GROW(dst->v, dst->nr + src->nr + 1, dst->alloc);
 	memcpy(dst->v + dst->nr, src->v, src->nr * sizeof(*src->v));
 	dst->nr += src->nr;
