@@ -536,6 +536,7 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	if (gm_an_latency(a, db)) {
 		goto out;
 	}
+	gm_an_ranking(a);
 	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
 		goto out;
 	}
@@ -636,6 +637,7 @@ void gm_analysis_release(struct gm_analysis *a)
 	free(a->variants);
 	free(a->summary);
 	free(a->latency);
+	free(a->ranking);
 	for (size_t i = 0; i < a->nresources; i++) {
 		free(a->resources[i].device);
 		free(a->resources[i].program);

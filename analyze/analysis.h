@@ -139,6 +139,23 @@ struct gm_an_latency {
 	double high_ref_p99_geo;	/* ... and its geomean there */
 };
 
+/*
+ * One row of the ranking (analysis_ranking.c): a variant label at one
+ * workload size, over the workloads every ranked variant ran.
+ */
+struct gm_an_rank {
+	size_t programs;		/* programs per workload */
+	const char *vlabel;		/* borrowed from the variant */
+	size_t workloads;		/* the common workloads */
+	size_t left_out;		/* workloads of that size some ranked
+					   variant did not run ok */
+	double stp_geo, antt_geo;	/* over the common workloads */
+	double p99_geo;			/* p99 slowdown over their programs */
+	size_t best_stp;		/* common workloads where no variant
+					   has a higher STP */
+	size_t rank_stp, rank_antt, rank_p99;	/* 1 = best; ties share */
+};
+
 struct gm_an_resource {
 	char *device, *program, *kernel;
 	int64_t grid, tpb, regs, smem, instances;
@@ -175,6 +192,8 @@ struct gm_analysis {
 	struct gm_an_summary *summary;
 	size_t nlatency;
 	struct gm_an_latency *latency;	/* in the summary's order */
+	size_t nranking;
+	struct gm_an_rank *ranking;	/* by size, then STP rank */
 	size_t nresources;
 	struct gm_an_resource *resources;
 	int resources_from_alone;	/* 1: alone (single) runs only */

@@ -89,6 +89,12 @@ void gm_an_kernels(struct gm_analysis *a);
  */
 int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
 
+/*
+ * The ranking of the variants per workload size, over the workloads
+ * every ranked variant ran ok (analysis_ranking.c); after the latency.
+ */
+void gm_an_ranking(struct gm_analysis *a);
+
 /* ---- focus.c ---- */
 
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */

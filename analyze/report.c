@@ -19,7 +19,7 @@
 
 /* Tables shown in full in index.md; the others are linked. */
 static const int inline_tables[] = {
-	GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_LATENCY, GM_T_WAITING,
+	GM_T_RANKING, GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_LATENCY, GM_T_WAITING,
 	GM_T_OVERLAP, GM_T_UTILIZATION,
 };
 

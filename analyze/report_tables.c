@@ -355,6 +355,7 @@ static void runs(const struct gm_analysis *a, struct gm_table *t)
 
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t)
 {
+	gm_report_ranking_table(a, &t[GM_T_RANKING]);
 	summary(a, &t[GM_T_SUMMARY]);
 	improvement(a, &t[GM_T_IMPROVEMENT]);
 	workloads(a, &t[GM_T_WORKLOADS]);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report's tables, built from an analysis: the paper's Tables 4 and 5
+ * The report's tables, built from an analysis: the ranking of the
+ * mechanisms, the paper's Tables 4 and 5
  * (summary, improvement over cuda), per-workload STP/ANTT, per-program
  * times, replay-time percentiles and slowdowns (latency), waiting time, overlap breakdown, running kernels and
  * utilization (per variant and per run), the resource table (Table 2),
@@ -14,6 +15,7 @@
 #include "table.h"
 
 enum gm_report_table {
+	GM_T_RANKING,
 	GM_T_SUMMARY,
 	GM_T_IMPROVEMENT,
 	GM_T_WORKLOADS,
@@ -42,6 +44,13 @@ void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
  */
 void gm_report_latency_tables(const struct gm_analysis *a, struct gm_table *t,
 			      struct gm_table *runs);
+
+/*
+ * The ranking of the mechanisms (report_ranking.c): per workload size,
+ * the variants by STP over the workloads all of them ran, with their
+ * ANTT and p99-slowdown ranks.
+ */
+void gm_report_ranking_table(const struct gm_analysis *a, struct gm_table *t);
 
 /*
  * The comparison with the paper (report_paper.c): each number the paper

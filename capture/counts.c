@@ -7,11 +7,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "fs.h"
+
+/*
+ * Format 1 had one loss fewer (no unnamed_kernels) and one reserved word
+ * more, at the same size: move what followed its losses one word on.
+ */
+static void from_format_1(struct gm_counts *c)
+{
+	char *p = (char *)c;
+	size_t at = offsetof(struct gm_counts, loss.unnamed_kernels);
+	size_t end = offsetof(struct gm_counts, reserved);
+
+	memmove(p + at + 8, p + at, end - at);
+	memset(p + at, 0, 8);
+	c->version = GM_COUNTS_VERSION;
+}
 
 int gm_counts_read(const char *path, struct gm_counts *out)
 {
@@ -44,6 +60,9 @@ int gm_counts_read(const char *path, struct gm_counts *out)
 	}
 	if (memcmp(out->magic, GM_COUNTS_MAGIC, sizeof(out->magic))) {
 		return gm_error("'%s' is not a gpumix counter file", path);
+	}
+	if (out->version == 1 && out->size == sizeof(*out)) {
+		from_format_1(out);
 	}
 	if (out->version != GM_COUNTS_VERSION || out->size != sizeof(*out)) {
 		return gm_error("'%s' has counter format %u (size %u); this gpumix "

@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 #define GM_COUNTS_MAGIC "GMCOUNT1"
-#define GM_COUNTS_VERSION 1
+/* 2: the loss unnamed_kernels (format 1 files are converted on reading). */
+#define GM_COUNTS_VERSION 2
 #define GM_COUNTS_SLOTS 256		/* threads with their own slot */
 #define GM_COUNTS_CBIDS 1024		/* callback ids per domain */
 
@@ -28,7 +29,8 @@ enum gm_counts_state {
 					 * stopped before they finished */
 };
 
-/* Losses the library detects itself; each must be 0. */
+/* Losses the library detects itself; each must be 0. New ones go last
+ * (gm_counts_read converts older files by inserting zeros). */
 #define GM_LOSSES(X)                                                           \
 	X(unsupported_calls, "calls gpumix cannot replay")                     \
 	X(blob_failures, "payloads that could not be stored")                  \
@@ -37,7 +39,8 @@ enum gm_counts_state {
 	X(cupti_errors, "CUPTI errors")                                        \
 	X(truncated_strings, "names truncated")                                \
 	X(unknown_layouts, "launches whose argument layout is unknown")        \
-	X(oversized_data, "payloads larger than an event can carry")
+	X(oversized_data, "payloads larger than an event can carry")         \
+	X(unnamed_kernels, "launched kernels whose module the driver would not name")
 
 /* Worth a warning, not a loss. */
 #define GM_WARNINGS(X)                                                         \
@@ -79,7 +82,7 @@ struct gm_counts {
 	uint64_t children_without_counts; /* forked children (and theirs)
 					 * that could not create their own
 					 * file: they record nothing */
-	uint64_t reserved[14];
+	uint64_t reserved[13];
 	uint64_t driver_calls[GM_COUNTS_CBIDS];
 	uint64_t runtime_calls[GM_COUNTS_CBIDS];
 	struct gm_counts_slot slots[GM_COUNTS_SLOTS];

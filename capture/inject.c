@@ -37,6 +37,8 @@ struct driver_fns {
 	CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *);
 	CUresult (*kernel_name)(const char **, CUkernel);
 	CUresult (*func_name)(const char **, CUfunction);
+	CUresult (*kernel_library)(CUlibrary *, CUkernel);
+	CUresult (*func_module)(CUmodule *, CUfunction);
 	CUresult (*pointer_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*device_get)(CUdevice *, int);
 	CUresult (*device_name)(char *, int, CUdevice);
@@ -130,6 +132,8 @@ static void resolve_driver(void)
 	SYM(func_param_info, "cuFuncGetParamInfo");
 	SYM(kernel_name, "cuKernelGetName");
 	SYM(func_name, "cuFuncGetName");
+	SYM(kernel_library, "cuKernelGetLibrary");
+	SYM(func_module, "cuFuncGetModule");
 	SYM(pointer_attr, "cuPointerGetAttribute");
 	SYM(device_get, "cuDeviceGet");
 	SYM(device_name, "cuDeviceGetName");
@@ -364,8 +368,34 @@ static int read_layout(uint64_t h, int as_kernel, uint32_t *pairs, int max)
 static __thread uint32_t tls_pairs[2 * LAYOUT_MAX];
 
 /*
+ * The module (CUfunction) or library (CUkernel) of handle @h, 0 when the
+ * driver does not say. Libraries such as cuFFT get their functions
+ * through the driver's private export table, which CUPTI does not trace:
+ * the module is how reconstruct finds such a kernel's code.
+ */
+static uint64_t handle_module(uint64_t h, int kernel)
+{
+	if (kernel && in.cu.kernel_library) {
+		CUlibrary lib = NULL;
+		if (in.cu.kernel_library(&lib, (CUkernel)(uintptr_t)h) ==
+		    CUDA_SUCCESS) {
+			return (uintptr_t)lib;
+		}
+	} else if (!kernel && in.cu.func_module) {
+		CUmodule mod = NULL;
+		if (in.cu.func_module(&mod, (CUfunction)(uintptr_t)h) ==
+		    CUDA_SUCCESS) {
+			return (uintptr_t)mod;
+		}
+	}
+	return 0;
+}
+
+/*
  * Layout of a handle seen first at a launch (a function from a path we do
- * not track): find it, remember it and describe it in a "layout" event.
+ * not track): find it, remember it and describe it, with its name and
+ * module, in a "layout" event. A handle without both cannot be replayed:
+ * a loss, so that the capture says so now rather than reconstruct later.
  */
 static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 {
@@ -397,6 +427,10 @@ static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 		e->handle = h;
 		e->nparams = (uint64_t)n;
 		e->isKernel = (uint64_t)kernel;
+		e->module = handle_module(h, kernel);
+		if (!e->module || !name) {
+			gm_capture_loss(unnamed_kernels);
+		}
 		r.corr = corr;
 		r.args = w;
 		r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_layout);

@@ -38,15 +38,15 @@ static const char usage[] =
 	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
 	"    --format md|csv     format of the tables printed on stdout"
 	" (default: md)\n"
-	"    --table <name>      print only this table: summary, improvement,"
-	" workloads,\n"
-	"                        programs, latency, latency-runs, waiting,"
-	" waiting-runs,\n"
-	"                        overlap, overlap-runs,"
-	" utilization, utilization-runs,\n"
-	"                        resources, runs,"
-	" paper (the paper's numbers\n"
-	"                        beside ours)\n"
+	"    --table <name>      print only this table: ranking, summary,"
+	" improvement,\n"
+	"                        workloads, programs, latency, latency-runs,"
+	" waiting,\n"
+	"                        waiting-runs, overlap, overlap-runs,"
+	" utilization,\n"
+	"                        utilization-runs,"
+	" resources, runs, paper (the paper's\n"
+	"                        numbers beside ours)\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -76,7 +76,7 @@ static const char usage[] =
 	" gnuplot\nfailed; 2 usage error.";
 
 static const char *const table_names[GM_T_COUNT] = {
-	"summary", "improvement", "workloads", "programs", "latency",
+	"ranking", "summary", "improvement", "workloads", "programs", "latency",
 	"latency-runs", "waiting",
 	"waiting-runs", "overlap", "overlap-runs", "utilization",
 	"utilization-runs", "resources", "runs", "paper",

@@ -69,3 +69,27 @@ const char *const *gm_event_arg_names(enum gm_event_kind k)
 	}
 	return NULL;
 }
+
+/* Kinds that gained words after format 1: how many their first bundles had. */
+static const struct {
+	enum gm_event_kind kind;
+	unsigned words;
+} first_words[] = {
+	{ GM_EV_LAYOUT, 3 },	/* before `module` */
+};
+
+unsigned gm_event_min_words(enum gm_event_kind k)
+{
+	const char *const *names = gm_event_arg_names(k);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(first_words) / sizeof(first_words[0]); i++) {
+		if (first_words[i].kind == k) {
+			return first_words[i].words;
+		}
+	}
+	while (names && names[n]) {
+		n++;
+	}
+	return n;
+}

@@ -111,7 +111,10 @@ struct gm_record {
 	X(ordinal) X(ccMajor) X(ccMinor) X(smCount) X(totalMem)                \
 	X(driverVersion) X(context)
 #define GM_D2H_HASH_ARGS(X) X(api) X(dstHost) X(bytes) X(stream)
-#define GM_LAYOUT_ARGS(X) X(handle) X(nparams) X(isKernel)
+/* module: the module or library of a handle first seen at its launch
+ * (cuFuncGetModule, cuKernelGetLibrary), 0 when the driver did not say;
+ * added after format 1 (gm_event_min_words). */
+#define GM_LAYOUT_ARGS(X) X(handle) X(nparams) X(isKernel) X(module)
 #define GM_RT_ARGS(X)
 #define GM_UNSUPPORTED_ARGS(X) X(cbid) X(domain)
 
@@ -133,6 +136,13 @@ struct gm_ev_unsupported { GM_UNSUPPORTED_ARGS(GM_WORD_) };
  * NULL for enter/exit (whose names come from the API table).
  */
 const char *const *gm_event_arg_names(enum gm_event_kind k);
+
+/*
+ * Argument words a reader requires of a non-call kind: all of its names,
+ * but for words added to a kind after bundles of it were written, which
+ * older bundles lack (the reader gives them 0).
+ */
+unsigned gm_event_min_words(enum gm_event_kind k);
 
 /* Events found in a trace for one thread (the bundle's own count, and
  * what a reader finds when it counts again). */

@@ -1519,7 +1519,12 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 	return model_set_result_hash(f->p, ev->index, f->d2h_event[i], hex);
 }
 
-static void on_layout(struct bundle_feed *f, const struct gm_event *ev)
+/*
+ * A handle first seen at its launch (a library such as cuFFT got it
+ * through an untraced path): its layout, and with its name and module
+ * the kernel itself, as if cuModuleGetFunction had named it.
+ */
+static int on_layout(struct bundle_feed *f, const struct gm_event *ev)
 {
 	const struct gm_ev_layout *l = GM_EVENT_AS(ev, layout);
 	struct layout *lay;
@@ -1537,6 +1542,12 @@ static void on_layout(struct bundle_feed *f, const struct gm_event *ev)
 	}
 	split_layout(ev->data, ev->data_len, &lay->nr, &lay->offsets,
 		     &lay->sizes);
+	if (!l->module || !ev->str[0]) {
+		return 0;	/* the launch will say it is unknown */
+	}
+	return model_add_kernel(f->p, ev->index, l->handle,
+				module_of(f, l->module), ev->str, lay->nr,
+				lay->offsets, lay->sizes);
 }
 
 /* Calls of one process only (see bundle_feed.h). */
@@ -1585,8 +1596,7 @@ int bundle_feed_event(struct bundle_feed *f, const struct gm_event *ev)
 		}
 		return on_d2h_hash(f, ev);
 	case GM_EV_LAYOUT:
-		on_layout(f, ev);
-		return 0;
+		return on_layout(f, ev);
 	/* The runtime calls around driver calls, CUPTI's GPU records, the
 	 * process and device: nothing to replay. */
 	case GM_EV_RT_ENTER:

@@ -874,8 +874,11 @@ int model_add_launch(struct model_prog *p, uint64_t ev, const char *api,
 		return -1;
 	}
 	if (!handle_map_get(&p->kernel_map, l->kernel, &kid)) {
-		return gm_error(EVF "unknown kernel 0x%" PRIx64, ev, api,
-				l->kernel);
+		gm_error(EVF "unknown kernel 0x%" PRIx64, ev, api, l->kernel);
+		gm_error_hint("no traced call named it, and the capture could not "
+			      "name its module (the bundle's loss.unnamed_kernels; "
+			      "doc/gpumix-capture.md, \"Kernels from libraries\")");
+		return -1;
 	}
 	k = &p->kernels[kid];
 	if (!k->have_layout && (l->nr_params || l->param_offsets)) {

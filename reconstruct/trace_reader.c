@@ -732,15 +732,15 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 
 	{
 		const char *const *names = gm_event_arg_names(ev->kind);
-		unsigned want = 0;
+		unsigned want = 0, need = gm_event_min_words(ev->kind);
 		while (names && names[want]) {
 			want++;
 		}
-		if (names && ev->nr_args < want) {
+		if (names && ev->nr_args < need) {
 			return gm_error("event %" PRIu64 " (%s) has %u argument words, "
 					"at least %u expected", r->index,
 					gm_event_kind_name(ev->kind), ev->nr_args,
-					want);
+					need);
 		}
 		for (unsigned i = ev->nr_args; i < want; i++) {
 			ev->args[i] = 0;

@@ -106,7 +106,7 @@ for w in good.single basic.cuda basic+threads.cuda; do
 done
 
 # ---- bad bundles: exact errors, no output ----
-for e in "$B"/*.error "$R"/fork "$R"/arrays "$R"/bad-copy; do
+for e in "$B"/*.error "$R"/fork "$R"/arrays "$R"/bad-copy "$R"/unnamed; do
 	case $e in
 	# (counter files: what only `trace check` reads, not a reconstruct)
 	*/counts-*.error) continue ;;
@@ -128,7 +128,7 @@ for e in "$B"/*.error "$R"/fork "$R"/arrays "$R"/bad-copy; do
 	check "$n: no output directory" test ! -e "$tmp/bad-$n"
 done
 check_eq "every bad bundle of both corpora has its expected error" \
-	"$(( $(grep -l . "$B"/*.error | grep -vc /counts-) + 3 ))" "$(ls "$ERR"/*.error | wc -l)"
+	"$(( $(grep -l . "$B"/*.error | grep -vc /counts-) + 4 ))" "$(ls "$ERR"/*.error | wc -l)"
 
 # ---- unsupported calls ----
 out=$("$GPUMIX" reconstruct --variant cuda -o "$tmp/uns" "$R/arrays" 2>&1); rc=$?

@@ -17,7 +17,7 @@ scratch_dir
 tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
-for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
+for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" "untraced:$R/untraced" \
 	"basic+threads:$R/basic $R/threads"; do
 	name=${w%%:*}
 	for v in single cuda; do

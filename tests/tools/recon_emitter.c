@@ -25,6 +25,10 @@
  *   recon-emitter clock   [--fatbin F]   three results, the first two
  *       (asynchronous, synchronous) holding the time, as a kernel reading
  *       clock64 or %globaltimer gives: different in every capture
+ *   recon-emitter untraced [--fatbin F]  a kernel no traced call names
+ *       (as cuFFT's): described at its launch with its name and library
+ *   recon-emitter unnamed [--fatbin F]   the same, the library unknown
+ *       (a loss: the driver would not say)
  *   recon-emitter graphs  [--fatbin F]   a stream-captured graph launched
  *       three times (one result accumulates), an explicit graph of every
  *       node kind with its kernel node changed in the executable graph,
@@ -427,6 +431,59 @@ static void basic(void)
 	act_kernel(c1, "_Z5scalePjPKjjj", 1000000, 50000);
 	act_kernel(c2, "_Z4incr4span", 1100000, 40000);
 	act_kernel(c3, "_Z8tex_copyPjyj", 1200000, 45000);
+	free_data(&d);
+}
+
+/*
+ * A kernel that no traced call names, as cuFFT's: the library is loaded,
+ * but the kernel handle comes through an untraced path, so the capture
+ * describes it at its first launch in a layout event, with its name and
+ * its library (@module; 0 when the driver would not say, a loss).
+ */
+static void untraced_kernel(uint64_t module)
+{
+	static const uint32_t scale[] = { 0, 8, 8, 8, 16, 4, 20, 4 };
+	static const uint32_t cadd = C_ADD;
+	uint64_t w[GM_NR_WORDS(gm_ev_layout)] = { K_SCALE, 4, 1, module };
+	struct att img = { .image = 1 };
+	struct att g = { .str = "c_add" };
+	struct att sym = { .payload = &cadd, .plen = 4 };
+	struct data d;
+	struct att in, res;
+	struct gm_record r;
+	uint8_t par[24];
+	unsigned c;
+
+	make_data(&d, 0, 0);
+	CALL(cuInit, 0, NULL, NULL, 0);
+	CALL(cuDevicePrimaryCtxRetain, 0, NULL, NULL, CTX, 0);
+	CALL(cuCtxSetCurrent, 0, NULL, NULL, CTX);
+	CALL(cuLibraryLoadData, 0, &img, NULL, LIB, 0x1000, 0, 0, 0, 0, 0, 0);
+	CALL(cuLibraryGetGlobal, 0, &g, &g, A_CADD, 4, LIB, 0x2030);
+	CALL(cuMemcpyHtoD_v2, 0, &sym, NULL, A_CADD, 0x1000, 4);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	in = (struct att){ .payload = d.in, .plen = BYTES };
+	CALL(cuMemcpyHtoD_v2, 0, &in, NULL, A_IN, HOST, BYTES);
+	memset(&r, 0, sizeof(r));
+	r.corr = __atomic_load_n(&next_corr, __ATOMIC_RELAXED);
+	r.args = w;
+	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_layout);
+	memcpy(gm_capture_data(&r, sizeof(scale)), scale, sizeof(scale));
+	gm_capture_str(&r, "_Z5scalePjPKjjj");
+	if (!module) {
+		gm_capture_loss(unnamed_kernels);
+	}
+	gm_capture_emit(GM_EV_LAYOUT, &r);
+	hash_params(par, A_OUT, A_IN, d.mul, N_ELEMS);
+	c = CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24), NULL, K_SCALE,
+		 (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	res = (struct att){ .hash = d.out, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, A_OUT, BYTES);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c, "_Z5scalePjPKjjj", 1000000, 50000);
 	free_data(&d);
 }
 
@@ -926,14 +983,18 @@ int main(int argc, char **argv)
 		clock_results();
 	} else if (!strcmp(mode, "fault")) {
 		fault();
+	} else if (!strcmp(mode, "untraced")) {
+		untraced_kernel(LIB);
+	} else if (!strcmp(mode, "unnamed")) {
+		untraced_kernel(0);
 	} else if (!strcmp(mode, "graphs")) {
 		graphs();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
-			"unsupported|reset|bad-copy|fault|event-reuse|clock|graphs|bench "
-			"[--calls N] "
+			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
+			"graphs|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

@@ -4,7 +4,9 @@
  * missing, short, foreign or newer file is refused with a cause.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "capture/counts.h"
@@ -58,6 +60,28 @@ int main(void)
 	CHECK_INT(gm_counts_events(r), 18, "events = slots + overflow");
 	CHECK_INT(gm_counts_losses(r), 3, "losses sum the loss counters only");
 	free(path);
+
+	/* Format 1: no unnamed_kernels, the words after the losses one word
+	 * earlier (as a format-1 library wrote them). */
+	{
+		char *p = (char *)c;
+		size_t at = offsetof(struct gm_counts, loss.unnamed_kernels);
+		size_t end = offsetof(struct gm_counts, reserved);
+
+		c->loss.unnamed_kernels = 0;
+		c->children_without_counts = 5;
+		memmove(p + at, p + at + 8, end - at);
+		memset(p + end, 0, 8);
+		c->version = 1;
+		path = write_counts("format1", c, sizeof(*c));
+		CHECK_INT(gm_counts_read(path, r), 0, "a format-1 file reads");
+		CHECK_INT(r->warn.unsynced_d2h, 7, "... its warnings in place");
+		CHECK_INT(r->children_without_counts, 5, "... and what follows");
+		CHECK_INT(r->loss.unnamed_kernels, 0, "... the new loss 0");
+		CHECK_INT(gm_counts_losses(r), 3, "... the same losses");
+		free(path);
+		c->version = GM_COUNTS_VERSION;
+	}
 
 	path = gm_path_join(dir, "missing");
 	CHECK_INT(gm_counts_read(path, r), -1, "a missing file is an error");

@@ -9,8 +9,10 @@
 # Then regenerate the golden files: GPUMIX_UPDATE_GOLDEN=1 tests/run
 # tests/cli/reconstruct_corpus.sh.
 #
-#   good:  basic threads reset graphs
+#   good:  basic threads reset untraced (a kernel no traced call names)
+#          graphs (stream capture and explicit graphs)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
+#          unnamed (a kernel whose library the capture could not name)
 #
 # usage (from the repository root, after make): tests/data/reconstruct/make-bundles.sh
 set -eu
@@ -24,7 +26,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset fork unsupported:arrays bad-copy graphs; do
+for m in basic threads reset untraced fork unsupported:arrays bad-copy unnamed \
+	graphs; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
