@@ -1433,6 +1433,12 @@ static int on_call(struct bundle_feed *f, const struct pending *in,
 			f->st.first_error_api = x->api;
 			f->st.first_error_status = x->status;
 		}
+		/* An invalidated capture ends too: the stream no longer
+		 * captures; the replay's capture makes a graph no one uses. */
+		if (gm_api_table[x->api].replay == GM_RK_CAPTURE_END) {
+			return model_capture_end(f->p, c.ev, c.api,
+						 stream_of(x, x->args[0]), 0);
+		}
 		return 0;
 	}
 	if (!bundle_feed_handles(x->api)) {

@@ -207,7 +207,8 @@ int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
 /*
  * Stream capture: @stream begins capturing; its operations (and those of
  * streams that join through an event recorded in the capture) become
- * nodes until cuStreamEndCapture, which made @graph.
+ * nodes until cuStreamEndCapture, which made @graph (0: the capture
+ * was invalidated, its end failed: the replay's graph has no handle).
  */
 int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 			uint64_t stream);

@@ -216,7 +216,9 @@ int model_capture_end(struct model_prog *p, uint64_t ev, const char *api,
 			g->stream_cap[i] = 0;
 		}
 	}
-	handle_map_put(&g->graph_map, graph, cap - 1);
+	if (graph) {
+		handle_map_put(&g->graph_map, graph, cap - 1);
+	}
 	op = model_op_add(p, ev, api, GM_OP_CAPTURE_END);
 	op->stream = s;
 	op->a = cap - 1;

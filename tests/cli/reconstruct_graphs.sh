@@ -11,8 +11,9 @@
 # replayed on the mock driver (which runs captured work only at launch)
 # alone and beside the basic program, every result verifies, and each
 # replay makes one cuGraphLaunch per captured one. A wrong hash of a
-# launch's result fails naming the launch; the nss scheduler refuses
-# graphs with a reason.
+# launch's result fails naming the launch; a capture the program
+# invalidated ends where its end failed; the nss scheduler refuses graphs
+# with a reason.
 . "$(dirname "$0")/../lib.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
 cd "$GPUMIX_TOP" || exit 1
@@ -92,6 +93,23 @@ check_eq "a changed hash of a graph's result fails the run" 1 "$rc"
 check_match "naming the graph launch ($ev)" \
 	"operation [0-9]+ \(graph device-to-host result, trace event $ev\): result differs" \
 	"$(field "$tmp/run-bad/manifest" failure)"
+
+# A capture the program invalidated (its end failed): with
+# --allow-failed-calls, the stream leaves the capture there, and the work
+# after it runs and verifies.
+# (captured without the mock driver first in the library path)
+LD_LIBRARY_PATH=${LD_LIBRARY_PATH#"$GPUMIX_BUILD/tests/mock"} "$GPUMIX" -q \
+	capture -o "$tmp/inv" -- "$GPUMIX_BUILD/tests/recon-emitter" \
+	graph-invalid >/dev/null 2>&1
+"$GPUMIX" -q reconstruct --allow-failed-calls -o "$tmp/r-inv" "$tmp/inv" \
+	2>"$tmp/rec"; rc=$?
+check_eq "invalidated capture: reconstruct exits 0" 0 "$rc"
+[ "$rc" = 0 ] || sed "s/^/#   /" "$tmp/rec"
+check_match "... its capture still ends" 'cuStreamEndCapture \*/ GM_CAPTURE_END\(' \
+	"$(cat "$tmp/r-inv/replay.c" 2>/dev/null)"
+out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/run-inv" "$tmp/r-inv" 2>&1); rc=$?
+check_eq "... the work after it runs and verifies" ok \
+	"$(field "$tmp/run-inv/manifest" status)"
 
 out=$("$GPUMIX" replay --variant nss --min-replays 2 -o "$tmp/run-nss" "$tmp/g" 2>&1); rc=$?
 check_eq "nss refuses graphs" 1 "$rc"

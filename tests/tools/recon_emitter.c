@@ -33,6 +33,8 @@
  *       three times (one result accumulates), an explicit graph of every
  *       node kind with its kernel node changed in the executable graph,
  *       then in the graph and the executable updated, then cloned
+ *   recon-emitter graph-invalid [--fatbin F]  a capture the program
+ *       invalidated (its end fails), then work on the stream, verified
  *   recon-emitter bench --calls N [--fatbin F]
  *       about N calls (launches, small copies, memsets) for the
  *       reconstruct benchmark; results not meaningful
@@ -943,6 +945,31 @@ static void graphs(void)
 	free(in);
 }
 
+/* A capture whose end fails: the stream no longer captures after it. */
+static void graph_invalid(void)
+{
+	uint32_t *acc = malloc(BYTES);
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT2, BYTES);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, CU_STREAM_NON_BLOCKING);
+	CALL(cuStreamBeginCapture_v2, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT2, 0, N_ELEMS, STREAM1);
+	CALL(cuStreamEndCapture, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, NULL,
+	     NULL, STREAM1, 0);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT2, 5, N_ELEMS, STREAM1);
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		acc[i] = 5;
+	}
+	d2h_async(PINNED, A_OUT2, acc, BYTES, STREAM1);
+	stream_sync(STREAM1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT2);
+	free(acc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -989,12 +1016,14 @@ int main(int argc, char **argv)
 		untraced_kernel(0);
 	} else if (!strcmp(mode, "graphs")) {
 		graphs();
+	} else if (!strcmp(mode, "graph-invalid")) {
+		graph_invalid();
 	} else if (!strcmp(mode, "bench")) {
 		bench(calls);
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
 			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
-			"graphs|bench [--calls N] "
+			"graphs|graph-invalid|bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;
