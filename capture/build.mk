@@ -73,7 +73,7 @@ $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
-	clock_result graphs)
+	clock_result cufft_c2c curand_gen cusparse_spmv graphs)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 
@@ -88,17 +88,22 @@ $(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) $(LDFLAGS) -o $@ $< \
 		-L$(CUDA_LIBDIR)/stubs -lcuda
 
-$(CAPTURE_PROGS_DIR)/cublas_sgemm: tests/gpu/progs/cublas_sgemm.cu
+# Programs whose kernels a CUDA library launches (the real-library set).
+CAPTURE_LIB_cublas_sgemm := -lcublas
+CAPTURE_LIB_cufft_c2c := -lcufft
+CAPTURE_LIB_curand_gen := -lcurand
+CAPTURE_LIB_cusparse_spmv := -lcusparse
+$(foreach p,cublas_sgemm cufft_c2c curand_gen cusparse_spmv,$(CAPTURE_PROGS_DIR)/$(p)): $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CAPTURE_NVCC) -o $@ $< -lcublas
+	$(Q)$(CAPTURE_NVCC) -o $@ $< $(CAPTURE_LIB_$*)
 
 $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CAPTURE_NVCC) -o $@ $< -lpthread
 
-BENCHES += bench/capture_bench.sh
+BENCHES += bench/capture_bench.sh bench/real_libraries.sh
 
 # capture_run.c loads the library once in a child to check it.
 CLI_LDLIBS += -ldl

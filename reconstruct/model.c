@@ -673,6 +673,52 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
 	return 0;
 }
 
+/* Host-to-device copies into a module global up to this size are looked
+ * at for device pointers (a pointer table is small; bulk data is not). */
+#define PTR_STORE_MAX 4096
+
+/*
+ * After host-to-device copy @copy (an index into p->ops) into a module
+ * global: a PTR_STORE for each 8-aligned word of the copied bytes that
+ * held an address inside a live allocation, so that the replay's global
+ * holds the replay's address. Only globals: a pointer copied into an
+ * allocation is data the program may also read as numbers, and an
+ * allocation written whole from the host is usually just data.
+ */
+static void pointer_stores(struct model_prog *p, uint64_t ev,
+			   const char *api, size_t copy,
+			   const struct model_copy *c)
+{
+	const struct model_blob *b = &p->m->blobs[c->blob];
+	struct mop h2d = p->ops[copy];
+	struct reloc_word *words;
+	size_t nw;
+
+	if ((h2d.a & GM_REF_KIND_MASK) != GM_REF_GLOBAL || !b->bytes ||
+	    c->size > PTR_STORE_MAX || h2d.x % 8) {
+		return;
+	}
+	words = gm_xcalloc(c->size / 8 + 1, sizeof(*words));
+	nw = reloc_classify(b->bytes + c->blob_offset, (uint32_t)c->size, NULL,
+			    NULL, 0, &p->dev, NULL, NULL, words);
+	for (size_t i = 0; i < nw; i++) {
+		struct mop *op;
+		if (words[i].cls != RELOC_LIVE ||
+		    (words[i].ref & GM_REF_KIND_MASK) != GM_REF_ALLOC) {
+			continue;
+		}
+		op = add_op(p, ev, api, GM_OP_PTR_STORE);
+		op->stream = h2d.stream;
+		op->flags = h2d.flags & GM_F_SYNC;
+		op->a = h2d.a;
+		op->x = h2d.x + words[i].offset;
+		op->b = words[i].ref;
+		op->y = words[i].addend;
+		p->nr_pointer_stores++;
+	}
+	free(words);
+}
+
 int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		   const struct model_copy *c)
 {
@@ -767,6 +813,9 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 	op->z = c->size;
 	if (c->flags & MODEL_SYNC) {
 		op->flags |= GM_F_SYNC;
+	}
+	if (c->kind == MODEL_H2D) {
+		pointer_stores(p, ev, api, op - p->ops, c);
 	}
 	return 0;
 }
@@ -1484,6 +1533,11 @@ void model_report(const struct model *m, struct strbuf *out)
 			    p->name, p->nr_ops, launches, p->nr_kernels, copies,
 			    p->nr_relocated_words, p->nr_tex_words,
 			    p->nr_unverifiable, p->nr_unsupported);
+		if (p->nr_pointer_stores) {
+			strbuf_addf(out, "note: program '%s': %" PRIu64 " device "
+				    "pointers copied into module globals are "
+				    "relocated\n", p->name, p->nr_pointer_stores);
+		}
 		for (size_t w = 0; w < p->nr_warnings; w++) {
 			strbuf_addf(out, "warning: program '%s': event %" PRIu64
 				    ": %s\n", p->name, p->warnings[w].event,

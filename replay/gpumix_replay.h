@@ -88,6 +88,11 @@
  *                      from it fit
  *             NUM      a plain number: byte offset, count, value
  *
+ * PTR_STORE: the 8 bytes at x in a hold the replay's address of b + y: a
+ * device pointer the captured program copied from the host into a module
+ * global (cudaMemcpyToSymbol of a pointer, as cuFFT does), after the
+ * host-to-device copy it patches.
+ *
  * D2H: the result lands in the program's host arena at offset y (see
  * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
  * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
@@ -108,6 +113,9 @@
 	GM_OP(D2D, "device-to-device copy", GM_OPG_COPY,                       \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
 	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM) GM_OPND(z, NUM)) \
+	GM_OP(PTR_STORE, "device pointer store", GM_OPG_COPY,                  \
+	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
+	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM))                  \
 	GM_OP(MEMSET8, "memset (8-bit)", GM_OPG_MEMSET,                        \
 	      GM_MEMSET_OPNDS(GM_OPND))                                        \
 	GM_OP(MEMSET16, "memset (16-bit)", GM_OPG_MEMSET,                      \
@@ -243,6 +251,8 @@ struct gm_op {
 	{ GM_OP_D2H, (f), (s), (src), (check), 0, (soff), (hoff), (n), (ev) }
 #define GM_D2D(ev, s, f, dst, doff, src, soff, n) \
 	{ GM_OP_D2D, (f), (s), (dst), (src), 0, (doff), (soff), (n), (ev) }
+#define GM_PTR_STORE(ev, s, f, dst, doff, ref, addend) \
+	{ GM_OP_PTR_STORE, (f), (s), (dst), (ref), 0, (doff), (addend), 0, (ev) }
 #define GM_MEMSET8(ev, s, f, dst, doff, v, n) \
 	{ GM_OP_MEMSET8, (f), (s), (dst), 0, (v), (doff), 0, (n), (ev) }
 #define GM_MEMSET16(ev, s, f, dst, doff, v, n) \

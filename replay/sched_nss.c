@@ -56,6 +56,7 @@ struct nss_cmd {
 	CUdeviceptr dst, src;
 	const void *host_src;
 	void *host_dst;
+	uint64_t ptr_value;		/* PTR_STORE: the address stored */
 	/* kernels */
 	uint8_t *params;
 	int64_t params_size;
@@ -277,6 +278,11 @@ static int issue_copy(struct gm_prog *p, struct nss_cmd *c)
 		break;
 	case GM_OP_MEMSET32:
 		if (CU_CHECK(cuMemsetD32Async(c->dst, op->c, op->z, st))) {
+			return -1;
+		}
+		break;
+	case GM_OP_PTR_STORE:
+		if (CU_CHECK(cuMemcpyHtoDAsync(c->dst, &c->ptr_value, 8, st))) {
 			return -1;
 		}
 		break;
@@ -597,6 +603,14 @@ static int op_memory(struct gm_prog *p, const struct gm_op *op,
 			r = gm_resolve(p, op->b, op->y, len, &c->src);
 		}
 		break;
+	case GM_OP_PTR_STORE:
+		len = 8;
+		r = gm_resolve(p, op->a, op->x, len, &c->dst);
+		if (!r) {
+			r = gm_resolve(p, op->b, op->y, 0, &c->src);
+			c->ptr_value = (uint64_t)c->src;
+		}
+		break;
 	default:
 		r = gm_resolve(p, op->a, op->x, len, &c->dst);
 		break;
@@ -678,6 +692,7 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	case GM_OP_H2D:
 	case GM_OP_D2H:
 	case GM_OP_D2D:
+	case GM_OP_PTR_STORE:
 	case GM_OP_MEMSET8:
 	case GM_OP_MEMSET16:
 	case GM_OP_MEMSET32:

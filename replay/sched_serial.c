@@ -160,6 +160,19 @@ static int op_copy(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 			return -1;
 		}
 		break;
+	case GM_OP_PTR_STORE: {
+		/* Pageable source: the driver has staged it when this returns. */
+		uint64_t value;
+		if (gm_resolve(p, op->a, op->x, 8, &dst) < 0 ||
+		    gm_resolve(p, op->b, op->y, 0, &src) < 0) {
+			return -1;
+		}
+		value = (uint64_t)src;
+		if (CU_CHECK(cuMemcpyHtoDAsync(dst, &value, 8, st))) {
+			return -1;
+		}
+		break;
+	}
 	}
 	leave_stream(p, op->stream);
 	if (op->flags & GM_F_SYNC) {
@@ -254,6 +267,7 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 	case GM_OP_H2D:
 	case GM_OP_D2H:
 	case GM_OP_D2D:
+	case GM_OP_PTR_STORE:
 		return op_copy(p, op, index);
 	case GM_OP_MEMSET8:
 	case GM_OP_MEMSET16:

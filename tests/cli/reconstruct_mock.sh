@@ -17,7 +17,7 @@ scratch_dir
 tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
-for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" "untraced:$R/untraced" \
+for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" "untraced:$R/untraced" "pointer-global:$R/pointer-global" \
 	"basic+threads:$R/basic $R/threads"; do
 	name=${w%%:*}
 	for v in single cuda; do

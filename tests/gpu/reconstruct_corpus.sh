@@ -18,7 +18,8 @@ scratch_dir
 tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
-for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" "graphs:$R/graphs" \
+for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
+	"untraced:$R/untraced" "pointer-global:$R/pointer-global" "graphs:$R/graphs" \
 	"basic+threads:$R/basic $R/threads"; do
 	name=${w%%:*}
 	for v in single cuda; do

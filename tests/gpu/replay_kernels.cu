@@ -22,6 +22,19 @@ __global__ void scale(unsigned *out, const unsigned *in, unsigned mul,
 	}
 }
 
+// A device pointer the host stores with cudaMemcpyToSymbol (as cuFFT
+// stores its twiddle table's address): the replay must store its own.
+__device__ unsigned *g_out;
+
+// _Z9scale_gblPKjjj: params at 0, 8, 12; writes through g_out
+__global__ void scale_gbl(const unsigned *in, unsigned mul, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		g_out[i] = in[i] * mul + c_add;
+	}
+}
+
 // _Z4incr4span: one 16-byte struct parameter holding a pointer
 __global__ void incr(span s)
 {

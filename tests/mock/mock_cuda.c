@@ -252,6 +252,7 @@ uint32_t mock_api_record(uint32_t cbid, uint64_t start)
 struct mlib {
 	uint32_t magic;
 	unsigned c_add;
+	unsigned *g_out;		/* replay_kernels.cu's g_out */
 	struct mkernel *kernels[8];
 	int nr_kernels;
 };
@@ -351,7 +352,8 @@ static int valid(uintptr_t p, size_t n)
 	}
 	for (int i = 0; i < nr_libs && !ok; i++) {
 		ok = libs[i]->magic == 0x11b &&
-		     inside(p, n, (uintptr_t)&libs[i]->c_add, 4);
+		     (inside(p, n, (uintptr_t)&libs[i]->c_add, 4) ||
+		      inside(p, n, (uintptr_t)&libs[i]->g_out, 8));
 	}
 	for (int i = 0; i < nr_host_allocs && !ok; i++) {
 		ok = (host_allocs[i].flags & CU_MEMHOSTALLOC_DEVICEMAP) &&
@@ -393,6 +395,22 @@ static void k_scale(struct mlib *lib, uint64_t first, uint64_t end,
 	}
 	for (uint64_t i = first; i < end && i < n; i++) {
 		out[i] = in[i] * mul + lib->c_add;
+	}
+}
+
+static void k_scale_gbl(struct mlib *lib, uint64_t first, uint64_t end,
+			void **args)
+{
+	const unsigned *in = *(const unsigned **)args[0];
+	unsigned mul = *(unsigned *)args[1], n = *(unsigned *)args[2];
+
+	/* The pointer the program stored into g_out must be the replay's. */
+	if (!valid((uintptr_t)lib->g_out, n * 4ull) ||
+	    !valid((uintptr_t)in, n * 4ull)) {
+		abort();
+	}
+	for (uint64_t i = first; i < end && i < n; i++) {
+		lib->g_out[i] = in[i] * mul + lib->c_add;
 	}
 }
 
@@ -462,6 +480,7 @@ static void k_spin(struct mlib *lib, uint64_t first, uint64_t end,
 static const struct kdesc known[] = {
 	{ "_Z5scalePjPKjjj", k_scale, 4, { 0, 8, 16, 20 }, { 8, 8, 4, 4 }, 1 },
 	{ "_Z4incr4span", k_incr, 1, { 0 }, { 16 }, 1 },
+	{ "_Z9scale_gblPKjjj", k_scale_gbl, 3, { 0, 8, 12 }, { 8, 4, 4 }, 1 },
 	{ "_Z8tex_copyPjyj", k_tex_copy, 3, { 0, 8, 16 }, { 8, 8, 4 }, 1 },
 	{ "_Z4spinPVj", k_spin, 1, { 0 }, { 8 }, 0 },
 };
@@ -863,6 +882,11 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 {
 	struct mlib *l = (struct mlib *)library;
 
+	if (!strcmp(name, "g_out")) {
+		*dptr = (CUdeviceptr)(uintptr_t)&l->g_out;
+		*bytes = 8;
+		return CUDA_SUCCESS;
+	}
 	if (strcmp(name, "c_add")) {
 		return CUDA_ERROR_NOT_FOUND;
 	}

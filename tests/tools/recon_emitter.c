@@ -29,6 +29,9 @@
  *       (as cuFFT's): described at its launch with its name and library
  *   recon-emitter unnamed [--fatbin F]   the same, the library unknown
  *       (a loss: the driver would not say)
+ *   recon-emitter pointer-global [--fatbin F]  a device pointer stored
+ *       into a module global (cudaMemcpyToSymbol), a kernel writing
+ *       through it
  *   recon-emitter graphs  [--fatbin F]   a stream-captured graph launched
  *       three times (one result accumulates), an explicit graph of every
  *       node kind with its kernel node changed in the executable graph,
@@ -70,6 +73,7 @@
 #define TEX1 0x9001
 #define PINNED 0x7e0000000000ull
 #define A_CADD 0x7f0000100000ull
+#define A_GOUT 0x7f0000100100ull
 #define A_IN 0x7f0000200000ull
 #define A_OUT 0x7f0000400000ull
 #define A_OUT2 0x7f0000600000ull
@@ -486,6 +490,59 @@ static void untraced_kernel(uint64_t module)
 	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
 	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
 	act_kernel(c, "_Z5scalePjPKjjj", 1000000, 50000);
+	free_data(&d);
+}
+
+/*
+ * A device pointer stored into a module global from the host (the
+ * address of the output, copied into g_out as cudaMemcpyToSymbol does),
+ * then a kernel writing through it: the replay must store its own
+ * address there.
+ */
+static void pointer_global(void)
+{
+	static const uint32_t cadd = C_ADD;
+	static const uint32_t gbl[] = { 0, 8, 8, 4, 12, 4 };
+	static const uint64_t out_ptr = A_OUT;
+	struct att img = { .image = 1 };
+	struct att g = { .str = "c_add" }, go = { .str = "g_out" };
+	struct att sym = { .payload = &cadd, .plen = 4 };
+	struct att ptr = { .payload = &out_ptr, .plen = 8 };
+	struct att k = { .str = "_Z9scale_gblPKjjj" };
+	struct att kx = { .str = "_Z9scale_gblPKjjj", .data = gbl, .len = sizeof(gbl) };
+	struct data d;
+	struct att in, res;
+	uint8_t par[16];
+	uint32_t mul, n = N_ELEMS;
+	uint64_t pin = A_IN;
+	unsigned c;
+
+	make_data(&d, 0, 0);
+	mul = d.mul;
+	CALL(cuInit, 0, NULL, NULL, 0);
+	CALL(cuDevicePrimaryCtxRetain, 0, NULL, NULL, CTX, 0);
+	CALL(cuCtxSetCurrent, 0, NULL, NULL, CTX);
+	CALL(cuLibraryLoadData, 0, &img, NULL, LIB, 0x1000, 0, 0, 0, 0, 0, 0);
+	CALL(cuLibraryGetKernel, 0, &k, &kx, K_SCALE, LIB, 0x2000);
+	CALL(cuLibraryGetGlobal, 0, &g, &g, A_CADD, 4, LIB, 0x2030);
+	CALL(cuLibraryGetGlobal, 0, &go, &go, A_GOUT, 8, LIB, 0x2040);
+	CALL(cuMemcpyHtoD_v2, 0, &sym, NULL, A_CADD, 0x1000, 4);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemcpyHtoD_v2, 0, &ptr, NULL, A_GOUT, 0x1008, 8);
+	in = (struct att){ .payload = d.in, .plen = BYTES };
+	CALL(cuMemcpyHtoD_v2, 0, &in, NULL, A_IN, HOST, BYTES);
+	memcpy(par, &pin, 8);
+	memcpy(par + 8, &mul, 4);
+	memcpy(par + 12, &n, 4);
+	c = CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 16), NULL, K_SCALE,
+		 (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	res = (struct att){ .hash = d.out, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, A_OUT, BYTES);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c, "_Z9scale_gblPKjjj", 1000000, 50000);
 	free_data(&d);
 }
 
@@ -1012,6 +1069,8 @@ int main(int argc, char **argv)
 		fault();
 	} else if (!strcmp(mode, "untraced")) {
 		untraced_kernel(LIB);
+	} else if (!strcmp(mode, "pointer-global")) {
+		pointer_global();
 	} else if (!strcmp(mode, "unnamed")) {
 		untraced_kernel(0);
 	} else if (!strcmp(mode, "graphs")) {
@@ -1023,7 +1082,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
 			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
-			"graphs|graph-invalid|bench [--calls N] "
+			"pointer-global|graphs|graph-invalid|"
+			"bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

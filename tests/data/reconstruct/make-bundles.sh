@@ -10,6 +10,7 @@
 # tests/cli/reconstruct_corpus.sh.
 #
 #   good:  basic threads reset untraced (a kernel no traced call names)
+#          pointer-global (a device pointer stored into a module global)
 #          graphs (stream capture and explicit graphs)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
@@ -26,7 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset untraced fork unsupported:arrays bad-copy unnamed \
+for m in basic threads reset untraced pointer-global fork unsupported:arrays bad-copy unnamed \
 	graphs; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+#
+# The real-library set (issue: capture what real programs use): programs
+# whose kernels a CUDA library launches, written here, one line each:
+# NAME|COMMAND (from the repository root)|REQUIREMENT (a command that
+# succeeds when the program can run here; empty: always). Sourced by
+# tests/gpu/real_libraries.sh and bench/real_libraries.sh; not a test.
+LIBRARY_PROGRAMS=(
+	"cublas_sgemm|$GPUMIX_BUILD/tests/gpu/progs/cublas_sgemm|"
+	"cufft_c2c|$GPUMIX_BUILD/tests/gpu/progs/cufft_c2c|"
+	"curand_gen|$GPUMIX_BUILD/tests/gpu/progs/curand_gen|"
+	"cusparse_spmv|$GPUMIX_BUILD/tests/gpu/progs/cusparse_spmv|"
+	"torch_train|python3 tests/gpu/progs/torch_train.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
+	"cupy_raw|python3 tests/gpu/progs/cupy_raw.py|python3 -c 'import cupy'"
+)
+
+# library_fields LINE: sets $lib_name, $lib_cmd, $lib_req
+library_fields() {
+	lib_name=${1%%|*}
+	local rest=${1#*|}
+	lib_cmd=${rest%%|*}
+	lib_req=${rest#*|}
+}
