@@ -4,3 +4,4 @@ BENCHES += bench/parboil_bench.sh
 BENCHES += bench/nss.sh
 BENCHES += bench/nss_completion.sh
 BENCHES += bench/elastic_policy.sh
+BENCHES += bench/slurm_overhead.sh

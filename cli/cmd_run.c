@@ -13,7 +13,10 @@
 
 #include "cli.h"
 #include "error.h"
+#include "fs.h"
 #include "study/executor.h"
+#include "study/gpu_list.h"
+#include "study/slurm.h"
 #include "study/plan.h"
 #include "study/study_progress.h"
 #include "study/study.h"
@@ -21,7 +24,9 @@
 #include "study/study_path.h"
 
 static const char usage[] =
-	"usage: gpumix run [--dry-run] [--retry-failed] [-o <dir>] <file.yaml>";
+	"usage: gpumix run [--dry-run] [--retry-failed] [-o <dir>] [--gpus <which>]\n"
+	"                  [--slurm [--partition <p>] [--gres <g>] [--status]]\n"
+	"                  <file.yaml>";
 
 static const char help[] =
 	"\n"
@@ -40,6 +45,15 @@ static const char help[] =
 	"                    still to do\n"
 	"    --retry-failed  run failed and hung stages again\n"
 	"    -o <dir>        put the study's outputs under <dir> (paths.output)\n"
+	"    --gpus <which>  replay side by side on GPUs of this node, one run\n"
+	"                    per GPU: 'all', a number N (the first N) or a list\n"
+	"                    of indexes (0,2,3), as nvidia-smi numbers them\n"
+	"    --slurm         submit the stages still to do to SLURM (sbatch):\n"
+	"                    a prep job, a job array of the runs, the profile,\n"
+	"                    a finish job (analyze, report); again: resume\n"
+	"    --partition <p> --gres <g>\n"
+	"                    passed to sbatch (e.g. --gres gpu:1)\n"
+	"    --status        with --slurm: show the jobs of the last submission\n"
 	"\n"
 	"The plan and the summary go to stdout (the summary is also written to\n"
 	"paths.summary); progress goes to stderr.\n"
@@ -47,6 +61,9 @@ static const char help[] =
 	"environment:\n"
 	"    " STUDY_EXEC_ENV "  the gpumix binary used for stages (default:\n"
 	"                       this one)\n"
+	"    " GPU_LIST_SMI_ENV "  nvidia-smi, to list the GPUs (--gpus)\n"
+	"    " SLURM_SBATCH_ENV ", " SLURM_SQUEUE_ENV ", " SLURM_SACCT_ENV "\n"
+	"                       sbatch, squeue, sacct (--slurm)\n"
 	"\n"
 	"exit status: 0 every run ok and the report written; 1 an error, or a\n"
 	"run failed, hung or was skipped; 2 usage error; 130 interrupted.\n";
@@ -87,14 +104,88 @@ static void one_line_summary(const struct study *s,
 	free(sum);
 }
 
+/*
+ * The hidden --task WHAT of a job of a SLURM submission (study/slurm.h):
+ * prep, profile, finish, run:RUN, or list:FILE (the run on line
+ * $SLURM_ARRAY_TASK_ID of FILE, from 0). *@run is set for the last two
+ * (caller frees). 0 or -1.
+ */
+static int parse_task(const char *what, enum study_task *t, char **run)
+{
+	static const struct { const char *name; enum study_task t; } tasks[] = {
+		{ "prep", STUDY_TASK_PREP },
+		{ "profile", STUDY_TASK_PROFILE },
+		{ "finish", STUDY_TASK_FINISH },
+	};
+
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		if (!strcmp(what, tasks[i].name)) {
+			*t = tasks[i].t;
+			return 0;
+		}
+	}
+	*t = STUDY_TASK_RUN;
+	if (!strncmp(what, "run:", 4) && what[4]) {
+		*run = gm_xstrdup(what + 4);
+		return 0;
+	}
+	if (strncmp(what, "list:", 5)) {
+		return gm_error("--task '%s': expected prep, profile, finish, "
+				"run:RUN or list:FILE", what);
+	}
+	const char *idx = getenv("SLURM_ARRAY_TASK_ID");
+	char *end;
+	unsigned long n = idx ? strtoul(idx, &end, 10) : 0;
+	if (!idx || !*idx || *end) {
+		return gm_error("--task %s: SLURM_ARRAY_TASK_ID is not set to a "
+				"number ('%s')", what, idx ? idx : "");
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (gm_read_file(what + 5, &sb)) {
+		strbuf_release(&sb);
+		return -1;
+	}
+	const char *p = sb.buf;
+	for (unsigned long i = 0; i < n && p; i++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || !*p) {
+		strbuf_release(&sb);
+		return gm_error("%s has no line %lu (SLURM_ARRAY_TASK_ID)",
+				what + 5, n);
+	}
+	*run = gm_xasprintf("%.*s", (int)strcspn(p, "\n"), p);
+	strbuf_release(&sb);
+	return 0;
+}
+
+/* This gpumix binary, absolute (caller frees). */
+static char *self_path(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0) {
+		gm_error_errno("cannot find the gpumix binary (/proc/self/exe)");
+		return NULL;
+	}
+	buf[n] = '\0';
+	return gm_xstrdup(buf);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct study_run_opts opts = { 0 };
 	struct study s;
 	struct study_plan plan;
 	struct study_outcome out;
-	const char *output = NULL, *file = NULL;
-	int i, ret;
+	struct gpu_list gpus = GPU_LIST_INIT;
+	struct slurm_opts so = { 0 };
+	const char *output = NULL, *file = NULL, *gpu_spec = NULL;
+	const char *task = NULL;
+	char *task_run = NULL, *self = NULL, *abs_file = NULL;
+	int i, ret, slurm = 0, status = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -110,6 +201,24 @@ int cmd_run(int argc, char **argv)
 				return gm_usage_error(usage, "'%s' needs a directory", a);
 			}
 			output = argv[i];
+		} else if (!strcmp(a, "--gpus") || !strcmp(a, "--partition") ||
+			   !strcmp(a, "--gres") || !strcmp(a, "--task")) {
+			if (++i == argc || !*argv[i]) {
+				return gm_usage_error(usage, "'%s' needs a value", a);
+			}
+			if (!strcmp(a, "--gpus")) {
+				gpu_spec = argv[i];
+			} else if (!strcmp(a, "--partition")) {
+				so.partition = argv[i];
+			} else if (!strcmp(a, "--gres")) {
+				so.gres = argv[i];
+			} else {
+				task = argv[i];
+			}
+		} else if (!strcmp(a, "--slurm")) {
+			slurm = 1;
+		} else if (!strcmp(a, "--status")) {
+			status = 1;
 		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -127,9 +236,38 @@ int cmd_run(int argc, char **argv)
 		return gm_usage_error(usage, "one study file only ('%s' is extra)",
 				      argv[i + 1]);
 	}
+	if ((so.partition || so.gres || status) && !slurm) {
+		return gm_usage_error(usage, "--partition, --gres and --status "
+				      "go with --slurm");
+	}
+	if (slurm && (gpu_spec || task || opts.dry_run)) {
+		return gm_usage_error(usage, "--slurm does not go with %s",
+				      gpu_spec ? "--gpus (SLURM gives each task "
+				      "its GPU: --gres)" : task ? "--task" :
+				      "--dry-run");
+	}
+	if (task && (gpu_spec || opts.dry_run)) {
+		return gm_usage_error(usage, "--task does not go with %s",
+				      gpu_spec ? "--gpus" : "--dry-run");
+	}
+	if (gpu_spec && opts.dry_run) {
+		gpu_spec = NULL;	/* the plan does not depend on it */
+	}
 	opts.quiet = gm_cli.verbosity < 0;
 	opts.out = stdout;
 	opts.err = stderr;
+	if (task && parse_task(task, &opts.task, &task_run)) {
+		return gm_cli_fail();
+	}
+	opts.task_run = task_run;
+	if (gpu_spec) {
+		if (gpu_list_choose(&gpus, gpu_spec)) {
+			gpu_list_release(&gpus);
+			free(task_run);
+			return gm_cli_fail();
+		}
+		opts.gpus = &gpus;
+	}
 
 	if (study_load(&s, file, output)) {
 		study_release(&s);
@@ -143,6 +281,31 @@ int cmd_run(int argc, char **argv)
 	for (size_t w = 0; w < s.nr_warnings; w++) {
 		gm_warning("%s", s.warnings[w]);
 	}
+	if (status) {
+		ret = study_slurm_status(&s, stdout) ? gm_cli_fail() : GM_EXIT_OK;
+		goto out;
+	}
+	if (slurm) {
+		abs_file = realpath(file, NULL);
+		self = self_path();
+		if (!abs_file || !self) {
+			if (!abs_file) {
+				gm_error_errno("cannot resolve '%s'", file);
+			}
+			ret = gm_cli_fail();
+			goto out;
+		}
+		so.self = self;
+		so.file = abs_file;
+		opts.slurm = &so;
+	}
+	if (gpus.nr) {
+		for (size_t g = 0; g < gpus.nr; g++) {
+			char *d = gpu_info_describe(&gpus.v[g]);
+			gm_note("gpu %s", d);
+			free(d);
+		}
+	}
 	char *exec = opts.dry_run ? gm_xstrdup("gpumix") : stage_exec_path();
 	if (!exec) {
 		ret = gm_cli_fail();
@@ -151,8 +314,14 @@ int cmd_run(int argc, char **argv)
 	opts.exec = exec;
 	if (study_execute(&s, &plan, &opts, &out)) {
 		ret = gm_cli_fail();
-	} else if (opts.dry_run) {
+	} else if (opts.dry_run || slurm) {
 		ret = GM_EXIT_OK;
+	} else if (opts.task == STUDY_TASK_RUN) {
+		ret = out.interrupted ? GM_EXIT_INTERRUPTED :
+		      out.failed || out.hung ? GM_EXIT_ERROR : GM_EXIT_OK;
+	} else if (opts.task == STUDY_TASK_PREP ||
+		   opts.task == STUDY_TASK_PROFILE) {
+		ret = out.interrupted ? GM_EXIT_INTERRUPTED : GM_EXIT_OK;
 	} else {
 		one_line_summary(&s, &out);
 		if (out.interrupted) {
@@ -168,5 +337,9 @@ int cmd_run(int argc, char **argv)
 out:
 	study_plan_release(&plan);
 	study_release(&s);
+	gpu_list_release(&gpus);
+	free(task_run);
+	free(self);
+	free(abs_file);
 	return ret;
 }

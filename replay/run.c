@@ -183,6 +183,17 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 			    w->programs[i]->nr_streams) + 1;
 	}
 	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
+	/* A study spread over GPUs pins each run to one: say which. */
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	if (vis && *vis) {
+		kvfile_set(kv, "device.visible", vis);
+	}
+	/* Runs of one study may come from several nodes (SLURM). */
+	char host[256];
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		kvfile_set(kv, "hostname", host);
+	}
 	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
 	kvfile_set_u64(kv, "device.sm_count", dev->sm_count > 0 ? dev->sm_count : 1);
 	kvfile_set_u64(kv, "device.max_threads_per_sm",

@@ -13,6 +13,8 @@
 
 #include "atomic_file.h"
 #include "fs.h"
+#include "gpu_list.h"
+#include "kvfile.h"
 #include "study_path.h"
 
 static const char *capture_label(const struct prog_info *pi)
@@ -250,6 +252,57 @@ static void md_cell(struct strbuf *sb, const char *s)
 	}
 }
 
+/*
+ * The GPU each run was replayed on, from its run manifest (device.visible,
+ * the CUDA_VISIBLE_DEVICES it ran under, written by gpumix replay; with
+ * the index and model of --gpus when it names one of them, else with the
+ * manifest's hostname and device.name), or NULL
+ * when no run was pinned to a GPU (the summary then has no gpu column).
+ */
+static char **run_gpus(const struct exec_ctx *x)
+{
+	char **v = gm_xcalloc(x->plan->nr_runs + 1, sizeof(*v));
+	int any = 0;
+
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		struct kvfile kv = KVFILE_INIT;
+		char *m = exec_with_manifest(x->runs[i].rundir);
+		const char *vis = NULL, *name = NULL, *host = NULL;
+		if (gm_path_exists(m) && !kvfile_read(&kv, m)) {
+			vis = kvfile_get(&kv, "device.visible");
+			name = kvfile_get(&kv, "device.name");
+			host = kvfile_get(&kv, "hostname");
+		}
+		gm_error_clear();
+		const struct gpu_list *l = x->o->gpus;
+		for (size_t g = 0; vis && l && g < l->nr; g++) {
+			char *want = gpu_info_visible(&l->v[g]);
+			if (!v[i] && !strcmp(want, vis)) {
+				v[i] = gpu_info_describe(&l->v[g]);
+			}
+			free(want);
+		}
+		/* Not one of --gpus (another node's, SLURM's): as recorded. */
+		if (vis && !v[i]) {
+			v[i] = gm_xasprintf("%s%s%s%s%s%s", host ? host : "",
+					    host ? ": " : "", vis,
+					    name ? " (" : "", name ? name : "",
+					    name ? ")" : "");
+		}
+		any |= vis != NULL;
+		kvfile_release(&kv);
+		free(m);
+	}
+	if (!any) {
+		for (size_t i = 0; i < x->plan->nr_runs; i++) {
+			free(v[i]);
+		}
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 void exec_count_outcome(struct exec_ctx *x)
 {
 	struct study_outcome *o = x->out;
@@ -313,8 +366,10 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	}
 	exec_profile_summary(x, sb);
 	strbuf_addf(sb, "- state: %s\n\n", state);
-	strbuf_addstr(sb, "| run | workload | variant | status | reason |\n"
-		      "| --- | --- | --- | --- | --- |\n");
+	char **gpus = run_gpus(x);
+	strbuf_addf(sb, "| run | workload | variant | status |%s reason |\n"
+		    "| --- | --- | --- | --- |%s --- |\n", gpus ? " gpu |" : "",
+		    gpus ? " --- |" : "");
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct plan_run *run = &x->plan->runs[i];
 		const struct run_info *ri = &x->runs[i];
@@ -323,9 +378,15 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 			    run->variant->name, run->policy ? "/" : "",
 			    run->policy ? run->policy : "",
 			    exec_run_status_names[ri->status]);
+		if (gpus) {
+			md_cell(sb, gpus[i]);
+			strbuf_addstr(sb, " | ");
+			free(gpus[i]);
+		}
 		md_cell(sb, ri->reason);
 		strbuf_addstr(sb, " |\n");
 	}
+	free(gpus);
 	int header = 0;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];

@@ -107,6 +107,11 @@ struct exec_ctx {
 	unsigned kill_n, kill_seen;
 	enum study_stage current;
 	double start;
+	/* --gpus: every stage but the replays runs pinned to the first GPU;
+	 * the replays run side by side, one per GPU (exec_pool.c). */
+	char **stage_env;	/* NULL-terminated, or NULL (owned) */
+	struct pool_slot *slots;
+	size_t nr_slots;
 };
 
 /* Input hashes: begin with the stage's word, add strings, end as hex. */
@@ -279,5 +284,30 @@ int exec_capture(struct exec_ctx *x, size_t i);
 int exec_execute_run(struct exec_ctx *x, size_t i);
 /* Write the report. */
 int exec_report(struct exec_ctx *x);
+/* "mm+spmv cuda: replay": run @i's stage @k on the progress line
+ * (caller frees). */
+char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k);
+/* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
+int exec_replay_done(struct exec_ctx *x, size_t i,
+		     const struct stage_result *res, const char *log);
+/* Run @i's replay is recorded: analyze it (unless a task). 0, 1, -1. */
+int exec_after_replay(struct exec_ctx *x, size_t i);
+
+/* ---- replays side by side, one per GPU (exec_pool.c) ---- */
+
+/* One GPU's slot per GPU of x->o->gpus, and the environment of the other
+ * stages (pinned to the first GPU). */
+void exec_pool_init(struct exec_ctx *x);
+/*
+ * Start run @i's replay (@a, log @log) on the first free GPU, waiting for
+ * one to be free (the replays that end meanwhile are recorded and
+ * analyzed). 0, 1 (interrupted) or -1.
+ */
+int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
+		    const char *log, const char *label);
+/* Wait for every replay in flight, recording and analyzing each; 0, 1
+ * (interrupted) or -1. */
+int exec_pool_drain(struct exec_ctx *x);
+void exec_pool_release(struct exec_ctx *x);
 
 #endif

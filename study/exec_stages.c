@@ -42,6 +42,7 @@ int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
 		.cwd = cwd,
 		.log_path = log,
 		.timeout_s = x->s->stage_timeout_s,
+		.env = x->stage_env,
 		.spawned = exec_on_spawned,
 		.tick = exec_on_tick,
 		.arg = x,
@@ -82,6 +83,14 @@ int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
 	char *rid = exec_record_id(kind, id);
 
 	study_state_set(&x->st, rid, status, key, reason, res->seconds);
+	if (x->o->task == STUDY_TASK_RUN) {
+		/* No exclusive lock: the record goes beside the state. */
+		int ret = study_state_write_task(&x->st, rid, status, key, reason,
+						 res->seconds);
+		free(rid);
+		study_progress_end(&x->pr, kind, res->seconds, reason);
+		return ret;
+	}
 	free(rid);
 	if (reason) {
 		char *line = gm_xasprintf("%s: %s", status, reason);
@@ -143,7 +152,7 @@ int exec_remove_output(const char *dir)
 	return 0;
 }
 
-static char *run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
+char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
 {
 	const struct plan_run *run = &x->plan->runs[i];
 	const char *wname = x->plan->workloads[run->workload].name;
@@ -264,48 +273,68 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 	return status;
 }
 
-static int replay(struct exec_ctx *x, size_t i)
+/* The command line of run @i's replay into @a. */
+static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 {
 	const struct study *s = x->s;
 	const struct plan_run *run = &x->plan->runs[i];
+	char buf[64];
+
+	exec_argv_push(a, x->o->exec);
+	exec_argv_push(a, "replay");
+	exec_argv_push(a, x->wls[run->workload].build);
+	exec_argv_push(a, "--variant");
+	exec_argv_push(a, run->variant->name);
+	exec_argv_push(a, "-o");
+	exec_argv_push(a, x->runs[i].rundir);
+	exec_argv_push(a, "--min-replays");
+	snprintf(buf, sizeof(buf), "%u", s->min_replays);
+	exec_argv_push(a, buf);
+	exec_argv_push(a, "--watchdog");
+	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
+	exec_argv_push(a, buf);
+	exec_knob_args(s, run, a);
+}
+
+int exec_replay_done(struct exec_ctx *x, size_t i,
+		     const struct stage_result *res, const char *log)
+{
 	struct run_info *ri = &x->runs[i];
+	char *why;
+	const char *status = replay_outcome(x, ri, res, log, &why);
+
+	if (why) {
+		enum run_status st = strcmp(status, "hung") ? RUN_FAILED : RUN_HUNG;
+		exec_set_run(x, ri, st, why, log);
+	}
+	int ret = exec_finish_stage(x, STUDY_STAGE_REPLAY, x->plan->runs[i].id,
+				    ri->pkey, status, why, res);
+	free(why);
+	return ret;
+}
+
+/* Replay run @i now, or with --gpus start it on a free GPU. */
+static int replay(struct exec_ctx *x, size_t i)
+{
 	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = exec_log_path(x, STUDY_STAGE_REPLAY, run->id);
-	char *label = run_label(x, i, STUDY_STAGE_REPLAY);
-	char buf[64];
+	char *log = exec_log_path(x, STUDY_STAGE_REPLAY, x->plan->runs[i].id);
+	char *label = exec_run_label(x, i, STUDY_STAGE_REPLAY);
 	int ret;
 
-	if (exec_remove_output(ri->rundir)) {
+	if (exec_remove_output(x->runs[i].rundir)) {
 		ret = -1;
 		goto out;
 	}
-	exec_argv_push(&a, x->o->exec);
-	exec_argv_push(&a, "replay");
-	exec_argv_push(&a, x->wls[run->workload].build);
-	exec_argv_push(&a, "--variant");
-	exec_argv_push(&a, run->variant->name);
-	exec_argv_push(&a, "-o");
-	exec_argv_push(&a, ri->rundir);
-	exec_argv_push(&a, "--min-replays");
-	snprintf(buf, sizeof(buf), "%u", s->min_replays);
-	exec_argv_push(&a, buf);
-	exec_argv_push(&a, "--watchdog");
-	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
-	exec_argv_push(&a, buf);
-	exec_knob_args(s, run, &a);
-	ret = exec_run_stage(x, STUDY_STAGE_REPLAY, label, &a, s->root, log, &res);
+	replay_args(x, i, &a);
+	if (x->nr_slots) {
+		ret = exec_pool_start(x, i, &a, log, label);
+		goto out;
+	}
+	ret = exec_run_stage(x, STUDY_STAGE_REPLAY, label, &a, x->s->root, log,
+			     &res);
 	if (ret == 0) {
-		char *why;
-		const char *status = replay_outcome(x, ri, &res, log, &why);
-		if (why) {
-			enum run_status st = strcmp(status, "hung")
-				? RUN_FAILED : RUN_HUNG;
-			exec_set_run(x, ri, st, why, log);
-		}
-		ret = exec_finish_stage(x, STUDY_STAGE_REPLAY, run->id, ri->pkey, status,
-				   why, &res);
-		free(why);
+		ret = exec_replay_done(x, i, &res, log);
 	}
 out:
 	exec_argv_release(&a);
@@ -321,7 +350,7 @@ static int analyze(struct exec_ctx *x, size_t i)
 	struct exec_argv a = { 0 };
 	struct stage_result res;
 	char *log = exec_log_path(x, STUDY_STAGE_ANALYZE, run->id);
-	char *label = run_label(x, i, STUDY_STAGE_ANALYZE);
+	char *label = exec_run_label(x, i, STUDY_STAGE_ANALYZE);
 	int ret;
 
 	exec_argv_push(&a, x->o->exec);
@@ -406,34 +435,69 @@ static int build_workload(struct exec_ctx *x, size_t w)
 	return 0;
 }
 
-/* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
-int exec_execute_run(struct exec_ctx *x, size_t i)
+int exec_after_replay(struct exec_ctx *x, size_t i)
 {
 	struct run_info *ri = &x->runs[i];
 	int ret;
 
-	if (ri->do_replay) {
-		if ((ret = build_workload(x, x->plan->runs[i].workload))) {
+	ri->do_replay = 0;
+	if (ri->status != RUN_PENDING) {
+		exec_drop_run_stages(x, ri);
+		return 0;
+	}
+	/* A task leaves the loading to the one loader, its finish job. */
+	if (ri->do_analyze && x->o->task != STUDY_TASK_RUN) {
+		if ((ret = analyze(x, i))) {
 			return ret;
 		}
-		if (ri->status != RUN_PENDING) {
+		ri->do_analyze = 0;
+	}
+	return 0;
+}
+
+/* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
+int exec_execute_run(struct exec_ctx *x, size_t i)
+{
+	struct run_info *ri = &x->runs[i];
+	enum study_task task = x->o->task;
+	int ret;
+
+	if (ri->do_replay && task == STUDY_TASK_FINISH) {
+		return 0;	/* not replayed: the next submission's */
+	}
+	if (ri->do_replay) {
+		size_t w = x->plan->runs[i].workload;
+		if (task == STUDY_TASK_RUN && x->wls[w].state == BUILD_TODO) {
+			return gm_error("run '%s': its workload '%s' is not "
+					"reconstructed yet (the study's prep job "
+					"makes it)", x->plan->runs[i].id,
+					x->plan->workloads[w].name);
+		}
+		if ((ret = build_workload(x, w))) {
+			return ret;
+		}
+		if (ri->status != RUN_PENDING || task == STUDY_TASK_PREP) {
 			return 0;
 		}
-		if (exec_profile_needed_by(x, i) &&
-		    ((ret = exec_profile_ensure(x, i)) ||
-		     ri->status != RUN_PENDING)) {
-			return ret;
+		if (exec_profile_needed_by(x, i)) {
+			/* Every alone run has ended before the profile. */
+			if (x->nr_slots && (ret = exec_pool_drain(x))) {
+				return ret;
+			}
+			if ((ret = exec_profile_ensure(x, i)) ||
+			    ri->status != RUN_PENDING) {
+				return ret;
+			}
 		}
 		if ((ret = replay(x, i))) {
 			return ret;
 		}
-		ri->do_replay = 0;
-		if (ri->status != RUN_PENDING) {
-			exec_drop_run_stages(x, ri);
-			return 0;
+		if (x->nr_slots) {
+			return 0;	/* exec_pool_collect() goes on */
 		}
+		return exec_after_replay(x, i);
 	}
-	if (ri->do_analyze) {
+	if (ri->do_analyze && task != STUDY_TASK_RUN && task != STUDY_TASK_PREP) {
 		if ((ret = analyze(x, i))) {
 			return ret;
 		}

@@ -49,6 +49,7 @@
 #include "strbuf.h"
 #include "study_path.h"
 #include "study_state.h"
+#include "slurm.h"
 
 const char *const exec_run_status_names[] = {
 	"not run yet", "ok", "failed", "hung", "skipped",
@@ -344,40 +345,75 @@ static void plan_progress(struct exec_ctx *x)
 			}
 		}
 	}
-	for (size_t i = 0; i < s->nr_programs; i++) {
+	/* A job of a SLURM submission counts only the stages it runs. */
+	enum study_task t = x->o->task;
+	int whole = t == STUDY_TASK_NONE, prep = whole || t == STUDY_TASK_PREP;
+	for (size_t i = 0; i < s->nr_programs && prep; i++) {
 		if (x->progs[i].cap == CAP_TODO && x->progs[i].needed) {
 			study_progress_plan(&x->pr, STUDY_STAGE_CAPTURE);
 		}
 	}
-	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+	for (size_t w = 0; w < x->plan->nr_workloads && prep; w++) {
 		if (x->wls[w].state == BUILD_TODO) {
 			study_progress_plan(&x->pr, STUDY_STAGE_RECONSTRUCT);
 		}
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
-		if (ri->do_replay) {
+		int mine = t == STUDY_TASK_RUN &&
+			   !strcmp(x->plan->runs[i].id, x->o->task_run);
+		if (ri->do_replay && (whole || mine)) {
 			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
 		}
-		if (ri->do_analyze) {
+		if (ri->do_analyze && (whole || (t == STUDY_TASK_FINISH &&
+						 !ri->do_replay))) {
 			study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
 		}
 	}
-	if (exec_profile_todo(x)) {
+	if (exec_profile_todo(x) && (whole || t == STUDY_TASK_PROFILE)) {
 		study_progress_plan(&x->pr, STUDY_STAGE_PROFILE);
 	}
-	if (x->report_planned) {
+	if (x->report_planned && (whole || t == STUDY_TASK_FINISH)) {
 		study_progress_plan(&x->pr, STUDY_STAGE_REPORT);
 	}
+}
+
+/*
+ * The profile job of a study spread over SLURM nodes: make the kernel
+ * profile, once every alone run is replayed (by the array before it).
+ */
+static int execute_profile_task(struct exec_ctx *x)
+{
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		const struct plan_run *run = &x->plan->runs[i];
+		if ((run->variant->flags & GM_VARIANT_ALONE) &&
+		    x->runs[i].do_replay) {
+			return gm_error("run '%s' is not replayed yet: the profile "
+					"needs every single run", run->id);
+		}
+	}
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (x->runs[i].do_replay && exec_profile_needed_by(x, i)) {
+			return exec_profile_ensure(x, i);
+		}
+	}
+	return 0;
 }
 
 /* Run every stage to do; 0, 1 (interrupted) or -1. */
 static int execute(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
+	enum study_task task = x->o->task;
 	int ret;
 
+	if (task == STUDY_TASK_PROFILE) {
+		return execute_profile_task(x);
+	}
 	for (size_t i = 0; i < s->nr_programs; i++) {
+		if (task != STUDY_TASK_NONE && task != STUDY_TASK_PREP) {
+			break;
+		}
 		if (x->progs[i].cap == CAP_TODO && x->progs[i].needed) {
 			if ((ret = exec_capture(x, i))) {
 				return ret;
@@ -386,9 +422,20 @@ static int execute(struct exec_ctx *x)
 	}
 	x->executing = 1;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (task == STUDY_TASK_RUN &&
+		    strcmp(x->plan->runs[i].id, x->o->task_run)) {
+			continue;
+		}
 		if ((ret = exec_execute_run(x, i))) {
+			exec_pool_drain(x);
 			return ret;
 		}
+	}
+	if ((ret = exec_pool_drain(x))) {
+		return ret;
+	}
+	if (task != STUDY_TASK_NONE && task != STUDY_TASK_FINISH) {
+		return 0;
 	}
 	if (x->report_planned) {
 		study_progress_drop(&x->pr, STUDY_STAGE_REPORT);
@@ -461,6 +508,7 @@ static void ctx_release(struct exec_ctx *x)
 	free(x->report_reason);
 	free(x->report_log);
 	exec_profile_release(x);
+	exec_pool_release(x);
 	study_state_release(&x->st);
 }
 
@@ -498,12 +546,29 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	if (study_state_load(&x.st, s->paths.state, s->name)) {
 		goto out;
 	}
-	if (!o->dry_run && study_state_lock(&x.st)) {
+	if (o->task == STUDY_TASK_RUN) {
+		/* Beside the other tasks, never beside a whole study. */
+		if (study_state_lock_shared(&x.st)) {
+			goto out;
+		}
+		if (!plan_find_run(plan, o->task_run)) {
+			gm_error("study '%s' has no run '%s'", s->name, o->task_run);
+			goto out;
+		}
+	} else if (!o->dry_run && study_state_lock(&x.st)) {
+		goto out;
+	}
+	if (!o->dry_run && !o->slurm && o->task == STUDY_TASK_NONE &&
+	    study_slurm_check_idle(s)) {
 		goto out;
 	}
 	check_gnuplot(&x);
 	check_mps(&x);
 	if (exec_decide(&x)) {
+		goto out;
+	}
+	if (o->slurm) {
+		ret = exec_slurm_submit(&x);
 		goto out;
 	}
 	if (o->dry_run) {
@@ -513,6 +578,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		goto out;
 	}
 	plan_progress(&x);
+	exec_pool_init(&x);
 	stage_exec_catch_signals();
 	int r = execute(&x);
 	stage_exec_restore_signals();
@@ -523,6 +589,15 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 		if (!out->interrupted) {
 			out->interrupted = SIGINT;
 		}
+	}
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		out->to_replay += x.runs[i].do_replay;
+	}
+	/* A task has written its record; it writes no state, no summary. */
+	if (o->task == STUDY_TASK_RUN) {
+		exec_count_outcome(&x);
+		ret = r == -1 ? -1 : 0;
+		goto out;
 	}
 	/* Save what is known even after an error, then summarise. */
 	if (study_state_save(&x.st) && r != -1) {

@@ -35,6 +35,25 @@
 #define STUDY_EXEC_ENV "GPUMIX_STUDY_EXEC"	  /* gpumix binary for stages */
 #define STUDY_KILL_ENV "GPUMIX_STUDY_KILL_AT"	  /* test hook, see docs */
 
+struct gpu_list;
+struct slurm_opts;
+
+/*
+ * What one invocation does. A study spread over SLURM nodes (slurm.h)
+ * runs as jobs, each an invocation with one of these (`gpumix run --task
+ * WHAT`, hidden): the prep job captures and reconstructs, each array
+ * task replays one run (under the shared lock, its record in a task file
+ * of its own), the profile job makes the kernel profile, the finish job
+ * loads the replayed runs into the database and writes the report.
+ */
+enum study_task {
+	STUDY_TASK_NONE,	/* the whole study, here */
+	STUDY_TASK_PREP,	/* captures and reconstructs only */
+	STUDY_TASK_RUN,		/* one run's replay (task_run) */
+	STUDY_TASK_PROFILE,	/* the kernel profile only */
+	STUDY_TASK_FINISH,	/* analyze what is replayed, the report */
+};
+
 struct study_run_opts {
 	int dry_run;		/* print the plan, run nothing */
 	int retry_failed;	/* run failed and hung stages again */
@@ -42,6 +61,14 @@ struct study_run_opts {
 	const char *exec;	/* the gpumix binary that runs each stage */
 	FILE *out;		/* plan and summary (stdout) */
 	FILE *err;		/* progress (stderr) */
+	/* --gpus: the replays run side by side, one per GPU, each pinned
+	 * to its GPU (CUDA_VISIBLE_DEVICES); NULL or empty: one at a time. */
+	const struct gpu_list *gpus;
+	enum study_task task;
+	const char *task_run;	/* STUDY_TASK_RUN: the run's id */
+	/* --slurm: submit the stages to do instead of running them
+	 * (slurm.h) */
+	const struct slurm_opts *slurm;
 };
 
 struct study_outcome {
@@ -52,6 +79,7 @@ struct study_outcome {
 	int report_failed;	/* the report stage failed */
 	int interrupted;	/* the signal that stopped the study, or 0 */
 	double seconds;		/* wall time of this invocation */
+	size_t to_replay;	/* runs still to replay (after a task) */
 };
 
 /*

@@ -345,3 +345,14 @@ void study_plan_release(struct study_plan *plan)
 	free(plan->used);
 	memset(plan, 0, sizeof(*plan));
 }
+
+const struct plan_run *plan_find_run(const struct study_plan *plan,
+				     const char *id)
+{
+	for (size_t i = 0; i < plan->nr_runs; i++) {
+		if (!strcmp(plan->runs[i].id, id)) {
+			return &plan->runs[i];
+		}
+	}
+	return NULL;
+}

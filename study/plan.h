@@ -78,6 +78,10 @@ int study_plan_build(struct study_plan *plan, const struct study *s);
 
 void study_plan_release(struct study_plan *plan);
 
+/* The run called @id ("a+b.cuda"), or NULL. */
+const struct plan_run *plan_find_run(const struct study_plan *plan,
+				     const char *id);
+
 /*
  * n choose k; UINT64_MAX when the true value is larger (never a wrong
  * smaller number: the intermediate products do not overflow).

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -102,6 +103,9 @@ static void child(const struct stage_cmd *c, pid_t parent, int log_fd,
 	}
 	dup2(log_fd, 1);
 	dup2(log_fd, 2);
+	for (char *const *e = c->env; e && *e; e++) {
+		putenv(*e);
+	}
 	if (c->cwd && chdir(c->cwd)) {
 		child_fail(err_fd, 0);
 	}
@@ -130,51 +134,42 @@ static int check_started(const struct stage_cmd *c, pid_t pid, int fd)
 	return gm_error_errno("cannot run '%s'", c->argv[0]);
 }
 
-static void wait_child(const struct stage_cmd *c, pid_t pid, double start,
-		       struct stage_result *r)
+/*
+ * One look at a started stage: forward an interruption, enforce the time
+ * limit, reap it. 1 when it has ended (p->r filled in), else 0.
+ */
+int stage_exec_poll(struct stage_proc *p)
 {
-	double sleep_s = 0.001, last_tick = start, kill_at = 0;
+	const struct stage_cmd *c = p->c;
+	struct stage_result *r = &p->r;
 	double grace = c->grace_s > 0 ? c->grace_s : GRACE_S;
-	int forwarded = 0, killed = 0, status = 0;
+	int status = 0;
 
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid) {
-			break;
-		}
-		if (w < 0 && errno != EINTR) {
-			/* Not our child any more: nothing left to wait for. */
-			status = 0;
-			r->exit_code = -1;
-			break;
-		}
+	pid_t w = waitpid(p->pid, &status, WNOHANG);
+	if (w == 0 || (w < 0 && errno == EINTR)) {
 		double t = gm_now_s();
-		if (interrupted_by && !forwarded) {
-			kill(-pid, interrupted_by);
-			forwarded = 1;
+		if (interrupted_by && !p->forwarded) {
+			kill(-p->pid, interrupted_by);
+			p->forwarded = 1;
 			r->interrupted = 1;
-			kill_at = t + grace;
+			p->kill_at = t + grace;
 		}
-		if (c->timeout_s > 0 && t - start > c->timeout_s && !r->timed_out) {
-			kill(-pid, SIGTERM);
+		if (c->timeout_s > 0 && t - p->start > c->timeout_s &&
+		    !r->timed_out) {
+			kill(-p->pid, SIGTERM);
 			r->timed_out = 1;
-			kill_at = t + grace;
+			p->kill_at = t + grace;
 		}
-		if (kill_at && t > kill_at && !killed) {
-			kill(-pid, SIGKILL);
-			killed = 1;
+		if (p->kill_at && t > p->kill_at && !p->killed) {
+			kill(-p->pid, SIGKILL);
+			p->killed = 1;
 		}
-		if (c->tick && t - last_tick >= TICK_S) {
-			c->tick(c->arg);
-			last_tick = t;
-		}
-		struct timespec ts = { 0, (long)(sleep_s * 1e9) };
-		nanosleep(&ts, NULL);
-		if (sleep_s < TICK_S) {
-			sleep_s *= 2;
-		}
+		return 0;
 	}
-	if (WIFEXITED(status)) {
+	if (w < 0) {
+		/* Not our child any more: nothing left to wait for. */
+		r->exit_code = -1;
+	} else if (WIFEXITED(status)) {
 		r->exit_code = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
 		r->exit_code = -1;
@@ -183,14 +178,17 @@ static void wait_child(const struct stage_cmd *c, pid_t pid, double start,
 	if (interrupted_by) {
 		r->interrupted = 1;
 	}
+	r->seconds = gm_now_s() - p->start;
+	return 1;
 }
 
-int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
+int stage_exec_start(const struct stage_cmd *c, struct stage_proc *p)
 {
 	int pipefd[2];
 	pid_t parent = getpid();
 
-	memset(r, 0, sizeof(*r));
+	memset(p, 0, sizeof(*p));
+	p->c = c;
 	int log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			  0644);
 	if (log_fd < 0) {
@@ -200,7 +198,7 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
 		close(log_fd);
 		return gm_error_errno("cannot create a pipe");
 	}
-	double start = gm_now_s();
+	p->start = gm_now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
 		gm_error_errno("cannot start '%s'", c->argv[0]);
@@ -221,10 +219,35 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
 	if (ret) {
 		return -1;
 	}
+	p->pid = pid;
 	if (c->spawned) {
 		c->spawned(c->arg);
 	}
-	wait_child(c, pid, start, r);
-	r->seconds = gm_now_s() - start;
+	return 0;
+}
+
+int stage_exec_run(const struct stage_cmd *c, struct stage_result *r)
+{
+	struct stage_proc p;
+	double sleep_s = 0.001, last_tick;
+
+	memset(r, 0, sizeof(*r));
+	if (stage_exec_start(c, &p)) {
+		return -1;
+	}
+	last_tick = p.start;
+	while (!stage_exec_poll(&p)) {
+		double t = gm_now_s();
+		if (c->tick && t - last_tick >= TICK_S) {
+			c->tick(c->arg);
+			last_tick = t;
+		}
+		struct timespec ts = { 0, (long)(sleep_s * 1e9) };
+		nanosleep(&ts, NULL);
+		if (sleep_s < TICK_S) {
+			sleep_s *= 2;
+		}
+	}
+	*r = p.r;
 	return 0;
 }

@@ -18,6 +18,8 @@ struct stage_cmd {
 	const char *log_path;	/* stdout + stderr, truncated first */
 	double timeout_s;	/* 0: no limit */
 	double grace_s;		/* SIGTERM to SIGKILL (0: 10 s) */
+	/* NULL-terminated "NAME=VALUE" set in the child, or NULL. */
+	char *const *env;
 	/* Called in the parent once the child exists (test hooks). */
 	void (*spawned)(void *arg);
 	/* Called about every 100 ms while the child runs (progress). */
@@ -39,6 +41,28 @@ struct stage_result {
  * could not be opened, fork failed, chdir or exec failed; cause recorded).
  */
 int stage_exec_run(const struct stage_cmd *c, struct stage_result *r);
+
+/*
+ * A stage started without waiting (several run at once, one per GPU):
+ * stage_exec_start() starts it, stage_exec_poll() looks at it without
+ * blocking. @c must stay valid until it has ended.
+ */
+struct stage_proc {
+	const struct stage_cmd *c;
+	int pid;
+	double start, kill_at;
+	int forwarded, killed;
+	struct stage_result r;	/* filled in when it has ended */
+};
+
+/* Start @c; 0, or -1 when it could not be started (as stage_exec_run). */
+int stage_exec_start(const struct stage_cmd *c, struct stage_proc *p);
+
+/*
+ * Forward an interruption to @p, stop it at its time limit, and reap it
+ * when it has ended: 1 then (p->r says how), else 0. Never blocks.
+ */
+int stage_exec_poll(struct stage_proc *p);
 
 /*
  * Catch SIGINT, SIGTERM and SIGHUP for the study: they are remembered and

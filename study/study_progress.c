@@ -69,7 +69,10 @@ static double remaining(const struct study_progress *p, double now, int *partial
 		}
 		known = 1;
 		double mean = p->sum[k] / p->count[k];
-		total += p->left[k] * mean;
+		/* Replays on several GPUs: as many at once. */
+		unsigned par = k == STUDY_STAGE_REPLAY && p->parallel > 1 ?
+			       p->parallel : 1;
+		total += p->left[k] * mean / par;
 		if (k == p->current) {
 			double in = now - p->current_start;
 			total -= in < mean ? in : mean;

@@ -24,6 +24,7 @@ struct study_progress {
 	double sum[STUDY_NR_STAGES];	/* known durations per stage kind */
 	unsigned count[STUDY_NR_STAGES];
 	unsigned left[STUDY_NR_STAGES];	/* stages of each kind still to run */
+	unsigned parallel;	/* replays that run at once (0: one) */
 	int current;		/* stage kind running, or -1 */
 	double current_start;
 	char label[256];

@@ -7,6 +7,7 @@
  */
 #include "study_state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -170,6 +171,105 @@ static int load_exes(struct study_state *st, const struct kvfile *kv)
 	}
 }
 
+static char *tasks_dir(const struct study_state *st)
+{
+	return gm_xasprintf("%s.tasks", st->path);
+}
+
+/* The file name of a task record: the id with '/' and ' ' replaced (ids
+ * are "STAGE NAME", names hold no '/' but may in principle). */
+static char *task_file(const struct study_state *st, const char *id)
+{
+	char *dir = tasks_dir(st), *name = gm_xstrdup(id);
+
+	for (char *c = name; *c; c++) {
+		if (*c == '/' || *c == ' ') {
+			*c = '_';
+		}
+	}
+	char *p = gm_path_join(dir, name);
+	free(dir);
+	free(name);
+	return p;
+}
+
+int study_state_write_task(const struct study_state *st, const char *id,
+			   const char *status, const char *key,
+			   const char *reason, double seconds)
+{
+	struct kvfile kv = KVFILE_INIT;
+	char *dir = tasks_dir(st), *path = task_file(st, id);
+	int ret = -1;
+
+	if (gm_mkdir_p(dir, 0755)) {
+		goto out;
+	}
+	kvfile_append(&kv, "format", STUDY_STATE_FORMAT);
+	kvfile_append(&kv, "id", id);
+	kvfile_append(&kv, "status", status);
+	kvfile_append(&kv, "key", key);
+	kvfile_setf(&kv, "seconds", "%.3f", seconds);
+	if (reason) {
+		kvfile_append(&kv, "reason", reason);
+	}
+	ret = kvfile_write(&kv, path, "gpumix study task record: read into the "
+			   "study state by the next gpumix run");
+	if (ret) {
+		gm_error("cannot save the task record '%s'", path);
+	}
+out:
+	kvfile_release(&kv);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+/* Read the task records under PATH.tasks/ into the state. */
+static int merge_tasks(struct study_state *st)
+{
+	char *dir = tasks_dir(st);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		free(dir);
+		return 0;
+	}
+	while (!ret && (e = readdir(d))) {
+		struct kvfile kv = KVFILE_INIT;
+		double secs;
+		/* Skip a task's write in progress ("ID.tmp.XXXXXX"). */
+		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp.")) {
+			continue;
+		}
+		char *path = gm_path_join(dir, e->d_name);
+		const char *id, *status, *key, *fmt;
+		if (kvfile_read(&kv, path) ||
+		    !(fmt = kvfile_get(&kv, "format")) ||
+		    strcmp(fmt, STUDY_STATE_FORMAT) ||
+		    !(id = need(&kv, "id", path)) ||
+		    !(status = need(&kv, "status", path)) ||
+		    !(key = need(&kv, "key", path)) ||
+		    kvfile_get_double(&kv, "seconds", &secs, path)) {
+			ret = gm_error("cannot read the task record '%s'", path);
+			gm_error_hint("delete it: its stage runs again");
+		} else {
+			study_state_set(st, id, status, key,
+					kvfile_get(&kv, "reason"), secs);
+			GM_ALLOC_GROW(st->merged, st->nr_merged + 1,
+				      st->alloc_merged);
+			st->merged[st->nr_merged++] = path;
+			path = NULL;
+		}
+		free(path);
+		kvfile_release(&kv);
+	}
+	closedir(d);
+	free(dir);
+	return ret;
+}
+
 int study_state_load(struct study_state *st, const char *path,
 		     const char *study)
 {
@@ -181,7 +281,7 @@ int study_state_load(struct study_state *st, const char *path,
 	st->path = gm_xstrdup(path);
 	st->study = gm_xstrdup(study);
 	if (!gm_path_exists(path)) {
-		return 0;
+		return merge_tasks(st);
 	}
 	if (kvfile_read(&kv, path)) {
 		ret = -1;
@@ -196,6 +296,9 @@ int study_state_load(struct study_state *st, const char *path,
 	ret = load_records(st, &kv);
 	if (!ret) {
 		ret = load_exes(st, &kv);
+	}
+	if (!ret) {
+		ret = merge_tasks(st);
 	}
 out:
 	kvfile_release(&kv);
@@ -262,10 +365,18 @@ int study_state_save(struct study_state *st)
 	if (ret) {
 		return gm_error("cannot save the study state '%s'", st->path);
 	}
+	/* Now in the state: the task records read in are done with. */
+	if (st->lock_fd >= 0 && !st->shared) {
+		for (size_t i = 0; i < st->nr_merged; i++) {
+			unlink(st->merged[i]);
+			free(st->merged[i]);
+		}
+		st->nr_merged = 0;
+	}
 	return 0;
 }
 
-int study_state_lock(struct study_state *st)
+static int lock(struct study_state *st, int how)
 {
 	char *lock = gm_xasprintf("%s.lock", st->path);
 	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -275,7 +386,7 @@ int study_state_lock(struct study_state *st)
 		free(lock);
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	if (flock(fd, how | LOCK_NB)) {
 		if (errno == EWOULDBLOCK) {
 			gm_error("study '%s' is already running (lock '%s' is held)",
 				 st->study, lock);
@@ -301,10 +412,24 @@ int study_state_lock(struct study_state *st)
 	if (fcntl(fd, F_SETFD, 0) == 0) {
 		setenv(GM_STUDY_LOCK_FD_ENV, num, 1);
 	}
+	if (how == LOCK_SH) {
+		st->shared = 1;
+		return 0;
+	}
 	/* The lock makes us the state's only writer: what a killed study
 	 * left half-written is garbage. */
 	atomic_file_remove_stale(st->path);
 	return 0;
+}
+
+int study_state_lock(struct study_state *st)
+{
+	return lock(st, LOCK_EX);
+}
+
+int study_state_lock_shared(struct study_state *st)
+{
+	return lock(st, LOCK_SH);
 }
 
 void study_state_release(struct study_state *st)
@@ -317,6 +442,10 @@ void study_state_release(struct study_state *st)
 		exe_clear(&st->exes[i]);
 	}
 	free(st->exes);
+	for (size_t i = 0; i < st->nr_merged; i++) {
+		free(st->merged[i]);
+	}
+	free(st->merged);
 	if (st->lock_fd >= 0) {
 		close(st->lock_fd);
 	}

@@ -42,6 +42,9 @@ struct study_state {
 	struct exe_record *exes;
 	size_t nr_exes, alloc_exes;
 	int lock_fd;		/* -1 when not locked */
+	int shared;		/* the lock is shared (a task's) */
+	char **merged;		/* task record files read in (owned) */
+	size_t nr_merged, alloc_merged;
 };
 
 /*
@@ -67,6 +70,26 @@ int study_state_lock(struct study_state *st);
  * holds the study lock (study_state_lock() lets stages inherit it).
  */
 #define GM_STUDY_LOCK_FD_ENV "GPUMIX_STUDY_LOCK_FD"
+
+/*
+ * Take the lock shared instead (a task of a study spread over GPUs or
+ * SLURM nodes: tasks run side by side, never beside a `gpumix run`
+ * that holds it exclusively). A task writes no state: it leaves its
+ * record to study_state_write_task().
+ */
+int study_state_lock_shared(struct study_state *st);
+
+/*
+ * Tasks that run without the exclusive lock (SLURM array tasks) write
+ * their stage's record into a file of its own under PATH.tasks/, written
+ * atomically, so that any number can finish at once. study_state_load()
+ * reads them in (a task's record replaces the state's); the next
+ * study_state_save() by the exclusive holder of the lock, which has then
+ * written them into the state, removes them.
+ */
+int study_state_write_task(const struct study_state *st, const char *id,
+			   const char *status, const char *key,
+			   const char *reason, double seconds);
 
 void study_state_release(struct study_state *st);
 

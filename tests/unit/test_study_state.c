@@ -174,6 +174,82 @@ static void test_fingerprint(void)
 	free(path);
 }
 
+/*
+ * Task records: written beside the state without its lock, read in by
+ * every load (a shared holder keeps the files), removed by the next save
+ * of the exclusive holder; a half-written one (a task killed in its
+ * write) is ignored, a malformed one is an error naming it.
+ */
+static void test_tasks(void)
+{
+	struct study_state st, task, back;
+	char *path = in_dir("tstate"), *tdir = in_dir("tstate.tasks");
+
+	CHECK_INT(study_state_load(&st, path, "demo"), 0, "an empty state");
+	study_state_set(&st, "replay a.single", "ok", "old", NULL, 1);
+	CHECK_INT(study_state_save(&st), 0, "  saved");
+	study_state_release(&st);
+
+	CHECK_INT(study_state_load(&task, path, "demo"), 0, "a task loads it");
+	CHECK_INT(study_state_lock_shared(&task), 0, "  under the shared lock");
+	CHECK_INT(study_state_write_task(&task, "replay a.single", "failed", "new",
+					 "no GPU", 2.5), 0, "  writes a record");
+	CHECK_INT(study_state_write_task(&task, "replay b/c.cuda", "ok", "k", NULL,
+					 3), 0, "  and another (a '/' in the id)");
+	struct study_state other;
+	CHECK_INT(study_state_load(&other, path, "demo"), 0,
+		  "a second task loads the state");
+	CHECK_INT(study_state_lock_shared(&other), 0,
+		  "  and shares the lock with the first");
+	CHECK_INT(study_state_load(&back, path, "demo"), 0, "the study loads");
+	CHECK_INT(study_state_lock(&back), -1,
+		  "  the exclusive lock is refused meanwhile");
+	gm_error_clear();
+	study_state_release(&back);
+	study_state_release(&other);
+	study_state_release(&task);
+	/* What a task killed in its write leaves. */
+	char *tmp = gm_path_join(tdir, "replay_x.tmp.AbC123");
+	gm_write_file_atomic(tmp, "format = gpu", 12, 1);
+
+	CHECK_INT(study_state_load(&back, path, "demo"), 0, "the study loads");
+	struct state_record *r = study_state_find(&back, "replay a.single");
+	CHECK(r && !strcmp(r->status, "failed") && !strcmp(r->key, "new") &&
+	      !strcmp(r->reason, "no GPU"), "  a task's record replaces the state's");
+	r = study_state_find(&back, "replay b/c.cuda");
+	CHECK(r && !strcmp(r->status, "ok") && !r->reason, "  and adds one");
+	CHECK(study_state_find(&back, "replay x") == NULL,
+	      "  a half-written record is ignored");
+	CHECK_INT(study_state_save(&back), 0, "saved without the lock");
+	char *f1 = gm_path_join(tdir, "replay_a.single");
+	CHECK(gm_path_exists(f1), "  the task records stay (no lock: not ours)");
+	CHECK_INT(study_state_lock(&back), 0, "the exclusive lock");
+	CHECK_INT(study_state_save(&back), 0, "  saved");
+	CHECK(!gm_path_exists(f1), "  the records read in are removed");
+	CHECK(gm_path_exists(tmp), "  a record it did not read stays");
+	study_state_release(&back);
+	CHECK_INT(study_state_load(&back, path, "demo"), 0, "loaded again");
+	r = study_state_find(&back, "replay a.single");
+	CHECK(r && !strcmp(r->key, "new"), "  the records are in the state now");
+	study_state_release(&back);
+
+	char *bad = gm_path_join(tdir, "replay_bad");
+	gm_write_file_atomic(bad, "format = gpumix-study-state 1\nid = x\n", 37, 1);
+	gm_error_clear();
+	CHECK_INT(study_state_load(&back, path, "demo"), -1,
+		  "a task record without status is an error");
+	const char *c1 = gm_error_cause(1);
+	CHECK(strstr(gm_error_message(), "replay_bad") ||
+	      (c1 && strstr(c1, "replay_bad")), "  naming it");
+	study_state_release(&back);
+	gm_error_clear();
+	free(bad);
+	free(f1);
+	free(tmp);
+	free(tdir);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -184,6 +260,7 @@ int main(void)
 	test_bad_files();
 	test_lock();
 	test_fingerprint();
+	test_tasks();
 	gm_remove_tree(dir);
 	return test_done();
 }
