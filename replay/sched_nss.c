@@ -36,6 +36,7 @@
 #include "cu_check.h"
 #include "dep_tracker.h"
 #include "error.h"
+#include "graph_ops.h"
 #include "kvfile.h"
 #include "launch_plan.h"
 #include "replay_int.h"
@@ -737,6 +738,17 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	case GM_OP_HOST_CHECK:
 		/* Right after the synchronization that made it visible. */
 		return gm_hostmem_op(p, op, NULL);
+	default:
+		if (gm_graph_is_op(op->code)) {
+			gm_error_hint("replay it under a variant of the serial "
+				      "schedulers (single, cuda, priority, "
+				      "green)");
+			return gm_error("CUDA graphs are not replayed by the nss "
+					"scheduler: its two streams per program "
+					"and runtime dependencies do not capture "
+					"into a graph");
+		}
+		break;
 	}
 	return gm_error("unknown operation code %u", op->code);
 }
