@@ -452,22 +452,6 @@ static void call_counts(struct tally *t, struct kvfile *m)
 	free(sum[1]);
 }
 
-static void shell_quote(struct strbuf *sb, const char *s)
-{
-	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
-		strbuf_addstr(sb, s);
-		return;
-	}
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'') {
-			strbuf_addstr(sb, "'\\''");
-		} else {
-			strbuf_addch(sb, *s);
-		}
-	}
-	strbuf_addch(sb, '\'');
-}
 
 static void iso_time(char *buf, size_t len, uint64_t ns)
 {
@@ -489,7 +473,7 @@ static void run_keys(struct kvfile *m, const struct bundle_run *run)
 		if (i) {
 			strbuf_addch(&cmd, ' ');
 		}
-		shell_quote(&cmd, run->argv[i]);
+		strbuf_add_shell_word(&cmd, run->argv[i]);
 		snprintf(key, sizeof(key), "argv.%d", i);
 		kvfile_set(m, key, run->argv[i]);
 	}

@@ -28,6 +28,7 @@
 #include "api.h"
 #include "emit.h"
 #include "hostmem.h"
+#include "graph_track.h"
 #include "image.h"
 #include "tracking.h"
 
@@ -42,6 +43,7 @@ struct driver_fns {
 	CUresult (*kernel_library)(CUlibrary *, CUkernel);
 	CUresult (*func_module)(CUmodule *, CUfunction);
 	CUresult (*pointer_attr)(void *, CUpointer_attribute, CUdeviceptr);
+	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
 	CUresult (*device_get)(CUdevice *, int);
 	CUresult (*device_name)(char *, int, CUdevice);
 	CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
@@ -56,6 +58,8 @@ struct driver_fns {
 /* Where the words a special case needs sit, per call (-1: absent). */
 struct api_info {
 	int8_t stream, src_host, dst_host, count, fields, name;
+	int8_t node_params;	/* graph calls: the node's parameter struct */
+	int8_t knode, mset, deps;	/* first word of those fields */
 	uint8_t async;		/* ...Async: no implicit synchronization */
 	uint8_t per_thread;	/* _ptsz/_ptds: stream 0 is per-thread */
 	uint8_t exit_words;	/* exits repeat the words (outputs exist) */
@@ -105,6 +109,17 @@ static void build_tables(void)
 		f->count = (int8_t)gm_api_arg_index(i, "ByteCount");
 		f->fields = (int8_t)gm_api_arg_index(i, "srcXInBytes");
 		f->name = (int8_t)gm_api_arg_index(i, "name");
+		f->node_params = (int8_t)gm_api_arg_index(i, "nodeParams");
+		if (f->node_params < 0) {
+			f->node_params = (int8_t)gm_api_arg_index(i, "copyParams");
+		}
+		if (f->node_params < 0) {
+			f->node_params =
+				(int8_t)gm_api_arg_index(i, "memsetParams");
+		}
+		f->knode = (int8_t)gm_api_arg_index(i, "func");
+		f->mset = (int8_t)gm_api_arg_index(i, "dst");
+		f->deps = (int8_t)gm_api_arg_index(i, "dep0");
 		f->async = strstr(n, "Async") != NULL;
 		for (unsigned k = 0; k < gm_api_table[i].nr_args; k++) {
 			f->exit_words |= gm_api_table[i].args[k].dir != GM_DIR_IN;
@@ -129,6 +144,7 @@ static void resolve_driver(void)
 	SYM(kernel_library, "cuKernelGetLibrary");
 	SYM(func_module, "cuFuncGetModule");
 	SYM(pointer_attr, "cuPointerGetAttribute");
+	SYM(stream_is_capturing, "cuStreamIsCapturing");
 	SYM(device_get, "cuDeviceGet");
 	SYM(device_name, "cuDeviceGetName");
 	SYM(device_attr, "cuDeviceGetAttribute");
@@ -310,6 +326,11 @@ static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
 	gm_capture_add(d2h_bytes, gm_span_size(s));
 	if (!async) {
 		gm_capture_hash(r, s);
+		return;
+	}
+	/* Into a capturing stream: a node of a graph, whose launches give
+	 * the results (graph_launch()). */
+	if (gtrack_capture_copy(key, s)) {
 		return;
 	}
 	if (track_pending_add(api, r->corr, key, s)) {
@@ -667,7 +688,20 @@ static void host_wrap(int api, const CUpti_CallbackData *cb, uint64_t key)
 		       offsetof(cuLaunchHostFunc_params, userData) ==
 			       offsetof(cuStreamAddCallback_params, userData),
 		       "host functions: fn and userData at the same places");
-	if (!p || !p->fn || !(w = malloc(sizeof(*w)))) {
+	if (!p || !p->fn) {
+		return;
+	}
+	/* Into a capturing stream it becomes a graph's host node, which may
+	 * run once per launch: left unwrapped (the legacy stream is never
+	 * captured, and querying it during a capture would break it). */
+	if ((uintptr_t)p->hStream > 1 && in.cu.stream_is_capturing) {
+		CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+		if (in.cu.stream_is_capturing(p->hStream, &cs) != CUDA_SUCCESS ||
+		    cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+			return;
+		}
+	}
+	if (!(w = malloc(sizeof(*w)))) {
 		return;
 	}
 	w->callback = gm_api_table[api].base == GM_API_cuStreamAddCallback;
@@ -844,12 +878,228 @@ static void res_fields(uint64_t *resType, uint64_t *resArray,
 	}
 }
 
+/* ---- CUDA graphs ---------------------------------------------------------- */
+
+static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			   int runtime, struct gm_thread *t);
+static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
+			      const char *name, struct gm_thread *t);
+
+/* What a graph launch whose host sources changed is reported as. */
+#define GRAPH_SOURCE_CHANGED "cuGraphLaunch.changed_host_source"
+
+/* Dependencies of a new node: the first GRAPH_MAX_DEPS as words. */
+#define GRAPH_MAX_DEPS 8
+
+static void graph_deps(const struct api_info *f, uint64_t *a,
+		       const CUpti_CallbackData *cb, unsigned cbid,
+		       struct gm_thread *t, int exit)
+{
+	/* Every node-adding row begins phGraphNode, hGraph, dependencies,
+	 * numDependencies (cuda_api.def). */
+	const CUgraphNode *deps = (const CUgraphNode *)(uintptr_t)a[2];
+	uint64_t n = a[3];
+
+	for (uint64_t i = 0; deps && i < n && i < GRAPH_MAX_DEPS; i++) {
+		a[f->deps + i] = (uintptr_t)deps[i];
+	}
+	if (!exit && n > GRAPH_MAX_DEPS) {
+		on_unsupported(cb, cbid, 0, t);	/* the replay would lose edges */
+	}
+	if (exit && a[0]) {
+		gtrack_node_made(a[0]);		/* phGraphNode, at exit */
+	}
+}
+
+/* CUmemorytype */
+#define MT_HOST 1
+#define MT_DEVICE 2
+#define MT_UNIFIED 4
+
+/*
+ * What reconstruct rebuilds of a memcpy node (reconstruct/bundle_feed.c,
+ * node_copy()): one contiguous run, host or device at each end, not host
+ * to host. Reported at capture otherwise.
+ */
+static int copy_node_ok(const CUDA_MEMCPY3D *c)
+{
+	size_t w = c->WidthInBytes, h = c->Height ? c->Height : 1,
+	       d = c->Depth ? c->Depth : 1;
+	int sh = side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice),
+	    dh = side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice);
+
+	if ((c->srcMemoryType != MT_HOST && c->srcMemoryType != MT_DEVICE &&
+	     c->srcMemoryType != MT_UNIFIED) ||
+	    (c->dstMemoryType != MT_HOST && c->dstMemoryType != MT_DEVICE &&
+	     c->dstMemoryType != MT_UNIFIED) || (sh && dh)) {
+		return 0;
+	}
+	return h * d == 1 || (c->srcPitch == w && c->dstPitch == w &&
+			      (d == 1 || (c->srcHeight == h &&
+					  c->dstHeight == h)));
+}
+
+/* A kernel node's parameters, recorded like a launch's. */
+static void graph_kernel(const struct api_info *f, uint64_t *a,
+			 struct gm_record *r, int exit)
+{
+	const CUDA_KERNEL_NODE_PARAMS *np =
+		(const void *)(uintptr_t)a[f->node_params];
+	uint64_t *k = &a[f->knode];
+	uint64_t fn;
+
+	if (!np) {
+		return;
+	}
+	fn = np->func ? (uintptr_t)np->func : (uintptr_t)np->kern;
+	k[0] = fn;
+	k[1] = np->gridDimX;
+	k[2] = np->gridDimY;
+	k[3] = np->gridDimZ;
+	k[4] = np->blockDimX;
+	k[5] = np->blockDimY;
+	k[6] = np->blockDimZ;
+	k[7] = np->sharedMemBytes;
+	if (!exit) {
+		launch_params(r, fn, np->kernelParams, np->extra, 0);
+	}
+}
+
+static void graph_memcpy(const struct api_info *f, uint64_t *a,
+			 struct gm_record *r, int exit, int ok,
+			 const CUpti_CallbackData *cb, unsigned cbid,
+			 struct gm_thread *t)
+{
+	const CUDA_MEMCPY3D *c = (const void *)(uintptr_t)a[f->node_params];
+
+	copy3d_fields(&a[f->fields], c);
+	if (!c) {
+		return;
+	}
+	if (!exit && !copy_node_ok(c)) {
+		on_unsupported(cb, cbid, 0, t);
+	}
+	/* A host source is read at each launch; what the replay has is its
+	 * content when the node was made (doc/graphs.md): a launch that
+	 * finds it changed is reported (graph_launch_node()). */
+	if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+		struct gm_span s = span3d(
+			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+			c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
+			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
+		gm_capture_add(h2d_bytes, gm_span_size(&s));
+		gm_capture_payload(r, &s, GM_INLINE_MAX);
+	}
+	if (ok && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+		struct gm_span s = span3d(
+			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+			c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
+			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
+		gtrack_graph_source(a[1], &s);
+	}
+	if (ok && side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
+		struct gm_span s = span3d(
+			side_ptr(c->dstMemoryType, c->dstHost, c->dstDevice),
+			c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch,
+			c->dstHeight, c->WidthInBytes, c->Height, c->Depth);
+		gtrack_graph_copy(a[1], &s);
+	}
+}
+
+static void graph_memset(const struct api_info *f, uint64_t *a,
+			 const CUpti_CallbackData *cb, unsigned cbid,
+			 struct gm_thread *t, int exit)
+{
+	const CUDA_MEMSET_NODE_PARAMS *m =
+		(const void *)(uintptr_t)a[f->node_params];
+	uint64_t *w = &a[f->mset];
+
+	/* Reconstruct rebuilds 1, 2 and 4-byte elements in rows without
+	 * padding (bundle_feed.c): reported at capture otherwise. */
+	if (m && !exit &&
+	    ((m->elementSize != 1 && m->elementSize != 2 &&
+	      m->elementSize != 4) ||
+	     (m->height > 1 && m->pitch != m->width * m->elementSize))) {
+		on_unsupported(cb, cbid, 0, t);
+	}
+	if (m) {
+		w[0] = m->dst;
+		w[1] = m->pitch;
+		w[2] = m->value;
+		w[3] = m->elementSize;
+		w[4] = m->width;
+		w[5] = m->height;
+	}
+}
+
+/* cuGraphAddDependencies: the edges as (from, to) pairs of words. */
+static void graph_edges(struct gm_record *r, uint64_t *a)
+{
+	const struct gm_args_cuGraphAddDependencies_v2 *x =
+		ARGS(cuGraphAddDependencies_v2, a);
+	const CUgraphNode *from = (const void *)(uintptr_t)x->from;
+	const CUgraphNode *to = (const void *)(uintptr_t)x->to;
+	uint64_t n = x->numDependencies;
+	uint64_t *buf;
+
+	if (!from || !to || !n || n > (1u << 20) ||
+	    !(buf = gm_capture_data(r, (size_t)n * 16))) {
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		buf[2 * i] = (uintptr_t)from[i];
+		buf[2 * i + 1] = (uintptr_t)to[i];
+	}
+}
+
+/* A graph launch: its copies deliver at the next covering sync. */
+struct launch_ctx {
+	int api;
+	uint32_t corr;
+	uint64_t key;
+	int changed;		/* a host source differs from its recording */
+};
+
+static void graph_launch_node(const struct gtrack_node *n, void *ctx)
+{
+	struct launch_ctx *l = ctx;
+	const struct gm_span *s = &n->span;
+	struct gm_pending now;
+	struct gm_hash h;
+
+	if (n->kind == GTRACK_EVENT) {
+		/* An event record node: recorded on the launch's stream,
+		 * after the copies made before it. */
+		track_event_record(n->event, l->key);
+		return;
+	}
+	if (n->kind == GTRACK_SOURCE) {
+		if (gm_span_hash(s, &h) == 0 &&
+		    (h.hi != n->hash.hi || h.lo != n->hash.lo)) {
+			l->changed = 1;
+		}
+		return;
+	}
+	gm_capture_add(d2h_bytes, gm_span_size(s));
+	if (track_pending_add(l->api, l->corr, l->key, s) == 0) {
+		return;
+	}
+	/* no memory: hash at once, best effort */
+	memset(&now, 0, sizeof(now));
+	now.api = l->api;
+	now.corr = l->corr;
+	now.key = l->key;
+	now.span = *s;
+	emit_d2h(&now, NULL);
+}
+
 /*
  * The special case of a recorded call at entry (@exit 0) or exit. @a holds
  * the argument words, @r the record being built.
  */
-static void special(int api, const CUpti_CallbackData *cb, int exit,
-		    struct gm_record *r, uint64_t *a, struct gm_thread *t)
+static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
+		    int exit, struct gm_record *r, uint64_t *a,
+		    struct gm_thread *t)
 {
 	const struct gm_api_desc *d = &gm_api_table[api];
 	const struct api_info *f = &in.info[api];
@@ -867,6 +1117,11 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		if (ok && (api == GM_API_cuStreamWaitEvent ||
 			   api == GM_API_cuStreamWaitEvent_ptsz)) {
 			track_stream_wait(key, a[1]);
+			gtrack_stream_wait(key, a[1]);
+		}
+		if (ok && (api == GM_API_cuGraphDestroy ||
+			   api == GM_API_cuGraphExecDestroy)) {
+			gtrack_forget(a[0]);
 		}
 		if (ok) {
 			hostmem_track(api, a);
@@ -879,6 +1134,9 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 				a[f->count]);
 			gm_capture_add(h2d_bytes, a[f->count]);
 			gm_capture_payload(r, &sp, GM_INLINE_MAX);
+			if (async) {
+				gtrack_capture_source(key, &sp);
+			}
 		} else if (ok && !async) {
 			complete(TRACK_SYNC_LEGACY, 0);
 		}
@@ -913,6 +1171,9 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 				(const void *)(uintptr_t)x->src, x->ByteCount);
 			gm_capture_add(h2d_bytes, x->ByteCount);
 			gm_capture_payload(r, &s, GM_INLINE_MAX);
+			if (async) {
+				gtrack_capture_source(key, &s);
+			}
 		}
 		if (ok) {
 			if (!async) {
@@ -1230,6 +1491,7 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		const cuEventRecord_params *p = params;
 		if (ok) {
 			track_event_record((uintptr_t)p->hEvent, key);
+			gtrack_event_record((uintptr_t)p->hEvent, key);
 		}
 		break;
 	}
@@ -1298,6 +1560,85 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 		}
 		break;
 	}
+	case GM_SP_CAPTURE_BEGIN:
+		if (ok) {
+			gtrack_begin(key);
+		}
+		break;
+	case GM_SP_CAPTURE_END:
+		/* A failed end (an invalidated capture) ends it too. */
+		if (exit) {
+			gtrack_end(key, ok ? a[1] : 0);
+			if (!ok) {
+				gtrack_forget(0);
+			}
+		}
+		break;
+	case GM_SP_GRAPH_KERNEL:
+		if (f->deps >= 0) {
+			graph_deps(f, a, cb, cbid, t, exit);
+		} else if (!exit) {
+			/* cuGraph[Exec]KernelNodeSetParams: the node must be
+			 * one the replay makes (not one of a captured graph
+			 * that a query found). */
+			uint64_t node = a[gm_api_arg_index(api, "hNode")];
+			if (!gtrack_node_known(node)) {
+				on_unsupported(cb, cbid, 0, t);
+			}
+		}
+		graph_kernel(f, a, r, exit);
+		break;
+	case GM_SP_GRAPH_MEMCPY:
+		graph_deps(f, a, cb, cbid, t, exit);
+		graph_memcpy(f, a, r, exit, ok, cb, cbid, t);
+		break;
+	case GM_SP_GRAPH_MEMSET:
+		graph_deps(f, a, cb, cbid, t, exit);
+		graph_memset(f, a, cb, cbid, t, exit);
+		break;
+	case GM_SP_GRAPH_NODE:
+		graph_deps(f, a, cb, cbid, t, exit);
+		if (ok && api == GM_API_cuGraphAddEventRecordNode) {
+			gtrack_graph_event(a[1], ARGS(cuGraphAddEventRecordNode,
+						      a)->event);
+		}
+		break;
+	case GM_SP_GRAPH_CHILD:
+		graph_deps(f, a, cb, cbid, t, exit);
+		if (ok) {
+			gtrack_inherit(a[1], ARGS(cuGraphAddChildGraphNode, a)
+						     ->childGraph, 1);
+		}
+		break;
+	case GM_SP_GRAPH_DEPS:
+		if (!exit) {
+			graph_edges(r, a);
+		}
+		break;
+	case GM_SP_GRAPH_INSTANTIATE:
+	case GM_SP_GRAPH_CLONE:
+		/* The new handle first, the graph second (every row). */
+		if (ok) {
+			gtrack_inherit(a[0], a[1], 0);
+		}
+		break;
+	case GM_SP_GRAPH_UPDATE:
+		if (ok) {
+			gtrack_inherit(a[0], a[1], 0);
+		}
+		break;
+	case GM_SP_GRAPH_LAUNCH:
+		a[0] = params ? (uintptr_t)*(const CUgraphExec *)params : 0;
+		if (ok) {
+			struct launch_ctx l = { api, r->corr, key, 0 };
+			gtrack_each_node(a[0], graph_launch_node, &l);
+			/* The replay copies what the node was made with. */
+			if (l.changed) {
+				unsupported_named(cb, cbid, GRAPH_SOURCE_CHANGED,
+						  t);
+			}
+		}
+		break;
 	case GM_SP_COUNT:
 		break;
 	}
@@ -1305,8 +1646,9 @@ static void special(int api, const CUpti_CallbackData *cb, int exit,
 
 /* ---- callbacks ---------------------------------------------------------- */
 
-static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
-			   int runtime, struct gm_thread *t)
+/* An unsupported event named @name for the call of @cb. */
+static void emit_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			     int runtime, const char *name, struct gm_thread *t)
 {
 	struct gm_record r = { 0 };
 	uint64_t w[GM_NR_WORDS(gm_ev_unsupported)];
@@ -1321,9 +1663,22 @@ static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
 	r.rt_corr = rt_context(t);
 	r.args = w;
 	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_unsupported);
-	gm_capture_str(&r, cb->functionName);
+	gm_capture_str(&r, name);
 	gm_capture_loss(unsupported_calls);
 	gm_capture_emit(GM_EV_UNSUPPORTED, &r);
+}
+
+static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			   int runtime, struct gm_thread *t)
+{
+	emit_unsupported(cb, cbid, runtime, cb->functionName, t);
+}
+
+/* A recorded call whose use here the replay cannot reproduce. */
+static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
+			      const char *name, struct gm_thread *t)
+{
+	emit_unsupported(cb, cbid, 0, name, t);
 }
 
 static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
@@ -1355,7 +1710,7 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 		/* Queries that report completion still complete copies. */
 		if (exit && d->special != GM_SP_NONE && d->nr_args) {
 			fill_args(api, cb->functionParams, exit, a);
-			special(api, cb, exit, &r, a, t);
+			special(api, cb, cbid, exit, &r, a, t);
 			run_deferred();
 		}
 		return;
@@ -1367,7 +1722,7 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	/* An exit without outputs leaves its words to the entry (the reader
 	 * copies them back): launches and copies are most of a trace. */
 	r.nr_args = exit && !in.info[api].exit_words ? 0 : (uint8_t)d->nr_args;
-	special(api, cb, exit, &r, a, t);
+	special(api, cb, cbid, exit, &r, a, t);
 	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
 	run_deferred();
 }

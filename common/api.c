@@ -119,7 +119,9 @@ static const char *const type_names[GM_T_COUNT] = {
 	[GM_T_MODULE] = "module", [GM_T_LIBRARY] = "library",
 	[GM_T_FUNC] = "func",	  [GM_T_KERNEL] = "kernel",
 	[GM_T_ARRAY] = "array",	  [GM_T_TEXOBJ] = "texobj",
-	[GM_T_SURFOBJ] = "surfobj", [GM_T_MEMPOOL] = "mempool",
+	[GM_T_SURFOBJ] = "surfobj", [GM_T_GRAPH] = "graph",
+	[GM_T_GEXEC] = "graphexec", [GM_T_GNODE] = "graphnode",
+	[GM_T_MEMPOOL] = "mempool",
 };
 
 #define GM_NAME_(s) #s,

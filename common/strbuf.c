@@ -204,3 +204,20 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 		strbuf_add(sb, buf, (size_t)n);
 	}
 }
+
+void strbuf_add_shell_word(struct strbuf *sb, const char *s)
+{
+	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'') {
+			strbuf_addstr(sb, "'\\''");
+		} else {
+			strbuf_addch(sb, *s);
+		}
+	}
+	strbuf_addch(sb, '\'');
+}

@@ -33,6 +33,9 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* @s as one POSIX shell word: as it is when nothing in it is special,
+ * else in single quotes (a quote inside as '\'') */
+void strbuf_add_shell_word(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) GM_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Remove trailing whitespace. */

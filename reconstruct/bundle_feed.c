@@ -95,6 +95,8 @@ struct bundle_feed {
 	uint64_t *d2h_event;
 	size_t nr_d2h, alloc_d2h;
 	struct handle_map done_d2h;		/* corr of results not needed */
+	struct handle_map graph_corr;		/* corr of a graph launch ->
+						   index in d2h_event */
 
 	/* Host functions: corr -> index of their call event (waiting for
 	 * the host_func event that times them), and durations that came
@@ -155,6 +157,7 @@ void bundle_feed_free(struct bundle_feed *f)
 	}
 	free(f->layouts);
 	handle_map_release(&f->pending_d2h);
+	handle_map_release(&f->graph_corr);
 	free(f->d2h_event);
 	handle_map_release(&f->done_d2h);
 	handle_map_release(&f->host_wait);
@@ -444,7 +447,8 @@ static int copy_d2h(struct bundle_feed *f, const struct pending *in,
 		gm_hash_hex(in->late_hash, hex);
 		c->d2h_hash = hex;
 	}
-	later = !c->d2h_hash && !(c->flags & MODEL_SYNC);
+	later = !c->d2h_hash && !(c->flags & MODEL_SYNC) &&
+		!model_graph_stream(f->p, c->stream);
 	if (model_add_copy(f->p, in->index, api, c) < 0) {
 		return -1;
 	}
@@ -1166,6 +1170,288 @@ static int do_texobj_destroy(const struct call *c)
 	return drop_live(c->f, LIVE_TEXTURE, c->ev, c->api, h);
 }
 
+/* ---- CUDA graphs ---- */
+
+#define GRAPH_MAX_DEPS 8	/* dep0..dep7 (cuda_api.def) */
+
+/*
+ * The dependencies of a node-adding call (phGraphNode, hGraph,
+ * dependencies, numDependencies, ... dep0..dep7). Returns how many, or -1
+ * when more were given than the trace holds (the call is unsupported).
+ */
+static int node_deps(const struct call *c, uint64_t *deps)
+{
+	int d = gm_api_arg_index(c->x->api, "dep0");
+	uint64_t n = c->x->args[3];
+
+	if (n > GRAPH_MAX_DEPS || d < 0) {
+		unsupported(c->f, c->ev, c->api);
+		return -1;
+	}
+	memcpy(deps, &c->x->args[d], n * sizeof(*deps));
+	return (int)n;
+}
+
+/* A kernel node's launch: the words from "func" on, the bytes inline. */
+static int knode_launch(const struct call *c, struct model_launch *l)
+{
+	int k = gm_api_arg_index(c->x->api, "func");
+	const uint64_t *w = &c->x->args[k];
+	uint32_t li;
+
+	memset(l, 0, sizeof(*l));
+	if (c->in->flags & GM_RF_NO_LAYOUT) {
+		return gm_error(EVF "the argument layout of the kernel was not "
+				"known during capture", c->ev, c->api);
+	}
+	l->kernel = w[0];
+	for (int i = 0; i < 3; i++) {
+		l->grid[i] = (uint32_t)w[1 + i];
+		l->block[i] = (uint32_t)w[4 + i];
+	}
+	l->smem = (uint32_t)w[7];
+	l->params = c->in->data.len ? c->in->data.buf : NULL;
+	l->params_size = (uint32_t)c->in->data.len;
+	if (handle_map_get(&c->f->layout_map, l->kernel, &li)) {
+		l->nr_params = c->f->layouts[li].nr;
+		l->param_offsets = c->f->layouts[li].offsets;
+		l->param_sizes = c->f->layouts[li].sizes;
+	}
+	return 0;
+}
+
+/* CUmemorytype */
+#define MT_HOST 1
+#define MT_DEVICE 2
+#define MT_UNIFIED 4
+
+/* A memcpy node's copy: one contiguous run of bytes, host or device at
+ * each end, else 0 (unsupported). */
+static int node_copy(const struct call *c, struct model_copy *cp)
+{
+	const struct gm_args_cuGraphAddMemcpyNode *a =
+		ARGS(cuGraphAddMemcpyNode);
+	uint64_t w = a->WidthInBytes, h = a->Height ? a->Height : 1,
+		 d = a->Depth ? a->Depth : 1;
+	int src_host, dst_host;
+	uint64_t src, dst;
+
+	if (h * d > 1 && !(a->srcPitch == w && a->dstPitch == w &&
+			   (d == 1 || (a->srcHeight == h && a->dstHeight == h)))) {
+		return 0;
+	}
+	if ((a->srcMemoryType != MT_HOST && a->srcMemoryType != MT_DEVICE &&
+	     a->srcMemoryType != MT_UNIFIED) ||
+	    (a->dstMemoryType != MT_HOST && a->dstMemoryType != MT_DEVICE &&
+	     a->dstMemoryType != MT_UNIFIED)) {
+		return 0;
+	}
+	/* Unified addresses: the capture stored a host source's bytes; a
+	 * destination is on the device when an allocation holds it. */
+	src_host = a->srcMemoryType == MT_HOST ||
+		   (a->srcMemoryType == MT_UNIFIED &&
+		    (c->in->flags & GM_RF_BLOB || c->in->data.len));
+	src = (a->srcMemoryType == MT_HOST ? a->srcHost : a->srcDevice) +
+	      a->srcXInBytes + (a->srcY + a->srcZ * a->srcHeight) * a->srcPitch;
+	dst = (a->dstMemoryType == MT_HOST ? a->dstHost : a->dstDevice) +
+	      a->dstXInBytes + (a->dstY + a->dstZ * a->dstHeight) * a->dstPitch;
+	dst_host = a->dstMemoryType == MT_HOST ||
+		   (a->dstMemoryType == MT_UNIFIED &&
+		    !model_device_address(c->f->p, dst));
+	if (src_host && dst_host) {
+		return 0;
+	}
+	memset(cp, 0, sizeof(*cp));
+	cp->kind = src_host ? MODEL_H2D : dst_host ? MODEL_D2H : MODEL_D2D;
+	cp->src = src;
+	cp->dst = dst;
+	cp->size = w * h * d;
+	return 1;
+}
+
+static int do_graph_node(const struct call *c)
+{
+	struct bundle_feed *f = c->f;
+	const uint64_t *w = c->x->args;
+	uint64_t deps[GRAPH_MAX_DEPS], stream;
+	enum gm_special sp = gm_api_table[c->x->api].special;
+	int n = node_deps(c, deps);
+	struct model_launch l;
+	struct model_copy cp;
+
+	if (n < 0) {
+		return 0;
+	}
+	switch (sp) {
+	case GM_SP_GRAPH_KERNEL:
+		if (knode_launch(c, &l) < 0 ||
+		    model_graph_node_begin(f->p, c->ev, c->api, w[1],
+					   &stream) < 0) {
+			return -1;
+		}
+		l.stream = stream;
+		if (model_add_launch(f->p, c->ev, c->api, &l) < 0) {
+			return -1;
+		}
+		break;
+	case GM_SP_GRAPH_MEMCPY:
+		if (!node_copy(c, &cp)) {
+			unsupported(f, c->ev, c->api);
+			return 0;
+		}
+		if (model_graph_node_begin(f->p, c->ev, c->api, w[1],
+					   &stream) < 0) {
+			return -1;
+		}
+		cp.stream = stream;
+		if (cp.kind == MODEL_H2D) {
+			if (copy_h2d(f, c->in, c->api, &cp) < 0) {
+				return -1;
+			}
+		} else if (model_add_copy(f->p, c->ev, c->api, &cp) < 0) {
+			return -1;
+		}
+		break;
+	case GM_SP_GRAPH_MEMSET: {
+		const struct gm_args_cuGraphAddMemsetNode *a =
+			ARGS(cuGraphAddMemsetNode);
+		uint64_t h = a->height ? a->height : 1;
+		if ((a->elementSize != 1 && a->elementSize != 2 &&
+		     a->elementSize != 4) ||
+		    (h > 1 && a->pitch != a->width * a->elementSize)) {
+			unsupported(f, c->ev, c->api);
+			return 0;
+		}
+		if (model_graph_node_begin(f->p, c->ev, c->api, w[1],
+					   &stream) < 0 ||
+		    model_add_memset(f->p, c->ev, c->api, a->dst,
+				     (uint32_t)a->value,
+				     (unsigned)a->elementSize, a->width * h,
+				     stream, 0) < 0) {
+			return -1;
+		}
+		break;
+	}
+	case GM_SP_GRAPH_CHILD:
+		return model_graph_node(f->p, c->ev, c->api, w[1], w[0],
+					GM_GNODE_CHILD,
+					ARGS(cuGraphAddChildGraphNode)->childGraph,
+					deps, (unsigned)n);
+	default: {
+		unsigned kind = GM_GNODE_EMPTY;
+		uint64_t arg = 0;
+		if (c->x->api == GM_API_cuGraphAddHostNode) {
+			kind = GM_GNODE_HOST;
+		} else if (c->x->api == GM_API_cuGraphAddEventRecordNode) {
+			kind = GM_GNODE_EVENT_RECORD;
+			arg = ARGS(cuGraphAddEventRecordNode)->event;
+		} else if (c->x->api == GM_API_cuGraphAddEventWaitNode) {
+			kind = GM_GNODE_EVENT_WAIT;
+			arg = ARGS(cuGraphAddEventWaitNode)->event;
+		}
+		return model_graph_node(f->p, c->ev, c->api, w[1], w[0], kind,
+					arg, deps, (unsigned)n);
+	}
+	}
+	return model_graph_node_end(f->p, c->ev, c->api, w[1], w[0], deps,
+				    (unsigned)n);
+}
+
+static int do_capture_begin(const struct call *c)
+{
+	return model_capture_begin(c->f->p, c->ev, c->api,
+				   stream_of(c->x, c->x->args[0]));
+}
+
+static int do_capture_end(const struct call *c)
+{
+	return model_capture_end(c->f->p, c->ev, c->api,
+				 stream_of(c->x, c->x->args[0]),
+				 ARGS(cuStreamEndCapture)->phGraph);
+}
+
+static int do_graph_create(const struct call *c)
+{
+	return model_graph_create(c->f->p, c->ev, c->api,
+				  ARGS(cuGraphCreate)->phGraph);
+}
+
+static int do_graph_deps(const struct call *c)
+{
+	const struct gm_args_cuGraphAddDependencies_v2 *a =
+		ARGS(cuGraphAddDependencies_v2);
+
+	if (c->in->data.len != a->numDependencies * 16) {
+		return gm_error(EVF "%zu bytes of edges recorded for %" PRIu64
+				" edges", c->ev, c->api, c->in->data.len,
+				a->numDependencies);
+	}
+	return model_graph_deps(c->f->p, c->ev, c->api, a->hGraph,
+				(const uint64_t *)(const void *)c->in->data.buf,
+				a->numDependencies);
+}
+
+/* Every instantiate row: phGraphExec, hGraph first. */
+static int do_graph_instantiate(const struct call *c)
+{
+	return model_graph_instantiate(c->f->p, c->ev, c->api,
+				       c->x->args[0], c->x->args[1]);
+}
+
+static int do_graph_launch(const struct call *c)
+{
+	struct bundle_feed *f = c->f;
+	const struct gm_args_cuGraphLaunch *a = ARGS(cuGraphLaunch);
+	uint32_t i = (uint32_t)f->nr_d2h;
+
+	if (model_graph_launch(f->p, c->ev, c->api, a->exec,
+			       stream_of(c->x, a->hStream)) < 0) {
+		return -1;
+	}
+	GM_ALLOC_GROW(f->d2h_event, f->nr_d2h + 1, f->alloc_d2h);
+	f->d2h_event[f->nr_d2h++] = c->ev;
+	handle_map_put(&f->graph_corr, c->in->corr, i);
+	return 0;
+}
+
+static int do_graph_update(const struct call *c)
+{
+	const struct gm_args_cuGraphExecUpdate_v2 *a = ARGS(cuGraphExecUpdate_v2);
+
+	return model_graph_update(c->f->p, c->ev, c->api, a->hGraphExec,
+				  a->hGraph);
+}
+
+static int do_graph_kernel_set(const struct call *c)
+{
+	struct model_launch l;
+	int exec = c->x->api == GM_API_cuGraphExecKernelNodeSetParams_v2;
+
+	if (knode_launch(c, &l) < 0) {
+		return -1;
+	}
+	return model_graph_kernel_set(c->f->p, c->ev, c->api,
+				      exec ? c->x->args[0] : 0,
+				      c->x->args[exec ? 1 : 0], &l);
+}
+
+static int do_graph_clone(const struct call *c)
+{
+	return model_graph_clone(c->f->p, c->ev, c->api,
+				 ARGS(cuGraphClone)->phGraphClone,
+				 ARGS(cuGraphClone)->originalGraph);
+}
+
+static int do_graph_destroy(const struct call *c)
+{
+	return model_graph_destroy(c->f->p, c->ev, c->api, c->x->args[0], 0);
+}
+
+static int do_graph_exec_destroy(const struct call *c)
+{
+	return model_graph_destroy(c->f->p, c->ev, c->api, c->x->args[0], 1);
+}
+
 #undef ARGS
 #undef SAME_WORD
 
@@ -1219,6 +1505,18 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_MANAGED_ALLOC] = do_managed_alloc,
 	[GM_RK_PREFETCH] = do_prefetch,
 	[GM_RK_ADVISE] = do_advise,
+	[GM_RK_CAPTURE_BEGIN] = do_capture_begin,
+	[GM_RK_CAPTURE_END] = do_capture_end,
+	[GM_RK_GRAPH_CREATE] = do_graph_create,
+	[GM_RK_GRAPH_NODE] = do_graph_node,
+	[GM_RK_GRAPH_DEPS] = do_graph_deps,
+	[GM_RK_GRAPH_INSTANTIATE] = do_graph_instantiate,
+	[GM_RK_GRAPH_LAUNCH] = do_graph_launch,
+	[GM_RK_GRAPH_UPDATE] = do_graph_update,
+	[GM_RK_GRAPH_KERNEL_SET] = do_graph_kernel_set,
+	[GM_RK_GRAPH_CLONE] = do_graph_clone,
+	[GM_RK_GRAPH_DESTROY] = do_graph_destroy,
+	[GM_RK_GRAPH_EXEC_DESTROY] = do_graph_exec_destroy,
 	[GM_RK_HOST_FUNC] = do_host_func,
 	[GM_RK_SKIP_POOL] = do_skip,
 };
@@ -1243,6 +1541,12 @@ static int on_call(struct bundle_feed *f, const struct pending *in,
 			f->st.first_error = c.ev;
 			f->st.first_error_api = x->api;
 			f->st.first_error_status = x->status;
+		}
+		/* An invalidated capture ends too: the stream no longer
+		 * captures; the replay's capture makes a graph no one uses. */
+		if (gm_api_table[x->api].replay == GM_RK_CAPTURE_END) {
+			return model_capture_end(f->p, c.ev, c.api,
+						 stream_of(x, x->args[0]), 0);
 		}
 		return 0;
 	}
@@ -1283,6 +1587,23 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 
 	if (handle_map_del(&f->done_d2h, ev->corr)) {
 		return 0;
+	}
+	if (handle_map_get(&f->graph_corr, ev->corr, &i)) {
+		const struct gm_ev_d2h_hash *d = GM_EVENT_AS(ev, d2h_hash);
+		if (ev->flags & GM_RF_UNSYNCED) {
+			model_add_warning(f->p, f->d2h_event[i], "the program "
+					  "never synchronized with a result of "
+					  "this graph launch: it is not "
+					  "verified");
+			return 0;
+		}
+		if (!(ev->flags & GM_RF_HASH)) {
+			return gm_error("event %" PRIu64 " (d2h_hash): no hash "
+					"recorded", ev->index);
+		}
+		gm_hash_hex(ev->blob, hex);
+		return model_graph_result_hash(f->p, ev->index, f->d2h_event[i],
+					       d->dstHost, d->bytes, hex);
 	}
 	if (!handle_map_get(&f->pending_d2h, ev->corr, &i)) {
 		/* The copy has not returned yet (another thread synced). */

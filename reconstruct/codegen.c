@@ -87,18 +87,25 @@ static void ref(struct strbuf *out, uint32_t r)
 
 static void flags(struct strbuf *out, unsigned f)
 {
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{ GM_F_SYNC, "GM_F_SYNC" },
+		{ GM_F_PINNED, "GM_F_PINNED" },
+		{ GM_F_GRAPH, "GM_F_GRAPH" },
+	};
+	const char *sep = "";
+
 	if (!f) {
 		strbuf_addch(out, '0');
 		return;
 	}
-	if (f & GM_F_SYNC) {
-		strbuf_addstr(out, "GM_F_SYNC");
-		if (f & GM_F_PINNED) {
-			strbuf_addstr(out, " | ");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (f & names[i].bit) {
+			strbuf_addf(out, "%s%s", sep, names[i].name);
+			sep = " | ";
 		}
-	}
-	if (f & GM_F_PINNED) {
-		strbuf_addstr(out, "GM_F_PINNED");
 	}
 }
 
@@ -487,6 +494,7 @@ static void operand(struct strbuf *out, enum gm_operand_kind k, uint64_t v)
 		break;
 	case GM_OPK_BLOB:
 	case GM_OPK_CHECK:
+	case GM_OPK_EXEC:
 		idnum(out, (uint32_t)v);
 		break;
 	default:
@@ -536,6 +544,8 @@ static uint32_t nr_allocs(const struct model_prog *p)
 
 static void emit_program(struct strbuf *out, const struct model_prog *p)
 {
+	uint32_t graphs, execs, nodes;
+
 	strbuf_addf(out, "/*\n * Program %u: ", p->index);
 	ctext(out, p->name);
 	strbuf_addstr(out, "\n * bundle: ");
@@ -624,6 +634,13 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 	}
 	strbuf_addf(out, ",\n\t.nr_ops = %zu,\n\t.ops = ", p->nr_ops);
 	table_or_null(out, p, p->nr_ops, "ops");
+	model_graphs_counts(p, &graphs, &execs, &nodes);
+	if (graphs || execs || nodes) {
+		/* Only programs with graphs: older output stays as it was. */
+		strbuf_addf(out, ",\n\t.nr_graphs = %" PRIu32 ",\n\t.nr_execs"
+			    " = %" PRIu32 ",\n\t.nr_nodes = %" PRIu32, graphs,
+			    execs, nodes);
+	}
 	strbuf_addstr(out, ",\n};\n\n");
 }
 

@@ -96,6 +96,7 @@ static void free_prog(struct model_prog *p)
 		free(p->unsupported[i].text);
 	}
 	free(p->unsupported);
+	model_graphs_free(p->graphs);
 	free(p);
 }
 
@@ -302,6 +303,40 @@ static int event_id(struct model_prog *p, uint64_t ev, const char *api,
 				handle);
 	}
 	return 0;
+}
+
+/* For model_graph.c (model_int.h). */
+struct mop *model_op_add(struct model_prog *p, uint64_t ev, const char *api,
+			 unsigned code)
+{
+	return add_op(p, ev, api, code);
+}
+
+int model_check_open(struct model_prog *p)
+{
+	return check_open(p);
+}
+
+int model_stream_lookup(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t handle, uint16_t *out)
+{
+	return stream_id(p, ev, api, handle, out);
+}
+
+int model_event_lookup(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t handle, uint32_t *out)
+{
+	return event_id(p, ev, api, handle, out);
+}
+
+int model_device_address(const struct model_prog *p, uint64_t addr)
+{
+	return addr_map_find(&p->dev, addr, 0) != NULL;
+}
+
+int model_canonical_hash(const char *in, char out[33])
+{
+	return canonical_hash(in, out);
 }
 
 /*
@@ -625,33 +660,11 @@ int model_add_free(struct model_prog *p, uint64_t ev, const char *api,
 
 /* ---- for the other model files (model_int.h) ---- */
 
-struct mop *model_int_op(struct model_prog *p, uint64_t ev, const char *api,
-			 unsigned code)
-{
-	return add_op(p, ev, api, code);
-}
-
-int model_int_open(struct model_prog *p)
-{
-	return check_open(p);
-}
-
-int model_int_stream(struct model_prog *p, uint64_t ev, const char *api,
-		     uint64_t handle, uint16_t *out)
-{
-	return stream_id(p, ev, api, handle, out);
-}
-
-int model_int_resolve(struct model_prog *p, uint64_t ev, const char *api,
-		      const char *what, uint64_t addr, uint64_t size,
-		      uint32_t *ref, uint64_t *off)
+int model_resolve_device(struct model_prog *p, uint64_t ev, const char *api,
+			 const char *what, uint64_t addr, uint64_t size,
+			 uint32_t *ref, uint64_t *off)
 {
 	return resolve_dev(p, ev, api, what, addr, size, ref, off);
-}
-
-int model_int_hash(const char *in, char out[33])
-{
-	return canonical_hash(in, out);
 }
 
 int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
@@ -763,7 +776,9 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		op->x = doff;
 		op->b = c->blob;
 		op->y = c->blob_offset;
-		if (is_pinned(p, c->src, c->size)) {
+		/* A graph's copy reads its source at every launch, and
+		 * CUDA captures copies from page-locked memory only. */
+		if (is_pinned(p, c->src, c->size) || model_graph_capturing(p, s)) {
 			op->flags |= GM_F_PINNED;
 			m->blobs[c->blob].flags |= GM_BLOB_PINNED;
 		}
@@ -773,7 +788,14 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 				&soff) < 0) {
 			return -1;
 		}
-		if (c->d2h_hash) {
+		if (model_graph_capturing(p, s)) {
+			/* A node of a graph: each launch delivers it. */
+			op = add_op(p, ev, api, GM_OP_D2H);
+			op->b = GM_NONE;
+			op->flags |= GM_F_GRAPH;
+			model_graph_copy_node(p, s, (uint32_t)(p->nr_ops - 1),
+					      c->dst);
+		} else if (c->d2h_hash) {
 			char h[33];
 			if (canonical_hash(c->d2h_hash, h) < 0) {
 				return gm_error(EVF "bad result hash '%s'", ev,
@@ -790,7 +812,7 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		}
 		op->a = sref;
 		op->x = soff;
-		if (is_pinned(p, c->dst, c->size)) {
+		if (is_pinned(p, c->dst, c->size) || (op->flags & GM_F_GRAPH)) {
 			op->flags |= GM_F_PINNED;
 		}
 		break;
@@ -1098,6 +1120,7 @@ int model_add_event_record(struct model_prog *p, uint64_t ev, const char *api,
 	op = add_op(p, ev, api, GM_OP_EVENT_RECORD);
 	op->a = e;
 	op->stream = s;
+	model_graph_event_record(p, e, s);
 	return 0;
 }
 
@@ -1115,6 +1138,7 @@ int model_add_stream_wait(struct model_prog *p, uint64_t ev, const char *api,
 	op = add_op(p, ev, api, GM_OP_STREAM_WAIT);
 	op->a = e;
 	op->stream = s;
+	model_graph_stream_wait(p, s, e);
 	return 0;
 }
 
@@ -1449,11 +1473,13 @@ static void count_launch(struct model_prog *p, uint32_t launch)
  * Host arena: where each D2H copy lands. A synchronous result is checked
  * at once, so it only needs room after the results still pending; an
  * asynchronous one keeps its room until its stream (or the program) is
- * synchronized, which is when the runtime checks it.
+ * synchronized, which is when the runtime checks it. A graph's copy node
+ * writes its room at every launch: it keeps it for good, below the rest.
  */
 static void layout_arena(struct model_prog *p)
 {
-	uint64_t cursor = 0, max = 0;
+	uint64_t base = model_graphs_arena(p, ARENA_ALIGN);
+	uint64_t cursor = base, max = base;
 	uint32_t *pending = gm_xcalloc(p->nr_streams + 1, sizeof(uint32_t));
 	uint64_t nr_pending = 0;
 
@@ -1461,6 +1487,9 @@ static void layout_arena(struct model_prog *p)
 		struct mop *op = &p->ops[i];
 		switch (op->code) {
 		case GM_OP_D2H:
+			if (op->flags & GM_F_GRAPH) {
+				break;
+			}
 			op->y = cursor;
 			if (cursor + op->z > max) {
 				max = cursor + op->z;
@@ -1476,13 +1505,13 @@ static void layout_arena(struct model_prog *p)
 			nr_pending -= pending[op->stream];
 			pending[op->stream] = 0;
 			if (!nr_pending) {
-				cursor = 0;
+				cursor = base;
 			}
 			break;
 		case GM_OP_CTX_SYNC:
 			memset(pending, 0, (p->nr_streams + 1) * sizeof(uint32_t));
 			nr_pending = 0;
-			cursor = 0;
+			cursor = base;
 			break;
 		}
 	}
@@ -1509,7 +1538,8 @@ int model_finish(struct model *m)
 		}
 		for (size_t o = 0; o < p->nr_ops; o++) {
 			struct mop *op = &p->ops[o];
-			if (op->code == GM_OP_LAUNCH) {
+			if (op->code == GM_OP_LAUNCH ||
+			    op->code == GM_OP_KNODE_SET) {
 				op->a = final[op->a];
 				count_launch(p, op->a);
 			}

@@ -238,6 +238,66 @@ int model_add_texture(struct model_prog *p, uint64_t ev, const char *api,
 int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
 			  uint64_t handle);
 
+/* ---- CUDA graphs (model_graph.c, doc/graphs.md) ---- */
+
+/*
+ * Stream capture: @stream begins capturing; its operations (and those of
+ * streams that join through an event recorded in the capture) become
+ * nodes until cuStreamEndCapture, which made @graph (0: the capture
+ * was invalidated, its end failed: the replay's graph has no handle).
+ */
+int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t stream);
+int model_capture_end(struct model_prog *p, uint64_t ev, const char *api,
+		      uint64_t stream, uint64_t graph);
+/* cuGraphCreate. */
+int model_graph_create(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t graph);
+/*
+ * A kernel, copy or memset node of an explicit graph: node_begin gives
+ * *@stream, the stream handle to add the node's operation on (with
+ * model_add_launch/copy/memset), node_end names the node and its
+ * dependencies (nodes no recorded call made are warned about and left
+ * out).
+ */
+int model_graph_node_begin(struct model_prog *p, uint64_t ev, const char *api,
+			   uint64_t graph, uint64_t *stream);
+int model_graph_node_end(struct model_prog *p, uint64_t ev, const char *api,
+			 uint64_t graph, uint64_t node, const uint64_t *deps,
+			 unsigned nr_deps);
+/* Any other node: @kind is GM_GNODE_* of gpumix_replay.h, @arg the child
+ * graph or the event handle. */
+int model_graph_node(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t graph, uint64_t node, unsigned kind, uint64_t arg,
+		     const uint64_t *deps, unsigned nr_deps);
+/* cuGraphAddDependencies: @n (from, to) pairs. */
+int model_graph_deps(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t graph, const uint64_t *pairs, size_t n);
+int model_graph_instantiate(struct model_prog *p, uint64_t ev, const char *api,
+			    uint64_t exec, uint64_t graph);
+int model_graph_update(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t exec, uint64_t graph);
+/* cuGraphLaunch; its copies' results come with model_graph_result_hash
+ * (@launch_ev: this call's @ev; @host, @bytes: the copy's destination). */
+int model_graph_launch(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t exec, uint64_t stream);
+int model_graph_result_hash(struct model_prog *p, uint64_t ev,
+			    uint64_t launch_ev, uint64_t host, uint64_t bytes,
+			    const char *hash);
+/* cuGraph[Exec]KernelNodeSetParams (@exec 0: the graph's node). */
+int model_graph_kernel_set(struct model_prog *p, uint64_t ev, const char *api,
+			   uint64_t exec, uint64_t node,
+			   const struct model_launch *l);
+int model_graph_clone(struct model_prog *p, uint64_t ev, const char *api,
+		      uint64_t clone, uint64_t graph);
+/* cuGraphDestroy (@exec 0) and cuGraphExecDestroy (1). */
+int model_graph_destroy(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t handle, int exec);
+/* 1 when an allocation of @p holds device address @addr. */
+int model_device_address(const struct model_prog *p, uint64_t addr);
+/* 1 when work on @stream goes into a graph now (no result to hash). */
+int model_graph_stream(const struct model_prog *p, uint64_t stream);
+
 /* A call the model cannot replay (listed by model_report()). */
 void model_add_unsupported(struct model_prog *p, uint64_t ev, const char *api);
 

@@ -74,7 +74,7 @@ void model_hostmem_drop(struct model_prog *p, uint64_t start)
 int model_add_managed(struct model_prog *p, uint64_t ev, uint64_t dptr,
 		      uint64_t size)
 {
-	if (model_int_open(p) < 0) {
+	if (model_check_open(p) < 0) {
 		return -1;
 	}
 	if (!dptr || !size) {
@@ -91,7 +91,7 @@ int model_alias_host(struct model_prog *p, uint64_t ev, uint64_t hptr,
 	struct addr_region a;
 	struct model_hostmem *h;
 
-	if (model_int_open(p) < 0) {
+	if (model_check_open(p) < 0) {
 		return -1;
 	}
 	r = addr_map_find(&p->dev, hptr, 0);
@@ -121,7 +121,7 @@ int model_alias_host(struct model_prog *p, uint64_t ev, uint64_t hptr,
 static int resolve(struct model_prog *p, uint64_t ev, const char *api,
 		   uint64_t addr, uint64_t size, uint32_t *ref, uint64_t *off)
 {
-	if (model_int_resolve(p, ev, api, "address", addr, size, ref,
+	if (model_resolve_device(p, ev, api, "address", addr, size, ref,
 			      off) < 0) {
 		return -1;
 	}
@@ -140,7 +140,7 @@ int model_add_host_fill(struct model_prog *p, uint64_t ev, uint64_t addr,
 	uint64_t off;
 	struct mop *op;
 
-	if (model_int_open(p) < 0 ||
+	if (model_check_open(p) < 0 ||
 	    resolve(p, ev, "hostmem", addr, size, &ref, &off) < 0) {
 		return -1;
 	}
@@ -148,7 +148,7 @@ int model_add_host_fill(struct model_prog *p, uint64_t ev, uint64_t addr,
 		return gm_error("event %" PRIu64 " (hostmem): its content (blob %"
 				PRIu32 ") is missing or too small", ev, blob);
 	}
-	op = model_int_op(p, ev, "hostmem", GM_OP_HOST_FILL);
+	op = model_op_add(p, ev, "hostmem", GM_OP_HOST_FILL);
 	op->a = ref;
 	op->x = off;
 	op->b = blob;
@@ -165,15 +165,15 @@ int model_add_host_check(struct model_prog *p, uint64_t ev, uint64_t addr,
 	uint64_t off;
 	struct mop *op;
 
-	if (model_int_open(p) < 0 ||
+	if (model_check_open(p) < 0 ||
 	    resolve(p, ev, "hostmem", addr, size, &ref, &off) < 0) {
 		return -1;
 	}
-	if (model_int_hash(hash, h) < 0) {
+	if (model_canonical_hash(hash, h) < 0) {
 		return gm_error("event %" PRIu64 " (hostmem): bad result hash "
 				"'%s'", ev, hash ? hash : "(null)");
 	}
-	op = model_int_op(p, ev, "hostmem", GM_OP_HOST_CHECK);
+	op = model_op_add(p, ev, "hostmem", GM_OP_HOST_CHECK);
 	op->a = ref;
 	op->x = off;
 	op->b = gm_strmap_intern(&p->checks, h);
@@ -190,12 +190,12 @@ int model_add_prefetch(struct model_prog *p, uint64_t ev, const char *api,
 	uint64_t off;
 	struct mop *op;
 
-	if (model_int_open(p) < 0 ||
-	    model_int_stream(p, ev, api, stream, &s) < 0 ||
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0 ||
 	    resolve(p, ev, api, addr, size, &ref, &off) < 0) {
 		return -1;
 	}
-	op = model_int_op(p, ev, api, GM_OP_PREFETCH);
+	op = model_op_add(p, ev, api, GM_OP_PREFETCH);
 	op->stream = s;
 	op->a = ref;
 	op->x = off;
@@ -212,11 +212,11 @@ int model_add_advise(struct model_prog *p, uint64_t ev, const char *api,
 	uint64_t off;
 	struct mop *op;
 
-	if (model_int_open(p) < 0 ||
+	if (model_check_open(p) < 0 ||
 	    resolve(p, ev, api, addr, size, &ref, &off) < 0) {
 		return -1;
 	}
-	op = model_int_op(p, ev, api, GM_OP_ADVISE);
+	op = model_op_add(p, ev, api, GM_OP_ADVISE);
 	op->a = ref;
 	op->x = off;
 	op->z = size;

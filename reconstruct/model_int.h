@@ -101,6 +101,8 @@ struct model_warning {
 	char *text;
 };
 
+struct model_graphs;
+
 struct model_prog {
 	struct model *m;
 	unsigned index;
@@ -152,6 +154,8 @@ struct model_prog {
 	size_t nr_warnings, alloc_warnings;
 	struct model_warning *unsupported;
 	size_t nr_unsup_list, alloc_unsup_list;
+
+	struct model_graphs *graphs;	/* model_graph.c; NULL: none */
 };
 
 struct model_blob {
@@ -173,20 +177,36 @@ struct model {
 	int finished;
 };
 
-/*
- * model.c's helpers for the other model files: add an operation, fail
- * once finished, a stream's id, a device address as a reference and
- * offset, a hash in canonical form (see the static functions they wrap).
- */
-struct mop *model_int_op(struct model_prog *p, uint64_t ev, const char *api,
+/* model.c's helpers for the other model files (model_graph.c,
+ * model_hostmem.c): see the static functions they wrap. */
+struct mop *model_op_add(struct model_prog *p, uint64_t ev, const char *api,
 			 unsigned code);
-int model_int_open(struct model_prog *p);
-int model_int_stream(struct model_prog *p, uint64_t ev, const char *api,
-		     uint64_t handle, uint16_t *out);
-int model_int_resolve(struct model_prog *p, uint64_t ev, const char *api,
-		      const char *what, uint64_t addr, uint64_t size,
-		      uint32_t *ref, uint64_t *off);
-int model_int_hash(const char *in, char out[33]);
+int model_check_open(struct model_prog *p);
+int model_stream_lookup(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t handle, uint16_t *out);
+int model_event_lookup(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t handle, uint32_t *out);
+int model_canonical_hash(const char *in, char out[33]);
+int model_resolve_device(struct model_prog *p, uint64_t ev, const char *api,
+			 const char *what, uint64_t addr, uint64_t size,
+			 uint32_t *ref, uint64_t *off);
+
+/*
+ * model_graph.c's part of the model's work: which graph stream @s
+ * captures into (its id + 1, 0: none); a D2H operation @op to @host made
+ * while it captures; an event record and a stream wait (joins); at
+ * model_finish(), the host arena room of copy nodes (returned: the bytes
+ * below which the other results go) and the graph table sizes.
+ */
+uint32_t model_graph_capturing(struct model_prog *p, uint16_t s);
+void model_graph_copy_node(struct model_prog *p, uint16_t s, uint32_t op,
+			   uint64_t host);
+void model_graph_event_record(struct model_prog *p, uint32_t e, uint16_t s);
+void model_graph_stream_wait(struct model_prog *p, uint16_t s, uint32_t e);
+uint64_t model_graphs_arena(struct model_prog *p, uint64_t align);
+void model_graphs_counts(const struct model_prog *p, uint32_t *graphs,
+			 uint32_t *execs, uint32_t *nodes);
+void model_graphs_free(struct model_graphs *g);
 
 /*
  * model_hostmem.c: a region of @kind at @start that kernels can address

@@ -15,18 +15,33 @@ struct hint {
 };
 
 static const struct hint hints[] = {
-	{ "cuStreamBeginCapture", "stream capture: the work captured into a graph "
-	  "runs only at its graph launch, which is not replayed" },
-	{ "cuStreamEndCapture", "stream capture: the captured graph is not built, "
-	  "its launches do nothing in a replay" },
-	{ "cuStreamIsCapturing", "stream capture query: harmless alone; the "
-	  "program may be capturing graphs" },
-	{ "cuStreamGetCaptureInfo", "stream capture query: harmless alone; the "
-	  "program may be capturing graphs" },
-	{ "cuGraphLaunch", "graph launch: every kernel, copy and memset of the "
-	  "graph is missing from the replay" },
-	{ "cuGraph", "CUDA graph construction: the graph's work is missing "
-	  "from the replay when it is launched" },
+	{ "cuStreamBeginCaptureToGraph", "capture into an existing graph: "
+	  "the nodes it captures are missing from the replayed graph" },
+	{ "cuStreamUpdateCaptureDependencies", "capture dependency change: "
+	  "the replayed graph keeps stream order, its edges may differ" },
+	{ "cuStreamBeginCapture", "stream capture by a gpumix without graph "
+	  "support: the captured work runs only at launches not replayed" },
+	{ "cuStreamEndCapture", "stream capture by a gpumix without graph "
+	  "support: the captured graph is not built" },
+	{ "cuStreamIsCapturing", "stream capture query: harmless alone" },
+	{ "cuStreamGetCaptureInfo", "stream capture query: harmless alone" },
+	{ "cuGraphLaunch.changed_host_source", "graph launch after the program "
+	  "changed the host source of one of the graph's copies: the replay "
+	  "copies the content the copy node was made with" },
+	{ "cuGraphLaunch", "graph launch of a graph gpumix could not rebuild "
+	  "(or captured without graph support): its work is missing from the "
+	  "replay" },
+	{ "cuGraphAddNode", "generic graph node (cuGraphAddNode): missing from "
+	  "the replayed graph, and so is its work at every launch" },
+	{ "cuGraphAddMem", "graph memory node (allocation or free inside a "
+	  "graph): not replayed, the graph's kernels using it fault" },
+	{ "cuGraphNodeFindInClone", "node of a cloned graph: later changes "
+	  "through it are not replayed" },
+	{ "cuGraphExec", "change of an executable graph gpumix does not "
+	  "rebuild: its launches replay the parameters it had before" },
+	{ "cuGraph", "CUDA graph construction gpumix does not rebuild: the "
+	  "replayed graph has only what the supported calls made "
+	  "(doc/graphs.md)" },
 	{ "cudaGraph", "CUDA graph (runtime): the graph's work is missing "
 	  "from the replay" },
 	{ "cuMemPoolSetAccess", "memory pool access from other devices: the "

@@ -166,7 +166,62 @@
 	      GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(z, NUM) GM_OPND(b, NUM)  \
 	      GM_OPND(c, NUM))                                                 \
 	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER,                        \
-	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))
+	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))                         \
+	GM_GRAPH_OPS(GM_OP, GM_OPND)
+/*
+ * CUDA graphs (doc/graphs.md). Stream capture replays as captured: the
+ * operations between CAPTURE_BEGIN and CAPTURE_END on a stream (and on
+ * the streams that joined the capture through an event) become the nodes
+ * of graph a. An explicit graph's copy, memset and kernel nodes are the
+ * ordinary operation between NODE_BEGIN and NODE_END on the program's
+ * graph-building stream (captured into graph a, the node is b); its
+ * other nodes are GRAPH_NODE rows (x: GM_GNODE_*, c: the child graph or
+ * the event), its edges GRAPH_DEP rows (b before c). A device-to-host
+ * copy node (flag GM_F_GRAPH) owns its room in the host arena; each
+ * GRAPH_LAUNCH is followed by one GRAPH_CHECK per such node, checked like
+ * an asynchronous copy at the next synchronization of its stream.
+ * KNODE_SET: c is an executable graph (cuGraphExecKernelNodeSetParams) or
+ * GM_NONE (cuGraphKernelNodeSetParams); a gives the new parameters.
+ */
+#define GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
+	GM_OP(CAPTURE_BEGIN, "stream capture begin", GM_OPG_OTHER,             \
+	      GM_OPND(stream, STREAM))                                         \
+	GM_OP(CAPTURE_END, "stream capture end", GM_OPG_OTHER,                 \
+	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	GM_OP(GRAPH_CREATE, "graph create", GM_OPG_OTHER, GM_OPND(a, GRAPH))   \
+	GM_OP(NODE_BEGIN, "graph node begin", GM_OPG_OTHER,                    \
+	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	GM_OP(NODE_END, "graph node end", GM_OPG_OTHER,                        \
+	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH) GM_OPND(b, NODE))      \
+	GM_OP(GRAPH_NODE, "graph node", GM_OPG_OTHER,                          \
+	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(x, NUM)               \
+	      GM_OPND(c, NUM))                                                 \
+	GM_OP(GRAPH_DEP, "graph dependency", GM_OPG_OTHER,                     \
+	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(c, NODE))             \
+	GM_OP(GRAPH_INST, "graph instantiate", GM_OPG_OTHER,                   \
+	      GM_OPND(a, EXEC) GM_OPND(b, GRAPH))                              \
+	GM_OP(GRAPH_LAUNCH, "graph launch", GM_OPG_OTHER,                      \
+	      GM_OPND(stream, STREAM) GM_OPND(a, EXEC))                        \
+	GM_OP(GRAPH_CHECK, "graph device-to-host result", GM_OPG_OTHER,        \
+	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(b, CHECK)  \
+	      GM_OPND(y, HOST) GM_OPND(z, NUM))                                \
+	GM_OP(GRAPH_UPDATE, "graph exec update", GM_OPG_OTHER,                 \
+	      GM_OPND(a, EXEC) GM_OPND(b, GRAPH))                              \
+	GM_OP(KNODE_SET, "kernel node parameters", GM_OPG_OTHER,               \
+	      GM_OPND(a, LAUNCH) GM_OPND(b, NODE) GM_OPND(c, EXEC))            \
+	GM_OP(GRAPH_CLONE, "graph clone", GM_OPG_OTHER,                        \
+	      GM_OPND(a, GRAPH) GM_OPND(b, GRAPH))                             \
+	GM_OP(GRAPH_DESTROY, "graph destroy", GM_OPG_OTHER, GM_OPND(a, GRAPH)) \
+	GM_OP(EXEC_DESTROY, "graph exec destroy", GM_OPG_OTHER,                \
+	      GM_OPND(a, EXEC))
+
+/* Kinds of GRAPH_NODE (x). */
+#define GM_GNODE_EMPTY 0
+#define GM_GNODE_HOST 1		/* an empty host function */
+#define GM_GNODE_CHILD 2	/* c: the child graph */
+#define GM_GNODE_EVENT_RECORD 3	/* c: the event */
+#define GM_GNODE_EVENT_WAIT 4	/* c: the event */
+
 #define GM_MEMSET_OPNDS(GM_OPND)                                               \
 	GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)          \
 	GM_OPND(x, NUM) GM_OPND(c, NUM) GM_OPND(z, NUM)
@@ -185,7 +240,8 @@ enum gm_op_group {
 enum gm_operand_kind {
 	GM_OPK_STREAM, GM_OPK_FLAGS, GM_OPK_REF, GM_OPK_ALLOC, GM_OPK_LAUNCH,
 	GM_OPK_EVENT, GM_OPK_TEXTURE, GM_OPK_TEXDESC, GM_OPK_CHECK,
-	GM_OPK_BLOB, GM_OPK_HOST, GM_OPK_NUM,
+	GM_OPK_BLOB, GM_OPK_HOST, GM_OPK_NUM, GM_OPK_GRAPH, GM_OPK_EXEC,
+	GM_OPK_NODE,
 };
 
 enum gm_opcode {
@@ -201,6 +257,8 @@ enum gm_opcode {
 #define GM_F_SYNC 0x01		/* the captured call was synchronous: the
 				   thread waits for its stream afterwards */
 #define GM_F_PINNED 0x02	/* the captured host buffer was page-locked */
+#define GM_F_GRAPH 0x04		/* a D2H copy captured into a graph: its
+				   room in the host arena is its own */
 
 /* One replayed call: 48 bytes, written by generated code as table rows. */
 struct gm_op {
@@ -263,6 +321,36 @@ struct gm_op {
 #define GM_LOC_NONE 2		/* ADVISE: a setting without a location */
 #define GM_HOST_FUNC(ev, s, ns) \
 	{ GM_OP_HOST_FUNC, 0, (s), 0, 0, 0, (ns), 0, 0, (ev) }
+#define GM_CAPTURE_BEGIN(ev, s) \
+	{ GM_OP_CAPTURE_BEGIN, 0, (s), 0, 0, 0, 0, 0, 0, (ev) }
+#define GM_CAPTURE_END(ev, s, g) \
+	{ GM_OP_CAPTURE_END, 0, (s), (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_CREATE(ev, g) \
+	{ GM_OP_GRAPH_CREATE, 0, 0, (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_NODE_BEGIN(ev, s, g) \
+	{ GM_OP_NODE_BEGIN, 0, (s), (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_NODE_END(ev, s, g, n) \
+	{ GM_OP_NODE_END, 0, (s), (g), (n), 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_NODE(ev, g, n, kind, arg) \
+	{ GM_OP_GRAPH_NODE, 0, 0, (g), (n), (arg), (kind), 0, 0, (ev) }
+#define GM_GRAPH_DEP(ev, g, from, to) \
+	{ GM_OP_GRAPH_DEP, 0, 0, (g), (from), (to), 0, 0, 0, (ev) }
+#define GM_GRAPH_INST(ev, e, g) \
+	{ GM_OP_GRAPH_INST, 0, 0, (e), (g), 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_LAUNCH(ev, s, e) \
+	{ GM_OP_GRAPH_LAUNCH, 0, (s), (e), 0, 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_CHECK(ev, s, f, check, hoff, n) \
+	{ GM_OP_GRAPH_CHECK, (f), (s), 0, (check), 0, 0, (hoff), (n), (ev) }
+#define GM_GRAPH_UPDATE(ev, e, g) \
+	{ GM_OP_GRAPH_UPDATE, 0, 0, (e), (g), 0, 0, 0, 0, (ev) }
+#define GM_KNODE_SET(ev, l, n, e) \
+	{ GM_OP_KNODE_SET, 0, 0, (l), (n), (e), 0, 0, 0, (ev) }
+#define GM_GRAPH_CLONE(ev, g, orig) \
+	{ GM_OP_GRAPH_CLONE, 0, 0, (g), (orig), 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_DESTROY(ev, g) \
+	{ GM_OP_GRAPH_DESTROY, 0, 0, (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_EXEC_DESTROY(ev, e) \
+	{ GM_OP_EXEC_DESTROY, 0, 0, (e), 0, 0, 0, 0, 0, (ev) }
 
 /* Stream flags. Every replay stream is created non-blocking (programs
  * never touch the context's real legacy stream); these flags describe the
@@ -413,6 +501,9 @@ struct gm_program_desc {
 	const struct gm_hostmem_desc *hostmems;
 	uint64_t nr_ops;
 	const struct gm_op *ops;
+	uint32_t nr_graphs;		/* CUDA graph ids are < nr_graphs, */
+	uint32_t nr_execs;		/* executable graph ids < nr_execs, */
+	uint32_t nr_nodes;		/* graph node ids < nr_nodes */
 };
 
 struct gm_workload_desc {

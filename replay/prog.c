@@ -18,6 +18,7 @@
 
 #include "cu_check.h"
 #include "error.h"
+#include "graph_ops.h"
 #include "elastic_launch.h"
 #include "launch_plan.h"
 #include "mps_board.h"
@@ -156,6 +157,15 @@ static int check_operand(const struct gm_run *run,
 			return BAD("host arena offset out of range");
 		}
 		return 0;
+	case GM_OPK_GRAPH:
+		return v < d->nr_graphs ? 0 :
+		       BAD("graph %" PRIu64 " out of range", v);
+	case GM_OPK_EXEC:
+		return v == GM_NONE || v < d->nr_execs ? 0 :
+		       BAD("executable graph %" PRIu64 " out of range", v);
+	case GM_OPK_NODE:
+		return v < d->nr_nodes ? 0 :
+		       BAD("graph node %" PRIu64 " out of range", v);
 	case GM_OPK_FLAGS:
 	case GM_OPK_NUM:
 		return 0;
@@ -434,6 +444,10 @@ static int create_streams(struct gm_prog *p)
 			}
 		}
 	}
+	p->graphs = gm_xcalloc(d->nr_graphs + 1, sizeof(*p->graphs));
+	p->execs = gm_xcalloc(d->nr_execs + 1, sizeof(*p->execs));
+	p->nodes = gm_xcalloc(d->nr_nodes + 1, sizeof(*p->nodes));
+	p->capturing = gm_xcalloc(d->nr_streams + 1, 1);
 	p->events = gm_xcalloc(d->nr_events + 1, sizeof(*p->events));
 	for (uint32_t e = 0; !run->sched->own_streams && e < d->nr_events;
 	     e++) {
@@ -765,6 +779,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	if (run->sched->prog_release) {
 		run->sched->prog_release(p);
 	}
+	gm_graphs_release(p);
 	if (p->tex) {
 		for (uint32_t t = 0; t < d->nr_textures; t++) {
 			if (p->tex[t]) {

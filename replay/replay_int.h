@@ -88,6 +88,13 @@ struct gm_prog {
 	struct gm_pending *pending;
 	size_t nr_pending, alloc_pending;
 
+	/* CUDA graphs (graph_ops.c), by the descriptor's ids. */
+	CUgraph *graphs;
+	CUgraphExec *execs;
+	CUgraphNode *nodes;
+	uint8_t *capturing;		/* per stream: began a capture */
+	uint32_t nr_capturing;
+
 	/* Timing and progress. */
 	unsigned replay;		/* replays completed */
 	int replaying;

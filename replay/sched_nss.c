@@ -36,6 +36,7 @@
 #include "cu_check.h"
 #include "dep_tracker.h"
 #include "error.h"
+#include "graph_ops.h"
 #include "kvfile.h"
 #include "launch_plan.h"
 #include "replay_int.h"
@@ -750,6 +751,17 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		uint64_t seq;
 		return enqueue(p, new_cmd(p, op, index, GM_DEP_MEM), &seq);
 	}
+	default:
+		if (gm_graph_is_op(op->code)) {
+			gm_error_hint("replay it under a variant of the serial "
+				      "schedulers (single, cuda, priority, "
+				      "green)");
+			return gm_error("CUDA graphs are not replayed by the nss "
+					"scheduler: its two streams per program "
+					"and runtime dependencies do not capture "
+					"into a graph");
+		}
+		break;
 	}
 	return gm_error("unknown operation code %u", op->code);
 }

@@ -20,20 +20,41 @@
 
 #include "cu_check.h"
 #include "error.h"
+#include "graph_ops.h"
 #include "launch_plan.h"
 #include "replay_int.h"
 #include "sched.h"
 
+/*
+ * Whether stream @s is capturing into a graph: it began a capture, or
+ * joined one through an event. Work there does not run now, and the
+ * legacy-stream ordering below is not the graph's business (an event
+ * recorded or waited for there would become a node).
+ */
+static int in_capture(struct gm_prog *p, unsigned s)
+{
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+
+	if (!p->nr_capturing) {
+		return 0;
+	}
+	if (p->capturing[s]) {
+		return 1;
+	}
+	return cuStreamIsCapturing(p->streams[s], &st) == CUDA_SUCCESS &&
+	       st == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
+
 /* Before an operation on stream @s: implicit legacy-stream ordering. */
 static int enter_stream(struct gm_prog *p, unsigned s)
 {
-	if (!p->nr_blocking) {
+	if (!p->nr_blocking || in_capture(p, s)) {
 		return 0;
 	}
 	if (s == 0) {
 		for (uint32_t i = 0; i < p->nr_blocking; i++) {
 			uint32_t t = p->blocking[i];
-			if (!p->dirty[t]) {
+			if (!p->dirty[t] || in_capture(p, t)) {
 				continue;
 			}
 			if (CU_CHECK(cuEventRecord(p->sync_events[t],
@@ -64,7 +85,7 @@ static int enter_stream(struct gm_prog *p, unsigned s)
 
 static void leave_stream(struct gm_prog *p, unsigned s)
 {
-	if (!p->nr_blocking) {
+	if (!p->nr_blocking || in_capture(p, s)) {
 		return;
 	}
 	if (s == 0) {
@@ -304,6 +325,18 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		}
 		leave_stream(p, op->stream);
 		return 0;
+	case GM_OP_GRAPH_LAUNCH:
+		if (enter_stream(p, op->stream) < 0 ||
+		    gm_graph_op(p, op, index) < 0) {
+			return -1;
+		}
+		leave_stream(p, op->stream);
+		return 0;
+	default:
+		if (gm_graph_is_op(op->code)) {
+			return gm_graph_op(p, op, index);
+		}
+		break;
 	}
 	return gm_error("unknown operation code %u", op->code);
 }

@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "gpu_list.h"
 #include "kvfile.h"
+#include "strbuf.h"
 #include "study_path.h"
 
 static const char *capture_label(const struct prog_info *pi)
@@ -40,19 +41,11 @@ static const char *capture_label(const struct prog_info *pi)
 /* A command word as the user would type it (quoted when needed). */
 static void print_word(FILE *f, const char *w)
 {
-	if (*w && !strpbrk(w, " \t\n'\"\\$`*?;&|<>()")) {
-		fputs(w, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *w; w++) {
-		if (*w == '\'') {
-			fputs("'\\''", f);
-		} else {
-			fputc(*w, f);
-		}
-	}
-	fputc('\'', f);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_shell_word(&sb, w);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
 }
 
 /*

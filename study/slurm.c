@@ -34,20 +34,6 @@ static char *jobs_file(const struct study *s)
 	return gm_xasprintf("%s.slurm", s->paths.state);
 }
 
-/* @s quoted for sh. */
-static void sh_quote(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'') {
-			strbuf_addstr(sb, "'\\''");
-		} else {
-			strbuf_addch(sb, *s);
-		}
-	}
-	strbuf_addch(sb, '\'');
-}
-
 /*
  * Run @argv, its output into @out; 0 when it exited 0, else -1 with an
  * error quoting its output.
@@ -150,16 +136,16 @@ static void job_cmd(struct submission *sub, struct strbuf *sb,
 	const struct study *s = sub->x->s;
 
 	strbuf_addstr(sb, "exec ");
-	sh_quote(sb, sub->so->self);
+	strbuf_add_shell_word(sb, sub->so->self);
 	strbuf_addstr(sb, " run --task ");
 	strbuf_addstr(sb, task);
 	if (sub->x->o->retry_failed) {
 		strbuf_addstr(sb, " --retry-failed");
 	}
 	strbuf_addstr(sb, " -o ");
-	sh_quote(sb, s->paths.output);
+	strbuf_add_shell_word(sb, s->paths.output);
 	strbuf_addch(sb, ' ');
-	sh_quote(sb, sub->so->file);
+	strbuf_add_shell_word(sb, sub->so->file);
 }
 
 /*
@@ -358,7 +344,7 @@ int exec_slurm_submit(struct exec_ctx *x)
 	if (n1) {
 		char *q = NULL;
 		struct strbuf sb = STRBUF_INIT;
-		sh_quote(&sb, list1);
+		strbuf_add_shell_word(&sb, list1);
 		q = strbuf_detach(&sb, NULL);
 		snprintf(task, sizeof(task), "list:%s", q);
 		free(q);
@@ -374,7 +360,7 @@ int exec_slurm_submit(struct exec_ctx *x)
 		if (submit(&sub, 2, "profile", 0, "afterany", after_runs, 2)) {
 			goto fail;
 		}
-		sh_quote(&sb, list2);
+		strbuf_add_shell_word(&sb, list2);
 		snprintf(task, sizeof(task), "list:%s", sb.buf);
 		strbuf_release(&sb);
 		if (submit(&sub, 3, task, n2, "afterok", after_profile, 1)) {

@@ -54,5 +54,5 @@ out=$("$GPUMIX" trace info "$D/unsupported")
 check_match "unsupported: info lists the unsupported call by name" "^  cuGraphLaunch|unsupported" "$out"
 check_match "... with its first event" "^  cuGraphLaunch +1 first=#15$" "$out"
 check_match "... and what it means for a replay" \
-	"^    graph launch: every kernel, copy and memset of the graph is missing from the replay$" "$out"
+	"^    graph launch of a graph gpumix could not rebuild \(or captured without graph support\): its work is missing from the replay$" "$out"
 done_testing

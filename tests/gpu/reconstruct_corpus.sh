@@ -23,7 +23,7 @@ tmp=$_scratch
 R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
-	"untraced:$R/untraced" "pointer-global:$R/pointer-global" \
+	"untraced:$R/untraced" "pointer-global:$R/pointer-global" "graphs:$R/graphs" \
 	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
 	"hostmem+basic:$R/hostmem $R/basic" "hostfunc:$R/hostfunc"; do
 	name=${w%%:*}

@@ -1053,6 +1053,16 @@ static void copy_exec(struct mock_cmd *c)
 	memmove(m->dst, m->src, m->n);
 }
 
+static void copy_rebase(struct mock_cmd *c, const struct mock_cmd *from)
+{
+	struct copy_cmd *m = (struct copy_cmd *)c;
+	const struct copy_cmd *f = (const struct copy_cmd *)from;
+
+	if (f->src == f->staged) {
+		m->src = m->staged;
+	}
+}
+
 static void copy_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 {
 	struct copy_cmd *m = (struct copy_cmd *)c;
@@ -1090,6 +1100,8 @@ static CUresult queue_copy(uint8_t kind, void *dst, const void *src, size_t n,
 	memset(m, 0, sizeof(*m));
 	m->c.exec = copy_exec;
 	m->c.done = copy_done;
+	m->c.size = sizeof(*m) + (stage ? n : 0);
+	m->c.rebase = copy_rebase;
 	m->c.call_ns = t0;
 	m->kind = kind;
 	m->dst = dst;
@@ -1105,6 +1117,30 @@ static CUresult queue_copy(uint8_t kind, void *dst, const void *src, size_t n,
 		free(m);
 	}
 	return r;
+}
+
+struct mock_cmd *mock_copy_cmd(uint8_t kind, void *dst, const void *src,
+			       size_t n)
+{
+	struct copy_cmd *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		return NULL;
+	}
+	m->c.exec = copy_exec;
+	m->c.done = copy_done;
+	m->c.size = sizeof(*m);
+	m->c.rebase = copy_rebase;
+	m->kind = kind;
+	m->dst = dst;
+	m->src = src;
+	m->n = n;
+	return &m->c;
+}
+
+int mock_valid_device(uintptr_t p, size_t n)
+{
+	return valid(p, n);
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
@@ -1189,31 +1225,43 @@ static void memset_done(struct mock_cmd *c, uint64_t start, uint64_t end)
 	add_record(&r, sizeof(r));
 }
 
+struct mock_cmd *mock_memset_cmd(CUdeviceptr dst, unsigned v, size_t n,
+				 unsigned w)
+{
+	struct memset_cmd *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		return NULL;
+	}
+	m->c.exec = memset_exec;
+	m->c.done = memset_done;
+	m->c.size = sizeof(*m);
+	m->dst = (uint8_t *)(uintptr_t)dst;
+	m->value = v;
+	m->width = w;
+	m->n = n;
+	return &m->c;
+}
+
 static CUresult memset_n(CUdeviceptr dst, unsigned v, size_t n, unsigned w,
 			 CUstream s)
 {
 	uint64_t t0 = mock_now();
-	struct memset_cmd *m;
+	struct mock_cmd *c;
 	CUresult r;
 
 	if (!valid(dst, n * w)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
+	c = mock_memset_cmd(dst, v, n, w);
+	if (!c) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	m->c.exec = memset_exec;
-	m->c.done = memset_done;
-	m->c.call_ns = t0;
-	m->dst = (uint8_t *)(uintptr_t)dst;
-	m->value = v;
-	m->width = w;
-	m->n = n;
-	m->c.corr = api_record(285, t0);
-	r = mock_enqueue(s, &m->c);
+	c->call_ns = t0;
+	c->corr = api_record(285, t0);
+	r = mock_enqueue(s, c);
 	if (r != CUDA_SUCCESS) {
-		free(m);
+		free(c);
 	}
 	return r;
 }
@@ -1458,19 +1506,31 @@ static CUresult check_elastic(const struct kernel_cmd *kc)
 	return CUDA_SUCCESS;
 }
 
-static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
-		       unsigned smem, CUstream s, void **params, void **extra,
-		       int cooperative)
+/* A copy of a kernel command points its arguments into its own bytes. */
+static void kernel_rebase(struct mock_cmd *c, const struct mock_cmd *from)
+{
+	struct kernel_cmd *kc = (struct kernel_cmd *)c;
+	const struct kernel_cmd *f = (const struct kernel_cmd *)from;
+	unsigned n = kc->k->d->nr_params;
+
+	for (unsigned i = 0; i < n; i++) {
+		kc->args[i] = (uint8_t *)kc->params +
+			      ((const uint8_t *)f->args[i] -
+			       (const uint8_t *)f->params);
+	}
+	kc->args[n] = kc->elastic ? &kc->el : NULL;
+}
+
+CUresult mock_kernel_cmd(CUfunction f, const unsigned g[3], const unsigned b[3],
+			 unsigned smem, struct mctx *ctx, void **params,
+			 void **extra, struct mock_cmd **out)
 {
 	struct mfunc *fn = (struct mfunc *)f;
 	struct mkernel *k = NULL;
-	struct mctx *ctx;
-	uint64_t t0 = mock_now();
 	struct kernel_cmd *kc;
 	CUresult r;
 
-	FAIL_IF("cuLaunchKernel");
-	ctx = mock_stream_ctx(s);
+	*out = NULL;
 	if (!fn || !ctx) {
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
@@ -1492,9 +1552,44 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 			return CUDA_ERROR_INVALID_VALUE;
 		}
 	}
+	kc = calloc(1, sizeof(*kc));
+	if (!kc) {
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	kc->c.exec = kernel_exec;
+	kc->c.done = kernel_done;
+	kc->c.size = sizeof(*kc);
+	kc->c.rebase = kernel_rebase;
+	kc->k = k;
+	kc->sms = mock_ctx_sms(ctx);
+	memcpy(kc->g, g, sizeof(kc->g));
+	memcpy(kc->b, b, sizeof(kc->b));
+	kc->smem = smem;
+	r = take_params(kc, params, extra);
+	if (r == CUDA_SUCCESS && kc->elastic) {
+		r = check_elastic(kc);
+	}
+	if (r != CUDA_SUCCESS) {
+		free(kc);
+		return r;
+	}
+	*out = &kc->c;
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
+		       unsigned smem, CUstream s, void **params, void **extra,
+		       int cooperative)
+{
+	uint64_t t0 = mock_now();
+	struct mctx *ctx = mock_stream_ctx(s);
+	struct mock_cmd *c;
+	CUresult r;
+
+	FAIL_IF("cuLaunchKernel");
 	/* A cooperative grid must be resident at once, as the driver checks:
 	 * at most the occupancy's blocks per SM on each SM of the context. */
-	if (cooperative) {
+	if (cooperative && ctx) {
 		int per_sm = 0;
 		uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
 		r = cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -1506,28 +1601,15 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 			return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 		}
 	}
-	kc = calloc(1, sizeof(*kc));
-	if (!kc) {
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	kc->c.exec = kernel_exec;
-	kc->c.done = kernel_done;
-	kc->c.call_ns = t0;
-	kc->k = k;
-	kc->sms = mock_ctx_sms(ctx);
-	memcpy(kc->g, g, sizeof(kc->g));
-	memcpy(kc->b, b, sizeof(kc->b));
-	kc->smem = smem;
-	kc->c.corr = api_record(307, t0);
-	r = take_params(kc, params, extra);
-	if (r == CUDA_SUCCESS && kc->elastic) {
-		r = check_elastic(kc);
-	}
-	if (r == CUDA_SUCCESS) {
-		r = mock_enqueue(s, &kc->c);
-	}
+	r = mock_kernel_cmd(f, g, b, smem, ctx, params, extra, &c);
 	if (r != CUDA_SUCCESS) {
-		free(kc);
+		return r;
+	}
+	c->call_ns = t0;
+	c->corr = api_record(307, t0);
+	r = mock_enqueue(s, c);
+	if (r != CUDA_SUCCESS) {
+		free(c);
 	}
 	return r;
 }

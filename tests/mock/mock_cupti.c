@@ -128,6 +128,9 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain,
 	case 279:
 		*name = "cuMemcpyHtoDAsync_v2";
 		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+		*name = "cuGraphLaunch";
+		break;
 	default:
 		*name = "cuMockCall";
 		break;

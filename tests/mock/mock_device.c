@@ -433,6 +433,9 @@ CUresult mock_enqueue(CUstream h, struct mock_cmd *c)
 	if (!device_start()) {
 		return CUDA_ERROR_OPERATING_SYSTEM;
 	}
+	if (mock_graph_capturing(h)) {
+		return mock_graph_take(h, c);
+	}
 	pthread_mutex_lock(&mock_lock);
 	s = stream_of(h);
 	if (!s) {
@@ -572,6 +575,9 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
 	struct mstream *s;
 
+	if (mock_graph_capturing(hStream)) {
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	}
 	device_start();
 	pthread_mutex_lock(&mock_lock);
 	s = stream_of(hStream);
@@ -607,6 +613,12 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
 	(void)Flags;
 	if (!device_start()) {
 		return CUDA_ERROR_OPERATING_SYSTEM;
+	}
+	if (mock_graph_stream_wait(hStream, hEvent)) {
+		return CUDA_SUCCESS;	/* joined a capture */
+	}
+	if (mock_graph_capturing(hStream)) {
+		return CUDA_SUCCESS;	/* an event from outside: no node */
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -687,6 +699,9 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 
 	if (!device_start()) {
 		return CUDA_ERROR_OPERATING_SYSTEM;
+	}
+	if (mock_graph_capturing(hStream)) {
+		return mock_graph_event_record(hEvent, hStream);
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {

@@ -43,6 +43,11 @@ struct mock_cmd {
 	uint32_t corr;		/* correlation id of the call's API record */
 	uint32_t stream_id;	/* set by mock_enqueue: what records name */
 	uint32_t ctx_id;	/* and the id of the stream's context */
+	/* What a CUDA graph needs to run the command again at each launch
+	 * (mock_graph.c): its bytes (0: it cannot be captured) and, for one
+	 * that points into itself, how to fix a copy made from @from. */
+	size_t size;
+	void (*rebase)(struct mock_cmd *copy, const struct mock_cmd *from);
 
 	/* Private to mock_device.c. */
 	struct mock_cmd *next;
@@ -111,5 +116,33 @@ unsigned mock_streams_of(const struct mctx *c) MOCK_HIDDEN;
 /* A driver API record of call @cbid begun at @start (unless CUPTI turned
  * that call's records off); returns its correlation id. */
 uint32_t mock_api_record(uint32_t cbid, uint64_t start) MOCK_HIDDEN;
+
+/*
+ * Commands made by the driver calls, for graph nodes (mock_cuda.c): the
+ * same a launch, copy or memset queues. NULL or an error for bad
+ * arguments; the corr of the command is the caller's to set.
+ */
+CUresult mock_kernel_cmd(CUfunction f, const unsigned g[3], const unsigned b[3],
+			 unsigned smem, struct mctx *ctx, void **params,
+			 void **extra, struct mock_cmd **out) MOCK_HIDDEN;
+struct mock_cmd *mock_copy_cmd(uint8_t kind, void *dst, const void *src,
+			       size_t n) MOCK_HIDDEN;
+struct mock_cmd *mock_memset_cmd(CUdeviceptr dst, unsigned v, size_t n,
+				 unsigned w) MOCK_HIDDEN;
+/* 1 when [@p, @p + @n) is device memory of a live allocation. */
+int mock_valid_device(uintptr_t p, size_t n) MOCK_HIDDEN;
+
+/*
+ * Stream capture (mock_graph.c). mock_enqueue(), cuEventRecord and
+ * cuStreamWaitEvent ask first whether their stream captures: then the
+ * command becomes a node of the capture's graph (take: 0 with @c now the
+ * graph's, or an error), a record marks the event as the capture's, and
+ * a wait on such an event makes the waiting stream join the capture
+ * (returns 1 when it did, 0 when the wait is an ordinary one).
+ */
+int mock_graph_capturing(CUstream h) MOCK_HIDDEN;
+CUresult mock_graph_take(CUstream h, struct mock_cmd *c) MOCK_HIDDEN;
+CUresult mock_graph_event_record(CUevent e, CUstream h) MOCK_HIDDEN;
+int mock_graph_stream_wait(CUstream h, CUevent e) MOCK_HIDDEN;
 
 #endif

@@ -6,7 +6,8 @@
  * stale, a missing cross-stream dependency shows, events, waits and
  * synchronizations order work, parameter values and pageable sources are
  * taken at the call, host-mapped completion flags are set, and activity
- * records carry the times the work ran. The latency is raised (20 ms) so
+ * records carry the times the work ran; CUDA graphs (capture, explicit
+ * graphs, launch, update, clone). The latency is raised (20 ms) so
  * that "not run yet" does not depend on the machine's speed.
  */
 #include <stdatomic.h>
@@ -605,6 +606,174 @@ static void test_managed(CUstream a, CUkernel k_scale)
 		  CUDA_ERROR_INVALID_VALUE, "... past the last parameter");
 }
 
+static CUDA_KERNEL_NODE_PARAMS scale_node(void **args)
+{
+	CUDA_KERNEL_NODE_PARAMS kp;
+
+	memset(&kp, 0, sizeof(kp));
+	kp.func = scale_fn;
+	kp.gridDimX = N / 256;
+	kp.gridDimY = kp.gridDimZ = 1;
+	kp.blockDimX = 256;
+	kp.blockDimY = kp.blockDimZ = 1;
+	kp.kernelParams = args;
+	return kp;
+}
+
+/*
+ * CUDA graphs: work queued on a capturing stream does not run (and the
+ * stream cannot be synchronized) until the graph is launched, then at
+ * every launch, with the values taken at capture; a stream joins a
+ * capture through an event; an executable graph keeps its own nodes (a
+ * later change of the graph reaches it only through cuGraphExecUpdate);
+ * a clone is independent; dependencies order the nodes of an explicit
+ * graph whatever the order they were added in.
+ */
+static void test_graphs(CUstream a, CUstream b, CUevent e)
+{
+	unsigned *pinned, *back = malloc(BYTES);
+	CUdeviceptr in, out;
+	CUgraph g, g2, clone;
+	CUgraphExec x, x2;
+	CUgraphNode kn, cn, mn, deps[1];
+	CUstreamCaptureStatus st;
+	CUgraphExecUpdateResultInfo info;
+	CUDA_KERNEL_NODE_PARAMS kp;
+	CUDA_MEMCPY3D cp;
+	CUDA_MEMSET_NODE_PARAMS ms;
+	unsigned mul = 2, n = N;
+	void *args[] = { &out, &in, &mul, &n, NULL };
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	cuMemHostAlloc((void **)&pinned, BYTES, 0);
+	fill(pinned, 10);
+	cuMemcpyHtoDAsync(in, pinned, BYTES, a);
+	cuStreamSynchronize(a);
+
+	/* stream capture */
+	CHECK_INT(cuStreamBeginCapture(a, CU_STREAM_CAPTURE_MODE_GLOBAL),
+		  CUDA_SUCCESS, "cuStreamBeginCapture");
+	cuStreamIsCapturing(a, &st);
+	CHECK(st == CU_STREAM_CAPTURE_STATUS_ACTIVE, "the stream captures");
+	CHECK_INT(cuMemsetD32Async(out, 0, N, a), CUDA_SUCCESS,
+		  "a memset into the capture");
+	CHECK_INT(scale(out, in, 3, a), CUDA_SUCCESS, "a launch into the capture");
+	CHECK_INT(cuEventRecord(e, a), CUDA_SUCCESS, "an event in the capture");
+	CHECK_INT(cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS,
+		  "another stream waits on it");
+	cuStreamIsCapturing(b, &st);
+	CHECK(st == CU_STREAM_CAPTURE_STATUS_ACTIVE, "... and joins the capture");
+	CHECK_INT(incr(out, b), CUDA_SUCCESS, "a launch on the joined stream");
+	CHECK_INT(cuMemcpyDtoHAsync(pinned, out, BYTES, b), CUDA_SUCCESS,
+		  "a copy back into the capture");
+	CHECK_INT(cuStreamSynchronize(a), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+		  "a capturing stream cannot be synchronized");
+	CHECK_INT(cuStreamEndCapture(a, &g), CUDA_SUCCESS, "cuStreamEndCapture");
+	cuStreamIsCapturing(b, &st);
+	CHECK(st == CU_STREAM_CAPTURE_STATUS_NONE, "the joined stream left it");
+	cuCtxSynchronize();
+	CHECK(all_are(pinned, 10), "nothing captured ran");
+	CHECK_INT(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS, "instantiate");
+	for (unsigned k = 0; k < 3; k++) {
+		fill(pinned, 0);
+		CHECK_INT(cuGraphLaunch(x, a), CUDA_SUCCESS, "cuGraphLaunch");
+		CHECK(pinned[5] == 5, "a launch runs later, like other work");
+		cuStreamSynchronize(a);
+		CHECK(pinned[0] == 10 * 3 + 1,
+		      "each launch runs the captured work");
+	}
+	{
+		int ok = 1;
+		for (int i = 0; i < N; i++) {
+			ok &= pinned[i] == (10u + (unsigned)i) * 3 + 1;
+		}
+		CHECK(ok, "with the arguments of the capture");
+	}
+
+	/* an explicit graph, nodes added out of order, edges later */
+	CHECK_INT(cuGraphCreate(&g2, 0), CUDA_SUCCESS, "cuGraphCreate");
+	memset(&cp, 0, sizeof(cp));
+	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.srcDevice = out;
+	cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+	cp.dstHost = back;
+	cp.WidthInBytes = BYTES;
+	cp.Height = cp.Depth = 1;
+	CHECK_INT(cuGraphAddMemcpyNode(&cn, g2, NULL, 0, &cp, NULL),
+		  CUDA_SUCCESS, "a copy node");
+	memset(&ms, 0, sizeof(ms));
+	ms.dst = out;
+	ms.value = 7;
+	ms.elementSize = 4;
+	ms.width = N;
+	ms.height = 1;
+	CHECK_INT(cuGraphAddMemsetNode(&mn, g2, NULL, 0, &ms, NULL),
+		  CUDA_SUCCESS, "a memset node");
+	kp = scale_node(args);
+	mul = 5;
+	deps[0] = mn;
+	CHECK_INT(cuGraphAddKernelNode(&kn, g2, deps, 1, &kp), CUDA_SUCCESS,
+		  "a kernel node after the memset");
+	mul = 99;	/* taken at the call */
+	CHECK_INT(cuGraphAddDependencies(g2, &kn, &cn, NULL, 1), CUDA_SUCCESS,
+		  "the copy after the kernel, added later");
+	CHECK_INT(cuGraphAddDependencies(g2, &cn, &mn, NULL, 1), CUDA_SUCCESS,
+		  "a cycle can be made...");
+	CHECK_INT(cuGraphInstantiate(&x2, g2, 0), CUDA_ERROR_INVALID_VALUE,
+		  "... but not instantiated");
+	cuGraphDestroy(g2);
+	cuGraphCreate(&g2, 0);
+	cuGraphAddMemcpyNode(&cn, g2, NULL, 0, &cp, NULL);
+	cuGraphAddMemsetNode(&mn, g2, NULL, 0, &ms, NULL);
+	mul = 5;
+	cuGraphAddKernelNode(&kn, g2, &mn, 1, &kp);
+	cuGraphAddDependencies(g2, &kn, &cn, NULL, 1);
+	CHECK_INT(cuGraphInstantiate(&x2, g2, 0), CUDA_SUCCESS,
+		  "instantiate the explicit graph");
+	CHECK_INT(cuGraphLaunch(x2, a), CUDA_SUCCESS, "launch it");
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 5, "the copy ran after the kernel");
+
+	mul = 6;
+	CHECK_INT(cuGraphKernelNodeSetParams(kn, &kp), CUDA_SUCCESS,
+		  "the graph's kernel node changed");
+	cuGraphLaunch(x2, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 5, "the executable graph did not change");
+	CHECK_INT(cuGraphClone(&clone, g2), CUDA_SUCCESS, "cuGraphClone");
+	CHECK_INT(cuGraphExecUpdate(x2, g2, &info), CUDA_SUCCESS,
+		  "cuGraphExecUpdate");
+	cuGraphLaunch(x2, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 6, "after the update it did");
+	mul = 8;
+	CHECK_INT(cuGraphExecKernelNodeSetParams(x2, kn, &kp), CUDA_SUCCESS,
+		  "the executable's kernel node changed");
+	cuGraphLaunch(x2, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 8, "the executable runs it");
+	cuGraphDestroy(g2);
+	cuGraphExecDestroy(x2);
+	CHECK_INT(cuGraphInstantiate(&x2, clone, 0), CUDA_SUCCESS,
+		  "the clone outlives its original");
+	cuGraphLaunch(x2, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 6, "and holds the nodes it was cloned with");
+	CHECK_INT(cuGraphExecUpdate(x2, g, &info),
+		  CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE,
+		  "an update to another topology fails");
+
+	cuGraphExecDestroy(x2);
+	cuGraphExecDestroy(x);
+	cuGraphDestroy(clone);
+	cuGraphDestroy(g);
+	cuMemFreeHost(pinned);
+	cuMemFree(in);
+	cuMemFree(out);
+	free(back);
+}
+
 int main(void)
 {
 	CUstream a, b, blocking;
@@ -640,6 +809,7 @@ int main(void)
 	test_host_func(a);
 	test_green(lib);
 	test_managed(a, k_scale);
+	test_graphs(a, b, e);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
 	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,

@@ -34,6 +34,12 @@
  *       through it
  *   recon-emitter cooperative [--fatbin F]  a cooperative launch of 128
  *       blocks (too many for a small SM partition)
+ *   recon-emitter graphs  [--fatbin F]   a stream-captured graph launched
+ *       three times (one result accumulates), an explicit graph of every
+ *       node kind with its kernel node changed in the executable graph,
+ *       then in the graph and the executable updated, then cloned
+ *   recon-emitter graph-invalid [--fatbin F]  a capture the program
+ *       invalidated (its end fails), then work on the stream, verified
  *   recon-emitter hostfunc [--fatbin F]  rounds of stream-ordered
  *       allocations from a memory pool with a release threshold and from
  *       the default pool, host functions and a stream callback between
@@ -969,6 +975,220 @@ static void *read_fatbin(const char *path)
 	return buf;
 }
 
+/* ---- CUDA graphs ---- */
+
+#define GRAPH1 0x6a01
+#define GRAPH2 0x6a02
+#define GRAPH3 0x6a03
+#define GRAPH4 0x6a04
+#define EXEC1 0x6b01
+#define EXEC2 0x6b02
+#define EXEC3 0x6b03
+#define NODE(i) (0x6c00 + (i))
+
+/*
+ * cuGraphLaunch of @exec on @stream whose copy nodes deliver @n results
+ * (destination, bytes, content): hashed at the next synchronization of
+ * the stream, as the capture library does.
+ */
+struct gresult {
+	uint64_t dst, bytes;
+	const void *data;
+};
+
+static void graph_launch(uint64_t exec, uint64_t stream,
+			 const struct gresult *res, unsigned n)
+{
+	unsigned c = CALL(cuGraphLaunch, 0, NULL, NULL, exec, stream);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct late *l = &lates[nr_lates++];
+		l->corr = c;
+		l->api = GM_API_cuGraphLaunch;
+		l->dst = res[i].dst;
+		l->bytes = res[i].bytes;
+		l->stream = stream;
+		l->copy = malloc(res[i].bytes);
+		memcpy(l->copy, res[i].data, res[i].bytes);
+	}
+}
+
+/* Node-adding calls end with dep0..dep7. */
+#define DEPS0 0, 0, 0, 0, 0, 0, 0, 0
+#define DEPS1(a) a, 0, 0, 0, 0, 0, 0, 0
+#define DEPS2(a, b) a, b, 0, 0, 0, 0, 0, 0
+
+static void scale_node_params(uint8_t *par, uint32_t mul)
+{
+	hash_params(par, A_OUT, A_IN, mul, N_ELEMS);
+}
+
+/*
+ * A captured graph (memset, scale, incr twice, two results) launched
+ * three times: one result accumulates over launches. Then an explicit
+ * graph of a host-to-device copy, memset, kernel, host, empty, child
+ * graph, copy back and event record nodes with an edge added later,
+ * launched, its kernel node changed in the executable graph, then in the
+ * graph and the executable updated, then cloned.
+ */
+static void graphs(void)
+{
+	uint32_t *out = malloc(BYTES), *acc = malloc(BYTES), *in = malloc(BYTES);
+	uint64_t sp[2] = { A_OUT, N_ELEMS }, sp2[2] = { A_OUT2, N_ELEMS };
+	uint64_t edge[2] = { NODE(6), NODE(7) };
+	static const uint32_t cadd = C_ADD;
+	uint8_t par[24];
+	const uint32_t muls[3] = { 5, 9, 13 };
+
+	load_code();
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		in[i] = i * 2654435761u + 17;
+	}
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT2, BYTES);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, 3 * BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, CU_STREAM_NON_BLOCKING);
+	CALL(cuEventCreate, 0, NULL, NULL, EVENT1, CU_EVENT_DISABLE_TIMING);
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &cadd, .plen = 4), NULL,
+	     A_CADD, 0x1000, 4);
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = in, .plen = BYTES), NULL,
+	     A_IN, HOST, BYTES);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT2, 0, N_ELEMS, STREAM1);
+
+	/* stream capture */
+	CALL(cuStreamBeginCapture_v2, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT, 0, N_ELEMS, STREAM1);
+	hash_params(par, A_OUT, A_IN, 3, N_ELEMS);
+	launch(K_SCALE, STREAM1, par, 24);
+	launch(K_INCR, STREAM1, sp, 16);
+	launch(K_INCR, STREAM1, sp2, 16);
+	CALL(cuMemcpyDtoHAsync_v2, 0, NULL, NULL, PINNED, A_OUT, BYTES,
+	     STREAM1);
+	CALL(cuMemcpyDtoHAsync_v2, 0, NULL, NULL, PINNED + BYTES, A_OUT2,
+	     BYTES, STREAM1);
+	CALL(cuStreamEndCapture, 0, NULL, NULL, STREAM1, GRAPH1);
+	CALL(cuGraphInstantiateWithFlags, 0, NULL, NULL, EXEC1, GRAPH1, 0);
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		out[i] = in[i] * 3 + C_ADD + 1;
+	}
+	for (uint32_t k = 1; k <= 3; k++) {
+		struct gresult r[2] = { { PINNED, BYTES, out },
+					{ PINNED + BYTES, BYTES, acc } };
+		for (uint32_t i = 0; i < N_ELEMS; i++) {
+			acc[i] = k;
+		}
+		graph_launch(EXEC1, STREAM1, r, 2);
+		stream_sync(STREAM1);
+	}
+
+	/* an explicit graph */
+	CALL(cuGraphCreate, 0, NULL, NULL, GRAPH2, 0);
+	CALL(cuGraphAddMemcpyNode, 0, ATT(.payload = in, .plen = BYTES), NULL,
+	     NODE(1), GRAPH2, 0, 0, 0x9100, CTX,
+	     0, 0, 0, 0, CU_MEMORYTYPE_HOST, HOST, 0, 0, BYTES, 1,
+	     0, 0, 0, 0, CU_MEMORYTYPE_DEVICE, 0, A_IN, 0, BYTES, 1,
+	     BYTES, 1, 1, DEPS0);
+	CALL(cuGraphAddMemsetNode, 0, NULL, NULL, NODE(2), GRAPH2, 0x9000, 1,
+	     0x9200, CTX, A_OUT, BYTES, 0, 4, N_ELEMS, 1, DEPS1(NODE(1)));
+	scale_node_params(par, muls[0]);
+	CALL(cuGraphAddKernelNode_v2, 0, ATT(.data = par, .len = 24), NULL,
+	     NODE(3), GRAPH2, 0x9000, 2, 0x9300, K_SCALE,
+	     (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0,
+	     DEPS2(NODE(1), NODE(2)));
+	CALL(cuGraphAddHostNode, 0, NULL, NULL, NODE(4), GRAPH2, 0x9000, 1,
+	     0x9400, DEPS1(NODE(3)));
+	CALL(cuGraphAddEmptyNode, 0, NULL, NULL, NODE(5), GRAPH2, 0x9000, 1,
+	     DEPS1(NODE(4)));
+	CALL(cuGraphCreate, 0, NULL, NULL, GRAPH3, 0);
+	CALL(cuGraphAddKernelNode_v2, 0, ATT(.data = sp, .len = 16), NULL,
+	     NODE(20), GRAPH3, 0, 0, 0x9500, K_INCR,
+	     (N_ELEMS + 255) / 256, 1, 1, 256, 1, 1, 0, DEPS0);
+	CALL(cuGraphAddChildGraphNode, 0, NULL, NULL, NODE(6), GRAPH2, 0x9000,
+	     1, GRAPH3, DEPS1(NODE(5)));
+	CALL(cuGraphAddMemcpyNode, 0, NULL, NULL, NODE(7), GRAPH2, 0, 0,
+	     0x9600, CTX,
+	     0, 0, 0, 0, CU_MEMORYTYPE_DEVICE, 0, A_OUT, 0, BYTES, 1,
+	     0, 0, 0, 0, CU_MEMORYTYPE_HOST, PINNED + 2 * BYTES, 0, 0, BYTES,
+	     1, BYTES, 1, 1, DEPS0);
+	CALL(cuGraphAddDependencies_v2, 0, ATT(.data = edge, .len = 16), NULL,
+	     GRAPH2, 0x9700, 0x9708, 0, 1);
+	CALL(cuGraphAddEventRecordNode, 0, NULL, NULL, NODE(8), GRAPH2, 0x9000,
+	     1, EVENT1, DEPS1(NODE(7)));
+	CALL(cuGraphInstantiateWithFlags, 0, NULL, NULL, EXEC2, GRAPH2, 0);
+	for (int round = 0; round < 4; round++) {
+		uint32_t mul = muls[round < 3 ? round : 2];
+		struct gresult r = { PINNED + 2 * BYTES, BYTES, out };
+		if (round == 1) {
+			/* the executable graph's node only */
+			scale_node_params(par, muls[1]);
+			CALL(cuGraphExecKernelNodeSetParams_v2, 0,
+			     ATT(.data = par, .len = 24), NULL, EXEC2, NODE(3),
+			     0x9800, K_SCALE, (N_ELEMS + 255) / 256, 1, 1, 256,
+			     1, 1, 0);
+		} else if (round == 2) {
+			/* the graph's node, then the update */
+			scale_node_params(par, muls[2]);
+			CALL(cuGraphKernelNodeSetParams_v2, 0,
+			     ATT(.data = par, .len = 24), NULL, NODE(3),
+			     0x9800, K_SCALE, (N_ELEMS + 255) / 256, 1, 1, 256,
+			     1, 1, 0);
+			CALL(cuGraphExecUpdate_v2, 0, NULL, NULL, EXEC2, GRAPH2,
+			     0x9900);
+		} else if (round == 3) {
+			CALL(cuGraphClone, 0, NULL, NULL, GRAPH4, GRAPH2);
+			CALL(cuGraphInstantiateWithFlags, 0, NULL, NULL, EXEC3,
+			     GRAPH4, 0);
+		}
+		for (uint32_t i = 0; i < N_ELEMS; i++) {
+			out[i] = in[i] * mul + C_ADD + 1;
+		}
+		graph_launch(round == 3 ? EXEC3 : EXEC2, STREAM1, &r, 1);
+		stream_sync(STREAM1);
+	}
+	CALL(cuGraphExecDestroy, 0, NULL, NULL, EXEC3);
+	CALL(cuGraphExecDestroy, 0, NULL, NULL, EXEC2);
+	CALL(cuGraphExecDestroy, 0, NULL, NULL, EXEC1);
+	CALL(cuGraphDestroy, 0, NULL, NULL, GRAPH4);
+	CALL(cuGraphDestroy, 0, NULL, NULL, GRAPH3);
+	CALL(cuGraphDestroy, 0, NULL, NULL, GRAPH2);
+	CALL(cuGraphDestroy, 0, NULL, NULL, GRAPH1);
+	CALL(cuEventDestroy_v2, 0, NULL, NULL, EVENT1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT2);
+	free(out);
+	free(acc);
+	free(in);
+}
+
+/* A capture whose end fails: the stream no longer captures after it. */
+static void graph_invalid(void)
+{
+	uint32_t *acc = malloc(BYTES);
+
+	load_code();
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_OUT2, BYTES);
+	CALL(cuMemAllocHost_v2, 0, NULL, NULL, PINNED, BYTES);
+	CALL(cuStreamCreate, 0, NULL, NULL, STREAM1, CU_STREAM_NON_BLOCKING);
+	CALL(cuStreamBeginCapture_v2, 0, NULL, NULL, STREAM1, 0);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT2, 0, N_ELEMS, STREAM1);
+	CALL(cuStreamEndCapture, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, NULL,
+	     NULL, STREAM1, 0);
+	CALL(cuMemsetD32Async, 0, NULL, NULL, A_OUT2, 5, N_ELEMS, STREAM1);
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		acc[i] = 5;
+	}
+	d2h_async(PINNED, A_OUT2, acc, BYTES, STREAM1);
+	stream_sync(STREAM1);
+	CALL(cuStreamDestroy_v2, 0, NULL, NULL, STREAM1);
+	CALL(cuMemFreeHost, 0, NULL, NULL, PINNED);
+	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT2);
+	free(acc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -1017,6 +1237,10 @@ int main(int argc, char **argv)
 		pointer_global();
 	} else if (!strcmp(mode, "unnamed")) {
 		untraced_kernel(0);
+	} else if (!strcmp(mode, "graphs")) {
+		graphs();
+	} else if (!strcmp(mode, "graph-invalid")) {
+		graph_invalid();
 	} else if (!strcmp(mode, "hostfunc")) {
 		hostfunc_pools();
 	} else if (!strcmp(mode, "bench")) {
@@ -1024,7 +1248,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
 			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
-			"pointer-global|cooperative|hostfunc|bench [--calls N] "
+			"pointer-global|cooperative|graphs|graph-invalid|hostfunc|"
+			"bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);
 		return 2;

@@ -89,7 +89,7 @@ static struct {
 static int fn_arg, cb_arg;
 /* A result the host function reads and reuses, and one enqueued after
  * the host function (sizes unique among the emitter's results). */
-static uint8_t hf_before[88], hf_after[96];
+static uint8_t hf_before[120], hf_after[136];
 
 static void CUDA_CB user_fn(void *arg)
 {
@@ -457,8 +457,138 @@ int main(void)
 	}
 	rt_exit(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 2);
 
+	/*
+	 * A stream capture of a copy back (nothing arrives then: the sync
+	 * inside the capture's life hashes nothing), the graph launched
+	 * twice, each launch's result hashed at the sync after it, as the
+	 * "GPU" wrote it.
+	 */
+	{
+		static uint8_t gbuf[88];	/* a size no other copy has */
+		CUstream gs = (CUstream)0x5400;
+		CUgraph g = 0;
+		CUgraphExec x = 0;
+		cuStreamBeginCapture_v2_params b = { gs, CU_STREAM_CAPTURE_MODE_GLOBAL };
+		cuMemcpyDtoHAsync_v2_params d = { gbuf, dptr, sizeof(gbuf), gs };
+		cuStreamEndCapture_params e = { gs, &g };
+		cuGraphInstantiateWithFlags_params in = { &x, (CUgraph)0x6600, 0 };
+		cuGraphLaunch_params l = { (CUgraphExec)0x6700, gs };
+		cuStreamSynchronize_params sy = { gs };
+
+		DRV(cuStreamBeginCapture_v2, &b, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoHAsync_v2, &d, CUDA_SUCCESS, NULL, NULL);
+		set[0] = (uintptr_t)&g;
+		set[1] = 0x6600;
+		DRV(cuStreamEndCapture, &e, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&x;
+		set[1] = 0x6700;
+		DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS, set_u64, set);
+		for (unsigned k = 0; k < 2; k++) {
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			synth_fill(gbuf, sizeof(gbuf), 40 + k);
+			DRV(cuStreamSynchronize, &sy, CUDA_SUCCESS, NULL, NULL);
+		}
+	}
+	/* An explicit graph: a copy node, then an event record node; the
+	 * event's synchronization delivers the copy. */
+	{
+		static uint8_t gbuf2[104];
+		CUgraph g = 0;
+		CUgraphNode n = 0, n2 = 0;
+		CUgraphExec x = 0;
+		CUDA_MEMCPY3D cp;
+		cuGraphCreate_params c = { &g, 0 };
+		cuGraphAddMemcpyNode_params m = { &n, (CUgraph)0x6800, NULL, 0,
+						  &cp, NULL };
+		cuGraphAddEventRecordNode_params e = { &n2, (CUgraph)0x6800,
+						       (CUgraphNode *)&n, 1,
+						       (CUevent)0x6900 };
+		cuGraphInstantiateWithFlags_params in = { &x, (CUgraph)0x6800, 0 };
+		cuGraphLaunch_params l = { (CUgraphExec)0x6a00, (CUstream)0x5400 };
+		cuEventSynchronize_params es = { (CUevent)0x6900 };
+
+		memset(&cp, 0, sizeof(cp));
+		cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		cp.srcDevice = dptr;
+		cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+		cp.dstHost = gbuf2;
+		cp.WidthInBytes = sizeof(gbuf2);
+		cp.Height = cp.Depth = 1;
+		set[0] = (uintptr_t)&g;
+		set[1] = 0x6800;
+		DRV(cuGraphCreate, &c, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&n;
+		set[1] = 0x6810;
+		DRV(cuGraphAddMemcpyNode, &m, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&n2;
+		set[1] = 0x6820;
+		DRV(cuGraphAddEventRecordNode, &e, CUDA_SUCCESS, set_u64, set);
+		set[0] = (uintptr_t)&x;
+		set[1] = 0x6a00;
+		DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS, set_u64, set);
+		DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+		synth_fill(gbuf2, sizeof(gbuf2), 50);
+		DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+
+		/* A copy node from the host: launched as made, then after
+		 * the program changed its source (reported: the replay has
+		 * the content of when the node was made). */
+		{
+			static uint8_t hsrc[24];
+			CUgraphNode n3 = 0;
+			cuGraphAddMemcpyNode_params m2 = {
+				&n3, (CUgraph)0x6800, NULL, 0, &cp, NULL
+			};
+			memset(&cp, 0, sizeof(cp));
+			cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+			cp.srcHost = hsrc;
+			cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			cp.dstDevice = dptr;
+			cp.WidthInBytes = sizeof(hsrc);
+			cp.Height = cp.Depth = 1;
+			synth_fill(hsrc, sizeof(hsrc), 60);
+			set[0] = (uintptr_t)&n3;
+			set[1] = 0x6830;
+			DRV(cuGraphAddMemcpyNode, &m2, CUDA_SUCCESS, set_u64, set);
+			set[0] = (uintptr_t)&x;
+			set[1] = 0x6b00;
+			in.phGraphExec = &x;
+			DRV(cuGraphInstantiateWithFlags, &in, CUDA_SUCCESS,
+			    set_u64, set);
+			l.hGraph = (CUgraphExec)0x6b00;
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+			hsrc[3] ^= 1;
+			DRV(cuGraphLaunch, &l, CUDA_SUCCESS, NULL, NULL);
+			DRV(cuEventSynchronize, &es, CUDA_SUCCESS, NULL, NULL);
+		}
+	}
+
+	/* What the replay could not rebuild, reported at capture: a kernel
+	 * node changed through a handle no recorded call made (a node of a
+	 * captured graph found by cuGraphGetNodes), a memset node of 8-byte
+	 * elements. */
+	{
+		cuGraphExecKernelNodeSetParams_v2_params k = {
+			(CUgraphExec)0x6a00, (CUgraphNode)0x7777, NULL
+		};
+		CUDA_MEMSET_NODE_PARAMS mp;
+		CUgraphNode n = 0;
+		cuGraphAddMemsetNode_params m = { &n, (CUgraph)0x6800, NULL, 0,
+						  &mp, NULL };
+
+		memset(&mp, 0, sizeof(mp));
+		mp.dst = dptr;
+		mp.elementSize = 8;
+		mp.width = 4;
+		mp.height = 1;
+		DRV(cuGraphExecKernelNodeSetParams_v2, &k, CUDA_SUCCESS, NULL,
+		    NULL);
+		DRV(cuGraphAddMemsetNode, &m, CUDA_SUCCESS, NULL, NULL);
+	}
+
 	/* An unsupported call, and an async copy never synchronized. */
-	DRV(cuGraphLaunch, NULL, CUDA_SUCCESS, NULL, NULL);
+	DRV(cuGraphicsMapResources, NULL, CUDA_SUCCESS, NULL, NULL);
 	{
 		cuMemcpyDtoHAsync_v2_params p = { d2h3, dptr, 64, NULL };
 		DRV(cuMemcpyDtoHAsync_v2, &p, CUDA_SUCCESS, NULL, NULL);

@@ -94,7 +94,7 @@ int main(void)
 	CHECK(max_args <= GM_MAX_ARGS && GM_MAX_ARGS <= GM_RECORD_MAX_ARGS,
 	      "argument words fit an event");
 
-	CHECK_INT(gm_api_lookup("cuGraphLaunch"), -1,
+	CHECK_INT(gm_api_lookup("cuGraphicsMapResources"), -1,
 		  "calls not in the table are unknown (unsupported)");
 	CHECK_INT(gm_api_arg_index(GM_API_cuMemAlloc_v2, "bytesize"), 1,
 		  "argument index by name");

@@ -326,15 +326,15 @@ int main(void)
 	      e2->api == GM_API_cuStreamAddCallback,
 	      "cuStreamAddCallback: timed too");
 	e2 = find(GM_EV_HOST_FUNC, -1, 0);
-	ev = find_d2h(88);
-	synth_fill(buf, 88, 60);
-	CHECK(hash_is(ev, buf, 88) && e2 && ev->index < e2->index &&
+	ev = find_d2h(120);
+	synth_fill(buf, 120, 60);
+	CHECK(hash_is(ev, buf, 120) && e2 && ev->index < e2->index &&
 	      !(ev->flags & GM_RF_UNSYNCED),
 	      "a result before a host function is hashed when it starts (it "
 	      "may read and reuse the buffer)");
-	ev = find_d2h(96);
-	synth_fill(buf, 96, 61);
-	CHECK(hash_is(ev, buf, 96) && e2 && ev->index > e2->index,
+	ev = find_d2h(136);
+	synth_fill(buf, 136, 61);
+	CHECK(hash_is(ev, buf, 136) && e2 && ev->index > e2->index,
 	      "... one enqueued after the host function is not");
 	CHECK(find(GM_EV_HOST_FUNC, -1, 2) == NULL &&
 	      find(GM_EV_EXIT, GM_API_cuLaunchHostFunc, 1) != NULL,
@@ -377,17 +377,101 @@ int main(void)
 	CHECK(find(GM_EV_RT_EXIT, -1, 1) == NULL,
 	      "successful runtime calls need no rt_exit");
 
+	/* A graph's copy: hashed per launch, at the sync after it. */
+	{
+		uint8_t want[88];
+		unsigned n = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			const struct gm_event *e = &evs[i].ev;
+			if (e->kind != GM_EV_D2H_HASH || e->blob_size != 88) {
+				continue;
+			}
+			synth_fill(want, sizeof(want), 40 + n);
+			CHECK(e->api == GM_API_cuGraphLaunch && hash_is(e, want, 88) &&
+			      !(e->flags & GM_RF_UNSYNCED) && i > 0 &&
+			      evs[i - 1].ev.kind == GM_EV_EXIT &&
+			      evs[i - 1].ev.api == GM_API_cuStreamSynchronize,
+			      n ? "graph launch 2: its copy hashed after the sync" :
+				  "graph launch 1: its copy hashed after the sync");
+			n++;
+		}
+		CHECK_INT(n, 2, "two launches, two results, none at capture");
+	}
+	{
+		uint8_t want[104];
+		const struct gm_event *e = NULL;
+		unsigned at = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			if (evs[i].ev.kind == GM_EV_D2H_HASH &&
+			    evs[i].ev.blob_size == sizeof(want)) {
+				e = &evs[i].ev;
+				at = i;
+			}
+		}
+		(void)at;
+		e = NULL;
+		for (unsigned i = 0; i < nr && !e; i++) {
+			if (evs[i].ev.kind == GM_EV_D2H_HASH &&
+			    evs[i].ev.blob_size == sizeof(want)) {
+				e = &evs[i].ev;
+				at = i;
+			}
+		}
+		synth_fill(want, sizeof(want), 50);
+		CHECK(e && e->api == GM_API_cuGraphLaunch &&
+			      hash_is(e, want, sizeof(want)) &&
+			      evs[at - 1].ev.kind == GM_EV_EXIT &&
+			      evs[at - 1].ev.api == GM_API_cuEventSynchronize,
+		      "an explicit graph's copy: hashed after the event its "
+		      "record node recorded is synchronized");
+	}
+	{
+		unsigned changed = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			changed += evs[i].ev.kind == GM_EV_UNSUPPORTED &&
+				   !strcmp(evs[i].ev.str,
+					   "cuGraphLaunch.changed_host_source");
+		}
+		CHECK_INT(changed, 1, "a graph launched after its copy's host "
+			  "source changed is reported, once");
+	}
+	{
+		unsigned knode = 0, mset = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			const struct gm_event *e = &evs[i].ev;
+			if (e->kind != GM_EV_UNSUPPORTED) {
+				continue;
+			}
+			knode += !strcmp(e->str,
+					 "cuGraphExecKernelNodeSetParams_v2");
+			mset += !strcmp(e->str, "cuGraphAddMemsetNode");
+		}
+		CHECK(knode == 1, "a kernel node no recorded call made: "
+		      "reported at capture");
+		CHECK(mset == 1, "a memset node of 8-byte elements: reported "
+		      "at capture");
+	}
+
 	/* Unsupported, unsynchronized, queries. */
-	ev = find(GM_EV_UNSUPPORTED, -1, 0);
-	CHECK(ev && !strcmp(ev->str, "cuGraphLaunch") && ev->raw_api == 514,
+	ev = NULL;
+	for (unsigned i = 0; i < nr && !ev; i++) {
+		if (evs[i].ev.kind == GM_EV_UNSUPPORTED &&
+		    evs[i].ev.raw_api == 133) {
+			ev = &evs[i].ev;
+		}
+	}
+	CHECK(ev && !strcmp(ev->str, "cuGraphicsMapResources") &&
+		      ev->raw_api == 133,
 	      "an unsupported call is an event with its name");
 	ev = find_d2h(64);
 	CHECK(ev && (ev->flags & GM_RF_UNSYNCED) && ev->blob_size == 64,
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "losses"), "1", "manifest: one loss");
-		CHECK_STR(mget(m, "unsupported.cuGraphLaunch"), "1",
+		CHECK_STR(mget(m, "losses"), "4",
+			  "manifest: four losses (an unsupported call, a changed "
+			  "graph source, two graph calls not rebuilt)");
+		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",
 			  "manifest: queries counted by name");
@@ -395,7 +479,7 @@ int main(void)
 			  "manifest: runtime calls by name");
 		CHECK_STR(mget(m, "warning.unsynced_d2h"), "1",
 			  "manifest: the unsynchronized result is a warning");
-		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "10",
+		CHECK_STR(mget(m, "calls.cuMemcpyDtoHAsync_v2"), "11",
 			  "manifest: recorded calls by name");
 	}
 	trace_reader_free(r);

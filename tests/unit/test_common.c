@@ -57,6 +57,14 @@ static void test_strbuf(void)
 	CHECK_STR(sb.buf, "x", "rtrim");
 	strbuf_release(&sb);
 	CHECK_STR(sb.buf, "", "released buffer is empty");
+	strbuf_add_shell_word(&sb, "build/gpumix");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_shell_word(&sb, "it's a $dir");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_shell_word(&sb, "");
+	CHECK_STR(sb.buf, "build/gpumix 'it'\\''s a $dir' ''",
+		  "shell words: plain when safe, else single-quoted");
+	strbuf_release(&sb);
 }
 
 static void test_kvfile(const char *dir)

@@ -15,14 +15,21 @@ int main(void)
 
 	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch"), "graph launch"),
 	      "cuGraphLaunch: its own row, not cuGraph's");
+	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch.changed_host_source"),
+		     "changed the host source"),
+	      "a graph launch after its host source changed: its own row");
 	CHECK(strstr(gm_unsupported_hint("cuGraphLaunch_ptsz"), "graph launch"),
 	      "... its _ptsz spelling too");
-	CHECK(strstr(gm_unsupported_hint("cuGraphAddKernelNode_v2"),
+	CHECK(strstr(gm_unsupported_hint("cuGraphRemoveDependencies_v2"),
 		     "graph construction"), "cuGraph*: graph construction");
 	CHECK(strstr(gm_unsupported_hint("cuMemPoolImportPointer"), "fault"),
 	      "a pointer from another process's pool: kernels using it fault");
 	CHECK(strstr(gm_unsupported_hint("cuMemPoolSetAccess"), "one device"),
 	      "pool access from other devices: one device");
+	CHECK(strstr(gm_unsupported_hint("cuGraphAddMemAllocNode"),
+		     "memory node"), "cuGraphAddMem*: its own row");
+	CHECK(strstr(gm_unsupported_hint("cuStreamBeginCaptureToGraph"),
+		     "existing graph"), "capture to a graph: not the capture row");
 	CHECK(strstr(gm_unsupported_hint("cudaGraphLaunch_v10000"), "graph"),
 	      "a runtime graph call");
 	CHECK(strstr(general, "not replayed"), "an unknown call: the general hint");

@@ -14,6 +14,7 @@
 #          cooperative (a cooperative launch of 128 blocks, for gpumix scale)
 #          hostmem (zero-copy and managed memory,
 #          build/tests/hostmem-emitter on the mock driver)
+#          graphs (stream capture and explicit graphs)
 #          hostfunc (host functions, memory pools)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
@@ -31,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
 for m in basic threads reset untraced pointer-global cooperative fork \
-	unsupported:arrays bad-copy unnamed hostfunc; do
+	unsupported:arrays bad-copy unnamed graphs hostfunc; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
