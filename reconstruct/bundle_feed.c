@@ -1847,7 +1847,8 @@ int bundle_feed_finish(struct bundle_feed *f)
 		if (untimed) {
 			model_add_warning(f->p, first, "%" PRIu64 " host "
 					  "function%s never ran during the "
-					  "capture (the program exited first): "
+					  "capture (the program exited first, or "
+					  "it was captured into a graph): "
 					  "replayed in place, duration unknown",
 					  untimed, untimed == 1 ? "" : "s");
 		}
