@@ -57,7 +57,7 @@ for line in "${LIBRARY_PROGRAMS[@]}"; do
 		END { printf "%.3f", s }')
 	awk -v n="$lib_name" -v a="$nat" -v b="$cap" -v mb="$mb" -v g="$gpu" 'BEGIN {
 		printf "%-14s %9.3f %10.3f %7.2f %8s %10s %9.1f\n", n, a / 1e9, b / 1e9,
-			b / a, mb, g, g > 0 ? mb / (g / 1000) : 0 }'
+			b / a, mb, g, (g > 0 ? mb / (g / 1000) : 0) }'
 done
 echo "real libraries: ratio = captured / native wall time (median of $runs); MB/gpu_s = bundle MB per second of captured GPU time"
 [ -n "$names" ] || exit $status
