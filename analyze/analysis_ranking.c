@@ -8,7 +8,6 @@
  * size's ranking rather than emptying the common set.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,33 +16,17 @@
 #include "stats.h"
 #include "strbuf.h"
 
-/* The run of @workload under variant @v, ok with an STP, or NULL. */
-static const struct gm_an_run *run_of(const struct gm_analysis *a,
-				      const char *workload, size_t v)
+/* 1 + the number of values of @v[0..n) strictly better than @v[i]. */
+static size_t rank_among(const double *v, size_t n, size_t i,
+			 int higher_better)
 {
-	for (size_t i = 0; i < a->nruns; i++) {
-		const struct gm_an_run *r = &a->runs[i];
-		if (r->vindex == v && r->ok && !isnan(r->stp) &&
-		    !strcmp(r->workload, workload)) {
-			return r;
-		}
-	}
-	return NULL;
-}
-
-/* 1 + the number of rows whose @key is strictly better than row @i's. */
-static size_t rank_of(const struct gm_an_rank *rows, size_t n, size_t i,
-		      size_t offset, int higher_better)
-{
-	double mine = *(const double *)((const char *)&rows[i] + offset);
 	size_t rank = 1;
 
 	for (size_t j = 0; j < n; j++) {
-		double other = *(const double *)((const char *)&rows[j] + offset);
-		if (isnan(other) || j == i) {
+		if (j == i || isnan(v[j])) {
 			continue;
 		}
-		if (isnan(mine) || (higher_better ? other > mine : other < mine)) {
+		if (isnan(v[i]) || (higher_better ? v[j] > v[i] : v[j] < v[i])) {
 			rank++;
 		}
 	}
@@ -60,38 +43,51 @@ static int cmp_stp(const void *x, const void *y)
 	return a->rank_stp < b->rank_stp ? -1 : a->rank_stp > b->rank_stp;
 }
 
-/* Rank the variants of workload size @size into a->ranking. */
+/*
+ * Rank the variants of workload size @size into a->ranking. One pass over
+ * the runs (grouped by workload) fills a table of the run of each
+ * workload under each variant, ok with an STP; everything else reads it.
+ */
 static void rank_size(struct gm_analysis *a, size_t size, size_t *alloc)
 {
 	size_t nv = a->nvariants, first = a->nranking, nwl = 0, ncommon = 0;
-	const char **common = gm_xcalloc(a->nruns + 1, sizeof(char *));
+	const struct gm_an_run **cell = gm_xcalloc(a->nruns * nv + 1,
+						   sizeof(*cell));
+	size_t *common = gm_xcalloc(a->nruns + 1, sizeof(size_t));
+	double *best = gm_xcalloc(a->nruns + 1, sizeof(double));
 	int *ranked = gm_xcalloc(nv + 1, sizeof(int));
-
-	for (size_t v = 0; v < nv; v++) {
-		for (size_t i = 0; i < a->nruns && !ranked[v]; i++) {
-			const struct gm_an_run *r = &a->runs[i];
-			ranked[v] = r->vindex == v && !r->alone && r->ok &&
-				    r->nprog == size && !isnan(r->stp);
-		}
-	}
-	/* Workloads (runs are grouped by workload) that every ranked
-	 * variant ran. */
 	const char *last = NULL;
+
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
-		int all = 1;
-		if (r->alone || r->nprog != size ||
-		    (last && !strcmp(last, r->workload))) {
+		if (r->alone || r->nprog != size) {
 			continue;
 		}
-		last = r->workload;
-		nwl++;
+		if (!last || strcmp(last, r->workload)) {
+			last = r->workload;
+			nwl++;
+		}
+		if (r->ok && !isnan(r->stp)) {
+			cell[(nwl - 1) * nv + r->vindex] = r;
+			ranked[r->vindex] = 1;
+		}
+	}
+	/* The workloads every ranked variant ran, and their best STP. */
+	for (size_t w = 0; w < nwl; w++) {
+		int all = 1;
 		for (size_t v = 0; v < nv && all; v++) {
-			all = !ranked[v] || run_of(a, r->workload, v);
+			all = !ranked[v] || cell[w * nv + v];
 		}
-		if (all) {
-			common[ncommon++] = r->workload;
+		if (!all) {
+			continue;
 		}
+		for (size_t v = 0; v < nv; v++) {
+			const struct gm_an_run *r = cell[w * nv + v];
+			if (r && r->stp > best[ncommon]) {
+				best[ncommon] = r->stp;
+			}
+		}
+		common[ncommon++] = w;
 	}
 	for (size_t v = 0; v < nv; v++) {
 		double *stp, *antt, *p99;
@@ -110,25 +106,17 @@ static void rank_size(struct gm_analysis *a, size_t size, size_t *alloc)
 		stp = gm_xcalloc(ncommon + 1, sizeof(double));
 		antt = gm_xcalloc(ncommon + 1, sizeof(double));
 		p99 = gm_xcalloc(ncommon * size + 1, sizeof(double));
-		for (size_t w = 0; w < ncommon; w++) {
-			const struct gm_an_run *r = run_of(a, common[w], v);
-			double best = 0;
-			stp[w] = r->stp;
-			antt[w] = r->antt;
+		for (size_t c = 0; c < ncommon; c++) {
+			const struct gm_an_run *r = cell[common[c] * nv + v];
+			stp[c] = r->stp;
+			antt[c] = r->antt;
 			for (size_t j = 0; j < r->nprog; j++) {
-				double s = r->progs[j].lat.slowdown[GM_LAT_P99];
-				if (!isnan(s)) {
-					p99[n99++] = s;
+				double sd = r->progs[j].lat.slowdown[GM_LAT_P99];
+				if (!isnan(sd)) {
+					p99[n99++] = sd;
 				}
 			}
-			for (size_t u = 0; u < nv; u++) {
-				const struct gm_an_run *o;
-				if (ranked[u] && (o = run_of(a, common[w], u)) &&
-				    o->stp > best) {
-					best = o->stp;
-				}
-			}
-			row->best_stp += r->stp >= best;
+			row->best_stp += r->stp >= best[c];
 		}
 		row->stp_geo = gm_geomean(stp, ncommon);
 		row->antt_geo = gm_geomean(antt, ncommon);
@@ -137,17 +125,25 @@ static void rank_size(struct gm_analysis *a, size_t size, size_t *alloc)
 		free(antt);
 		free(p99);
 	}
-	for (size_t i = first; i < a->nranking; i++) {
+	{
 		struct gm_an_rank *rows = &a->ranking[first];
-		size_t n = a->nranking - first, k = i - first;
-		rows[k].rank_stp = rank_of(rows, n, k,
-					   offsetof(struct gm_an_rank, stp_geo), 1);
-		rows[k].rank_antt = rank_of(rows, n, k,
-					    offsetof(struct gm_an_rank, antt_geo), 0);
-		rows[k].rank_p99 = rank_of(rows, n, k,
-					   offsetof(struct gm_an_rank, p99_geo), 0);
+		size_t n = a->nranking - first;
+		double *val = gm_xcalloc(3 * n + 1, sizeof(double));
+		for (size_t k = 0; k < n; k++) {
+			val[k] = rows[k].stp_geo;
+			val[n + k] = rows[k].antt_geo;
+			val[2 * n + k] = rows[k].p99_geo;
+		}
+		for (size_t k = 0; k < n; k++) {
+			rows[k].rank_stp = rank_among(val, n, k, 1);
+			rows[k].rank_antt = rank_among(val + n, n, k, 0);
+			rows[k].rank_p99 = rank_among(val + 2 * n, n, k, 0);
+		}
+		free(val);
 	}
+	free(cell);
 	free(common);
+	free(best);
 	free(ranked);
 }
 
