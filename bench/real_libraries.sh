@@ -23,9 +23,6 @@ _suite_rm+=("$cache")
 cd "$GPUMIX_TOP" || exit 1
 
 now() { date +%s%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END {
-	if (!NR) { print "nan"; exit }
-	print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf '%-14s %9s %10s %7s %8s %10s %9s\n' program native_s captured_s ratio MB gpu_ms MB/gpu_s
 names=

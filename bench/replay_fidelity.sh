@@ -78,12 +78,6 @@ replayed() {
 	}' "$1/replays.tsv" "$1/activity.tsv" | sort -k3,3n
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END {
-	if (!NR) { print "nan"; exit }
-	print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-pct() { sort -g | awk -v q="$1" '{ v[NR] = $1 } END {
-	if (!NR) { print "nan"; exit }
-	i = int(q * (NR - 1) + 0.5) + 1; print v[i] }'; }
 
 printf '%-8s %6s %7s %6s %6s %9s %9s %7s %9s %9s %7s %9s %9s %8s\n' program kernels median p10 p90 \
 	cap_k_ms rep_k_ms k_rat cap_gpu_ms rep_gpu_ms gpu_rat wall_ms busy_ms overhead >"$res/fidelity.txt"

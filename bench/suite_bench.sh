@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the benchmarks that capture and replay the suite programs
-# (replay_fidelity.sh, elastic_replay.sh) after they set BENCH_NAME: the
-# paths, TAP-like ok/not_ok that only report failures, the suite bundle
-# helpers, and a visible skip without a GPU.
+# (replay_fidelity.sh, elastic_replay.sh, real_libraries.sh, nss.sh) after
+# they set BENCH_NAME: the paths, TAP-like ok/not_ok that only report
+# failures, the suite bundle helpers, median and percentile, and a visible
+# skip without a GPU.
 set -u
 : "${GPUMIX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${GPUMIX_BUILD:=$GPUMIX_TOP/build}"
@@ -23,6 +24,14 @@ mean_ms() {
 		d = e - s; if (d < 0) d += 1e12; t += d - $5; n++ }
 		END { if (n) printf "%.3f", t / n / 1e6; else print "nan" }' "$1/replays.tsv"
 }
+
+# median, pct Q: of the numbers on stdin, one per line ("nan" for none)
+median() { sort -g | awk '{ v[NR] = $1 } END {
+	if (!NR) { print "nan"; exit }
+	print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+pct() { sort -g | awk -v q="$1" '{ v[NR] = $1 } END {
+	if (!NR) { print "nan"; exit }
+	i = int(q * (NR - 1) + 0.5) + 1; print v[i] }'; }
 
 if ! "$GPUMIX_BUILD/tests/has-gpu" >/dev/null 2>&1; then
 	echo "$BENCH_NAME: SKIPPED (no GPU on this machine)"
