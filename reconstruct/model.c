@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fs.h"
 #include "hash.h"
 
 #define STREAM_LEGACY_HANDLE 0x1	/* CU_STREAM_LEGACY */
@@ -697,7 +698,8 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
 }
 
 /* Host-to-device copies into a module global up to this size are looked
- * at for device pointers (a pointer table is small; bulk data is not). */
+ * at for device pointers (a pointer table is small; bulk data is not);
+ * above GM_INLINE_MAX their bytes are a blob file of the bundle. */
 #define PTR_STORE_MAX 4096
 
 /*
@@ -708,21 +710,35 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
  * allocation is data the program may also read as numbers, and an
  * allocation written whole from the host is usually just data.
  */
-static void pointer_stores(struct model_prog *p, uint64_t ev,
-			   const char *api, size_t copy,
-			   const struct model_copy *c)
+static int pointer_stores(struct model_prog *p, uint64_t ev,
+			  const char *api, size_t copy,
+			  const struct model_copy *c)
 {
 	const struct model_blob *b = &p->m->blobs[c->blob];
 	struct mop h2d = p->ops[copy];
+	struct strbuf file = STRBUF_INIT;
+	const uint8_t *bytes = b->bytes;
 	struct reloc_word *words;
 	size_t nw;
 
-	if ((h2d.a & GM_REF_KIND_MASK) != GM_REF_GLOBAL || !b->bytes ||
-	    c->size > PTR_STORE_MAX || h2d.x % 8) {
-		return;
+	if ((h2d.a & GM_REF_KIND_MASK) != GM_REF_GLOBAL ||
+	    c->size > PTR_STORE_MAX || h2d.x % 8 || (!bytes && !b->path)) {
+		return 0;
+	}
+	if (!bytes) {
+		if (gm_read_regular_file(b->path, &file) < 0) {
+			return -1;
+		}
+		if (file.len < c->blob_offset + c->size) {
+			strbuf_release(&file);
+			return gm_error(EVF "source data '%s' holds %zu bytes, "
+					"fewer than the copy's", ev, api,
+					b->path, file.len);
+		}
+		bytes = (const uint8_t *)file.buf;
 	}
 	words = gm_xcalloc(c->size / 8 + 1, sizeof(*words));
-	nw = reloc_classify(b->bytes + c->blob_offset, (uint32_t)c->size, NULL,
+	nw = reloc_classify(bytes + c->blob_offset, (uint32_t)c->size, NULL,
 			    NULL, 0, &p->dev, NULL, NULL, words);
 	for (size_t i = 0; i < nw; i++) {
 		struct mop *op;
@@ -740,6 +756,8 @@ static void pointer_stores(struct model_prog *p, uint64_t ev,
 		p->nr_pointer_stores++;
 	}
 	free(words);
+	strbuf_release(&file);
+	return 0;
 }
 
 int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
@@ -838,7 +856,7 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		op->flags |= GM_F_SYNC;
 	}
 	if (c->kind == MODEL_H2D) {
-		pointer_stores(p, ev, api, op - p->ops, c);
+		return pointer_stores(p, ev, api, op - p->ops, c);
 	}
 	return 0;
 }

@@ -5,6 +5,8 @@
  * refuses (each names the trace event and the API).
  */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "reconstruct/model_int.h"
 #include "error.h"
@@ -322,10 +324,69 @@ static void test_hostmem(void)
 	model_free(m);
 }
 
+/*
+ * A device pointer copied into a module global: one PTR_STORE after the
+ * copy per word that held an address inside a live allocation, from
+ * inline bytes and from a blob file (a table above the inline limit).
+ */
+static void test_pointer_stores(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	struct model_copy c;
+	uint64_t table[256] = { 0 }, ptr = A1 + 16;
+	char path[] = "/tmp/gpumix-test-blob.XXXXXX";
+	uint32_t inl, file;
+	int fd = mkstemp(path);
+
+	table[200] = A1 + 32;		/* a pointer at byte 1600 */
+	table[10] = 12345;		/* a number: left alone */
+	CHECK(fd >= 0 && write(fd, table, sizeof(table)) == sizeof(table),
+	      "blob file written");
+	close(fd);
+	model_add_blob_bytes(m, &ptr, sizeof(ptr), &inl);
+	model_add_blob(m, HASH, sizeof(table), path, &file);
+	model_add_alloc(p, 1, "a", A1, 256);
+	model_add_global(p, 2, LIB, "tab", A0 + 65536, sizeof(table));
+
+	c = copy(MODEL_H2D, A0 + 65536 + 8, 0x9000, 8);
+	c.blob = inl;
+	CHECK_INT(model_add_copy(p, 3, "cuMemcpyHtoD_v2", &c), 0, "inline copy");
+	CHECK_INT(p->nr_ops, 3, "the copy and one pointer store");
+	CHECK_INT(p->ops[2].code, GM_OP_PTR_STORE, "a PTR_STORE");
+	CHECK(p->ops[2].a == GM_G(0) && p->ops[2].x == 8 &&
+	      p->ops[2].b == GM_A(0) && p->ops[2].y == 16,
+	      "... of the allocation's address + 16 at the copied word");
+
+	c = copy(MODEL_H2D, A0 + 65536, 0x9000, sizeof(table));
+	c.blob = file;
+	CHECK_INT(model_add_copy(p, 4, "cuMemcpyHtoD_v2", &c), 0, "table copy");
+	CHECK_INT(p->nr_ops, 5, "one store for the one pointer of the table");
+	CHECK(p->ops[4].x == 1600 && p->ops[4].b == GM_A(0) &&
+	      p->ops[4].y == 32, "... read from the blob file");
+
+	c = copy(MODEL_H2D, A1, 0x9000, 8);
+	c.blob = inl;
+	CHECK_INT(model_add_copy(p, 5, "cuMemcpyHtoD_v2", &c), 0,
+		  "a pointer copied into an allocation");
+	CHECK_INT(p->nr_ops, 6, "is data: no store");
+	CHECK_INT((int)p->nr_pointer_stores, 2, "two stores counted");
+
+	unlink(path);
+	c = copy(MODEL_H2D, A0 + 65536, 0x9000, sizeof(table));
+	c.blob = file;
+	CHECK(model_add_copy(p, 6, "cuMemcpyHtoD_v2", &c) < 0 &&
+	      strstr(gm_error_message(), path),
+	      "a blob file that cannot be read is an error naming it");
+	gm_error_clear();
+	model_free(m);
+}
+
 int main(void)
 {
 	test_errors();
 	test_ids_and_ops();
 	test_hostmem();
+	test_pointer_stores();
 	return test_done();
 }
