@@ -24,7 +24,7 @@ cd "$GPUMIX_TOP" || exit 1
 
 now() { date +%s%N; }
 
-printf '%-14s %9s %10s %7s %8s %10s %9s\n' program native_s captured_s ratio MB gpu_ms MB/gpu_s
+printf '%-14s %9s %10s %7s %8s %8s %10s %9s\n' program native_s captured_s ratio MB mod_MB gpu_ms MB/gpu_s
 names=
 for line in "${LIBRARY_PROGRAMS[@]}"; do
 	library_fields "$line"
@@ -49,15 +49,19 @@ for line in "${LIBRARY_PROGRAMS[@]}"; do
 	names="$names $lib_name"
 	nat=$(median <"$cache/native"); cap=$(median <"$cache/captured")
 	mb=$(du -sk "$cache/$lib_name" | awk '{ printf "%.2f", $1 / 1024 }')
+	# the library's own code (its modules, stored once) against the rest
+	mod=$(du -sk "$cache/$lib_name/modules" | awk '{ printf "%.2f", $1 / 1024 }')
 	gpu=$("$GPUMIX" trace info "$cache/$lib_name" | awk '
 		/^  kernel_ms=/ { for (i = 1; i <= NF; i++) if ($i ~ /_ms=/) { split($i, a, "="); s += a[2] } }
 		END { printf "%.3f", s }')
-	awk -v n="$lib_name" -v a="$nat" -v b="$cap" -v mb="$mb" -v g="$gpu" 'BEGIN {
-		printf "%-14s %9.3f %10.3f %7.2f %8s %10s %9.1f\n", n, a / 1e9, b / 1e9,
-			b / a, mb, g, (g > 0 ? mb / (g / 1000) : 0) }'
+	awk -v n="$lib_name" -v a="$nat" -v b="$cap" -v mb="$mb" -v m="$mod" -v g="$gpu" 'BEGIN {
+		printf "%-14s %9.3f %10.3f %7.2f %8s %8s %10s %9.1f\n", n, a / 1e9, b / 1e9,
+			b / a, mb, m, g, (g > 0 ? mb / (g / 1000) : 0) }'
 done
-echo "real libraries: ratio = captured / native wall time (median of $runs); MB/gpu_s = bundle MB per second of captured GPU time"
+echo "real libraries: ratio = captured / native wall time (median of $runs); MB/gpu_s = bundle MB per second of captured GPU time; mod_MB = the modules (library code) in MB"
 [ -n "$names" ] || exit $status
-GPUMIX_SUITE_BUNDLES=$cache GPUMIX_SUITE="${names# }" BENCH_NAME="real libraries fidelity" \
+# library kernels last microseconds: compare every launch of 2 us or more
+GPUMIX_FIDELITY_MIN_US=${GPUMIX_FIDELITY_MIN_US:-2} \
+	GPUMIX_SUITE_BUNDLES=$cache GPUMIX_SUITE="${names# }" BENCH_NAME="real libraries fidelity" \
 	bash "$GPUMIX_TOP/bench/replay_fidelity.sh" || status=1
 exit $status

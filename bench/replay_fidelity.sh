@@ -7,7 +7,7 @@
 # discarded); the run directory's activity.tsv holds the replay's
 # durations. Per program:
 #   - per-kernel GPU duration, replay / captured, for kernel launches of
-#     at least 50 us in the captured run (launch i of kernel K in the
+#     at least U us (50) in the captured run (launch i of kernel K in the
 #     capture against launch i of K in each kept replay, median over the
 #     replays): median, 10th and 90th percentile. Target 1.00 +- 0.05.
 #   - total GPU time (kernels, copies, memsets): mean over the kept
@@ -18,11 +18,14 @@
 # Prints a table and the overall median ratio; exits 1 only when a step
 # fails. Without a GPU it says so and skips.
 #   GPUMIX_SUITE_BUNDLES=DIR (reuse captured bundles), GPUMIX_SUITE="bfs mm",
-#   GPUMIX_FIDELITY_REPLAYS=R (5), OUT=DIR (keeps fidelity.tsv there)
+#   GPUMIX_FIDELITY_REPLAYS=R (5), GPUMIX_FIDELITY_MIN_US=U (50: the
+#   shortest captured launch compared one by one), OUT=DIR (keeps
+#   fidelity.tsv and copies.txt there)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
 BENCH_NAME="replay fidelity"
 . "$(dirname "$0")/suite_bench.sh"
 R=${GPUMIX_FIDELITY_REPLAYS:-5}
+MIN_US=${GPUMIX_FIDELITY_MIN_US:-50}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumix-bench.XXXXXX")
 _suite_rm+=("$tmp")
 res=$tmp
@@ -37,10 +40,26 @@ suite_cache
 REL='function rel(x, v) { v = substr(x, length(x) - 11) - B
 	if (v < -5e11) v += 1e12; else if (v > 5e11) v -= 1e12; return v }'
 
+# A captured copy's name: CUPTI's copy kind and source and destination
+# memory kinds (CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind), as
+# HTOD:pageable>device; the replay's activity.tsv names the copy kind alone.
+COPY_NAME='
+function copy_name(  i, f, c, sk, dk) {
+	split("HTOD DTOH HTOA ATOH ATOA ATOD DTOA DTOD HTOH PTOP", CK, " ")
+	split("unknown pageable pinned device array managed device_static managed_static", MK, " ")
+	for (i = 6; i <= NF; i++) {
+		split($i, f, "=")
+		if (f[1] == "copyKind") c = f[2] + 0
+		else if (f[1] == "srcKind") sk = f[2] + 0
+		else if (f[1] == "dstKind") dk = f[2] + 0
+	}
+	return ((c in CK) ? CK[c] : "copy" c) ":" ((sk + 1) in MK ? MK[sk + 1] : sk) ">" ((dk + 1) in MK ? MK[dk + 1] : dk)
+}'
+
 # captured records: "KIND NAME START END" (ns from the first) from the
 # bundle's activity events
 captured() {
-	"$GPUMIX" trace dump --events "$1" | awk "$REL"'
+	"$GPUMIX" trace dump --events "$1" | awk "$REL$COPY_NAME"'
 	$4 ~ /^act_(kernel|memcpy|memset)$/ {
 		s = e = ""
 		for (i = 6; i <= NF; i++) {
@@ -50,7 +69,7 @@ captured() {
 		if (s == "" || e == "") { next }
 		if (!based) { B = substr(s, length(s) - 11) + 0; based = 1 }
 		k = $4 == "act_kernel" ? "K" : "C"
-		n = $4 == "act_kernel" ? $5 : "-"
+		n = $4 == "act_kernel" ? $5 : $4 == "act_memset" ? "MEMSET" : copy_name()
 		if (rel(e) > rel(s)) { print k, n, rel(s), rel(e) }
 	}' | sort -k3,3n
 }
@@ -71,7 +90,7 @@ replayed() {
 		s = rel($4); e = rel($5)
 		for (i = 1; i <= n; i++) {
 			if (s >= rs[i] && s <= re[i]) {
-				print ($1 == "KERNEL" ? "K" : "C"), ($1 == "KERNEL" ? $NF : "-"), s, e, ri[i]
+				print ($1 == "KERNEL" ? "K" : "C"), ($1 == "KERNEL" ? $NF : $1 == "MEMSET" ? "MEMSET" : $6), s, e, ri[i]
 				break
 			}
 		}
@@ -84,6 +103,8 @@ printf '%-8s %6s %7s %6s %6s %9s %9s %7s %9s %9s %7s %9s %9s %8s\n' program kern
 printf 'program\tkernels\tmedian\tp10\tp90\tcap_kernel_ms\trep_kernel_ms\tkernel_ratio\tcap_gpu_ms\trep_gpu_ms\tgpu_ratio\twall_ms\tbusy_ms\toverhead\n' \
 	>"$res/fidelity.tsv"
 : >"$tmp/all_ratios"
+printf '%-14s %-7s %6s %9s %8s %9s %7s  %s\n' program kind cap_n cap_ms rep_n rep_ms ratio captured_memory \
+	>"$res/copies.txt"
 for p in $SUITE_PROGRAMS; do
 	suite_bundle "$p" || continue
 	if ! "$GPUMIX" -q reconstruct --variant single -o "$tmp/$p" "$SUITE_CACHE/$p" 2>"$tmp/err" ||
@@ -98,7 +119,7 @@ for p in $SUITE_PROGRAMS; do
 	awk '$1 == "K" { i[$2]++; print $2 "#" i[$2], $4 - $3 }' "$tmp/cap" >"$tmp/capk"
 	awk '$1 == "K" { i[$5, $2]++; print $2 "#" i[$5, $2], $4 - $3, $5 }' "$tmp/rep" >"$tmp/repk"
 	awk 'NR == FNR { cap[$1] = $2; next }
-	     ($1 in cap) && cap[$1] >= 50000 { print $1, $2 / cap[$1] }' "$tmp/capk" "$tmp/repk" |
+	     ($1 in cap) && cap[$1] >= min { print $1, $2 / cap[$1] }' min=$((MIN_US * 1000)) "$tmp/capk" "$tmp/repk" |
 		sort -k1,1 >"$tmp/inst"
 	# per launch: the median over the replays
 	: >"$tmp/ratios"
@@ -115,6 +136,14 @@ for p in $SUITE_PROGRAMS; do
 	cap_ms=$(awk '{ s += $4 - $3 } END { printf "%.3f", s / 1e6 }' "$tmp/cap")
 	rep_ms=$(awk -v n="$nrep" '{ s += $4 - $3 } END { printf "%.3f", n ? s / n / 1e6 : 0 }' "$tmp/rep")
 	gpu_rat=$(awk -v a="$rep_ms" -v b="$cap_ms" 'BEGIN { printf "%.4f", (b > 0) ? a / b : 0 }')
+	# copies and memsets by kind: captured against the mean kept replay
+	awk -v p="$p" -v n="$nrep" '
+	FILENAME ~ /cap$/ && $1 == "C" { split($2, f, ":"); k = f[1]; cn[k]++; cs[k] += $4 - $3
+		if (index(mk[k], f[2]) == 0) mk[k] = mk[k] (mk[k] == "" ? "" : ",") f[2]; keys[k] = 1 }
+	FILENAME ~ /rep$/ && $1 == "C" { k = $2; rn[k]++; rs[k] += $4 - $3; keys[k] = 1 }
+	END { for (k in keys) printf "%-14s %-7s %6d %9.3f %8.1f %9.3f %7.3f  %s\n", p, k, cn[k], cs[k] / 1e6,
+		(n ? rn[k] / n : 0), (n ? rs[k] / n / 1e6 : 0), ((cs[k] > 0 && n) ? rs[k] / n / cs[k] : 0), ((k in mk) ? mk[k] : "-") }' \
+		"$tmp/cap" "$tmp/rep" | sort >>"$res/copies.txt"
 	# host overhead: wall of each kept replay against its GPU busy time
 	awk -F'\t' -v p="$p" 'NR > 1 && $1 == p && $6 == 1 { print $2, $4 - $3 - $5 }' \
 		"$tmp/run-$p/replays.tsv" | LC_ALL=C sort -k1,1 >"$tmp/wall"
@@ -139,11 +168,13 @@ for p in $SUITE_PROGRAMS; do
 done
 echo "replay fidelity: single variant vs the captured runs, $R replays each (last discarded)"
 cat "$res/fidelity.txt"
+echo "replay fidelity: copies and memsets by kind (rep_n, rep_ms: per kept replay; captured_memory: CUPTI's source>destination kinds)"
+cat "$res/copies.txt"
 all=$(median <"$tmp/all_ratios")
 n=$(wc -l <"$tmp/all_ratios")
-awk -v m="$all" -v n="$n" 'BEGIN {
-	printf "replay fidelity: per-kernel duration ratio over %d launches of >= 50 us: median %.4f (target 1.00 +- 0.05: %s)\n",
-		n, m, (m >= 0.95 && m <= 1.05) ? "met" : "MISSED" }'
+awk -v m="$all" -v n="$n" -v u="$MIN_US" 'BEGIN {
+	printf "replay fidelity: per-kernel duration ratio over %d launches of >= %d us: median %.4f (target 1.00 +- 0.05: %s)\n",
+		n, u, m, (m >= 0.95 && m <= 1.05) ? "met" : "MISSED" }'
 awk -F'\t' 'NR > 1 { d = $8 - 1; if (d < 0) d = -d; if (d > 0.03) bk = bk " " $1
 	d = $11 - 1; if (d < 0) d = -d; if (d > 0.03) bg = bg " " $1 }
      END { printf "replay fidelity: total kernel time within 3%% of the capture: %s\n",
