@@ -162,6 +162,10 @@ check-gpu: all $(UNIT_TESTS) $(CHECK_DEPS)
 	$(Q)$(CHECK_ENV) GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) GPUMIX_REQUIRE_GPU=1 \
 		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
 
+# compute-sanitizer over the suite's replays, on a GPU (tests/compute_sanitizer.sh)
+check-gpu-sanitize: all $(UNIT_TESTS) $(CHECK_DEPS)
+	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) bash tests/compute_sanitizer.sh
+
 # Everything the tests need, without running them (e.g. before running one
 # test script by hand: GPUMIX_TOP=. GPUMIX_BUILD=build tests/run FILE).
 tests: all $(UNIT_TESTS) $(CHECK_DEPS)
@@ -223,10 +227,10 @@ clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu tests bench demo install uninstall clean fuzz'
+	@echo 'targets: all check check-gpu check-gpu-sanitize tests bench demo install uninstall clean fuzz'
 	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX) DESTDIR= INSTALL_DEPS=no'
 
-.PHONY: all check check-gpu tests bench demo install uninstall clean help FORCE
+.PHONY: all check check-gpu check-gpu-sanitize tests bench demo install uninstall clean help FORCE
 
 .SECONDARY:
 

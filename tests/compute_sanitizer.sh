@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# make check-gpu-sanitize: NVIDIA's compute-sanitizer over the replays of
+# the Parboil-style suite, on the GPU (doc/reliability.md). Too slow for
+# make check-gpu (tens of minutes at the default sizes), so a target of
+# its own. Three sweeps, all runs of one sweep in parallel:
+#   racecheck   every distinct kernel of every program, alone, in
+#               `single` (the transformed kernels, elasticity off) and
+#               `elastic` (MPMAX): its first launch instrumented
+#               (--kernel-name kns=K --launch-count 1), the rest native;
+#   memcheck,   six pairs that together hold all 11 programs, in every
+#   synccheck   variant of VARIANTS, plus each program alone in `single`
+#               and `elastic`.
+# The programs are captured at -s SCALE: one racecheck-instrumented
+# launch of cutcp, mm or tpacf at the default size runs past 7 minutes
+# on an H100. Runs that the GPU cannot do are skipped, not failed (a
+# cooperative grid larger than a green partition). No replay watchdog.
+#
+# Writes OUT/sanitize.tsv (a row per run) and OUT/logs/; prints a line per
+# run and a summary. Exits 0 when every run finished clean, 1 when one
+# reported an error or hazard, failed, or did not finish in time, 2
+# without a GPU or compute-sanitizer.
+#   GPUMIX_SAN_TOOLS    (racecheck memcheck synccheck)
+#   GPUMIX_SAN_VARIANTS (cuda priority nss green): for the pairs; mps is
+#                       left out: compute-sanitizer cannot attach to its
+#                       client processes ("No attachable process found")
+#   GPUMIX_SAN_SCALE    (0.01) the programs' -s
+#   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
+#   GPUMIX_SAN_TIMEOUT  (900 s per run), OUT (build/sanitize-gpu)
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+TOP=${GPUMIX_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${GPUMIX_BUILD:-$TOP/build}
+GPUMIX=${GPUMIX:-$BUILD/gpumix}
+TOOLS=${GPUMIX_SAN_TOOLS:-racecheck memcheck synccheck}
+VARIANTS=${GPUMIX_SAN_VARIANTS:-cuda priority nss green}
+SCALE=${GPUMIX_SAN_SCALE:-0.01}
+PROGRAMS=${GPUMIX_SAN_PROGRAMS:-bfs cutcp fft histo lbm mri-q mm sad spmv stencil tpacf}
+PARALLEL=${GPUMIX_SAN_PARALLEL:-12}
+TIMEOUT=${GPUMIX_SAN_TIMEOUT:-900}
+OUT=${OUT:-$BUILD/sanitize-gpu}
+SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
+	echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")}
+
+if ! "$BUILD/tests/has-gpu" >/dev/null 2>&1; then
+	echo "error: no GPU on this machine: make check-gpu-sanitize runs on a GPU host" >&2
+	exit 2
+fi
+if [ ! -x "$SAN" ]; then
+	echo "error: compute-sanitizer not found (PATH, CUDA_HOME or COMPUTE_SANITIZER)" >&2
+	exit 2
+fi
+rm -rf "$OUT"
+mkdir -p "$OUT/logs" "$OUT/bundles" "$OUT/replays" "$OUT/runs"
+start=$(date +%s)
+say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)"; }
+
+# the six pairs: every program in one of them, as far as PROGRAMS allows
+pairs() {
+	local p q=""
+	for p in $PROGRAMS; do
+		if [ -z "$q" ]; then q=$p; else echo "$q+$p"; q=""; fi
+	done
+	[ -z "$q" ] || echo "$q+${PROGRAMS%% *}"
+}
+
+for p in $PROGRAMS; do
+	log=$OUT/logs/capture-$p.log
+	if ! (cd "$TOP" && "$GPUMIX" -q capture -o "$OUT/bundles/$p" -- \
+		"$BUILD/workloads/parboil/$p" -s "$SCALE") >"$log" 2>&1 ||
+	   ! grep -q "^PASS $p" "$log"; then
+		echo "error: $p did not capture at -s $SCALE: $(tail -1 "$log")" >&2
+		exit 1
+	fi
+done
+say "captured $(wc -w <<<"$PROGRAMS") programs at -s $SCALE"
+units="$PROGRAMS $(pairs | tr '\n' ' ')"
+for u in $units; do
+	log=$OUT/logs/build-$u.log
+	# shellcheck disable=SC2046
+	if ! "$GPUMIX" -q reconstruct --elastic -o "$OUT/replays/$u" \
+		$(for q in ${u//+/ }; do echo "$OUT/bundles/$q"; done) >"$log" 2>&1 ||
+	   ! "$GPUMIX" -q replay --build-only "$OUT/replays/$u" >>"$log" 2>&1; then
+		echo "error: $u: reconstruct or build failed: $(tail -1 "$log")" >&2
+		exit 1
+	fi
+done
+say "built $(wc -w <<<"$units") replay programs"
+
+# the runs, one per line: UNIT TOOL VARIANT [KERNEL]
+runs() {
+	local t u v k
+	for t in $TOOLS; do
+		case $t in
+		racecheck)
+			for u in $PROGRAMS; do
+				"$GPUMIX" trace dump --events "$OUT/bundles/$u" |
+					awk '$4 == "act_kernel" && !seen[$5]++ { print $5 }' |
+					while read -r k; do
+						echo "$u $t single $k"; echo "$u $t elastic $k"
+					done
+			done;;
+		*)
+			for u in $PROGRAMS; do echo "$u $t single"; echo "$u $t elastic"; done
+			for u in $(pairs); do for v in $VARIANTS; do echo "$u $t $v"; done; done;;
+		esac
+	done
+}
+
+# one run: prints UNIT TOOL VARIANT KERNEL STATUS ERRORS SECONDS
+run_one() {
+	local u=$1 t=$2 v=$3 k=${4:--} tag args filt=() s rc st errs
+	case $v in
+	single) args=(--variant single --elastic identity);;
+	elastic) args=(--variant elastic --policy mpmax);;
+	*) args=(--variant "$v");;
+	esac
+	tag=$u-$t-$v
+	if [ "$k" != - ]; then
+		filt=(--kernel-name "kns=$k" --launch-count 1)
+		tag=$tag-$k
+	fi
+	s=$(date +%s)
+	timeout "$TIMEOUT" "$SAN" --tool "$t" "${filt[@]}" --error-exitcode 9 \
+		"$OUT/replays/$u/replay" "${args[@]}" --min-replays 2 --no-profile \
+		--watchdog 0 -o "$OUT/runs/$tag" >"$OUT/logs/$tag.log" 2>&1
+	rc=$?
+	# the tool's own count: "ERROR SUMMARY: N errors" or, for racecheck,
+	# "RACECHECK SUMMARY: N hazards displayed"
+	errs=$(sed -n 's/.*\(ERROR\|RACECHECK\) SUMMARY: \([0-9]*\).*/\2/p' "$OUT/logs/$tag.log" | tail -1)
+	st=$(sed -n 's/^status = //p' "$OUT/runs/$tag/manifest" 2>/dev/null)
+	if [ "$rc" = 124 ]; then
+		st=unfinished
+	elif grep -q COOPERATIVE_LAUNCH_TOO_LARGE "$OUT/runs/$tag/manifest" 2>/dev/null; then
+		st=skipped	# a cooperative grid larger than the partition
+	elif [ "$rc" = 0 ] && [ "$st" = ok ]; then
+		st=clean
+	elif [ "${errs:-0}" -gt 0 ]; then
+		st=errors
+	else
+		st=failed
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$u" "$t" "$v" "$k" "$st" "${errs:--}" "$(( $(date +%s) - s ))"
+}
+export -f run_one
+export OUT SAN TIMEOUT
+
+printf 'unit\ttool\tvariant\tkernel\tstatus\terrors\tseconds\n' >"$OUT/sanitize.tsv"
+n=$(runs | wc -l)
+say "$n runs, $PARALLEL at a time, at most $TIMEOUT s each"
+runs | xargs -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one |
+	tee -a "$OUT/sanitize.tsv" | awk -F'\t' '{ printf "sanitize: %s %s %s%s: %s%s (%d s)\n", $1, $2, $3,
+		($4 == "-" ? "" : " " $4), $5, ($6 == "-" ? "" : ", " $6 " reported"), $7 }'
+awk -F'\t' 'NR > 1 { n[$5]++; t++ } END {
+	printf "sanitize: %d runs:", t
+	for (s in n) printf " %d %s", n[s], s
+	printf "\n" }' "$OUT/sanitize.tsv"
+say "table in $OUT/sanitize.tsv, logs in $OUT/logs"
+awk -F'\t' 'NR > 1 && $5 != "clean" && $5 != "skipped" { bad = 1 } END { exit bad }' "$OUT/sanitize.tsv"
