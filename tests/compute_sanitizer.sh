@@ -23,8 +23,9 @@
 # without a GPU or compute-sanitizer.
 #   GPUMIX_SAN_TOOLS    (racecheck memcheck synccheck)
 #   GPUMIX_SAN_VARIANTS (cuda priority nss green): for the pairs; mps is
-#                       left out: compute-sanitizer cannot attach to its
-#                       client processes ("No attachable process found")
+#                       left out: compute-sanitizer did not attach to its
+#                       client processes ("No attachable process found");
+#                       naming it runs it with --launch-timeout 0 (untried)
 #   GPUMIX_SAN_SCALE    (0.01) the programs' -s
 #   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
 #   GPUMIX_SAN_TIMEOUT  (900 s per run), OUT (build/sanitize-gpu)
@@ -114,11 +115,14 @@ run_one() {
 	case $v in
 	single) args=(--variant single --elastic identity);;
 	elastic) args=(--variant elastic --policy mpmax);;
+	# mps: the first CUDA process is a client the replay starts after its
+	# daemon, later than compute-sanitizer's default wait for one
+	mps) args=(--variant mps); filt=(--launch-timeout 0);;
 	*) args=(--variant "$v");;
 	esac
 	tag=$u-$t-$v
 	if [ "$k" != - ]; then
-		filt=(--kernel-name "kns=$k" --launch-count 1)
+		filt+=(--kernel-name "kns=$k" --launch-count 1)
 		tag=$tag-$k
 	fi
 	s=$(date +%s)
