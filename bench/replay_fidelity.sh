@@ -19,8 +19,10 @@
 # fails. Without a GPU it says so and skips.
 #   GPUMIX_SUITE_BUNDLES=DIR (reuse captured bundles), GPUMIX_SUITE="bfs mm",
 #   GPUMIX_FIDELITY_REPLAYS=R (5), GPUMIX_FIDELITY_MIN_US=U (50: the
-#   shortest captured launch compared one by one), OUT=DIR (keeps
-#   fidelity.tsv and copies.txt there)
+#   shortest captured launch compared one by one),
+#   GPUMIX_FIDELITY_REPLAY_ARGS="--warm-host" (more gpumix replay options),
+#   OUT=DIR (keeps fidelity.tsv, copies.txt and copy_records.tsv, a row
+#   per copy, there)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
 BENCH_NAME="replay fidelity"
 . "$(dirname "$0")/suite_bench.sh"
@@ -42,9 +44,9 @@ REL='function rel(x, v) { v = substr(x, length(x) - 11) - B
 
 # A captured copy's name: CUPTI's copy kind and source and destination
 # memory kinds (CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind), as
-# HTOD:pageable>device; the replay's activity.tsv names the copy kind alone.
+# HTOD:pageable>device:BYTES; the replay's activity.tsv gives HTOD:BYTES.
 COPY_NAME='
-function copy_name(  i, f, c, sk, dk) {
+function copy_name(  i, f, c, sk, dk, b) {
 	split("HTOD DTOH HTOA ATOH ATOA ATOD DTOA DTOD HTOH PTOP", CK, " ")
 	split("unknown pageable pinned device array managed device_static managed_static", MK, " ")
 	for (i = 6; i <= NF; i++) {
@@ -52,8 +54,9 @@ function copy_name(  i, f, c, sk, dk) {
 		if (f[1] == "copyKind") c = f[2] + 0
 		else if (f[1] == "srcKind") sk = f[2] + 0
 		else if (f[1] == "dstKind") dk = f[2] + 0
+		else if (f[1] == "bytes") b = f[2]
 	}
-	return ((c in CK) ? CK[c] : "copy" c) ":" ((sk + 1) in MK ? MK[sk + 1] : sk) ">" ((dk + 1) in MK ? MK[dk + 1] : dk)
+	return ((c in CK) ? CK[c] : "copy" c) ":" ((sk + 1) in MK ? MK[sk + 1] : sk) ">" ((dk + 1) in MK ? MK[dk + 1] : dk) ":" b
 }'
 
 # captured records: "KIND NAME START END" (ns from the first) from the
@@ -90,7 +93,7 @@ replayed() {
 		s = rel($4); e = rel($5)
 		for (i = 1; i <= n; i++) {
 			if (s >= rs[i] && s <= re[i]) {
-				print ($1 == "KERNEL" ? "K" : "C"), ($1 == "KERNEL" ? $NF : $1 == "MEMSET" ? "MEMSET" : $6), s, e, ri[i]
+				print ($1 == "KERNEL" ? "K" : "C"), ($1 == "KERNEL" ? $NF : $1 == "MEMSET" ? "MEMSET" : $6 ":" $7), s, e, ri[i]
 				break
 			}
 		}
@@ -105,10 +108,13 @@ printf 'program\tkernels\tmedian\tp10\tp90\tcap_kernel_ms\trep_kernel_ms\tkernel
 : >"$tmp/all_ratios"
 printf '%-14s %-7s %6s %9s %8s %9s %7s  %s\n' program kind cap_n cap_ms rep_n rep_ms ratio captured_memory \
 	>"$res/copies.txt"
+printf 'program\tkind\tindex\tbytes\tcaptured_memory\tcap_us\trep_us\tratio\n' >"$res/copy_records.tsv"
 for p in $SUITE_PROGRAMS; do
 	suite_bundle "$p" || continue
+	# shellcheck disable=SC2086 # GPUMIX_FIDELITY_REPLAY_ARGS: options, split on purpose
 	if ! "$GPUMIX" -q reconstruct --variant single -o "$tmp/$p" "$SUITE_CACHE/$p" 2>"$tmp/err" ||
-	   ! "$GPUMIX" -q replay --min-replays "$R" -o "$tmp/run-$p" "$tmp/$p" >"$tmp/out" 2>&1; then
+	   ! "$GPUMIX" -q replay --min-replays "$R" ${GPUMIX_FIDELITY_REPLAY_ARGS:-} \
+		-o "$tmp/run-$p" "$tmp/$p" >"$tmp/out" 2>&1; then
 		not_ok "$p: reconstruct or replay failed"
 		tail -3 "$tmp/err" "$tmp/out" >&2
 		continue
@@ -140,10 +146,22 @@ for p in $SUITE_PROGRAMS; do
 	awk -v p="$p" -v n="$nrep" '
 	FILENAME ~ /cap$/ && $1 == "C" { split($2, f, ":"); k = f[1]; cn[k]++; cs[k] += $4 - $3
 		if (index(mk[k], f[2]) == 0) mk[k] = mk[k] (mk[k] == "" ? "" : ",") f[2]; keys[k] = 1 }
-	FILENAME ~ /rep$/ && $1 == "C" { k = $2; rn[k]++; rs[k] += $4 - $3; keys[k] = 1 }
+	FILENAME ~ /rep$/ && $1 == "C" { split($2, f, ":"); k = f[1]; rn[k]++; rs[k] += $4 - $3; keys[k] = 1 }
 	END { for (k in keys) printf "%-14s %-7s %6d %9.3f %8.1f %9.3f %7.3f  %s\n", p, k, cn[k], cs[k] / 1e6,
 		(n ? rn[k] / n : 0), (n ? rs[k] / n / 1e6 : 0), ((cs[k] > 0 && n) ? rs[k] / n / cs[k] : 0), ((k in mk) ? mk[k] : "-") }' \
 		"$tmp/cap" "$tmp/rep" | sort >>"$res/copies.txt"
+	# copy i of kind K: captured duration against the median over the
+	# kept replays, with its bytes and captured memory kinds
+	awk '$1 == "C" && $2 != "MEMSET" { split($2, f, ":"); print f[1] "#" (++i[f[1], $5]), $4 - $3 }' \
+		"$tmp/rep" | sort -k1,1 >"$tmp/repc"
+	awk '$1 == "C" && $2 != "MEMSET" { split($2, f, ":"); print f[1] "#" (++i[f[1]]), $4 - $3, f[3], f[2] }' \
+		"$tmp/cap" | sort -k1,1 >"$tmp/capc"
+	for c in $(cut -d' ' -f1 "$tmp/capc"); do
+		rep=$(awk -v c="$c" '$1 == c { print $2 }' "$tmp/repc" | median)
+		awk -v c="$c" -v p="$p" -v r="$rep" '$1 == c { split(c, k, "#")
+			printf "%s\t%s\t%d\t%s\t%s\t%.1f\t%.1f\t%.3f\n", p, k[1], k[2], $3, $4, $2 / 1e3,
+				r / 1e3, ($2 > 0 && r == r + 0) ? r / $2 : 0 }' "$tmp/capc"
+	done >>"$res/copy_records.tsv"
 	# host overhead: wall of each kept replay against its GPU busy time
 	awk -F'\t' -v p="$p" 'NR > 1 && $1 == p && $6 == 1 { print $2, $4 - $3 - $5 }' \
 		"$tmp/run-$p/replays.tsv" | LC_ALL=C sort -k1,1 >"$tmp/wall"
@@ -170,6 +188,9 @@ echo "replay fidelity: single variant vs the captured runs, $R replays each (las
 cat "$res/fidelity.txt"
 echo "replay fidelity: copies and memsets by kind (rep_n, rep_ms: per kept replay; captured_memory: CUPTI's source>destination kinds)"
 cat "$res/copies.txt"
+echo "replay fidelity: copies of 100 us or more, one by one (rep_us: median over the kept replays)"
+awk -F'\t' 'NR == 1 || $6 >= 100 { printf "%-14s %-5s %5s %12s %-16s %9s %9s %7s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' \
+	"$res/copy_records.tsv"
 all=$(median <"$tmp/all_ratios")
 n=$(wc -l <"$tmp/all_ratios")
 awk -v m="$all" -v n="$n" -v u="$MIN_US" 'BEGIN {
