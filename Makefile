@@ -163,7 +163,7 @@ check-gpu: all $(UNIT_TESTS) $(CHECK_DEPS)
 		tests/run $(UNIT_TESTS) $(TEST_SCRIPTS) $(GPU_TESTS)
 
 # compute-sanitizer over the suite's replays, on a GPU (tests/compute_sanitizer.sh)
-check-gpu-sanitize: all $(UNIT_TESTS) $(CHECK_DEPS)
+check-gpu-sanitize: all $(CHECK_DEPS)
 	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) bash tests/compute_sanitizer.sh
 
 # Everything the tests need, without running them (e.g. before running one
