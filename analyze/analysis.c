@@ -70,7 +70,7 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			  " r.computeCapability, r.smCount, r.maxThreadsPerSm,"
 			  " r.maxBlocksPerSm, r.regsPerSm, r.smemPerSm,"
 			  " r.droppedRecords, r.kernelCount, r.elastic,"
-			  " r.timesliceUs, r.copyChunk"
+			  " r.timesliceUs, r.copyChunk, r.hostname, r.gpu"
 			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
@@ -101,6 +101,10 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			? NAN : sqlite3_column_double(st, 17);
 		r->copy_chunk = sqlite3_column_type(st, 18) == SQLITE_NULL
 			? -1 : sqlite3_column_int64(st, 18);
+		r->hostname = sqlite3_column_type(st, 19) == SQLITE_NULL
+			? NULL : gm_an_col_str(st, 19);
+		r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
+			? NULL : gm_an_col_str(st, 20);
 		r->label = gm_run_label(r->workload, r->variant, r->policy);
 		r->vlabel = strcmp(r->policy, "none")
 			? gm_xasprintf("%s+%s", r->variant, r->policy)
@@ -622,6 +626,8 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->vlabel);
 		free(r->device_name);
 		free(r->device_cc);
+		free(r->hostname);
+		free(r->gpu);
 		free(r->elastic);
 		for (size_t j = 0; j < r->nprog; j++) {
 			free(r->progs[j].name);

@@ -71,6 +71,8 @@ struct gm_an_run {
 	char *label;			/* workload.variant[.policy] */
 	char *vlabel;			/* variant or variant+policy */
 	char *device_name, *device_cc;
+	char *hostname, *gpu;		/* runs.hostname, runs.gpu; NULL:
+					   not in the run's manifest */
 	char *elastic;			/* runs.elastic: "off", "identity",
 					   "policy" or a fixed grid mode */
 	double timeslice_us;		/* runs.timesliceUs, NAN: none */

@@ -52,10 +52,10 @@ static const char *const st_sql[NR_ST] = {
 		" cudaDeviceMaxConnections, streams, minReplays,"
 		" gpumixVersion, startedAt, finishedAt, droppedRecords,"
 		" loadedAt, elastic, timesliceUs, copyChunk,"
-		" kernelCount, memcpyCount, memsetCount, apiCount)"
+		" hostname, gpu, kernelCount, memcpyCount, memsetCount, apiCount)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
-		" ?24, ?25, ?26, ?27, 0, 0, 0, 0)",
+		" ?24, ?25, ?26, ?27, ?28, ?29, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
 		" deterministic, highPriority) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_INS_REPLAY] = "INSERT INTO replays (programId, runId, replay,"
@@ -289,7 +289,9 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 						     run->timeslice_us))) < 0 ||
 	    (run->copy_chunk < 0
 	     ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i++))
-	     : BIND_INT(l, st, i++, run->copy_chunk)) < 0) {
+	     : BIND_INT(l, st, i++, run->copy_chunk)) < 0 ||
+	    BIND_TEXT(l, st, i++, run->hostname) < 0 ||
+	    BIND_TEXT(l, st, i++, run->gpu) < 0) {
 		return -1;
 	}
 	/* SQLITE_STATIC text must outlive the step: it does (run, now). */

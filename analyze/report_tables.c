@@ -334,7 +334,7 @@ static void resources(const struct gm_analysis *a, struct gm_table *t)
 static void runs(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
-		"run", "status", "device", "programs", "kernels",
+		"run", "status", "device", "host", "gpu", "programs", "kernels",
 		"dropped records", "path", NULL,
 	};
 
@@ -346,10 +346,14 @@ static void runs(const struct gm_analysis *a, struct gm_table *t)
 		gm_table_text(t, 1, "%s%s%s%s", r->status, r->failure ? " (" : "",
 			      r->failure ? r->failure : "", r->failure ? ")" : "");
 		gm_table_text(t, 2, "%s", r->device_name);
-		gm_table_num(t, 3, (double)r->nprog, 0);
-		gm_table_num(t, 4, (double)r->kernel_count, 0);
-		gm_table_num(t, 5, (double)r->dropped, 0);
-		gm_table_text(t, 6, "%s", r->path);
+		/* where it ran: a study over several GPUs or nodes pins each
+		 * run (doc/gpumix-run.md); "-" for a run that did not say */
+		gm_table_text(t, 3, "%s", r->hostname ? r->hostname : "-");
+		gm_table_text(t, 4, "%s", r->gpu ? r->gpu : "-");
+		gm_table_num(t, 5, (double)r->nprog, 0);
+		gm_table_num(t, 6, (double)r->kernel_count, 0);
+		gm_table_num(t, 7, (double)r->dropped, 0);
+		gm_table_text(t, 8, "%s", r->path);
 	}
 }
 

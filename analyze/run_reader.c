@@ -118,6 +118,8 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 				what, run->status);
 	}
 	run->failure = kvfile_get(&run->manifest, "failure");
+	run->hostname = kvfile_get(&run->manifest, "hostname");
+	run->gpu = kvfile_get(&run->manifest, "device.visible");
 	if (get_str(run, "workload", &run->workload, what) ||
 	    get_str(run, "variant", &run->variant, what) ||
 	    get_str(run, "policy", &run->policy, what) ||

@@ -49,6 +49,9 @@ struct gm_run_dir {
 	const char *elastic;
 	double timeslice_us;
 	int64_t copy_chunk;
+	/* Where it ran, NULL when absent: `hostname`, and `device.visible`
+	 * (the GPU a study pinned it to: a UUID or an index). */
+	const char *hostname, *gpu;
 	/* `priority.program` (the priority variant's high-priority program):
 	 * its index into programs[], -1 when absent. */
 	long high_priority;

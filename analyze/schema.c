@@ -55,6 +55,8 @@ const char gm_schema_sql[] =
 	"  failure TEXT,\n"
 	"  deviceName TEXT NOT NULL,\n"
 	"  computeCapability TEXT NOT NULL,\n"
+	"  hostname TEXT,\n"
+	"  gpu TEXT,\n"
 	"  smCount INTEGER NOT NULL,\n"
 	"  maxThreadsPerSm INTEGER NOT NULL,\n"
 	"  maxBlocksPerSm INTEGER NOT NULL,\n"

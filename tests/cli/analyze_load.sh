@@ -19,7 +19,7 @@ check_eq "load a study directory: exit 0" 0 "$?"
 check_match "one-line summary" \
 	"^analyze: 5 runs loaded, 17 kernels, 35 records, into .*r\.db in [0-9.]+ s$" "$out"
 check_eq "5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
-check_eq "schema version" 3 "$(q 'PRAGMA user_version')"
+check_eq "schema version" 4 "$(q 'PRAGMA user_version')"
 check_eq "which code each run ran, its timeslice and copy chunk (absent: off, NULL)" \
 	"a+b.cuda|off|| a+b.nss|off||0 a+c.elastic|policy|1000.0|4194304" \
 	"$(q "SELECT w.name || '.' || r.variant, r.elastic, r.timesliceUs, r.copyChunk
@@ -27,6 +27,22 @@ check_eq "which code each run ran, its timeslice and copy chunk (absent: off, NU
 	      WHERE r.variant != 'single' AND w.name || r.variant != 'a+ccuda'
 	      ORDER BY w.name, r.variant" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "application id" 1735227441 "$(q 'PRAGMA application_id')"
+# Where a run ran: its manifest's hostname and device.visible (the GPU a
+# study pinned it to), NULL when absent; the report's runs table shows them.
+cp -r "$study" "$tmp/where"
+printf 'hostname = node7\ndevice.visible = GPU-5a3c1d2e-1111\n' >>"$tmp/where/a+b.cuda/manifest"
+printf 'hostname = node8\n' >>"$tmp/where/a+b.nss/manifest"
+"$GPUMIX" -q analyze "$tmp/where" -o "$tmp/where.db" 2>&1
+check_eq "hostname and gpu from the manifest (absent: NULL)" \
+	"a+b.cuda|node7|GPU-5a3c1d2e-1111 a+b.nss|node8| a+b.single||" \
+	"$(sqlite3 "$tmp/where.db" "SELECT w.name || '.' || r.variant, r.hostname, r.gpu
+	      FROM runs r JOIN workloads w ON w.id = r.workloadId
+	      WHERE w.name = 'a+b' ORDER BY r.variant" | tr '\n' ' ' | sed 's/ $//')"
+"$GPUMIX" -q report --no-figures -o "$tmp/where-report" "$tmp/where.db" >/dev/null 2>&1
+check_match "the report's runs table: host and gpu, - when absent" \
+	"^a\+b\.cuda,ok,[^,]*,node7,GPU-5a3c1d2e-1111,2,.*
+a\+b\.nss,ok,[^,]*,node8,-,2," \
+	"$(grep '^a+b\.' "$tmp/where-report/tables/runs.csv" | sort)"
 check_eq "2 workloads" "a+b|2 a+c|2" \
 	"$(q 'SELECT name, programCount FROM workloads ORDER BY name' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "names are StringIds" "kernelA|kernelA(float*)|_Z7kernelAPf" \
@@ -77,27 +93,32 @@ old=$tmp/old.db
 sqlite3 "$old" "PRAGMA application_id = 1735227441; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$old" 2>&1)
 check_eq "older schema: exit 1" 1 "$?"
-check_eq "older schema: message" "error: '$old' has schema version 0, older than version 3 that this gpumix reads and writes
+check_eq "older schema: message" "error: '$old' has schema version 0, older than version 4 that this gpumix reads and writes
 hint: the database is only a cache of the run directories: remove it and load them again with gpumix analyze" "$out"
 out=$("$GPUMIX" report "$old" 2>&1)
 check_eq "older schema: report refuses too" 1 "$?"
-check_match "older schema: report message" "has schema version 0, older than version 3" "$out"
+check_match "older schema: report message" "has schema version 0, older than version 4" "$out"
 v1=$tmp/v1.db
 sqlite3 "$v1" "PRAGMA application_id = 1735227441; PRAGMA user_version = 1; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v1" 2>&1)
 check_match "a database of schema 1 (no elastic column) is refused" \
-	"has schema version 1, older than version 3" "$out"
+	"has schema version 1, older than version 4" "$out"
 v2=$tmp/v2.db
 sqlite3 "$v2" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v2" 2>&1)
 check_match "a database of schema 2 (no programs.highPriority) is refused" \
-	"has schema version 2, older than version 3" "$out"
+	"has schema version 2, older than version 4" "$out"
+v3=$tmp/v3.db
+sqlite3 "$v3" "PRAGMA application_id = 1735227441; PRAGMA user_version = 3; CREATE TABLE runs (id INTEGER);"
+out=$("$GPUMIX" analyze "$study" -o "$v3" 2>&1)
+check_match "a database of schema 3 (no runs.hostname, runs.gpu) is refused" \
+	"has schema version 3, older than version 4" "$out"
 
 new=$tmp/new.db
 sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 7; CREATE TABLE t (a);"
 out=$("$GPUMIX" analyze "$study" -o "$new" 2>&1)
 check_eq "newer schema: exit 1" 1 "$?"
-check_match "newer schema: message" "has schema version 7, newer than version 3" "$out"
+check_match "newer schema: message" "has schema version 7, newer than version 4" "$out"
 
 other=$tmp/other.db
 sqlite3 "$other" "CREATE TABLE t (a);"
