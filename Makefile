@@ -94,7 +94,7 @@ NO_DEP_GOALS := clean help uninstall
 DEP_GOALS := $(filter-out $(NO_DEP_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(DEP_GOALS),)
 DEP_GROUPS := build \
-	$(if $(filter check check-gpu tests bench,$(DEP_GOALS)),test) \
+	$(if $(filter check check-gpu check-gpu-sanitize tests bench,$(DEP_GOALS)),test) \
 	$(if $(filter demo,$(DEP_GOALS)),demo) \
 	$(if $(filter 1,$(SANITIZE) $(FUZZ))$(filter fuzz,$(DEP_GOALS)),sanitize)
 ifneq ($(shell GPUMIX_INSTALL_DEPS='$(INSTALL_DEPS)' PKG_CONFIG='$(PKG_CONFIG)' \
