@@ -28,7 +28,8 @@
 #                       naming it runs it with --launch-timeout 0 (untried)
 #   GPUMIX_SAN_SCALE    (0.01) the programs' -s
 #   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
-#   GPUMIX_SAN_TIMEOUT  (900 s per run), OUT (build/sanitize-gpu)
+#   GPUMIX_SAN_TIMEOUT  (900 s per run), GPUMIX_SAN_OUT (build/sanitize-gpu:
+#                       replaced when it holds an earlier sweep)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 TOP=${GPUMIX_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -40,7 +41,7 @@ SCALE=${GPUMIX_SAN_SCALE:-0.01}
 PROGRAMS=${GPUMIX_SAN_PROGRAMS:-bfs cutcp fft histo lbm mri-q mm sad spmv stencil tpacf}
 PARALLEL=${GPUMIX_SAN_PARALLEL:-12}
 TIMEOUT=${GPUMIX_SAN_TIMEOUT:-900}
-OUT=${OUT:-$BUILD/sanitize-gpu}
+OUT=${GPUMIX_SAN_OUT:-$BUILD/sanitize-gpu}
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
 	echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")}
 
@@ -52,8 +53,14 @@ if [ ! -x "$SAN" ]; then
 	echo "error: compute-sanitizer not found (PATH, CUDA_HOME or COMPUTE_SANITIZER)" >&2
 	exit 2
 fi
+# replace an earlier sweep, never a directory that is something else
+if [ -e "$OUT" ] && [ ! -e "$OUT/sanitize.tsv" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+	echo "error: '$OUT' exists and is not an earlier sweep's output (no sanitize.tsv)" >&2
+	exit 2
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/logs" "$OUT/bundles" "$OUT/replays" "$OUT/runs"
+printf 'unit\ttool\tvariant\tkernel\tstatus\terrors\tseconds\n' >"$OUT/sanitize.tsv"
 start=$(date +%s)
 say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)"; }
 
@@ -150,7 +157,6 @@ run_one() {
 export -f run_one
 export OUT SAN TIMEOUT
 
-printf 'unit\ttool\tvariant\tkernel\tstatus\terrors\tseconds\n' >"$OUT/sanitize.tsv"
 n=$(runs | wc -l)
 say "$n runs, $PARALLEL at a time, at most $TIMEOUT s each"
 runs | xargs -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one |
