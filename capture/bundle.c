@@ -200,10 +200,31 @@ out:
 }
 
 /*
- * Remove the trace streams of process @pid from bundle directory @dir:
- * with per-process buffers each lives in ctf/ust/pid/NAME-PID-DATE-TIME/.
+ * The process of a stream directory: with per-process buffers each
+ * process's streams live in ctf/ust/pid/NAME-PID-DATE-TIME/, PID the third
+ * field from the end (NAME may hold '-'). 0 for another name.
  */
-static int remove_streams(const char *dir, uint32_t pid)
+static unsigned long stream_dir_pid(const char *name)
+{
+	const char *e = name + strlen(name);
+	int dashes = 0;
+
+	while (e > name && dashes < 3) {
+		if (*--e == '-') {
+			dashes++;
+		}
+	}
+	return dashes < 3 ? 0 : strtoul(e + 1, NULL, 10);
+}
+
+/*
+ * Remove the stream directories of bundle directory @dir whose process
+ * @drop() says, adding how many went to @removed (when not NULL).
+ */
+static int remove_streams_if(const char *dir,
+			     int (*drop)(const char *dir, unsigned long pid,
+					 const void *arg),
+			     const void *arg, uint64_t *removed)
 {
 	char *pids = gm_path_join(dir, "ctf/ust/pid");
 	DIR *d = opendir(pids);
@@ -211,26 +232,50 @@ static int remove_streams(const char *dir, uint32_t pid)
 	int ret = 0;
 
 	while (d && (de = readdir(d))) {
-		/* PID is the third field from the end (NAME may hold '-') */
-		const char *e = de->d_name + strlen(de->d_name);
-		int dashes = 0;
-		while (e > de->d_name && dashes < 3) {
-			if (*--e == '-') {
-				dashes++;
-			}
-		}
-		if (dashes < 3 || strtoul(e + 1, NULL, 10) != pid) {
+		unsigned long pid = stream_dir_pid(de->d_name);
+		if (!pid || !drop(dir, pid, arg)) {
 			continue;
 		}
 		char *p = gm_path_join(pids, de->d_name);
 		ret |= gm_remove_tree(p);
 		free(p);
+		if (removed) {
+			(*removed)++;
+		}
 	}
 	if (d) {
 		closedir(d);
 	}
 	free(pids);
 	return ret;
+}
+
+static int is_pid(const char *dir, unsigned long pid, const void *arg)
+{
+	(void)dir;
+	return pid == *(const uint32_t *)arg;
+}
+
+/* Remove the trace streams of process @pid from bundle directory @dir. */
+static int remove_streams(const char *dir, uint32_t pid)
+{
+	return remove_streams_if(dir, is_pid, &pid, NULL);
+}
+
+/* A process of ours has its counter file (see bundle_finalize). */
+static int has_no_counts(const char *dir, unsigned long pid, const void *arg)
+{
+	char *path = gm_xasprintf("%s/procs/%lu.counts", dir, pid);
+	int none = access(path, F_OK) != 0;
+
+	(void)arg;
+	free(path);
+	return none;
+}
+
+int bundle_prune_foreign(const char *dir, uint64_t *removed)
+{
+	return remove_streams_if(dir, has_no_counts, NULL, removed);
 }
 
 static void tally_release(struct tally *t)
@@ -745,6 +790,7 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	if (t.extra) {
 		kvfile_set_u64(&m, "events.extra", t.extra);
 	}
+	t.foreign += found->foreign_pruned;
 	if (t.foreign) {
 		kvfile_set_u64(&m, "foreign.processes", t.foreign);
 		kvfile_set_u64(&m, "foreign.events", t.foreign_events);

@@ -25,6 +25,9 @@ struct bundle_found {
 	uint64_t events;
 	uint64_t discarded;		/* reported by the tracer */
 	const char *read_error;		/* the trace could not be read: why */
+	uint64_t foreign_pruned;	/* other captures' processes whose
+					   streams bundle_prune_foreign()
+					   removed before the reading */
 	const uint8_t *api_used;	/* GM_API_COUNT flags, or NULL: all */
 	const char *device;		/* first device seen, or NULL */
 	uint64_t device_cc, device_sms, driver_version;
@@ -79,6 +82,16 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 		    struct bundle_result *res);
 
 void bundle_result_release(struct bundle_result *res);
+
+/*
+ * Remove from bundle directory @dir the trace streams of every process
+ * without a counter file in procs/: another capture's, recorded by the
+ * same session daemon (bundle_finalize removes them after reading). For
+ * when the trace cannot be read, as such a stream may be what broke it
+ * (a capture beside this one on a full disk). Adds the processes removed
+ * to @removed. Returns 0, or -1 with a cause.
+ */
+int bundle_prune_foreign(const char *dir, uint64_t *removed);
 
 /*
  * Count the finished bundle @dir back as bundle_finalize() did: every

@@ -165,6 +165,28 @@ static int keep_own(void *ctx, uint32_t pid)
 	return o->own[o->nr++];
 }
 
+/* Count the trace of bundle directory @dir back into @st (initialized
+ * here): another capture's events are counted, never decoded. */
+static int count_trace(const char *dir, struct trace_stats *st,
+		       struct own_procs *own)
+{
+	struct trace_reader *r = NULL;
+	int rc;
+
+	trace_stats_init(st);
+	own->dir = dir;
+	st->keep = keep_own;
+	st->keep_ctx = own;
+	rc = trace_reader_open(&r, dir, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
+				       GM_READER_ALLOW_UNKNOWN);
+	if (!rc) {
+		trace_reader_keep(r, keep_own, own);
+		rc = trace_stats_collect(r, st);
+	}
+	trace_reader_free(r);
+	return rc;
+}
+
 /*
  * The program's own calls that failed: the bundle is complete, but a
  * program whose calls failed did not compute what it meant to (an
@@ -198,7 +220,6 @@ int cmd_capture(int argc, char **argv)
 	struct trace_stats st;
 	struct strbuf failed_first = STRBUF_INIT, failed_first_error = STRBUF_INIT;
 	struct own_procs own = { 0 };
-	struct trace_reader *r = NULL;
 	struct bundle_found found = { 0 };
 	struct bundle_run run = { 0 };
 	struct bundle_result res = { 0 };
@@ -290,22 +311,20 @@ int cmd_capture(int argc, char **argv)
 	capture_run_end(&cr);
 
 	/* Count the trace back. */
-	trace_stats_init(&st);
-	own.dir = cr.tmp;
-	st.keep = keep_own;
-	st.keep_ctx = &own;
-	rc = trace_reader_open(&r, cr.tmp, GM_READER_RAW | GM_READER_ALLOW_LOSSY |
-					   GM_READER_ALLOW_UNKNOWN);
-	if (!rc) {
-		/* Another capture's events are counted, never decoded. */
-		trace_reader_keep(r, keep_own, &own);
-		rc = trace_stats_collect(r, &st);
-	}
-	if (rc) {
+	if (count_trace(cr.tmp, &st, &own)) {
 		read_error = gm_xstrdup(gm_error_message());
 		gm_error_clear();
+		/* Another capture's stream may be what cannot be read (one
+		 * beside this on a full disk): without them, once more. */
+		if (!bundle_prune_foreign(cr.tmp, &found.foreign_pruned) &&
+		    found.foreign_pruned) {
+			trace_stats_release(&st);
+			rc = count_trace(cr.tmp, &st, &own);
+			free(read_error);
+			read_error = rc ? gm_xstrdup(gm_error_message()) : NULL;
+		}
+		gm_error_clear();
 	}
-	trace_reader_free(r);
 	found.threads = st.threads;
 	found.nr_threads = st.nr_threads;
 	found.events = st.events;

@@ -4,7 +4,8 @@
  * refusal to overwrite, loss detection by counting back (missing events,
  * a process that did not exit, events without counters, library loss
  * counters), the manifest, the atomic rename, --force, and a manifest
- * that still gets written on a full disk.
+ * that still gets written on a full disk; other captures' streams pruned
+ * before a second reading.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 static char dir[256];
 /* children_without_counts of the next counter files written */
 static uint64_t children_lost;
+/* bundle_found.foreign_pruned of the next finalize() */
+static uint64_t foreign_pruned;
 
 static void write_counts(const char *tmp, uint64_t pid, uint64_t events,
 			 uint64_t state, uint64_t blob_failures)
@@ -97,6 +100,7 @@ static int finalize(const char *final, struct gm_thread_count *threads,
 	f.threads = threads;
 	f.nr_threads = nr;
 	f.events = events;
+	f.foreign_pruned = foreign_pruned;
 	run.argv = argv_prog;
 	run.tool_version = "gpumix test";
 	run.started = 1;
@@ -215,6 +219,49 @@ int main(void)
 	      "manifest: it stopped inside its exit handlers");
 	bundle_result_release(&res);
 	free(tmp);
+
+	/* Other captures' streams removed before a second reading (the first
+	 * could not read the trace): those without a counter file go. */
+	{
+		char *b = gm_path_join(dir, "prune");
+		static const char *const streams[] = {
+			"my-prog-100-20260101-000000",	/* ours: procs/100.counts */
+			"other-300-20260101-000000",	/* another capture's */
+			"a-b-c-400-20260101-000000",	/* NAME with dashes */
+			"odd",				/* no PID: left alone */
+		};
+		static const int stays[] = { 1, 0, 0, 1 };
+		uint64_t n = 1;
+
+		gm_mkdir_p(b, 0755);
+		path = gm_path_join(b, "procs");
+		gm_mkdir_p(path, 0755);
+		free(path);
+		write_counts(b, 100, 50, GM_STATE_EXITED, 0);
+		for (size_t i = 0; i < 4; i++) {
+			path = gm_xasprintf("%s/ctf/ust/pid/%s", b, streams[i]);
+			gm_mkdir_p(path, 0755);
+			free(path);
+		}
+		CHECK_INT(bundle_prune_foreign(b, &n), 0, "prune another capture's streams");
+		CHECK_INT(n, 3, "... two processes added to the count");
+		for (size_t i = 0; i < 4; i++) {
+			path = gm_xasprintf("%s/ctf/ust/pid/%s", b, streams[i]);
+			CHECK_INT(gm_is_dir(path), stays[i], streams[i]);
+			free(path);
+		}
+		free(b);
+	}
+	foreign_pruned = 2;
+	CHECK_INT(finalize(final, good, 1, 50, 0, 1, &res, &tmp, GM_STATE_EXITED,
+			   50, 0), 0, "finalised after pruning two processes");
+	read_manifest(final, &m);
+	CHECK_STR(mget(&m, "foreign.processes"), "2",
+		  "manifest: the pruned processes are foreign.processes");
+	CHECK_STR(mget(&m, "complete"), "yes", "... and the bundle is complete");
+	bundle_result_release(&res);
+	free(tmp);
+	foreign_pruned = 0;
 
 	/* A bundle that appears under the final name during the capture. */
 	gm_remove_tree(final);
