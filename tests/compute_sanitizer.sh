@@ -30,6 +30,10 @@
 #   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
 #   GPUMIX_SAN_TIMEOUT  (900 s per run), GPUMIX_SAN_OUT (build/sanitize-gpu:
 #                       replaced when it holds an earlier sweep)
+#   GPUMIX_SAN_RESUME=1 goes on with the sweep in GPUMIX_SAN_OUT instead:
+#                       its captures, builds and finished runs are kept,
+#                       runs that failed or did not finish run again (a
+#                       sweep longer than one sitting, in parts)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 TOP=${GPUMIX_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -40,6 +44,7 @@ VARIANTS=${GPUMIX_SAN_VARIANTS:-cuda priority nss green}
 SCALE=${GPUMIX_SAN_SCALE:-0.01}
 PROGRAMS=${GPUMIX_SAN_PROGRAMS:-bfs cutcp fft histo lbm mri-q mm sad spmv stencil tpacf}
 PARALLEL=${GPUMIX_SAN_PARALLEL:-12}
+RESUME=${GPUMIX_SAN_RESUME:-0}
 TIMEOUT=${GPUMIX_SAN_TIMEOUT:-900}
 OUT=${GPUMIX_SAN_OUT:-$BUILD/sanitize-gpu}
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
@@ -53,14 +58,23 @@ if [ ! -x "$SAN" ]; then
 	echo "error: compute-sanitizer not found (PATH, CUDA_HOME or COMPUTE_SANITIZER)" >&2
 	exit 2
 fi
-# replace an earlier sweep, never a directory that is something else
+# replace an earlier sweep (or go on with it), never a directory that is
+# something else
 if [ -e "$OUT" ] && [ ! -e "$OUT/sanitize.tsv" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
 	echo "error: '$OUT' exists and is not an earlier sweep's output (no sanitize.tsv)" >&2
 	exit 2
 fi
-rm -rf "$OUT"
-mkdir -p "$OUT/logs" "$OUT/bundles" "$OUT/replays" "$OUT/runs"
-printf 'unit\ttool\tvariant\tkernel\tstatus\terrors\tseconds\n' >"$OUT/sanitize.tsv"
+if [ "$RESUME" = 1 ] && [ -e "$OUT/sanitize.tsv" ]; then
+	if [ "$(cat "$OUT/scale" 2>/dev/null)" != "$SCALE" ]; then
+		echo "error: the sweep in '$OUT' captured at -s $(cat "$OUT/scale" 2>/dev/null || echo '?'), not $SCALE: cannot go on with it" >&2
+		exit 2
+	fi
+else
+	rm -rf "$OUT"
+	mkdir -p "$OUT/logs" "$OUT/bundles" "$OUT/replays" "$OUT/runs"
+	printf 'unit\ttool\tvariant\tkernel\tstatus\terrors\tseconds\n' >"$OUT/sanitize.tsv"
+	echo "$SCALE" >"$OUT/scale"
+fi
 start=$(date +%s)
 say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)"; }
 
@@ -75,6 +89,7 @@ pairs() {
 
 for p in $PROGRAMS; do
 	log=$OUT/logs/capture-$p.log
+	[ -f "$OUT/bundles/$p/manifest" ] && continue	# a resumed sweep's
 	if ! (cd "$TOP" && "$GPUMIX" -q capture -o "$OUT/bundles/$p" -- \
 		"$BUILD/workloads/parboil/$p" -s "$SCALE") >"$log" 2>&1 ||
 	   ! grep -q "^PASS $p" "$log"; then
@@ -86,6 +101,7 @@ say "captured $(wc -w <<<"$PROGRAMS") programs at -s $SCALE"
 units="$PROGRAMS $(pairs | tr '\n' ' ')"
 for u in $units; do
 	log=$OUT/logs/build-$u.log
+	[ -x "$OUT/replays/$u/replay" ] && continue	# a resumed sweep's
 	# shellcheck disable=SC2046
 	if ! "$GPUMIX" -q reconstruct --elastic -o "$OUT/replays/$u" \
 		$(for q in ${u//+/ }; do echo "$OUT/bundles/$q"; done) >"$log" 2>&1 ||
@@ -133,6 +149,7 @@ run_one() {
 		tag=$tag-$k
 	fi
 	s=$(date +%s)
+	rm -rf "$OUT/runs/$tag"	# an earlier try's, in a resumed sweep
 	timeout "$TIMEOUT" "$SAN" --tool "$t" "${filt[@]}" --error-exitcode 9 \
 		"$OUT/replays/$u/replay" "${args[@]}" --min-replays 2 --no-profile \
 		--watchdog 0 -o "$OUT/runs/$tag" >"$OUT/logs/$tag.log" 2>&1
@@ -157,11 +174,20 @@ run_one() {
 export -f run_one
 export OUT SAN TIMEOUT
 
-n=$(runs | wc -l)
+# the runs still to do: those without a row that finished (a resumed sweep)
+todo() {
+	runs | awk -F'\t' 'NR == FNR { if (FNR > 1 && $5 ~ /^(clean|skipped|errors)$/) done[$1 " " $2 " " $3 " " $4] = 1; next }
+		{ k = $0; if (split($0, f, " ") == 3) k = k " -" } !(k in done)' "$OUT/sanitize.tsv" -
+}
+n=$(todo | wc -l)
 say "$n runs, $PARALLEL at a time, at most $TIMEOUT s each"
-runs | xargs -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one |
+todo | xargs -r -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one |
 	tee -a "$OUT/sanitize.tsv" | awk -F'\t' '{ printf "sanitize: %s %s %s%s: %s%s (%d s)\n", $1, $2, $3,
 		($4 == "-" ? "" : " " $4), $5, ($6 == "-" ? "" : ", " $6 " reported"), $7 }'
+# a run tried again keeps its last row
+awk -F'\t' 'NR == 1 { print; next } { k = $1 FS $2 FS $3 FS $4; if (!(k in row)) order[++n] = k; row[k] = $0 }
+	END { for (i = 1; i <= n; i++) print row[order[i]] }' "$OUT/sanitize.tsv" >"$OUT/sanitize.tsv.tmp" &&
+	mv "$OUT/sanitize.tsv.tmp" "$OUT/sanitize.tsv"
 awk -F'\t' 'NR > 1 { n[$5]++; t++ } END {
 	printf "sanitize: %d runs:", t
 	for (s in n) printf " %d %s", n[s], s
