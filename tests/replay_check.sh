@@ -2,10 +2,29 @@
 #
 # Shared checks of a replay run directory (doc/run-directory.md), sourced
 # by tests/cli/replay_mock.sh (mock driver) and tests/gpu/replay_*.sh
-# (real GPU) after tests/lib.sh. Not a test itself.
+# (real GPU) after tests/lib.sh, and the study the run_* tests give the
+# real stages on the mock driver. Not a test itself.
 
 field() { # field FILE KEY
 	sed -n "s/^$2 = //p" "$1"
+}
+
+# mock_study FILE NAME VARIANTS REPLAY OUTPUT: write FILE, study NAME over
+# the committed bundles basic and threads (their pair) under VARIANTS, with
+# the replay mapping's body REPLAY and OUTPUT as its output directory
+mock_study() {
+	cat >"$1" <<EOF
+study: $2
+root: $GPUMIX_TOP
+programs:
+  - bundle: tests/data/reconstruct/bundles/basic
+  - bundle: tests/data/reconstruct/bundles/threads
+workloads:
+  - [basic, threads]
+variants: [$3]
+replay: {$4}
+paths: {output: $5}
+EOF
 }
 
 # check_run DIR PROGRAMS R: the run directory is complete and consistent

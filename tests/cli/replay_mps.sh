@@ -217,18 +217,8 @@ check_match "and the replay warns" "did not end after 'quit'" "$out"
 no_leftovers "noquit" "$tmp/rnq"
 
 # -- in a study: the variant, its knob, the report
-cat >"$tmp/study.yaml" <<EOF
-study: mock-mps
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda, mps]
-replay: {min_replays: 2, watchdog: 30s, mps_threads: {threads: 30}}
-paths: {output: $tmp/study}
-EOF
+mock_study "$tmp/study.yaml" mock-mps "single, cuda, mps" \
+	"min_replays: 2, watchdog: 30s, mps_threads: {threads: 30}" "$tmp/study"
 summary=$(cd "$GPUMIX_TOP" && "$GPUMIX" run "$tmp/study.yaml" 2>"$tmp/err")
 rc=$?
 check_eq "a study with mps succeeds" 0 "$rc"

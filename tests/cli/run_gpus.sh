@@ -11,6 +11,7 @@
 # once; an interrupted study stops every replay and resumes.
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
+. "$GPUMIX_TOP/tests/replay_check.sh"	# mock_study
 scratch_dir >/dev/null
 tmp=$_scratch
 g0=GPU-5a3c1d2e-0000-4a6b-9c1d-000000000000
@@ -116,18 +117,8 @@ check_eq "no run was analyzed twice" "" \
 # GPU it was pinned to, and the real analyzer loads it.
 m=$tmp/mock
 mkdir -p "$m"
-cat >"$m/study.yaml" <<YAML
-study: mock
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda]
-replay: {min_replays: 2, watchdog: 30s}
-paths: {output: $m/out}
-YAML
+mock_study "$m/study.yaml" mock "single, cuda" \
+	"min_replays: 2, watchdog: 30s" "$m/out"
 out=$(env -u GPUMIX_STUDY_EXEC \
 	LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	"$GPUMIX" run --gpus all "$m/study.yaml" 2>&1)

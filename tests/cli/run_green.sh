@@ -15,18 +15,8 @@ scratch_dir >/dev/null
 tmp=$_scratch
 out=$tmp/out
 
-cat >"$tmp/study.yaml" <<EOF
-study: mock-green
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda, green]
-replay: {min_replays: 2, watchdog: 30s, sm_share: {basic: 25%}}
-paths: {output: $out}
-EOF
+mock_study "$tmp/study.yaml" mock-green "single, cuda, green" \
+	"min_replays: 2, watchdog: 30s, sm_share: {basic: 25%}" "$out"
 
 summary=$("$GPUMIX" run "$tmp/study.yaml" 2>"$tmp/err")
 rc=$?

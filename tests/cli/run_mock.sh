@@ -26,18 +26,8 @@ scratch_dir >/dev/null
 tmp=$_scratch
 out=$tmp/out
 
-cat >"$tmp/study.yaml" <<EOF
-study: mock
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda, nss]
-replay: {min_replays: 2, watchdog: 30s, timeslice: 500us, copy_chunk: 64KiB}
-paths: {output: $out}
-EOF
+mock_study "$tmp/study.yaml" mock "single, cuda, nss" \
+	"min_replays: 2, watchdog: 30s, timeslice: 500us, copy_chunk: 64KiB" "$out"
 
 summary=$("$GPUMIX" run "$tmp/study.yaml" 2>"$tmp/err")
 rc=$?

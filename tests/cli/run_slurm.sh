@@ -13,6 +13,7 @@
 # that run. A failed run is submitted again only with --retry-failed.
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
+. "$GPUMIX_TOP/tests/replay_check.sh"	# mock_study
 . "$GPUMIX_TOP/tests/slurm_cluster.sh"
 scratch_dir >/dev/null
 tmp=$_scratch
@@ -121,18 +122,8 @@ check_eq "only a+b.cuda was replayed again" "replay a+b.cuda" \
 # (tests/mock/), the real analyze and report in the finish job.
 m=$tmp/mock
 mkdir -p "$m"
-cat >"$m/study.yaml" <<YAML
-study: mock
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda]
-replay: {min_replays: 2, watchdog: 30s}
-paths: {output: $m/out}
-YAML
+mock_study "$m/study.yaml" mock "single, cuda" \
+	"min_replays: 2, watchdog: 30s" "$m/out"
 # sbatch hands the jobs this environment: the real gpumix, the mock.
 # (CUDA_VISIBLE_DEVICES as SLURM's --gres would set it.)
 sub=$(env -u GPUMIX_STUDY_EXEC -u FAKE_LOG -u FAKE_MARK CUDA_VISIBLE_DEVICES=0 \
