@@ -860,6 +860,31 @@ static struct gm_span span3d(const void *base, size_t x, size_t y, size_t z,
 	return s;
 }
 
+/* The host source of a 3D copy as a span; 0 when the source is not host
+ * memory. */
+static int copy3d_host_src(const CUDA_MEMCPY3D *c, struct gm_span *s)
+{
+	if (!side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
+		return 0;
+	}
+	*s = span3d(side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
+		    c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight,
+		    c->WidthInBytes, c->Height, c->Depth);
+	return 1;
+}
+
+/* The host destination of a 3D copy, likewise. */
+static int copy3d_host_dst(const CUDA_MEMCPY3D *c, struct gm_span *s)
+{
+	if (!side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
+		return 0;
+	}
+	*s = span3d(side_ptr(c->dstMemoryType, c->dstHost, c->dstDevice),
+		    c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight,
+		    c->WidthInBytes, c->Height, c->Depth);
+	return 1;
+}
+
 static void res_fields(uint64_t *resType, uint64_t *resArray,
 		       uint64_t *resDevPtr, const CUDA_RESOURCE_DESC *d)
 {
@@ -971,6 +996,7 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 			 struct gm_thread *t)
 {
 	const CUDA_MEMCPY3D *c = (const void *)(uintptr_t)a[f->node_params];
+	struct gm_span s;
 
 	copy3d_fields(&a[f->fields], c);
 	if (!c) {
@@ -982,26 +1008,16 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 	/* A host source is read at each launch; what the replay has is its
 	 * content when the node was made (doc/graphs.md): a launch that
 	 * finds it changed is reported (graph_launch_node()). */
-	if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
-		struct gm_span s = span3d(
-			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
-			c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
-			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
-		gm_capture_add(h2d_bytes, gm_span_size(&s));
-		gm_capture_payload(r, &s, GM_INLINE_MAX);
+	if (copy3d_host_src(c, &s)) {
+		if (!exit) {
+			gm_capture_add(h2d_bytes, gm_span_size(&s));
+			gm_capture_payload(r, &s, GM_INLINE_MAX);
+		}
+		if (ok) {
+			gtrack_graph_source(a[1], &s);
+		}
 	}
-	if (ok && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
-		struct gm_span s = span3d(
-			side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
-			c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
-			c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
-		gtrack_graph_source(a[1], &s);
-	}
-	if (ok && side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
-		struct gm_span s = span3d(
-			side_ptr(c->dstMemoryType, c->dstHost, c->dstDevice),
-			c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch,
-			c->dstHeight, c->WidthInBytes, c->Height, c->Depth);
+	if (ok && copy3d_host_dst(c, &s)) {
 		gtrack_graph_copy(a[1], &s);
 	}
 }
@@ -1225,11 +1241,8 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		if (!c) {
 			break;
 		}
-		if (!exit && side_is_host(c->srcMemoryType, c->srcHost, c->srcDevice)) {
-			struct gm_span s = span3d(
-				side_ptr(c->srcMemoryType, c->srcHost, c->srcDevice),
-				c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch,
-				c->srcHeight, c->WidthInBytes, c->Height, c->Depth);
+		struct gm_span s;
+		if (!exit && copy3d_host_src(c, &s)) {
 			gm_capture_add(h2d_bytes, gm_span_size(&s));
 			gm_capture_payload(r, &s, GM_INLINE_MAX);
 		}
@@ -1237,13 +1250,7 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 			if (!async) {
 				complete(TRACK_SYNC_LEGACY, 0);
 			}
-			if (side_is_host(c->dstMemoryType, c->dstHost, c->dstDevice)) {
-				struct gm_span s = span3d(
-					side_ptr(c->dstMemoryType, c->dstHost,
-						 c->dstDevice),
-					c->dstXInBytes, c->dstY, c->dstZ,
-					c->dstPitch, c->dstHeight,
-					c->WidthInBytes, c->Height, c->Depth);
+			if (copy3d_host_dst(c, &s)) {
 				d2h_result(r, api, &s, async, key);
 			}
 		}
