@@ -179,9 +179,10 @@ todo() {
 	runs | awk -F'\t' 'NR == FNR { if (FNR > 1 && $5 ~ /^(clean|skipped|errors)$/) done[$1 " " $2 " " $3 " " $4] = 1; next }
 		{ k = $0; if (split($0, f, " ") == 3) k = k " -" } !(k in done)' "$OUT/sanitize.tsv" -
 }
-n=$(todo | wc -l)
+todo >"$OUT/todo"	# once: each listing reads every bundle's kernels
+n=$(wc -l <"$OUT/todo")
 say "$n runs, $PARALLEL at a time, at most $TIMEOUT s each"
-todo | xargs -r -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one |
+xargs -r -P "$PARALLEL" -L1 bash -c 'run_one "$@"' run_one <"$OUT/todo" |
 	tee -a "$OUT/sanitize.tsv" | awk -F'\t' '{ printf "sanitize: %s %s %s%s: %s%s (%d s)\n", $1, $2, $3,
 		($4 == "-" ? "" : " " $4), $5, ($6 == "-" ? "" : ", " $6 " reported"), $7 }'
 # a run tried again keeps its last row
