@@ -316,8 +316,13 @@ int cmd_capture(int argc, char **argv)
 		gm_error_clear();
 		/* Another capture's stream may be what cannot be read (one
 		 * beside this on a full disk): without them, once more. */
-		if (!bundle_prune_foreign(cr.tmp, &found.foreign_pruned) &&
-		    found.foreign_pruned) {
+		if (bundle_prune_foreign(cr.tmp, &found.foreign_pruned)) {
+			char *why = gm_xasprintf("%s (other captures' streams "
+						 "could not all be removed: %s)",
+						 read_error, gm_error_message());
+			free(read_error);
+			read_error = why;
+		} else if (found.foreign_pruned) {
 			trace_stats_release(&st);
 			rc = count_trace(cr.tmp, &st, &own);
 			free(read_error);
