@@ -60,17 +60,76 @@ struct child {
 	int64_t shift;		/* ns added to its timestamps */
 };
 
+/*
+ * GPUMIX_MPS_CLIENT_WRAPPER: a command (words split at blanks, no
+ * quoting) that each replay process runs under, such as compute-sanitizer
+ * with its options. A tool around the whole replay would hold the MPS
+ * daemon too: compute-sanitizer follows the daemon's fork of its server,
+ * which then never starts, and every client waits (doc/mps.md). Sets
+ * *@n to the number of words (0: none); the words point into a copy the
+ * caller frees with free(words[0]).
+ */
+static char **client_wrapper(size_t *n)
+{
+	const char *w = getenv("GPUMIX_MPS_CLIENT_WRAPPER");
+	char *copy, **words = NULL, *save = NULL;
+	size_t alloc = 0;
+
+	*n = 0;
+	if (!w || !*w) {
+		return NULL;
+	}
+	copy = gm_xstrdup(w);
+	for (char *t = strtok_r(copy, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		GM_ALLOC_GROW(words, *n + 1, alloc);
+		words[(*n)++] = t;
+	}
+	if (!*n) {
+		free(copy);
+	}
+	return words;
+}
+
+/* This replay program's path: a wrapper runs it by its name, and ps
+ * shows the replay rather than "exe". NULL when it cannot be read. */
+static char *self_path(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0) {
+		return NULL;
+	}
+	exe[n] = 0;
+	return gm_xstrdup(exe);
+}
+
 static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 		   int board_fd, const char *dir)
 {
 	const struct gm_program_desc *d = run->w->programs[i];
-	char **v = gm_xcalloc((size_t)argc + 8, sizeof(char *));
+	size_t nw;
+	char **wrap = client_wrapper(&nw);
+	char **v = gm_xcalloc(nw + (size_t)argc + 8, sizeof(char *));
 	char *arg = gm_xasprintf("%u:%d", i, board_fd);
+	char *exe = self_path();
 	unsigned pct = gm_mps_threads_for(run->opt.mps_threads, d->name);
 	int n = 0;
 	pid_t pid;
 
-	for (int a = 0; a < argc; a++) {
+	if (nw && !exe) {
+		gm_error("cannot run the replay process of '%s' under "
+			 "GPUMIX_MPS_CLIENT_WRAPPER: this program's path "
+			 "(/proc/self/exe) cannot be read", d->name);
+		pid = -1;
+		goto out;
+	}
+	for (size_t w = 0; w < nw; w++) {
+		v[n++] = wrap[w];
+	}
+	v[n++] = nw ? exe : argv[0];
+	for (int a = 1; a < argc; a++) {
 		v[n++] = argv[a];
 	}
 	/* Later options win: the child's own directory and data. */
@@ -92,15 +151,15 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 		} else {
 			unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
 		}
-		{
-			/* By its name (ps shows the replay, not "exe"). */
-			char exe[4096];
-			ssize_t n = readlink("/proc/self/exe", exe,
-					     sizeof(exe) - 1);
-			if (n > 0) {
-				exe[n] = 0;
-				execv(exe, v);
-			}
+		if (nw) {
+			execvp(v[0], v);
+			fprintf(stderr, "error: cannot run the replay process "
+				"of '%s' under GPUMIX_MPS_CLIENT_WRAPPER '%s': "
+				"%s\n", d->name, v[0], strerror(errno));
+			_exit(127);
+		}
+		if (exe) {
+			execv(exe, v);
 		}
 		execv("/proc/self/exe", v);
 		fprintf(stderr, "error: cannot run the replay process of '%s': "
@@ -111,6 +170,12 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 		gm_error_errno("cannot start the replay process of '%s'",
 			       d->name);
 	}
+out:
+	if (nw) {
+		free(wrap[0]);
+	}
+	free(wrap);
+	free(exe);
 	free(arg);
 	free(v);
 	return pid;

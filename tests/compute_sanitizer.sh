@@ -22,10 +22,9 @@
 # reported an error or hazard, failed, or did not finish in time, 2
 # without a GPU or compute-sanitizer.
 #   GPUMIX_SAN_TOOLS    (racecheck memcheck synccheck)
-#   GPUMIX_SAN_VARIANTS (cuda priority nss green): for the pairs; mps is
-#                       left out: compute-sanitizer did not attach to its
-#                       client processes ("No attachable process found");
-#                       naming it runs it with --launch-timeout 0 (untried)
+#   GPUMIX_SAN_VARIANTS (cuda priority nss green mps): for the pairs; in
+#                       mps the tool runs each replay process
+#                       (GPUMIX_MPS_CLIENT_WRAPPER, doc/mps.md)
 #   GPUMIX_SAN_SCALE    (0.01) the programs' -s
 #   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
 #   GPUMIX_SAN_TIMEOUT  (900 s per run), GPUMIX_SAN_OUT (build/sanitize-gpu:
@@ -40,7 +39,7 @@ TOP=${GPUMIX_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${GPUMIX_BUILD:-$TOP/build}
 GPUMIX=${GPUMIX:-$BUILD/gpumix}
 TOOLS=${GPUMIX_SAN_TOOLS:-racecheck memcheck synccheck}
-VARIANTS=${GPUMIX_SAN_VARIANTS:-cuda priority nss green}
+VARIANTS=${GPUMIX_SAN_VARIANTS:-cuda priority nss green mps}
 SCALE=${GPUMIX_SAN_SCALE:-0.01}
 PROGRAMS=${GPUMIX_SAN_PROGRAMS:-bfs cutcp fft histo lbm mri-q mm sad spmv stencil tpacf}
 PARALLEL=${GPUMIX_SAN_PARALLEL:-12}
@@ -138,25 +137,34 @@ run_one() {
 	case $v in
 	single) args=(--variant single --elastic identity);;
 	elastic) args=(--variant elastic --policy mpmax);;
-	# mps: the first CUDA process is a client the replay starts after its
-	# daemon, later than compute-sanitizer's default wait for one
-	mps) args=(--variant mps); filt=(--launch-timeout 0);;
+	# mps: the tool runs each replay process, not the whole replay: around
+	# it, it would hold the MPS daemon too, whose server then never starts
+	mps) args=(--variant mps);;
 	*) args=(--variant "$v");;
 	esac
 	tag=$u-$t-$v
+	if [ "$v" = mps ] && ! command -v nvidia-cuda-mps-control >/dev/null; then
+		printf '%s\t%s\t%s\t%s\tskipped\t-\t0\n' "$u" "$t" "$v" "$k"	# no MPS here
+		return
+	fi
 	if [ "$k" != - ]; then
 		filt+=(--kernel-name "kns=$k" --launch-count 1)
 		tag=$tag-$k
 	fi
 	s=$(date +%s)
 	rm -rf "$OUT/runs/$tag"	# an earlier try's, in a resumed sweep
-	timeout "$TIMEOUT" "$SAN" --tool "$t" "${filt[@]}" --error-exitcode 9 \
+	local tool=("$SAN" --tool "$t" "${filt[@]}" --error-exitcode 9) wrap=()
+	if [ "$v" = mps ]; then
+		wrap=("${tool[@]}"); tool=()
+	fi
+	GPUMIX_MPS_CLIENT_WRAPPER="${wrap[*]}" timeout "$TIMEOUT" "${tool[@]}" \
 		"$OUT/replays/$u/replay" "${args[@]}" --min-replays 2 --no-profile \
 		--watchdog 0 -o "$OUT/runs/$tag" >"$OUT/logs/$tag.log" 2>&1
 	rc=$?
-	# the tool's own count: "ERROR SUMMARY: N errors" or, for racecheck,
-	# "RACECHECK SUMMARY: N hazards displayed"
-	errs=$(sed -n 's/.*\(ERROR\|RACECHECK\) SUMMARY: \([0-9]*\).*/\2/p' "$OUT/logs/$tag.log" | tail -1)
+	# the tool's own count, summed over its processes (mps: one each):
+	# "ERROR SUMMARY: N errors" or "RACECHECK SUMMARY: N hazards displayed"
+	errs=$(sed -n 's/.*\(ERROR\|RACECHECK\) SUMMARY: \([0-9]*\).*/\2/p' "$OUT/logs/$tag.log" |
+		awk '{ s += $1; n++ } END { if (n) print s }')
 	st=$(sed -n 's/^status = //p' "$OUT/runs/$tag/manifest" 2>/dev/null)
 	if [ "$rc" = 124 ]; then
 		st=unfinished

@@ -128,6 +128,40 @@ check "activity records on one clock: both first kernels within 1 s" \
 check "and within their replays" test "$ka" -ge "$a0" -a "$kb" -ge "$b0"
 no_leftovers "skew" "$tmp/skew"
 
+# -- GPUMIX_MPS_CLIENT_WRAPPER: each replay process runs under a command
+# (a tool such as compute-sanitizer), the daemon does not
+cat >"$tmp/wrap" <<'EOF'
+#!/bin/sh
+echo "$*" >>"$WRAP_LOG"
+[ -n "$WRAP_EXIT" ] && exit "$WRAP_EXIT"
+shift 2	# the wrapper's own options: --tag T
+exec "$@"
+EOF
+chmod +x "$tmp/wrap"
+out=$(WRAP_LOG=$tmp/wrap.log GPUMIX_MPS_CLIENT_WRAPPER="$tmp/wrap  --tag t1" \
+	"$GPUMIX" replay --variant mps --min-replays 3 -o "$tmp/wrapped" "$tmp/wl" 2>&1); rc=$?
+check_eq "a client wrapper: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
+check_run "$tmp/wrapped" 2 3
+check_eq "the wrapper ran once per replay process, and only for them" \
+	"2 2" "$(grep -c . "$tmp/wrap.log") $(grep -c -- '--mps-child' "$tmp/wrap.log")"
+check_eq "its words first, then the replay program by its path" \
+	"--tag t1 $tmp/wl/replay" "$(awk '{ print $1, $2, $3; exit }' "$tmp/wrap.log")"
+check_eq "both processes were still clients of the daemon" 2 \
+	"$(grep -c "New client" "$tmp/wrapped/mps/daemon/control.log")"
+no_leftovers "wrapped" "$tmp/wrapped"
+out=$(WRAP_LOG=$tmp/wrap9.log WRAP_EXIT=9 GPUMIX_MPS_CLIENT_WRAPPER="$tmp/wrap --tag t2" \
+	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/wrap9" "$tmp/wl" 2>&1); rc=$?
+check_eq "a wrapper that exits 9 (a tool's error exit): the run fails" 1 "$rc"
+check_match "naming the process and its status" "exited with status 9" "$out"
+check_eq "with a run directory that says failed" failed "$(field "$tmp/wrap9/manifest" status)"
+no_leftovers "wrapper exit 9" "$tmp/wrap9"
+out=$(GPUMIX_MPS_CLIENT_WRAPPER="$tmp/no-such-tool --x" \
+	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/nowrap" "$tmp/wl" 2>&1); rc=$?
+check_eq "a wrapper that is not there: the run fails" 1 "$rc"
+check_match "saying which" "under GPUMIX_MPS_CLIENT_WRAPPER '$tmp/no-such-tool': No such file" "$out"
+no_leftovers "missing wrapper" "$tmp/nowrap"
+
 out=$("$GPUMIX" replay --variant mps --mps-threads 0 -o "$tmp/x" "$tmp/wl" 2>&1); rc=$?
 check_eq "--mps-threads 0: usage error" 2 "$rc"
 check_match "naming the range" "1 to 100" "$out"
