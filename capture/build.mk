@@ -25,7 +25,8 @@ $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
 CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/hostmem.c \
-	capture/graph_track.c capture/inject.c capture/provider.c
+	capture/graph_track.c capture/host_resident.c capture/inject.c \
+	capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
 # build: there the executable holds the sanitizer runtime the library calls.

@@ -27,6 +27,7 @@
 
 #include "api.h"
 #include "emit.h"
+#include "host_resident.h"
 #include "hostmem.h"
 #include "graph_track.h"
 #include "image.h"
@@ -335,6 +336,14 @@ static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
 	}
 	if (track_pending_add(api, r->corr, key, s)) {
 		gm_capture_hash(r, s);	/* no memory: best effort now */
+	}
+}
+
+/* At a copy's entry: were its destination's pages touched already? */
+static void host_dst_state(struct gm_record *r, const struct gm_span *s)
+{
+	if (host_pages_resident(s)) {
+		r->flags |= GM_RF_HOST_WARM;
 	}
 }
 
@@ -1158,17 +1167,20 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		}
 		break;
 	case GM_SP_D2H:
-	case GM_SP_D2H_ASYNC:
+	case GM_SP_D2H_ASYNC: {
+		struct gm_span sp = gm_span_bytes(
+			(const void *)(uintptr_t)a[f->dst_host], a[f->count]);
+		if (!exit) {
+			host_dst_state(r, &sp);
+		}
 		if (ok) {
-			struct gm_span sp = gm_span_bytes(
-				(const void *)(uintptr_t)a[f->dst_host],
-				a[f->count]);
 			if (!async) {
 				complete(TRACK_SYNC_LEGACY, 0);
 			}
 			d2h_result(r, api, &sp, async, key);
 		}
 		break;
+	}
 	case GM_SP_MEMCPY:
 	case GM_SP_MEMCPY_ASYNC: {
 		/* Every MEMCPY row starts with dst, src, ByteCount. */
@@ -1182,6 +1194,11 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 			kind = (unsigned)*cb->correlationData;
 		}
 		*kp = kind;
+		if (!exit && (kind == GM_COPY_D2H || kind == GM_COPY_H2H)) {
+			struct gm_span s = gm_span_bytes(
+				(const void *)(uintptr_t)x->dst, x->ByteCount);
+			host_dst_state(r, &s);
+		}
 		if (!exit && (kind == GM_COPY_H2D || kind == GM_COPY_H2H)) {
 			struct gm_span s = gm_span_bytes(
 				(const void *)(uintptr_t)x->src, x->ByteCount);

@@ -406,6 +406,18 @@ static void fmt_hash(struct strbuf *sb, struct gm_hash h)
 	strbuf_addstr(sb, hex);
 }
 
+/* The record flags a dump prints, as words after the payload. */
+static const struct {
+	unsigned flag;
+	const char *word;
+} flag_words[] = {
+	{ GM_RF_FAILED, "FAILED" },
+	{ GM_RF_NO_LAYOUT, "NO-LAYOUT" },
+	{ GM_RF_TRUNCATED, "TRUNCATED" },
+	{ GM_RF_UNSYNCED, "UNSYNCED" },
+	{ GM_RF_HOST_WARM, "HOST-RESIDENT" },
+};
+
 /* The data part of an event: inline bytes, blob, image or result hash. */
 static void fmt_payload(struct strbuf *sb, const struct gm_event *ev)
 {
@@ -432,17 +444,10 @@ static void fmt_payload(struct strbuf *sb, const struct gm_event *ev)
 			strbuf_addstr(sb, "...");
 		}
 	}
-	if (ev->flags & GM_RF_FAILED) {
-		strbuf_addstr(sb, " FAILED");
-	}
-	if (ev->flags & GM_RF_NO_LAYOUT) {
-		strbuf_addstr(sb, " NO-LAYOUT");
-	}
-	if (ev->flags & GM_RF_TRUNCATED) {
-		strbuf_addstr(sb, " TRUNCATED");
-	}
-	if (ev->flags & GM_RF_UNSYNCED) {
-		strbuf_addstr(sb, " UNSYNCED");
+	for (size_t i = 0; i < sizeof(flag_words) / sizeof(flag_words[0]); i++) {
+		if (ev->flags & flag_words[i].flag) {
+			strbuf_addf(sb, " %s", flag_words[i].word);
+		}
 	}
 }
 

@@ -60,6 +60,8 @@ enum {
 	GM_RF_NO_LAYOUT = 1 << 7, /* launch: parameter layout unknown */
 	GM_RF_IMAGE_SHIFT = 8,	 /* bits 8-11: enum gm_image_kind */
 	GM_RF_IMAGE_MASK = 0xf << 8,
+	GM_RF_HOST_WARM = 1 << 12, /* copy entry: most pages of its host
+				      destination were resident */
 };
 
 /* Limits. */

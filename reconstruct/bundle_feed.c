@@ -440,6 +440,9 @@ static int copy_d2h(struct bundle_feed *f, const struct pending *in,
 
 	c->kind = MODEL_D2H;
 	c->d2h_hash = NULL;
+	if (in->flags & GM_RF_HOST_WARM) {
+		c->flags |= MODEL_HOST_WARM;
+	}
 	if (x->flags & GM_RF_HASH) {
 		gm_hash_hex(x->blob, hex);
 		c->d2h_hash = hex;

@@ -94,6 +94,7 @@ static void flags(struct strbuf *out, unsigned f)
 		{ GM_F_SYNC, "GM_F_SYNC" },
 		{ GM_F_PINNED, "GM_F_PINNED" },
 		{ GM_F_GRAPH, "GM_F_GRAPH" },
+		{ GM_F_HOST_WARM, "GM_F_HOST_WARM" },
 	};
 	const char *sep = "";
 

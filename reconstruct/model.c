@@ -17,6 +17,7 @@
 #define STREAM_LEGACY_HANDLE 0x1	/* CU_STREAM_LEGACY */
 #define STREAM_PER_THREAD_HANDLE 0x2	/* CU_STREAM_PER_THREAD */
 #define ARENA_ALIGN 64
+#define WARM_ALIGN 65536	/* the warm rooms start on a page of any size */
 #define RES_LINEAR 2			/* CU_RESOURCE_TYPE_LINEAR */
 #define RES_PITCH2D 3			/* CU_RESOURCE_TYPE_PITCH2D */
 
@@ -832,6 +833,8 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 		op->x = soff;
 		if (is_pinned(p, c->dst, c->size) || (op->flags & GM_F_GRAPH)) {
 			op->flags |= GM_F_PINNED;
+		} else if (c->flags & MODEL_HOST_WARM) {
+			op->flags |= GM_F_HOST_WARM;
 		}
 		break;
 	case MODEL_D2D:
@@ -1493,28 +1496,35 @@ static void count_launch(struct model_prog *p, uint32_t launch)
  * asynchronous one keeps its room until its stream (or the program) is
  * synchronized, which is when the runtime checks it. A graph's copy node
  * writes its room at every launch: it keeps it for good, below the rest.
+ * The copies whose captured destination was resident (GM_F_HOST_WARM)
+ * get rooms of their own, above the others: the replay touches those
+ * before each replay and gives the rest fresh pages, so a fresh copy
+ * never lands in a warm copy's pages.
  */
 static void layout_arena(struct model_prog *p)
 {
 	uint64_t base = model_graphs_arena(p, ARENA_ALIGN);
-	uint64_t cursor = base, max = base;
+	/* [0]: fresh rooms, from base; [1]: warm rooms, from 0, moved
+	 * above the fresh ones at the end */
+	uint64_t cursor[2] = { base, 0 }, top[2] = { base, 0 }, warm_base;
 	uint32_t *pending = gm_xcalloc(p->nr_streams + 1, sizeof(uint32_t));
 	uint64_t nr_pending = 0;
 
 	for (size_t i = 0; i < p->nr_ops; i++) {
 		struct mop *op = &p->ops[i];
+		int w = !!(op->flags & GM_F_HOST_WARM);
 		switch (op->code) {
 		case GM_OP_D2H:
 			if (op->flags & GM_F_GRAPH) {
 				break;
 			}
-			op->y = cursor;
-			if (cursor + op->z > max) {
-				max = cursor + op->z;
+			op->y = cursor[w];
+			if (cursor[w] + op->z > top[w]) {
+				top[w] = cursor[w] + op->z;
 			}
 			if (!(op->flags & GM_F_SYNC)) {
-				cursor += (op->z + ARENA_ALIGN - 1) &
-					  ~(uint64_t)(ARENA_ALIGN - 1);
+				cursor[w] += (op->z + ARENA_ALIGN - 1) &
+					     ~(uint64_t)(ARENA_ALIGN - 1);
 				pending[op->stream]++;
 				nr_pending++;
 			}
@@ -1523,17 +1533,29 @@ static void layout_arena(struct model_prog *p)
 			nr_pending -= pending[op->stream];
 			pending[op->stream] = 0;
 			if (!nr_pending) {
-				cursor = base;
+				cursor[0] = base;
+				cursor[1] = 0;
 			}
 			break;
 		case GM_OP_CTX_SYNC:
 			memset(pending, 0, (p->nr_streams + 1) * sizeof(uint32_t));
 			nr_pending = 0;
-			cursor = base;
+			cursor[0] = base;
+			cursor[1] = 0;
 			break;
 		}
 	}
-	p->host_arena = max;
+	/* on a page boundary of any page size, so that touching the warm
+	 * rooms' pages touches none of the fresh ones */
+	warm_base = (top[0] + WARM_ALIGN - 1) & ~(uint64_t)(WARM_ALIGN - 1);
+	for (size_t i = 0; i < p->nr_ops && top[1]; i++) {
+		struct mop *op = &p->ops[i];
+		if (op->code == GM_OP_D2H && (op->flags & GM_F_HOST_WARM) &&
+		    !(op->flags & GM_F_GRAPH)) {
+			op->y += warm_base;
+		}
+	}
+	p->host_arena = top[1] ? warm_base + top[1] : top[0];
 	free(pending);
 }
 

@@ -34,6 +34,8 @@ struct model_prog;
 
 /* Flags of copies and memsets. */
 #define MODEL_SYNC 0x1	/* the call returned only when it was done */
+#define MODEL_HOST_WARM 0x2	/* D2H: most of the destination's pages were
+				   resident at the call (GM_RF_HOST_WARM) */
 
 enum model_copy_kind {
 	MODEL_H2D,
@@ -148,7 +150,7 @@ struct model_copy {
 	enum model_copy_kind kind;
 	uint64_t dst, src, size;	/* captured addresses */
 	uint64_t stream;		/* captured handle */
-	unsigned flags;			/* MODEL_SYNC */
+	unsigned flags;			/* MODEL_SYNC, MODEL_HOST_WARM */
 	uint32_t blob;			/* H2D: the source bytes */
 	uint64_t blob_offset;
 	const char *d2h_hash;		/* D2H: what the program got, or NULL */

@@ -259,6 +259,9 @@ enum gm_opcode {
 #define GM_F_PINNED 0x02	/* the captured host buffer was page-locked */
 #define GM_F_GRAPH 0x04		/* a D2H copy captured into a graph: its
 				   room in the host arena is its own */
+#define GM_F_HOST_WARM 0x08	/* a pageable D2H copy whose captured
+				   destination pages were resident: each
+				   replay touches its room beforehand */
 
 /* One replayed call: 48 bytes, written by generated code as table rows. */
 struct gm_op {

@@ -643,16 +643,33 @@ static int zero_pool(struct gm_prog *p)
  * A captured program usually copies its results into buffers it has just
  * allocated, so its device-to-host copies paid for the first touch of
  * every page (cutcp's 131 MB result: about 107 ms instead of 12 ms on an
- * H100). Each replay gets fresh pages likewise, before its timed part;
- * --warm-host keeps them.
+ * H100). Each replay gets fresh pages likewise, before its timed part,
+ * except the rooms of the copies whose captured destination was resident
+ * (GM_F_HOST_WARM: a buffer the program had written before, such as a
+ * zero-filled std::vector): those are touched again. --warm-host keeps
+ * every page from one replay to the next.
  */
 static int fresh_host_pages(struct gm_prog *p)
 {
-	if (p->arena && !p->run->opt.warm_host &&
-	    madvise(p->arena, p->d->host_arena, MADV_DONTNEED)) {
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!p->arena || p->run->opt.warm_host) {
+		return 0;
+	}
+	if (madvise(p->arena, p->d->host_arena, MADV_DONTNEED)) {
 		return gm_error_errno("program '%s': cannot give its result "
 				      "pages back before the replay",
 				      p->d->name);
+	}
+	for (uint64_t i = 0; i < p->d->nr_ops; i++) {
+		const struct gm_op *op = &p->d->ops[i];
+		if (gm_op_host_warm(op)) {
+			uintptr_t at = ((uintptr_t)p->arena + op->y) & ~(page - 1);
+			uintptr_t end = (uintptr_t)p->arena + op->y + op->z;
+			for (; at < end; at += page) {
+				*(volatile uint8_t *)at = 0;
+			}
+		}
 	}
 	return 0;
 }

@@ -241,8 +241,17 @@ int gm_debug_on(void);
  */
 void gm_record_failure(struct gm_run *run);
 
-/* The run manifest's keys of program @i: program.I.name, .bundle and
- * .deterministic (every run directory has them, doc/run-directory.md). */
+/* A pageable device-to-host copy whose captured destination was resident:
+ * each replay touches its room in the host arena before the timed part. */
+static inline int gm_op_host_warm(const struct gm_op *op)
+{
+	return op->code == GM_OP_D2H && (op->flags & GM_F_HOST_WARM) &&
+	       !(op->flags & (GM_F_PINNED | GM_F_GRAPH));
+}
+
+/* The run manifest's keys of program @i: program.I.name, .bundle,
+ * .deterministic, .d2h_pageable and .d2h_warm (every run directory has
+ * them, doc/run-directory.md). */
 void gm_manifest_program(struct kvfile *kv, unsigned i,
 			 const struct gm_program_desc *d);
 

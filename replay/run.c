@@ -150,6 +150,7 @@ static int cmp_replay(const void *a, const void *b, void *arg)
 void gm_manifest_program(struct kvfile *kv, unsigned i,
 			 const struct gm_program_desc *d)
 {
+	uint64_t pageable = 0, warm = 0;
 	char key[64];
 
 	snprintf(key, sizeof(key), "program.%u.name", i);
@@ -158,6 +159,16 @@ void gm_manifest_program(struct kvfile *kv, unsigned i,
 	kvfile_set(kv, key, d->bundle ? d->bundle : "");
 	snprintf(key, sizeof(key), "program.%u.deterministic", i);
 	kvfile_set(kv, key, d->deterministic ? "1" : "0");
+	for (uint64_t o = 0; o < d->nr_ops; o++) {
+		const struct gm_op *op = &d->ops[o];
+		pageable += op->code == GM_OP_D2H &&
+			    !(op->flags & (GM_F_PINNED | GM_F_GRAPH));
+		warm += gm_op_host_warm(op);
+	}
+	snprintf(key, sizeof(key), "program.%u.d2h_pageable", i);
+	kvfile_set_u64(kv, key, pageable);
+	snprintf(key, sizeof(key), "program.%u.d2h_warm", i);
+	kvfile_set_u64(kv, key, warm);
 }
 
 static void fill_manifest(struct gm_run *run, struct kvfile *kv,

@@ -96,6 +96,27 @@ out=$("$GPUMIX" replay --no-profile --min-replays 2 -o "$tmp/runnp" "$tmp/wl" 2>
 check_eq "--no-profile runs" 0 "$rc"
 check_eq "with an empty activity log" "END	0" "$(cat "$tmp/runnp/activity.tsv")"
 
+# -- host pages: each replay gives results fresh pages, but for the copies
+# whose captured destination was resident (--warm-result: the synchronous
+# one); the mock logs each result's resident pages at its call
+"$GEN" tiny --programs 1 --warm-result --fatbin "$FATBIN" -o "$tmp/wlwarm" 2>/dev/null
+check "the warm copy is flagged in the generated program" \
+	grep -q "GM_F_SYNC | GM_F_HOST_WARM" "$tmp/wlwarm/replay.c"
+out=$(MOCK_CUDA_D2H_PAGES=$tmp/pages "$GPUMIX" replay --min-replays 3 -o "$tmp/runwarm" "$tmp/wlwarm" 2>&1); rc=$?
+check_eq "a run with a warm result: exit 0" 0 "$rc"
+check_eq "the manifest counts the pageable results and the warm one" "2 1" \
+	"$(field "$tmp/runwarm/manifest" program.0.d2h_pageable) $(field "$tmp/runwarm/manifest" program.0.d2h_warm)"
+check_eq "every replay: the async result into fresh pages, the warm one into resident pages" \
+	"3 x 262144 0 64 262144 64 64" \
+	"$(paste -d' ' - - <"$tmp/pages" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /')"
+rm -f "$tmp/pages"
+out=$(MOCK_CUDA_D2H_PAGES=$tmp/pages "$GPUMIX" replay --warm-host --min-replays 3 -o "$tmp/runwarmh" "$tmp/wlwarm" 2>&1); rc=$?
+check_eq "--warm-host: exit 0" 0 "$rc"
+check_eq "after the first replay every result lands in resident pages" \
+	"2 x 262144 64 64 262144 64 64" \
+	"$(sed 1,2d "$tmp/pages" | paste -d' ' - - | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /')"
+check_eq "the manifest says so" warm "$(field "$tmp/runwarmh/manifest" host_pages)"
+
 rm -f "$tmp/wl/blobs/"*
 out=$("$GPUMIX" replay -o "$tmp/runnoblob" "$tmp/wl" 2>&1); rc=$?
 check_eq "missing replay data fails" 1 "$rc"

@@ -72,6 +72,11 @@
  *   MOCK_CUDA_WAVE_US=N         a kernel runs N microseconds per wave of
  *                               blocks, a wave being one block per SM of
  *                               its context (default: no added time).
+ *   MOCK_CUDA_D2H_PAGES=FILE    each device-to-host copy into pageable
+ *                               memory appends "BYTES RESIDENT PAGES" to
+ *                               FILE: how many of the pages it writes
+ *                               were resident at the call (mincore), as
+ *                               the first touch inside a GPU copy costs.
  * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
  *
  * MPS: as the real driver, cuInit tries the MPS control daemon at
@@ -90,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -1156,6 +1162,36 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
 			  s, 279, t0);
 }
 
+/* MOCK_CUDA_D2H_PAGES: the residency of a result's pages at its call. */
+static void log_d2h_pages(const void *dst, size_t n)
+{
+	const char *path = getenv("MOCK_CUDA_D2H_PAGES");
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)dst & ~(page - 1);
+	size_t pages = ((uintptr_t)dst + n - first + page - 1) / page;
+	unsigned char *vec;
+	size_t resident = 0;
+	FILE *f;
+
+	if (!path || !*path || !n || page_locked(dst, n)) {
+		return;
+	}
+	vec = malloc(pages);
+	if (!vec || mincore((void *)first, pages * page, vec)) {
+		free(vec);
+		return;
+	}
+	for (size_t i = 0; i < pages; i++) {
+		resident += vec[i] & 1;
+	}
+	free(vec);
+	f = fopen(path, "a");
+	if (f) {
+		fprintf(f, "%zu %zu %zu\n", n, resident, pages);
+		fclose(f);
+	}
+}
+
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 				   CUstream s)
 {
@@ -1164,6 +1200,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 	if (!valid(src, n)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	log_d2h_pages(dst, n);
 	return queue_copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, dst,
 			  (const void *)(uintptr_t)src, n, 0, s, 281, t0);
 }

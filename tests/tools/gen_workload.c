@@ -7,7 +7,7 @@
  *
  *   gen-workload tiny  --fatbin F [--variant V] [--programs N]
  *                      [--bad-hash] [--nondeterministic] [--blocking]
- *                      [--cooperative] -o DIR
+ *                      [--cooperative] [--warm-result] -o DIR
  *       N programs (default 2) using every operation kind on the kernels
  *       of tests/gpu/replay_kernels.cu, all at the same captured device
  *       addresses (so relocation matters); results checked on the CPU.
@@ -29,7 +29,9 @@
  * --bad-hash corrupts the last expected result of the last program;
  * --nondeterministic marks that program as not verified; --blocking makes
  * the second stream a blocking one (legacy-stream semantics);
- * --cooperative launches the first kernel cooperatively.
+ * --cooperative launches the first kernel cooperatively; --warm-result
+ * marks the synchronous result as copied into pages that were resident
+ * (MODEL_HOST_WARM).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,7 +67,7 @@ struct opts {
 	const char *mode, *fatbin, *variant, *out;
 	unsigned programs;
 	uint64_t ops;
-	int bad_hash, nondet, blocking, cooperative;
+	int bad_hash, nondet, blocking, cooperative, warm_result;
 };
 
 static uint64_t ev;
@@ -256,7 +258,7 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 	c.dst = 0x5000;
 	c.src = A_OUT2;
 	c.size = BYTES;
-	c.flags = MODEL_SYNC;
+	c.flags = MODEL_SYNC | (o->warm_result ? MODEL_HOST_WARM : 0);
 	c.d2h_hash = h2;
 	if (model_add_copy(p, ev++, "cuMemcpyDtoH_v2", &c) < 0 ||
 	    model_destroy_texture(p, ev++, "cuTexObjectDestroy", TEX1) < 0 ||
@@ -725,7 +727,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: gen-workload tiny|hang|race|bench --fatbin F "
 		"[--variant V] [--programs N] [--ops N] [--bad-hash] "
-		"[--nondeterministic] [--blocking] [--cooperative] -o DIR\n");
+		"[--nondeterministic] [--blocking] [--cooperative] [--warm-result] "
+		"-o DIR\n");
 	return 2;
 }
 
@@ -761,6 +764,8 @@ int main(int argc, char **argv)
 			o.blocking = 1;
 		} else if (!strcmp(a, "--cooperative")) {
 			o.cooperative = 1;
+		} else if (!strcmp(a, "--warm-result")) {
+			o.warm_result = 1;
 		} else {
 			return usage();
 		}

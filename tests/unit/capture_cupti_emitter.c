@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "capture_synth.h"
 
@@ -585,6 +586,30 @@ int main(void)
 		DRV(cuGraphExecKernelNodeSetParams_v2, &k, CUDA_SUCCESS, NULL,
 		    NULL);
 		DRV(cuGraphAddMemsetNode, &m, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/* Results into pages never touched, written, and a quarter written
+	 * (the capture notes which were resident: GM_RF_HOST_WARM). */
+	{
+		size_t n = 16 * 4096;
+		uint8_t *fresh = mmap(NULL, n, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *warm = mmap(NULL, n, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *part = mmap(NULL, n, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fresh == MAP_FAILED || warm == MAP_FAILED ||
+		    part == MAP_FAILED) {
+			return 1;
+		}
+		memset(warm, 1, n);
+		memset(part, 1, n / 4);
+		cuMemcpyDtoH_v2_params f = { fresh, dptr, n };
+		cuMemcpyDtoH_v2_params w = { warm + 100, dptr, n - 200 };
+		cuMemcpyDtoH_v2_params q = { part, dptr, n };
+		DRV(cuMemcpyDtoH_v2, &f, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoH_v2, &w, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMemcpyDtoH_v2, &q, CUDA_SUCCESS, NULL, NULL);
 	}
 
 	/* An unsupported call, and an async copy never synchronized. */

@@ -226,6 +226,24 @@ int main(void)
 	CHECK(hash_is(ev, buf, 128) && (ev->flags & GM_RF_HASH),
 	      "cuMemcpyDtoH_v2: hashed at exit");
 
+	/* Whether the result's pages were resident at the call. */
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyDtoH_v2, 0);
+	CHECK(ev && (ev->flags & GM_RF_HOST_WARM),
+	      "a result into a buffer the program had filled: resident");
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyDtoH_v2, 1);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemcpyDtoH_v2)->ByteCount == 65536 &&
+	      !(ev->flags & GM_RF_HOST_WARM),
+	      "a result into pages never touched: not resident");
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyDtoH_v2, 2);
+	CHECK(ev && (ev->flags & GM_RF_HOST_WARM),
+	      "into written pages, not page-aligned: resident");
+	ev = find(GM_EV_ENTER, GM_API_cuMemcpyDtoH_v2, 3);
+	CHECK(ev && !(ev->flags & GM_RF_HOST_WARM),
+	      "a quarter of its pages written: not resident");
+	ev = find(GM_EV_EXIT, GM_API_cuMemcpyDtoH_v2, 1);
+	CHECK(ev && !(ev->flags & GM_RF_HOST_WARM),
+	      "the flag is the entry's (the copy itself touches the pages)");
+
 	/* Texture object. */
 	ev = find(GM_EV_EXIT, GM_API_cuTexObjectCreate, 0);
 	CHECK(ev && GM_EVENT_ARGS(ev, cuTexObjectCreate)->resArray == 0x8000 &&

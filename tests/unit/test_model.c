@@ -262,6 +262,43 @@ static void test_ids_and_ops(void)
 	model_free(m);
 }
 
+/* Results into resident host pages (MODEL_HOST_WARM): flagged, and in
+ * rooms of their own above the fresh ones, on a page boundary. */
+static void test_host_warm(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	struct model_copy c;
+
+	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 4096);
+	CHECK_INT(model_add_host_alloc(p, 2, 0x9000, 4096), 0, "page-locked");
+	c = copy(MODEL_D2H, 0x100000, A0, 100);
+	c.flags = MODEL_SYNC;
+	model_add_copy(p, 3, "cuMemcpyDtoH_v2", &c);		/* op 1: fresh */
+	c.flags = MODEL_SYNC | MODEL_HOST_WARM;
+	model_add_copy(p, 4, "cuMemcpyDtoH_v2", &c);		/* op 2: warm */
+	c.flags = MODEL_HOST_WARM;
+	model_add_copy(p, 5, "cuMemcpyDtoHAsync_v2", &c);	/* op 3: warm, async */
+	c.flags = MODEL_SYNC;
+	model_add_copy(p, 6, "cuMemcpyDtoH_v2", &c);		/* op 4: fresh */
+	c = copy(MODEL_D2H, 0x9000, A0, 64);
+	c.flags = MODEL_SYNC | MODEL_HOST_WARM;
+	model_add_copy(p, 7, "cuMemcpyDtoH_v2", &c);		/* op 5: pinned */
+	CHECK_INT(model_finish(m), 0, "finish");
+	CHECK_INT(p->ops[1].flags & GM_F_HOST_WARM, 0, "a fresh copy: no flag");
+	CHECK_INT(p->ops[2].flags & GM_F_HOST_WARM, GM_F_HOST_WARM,
+		  "a copy into resident pages: flagged");
+	CHECK_INT(p->ops[5].flags & (GM_F_HOST_WARM | GM_F_PINNED), GM_F_PINNED,
+		  "page-locked memory: pinned, never warm");
+	CHECK_INT(p->ops[1].y, 0, "fresh rooms from 0");
+	CHECK_INT(p->ops[4].y, 0, "a fresh result reuses the fresh rooms: the "
+		  "pending one is in the warm rooms");
+	CHECK_INT(p->ops[2].y, 65536, "warm rooms on the next 64 KiB boundary");
+	CHECK_INT(p->ops[3].y, 65536, "the async warm result from there");
+	CHECK_INT(p->host_arena, 65536 + 100, "the arena ends after them");
+	model_free(m);
+}
+
 /* Mapped page-locked and managed memory (model_hostmem.c). */
 static void test_hostmem(void)
 {
@@ -387,6 +424,7 @@ int main(void)
 	test_errors();
 	test_ids_and_ops();
 	test_hostmem();
+	test_host_warm();
 	test_pointer_stores();
 	return test_done();
 }
