@@ -27,6 +27,25 @@ paths: {output: $5}
 EOF
 }
 
+# reconstruct_replay NAME VARIANT R [RECONSTRUCT OPTIONS] BUNDLE...:
+# reconstructs the bundles (gpumix -v reconstruct, its output in
+# $recon_out) into $tmp/r-NAME.VARIANT and replays it R times into
+# $tmp/run-NAME.VARIANT: both exit 0 and every result is verified (status
+# ok), or the failure is shown. The GPU tests' common step.
+reconstruct_replay() {
+	local name=$1 v=$2 r=$3 rc; shift 3
+	recon_out=$("$GPUMIX" -v reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1); rc=$?
+	check_eq "$name $v: reconstruct exits 0" 0 "$rc"
+	[ "$rc" = 0 ] || printf '%s\n' "$recon_out" | tail -4 | sed 's/^/#   /'
+	# (library programs load for long: a generous watchdog)
+	out=$("$GPUMIX" replay --min-replays "$r" --watchdog 120 -o "$tmp/run-$name.$v" \
+		"$tmp/r-$name.$v" 2>&1); rc=$?
+	check_eq "$name $v: replay exits 0" 0 "$rc"
+	check_eq "$name $v: status ok (every result verified)" ok \
+		"$(field "$tmp/run-$name.$v/manifest" status)"
+	[ "$rc" = 0 ] || echo "#   failure: $(field "$tmp/run-$name.$v/manifest" failure)"
+}
+
 # check_run DIR PROGRAMS R: the run directory is complete and consistent
 check_run() {
 	local d=$1 n=$2 r=$3 p

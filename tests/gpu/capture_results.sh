@@ -28,20 +28,9 @@ check_eq "event_reuse: capture exits 0" 0 "$rc"
 check_match "event_reuse: PASS under capture" "^PASS event_reuse" "$out"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/er.err"
 check_eq "event_reuse: no warning" "" "$(grep -v '^gpumix: captured' "$tmp/er.err")"
-replay_ok() { # replay_ok NAME VARIANT BUNDLE...
-	local name=$1 v=$2; shift 2
-	out=$("$GPUMIX" -q reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1)
-	check_eq "$name $v: reconstruct exits 0" 0 "$?"
-	out=$("$GPUMIX" replay --min-replays 2 --watchdog 60 -o "$tmp/run-$name.$v" \
-		"$tmp/r-$name.$v" 2>&1); rc=$?
-	check_eq "$name $v: replay exits 0" 0 "$rc"
-	check_eq "$name $v: status ok (every result verified)" ok \
-		"$(field "$tmp/run-$name.$v/manifest" status)"
-	[ "$rc" = 0 ] || echo "#   failure: $(field "$tmp/run-$name.$v/manifest" failure)"
-}
-replay_ok event_reuse single "$tmp/event_reuse"
+reconstruct_replay event_reuse single 2 "$tmp/event_reuse"
 if suite_bundle mm; then
-	replay_ok event_reuse+mm cuda "$tmp/event_reuse" "$SUITE_CACHE/mm"
+	reconstruct_replay event_reuse+mm cuda 2 "$tmp/event_reuse" "$SUITE_CACHE/mm"
 fi
 
 # fault
@@ -74,6 +63,6 @@ check_eq "clock_result: replay fails" 1 "$rc"
 check_match "clock_result: naming the copy, suggesting --nondeterministic" \
 	"trace event [0-9]+.*the 16-byte device-to-host result .*--nondeterministic clock_result" \
 	"$(field "$tmp/run-clock/manifest" failure)"
-replay_ok clock_result single --nondeterministic clock_result.1 "$tmp/clock_result.1"
+reconstruct_replay clock_result single 2 --nondeterministic clock_result.1 "$tmp/clock_result.1"
 
 done_testing

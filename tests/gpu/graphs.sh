@@ -31,16 +31,9 @@ check_eq "nine cuGraphLaunch calls recorded" $LAUNCHES \
 
 replay_ok() { # replay_ok NAME VARIANT BUNDLE...
 	local name=$1 v=$2 n; shift 2
-	out=$("$GPUMIX" -v reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1)
-	check_eq "$name $v: reconstruct exits 0" 0 "$?"
+	reconstruct_replay "$name" "$v" 2 "$@"
 	check_match "$name $v: every result verifiable" \
-		"program 'graphs': .* 0 results not verifiable, 0 unsupported calls" "$out"
-	out=$("$GPUMIX" replay --min-replays 2 --watchdog 60 -o "$tmp/run-$name.$v" \
-		"$tmp/r-$name.$v" 2>&1); rc=$?
-	check_eq "$name $v: replay exits 0" 0 "$rc"
-	check_eq "$name $v: status ok (every result verified)" ok \
-		"$(field "$tmp/run-$name.$v/manifest" status)"
-	[ "$rc" = 0 ] || echo "#   failure: $(field "$tmp/run-$name.$v/manifest" failure)"
+		"program 'graphs': .* 0 results not verifiable, 0 unsupported calls" "$recon_out"
 	n=$(awk -F'\t' '$1 == "graphs"' "$tmp/run-$name.$v/replays.tsv" | wc -l)
 	check_eq "$name $v: one graph launch per captured launch ($n replays)" \
 		$((LAUNCHES * n)) \

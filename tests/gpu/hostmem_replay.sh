@@ -43,16 +43,9 @@ check_match "managed memory, prefetch and advice recorded" \
 
 replay_ok() { # replay_ok NAME VARIANT BUNDLE...
 	local name=$1 v=$2; shift 2
-	out=$("$GPUMIX" -v reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1)
-	check_eq "$name $v: reconstruct exits 0" 0 "$?"
+	reconstruct_replay "$name" "$v" 3 "$@"
 	check_match "$name $v: regions, host writes and reads" \
-		"program 'zc': 4 mapped or managed allocations .* 7 host writes replayed .* 11 host reads verified" "$out"
-	out=$("$GPUMIX" replay --min-replays 3 --watchdog 60 -o "$tmp/run-$name.$v" \
-		"$tmp/r-$name.$v" 2>&1); rc=$?
-	check_eq "$name $v: replay exits 0" 0 "$rc"
-	check_eq "$name $v: status ok (every result verified)" ok \
-		"$(field "$tmp/run-$name.$v/manifest" status)"
-	[ "$rc" = 0 ] || echo "#   failure: $(field "$tmp/run-$name.$v/manifest" failure)"
+		"program 'zc': 4 mapped or managed allocations .* 7 host writes replayed .* 11 host reads verified" "$recon_out"
 }
 replay_ok zc single "$tmp/zc"
 if suite_bundle mm; then

@@ -17,19 +17,6 @@ suite_cache
 tmp=$_scratch
 cd "$GPUMIX_TOP" || exit 1
 
-replay_ok() { # replay_ok NAME VARIANT BUNDLE...
-	local name=$1 v=$2 out rc; shift 2
-	out=$("$GPUMIX" -q reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1); rc=$?
-	check_eq "$name $v: reconstruct exits 0" 0 "$rc"
-	[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -4 | sed 's/^/#   /'
-	out=$("$GPUMIX" replay --min-replays 2 --watchdog 120 -o "$tmp/run-$name.$v" \
-		"$tmp/r-$name.$v" 2>&1); rc=$?
-	check_eq "$name $v: replay exits 0" 0 "$rc"
-	check_eq "$name $v: status ok (every result verified)" ok \
-		"$(field "$tmp/run-$name.$v/manifest" status)"
-	[ "$rc" = 0 ] || echo "#   failure: $(field "$tmp/run-$name.$v/manifest" failure)"
-}
-
 have_mm=0
 suite_bundle mm && have_mm=1
 for line in "${LIBRARY_PROGRAMS[@]}"; do
@@ -45,7 +32,7 @@ for line in "${LIBRARY_PROGRAMS[@]}"; do
 	check_match "$lib_name: PASS under capture" "^PASS $lib_name" "$out"
 	check_match "$lib_name: no losses" "^losses: 0$" "$("$GPUMIX" trace info "$tmp/$lib_name" 2>&1)"
 	[ "$rc" = 0 ] || continue
-	replay_ok "$lib_name" single "$tmp/$lib_name"
-	[ "$have_mm" = 1 ] && replay_ok "$lib_name+mm" cuda "$tmp/$lib_name" "$SUITE_CACHE/mm"
+	reconstruct_replay "$lib_name" single 2 "$tmp/$lib_name"
+	[ "$have_mm" = 1 ] && reconstruct_replay "$lib_name+mm" cuda 2 "$tmp/$lib_name" "$SUITE_CACHE/mm"
 done
 done_testing
