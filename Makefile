@@ -132,8 +132,7 @@ SANITIZE_LOGS := $(CURDIR)/$(B)/sanitizer-logs
 CHECK_ENV := GPUMIX_SANITIZER_LOGS=$(SANITIZE_LOGS) CC='$(CC)' \
 	ASAN_OPTIONS=log_path=$(SANITIZE_LOGS)/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
 	UBSAN_OPTIONS=log_path=$(SANITIZE_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	LIBBABELTRACE2_NO_DLCLOSE=1
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 endif
 
 all: $(PROGRAMS) $(SHLIBS)

@@ -314,12 +314,38 @@ sink_consume(bt_message_iterator *it, void *data)
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
+/*
+ * The plugins found so far, each held for the life of the process: a
+ * plugin whose last reference goes is unloaded (babeltrace2 2.0 closes its
+ * shared object), so that every reader would load them all again, and a
+ * leak of a plugin's own that the sanitizers report at exit would name no
+ * module (tests/lsan.supp suppresses the plugins' leaks by their names).
+ * gpumix reads traces from one thread.
+ */
+static struct {
+	const char *name;
+	const bt_plugin *plugin;
+} plugin_cache[] = { { "ctf", NULL }, { "utils", NULL } };
+
 static int find_plugin(const char *name, const bt_plugin **out)
 {
-	bt_plugin_find_status st = bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE,
-						  BT_TRUE, BT_FALSE, out);
+	size_t n = sizeof(plugin_cache) / sizeof(plugin_cache[0]), i;
+	bt_plugin_find_status st;
 
+	for (i = 0; i < n && strcmp(plugin_cache[i].name, name); i++) {
+	}
+	if (i < n && plugin_cache[i].plugin) {
+		bt_plugin_get_ref(plugin_cache[i].plugin);
+		*out = plugin_cache[i].plugin;
+		return 0;
+	}
+	st = bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
+			    out);
 	if (st == BT_PLUGIN_FIND_STATUS_OK) {
+		if (i < n) {
+			bt_plugin_get_ref(*out);	/* the cache's */
+			plugin_cache[i].plugin = *out;
+		}
 		return 0;
 	}
 	if (st == BT_PLUGIN_FIND_STATUS_NOT_FOUND) {
