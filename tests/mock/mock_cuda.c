@@ -608,6 +608,13 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 	return CUDA_SUCCESS;
 }
 
+/* One device, as cuDeviceGet says. */
+CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+	*count = 1;
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
 	*device = ordinal;
