@@ -79,7 +79,8 @@ static char **client_wrapper(size_t *n)
 	if (!w || !*w) {
 		return NULL;
 	}
-	copy = gm_xstrdup(w);
+	/* from its first word, so that words[0] is the copy */
+	copy = gm_xstrdup(w + strspn(w, " \t"));
 	for (char *t = strtok_r(copy, " \t", &save); t;
 	     t = strtok_r(NULL, " \t", &save)) {
 		GM_ALLOC_GROW(words, *n + 1, alloc);

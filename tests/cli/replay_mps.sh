@@ -138,7 +138,7 @@ shift 2	# the wrapper's own options: --tag T
 exec "$@"
 EOF
 chmod +x "$tmp/wrap"
-out=$(WRAP_LOG=$tmp/wrap.log GPUMIX_MPS_CLIENT_WRAPPER="$tmp/wrap  --tag t1" \
+out=$(WRAP_LOG=$tmp/wrap.log GPUMIX_MPS_CLIENT_WRAPPER="  $tmp/wrap  --tag t1 " \
 	"$GPUMIX" replay --variant mps --min-replays 3 -o "$tmp/wrapped" "$tmp/wl" 2>&1); rc=$?
 check_eq "a client wrapper: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
