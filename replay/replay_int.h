@@ -241,12 +241,18 @@ int gm_debug_on(void);
  */
 void gm_record_failure(struct gm_run *run);
 
-/* A pageable device-to-host copy whose captured destination was resident:
- * each replay touches its room in the host arena before the timed part. */
+/* A device-to-host copy into the pageable host arena. */
+static inline int gm_op_pageable_d2h(const struct gm_op *op)
+{
+	return op->code == GM_OP_D2H &&
+	       !(op->flags & (GM_F_PINNED | GM_F_GRAPH));
+}
+
+/* One whose captured destination was resident: each replay touches its
+ * room in the host arena before the timed part. */
 static inline int gm_op_host_warm(const struct gm_op *op)
 {
-	return op->code == GM_OP_D2H && (op->flags & GM_F_HOST_WARM) &&
-	       !(op->flags & (GM_F_PINNED | GM_F_GRAPH));
+	return gm_op_pageable_d2h(op) && (op->flags & GM_F_HOST_WARM);
 }
 
 /* The run manifest's keys of program @i: program.I.name, .bundle,

@@ -161,8 +161,7 @@ void gm_manifest_program(struct kvfile *kv, unsigned i,
 	kvfile_set(kv, key, d->deterministic ? "1" : "0");
 	for (uint64_t o = 0; o < d->nr_ops; o++) {
 		const struct gm_op *op = &d->ops[o];
-		pageable += op->code == GM_OP_D2H &&
-			    !(op->flags & (GM_F_PINNED | GM_F_GRAPH));
+		pageable += gm_op_pageable_d2h(op);
 		warm += gm_op_host_warm(op);
 	}
 	snprintf(key, sizeof(key), "program.%u.d2h_pageable", i);
