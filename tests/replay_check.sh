@@ -9,9 +9,10 @@ field() { # field FILE KEY
 	sed -n "s/^$2 = //p" "$1"
 }
 
-# mock_study FILE NAME VARIANTS REPLAY OUTPUT: write FILE, study NAME over
-# the committed bundles basic and threads (their pair) under VARIANTS, with
-# the replay mapping's body REPLAY and OUTPUT as its output directory
+# mock_study FILE NAME VARIANTS REPLAY OUTPUT [MORE]: write FILE, study NAME
+# over the committed bundles basic and threads (their pair) under VARIANTS,
+# with the replay mapping's body REPLAY, OUTPUT as its output directory and
+# MORE, if given, as further top-level lines (e.g. "policies: [...]")
 mock_study() {
 	cat >"$1" <<EOF
 study: $2
@@ -25,6 +26,7 @@ variants: [$3]
 replay: {$4}
 paths: {output: $5}
 EOF
+	[ -z "${6:-}" ] || printf '%s\n' "$6" >>"$1"
 }
 
 # reconstruct_replay NAME VARIANT R [RECONSTRUCT OPTIONS] BUNDLE...:

@@ -63,19 +63,9 @@ check_match "a new timeslice replays the nss run only (replay, analyze, report)"
 
 # ---- the elastic variant ----
 out=$tmp/out2
-cat >"$tmp/elastic.yaml" <<EOF
-study: mock-elastic
-root: $GPUMIX_TOP
-programs:
-  - bundle: tests/data/reconstruct/bundles/basic
-  - bundle: tests/data/reconstruct/bundles/threads
-workloads:
-  - [basic, threads]
-variants: [single, cuda, nss, elastic]
-policies: [median, mpmax]
-replay: {min_replays: 2, watchdog: 30s, timeslice: 500us, copy_chunk: 4KiB}
-paths: {output: $out}
-EOF
+mock_study "$tmp/elastic.yaml" mock-elastic "single, cuda, nss, elastic" \
+	"min_replays: 2, watchdog: 30s, timeslice: 500us, copy_chunk: 4KiB" "$out" \
+	"policies: [median, mpmax]"
 summary=$("$GPUMIX" run "$tmp/elastic.yaml" 2>"$tmp/err")
 rc=$?
 check_eq "elastic: the study succeeds" 0 "$rc"
