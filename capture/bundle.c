@@ -262,15 +262,19 @@ static int remove_streams(const char *dir, uint32_t pid)
 	return remove_streams_if(dir, is_pid, &pid, NULL);
 }
 
-/* A process of ours has its counter file (see bundle_finalize). */
-static int has_no_counts(const char *dir, unsigned long pid, const void *arg)
+int bundle_own_process(const char *dir, unsigned long pid)
 {
 	char *path = gm_xasprintf("%s/procs/%lu.counts", dir, pid);
-	int none = access(path, F_OK) != 0;
+	int own = access(path, F_OK) == 0;
 
-	(void)arg;
 	free(path);
-	return none;
+	return own;
+}
+
+static int has_no_counts(const char *dir, unsigned long pid, const void *arg)
+{
+	(void)arg;
+	return !bundle_own_process(dir, pid);
 }
 
 int bundle_prune_foreign(const char *dir, uint64_t *removed)

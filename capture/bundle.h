@@ -84,6 +84,13 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 void bundle_result_release(struct bundle_result *res);
 
 /*
+ * 1 when process @pid of the trace in bundle directory @dir is the
+ * captured program's: it has its counter file, procs/PID.counts (another
+ * capture's processes, recorded by the same session daemon, do not).
+ */
+int bundle_own_process(const char *dir, unsigned long pid);
+
+/*
  * Remove from bundle directory @dir the trace streams of every process
  * without a counter file in procs/: another capture's, recorded by the
  * same session daemon (bundle_finalize removes them after reading). For

@@ -133,9 +133,8 @@ static void human_bytes(char *buf, size_t len, uint64_t b)
 }
 
 /*
- * Whether a process of the trace is the program's: it has a counter file
- * in the bundle (another capture's processes, recorded by the same
- * session daemon, do not: doc/gpumix-capture.md). Remembered per pid.
+ * Whether a process of the trace is the program's (bundle_own_process,
+ * doc/gpumix-capture.md), remembered per pid.
  */
 struct own_procs {
 	const char *dir;
@@ -147,7 +146,6 @@ struct own_procs {
 static int keep_own(void *ctx, uint32_t pid)
 {
 	struct own_procs *o = ctx;
-	char path[PATH_MAX];
 
 	for (size_t i = o->nr; i-- > 0;) {
 		if (o->pid[i] == pid) {
@@ -159,9 +157,8 @@ static int keep_own(void *ctx, uint32_t pid)
 		o->pid = gm_xrealloc(o->pid, o->alloc * sizeof(*o->pid));
 		o->own = gm_xrealloc(o->own, o->alloc * sizeof(*o->own));
 	}
-	snprintf(path, sizeof(path), "%s/procs/%" PRIu32 ".counts", o->dir, pid);
 	o->pid[o->nr] = pid;
-	o->own[o->nr] = access(path, F_OK) == 0;
+	o->own[o->nr] = (uint8_t)bundle_own_process(o->dir, pid);
 	return o->own[o->nr++];
 }
 
