@@ -156,12 +156,16 @@ for p in $SUITE_PROGRAMS; do
 		"$tmp/rep" | sort -k1,1 >"$tmp/repc"
 	awk '$1 == "C" && $2 != "MEMSET" { split($2, f, ":"); print f[1] "#" (++i[f[1]]), $4 - $3, f[3], f[2] }' \
 		"$tmp/cap" | sort -k1,1 >"$tmp/capc"
-	for c in $(cut -d' ' -f1 "$tmp/capc"); do
-		rep=$(awk -v c="$c" '$1 == c { print $2 }' "$tmp/repc" | median)
-		awk -v c="$c" -v p="$p" -v r="$rep" '$1 == c { split(c, k, "#")
-			printf "%s\t%s\t%d\t%s\t%s\t%.1f\t%.1f\t%.3f\n", p, k[1], k[2], $3, $4, $2 / 1e3,
-				r / 1e3, ($2 > 0 && r == r + 0) ? r / $2 : 0 }' "$tmp/capc"
-	done >>"$res/copy_records.tsv"
+	# (one pass: the replays' durations of each copy, sorted, their median)
+	awk -v p="$p" 'NR == FNR { v[$1, ++n[$1]] = $2; next }
+	{ k = n[$1] + 0
+	  for (i = 1; i <= k; i++) w[i] = v[$1, i] + 0
+	  for (i = 2; i <= k; i++) for (j = i; j > 1 && w[j - 1] > w[j]; j--) { t = w[j]; w[j] = w[j - 1]; w[j - 1] = t }
+	  m = (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2
+	  split($1, c, "#")
+	  printf "%s\t%s\t%d\t%s\t%s\t%.1f\t%s\t%s\n", p, c[1], c[2], $3, $4, $2 / 1e3,
+		k ? sprintf("%.1f", m / 1e3) : "nan", k ? sprintf("%.3f", $2 > 0 ? m / $2 : 0) : "nan" }' \
+		"$tmp/repc" "$tmp/capc" >>"$res/copy_records.tsv"
 	# host overhead: wall of each kept replay against its GPU busy time
 	awk -F'\t' -v p="$p" 'NR > 1 && $1 == p && $6 == 1 { print $2, $4 - $3 - $5 }' \
 		"$tmp/run-$p/replays.tsv" | LC_ALL=C sort -k1,1 >"$tmp/wall"
