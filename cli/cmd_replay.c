@@ -43,6 +43,7 @@ static const char usage[] =
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
 	"                     [--mps-threads PCT|NAME=PCT,...]\n"
+	"                     [--repetition R] [--study-seed N]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static void print_help(void)

@@ -4,6 +4,7 @@
  */
 #include "replay_opts.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 enum {
 	OPT_DATA = 256,
 	OPT_MIN_REPLAYS,
+	OPT_REPETITION,
+	OPT_STUDY_SEED,
 	OPT_WATCHDOG,
 	OPT_FORCE,
 	OPT_NO_PROFILE,
@@ -42,6 +45,8 @@ static const struct option longopts[] = {
 	{ "data", required_argument, NULL, OPT_DATA },
 	{ "output", required_argument, NULL, 'o' },
 	{ "min-replays", required_argument, NULL, OPT_MIN_REPLAYS },
+	{ "repetition", required_argument, NULL, OPT_REPETITION },
+	{ "study-seed", required_argument, NULL, OPT_STUDY_SEED },
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
@@ -228,6 +233,30 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 						"last replay is discarded)");
 			}
 			o->min_replays = (unsigned)v;
+			break;
+		}
+		case OPT_REPETITION: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || *optarg < '0' || *optarg > '9' ||
+			    v > 1000000) {
+				return gm_error("--repetition takes an integer "
+						"from 0 to 1000000, not '%s'",
+						optarg);
+			}
+			o->repetition = (unsigned)v;
+			break;
+		}
+		case OPT_STUDY_SEED: {
+			unsigned long long v;
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*end || *optarg < '0' || *optarg > '9' || errno) {
+				return gm_error("--study-seed takes an integer "
+						"from 0 to 2^64-1, not '%s'",
+						optarg);
+			}
+			o->study_seed = (uint64_t)v;
+			o->have_study_seed = 1;
 			break;
 		}
 		case OPT_WATCHDOG:
@@ -448,6 +477,13 @@ void gm_replay_opts_help(FILE *f)
 	      "completed R\n"
 	      "                        replays; each program's last one is "
 	      "discarded (7)\n"
+	      "  --repetition R        this run is repetition R (0-based) of a "
+	      "study's run:\n"
+	      "                        recorded in the manifest as "
+	      "run.repetition (0)\n"
+	      "  --study-seed N        the seed of the study's run order, "
+	      "recorded in the\n"
+	      "                        manifest as study.seed\n"
 	      "  --watchdog SECONDS    stop a replay that makes no progress "
 	      "(60; 0: off)\n"
 	      "  --force               replace an existing run directory\n"

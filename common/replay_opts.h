@@ -47,6 +47,10 @@ struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
 	unsigned min_replays;
+	unsigned repetition;		/* --repetition: which repetition of
+					   a study's run this is (0-based) */
+	int have_study_seed;		/* --study-seed given */
+	uint64_t study_seed;		/* the seed of the study's run order */
 	double watchdog_s;		/* 0: off */
 	int force, profile, warm_host;
 	const char *variant_name;	/* --variant, NULL: the program's */
@@ -70,7 +74,7 @@ struct gm_replay_opts {
 	unsigned given;			/* GM_KNOB_* set on the command line */
 };
 
-/* Defaults: 7 replays, 60 s watchdog, profiling on, fresh host pages,
+/* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog, profiling on, fresh host pages,
  * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
  * where no limit binds, elastic off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);

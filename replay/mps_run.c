@@ -514,6 +514,7 @@ static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
 	manifest_program_keys(run, &kv);
 	kvfile_set_u64(&kv, "streams", streams);
 	kvfile_set_u64(&kv, "min_replays", run->opt.min_replays);
+	gm_manifest_repetition(&kv, &run->opt);
 	kvfile_set(&kv, "started_at", run->started_at);
 	run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);

@@ -261,6 +261,10 @@ static inline int gm_op_host_warm(const struct gm_op *op)
 void gm_manifest_program(struct kvfile *kv, unsigned i,
 			 const struct gm_program_desc *d);
 
+/* The run manifest's keys of a study's repetition: run.repetition
+ * (always, 0 unless --repetition) and study.seed (with --study-seed). */
+void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o);
+
 /* Read exactly @size bytes of @path into @buf (the file must have that
  * size). Returns 0 or -1 (cause recorded). */
 int gm_read_exact(const char *path, void *buf, uint64_t size);

@@ -170,6 +170,14 @@ void gm_manifest_program(struct kvfile *kv, unsigned i,
 	kvfile_set_u64(kv, key, warm);
 }
 
+void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o)
+{
+	kvfile_set_u64(kv, "run.repetition", o->repetition);
+	if (o->have_study_seed) {
+		kvfile_set_u64(kv, "study.seed", o->study_seed);
+	}
+}
+
 static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 			  const char *status, const char *failure,
 			  uint64_t dropped)
@@ -220,6 +228,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		   conn && *conn ? conn : "8");
 	kvfile_set_u64(kv, "streams", streams);
 	kvfile_set_u64(kv, "min_replays", run->opt.min_replays);
+	gm_manifest_repetition(kv, &run->opt);
 	kvfile_set(kv, "gpumix_version", GM_VERSION_STRING);
 	kvfile_set(kv, "started_at", run->started_at);
 	run_utc_now(now, sizeof(now));

@@ -27,6 +27,18 @@ check_eq "variant recorded" cuda "$(field "$tmp/run/manifest" variant)"
 check_eq "streams recorded (2 + 2 + 1 of the runtime each)" 6 "$(field "$tmp/run/manifest" streams)"
 check_eq "no dropped records" 0 "$(field "$tmp/run/manifest" cupti.dropped_records)"
 check "the log is kept" grep -q "replay: ok" "$tmp/run/log"
+check_eq "repetition 0 by default" 0 "$(field "$tmp/run/manifest" run.repetition)"
+check_eq "no study seed by default" "" "$(field "$tmp/run/manifest" study.seed)"
+
+out=$("$GPUMIX" replay --min-replays 2 --repetition 2 --study-seed 18446744073709551615 -o "$tmp/runrep" "$tmp/wl" 2>&1); rc=$?
+check_eq "--repetition and --study-seed: exit 0" 0 "$rc"
+check_eq "the repetition is recorded" 2 "$(field "$tmp/runrep/manifest" run.repetition)"
+check_eq "and the study's seed" 18446744073709551615 "$(field "$tmp/runrep/manifest" study.seed)"
+out=$("$GPUMIX" replay --repetition -1 -o "$tmp/runrepbad" "$tmp/wl" 2>&1); rc=$?
+check_eq "a negative repetition is a usage error" 2 "$rc"
+check_match "saying what it takes" "repetition takes an integer from 0" "$out"
+out=$("$GPUMIX" replay --study-seed 18446744073709551616 -o "$tmp/runrepbad" "$tmp/wl" 2>&1); rc=$?
+check_eq "a seed beyond 64 bits is a usage error" 2 "$rc"
 
 out=$("$GPUMIX" replay -o "$tmp/run" "$tmp/wl" 2>&1); rc=$?
 check_eq "an existing run directory is not replaced" 1 "$rc"

@@ -71,12 +71,14 @@ export PATH=$FAKE:$PATH
 
 # -- a run: two processes under one daemon, one run directory
 out=$("$GPUMIX" replay --variant mps --min-replays 3 --mps-threads scale-b=40 \
-	-o "$tmp/run" "$tmp/wl" 2>&1); rc=$?
+	--repetition 1 --study-seed 7 -o "$tmp/run" "$tmp/wl" 2>&1); rc=$?
 check_eq "mps, 2 programs: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 check_run "$tmp/run" 2 3
 check_eq "variant recorded" mps "$(field "$tmp/run/manifest" variant)"
 check_eq "one process per program" 2 "$(field "$tmp/run/manifest" mps.processes)"
+check_eq "the repetition and seed recorded once" "1 7 1" \
+	"$(field "$tmp/run/manifest" run.repetition) $(field "$tmp/run/manifest" study.seed) $(grep -c '^run.repetition' "$tmp/run/manifest")"
 check_eq "the daemon stopped after quit" stopped "$(field "$tmp/run/manifest" mps.daemon)"
 check_eq "streams of both processes (2 + 1 each)" 6 "$(field "$tmp/run/manifest" streams)"
 check_eq "scale-a: no active-thread limit" 0 "$(field "$tmp/run/manifest" mps.program.0.active_threads)"
