@@ -58,10 +58,13 @@ $(B)/cli/cmd_capture.o: $(B)/version.h
 # through the real emit layer and provider (tests/unit/capture_emitter.c).
 CAPTURE_EMITTER := $(B)/tests/capture_emitter
 CAPTURE_CUPTI_EMITTER := $(B)/tests/capture_cupti_emitter
-CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER) $(CAPTURE_SO)
+CAPTURE_HOSTTIME_EMITTER := $(B)/tests/capture_hosttime_emitter
+CHECK_DEPS += $(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER) \
+	$(CAPTURE_HOSTTIME_EMITTER) $(CAPTURE_SO)
 EXTRA_CFLAGS_tests/unit += $(CUDA_INC)
 
-$(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER): $(B)/tests/%: $(B)/tests/unit/%.o $(CAPTURE_SO) \
+$(CAPTURE_EMITTER) $(CAPTURE_CUPTI_EMITTER) $(CAPTURE_HOSTTIME_EMITTER): \
+		$(B)/tests/%: $(B)/tests/unit/%.o $(CAPTURE_SO) \
 		$(CAPTURE_LIB) $(COMMON_LIB)
 	$(QUIET) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CAPTURE_LIB) $(COMMON_LIB) -L$(B) \

@@ -26,6 +26,7 @@
 #include "counts.h"
 #include "error.h"
 #include "fs.h"
+#include "record.h"
 #include "strbuf.h"
 
 #define RESERVE_NAME "manifest.reserve"
@@ -751,7 +752,7 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	}
 	t.losses += lib_losses + t.missing + found->discarded;
 
-	kvfile_set(&m, "format", "gpumix-bundle 1");
+	kvfile_set(&m, "format", GM_BUNDLE_FORMAT);
 	kvfile_set(&m, "tool", run->tool_version ? run->tool_version : "gpumix");
 	kvfile_set(&m, "complete", t.incomplete.len ? "no" : "yes");
 	if (t.incomplete.len) {

@@ -57,6 +57,44 @@ static struct capture_state st = {
 
 static __thread struct gm_thread th;
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The clean clock's source (gm_capture_test_clock() replaces it). */
+static uint64_t (*clock_now)(void) = monotonic_ns;
+
+void gm_capture_test_clock(uint64_t (*now)(void))
+{
+	clock_now = now ? now : monotonic_ns;
+}
+
+void gm_capture_own_begin(struct gm_thread *t)
+{
+	t->own_start = clock_now();
+	t->clean_at = t->own_start - t->own_ns;
+	t->in_own = 1;
+}
+
+void gm_capture_own_end(struct gm_thread *t)
+{
+	uint64_t now = clock_now();
+
+	if (now > t->own_start) {
+		t->own_ns += now - t->own_start;
+	}
+	t->in_own = 0;
+}
+
+uint64_t gm_capture_clean_ns(struct gm_thread *t)
+{
+	return t->in_own ? t->clean_at : clock_now() - t->own_ns;
+}
+
 static uint64_t realtime_ns(void)
 {
 	struct timespec ts;
@@ -264,6 +302,7 @@ void gm_capture_emit(enum gm_event_kind kind, struct gm_record *r)
 		r->data = NULL;
 	}
 	r->data_words = (uint16_t)((r->data_len + 7) / 8);
+	r->host_ns = gm_capture_clean_ns(t);
 	switch (kind) {
 	case GM_EV_ENTER:
 		lttng_ust_tracepoint(gpumix_capture, enter, r);

@@ -45,6 +45,12 @@ struct gm_thread {
 	int claimed;		/* slot decided for this generation */
 	uint64_t *buf;		/* GM_DATA_MAX bytes of packing space */
 	int guard;		/* inside a callback: ignore nested calls */
+	/* The clean clock (gm_capture_own_begin()): this library's time on
+	 * this thread, and the clean time the current callback began at. */
+	uint64_t own_ns;
+	uint64_t own_start;
+	uint64_t clean_at;
+	int in_own;		/* inside gm_capture_own_begin/end */
 	int rt_depth;
 	struct gm_rt_frame rt[GM_RT_DEPTH];
 };
@@ -68,8 +74,38 @@ GM_CAPTURE_API struct gm_thread *gm_capture_thread(void);
 GM_CAPTURE_API struct gm_counts *gm_capture_counts(void);
 
 /*
- * Fire the tracepoint of @kind with @r (NULL str becomes "") and count it
- * for the calling thread. Must be called with the record fully built.
+ * The clean clock: the thread's host time without the time spent in this
+ * library. Every callback of the subscriber (and CUPTI's buffer
+ * callbacks, when they run on a program thread) is bracketed by
+ * gm_capture_own_begin() and gm_capture_own_end(); the time between them
+ * is the capture's own work (argument copies, blob hashing and writing,
+ * the tracepoint itself) and is subtracted from the monotonic clock.
+ * Events emitted inside the bracket carry the clean time of its start
+ * (struct gm_record.host_ns): an entry event the moment the program
+ * entered the call, an exit event the moment the call returned, so that
+ * the gap between calls and a call's duration exclude the capture's cost.
+ * CUPTI's own dispatch into the callback is not seen and stays in.
+ * Brackets do not nest: a begin inside one is a caller bug (the callback
+ * guard prevents it).
+ */
+GM_CAPTURE_API void gm_capture_own_begin(struct gm_thread *t);
+GM_CAPTURE_API void gm_capture_own_end(struct gm_thread *t);
+
+/* The calling thread's clean time now (in a bracket: at its start). */
+GM_CAPTURE_API uint64_t gm_capture_clean_ns(struct gm_thread *t);
+
+/*
+ * Tests only: read time from @now instead of CLOCK_MONOTONIC (NULL: back
+ * to the monotonic clock). The clean clock reads it exactly once at
+ * gm_capture_own_begin(), once at gm_capture_own_end() and once per event
+ * emitted outside a bracket.
+ */
+GM_CAPTURE_API void gm_capture_test_clock(uint64_t (*now)(void));
+
+/*
+ * Fire the tracepoint of @kind with @r (NULL str becomes "", host_ns is
+ * set to gm_capture_clean_ns()) and count it for the calling thread.
+ * Must be called with the record fully built.
  */
 GM_CAPTURE_API void gm_capture_emit(enum gm_event_kind kind,
 				    struct gm_record *r);

@@ -43,6 +43,7 @@ LTTNG_UST_TRACEPOINT_ENUM(gpumix_capture, api,
 	lttng_ust_field_integer_hex(uint64_t, blob_hi, r->blob_hi)             \
 	lttng_ust_field_integer_hex(uint64_t, blob_lo, r->blob_lo)             \
 	lttng_ust_field_integer(uint64_t, blob_size, r->blob_size)             \
+	lttng_ust_field_integer(uint64_t, host_ns, r->host_ns)                 \
 	lttng_ust_field_string(str, r->str)
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(gpumix_capture, call,

@@ -1806,6 +1806,9 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		return;		/* a driver call made by this library */
 	}
 	t->guard = 1;
+	/* Everything up to gm_capture_own_end() is the capture's own time,
+	 * left out of the program's host time (emit.h). */
+	gm_capture_own_begin(t);
 	switch (domain) {
 	case CUPTI_CB_DOMAIN_DRIVER_API:
 		on_driver(data, cbid, t);
@@ -1828,7 +1831,35 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	default:
 		break;	/* only the three domains above are enabled */
 	}
+	gm_capture_own_end(t);
 	t->guard = 0;
+}
+
+/*
+ * CUPTI's buffer callbacks run on its own thread, but may run on a
+ * program thread inside a driver call: their time is the capture's too.
+ * Returns 1 when this call opened the bracket.
+ */
+static int own_open(void)
+{
+	struct gm_thread *t;
+
+	if (!gm_capture_ready()) {
+		return 0;
+	}
+	t = gm_capture_thread();
+	if (t->in_own) {
+		return 0;
+	}
+	gm_capture_own_begin(t);
+	return 1;
+}
+
+static void own_close(int opened)
+{
+	if (opened) {
+		gm_capture_own_end(gm_capture_thread());
+	}
 }
 
 /* ---- activity ------------------------------------------------------------ */
@@ -1912,12 +1943,15 @@ static void emit_activity(CUpti_Activity *rec)
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size,
 				      size_t *max_records)
 {
+	int own = own_open();
+
 	*buf = aligned_alloc(8, ACT_BUF_SIZE);
 	*size = *buf ? ACT_BUF_SIZE : 0;
 	*max_records = 0;
 	if (!*buf) {
 		gm_capture_loss(cupti_errors);
 	}
+	own_close(own);
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
@@ -1926,6 +1960,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 	CUpti_Activity *rec = NULL;
 	size_t dropped = 0;
 	CUptiResult rc;
+	int own = own_open();
 
 	(void)size;
 	while ((rc = cuptiActivityGetNextRecord(buf, valid, &rec)) ==
@@ -1940,6 +1975,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 		gm_capture_add(loss.cupti_dropped, dropped);
 	}
 	free(buf);
+	own_close(own);
 }
 
 static void enable_activity(void)

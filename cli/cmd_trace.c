@@ -44,7 +44,10 @@ static void print_help(void)
 	       "           kernels (launches, argument layout, GPU time), bytes\n"
 	       "           moved, blobs stored and deduplicated, losses\n"
 	       "  dump     every recorded call in order, one line each:\n"
-	       "           #EVENT TIME PID:TID NAME(ARGS) = STATUS [RUNTIME CALL]\n"
+	       "           #EVENT TIME PID:TID NAME(ARGS) = STATUS [HOST] [RUNTIME CALL]\n"
+	       "           HOST (bundles of format 2): gap=US since the thread's\n"
+	       "           previous call returned, dur=US of the call, on the\n"
+	       "           captured host clock without the capture's own work\n"
 	       "           --events prints every event instead (activity,\n"
 	       "           layouts, results, runtime calls)\n"
 	       "  kernels  the kernel lines of info\n"
@@ -473,7 +476,7 @@ static void fmt_call(struct strbuf *sb, const struct gm_event *ev)
 }
 
 static void fmt_event(struct strbuf *sb, const struct gm_event *ev,
-		      int64_t t0)
+		      int64_t t0, int host, uint64_t h0)
 {
 	const char *const *names = gm_event_arg_names(ev->kind);
 
@@ -501,6 +504,11 @@ static void fmt_event(struct strbuf *sb, const struct gm_event *ev,
 	if (ev->rt_corr) {
 		strbuf_addf(sb, " rt_corr=%u", ev->rt_corr);
 	}
+	if (host) {
+		/* The thread's clean host clock, from the first event's. */
+		strbuf_addf(sb, " host=%.6f",
+			    ((double)ev->host_ns - (double)h0) / 1e9);
+	}
 	fmt_payload(sb, ev);
 }
 
@@ -511,6 +519,8 @@ struct dump_thread {
 	uint32_t pid, tid;
 	struct strbuf enter;		/* formatted entry line, or empty */
 	uint64_t enter_index;
+	uint64_t enter_host;		/* clean host times (format 2) */
+	uint64_t exit_host;		/* of the last call, 0: none yet */
 	struct strbuf rt[DUMP_RT_DEPTH];	/* recent runtime call names */
 	uint32_t rt_corr[DUMP_RT_DEPTH];
 	int rt_next;
@@ -535,6 +545,23 @@ static struct dump_thread *dump_thread(struct dump_thread **ts, size_t *nr,
 	return &(*ts)[(*nr)++];
 }
 
+/*
+ * The call's captured host time (format 2): the gap since the thread's
+ * previous call returned (none for its first) and the call's duration,
+ * both on the clean clock, without the capture's own work.
+ */
+static void fmt_host(struct strbuf *sb, struct dump_thread *t,
+		     const struct gm_event *x)
+{
+	if (t->exit_host) {
+		strbuf_addf(sb, " gap=%.3fus", t->enter_host > t->exit_host ?
+			    (t->enter_host - t->exit_host) / 1e3 : 0.0);
+	}
+	strbuf_addf(sb, " dur=%.3fus", x->host_ns > t->enter_host ?
+		    (x->host_ns - t->enter_host) / 1e3 : 0.0);
+	t->exit_host = x->host_ns;
+}
+
 static int cmd_dump(const char *dir, int events)
 {
 	struct trace_reader *r;
@@ -543,20 +570,23 @@ static int cmd_dump(const char *dir, int events)
 	struct dump_thread *ts = NULL;
 	size_t nr = 0, alloc = 0;
 	int64_t t0 = 0;
-	int rc, first = 1;
+	uint64_t h0 = 0;
+	int rc, first = 1, host;
 
 	if (open_bundle(dir, &r)) {
 		return gm_cli_fail();
 	}
+	host = trace_reader_host_time(r);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		struct dump_thread *t;
 		if (first) {
 			t0 = ev->time_ns;
+			h0 = ev->host_ns;
 			first = 0;
 		}
 		strbuf_reset(&line);
 		if (events) {
-			fmt_event(&line, ev, t0);
+			fmt_event(&line, ev, t0, host, h0);
 			puts(line.buf);
 			continue;
 		}
@@ -581,6 +611,7 @@ static int cmd_dump(const char *dir, int events)
 			}
 			strbuf_reset(&t->enter);
 			t->enter_index = ev->index;
+			t->enter_host = ev->host_ns;
 			strbuf_addf(&t->enter, "#%" PRIu64 " %.6f %u:%u ", ev->index,
 				    (ev->time_ns - t0) / 1e9, ev->pid, ev->tid);
 			if (ev->api < 0) {
@@ -610,6 +641,9 @@ static int cmd_dump(const char *dir, int events)
 				}
 			}
 			fmt_payload(&line, ev);
+			if (host) {
+				fmt_host(&line, t, ev);
+			}
 			for (int k = 0; ev->rt_corr && k < DUMP_RT_DEPTH; k++) {
 				if (t->rt_corr[k] == ev->rt_corr && t->rt[k].len) {
 					strbuf_addf(&line, " [%s]", t->rt[k].buf);

@@ -18,6 +18,19 @@
 
 #include <stdint.h>
 
+/*
+ * The bundle format (manifest key "format", "gpumix-bundle N"): the
+ * capture writes GM_BUNDLE_FORMAT; the reader takes every version from
+ * GM_BUNDLE_FORMAT_MIN to GM_BUNDLE_FORMAT_VERSION.
+ *   1  the first
+ *   2  every event carries host_ns (struct gm_record): captured host time
+ */
+#define GM_BUNDLE_FORMAT_PREFIX "gpumix-bundle "
+#define GM_BUNDLE_FORMAT_VERSION 2
+#define GM_BUNDLE_FORMAT_MIN 1
+#define GM_BUNDLE_FORMAT "gpumix-bundle 2"
+#define GM_BUNDLE_FORMAT_HOST_TIME 2	/* first version with host_ns */
+
 /* Event kinds: LTTng event name gpumix_capture:<name>. */
 #define GM_EVENT_KINDS(X)                                                      \
 	X(ENTER, enter)		/* driver call entry */                        \
@@ -91,6 +104,14 @@ struct gm_record {
 	const uint64_t *data;
 	uint64_t blob_hi, blob_lo; /* XXH3-128 of the payload */
 	uint64_t blob_size;
+	/*
+	 * The thread's host clock, less the time this thread spent in the
+	 * capture library's own callbacks (ns, CLOCK_MONOTONIC based): taken
+	 * at the start of the callback that emits the event (an entry: when
+	 * the call was entered; an exit: when it returned). Set by the emit
+	 * layer; format 2 on (doc/bundle-format.md).
+	 */
+	uint64_t host_ns;
 	const char *str;	/* never NULL, never "" (GM_EMPTY_STR) */
 };
 

@@ -25,12 +25,18 @@
 /* Payload members of the gpumix_capture classes (`call` and `record`). */
 enum {
 	F_API, F_FLAGS, F_CORR, F_RT_CORR, F_STATUS, F_ARGS, F_DATA_LEN, F_DATA,
-	F_BLOB_HI, F_BLOB_LO, F_BLOB_SIZE, F_STR, NR_FIELDS
+	F_BLOB_HI, F_BLOB_LO, F_BLOB_SIZE, F_STR, F_HOST_NS, NR_FIELDS
 };
 
 static const char *const field_names[NR_FIELDS] = {
 	"api", "flags", "corr", "rt_corr", "status", "args", "data_len",
-	"data", "blob_hi", "blob_lo", "blob_size", "str",
+	"data", "blob_hi", "blob_lo", "blob_size", "str", "host_ns",
+};
+
+/* The format that added each member (a bundle of an older format lacks
+ * it: the reader gives 0). */
+static const unsigned field_since[NR_FIELDS] = {
+	[F_HOST_NS] = GM_BUNDLE_FORMAT_HOST_TIME,
 };
 
 /*
@@ -42,7 +48,7 @@ static const char *const field_names[NR_FIELDS] = {
 enum { T_INT, T_INT_ARRAY, T_STRING };
 static const int field_types[NR_FIELDS] = {
 	T_INT, T_INT, T_INT, T_INT, T_INT, T_INT_ARRAY, T_INT, T_INT_ARRAY,
-	T_INT, T_INT, T_INT, T_STRING,
+	T_INT, T_INT, T_INT, T_STRING, T_INT,
 };
 
 /* What we know about one event class (cached by pointer). */
@@ -70,6 +76,7 @@ struct trace_reader {
 	int (*keep)(void *ctx, uint32_t pid);	/* trace_reader_keep() */
 	void *keep_ctx;
 	struct kvfile manifest;
+	unsigned format;		/* the manifest's version; 0: raw */
 	int *api_map;			/* by bundle id */
 	char **api_names;		/* bundle's names, for messages */
 	size_t nr_api_map;
@@ -180,11 +187,28 @@ static int read_manifest(struct trace_reader *r)
 		gm_error("manifest of '%s' has no format line", r->dir);
 		goto out;
 	}
-	if (strcmp(v, GM_BUNDLE_FORMAT)) {
-		gm_error("bundle '%s' has format '%s'; this gpumix reads '%s'",
-			 r->dir, v, GM_BUNDLE_FORMAT);
-		gm_error_hint("use the gpumix version that made it, or capture again");
-		goto out;
+	{
+		size_t n = strlen(GM_BUNDLE_FORMAT_PREFIX);
+		char *end;
+		unsigned long f = 0;
+
+		if (!strncmp(v, GM_BUNDLE_FORMAT_PREFIX, n) && v[n] >= '1' &&
+		    v[n] <= '9') {
+			f = strtoul(v + n, &end, 10);
+			if (*end) {
+				f = 0;
+			}
+		}
+		if (f < GM_BUNDLE_FORMAT_MIN || f > GM_BUNDLE_FORMAT_VERSION) {
+			gm_error("bundle '%s' has format '%s'; this gpumix reads "
+				 "'%s%d' to '%s'", r->dir, v,
+				 GM_BUNDLE_FORMAT_PREFIX, GM_BUNDLE_FORMAT_MIN,
+				 GM_BUNDLE_FORMAT);
+			gm_error_hint("use the gpumix version that made it, or "
+				      "capture again");
+			goto out;
+		}
+		r->format = (unsigned)f;
 	}
 	v = kvfile_get(&r->manifest, "complete");
 	if ((!v || strcmp(v, "yes")) &&
@@ -612,7 +636,11 @@ static struct class_info *class_of(struct trace_reader *r,
 		    !member_is(pfc, ci->fields[f], field_types[f])) {
 			ci->fields[f] = -1;
 		}
-		if (ci->kind >= 0 && ci->fields[f] < 0) {
+		/* A member newer than the bundle's format may be absent (in
+		 * a raw reading, whose format is unknown, any such one). */
+		if (ci->kind >= 0 && ci->fields[f] < 0 &&
+		    (!field_since[f] ||
+		     (r->format && r->format >= field_since[f]))) {
 			ci->kind = -2;	/* our name, foreign layout */
 		}
 	}
@@ -734,6 +762,8 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 	ev->blob.hi = uval(p, ci->fields[F_BLOB_HI]);
 	ev->blob.lo = uval(p, ci->fields[F_BLOB_LO]);
 	ev->blob_size = uval(p, ci->fields[F_BLOB_SIZE]);
+	ev->host_ns = ci->fields[F_HOST_NS] >= 0 ?
+			      uval(p, ci->fields[F_HOST_NS]) : 0;
 	ev->str = bt_field_string_get_value(member(p, ci->fields[F_STR]));
 	if (!ev->str || !strcmp(ev->str, GM_EMPTY_STR)) {
 		ev->str = "";
@@ -948,6 +978,16 @@ const struct kvfile *trace_reader_manifest(const struct trace_reader *r)
 const char *trace_reader_dir(const struct trace_reader *r)
 {
 	return r->dir;
+}
+
+int trace_reader_host_time(const struct trace_reader *r)
+{
+	return r->format >= GM_BUNDLE_FORMAT_HOST_TIME;
+}
+
+unsigned trace_reader_format(const struct trace_reader *r)
+{
+	return r->format;
 }
 
 uint64_t trace_reader_discarded(const struct trace_reader *r)

@@ -31,9 +31,6 @@
 
 struct strbuf;
 
-/* The bundle format this reader understands (manifest key "format"). */
-#define GM_BUNDLE_FORMAT "gpumix-bundle 1"
-
 enum {
 	/* Read an incomplete bundle (warnings via trace_reader_notes()). */
 	GM_READER_ALLOW_INCOMPLETE = 1 << 0,
@@ -70,6 +67,9 @@ struct gm_event {
 	size_t data_len;
 	struct gm_hash blob;	/* payload/image/result hash when flags say */
 	uint64_t blob_size;
+	uint64_t host_ns;	/* the thread's clean host time (struct
+				 * gm_record), 0 in a bundle without host
+				 * times (trace_reader_host_time()) */
 	const char *str;	/* never NULL */
 };
 
@@ -106,6 +106,16 @@ void trace_reader_keep(struct trace_reader *r,
 
 /* The bundle's manifest (empty in GM_READER_RAW mode); borrowed. */
 const struct kvfile *trace_reader_manifest(const struct trace_reader *r);
+
+/*
+ * 1 when the bundle's events carry host times (host_ns: format 2 on),
+ * 0 for an older bundle (and in GM_READER_RAW mode, where the format is
+ * not known yet).
+ */
+int trace_reader_host_time(const struct trace_reader *r);
+
+/* The bundle's format version (1, 2, ...), 0 in GM_READER_RAW mode. */
+unsigned trace_reader_format(const struct trace_reader *r);
 
 /* The bundle directory; borrowed. */
 const char *trace_reader_dir(const struct trace_reader *r);

@@ -37,7 +37,7 @@ check_eq "capture for the trace tests" 0 "$?"
 n=$(( 3 * events ))
 out=$("$GPUMIX" trace info "$tmp/b"); rc=$?
 check_eq "info exits 0" 0 "$rc"
-check_match "info: format" "^format: gpumix-bundle 1$" "$out"
+check_match "info: format" "^format: gpumix-bundle 2$" "$out"
 check_match "info: complete" "^complete: yes$" "$out"
 check_match "info: program" "^program: capture_emitter$" "$out"
 check_match "info: processes" "^processes: 2$" "$out"
@@ -58,10 +58,18 @@ check_match "dump: arguments by name" "cuMemAlloc_v2\(bytesize=[0-9]+\) = 0 -> d
 check_match "dump: payloads" "data=blob:[0-9a-f]{32}:65536" "$out"
 check_match "dump: result hashes" "result=[0-9a-f]{32}:[0-9]+" "$out"
 check_match "dump: images" "image=fatbin:[0-9a-f]{32}:[0-9]+" "$out"
+check_match "dump: each call's host duration" \
+	"cuMemAlloc_v2\(bytesize=[0-9]+\) = 0 -> dptr=0x[0-9a-f]+ gap=[0-9]+\.[0-9]{3}us dur=[0-9]+\.[0-9]{3}us" "$out"
+check_eq "dump: a gap on every returned call but each thread's first" 3 \
+	"$(grep ' dur=' <<<"$out" | grep -vc ' gap=[0-9.]*us dur=')"
+old_out=$("$GPUMIX" trace dump tests/data/bundles/good)
+check_eq "dump: no host times from a bundle of format 1" 0 \
+	"$(grep -c ' dur=' <<<"$old_out")"
 out=$("$GPUMIX" trace dump --events "$tmp/b"); rc=$?
 check_eq "dump --events: one line per event" "$n" "$(wc -l <<<"$out" | tr -d ' ')"
 check_match "dump --events: activity" " act_kernel _Z6kernelPfS_i api=0 start=" "$out"
 check_match "dump --events: runtime calls" " rt_enter cudaMemcpy api=211" "$out"
+check_eq "dump --events: every event's host time" "$n" "$(grep -c ' host=[0-9]*\.[0-9]\{6\}' <<<"$out")"
 out=$("$GPUMIX" trace kernels "$tmp/b")
 check_eq "kernels: one line per kernel" 3 "$(wc -l <<<"$out" | tr -d ' ')"
 "$GPUMIX" trace losses "$tmp/b" >/dev/null

@@ -17,6 +17,7 @@
 #include "capture/counts.h"
 #include "fs.h"
 #include "kvfile.h"
+#include "record.h"
 #include "test.h"
 
 static char dir[256];
@@ -135,7 +136,7 @@ int main(void)
 	CHECK(gm_is_dir(final) && !gm_path_exists(tmp),
 	      "... renamed into place, no temporary left");
 	read_manifest(final, &m);
-	CHECK_STR(mget(&m, "format"), "gpumix-bundle 1", "manifest: format");
+	CHECK_STR(mget(&m, "format"), GM_BUNDLE_FORMAT, "manifest: format");
 	CHECK_STR(mget(&m, "complete"), "yes", "manifest: complete");
 	CHECK_STR(mget(&m, "losses"), "0", "manifest: losses");
 	CHECK_STR(mget(&m, "command"), "./prog -s 'a b'", "manifest: command, quoted");
@@ -312,7 +313,7 @@ int main(void)
 			CHECK_INT(bundle_finalize(t3, b, 0, &run, &f, &res), 0,
 				  "a full disk still gets its manifest written");
 			read_manifest(b, &m);
-			CHECK_STR(mget(&m, "format"), "gpumix-bundle 1",
+			CHECK_STR(mget(&m, "format"), GM_BUNDLE_FORMAT,
 				  "... and the manifest is whole");
 			bundle_result_release(&res);
 			unlink(junk);
