@@ -21,6 +21,30 @@ double gm_mean(const double *v, size_t n)
 	return s / (double)n;
 }
 
+double gm_stddev(const double *v, size_t n)
+{
+	double m, s = 0;
+
+	if (n < 2) {
+		return NAN;
+	}
+	m = gm_mean(v, n);
+	for (size_t i = 0; i < n; i++) {
+		s += (v[i] - m) * (v[i] - m);
+	}
+	return sqrt(s / (double)(n - 1));
+}
+
+double gm_cv(const double *v, size_t n)
+{
+	double m = gm_mean(v, n);
+
+	if (n < 2 || !(m > 0)) {
+		return NAN;
+	}
+	return gm_stddev(v, n) / m;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

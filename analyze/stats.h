@@ -12,6 +12,19 @@
 /* Arithmetic mean of @n values; NAN when @n is 0. */
 double gm_mean(const double *v, size_t n);
 
+/*
+ * Sample standard deviation of @n values (divisor n - 1); NAN when @n is
+ * below 2.
+ */
+double gm_stddev(const double *v, size_t n);
+
+/*
+ * Coefficient of variation: gm_stddev() / gm_mean(), the spread of
+ * repeated measurements relative to their size; NAN when @n is below 2 or
+ * the mean is not positive.
+ */
+double gm_cv(const double *v, size_t n);
+
 /* Sort @n values ascending, in place (NANs must not be present). */
 void gm_sort_doubles(double *v, size_t n);
 
