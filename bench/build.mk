@@ -5,3 +5,4 @@ BENCHES += bench/nss.sh
 BENCHES += bench/nss_completion.sh
 BENCHES += bench/elastic_policy.sh
 BENCHES += bench/slurm_overhead.sh
+BENCHES += bench/driver_lock.sh
