@@ -109,6 +109,44 @@ int gm_api_arg_index(int api, const char *arg)
 	return -1;
 }
 
+/* The GPU operation of each replay kind (gm_api_gpu_op). */
+static const unsigned char gpu_op_by_kind[GM_RK_COUNT] = {
+	[GM_RK_H2D] = GM_GPU_OP_ENQUEUE,	[GM_RK_H2D_ASYNC] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_D2H] = GM_GPU_OP_ENQUEUE,	[GM_RK_D2H_ASYNC] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_D2D] = GM_GPU_OP_ENQUEUE,	[GM_RK_D2D_ASYNC] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_COPY] = GM_GPU_OP_ENQUEUE,	[GM_RK_COPY_ASYNC] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_MEMSET] = GM_GPU_OP_ENQUEUE,	[GM_RK_MEMSET_2D] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_LAUNCH] = GM_GPU_OP_ENQUEUE,	[GM_RK_GRAPH_LAUNCH] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_PREFETCH] = GM_GPU_OP_ENQUEUE,
+	[GM_RK_CTX_SYNC] = GM_GPU_OP_WAIT,	[GM_RK_STREAM_SYNC] = GM_GPU_OP_WAIT,
+	[GM_RK_EVENT_SYNC] = GM_GPU_OP_WAIT,
+};
+
+/* ... and of the special cases of calls not replayed yet (replay NONE). */
+static const unsigned char gpu_op_by_special[GM_SP_COUNT] = {
+	[GM_SP_H2D] = GM_GPU_OP_ENQUEUE,	[GM_SP_D2H] = GM_GPU_OP_ENQUEUE,
+	[GM_SP_D2H_ASYNC] = GM_GPU_OP_ENQUEUE,	[GM_SP_COPY2D] = GM_GPU_OP_ENQUEUE,
+	[GM_SP_COPY2D_ASYNC] = GM_GPU_OP_ENQUEUE,
+	[GM_SP_COPY3D] = GM_GPU_OP_ENQUEUE,	[GM_SP_COPY3D_ASYNC] = GM_GPU_OP_ENQUEUE,
+};
+
+enum gm_gpu_op gm_api_gpu_op(int api)
+{
+	const struct gm_api_desc *d;
+
+	if (api < 0 || api >= GM_API_COUNT) {
+		return GM_GPU_OP_NONE;
+	}
+	d = &gm_api_table[api];
+	if (d->cls != GM_CLASS_REPLAYED) {
+		return GM_GPU_OP_NONE;
+	}
+	if (d->replay != GM_RK_NONE) {
+		return (enum gm_gpu_op)gpu_op_by_kind[d->replay];
+	}
+	return (enum gm_gpu_op)gpu_op_by_special[d->special];
+}
+
 static const char *const type_names[GM_T_COUNT] = {
 	[GM_T_DPTR] = "dptr",	  [GM_T_HPTR] = "hptr",
 	[GM_T_PTR] = "ptr",	  [GM_T_SIZE] = "size",

@@ -208,6 +208,29 @@ int gm_api_by_cbid(int cbid);
 /* Index of argument @arg of call @api, or -1. */
 int gm_api_arg_index(int api, const char *arg);
 
+/*
+ * What a call does to the GPU's work, for measuring a program's GPU
+ * section (gpumix corun): it enqueues work (a launch, a copy, a memset, a
+ * graph launch, a prefetch), it waits for work (a context, stream or
+ * event synchronization), or neither.
+ */
+enum gm_gpu_op {
+	GM_GPU_OP_NONE,
+	GM_GPU_OP_ENQUEUE,
+	GM_GPU_OP_WAIT,
+};
+
+/*
+ * The GPU operation of call @api (GM_GPU_OP_NONE for an unknown id),
+ * read from the table: its replay kind and, for the calls not replayed
+ * yet, its special case (array, 2-D and 3-D copies). Queries (class
+ * IGNORED) are none, even those that look at the GPU (cuStreamQuery). The
+ * copies between arrays and device memory without a host side
+ * (cuMemcpyDtoA, AtoD, AtoA) have neither a replay kind nor a special
+ * case yet, so they are none too.
+ */
+enum gm_gpu_op gm_api_gpu_op(int api);
+
 /* Names of enum values, for dumps and manifests. */
 const char *gm_arg_type_name(enum gm_arg_type t);
 const char *gm_special_name(enum gm_special s);

@@ -13,7 +13,7 @@ $(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o \
 		$(B)/pic/tests/mock/mock_graph.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -lpthread
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -ldl -lpthread
 
 $(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda.so.1 tests/mock/cupti.map
 	$(QUIET) LINK $@

@@ -2,8 +2,8 @@
 /*
  * What the mock CUDA driver (mock_cuda.c and mock_device.c, libcuda.so.1)
  * exports to the mock CUPTI (mock_cupti.c, libcupti.so.13) and to its own
- * unit test: the activity records it produced, the knobs CUPTI turns and
- * the clock of the records.
+ * unit test: the activity records it produced, the knobs CUPTI turns, the
+ * clock of the records and the callbacks of CUPTI's subscriber.
  */
 #ifndef GM_MOCK_H
 #define GM_MOCK_H
@@ -24,5 +24,14 @@ uint32_t mock_stream_id(CUstream s);
 /* CUPTI's id of context @c (NULL: the caller's current one), 0 when
  * @c is not a context. */
 uint32_t mock_ctx_id(CUcontext c);
+
+/*
+ * The CUPTI subscriber (mock_cupti.c): its callback, called at the entry
+ * and exit of the driver calls whose callback ids are enabled.
+ */
+void mock_set_subscriber(void (*fn)(void *userdata, int domain, uint32_t cbid,
+				    const void *data),
+			 void *userdata);
+void mock_enable_callback(uint32_t cbid, int on);
 
 #endif

@@ -79,6 +79,12 @@
  *                               the first touch inside a GPU copy costs.
  * A bad knob makes cuInit fail with CUDA_ERROR_INVALID_VALUE.
  *
+ * Injection: as the driver does, cuInit loads the library named by
+ * CUDA_INJECTION64_PATH and calls its InitializeInjection(); the mock
+ * CUPTI's subscriber then gets the entry and exit callbacks of the calls
+ * marked MOCK_API (allocation, copies, memsets, launches,
+ * synchronizations, graph launches) whose ids it enabled.
+ *
  * MPS: as the real driver, cuInit tries the MPS control daemon at
  * $CUDA_MPS_PIPE_DIRECTORY/control (default /tmp/nvidia-mps); when it
  * answers (tests/mock/fake_mps_control.c), the process is its client for
@@ -89,6 +95,7 @@
  * numbers (0, 1, ...) k * N ns ahead, as if each process's CUPTI had
  * its own clock base (the mps variant's merge must align them).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -248,6 +255,87 @@ static uint32_t api_record(uint32_t cbid, uint64_t start)
 uint32_t mock_api_record(uint32_t cbid, uint64_t start)
 {
 	return api_record(cbid, start);
+}
+
+/* ---- CUPTI callbacks ---- */
+
+static struct {
+	void (*fn)(void *userdata, int domain, uint32_t cbid, const void *data);
+	void *userdata;
+	uint8_t on[1024];	/* by driver callback id */
+	uint32_t corr;
+} sub;
+
+/* Driver calls in progress on this thread (only the outermost raises
+ * callbacks). */
+static __thread int api_depth;
+
+void mock_set_subscriber(void (*fn)(void *userdata, int domain, uint32_t cbid,
+				    const void *data),
+			 void *userdata)
+{
+	pthread_mutex_lock(&mock_lock);
+	sub.fn = fn;
+	sub.userdata = userdata;
+	if (!fn) {
+		memset(sub.on, 0, sizeof(sub.on));
+	}
+	pthread_mutex_unlock(&mock_lock);
+}
+
+void mock_enable_callback(uint32_t cbid, int on)
+{
+	if (cbid < sizeof(sub.on)) {
+		sub.on[cbid] = (uint8_t)!!on;
+	}
+}
+
+void mock_api_enter(struct mock_api_scope *s, uint32_t cbid, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->cbid = cbid;
+	if (api_depth++ || !sub.fn || cbid >= sizeof(sub.on) || !sub.on[cbid]) {
+		return;
+	}
+	s->raised = 1;
+	s->d.callbackSite = CUPTI_API_ENTER;
+	s->d.functionName = name;
+	s->d.correlationId = __atomic_add_fetch(&sub.corr, 1, __ATOMIC_RELAXED);
+	sub.fn(sub.userdata, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &s->d);
+}
+
+void mock_api_exit(struct mock_api_scope *s)
+{
+	api_depth--;
+	if (s->raised && sub.fn) {
+		s->d.callbackSite = CUPTI_API_EXIT;
+		sub.fn(sub.userdata, CUPTI_CB_DOMAIN_DRIVER_API, s->cbid, &s->d);
+	}
+}
+
+/*
+ * As the driver does at cuInit: load the library CUDA_INJECTION64_PATH
+ * names, once, and call its InitializeInjection() (the capture and co-run
+ * interposers, whose CUPTI is then the mock's).
+ */
+static void load_injection(void)
+{
+	static int loaded;
+	const char *path = getenv("CUDA_INJECTION64_PATH");
+	int (*init)(void);
+	void *h;
+
+	if (!path || !*path || __atomic_exchange_n(&loaded, 1, __ATOMIC_ACQ_REL)) {
+		return;
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	init = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+	if (!init) {
+		fprintf(stderr, "mock cuda: cannot load the injection library "
+			"'%s': %s\n", path, dlerror());
+		return;
+	}
+	init();
 }
 
 /* ---- objects ---- */
@@ -604,6 +692,7 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	mps_connect();
+	load_injection();
 	api_record(1, t);	/* a record on the main thread: unattributed */
 	return CUDA_SUCCESS;
 }
@@ -750,6 +839,7 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
+	MOCK_API(cuMemAlloc_v2);
 	void *p;
 
 	FAIL_IF("cuMemAlloc");
@@ -868,6 +958,7 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 {
+	MOCK_API(cuMemFree_v2);
 	/* As CUDA does: queued work may still use the memory. */
 	mock_device_sync();
 	pthread_mutex_lock(&mock_lock);
@@ -1159,6 +1250,7 @@ int mock_valid_device(uintptr_t p, size_t n)
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
 				   size_t n, CUstream s)
 {
+	MOCK_API(cuMemcpyHtoDAsync_v2);
 	uint64_t t0 = mock_now();
 
 	if (!valid(dst, n)) {
@@ -1202,6 +1294,7 @@ static void log_d2h_pages(const void *dst, size_t n)
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 				   CUstream s)
 {
+	MOCK_API(cuMemcpyDtoHAsync_v2);
 	uint64_t t0 = mock_now();
 
 	if (!valid(src, n)) {
@@ -1215,6 +1308,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 				   CUstream s)
 {
+	MOCK_API(cuMemcpyDtoDAsync_v2);
 	uint64_t t0 = mock_now();
 
 	if (!valid(dst, n) || !valid(src, n)) {
@@ -1313,18 +1407,21 @@ static CUresult memset_n(CUdeviceptr dst, unsigned v, size_t n, unsigned w,
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n,
 				 CUstream s)
 {
+	MOCK_API(cuMemsetD8Async);
 	return memset_n(d, v, n, 1, s);
 }
 
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n,
 				  CUstream s)
 {
+	MOCK_API(cuMemsetD16Async);
 	return memset_n(d, v, n, 2, s);
 }
 
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n,
 				  CUstream s)
 {
+	MOCK_API(cuMemsetD32Async);
 	return memset_n(d, v, n, 4, s);
 }
 
@@ -1663,6 +1760,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 				unsigned int bz, unsigned int smem, CUstream s,
 				void **kernelParams, void **extra)
 {
+	MOCK_API(cuLaunchKernel);
 	unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
 
 	return launch(f, g, b, smem, s, kernelParams, extra, 0);
@@ -1671,6 +1769,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 				  void **kernelParams, void **extra)
 {
+	MOCK_API(cuLaunchKernelEx);
 	unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
 	unsigned b[3] = { config->blockDimX, config->blockDimY,
 			  config->blockDimZ };
@@ -1786,6 +1885,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg)
 /* Synchronous: the work of the legacy stream, waited for. */
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
 {
+	MOCK_API(cuMemsetD32_v2);
 	CUresult r = memset_n(d, v, n, 4, NULL);
 
 	return r == CUDA_SUCCESS ? cuStreamSynchronize(NULL) : r;

@@ -2,10 +2,12 @@
 /*
  * A mock CUPTI (libcupti.so.13, symbols versioned like the real one) for
  * CPU-only tests of the replay runtime: it delivers the activity records
- * of the mock driver through the registered buffer callbacks.
+ * of the mock driver through the registered buffer callbacks. It also has
+ * the callback API's one subscriber (at the end of the file).
  *
  * Knobs: MOCK_CUPTI_DROPPED=N reports N dropped records once;
- * MOCK_CUPTI_FAIL=1 refuses activity profiling (insufficient privileges).
+ * MOCK_CUPTI_FAIL=1 refuses activity profiling (insufficient privileges);
+ * MOCK_CUPTI_SUBSCRIBER=taken refuses the subscriber.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -168,5 +170,80 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result,
 CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
 {
 	*timestamp = mock_now();
+	return CUPTI_SUCCESS;
+}
+
+/*
+ * The callback API: one subscriber (as CUPTI allows), whose driver-API
+ * callbacks the mock driver raises at the calls it marks (mock_cuda.c).
+ * MOCK_CUPTI_SUBSCRIBER=taken makes cuptiSubscribe fail as when another
+ * tool already holds CUPTI.
+ */
+static struct {
+	CUpti_CallbackFunc fn;
+	void *userdata;
+	int taken;
+} subscriber;
+
+static void trampoline(void *userdata, int domain, uint32_t cbid,
+		       const void *data)
+{
+	(void)userdata;
+	subscriber.fn(subscriber.userdata, (CUpti_CallbackDomain)domain,
+		      (CUpti_CallbackId)cbid, data);
+}
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber_,
+				    CUpti_CallbackFunc callback, void *userdata)
+{
+	const char *t = getenv("MOCK_CUPTI_SUBSCRIBER");
+
+	if (subscriber.taken || (t && !strcmp(t, "taken"))) {
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	}
+	subscriber.fn = callback;
+	subscriber.userdata = userdata;
+	subscriber.taken = 1;
+	*subscriber_ = (CUpti_SubscriberHandle)&subscriber;
+	mock_set_subscriber(trampoline, NULL);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle handle)
+{
+	if (handle != (CUpti_SubscriberHandle)&subscriber || !subscriber.taken) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	mock_set_subscriber(NULL, NULL);
+	subscriber.taken = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable,
+					 CUpti_SubscriberHandle handle,
+					 CUpti_CallbackDomain domain,
+					 CUpti_CallbackId cbid)
+{
+	if (handle != (CUpti_SubscriberHandle)&subscriber || !subscriber.taken) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		mock_enable_callback(cbid, (int)enable);
+	}
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable,
+				       CUpti_SubscriberHandle handle,
+				       CUpti_CallbackDomain domain)
+{
+	if (handle != (CUpti_SubscriberHandle)&subscriber || !subscriber.taken) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		for (uint32_t cbid = 0; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++) {
+			mock_enable_callback(cbid, (int)enable);
+		}
+	}
 	return CUPTI_SUCCESS;
 }

@@ -573,6 +573,7 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
+	MOCK_API(cuStreamSynchronize);
 	struct mstream *s;
 
 	if (mock_graph_capturing(hStream)) {
@@ -644,6 +645,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
 
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
+	MOCK_API(cuCtxSynchronize);
 	mock_device_sync();
 	return CUDA_SUCCESS;
 }
@@ -744,6 +746,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
+	MOCK_API(cuEventSynchronize);
 	struct mevent *e;
 
 	device_start();

@@ -993,6 +993,7 @@ static void host_exec(struct mock_cmd *c)
 
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
+	MOCK_API(cuGraphLaunch);
 	struct mexec *x = exec_of(hGraphExec);
 	uint64_t t0 = mock_now();
 	uint32_t corr;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <cuda.h>
+#include <cupti.h>
 
 #define MOCK_HIDDEN __attribute__((visibility("hidden")))
 
@@ -144,5 +145,28 @@ int mock_graph_capturing(CUstream h) MOCK_HIDDEN;
 CUresult mock_graph_take(CUstream h, struct mock_cmd *c) MOCK_HIDDEN;
 CUresult mock_graph_event_record(CUevent e, CUstream h) MOCK_HIDDEN;
 int mock_graph_stream_wait(CUstream h, CUevent e) MOCK_HIDDEN;
+
+/*
+ * CUPTI driver-API callbacks (mock_cupti.c's cuptiSubscribe): MOCK_API(NAME)
+ * first in an exported driver function raises the entry callback of
+ * CUPTI_DRIVER_TRACE_CBID_NAME there and the exit callback when the
+ * function returns, if the subscriber enabled that callback id. As in
+ * CUDA, a driver call made by another one (the outermost call on the
+ * thread) raises none.
+ */
+struct mock_api_scope {
+	uint32_t cbid;
+	int raised;		/* the entry callback was raised */
+	CUpti_CallbackData d;
+};
+
+void mock_api_enter(struct mock_api_scope *s, uint32_t cbid,
+		    const char *name) MOCK_HIDDEN;
+void mock_api_exit(struct mock_api_scope *s) MOCK_HIDDEN;
+
+#define MOCK_API(name)                                                         \
+	struct mock_api_scope mock_api_scope_                                  \
+		__attribute__((cleanup(mock_api_exit)));                       \
+	mock_api_enter(&mock_api_scope_, CUPTI_DRIVER_TRACE_CBID_##name, #name)
 
 #endif

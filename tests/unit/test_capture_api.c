@@ -110,6 +110,55 @@ int main(void)
 	gm_api_signature(GM_API_cuDeviceGetAttribute, sig, sizeof(sig));
 	CHECK_STR(sig, "cuDeviceGetAttribute ignored NONE", "signature of a query");
 
+	/* The GPU operations of a co-run's GPU section (gm_api_gpu_op). */
+	{
+		static const struct { int api; enum gm_gpu_op op; } want[] = {
+			{ GM_API_cuLaunchKernel, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuLaunchKernelEx_ptsz, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuLaunchCooperativeKernel, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpyHtoD_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpyDtoHAsync_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpyAsync, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpy2D_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpy3DAsync_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemcpyHtoA_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemsetD32Async, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemsetD2D8_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuGraphLaunch, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuMemPrefetchAsync_v2, GM_GPU_OP_ENQUEUE },
+			{ GM_API_cuCtxSynchronize, GM_GPU_OP_WAIT },
+			{ GM_API_cuStreamSynchronize_ptsz, GM_GPU_OP_WAIT },
+			{ GM_API_cuEventSynchronize, GM_GPU_OP_WAIT },
+			{ GM_API_cuStreamQuery, GM_GPU_OP_NONE },
+			{ GM_API_cuMemAlloc_v2, GM_GPU_OP_NONE },
+			{ GM_API_cuLibraryLoadData, GM_GPU_OP_NONE },
+			{ GM_API_cuEventRecord, GM_GPU_OP_NONE },
+			{ GM_API_cuStreamWaitEvent, GM_GPU_OP_NONE },
+			{ GM_API_cuLaunchHostFunc, GM_GPU_OP_NONE },
+			{ GM_API_cuDeviceGetAttribute, GM_GPU_OP_NONE },
+		};
+		int wrong = 0, ops = 0;
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			if (gm_api_gpu_op(want[i].api) != want[i].op) {
+				printf("#   %s: %d, want %d\n",
+				       gm_api_table[want[i].api].name,
+				       (int)gm_api_gpu_op(want[i].api), (int)want[i].op);
+				wrong++;
+			}
+		}
+		CHECK_INT(wrong, 0, "launches, copies, memsets, graph launches "
+			  "and synchronizations are GPU operations, the rest not");
+		for (int i = 0; i < GM_API_COUNT; i++) {
+			ops += gm_api_gpu_op(i) != GM_GPU_OP_NONE;
+			/* a twin is what its base call is */
+			wrong += gm_api_gpu_op(i) !=
+				 gm_api_gpu_op(gm_api_table[i].base);
+		}
+		CHECK_INT(wrong, 0, "twins are the GPU operations of their base");
+		CHECK(ops > 60, "more than 60 calls are GPU operations");
+		CHECK_INT(gm_api_gpu_op(-1), GM_GPU_OP_NONE, "an unknown id is none");
+	}
+
 	CHECK_STR(gm_event_kind_name(GM_EV_ACT_KERNEL), "act_kernel", "event kind name");
 	CHECK_INT(gm_event_kind_lookup("d2h_hash"), GM_EV_D2H_HASH, "event kind lookup");
 	CHECK_INT(gm_event_kind_lookup("nope"), -1, "unknown event kind");
