@@ -9,18 +9,25 @@
  *
  * Loop structure of a transformed kernel (block-elastic shown):
  *
- *	prologue: load gm_el_args; end = offset + min(limit, total - offset);
- *	          identity = physical grid == logical grid, full range;
+ *	prologue: load gm_el_args; identity = physical grid == logical
+ *	          grid, full range
+ *	          if identity: probe start; <the original body, ret -> bra
+ *	          idone>; idone: probe end; goto done
+ *	          end = offset + min(limit, total - offset);
  *	          lb = offset + linear physical block id
- *	loop:     logical (bx, by, bz) = identity ? %ctaid : split(lb)
+ *	loop:     logical (bx, by, bz) = split(lb); probe start
  *	          <original body; %ctaid -> logical, ret -> bra tail>
- *	tail:     if identity or lb + nphys >= end: goto done
+ *	tail:     probe end; if lb + nphys >= end: goto done
  *	          lb += nphys; barrier; goto loop
  *	done:     completion notification; ret
  *
+ * The probe's code runs only when gm_el_args.probe is set (a uniform
+ * branch otherwise).
+ *
  * Divisions only happen when a physical block runs a logical block other
- * than its own, and not at all for 1-D grids; with elasticity off the
- * extra work is the prologue and two uniform branches.
+ * than its own, and not at all for 1-D grids; with elasticity off and
+ * the probe off the extra work is the prologue and four uniform
+ * branches (two of them the probe's, each after a parameter load).
  */
 #include "ptx_elastic.h"
 
@@ -70,6 +77,21 @@ static void put(struct strbuf *sb, const char *pfx, const char *tmpl)
 	for (const char *p = tmpl; *p; p++) {
 		if (*p == '#') {
 			strbuf_addstr(sb, pfx);
+		} else {
+			strbuf_addch(sb, *p);
+		}
+	}
+}
+
+/* put() with every '~' replaced by @site as well. */
+static void put_site(struct strbuf *sb, const char *pfx, const char *site,
+		     const char *tmpl)
+{
+	for (const char *p = tmpl; *p; p++) {
+		if (*p == '#') {
+			strbuf_addstr(sb, pfx);
+		} else if (*p == '~') {
+			strbuf_addstr(sb, site);
 		} else {
 			strbuf_addch(sb, *p);
 		}
@@ -320,6 +342,95 @@ static const char notify_rest[] =
 	"$#_end:\n"
 	"\tret;\n";
 
+/*
+ * The block probe (doc/elastic.md): with gm_el_args.probe set, thread 0
+ * of each logical block (the thread running its logical thread 0 in the
+ * thread-elastic loop) stores the start time and SM into slot
+ * (block - offset) of the buffer, and after a barrier at the block's end
+ * the duration. Only registers dead across the body are used, and the
+ * start goes to memory at once, so the body's register pressure stays
+ * the same. '~' stands for the site's label.
+ */
+static const char probe_on[] =
+	"\tld.param.u64 \t%#_d0, [#_args+48];\n"
+	"\tsetp.eq.u64 \t%#_q0, %#_d0, 0;\n"
+	"\t@%#_q0 bra.uni \t$#_~;\n";
+
+/* Only thread (0,0,0) of the physical block goes on. */
+static const char probe_who_tid[] =
+	"\tmov.u32 \t%#_t0, %tid.x;\n"
+	"\tmov.u32 \t%#_t1, %tid.y;\n"
+	"\tor.b32 \t%#_t0, %#_t0, %#_t1;\n"
+	"\tmov.u32 \t%#_t1, %tid.z;\n"
+	"\tor.b32 \t%#_t0, %#_t0, %#_t1;\n"
+	"\tsetp.ne.u32 \t%#_q0, %#_t0, 0;\n"
+	"\t@%#_q0 bra \t$#_~;\n";
+
+/* Only the thread running logical thread 0 goes on. */
+static const char probe_who_th[] =
+	"\tsetp.ne.u32 \t%#_q0, %#_th, 0;\n"
+	"\t@%#_q0 bra \t$#_~;\n";
+
+/* Slot of the identity path: the linear block id (offset is 0). */
+static const char probe_slot_ctaid[] =
+	"\tmov.u32 \t%#_t0, %ctaid.z;\n"
+	"\tmov.u32 \t%#_t1, %nctaid.y;\n"
+	"\tmov.u32 \t%#_t2, %ctaid.y;\n"
+	"\tmad.lo.u32 \t%#_t0, %#_t0, %#_t1, %#_t2;\n"
+	"\tmov.u32 \t%#_t1, %nctaid.x;\n"
+	"\tmov.u32 \t%#_t2, %ctaid.x;\n"
+	"\tmad.lo.u32 \t%#_t2, %#_t0, %#_t1, %#_t2;\n";
+
+/* Slot of the loop: logical block lb minus the range's offset. */
+static const char probe_slot_lb[] =
+	"\tld.param.u32 \t%#_t0, [#_args+24];\n"
+	"\tsub.u32 \t%#_t2, %#_lb, %#_t0;\n";
+
+/* The record's address (slot in t2) when the slot is in the buffer. */
+static const char probe_addr[] =
+	"\tld.param.u32 \t%#_t1, [#_args+56];\n"
+	"\tsetp.ge.u32 \t%#_q0, %#_t2, %#_t1;\n"
+	"\t@%#_q0 bra \t$#_~;\n"
+	"\tmul.wide.u32 \t%#_d1, %#_t2, 16;\n"
+	"\tadd.u64 \t%#_d0, %#_d0, %#_d1;\n"
+	"\tcvta.to.global.u64 \t%#_d0, %#_d0;\n";
+
+static const char probe_start_store[] =
+	"\tmov.u64 \t%#_d1, %globaltimer;\n"
+	"\tmov.u32 \t%#_t1, %smid;\n"
+	"\tst.global.u64 \t[%#_d0], %#_d1;\n"
+	"\tst.global.u32 \t[%#_d0+12], %#_t1;\n"
+	"$#_~:\n";
+
+static const char probe_end_store[] =
+	"\tld.global.u64 \t%#_d1, [%#_d0];\n"
+	"\tmov.u64 \t%#_d2, %globaltimer;\n"
+	"\tsub.u64 \t%#_d2, %#_d2, %#_d1;\n"
+	"\tmin.u64 \t%#_d2, %#_d2, 4294967295;\n"
+	"\tcvt.u32.u64 \t%#_t1, %#_d2;\n"
+	"\tst.global.u32 \t[%#_d0+8], %#_t1;\n"
+	"$#_~:\n";
+
+/*
+ * A thread-elastic loop may only wait at a barrier when every thread of
+ * the physical block runs the same logical block (physical block size =
+ * logical block size): then they all iterate alike. Resized, the record
+ * is its logical thread 0's own start and end.
+ */
+static const char probe_thread_barrier[] =
+	"\tmov.u32 \t%#_px, %ntid.x;\n"
+	"\tmov.u32 \t%#_py, %ntid.y;\n"
+	"\tmov.u32 \t%#_pz, %ntid.z;\n"
+	"\tmul.lo.u32 \t%#_pt, %#_px, %#_py;\n"
+	"\tmul.lo.u32 \t%#_pt, %#_pt, %#_pz;\n"
+	"\tld.param.u32 \t%#_ux, [#_args+12];\n"
+	"\tld.param.u32 \t%#_uy, [#_args+16];\n"
+	"\tld.param.u32 \t%#_uz, [#_args+20];\n"
+	"\tmul.lo.u32 \t%#_B, %#_ux, %#_uy;\n"
+	"\tmul.lo.u32 \t%#_B, %#_B, %#_uz;\n"
+	"\tsetp.ne.u32 \t%#_q0, %#_pt, %#_B;\n"
+	"\t@%#_q0 bra.uni \t$#_~nb;\n";
+
 static void put_barrier(struct strbuf *sb, const struct gm_ptx_module *m,
 			int id)
 {
@@ -329,6 +440,59 @@ static void put_barrier(struct strbuf *sb, const struct gm_ptx_module *m,
 	} else {
 		strbuf_addf(sb, "\tbar.sync \t%d;\n", id);
 	}
+}
+
+/* Where a probe site is: which loop, and so which slot and thread. */
+enum probe_path {
+	PROBE_IDENTITY,		/* elasticity off: the physical block */
+	PROBE_BLOCK,		/* block-elastic loop: logical block lb */
+	PROBE_THREAD,		/* thread-elastic loop: logical thread 0 */
+};
+
+static void put_probe_common(struct strbuf *sb, const char *pfx,
+			     const char *site, enum probe_path path)
+{
+	put_site(sb, pfx, site, path == PROBE_THREAD ? probe_who_th :
+						       probe_who_tid);
+	put_site(sb, pfx, site, path == PROBE_IDENTITY ? probe_slot_ctaid :
+							 probe_slot_lb);
+	put_site(sb, pfx, site, probe_addr);
+}
+
+/* The probe's start of a logical block, before the body. */
+static void put_probe_start(struct strbuf *sb, const char *pfx,
+			    enum probe_path path)
+{
+	const char *site = path == PROBE_IDENTITY ? "pi0" : "pl0";
+
+	put(sb, pfx, "\t// gpumix block probe: start of a block\n");
+	put_site(sb, pfx, site, probe_on);
+	put_probe_common(sb, pfx, site, path);
+	put_site(sb, pfx, site, probe_start_store);
+}
+
+/*
+ * The probe's end of a logical block, where every thread of it arrives
+ * (the identity path's completion, the loop tail), after a barrier on
+ * @barrier (the tail's: ret and exit jump here, and the analysis refused
+ * kernels whose threads could leave while others still synchronise).
+ */
+static void put_probe_end(struct strbuf *sb, const struct gm_ptx_module *m,
+			  const char *pfx, enum probe_path path, int barrier)
+{
+	const char *site = path == PROBE_IDENTITY ? "pi1" : "pl1";
+
+	put(sb, pfx, "\t// gpumix block probe: end of a block\n");
+	put_site(sb, pfx, site, probe_on);
+	if (path == PROBE_THREAD) {
+		put_site(sb, pfx, site, probe_thread_barrier);
+		put_barrier(sb, m, 0);
+		put_site(sb, pfx, site, "$#_~nb:\n");
+	} else {
+		put_barrier(sb, m, barrier);
+	}
+	put_probe_common(sb, pfx, site, path);
+	put_site(sb, pfx, site, probe_end_store);
 }
 
 /* ---- body rewriting ---------------------------------------------------- */
@@ -444,7 +608,7 @@ static int is_label(const struct gm_ptx_module *m, uint32_t i,
  * top-scope local arrays renamed (suffix "_<prefix>_i"; the arrays are
  * declared again under the new name), other declarations of the top scope
  * left out (the elastic copy declares them), ret and exit jumping to the
- * completion notification.
+ * probe's end of the block and then the completion notification.
  */
 static void put_identity_copy(const struct gm_ptx_module *m,
 			      const struct gm_ptx_func *f, size_t first,
@@ -536,8 +700,8 @@ static void put_identity_copy(const struct gm_ptx_module *m,
 					strbuf_addch(sb, ' ');
 				}
 				put(sb, pfx, gm_ptx_opcode_has(m, s, ".uni")
-						     ? "bra.uni \t$#_done;\n"
-						     : "bra \t$#_done;\n");
+						     ? "bra.uni \t$#_idone;\n"
+						     : "bra \t$#_idone;\n");
 				continue;
 			}
 		}
@@ -606,6 +770,8 @@ static void transform_kernel(const struct gm_ptx_module *m,
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t first = first_code_stmt(f);
+	/* the barrier the probe and the notification wait at */
+	int barrier = k->tail_barrier >= 0 ? k->tail_barrier : 0;
 
 	/* a register cap: added, or in place of the kernel's own */
 	for (size_t i = 0; opt && i < opt->nr_reg_caps; i++) {
@@ -671,7 +837,10 @@ static void transform_kernel(const struct gm_ptx_module *m,
 		put(&sb, pfx, prologue_tid);
 	}
 	put(&sb, pfx, "\t@!%#_id bra.uni \t$#_elastic;\n");
+	put_probe_start(&sb, pfx, PROBE_IDENTITY);
 	put_identity_copy(m, f, first, pfx, &sb);
+	put(&sb, pfx, "$#_idone:\n");
+	put_probe_end(&sb, m, pfx, PROBE_IDENTITY, barrier);
 	put(&sb, pfx, "\tbra.uni \t$#_done;\n$#_elastic:\n");
 	put(&sb, pfx, prologue_range);
 	put(&sb, pfx, thread ? prologue_thread : prologue_block);
@@ -680,6 +849,7 @@ static void transform_kernel(const struct gm_ptx_module *m,
 		put(&sb, pfx, split_thread);
 	}
 	put(&sb, pfx, body_start);
+	put_probe_start(&sb, pfx, thread ? PROBE_THREAD : PROBE_BLOCK);
 	add_patch(p, at, at, &sb);
 
 	/* the body */
@@ -699,10 +869,12 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	strbuf_addch(&sb, '\n');
 	if (thread) {
 		put(&sb, pfx, tail_thread_head);
+		put_probe_end(&sb, m, pfx, PROBE_THREAD, 0);
 		put(&sb, pfx, tail_end);
 		put(&sb, pfx, tail_thread);
 	} else {
 		put(&sb, pfx, tail_block_head);
+		put_probe_end(&sb, m, pfx, PROBE_BLOCK, barrier);
 		put(&sb, pfx, tail_end);
 		put(&sb, pfx, tail_block);
 		if (k->tail_barrier >= 0) {
@@ -711,7 +883,7 @@ static void transform_kernel(const struct gm_ptx_module *m,
 		put(&sb, pfx, "\tbra.uni \t$#_loop;\n");
 	}
 	put(&sb, pfx, notify_head);
-	put_barrier(&sb, m, k->tail_barrier >= 0 ? k->tail_barrier : 0);
+	put_barrier(&sb, m, barrier);
 	put(&sb, pfx, notify_rest);
 	add_patch(p, at, at, &sb);
 	strbuf_release(&sb);

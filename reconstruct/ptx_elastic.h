@@ -11,7 +11,9 @@
  * loop, when done_flag is set, the last physical block to finish
  * publishes completion (the paper's Listing 2, corrected: a barrier so
  * that the whole block is done, one thread fences and counts, the last
- * one resets the counter, fences system-wide and sets the flag).
+ * one resets the counter, fences system-wide and sets the flag). When
+ * the launch passes a probe buffer, every logical block also records its
+ * SM, start time and duration there (struct gm_probe_rec).
  * Kernels that are not elastic, and everything else in the module, are
  * written back unchanged. The text starts with one comment line per
  * kernel, "// gpumix-elastic-kernel: <name> <class>", so that whoever

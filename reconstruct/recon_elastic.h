@@ -7,7 +7,7 @@
  * the replay neither JIT-compiles nor changes occupancy. Written into the
  * output directory:
  *
- *   elastic/index           kvfile: format "gpumix-elastic 1", arch,
+ *   elastic/index           kvfile: format "gpumix-elastic 2", arch,
  *                           modules, per module i: module.<i>.hash (the
  *                           original image), .ptx/.ptx_size/.ptx_hash,
  *                           .cubin/.cubin_size/.cubin_hash (when

@@ -124,6 +124,10 @@ int gm_elastic_index_read(struct gm_elastic_index *x, const char *data_dir)
 	}
 	v = kvfile_get(&kv, "format");
 	if (!v || strcmp(v, GM_ELASTIC_INDEX_FORMAT)) {
+		/* Format 2: gm_el_args grew to 64 bytes (the block probe). */
+		gm_error_hint("reconstruct the workload again with 'gpumix "
+			      "reconstruct --elastic': its elastic modules "
+			      "have another launch interface");
 		gm_error("'%s': format '%s', expected '%s'", path,
 			 v ? v : "(none)", GM_ELASTIC_INDEX_FORMAT);
 		goto out;

@@ -32,7 +32,7 @@ check "it is PTX of the elastic kernels" \
 	grep -q "^// gpumix-elastic-kernel: _Z5scalePjPKjjj thread-elastic$" "$tmp/e/elastic/$hash.ptx"
 check_eq "the cubin is an ELF file" "$(printf '\177ELF')" \
 	"$(head -c 4 "$tmp/e/elastic/$hash.sm_90.cubin")"
-check_eq "index: format" "gpumix-elastic 1" "$(field "$tmp/e/elastic/index" format)"
+check_eq "index: format" "gpumix-elastic 2" "$(field "$tmp/e/elastic/index" format)"
 check_eq "index: one module" 1 "$(field "$tmp/e/elastic/index" modules)"
 check_eq "index: the original image" "$hash" "$(field "$tmp/e/elastic/index" module.0.hash)"
 check_eq "index: cubin for sm_90" 90 "$(field "$tmp/e/elastic/index" module.0.cubin_arch)"

@@ -10,7 +10,8 @@
  * knows the integer subset nvcc emits for the test corpus and the code
  * the elastic transformation generates: enough to check, without a GPU,
  * that a transformed kernel computes what the original computes for any
- * physical grid, block, offset and limit. Global, local and generic
+ * physical grid, block, offset and limit (%smid is the CTA's linear id
+ * modulo PI_SMS, %globaltimer the steps run). Global, local and generic
  * addresses are host pointers; shared addresses are offsets into the
  * CTA's shared array (a generic shared address is base + offset).
  */
@@ -26,6 +27,9 @@
 #include "reconstruct/ptx_module.h"
 #include "reconstruct/ptx_analysis.h"
 #include "strbuf.h"
+
+/* The SMs %smid spreads CTAs over. */
+#define PI_SMS 7
 
 enum pi_opk {
 	PI_NONE, PI_REG, PI_IMM, PI_SREG, PI_SYM, PI_MEM, PI_VEC, PI_LABEL,
@@ -586,6 +590,15 @@ static uint64_t pi_sreg_value(struct pi_vm *vm, struct pi_thread *th,
 	}
 	if (!strncmp(s, "%envreg", 7)) {
 		return 0;
+	}
+	/* CTAs take "SMs" round robin; the clock is the steps run so far. */
+	if (!strcmp(s, "%smid")) {
+		return (vm->ctaid[0] + (uint64_t)l->grid[0] *
+			(vm->ctaid[1] + (uint64_t)l->grid[1] * vm->ctaid[2])) %
+		       PI_SMS;
+	}
+	if (!strcmp(s, "%globaltimer")) {
+		return 1000 + vm->steps;
 	}
 	pi_fail(vm, "special register %s not supported", s);
 	return 0;

@@ -7,7 +7,10 @@
  * transformed, with elasticity off and with many physical grids, blocks,
  * offset/limit ranges and the completion notification; every result must
  * be bit-identical to the original's, and the notification must set the
- * flag and reset the counter. This is the CPU-side stand-in for the GPU
+ * flag and reset the counter. With the block probe on, each logical block
+ * of a launch must leave exactly its record (slot block - offset: a
+ * start, a duration, the SM of the physical block that ran it) and no
+ * slot past the capacity may be written. This is the CPU-side stand-in for the GPU
  * test (tests/gpu/elastic.sh), which runs the same cases on hardware.
  */
 #include <dirent.h>
@@ -91,21 +94,80 @@ struct ctx {
 	size_t nout;
 };
 
-/* Run the transformed kernel as a sequence of launches and compare. */
-static void check_run(struct ctx *c, const char *what, int nlaunch,
-		      const uint32_t (*grids)[3], const uint32_t (*blocks)[3],
-		      const uint32_t *offsets, const uint32_t *limits, int notify)
+/* Probe guard slots after the capacity: never written. */
+#define GUARD 2
+
+/*
+ * The probe records of one launch of @c's kernel on @grid x @block for
+ * (@offset, @n blocks), with @cap slots: each of the first min(n, cap)
+ * written once (start, duration, an SM of the interpreter; on the
+ * identity path and in a loop whose threads each run one logical block,
+ * the SM of the physical block that ran it), nothing after them. 0, or
+ * -1 with @err set.
+ */
+static int check_probe(const struct ctx *c, const struct gm_probe_rec *rec,
+		       uint32_t cap, const uint32_t grid[3],
+		       const uint32_t block[3], uint32_t offset, uint32_t n,
+		       char *err, size_t errlen)
+{
+	uint32_t nphys = grid[0] * grid[1] * grid[2];
+	uint32_t bt = block[0] * block[1] * block[2];
+	uint32_t lt = c->s->block[0] * c->s->block[1] * c->s->block[2];
+
+	for (uint32_t i = 0; i < cap + GUARD; i++) {
+		const struct gm_probe_rec *r = &rec[i];
+		uint32_t want_sm = ((i % nphys)) % PI_SMS;
+		if (i >= cap || i >= n) {
+			if (r->start || r->dur || r->sm) {
+				snprintf(err, errlen, "slot %u of %u written", i, cap);
+				return -1;
+			}
+			continue;
+		}
+		if (!r->start || r->sm >= PI_SMS || r->dur == UINT32_MAX) {
+			snprintf(err, errlen, "block %u: start %llu, duration %u, SM %u",
+				 offset + i, (unsigned long long)r->start, r->dur, r->sm);
+			return -1;
+		}
+		if (bt == lt && r->sm != want_sm) {
+			snprintf(err, errlen, "block %u ran on SM %u, not %u",
+				 offset + i, r->sm, want_sm);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run the transformed kernel as a sequence of launches and compare; with
+ * @probe (1: a slot per block, 2: one slot short), check the records.
+ */
+static void check_run_probe(struct ctx *c, const char *what, int nlaunch,
+			    const uint32_t (*grids)[3], const uint32_t (*blocks)[3],
+			    const uint32_t *offsets, const uint32_t *limits,
+			    int notify, int probe)
 {
 	char label[256], err[512] = "";
 	int ok = 1;
 	uint32_t flag = 0, count = 0;
+	uint32_t total = c->s->grid[0] * c->s->grid[1] * c->s->grid[2];
 
 	memset(c->out, 0, c->nout * sizeof(uint32_t));
 	for (int i = 0; i < nlaunch && ok; i++) {
 		struct gm_elastic_args a;
+		struct gm_probe_rec *rec = NULL;
+		uint32_t n = offsets[i] >= total ? 0 :
+			     limits[i] < total - offsets[i] ? limits[i] :
+							      total - offsets[i];
+		uint32_t cap = probe == 2 && n ? n - 1 : n;
 		flag = 0;
 		args_for(&a, c->s, offsets[i], limits[i], notify ? &flag : NULL,
 			 notify ? &count : NULL);
+		if (probe) {
+			rec = calloc(cap + GUARD, sizeof(*rec));
+			a.probe = (uint64_t)(uintptr_t)rec;
+			a.probe_cap = cap;
+		}
 		if (run(c->el, c->s->name, grids[i], blocks[i], c->s->smem, c->out, c->in,
 			c->s->n, &a, err, sizeof(err)) < 0) {
 			ok = 0;
@@ -115,6 +177,12 @@ static void check_run(struct ctx *c, const char *what, int nlaunch,
 				 flag, count);
 			ok = 0;
 		}
+		if (ok && probe &&
+		    check_probe(c, rec, cap, grids[i], blocks[i], offsets[i], n,
+				err, sizeof(err)) < 0) {
+			ok = 0;
+		}
+		free(rec);
 	}
 	size_t bad = 0;
 	if (ok) {
@@ -136,17 +204,26 @@ static void check_run(struct ctx *c, const char *what, int nlaunch,
 	}
 }
 
+static void one_probe(struct ctx *c, const char *what, uint32_t gx,
+		      uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
+		      uint32_t bz, uint32_t offset, uint32_t limit, int notify,
+		      int probe)
+{
+	uint32_t g[1][3] = { { gx, gy, gz } }, b[1][3] = { { bx, by, bz } };
+	check_run_probe(c, what, 1, g, b, &offset, &limit, notify, probe);
+}
+
 static void one(struct ctx *c, const char *what, uint32_t gx, uint32_t gy,
 		uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
 		uint32_t offset, uint32_t limit, int notify)
 {
-	uint32_t g[1][3] = { { gx, gy, gz } }, b[1][3] = { { bx, by, bz } };
-	check_run(c, what, 1, g, b, &offset, &limit, notify);
+	one_probe(c, what, gx, gy, gz, bx, by, bz, offset, limit, notify, 0);
 }
 
 /* Timeslices of @per blocks on physical grids of @phys blocks of @bx. */
-static void slices(struct ctx *c, const char *what, uint32_t per, uint32_t phys,
-		   uint32_t bx, uint32_t by, uint32_t bz, int notify)
+static void slices_probe(struct ctx *c, const char *what, uint32_t per,
+			 uint32_t phys, uint32_t bx, uint32_t by, uint32_t bz,
+			 int notify, int probe)
 {
 	uint32_t total = c->s->grid[0] * c->s->grid[1] * c->s->grid[2];
 	int n = (int)((total + per - 1) / per);
@@ -164,12 +241,18 @@ static void slices(struct ctx *c, const char *what, uint32_t per, uint32_t phys,
 		off[i] = (uint32_t)i * per;
 		lim[i] = i == n - 1 ? UINT32_MAX : per;	/* the last: "the rest" */
 	}
-	check_run(c, what, n, (const uint32_t (*)[3])g, (const uint32_t (*)[3])b,
-		  off, lim, notify);
+	check_run_probe(c, what, n, (const uint32_t (*)[3])g,
+			(const uint32_t (*)[3])b, off, lim, notify, probe);
 	free(g);
 	free(b);
 	free(off);
 	free(lim);
+}
+
+static void slices(struct ctx *c, const char *what, uint32_t per, uint32_t phys,
+		   uint32_t bx, uint32_t by, uint32_t bz, int notify)
+{
+	slices_probe(c, what, per, phys, bx, by, bz, notify, 0);
 }
 
 static void test_kernel(const struct gm_ptx_module *orig,
@@ -236,6 +319,23 @@ static void test_kernel(const struct gm_ptx_module *orig,
 	slices(&c, "timeslices of 1 block", 1, 1, B[0], B[1], B[2], 0);
 	slices(&c, "timeslices of 5 blocks on 2", 5, 2, B[0], B[1], B[2], 1);
 	slices(&c, "timeslices of 7 blocks on 7", 7, 7, B[0], B[1], B[2], 0);
+	/* the block probe: one record per logical block, results unchanged */
+	one_probe(&c, "probe, elasticity off", G[0], G[1], G[2], B[0], B[1], B[2],
+		  0, UINT32_MAX, 1, 1);
+	one_probe(&c, "probe, elasticity off, one slot short", G[0], G[1], G[2],
+		  B[0], B[1], B[2], 0, UINT32_MAX, 0, 2);
+	one_probe(&c, "probe, three physical blocks", 3, 1, 1, B[0], B[1], B[2], 0,
+		  total_blocks, 1, 1);
+	one_probe(&c, "probe, a 2-D physical grid of 2x2, one slot short", 2, 2, 1,
+		  B[0], B[1], B[2], 0, UINT32_MAX, 0, 2);
+	slices_probe(&c, "probe, timeslices of 5 blocks on 2", 5, 2, B[0], B[1],
+		     B[2], 0, 1);
+	if (k->cls == GM_ELASTIC_THREAD) {
+		one_probe(&c, "probe, 32-thread physical blocks", 3, 1, 1, 32, 1, 1, 0,
+			  UINT32_MAX, 0, 1);
+		slices_probe(&c, "probe, timeslices of 3 blocks on 2 x 48 threads", 3,
+			     2, 48, 1, 1, 1, 1);
+	}
 	if (k->cls == GM_ELASTIC_THREAD) {
 		one(&c, "32-thread physical blocks", 3, 1, 1, 32, 1, 1, 0, UINT32_MAX, 1);
 		one(&c, "96-thread physical blocks", 2, 1, 1, 96, 1, 1, 0, UINT32_MAX, 0);

@@ -4,7 +4,8 @@
  * parser (tricky syntax, and the exact errors for malformed text), the
  * kernel analysis on small hand-written kernels, the corpus of
  * tests/data/ptx against its golden classes, and the transformation of
- * every corpus module, which must assemble with ptxas -arch=sm_90.
+ * every corpus module (block probe included), which must assemble with
+ * ptxas -arch=sm_90.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -326,9 +327,23 @@ static void check_transformed(const char *file, const struct gm_ptx_module *m,
 			CHECK(!has && strstr(out->buf, item.buf), what);
 			strbuf_release(&item);
 		} else {
+			struct strbuf item = STRBUF_INIT;
+			int sites = 0;
 			snprintf(what, sizeof(what), "%s: %s gets the gm_el_args parameter",
 				 file, k->name);
 			CHECK(has, what);
+			if (f) {
+				gm_ptx_add_source(&item, &t, f->item.begin, f->item.end);
+			}
+			for (const char *q = item.buf; (q = strstr(q, "gpumix block probe"));
+			     q++) {
+				sites++;
+			}
+			/* start and end, on the identity path and in the loop */
+			snprintf(what, sizeof(what), "%s: %s has the block probe's 4 sites",
+				 file, k->name);
+			CHECK_INT(sites, 4, what);
+			strbuf_release(&item);
 		}
 	}
 	gm_ptx_module_release(&t);
