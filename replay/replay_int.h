@@ -18,6 +18,7 @@
 #include "elastic_abi.h"
 #include "elastic_index.h"
 #include "elastic_plan.h"
+#include "gpu_state.h"
 #include "gpumix_replay.h"
 #include "hash.h"
 #include "profiler.h"
@@ -165,6 +166,11 @@ struct gm_run {
 
 	int log_fd;
 	char started_at[32];
+
+	/* The GPU's clock, temperature and throttle reasons at the start
+	 * and end of the run, for the manifest (gpu_state.h). */
+	struct gm_nvml nvml;
+	struct gm_gpu_state gpu_start, gpu_end;
 
 	/* A replay process of the mps variant (mps_run.c): the shared board
 	 * and the index of its one program in the whole workload. */

@@ -243,6 +243,8 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
 	kvfile_set(kv, "host_callbacks",
 		   gm_host_callbacks_name(run->opt.host_callbacks));
+	gm_gpu_state_manifest(kv, "gpu.start", &run->gpu_start);
+	gm_gpu_state_manifest(kv, "gpu.end", &run->gpu_end);
 	if (run->sched->manifest) {
 		run->sched->manifest(run, kv);
 	}
@@ -287,6 +289,10 @@ static int write_run(struct gm_run *run, const char *status,
 
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		names[i] = w->programs[i]->name;
+	}
+	/* (A hung GPU is not asked: the watchdog must write at once.) */
+	if (!hung) {
+		gm_gpu_state_read(&run->nvml, &run->gpu_end);
 	}
 	dropped = hung ? profiler_dropped_so_far(&run->prof) :
 			 profiler_dropped(&run->prof);
@@ -467,6 +473,27 @@ static int device_setup(struct gm_run *run)
 	}
 	run->have_ctx = 1;
 	return CU_CHECK(cuCtxSetCurrent(run->ctx));
+}
+
+/*
+ * The GPU's state at the start (NVML, read-only): a machine without NVML
+ * replays all the same, its manifest without gpu.* keys, as the log says.
+ */
+static void gpu_state_start(struct gm_run *run)
+{
+	char bus[64], why[512];
+
+	if (cuDeviceGetPCIBusId(bus, sizeof(bus), run->dev) != CUDA_SUCCESS) {
+		gm_log(run, "replay: no GPU clock, temperature or throttle "
+		       "reasons in the manifest: cuDeviceGetPCIBusId failed");
+		return;
+	}
+	if (gm_nvml_open(&run->nvml, bus, why, sizeof(why)) < 0) {
+		gm_log(run, "replay: no GPU clock, temperature or throttle "
+		       "reasons in the manifest: %s", why);
+		return;
+	}
+	gm_gpu_state_read(&run->nvml, &run->gpu_start);
 }
 
 /*
@@ -680,6 +707,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	gm_log(&run, "replay: device '%s' (cc %d.%d, %d SMs), driver %d",
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
+	gpu_state_start(&run);
 	if (run.board && mps_child_setup(&run) < 0) {
 		gm_record_failure(&run);
 		goto finish;
@@ -780,6 +808,7 @@ finish:
 		}
 	}
 release:
+	gm_nvml_close(&run.nvml);
 	free_blobs(&run);
 	gm_mps_board_detach(run.board);
 	if (run.prof.tail) {

@@ -36,6 +36,12 @@ for v in single cuda; do
 		"$(field "$tmp/run-$v/manifest" device.name)"
 	check_eq "$v: no CUPTI record dropped" 0 \
 		"$(field "$tmp/run-$v/manifest" cupti.dropped_records)"
+	# The driver's NVML gives the GPU's state (doc/run-directory.md).
+	check_match "$v: SM clock at start and end (NVML)" '^[1-9][0-9]* [1-9][0-9]*$' \
+		"$(field "$tmp/run-$v/manifest" gpu.start.sm_clock_mhz) $(field "$tmp/run-$v/manifest" gpu.end.sm_clock_mhz)"
+	check_match "$v: temperature and throttle reasons" '^[0-9]+ [a-z_,0-9x]+$' \
+		"$(field "$tmp/run-$v/manifest" gpu.end.temp_c) $(field "$tmp/run-$v/manifest" gpu.end.throttle)"
+	echo "# $v: GPU $(grep '^gpu\.' "$tmp/run-$v/manifest" | tr '\n' ' ')"
 	echo "# $v: $(grep -c '^KERNEL' "$tmp/run-$v/activity.tsv") kernel, $(grep -c '^MEMCPY' "$tmp/run-$v/activity.tsv") memcpy records"
 done
 

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
-# tests/mock/: a mock CUDA driver (libcuda.so.1) and CUPTI (libcupti.so.13)
-# so that make check runs generated replay programs end to end on a CPU
-# (tests/cli/replay_mock.sh puts them first with LD_LIBRARY_PATH).
+# tests/mock/: a mock CUDA driver (libcuda.so.1), CUPTI (libcupti.so.13)
+# and NVML (libnvidia-ml.so.1) so that make check runs generated replay
+# programs end to end on a CPU (tests/cli/replay_mock.sh puts them first
+# with LD_LIBRARY_PATH).
 
 MOCK_DIR := $(B)/tests/mock
-MOCK_LIBS := $(MOCK_DIR)/libcuda.so.1 $(MOCK_DIR)/libcupti.so.13
+MOCK_LIBS := $(MOCK_DIR)/libcuda.so.1 $(MOCK_DIR)/libcupti.so.13 \
+	$(MOCK_DIR)/libnvidia-ml.so.1
 CHECK_DEPS += $(MOCK_LIBS)
 EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
 
@@ -20,6 +22,11 @@ $(MOCK_DIR)/libcupti.so.13: $(B)/pic/tests/mock/mock_cupti.o $(MOCK_DIR)/libcuda
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcupti.so.13 \
 		-Wl,--version-script=tests/mock/cupti.map -o $@ \
 		$(B)/pic/tests/mock/mock_cupti.o -L$(MOCK_DIR) -l:libcuda.so.1
+
+$(MOCK_DIR)/libnvidia-ml.so.1: $(B)/pic/tests/mock/mock_nvml.o
+	$(QUIET) LINK $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $^
 
 # The mock's own unit test, linked against the mock driver it tests.
 MOCK_TEST := $(MOCK_DIR)/test_mock_cuda

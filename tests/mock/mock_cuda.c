@@ -723,6 +723,16 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
+/* The bus id the NVML stand-in (mock_nvml.c) knows its device by. */
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *id, int len, CUdevice dev)
+{
+	if (dev != 0 || len <= 0) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	snprintf(id, (size_t)len, "00000000:01:00.0");
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 				      CUdevice dev)
 {
