@@ -37,7 +37,7 @@ enum {
 	OPT_SCALE,
 	OPT_GRID,
 	OPT_MPS_THREADS,
-	OPT_MPS_CHILD,
+	OPT_PROCESS_CHILD,
 	OPT_HELP,
 };
 
@@ -65,8 +65,8 @@ static const struct option longopts[] = {
 	{ "scale", required_argument, NULL, OPT_SCALE },
 	{ "grid", required_argument, NULL, OPT_GRID },
 	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
-	/* Internal: a replay process of the mps variant (replay/mps_run.c). */
-	{ "mps-child", required_argument, NULL, OPT_MPS_CHILD },
+	/* Internal: a replay process of a process variant (replay/process_run.c). */
+	{ "process-child", required_argument, NULL, OPT_PROCESS_CHILD },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -107,8 +107,8 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->timeslice_us = GM_DEFAULT_TIMESLICE_US;
 	o->copy_chunk = GM_DEFAULT_COPY_CHUNK;
 	o->completion = GM_COMPLETION_EVENT;
-	o->mps_child = -1;
-	o->mps_board_fd = -1;
+	o->process_child = -1;
+	o->board_fd = -1;
 }
 
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
@@ -376,15 +376,15 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->mps_threads = optarg;
 			o->given |= GM_KNOB_MPS_THREADS;
 			break;
-		case OPT_MPS_CHILD: {
+		case OPT_PROCESS_CHILD: {
 			int idx, fd, n = 0;
 			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
 			    optarg[n] || idx < 0 || fd < 0) {
-				return gm_error("--mps-child takes INDEX:FD "
+				return gm_error("--process-child takes INDEX:FD "
 						"(internal)");
 			}
-			o->mps_child = idx;
-			o->mps_board_fd = fd;
+			o->process_child = idx;
+			o->board_fd = fd;
 			break;
 		}
 		case OPT_HELP:

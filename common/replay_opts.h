@@ -61,9 +61,9 @@ struct gm_replay_opts {
 	const char *sm_share;		/* green: "PROG=SHARE,...", checked */
 	const char *scale_path;		/* green: knees of gpumix scale */
 	const char *mps_threads;	/* --mps-threads as given, or NULL */
-	int mps_child;			/* internal --mps-child: the program
+	int process_child;		/* internal --process-child: the program
 					   this process replays, -1: all */
-	int mps_board_fd;		/* its shared board (mps_board.h) */
+	int board_fd;			/* its shared board (process_board.h) */
 	double timeslice_us;
 	uint64_t copy_chunk;		/* bytes, 0: no chunking */
 	enum gm_completion completion;

@@ -37,7 +37,11 @@ static const struct gm_variant variants[] = {
 	{ "green", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE | GM_KNOB_SCALE,
 	  "cuda with SM partitions: each program in its own green context",
 	  "green" },
-	{ "mps", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
+	{ "procs", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC,
+	  "one process per program, time-sliced by the driver (no MPS)",
+	  "serial" },
+	{ "mps", 1, GM_VARIANT_PROCESSES | GM_VARIANT_MPS_DAEMON,
+	  GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
 	  "one process per program under an MPS daemon the replay starts",
 	  "serial" },
 };

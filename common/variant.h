@@ -24,12 +24,17 @@ enum {
 	GM_VARIANT_POLICY = 1 << 1,	/* one run per resource policy */
 	GM_VARIANT_REFERENCE = 1 << 2,	/* what the others are compared with
 					   (MTSpeedup, improvements) */
-	GM_VARIANT_PROCESSES = 1 << 3,	/* one replay process per program,
-					   under an MPS daemon the replay
-					   starts (replay/mps_run.c) */
+	GM_VARIANT_PROCESSES = 1 << 3,	/* one replay process per program
+					   (replay/process_run.c) */
+	GM_VARIANT_MPS_DAEMON = 1 << 4,	/* with GM_VARIANT_PROCESSES: the
+					   processes are clients of an MPS
+					   daemon the replay starts
+					   (replay/mps_daemon.c); without
+					   it they share the GPU by the
+					   driver's time-slicing */
 };
 
-/* The program that controls MPS: the GM_VARIANT_PROCESSES variant starts
+/* The program that controls MPS: a GM_VARIANT_MPS_DAEMON variant starts
  * its daemon (replay/mps_daemon.c), a study checks that it exists. */
 #define GM_MPS_CONTROL "nvidia-cuda-mps-control"
 

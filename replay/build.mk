@@ -35,12 +35,12 @@ EXTRA_CFLAGS_replay += $(CUDA_INC)
 
 REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
 	replay/run_writer.c replay/elastic_index.c replay/dep_tracker.c \
-	replay/mps_board.c replay/mps_daemon.c replay/gpu_state.c
+	replay/process_board.c replay/mps_daemon.c replay/gpu_state.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/runtime.c replay/profiler.c replay/ops.c \
 	replay/hostmem.c \
 	replay/sched.c replay/sched_serial.c replay/sched_nss.c replay/sched_priority.c replay/sched_green.c replay/launch_plan.c \
 	replay/launch_policy.c replay/graph_ops.c \
-	replay/prog.c replay/run.c replay/elastic_launch.c replay/mps_run.c
+	replay/prog.c replay/run.c replay/elastic_launch.c replay/process_run.c
 REPLAY_LIB := $(B)/libgpumix-replay.a
 REPLAY_PURE_LIB := $(B)/libgpumix-replay-pure.a
 REPLAY_HEADER := replay/gpumix_replay.h

@@ -21,7 +21,7 @@
 #include "graph_ops.h"
 #include "elastic_launch.h"
 #include "launch_plan.h"
-#include "mps_board.h"
+#include "process_board.h"
 #include "sched.h"
 #include "fs.h"
 #include "replay_int.h"
@@ -31,7 +31,7 @@
 
 #define BAD(...) (gm_error(__VA_ARGS__), -1)
 
-/* How long an mps replay process waits for the others at a barrier: a
+/* How long a process variant's replay process waits for the others at a barrier: a
  * safety net (the parent stops the board when a process dies). */
 #define MPS_WAIT_S 900.0
 
@@ -530,6 +530,8 @@ static int prog_init(struct gm_prog *p)
 	return 0;
 }
 
+static int prepare_replay(struct gm_prog *p);
+
 int gm_prog_init(struct gm_prog *p)
 {
 	struct gm_run *run = p->run;
@@ -539,7 +541,9 @@ int gm_prog_init(struct gm_prog *p)
 	if (run->prof.enabled) {
 		profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
 	}
-	if (prog_init(p) < 0) {
+	/* The first replay is prepared before the barrier, so that every
+	 * program starts its timed part as soon as the barrier opens. */
+	if (prog_init(p) < 0 || prepare_replay(p) < 0) {
 		gm_error("program '%s': init failed", p->d->name);
 		p->failed = 1;
 		gm_record_failure(run);
@@ -558,8 +562,8 @@ int gm_prog_init(struct gm_prog *p)
 	}
 	ok = !p->failed && !atomic_load(&run->stop);
 	pthread_mutex_unlock(&run->lock);
-	/* An mps replay process: and every other process too. */
-	if (run->board && gm_mps_board_ready(run->board, run->mps_index, ok,
+	/* A process variant's replay process: every other process too. */
+	if (run->board && gm_process_board_ready(run->board, run->process_index, ok,
 					     MPS_WAIT_S) < 0) {
 		if (ok) {
 			gm_record_failure(run);
@@ -572,11 +576,11 @@ int gm_prog_init(struct gm_prog *p)
 
 /* ---- replay phase ---- */
 
-/* Another mps replay process failed: stop as if a thread here had. */
+/* Another replay process of a process variant failed: stop as if a thread here had. */
 static void board_check(struct gm_run *run)
 {
 	if (run->board && !atomic_load(&run->stop) &&
-	    gm_mps_board_stopped(run->board)) {
+	    gm_process_board_stopped(run->board)) {
 		atomic_store(&run->stop, 1);
 	}
 }
@@ -674,6 +678,24 @@ static int fresh_host_pages(struct gm_prog *p)
 	return 0;
 }
 
+/*
+ * Before a replay's timed part: cleared device memory, fresh result
+ * pages. The first replay's is done in gm_prog_init, before the start
+ * barrier.
+ */
+static int prepare_replay(struct gm_prog *p)
+{
+	if (zero_pool(p) < 0) {
+		return gm_error("program '%s': cannot clear its device memory",
+				p->d->name);
+	}
+	if (fresh_host_pages(p) < 0) {
+		return -1;
+	}
+	p->prepared = 1;
+	return 0;
+}
+
 int gm_replay_next(struct gm_prog *p)
 {
 	struct gm_run *run = p->run;
@@ -706,8 +728,8 @@ int gm_replay_next(struct gm_prog *p)
 			return 0;
 		}
 		pthread_mutex_lock(&run->lock);
-		more = run->board ? gm_mps_board_completed(run->board,
-							   run->mps_index) :
+		more = run->board ? gm_process_board_completed(run->board,
+							   run->process_index) :
 				    repeat_completed(p->group, p->group_index);
 		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
 			      run->alloc_replays);
@@ -737,20 +759,13 @@ int gm_replay_next(struct gm_prog *p)
 		end_turn(p);
 		return 0;
 	}
-	if (zero_pool(p) < 0) {
-		gm_error("program '%s': cannot clear its device memory",
-			 p->d->name);
+	if (!p->prepared && prepare_replay(p) < 0) {
 		p->failed = 1;
 		gm_record_failure(run);
 		end_turn(p);
 		return 0;
 	}
-	if (fresh_host_pages(p) < 0) {
-		p->failed = 1;
-		gm_record_failure(run);
-		end_turn(p);
-		return 0;
-	}
+	p->prepared = 0;
 	p->io_ns = 0;
 	watchdog_at(p->wd, 0);
 	watchdog_set_active(p->wd, 1);
@@ -787,7 +802,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	}
 	pthread_mutex_unlock(&run->lock);
 	if (run->board) {
-		gm_mps_board_finish(run->board, run->mps_index, MPS_WAIT_S);
+		gm_process_board_finish(run->board, run->process_index, MPS_WAIT_S);
 	}
 
 	for (uint32_t s = 0; s < p->nr_streams_created; s++) {

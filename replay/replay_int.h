@@ -28,7 +28,7 @@
 #include "watchdog.h"
 
 struct gm_run;
-struct gm_mps_board;
+struct gm_process_board;
 struct gm_sched;
 struct gm_planner;
 struct kvfile;
@@ -99,6 +99,8 @@ struct gm_prog {
 	/* Timing and progress. */
 	unsigned replay;		/* replays completed */
 	int replaying;
+	int prepared;			/* the next replay's memory is ready
+					   (prepare_replay in prog.c) */
 	uint64_t start_ns, io_ns;
 	struct watchdog_target *wd;
 	const struct gm_op *cur_ops;	/* table being replayed (reports) */
@@ -172,10 +174,11 @@ struct gm_run {
 	struct gm_nvml nvml;
 	struct gm_gpu_state gpu_start, gpu_end;
 
-	/* A replay process of the mps variant (mps_run.c): the shared board
-	 * and the index of its one program in the whole workload. */
-	struct gm_mps_board *board;
-	unsigned mps_index;
+	/* A replay process of a process variant (process_run.c): the shared
+	 * board and the index of its one program in the whole workload. */
+	struct gm_process_board *board;
+	unsigned process_index;
+	int mps_client;			/* CU_DEVICE_ATTRIBUTE_MPS_ENABLED */
 };
 
 /* Create a non-blocking stream of @p at @priority, registered with the

@@ -26,8 +26,8 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "launch_plan.h"
-#include "mps_board.h"
-#include "mps_run.h"
+#include "process_board.h"
+#include "process_run.h"
 #include "replay_int.h"
 #include "sched.h"
 #include "strbuf.h"
@@ -39,7 +39,7 @@
 
 /*
  * The blobs the run's programs copy from (host-to-device operations): an
- * mps replay process has one program of the workload and reads only its
+ * process variant's replay process has one program of the workload and reads only its
  * blobs. NULL: all of them (every program of the workload is here).
  */
 static uint8_t *blobs_needed(const struct gm_run *run)
@@ -245,6 +245,10 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		   gm_host_callbacks_name(run->opt.host_callbacks));
 	gm_gpu_state_manifest(kv, "gpu.start", &run->gpu_start);
 	gm_gpu_state_manifest(kv, "gpu.end", &run->gpu_end);
+	if (run->board) {
+		/* A replay process's own; the merge adds them up. */
+		kvfile_set_u64(kv, "processes.mps_clients", run->mps_client);
+	}
 	if (run->sched->manifest) {
 		run->sched->manifest(run, kv);
 	}
@@ -497,12 +501,16 @@ static void gpu_state_start(struct gm_run *run)
 }
 
 /*
- * A replay process of the mps variant: it must really be an MPS client
- * (CUDA runs without MPS, silently, when the daemon cannot be reached),
- * and it tells the board how its clock relates to CLOCK_MONOTONIC.
+ * A replay process of a process variant: under mps it must really be an
+ * MPS client (CUDA runs without MPS, silently, when the daemon cannot be
+ * reached); under procs it must not be one (a daemon that serves this
+ * user at the default pipe directory takes every process that does not
+ * say otherwise). It tells the board how its clock relates to
+ * CLOCK_MONOTONIC.
  */
-static int mps_child_setup(struct gm_run *run)
+static int process_child_setup(struct gm_run *run)
 {
+	const char *pipe = getenv("CUDA_MPS_PIPE_DIRECTORY");
 	int64_t best = 0;
 	uint64_t span = UINT64_MAX;
 	int mps = 0;
@@ -511,11 +519,20 @@ static int mps_child_setup(struct gm_run *run)
 					  run->dev))) {
 		return -1;
 	}
-	if (!mps) {
+	run->mps_client = !!mps;
+	if (!mps && (run->opt.variant->flags & GM_VARIANT_MPS_DAEMON)) {
 		gm_error_hint("the MPS control daemon did not answer at '%s'",
-			      getenv("CUDA_MPS_PIPE_DIRECTORY") ?
-			      getenv("CUDA_MPS_PIPE_DIRECTORY") : "(unset)");
+			      pipe ? pipe : "(unset)");
 		return gm_error("this replay process is not an MPS client");
+	}
+	if (mps && !(run->opt.variant->flags & GM_VARIANT_MPS_DAEMON)) {
+		gm_error_hint("an MPS control daemon answered at '%s'; stop it "
+			      "(echo quit | nvidia-cuda-mps-control) to replay "
+			      "time-sliced processes, or use variant mps",
+			      pipe ? pipe : "/tmp/nvidia-mps, the default");
+		return gm_error("this replay process is an MPS client, but "
+				"variant '%s' runs without MPS",
+				run->opt.variant->name);
 	}
 	/* The tightest of a few brackets: monotonic, replay clock, monotonic. */
 	for (int k = 0; k < 16; k++) {
@@ -531,7 +548,7 @@ static int mps_child_setup(struct gm_run *run)
 			best = (int64_t)(t - (ma + (mb - ma) / 2));
 		}
 	}
-	gm_mps_board_set_offset(run->board, run->mps_index, best);
+	gm_process_board_set_offset(run->board, run->process_index, best);
 	return 0;
 }
 
@@ -607,7 +624,7 @@ static void *thread_start(void *arg)
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 {
 	struct gm_run run;
-	struct gm_workload_desc one;	/* an mps replay process's program */
+	struct gm_workload_desc one;	/* a replay process's one program */
 	char *owned_data = NULL, *owned_run = NULL;
 	pthread_t *threads = NULL;
 	unsigned started = 0;
@@ -628,21 +645,21 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	if (rc) {
 		return rc == 1 ? 0 : rc;
 	}
-	if (run.opt.mps_child >= 0) {
+	if (run.opt.process_child >= 0) {
 		if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) ||
-		    (unsigned)run.opt.mps_child >= w->nr_programs) {
-			fprintf(stderr, "error: --mps-child %d: no such program "
-				"of a process variant\n", run.opt.mps_child);
+		    (unsigned)run.opt.process_child >= w->nr_programs) {
+			fprintf(stderr, "error: --process-child %d: no such program "
+				"of a process variant\n", run.opt.process_child);
 			return 2;
 		}
-		run.board = gm_mps_board_attach(run.opt.mps_board_fd);
+		run.board = gm_process_board_attach(run.opt.board_fd);
 		if (!run.board) {
 			gm_error_report(stderr);
 			return 1;
 		}
-		run.mps_index = (unsigned)run.opt.mps_child;
+		run.process_index = (unsigned)run.opt.process_child;
 		one = *w;
-		one.programs = &w->programs[run.mps_index];
+		one.programs = &w->programs[run.process_index];
 		one.nr_programs = 1;
 		run.w = w = &one;
 	}
@@ -691,7 +708,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	       run.opt.run_dir);
 
 	if ((run.opt.variant->flags & GM_VARIANT_PROCESSES) && !run.board) {
-		exit_code = gm_mps_run(&run, argc, argv);
+		exit_code = gm_process_run(&run, argc, argv);
 		goto release;
 	}
 	/* Eager loading: no module load inside a timed replay. */
@@ -708,7 +725,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	       run.device.name, run.device.cc_major, run.device.cc_minor,
 	       run.device.sm_count, run.device.driver_version);
 	gpu_state_start(&run);
-	if (run.board && mps_child_setup(&run) < 0) {
+	if (run.board && process_child_setup(&run) < 0) {
 		gm_record_failure(&run);
 		goto finish;
 	}
@@ -810,7 +827,7 @@ finish:
 release:
 	gm_nvml_close(&run.nvml);
 	free_blobs(&run);
-	gm_mps_board_detach(run.board);
+	gm_process_board_detach(run.board);
 	if (run.prof.tail) {
 		profiler_release(&run.prof);
 	}

@@ -20,7 +20,7 @@
 #include <cupti.h>
 
 #include "error.h"
-#include "mps_board.h"
+#include "process_board.h"
 #include "replay_int.h"
 #include "strbuf.h"
 
@@ -108,7 +108,7 @@ void gm_record_failure(struct gm_run *run)
 	pthread_cond_broadcast(&run->cond);
 	pthread_mutex_unlock(&run->lock);
 	if (run->board) {
-		gm_mps_board_stop(run->board);	/* the other processes too */
+		gm_process_board_stop(run->board);	/* the other processes too */
 	}
 	gm_error_clear();
 	strbuf_release(&sb);

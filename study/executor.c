@@ -468,15 +468,19 @@ static void check_gnuplot(struct exec_ctx *x)
 }
 
 /*
- * The mps variant starts an MPS control daemon: without one in PATH its
- * runs fail (each with the reason). Said before anything runs.
+ * A variant that starts an MPS control daemon (mps): without one in PATH
+ * its runs fail (each with the reason). Said before anything runs.
  */
 static void check_mps(struct exec_ctx *x)
 {
-	if (study_has_variant_flags(x->s, GM_VARIANT_PROCESSES) &&
-	    !gm_program_exists(GM_MPS_CONTROL)) {
-		gm_warning("'%s' is not in PATH: the runs of variant 'mps' will "
-			   "fail (doc/mps.md)", GM_MPS_CONTROL);
+	for (size_t i = 0; i < x->s->nr_variants; i++) {
+		const struct gm_variant *v = x->s->variants[i];
+		if ((v->flags & GM_VARIANT_MPS_DAEMON) &&
+		    !gm_program_exists(GM_MPS_CONTROL)) {
+			gm_warning("'%s' is not in PATH: the runs of variant "
+				   "'%s' will fail (doc/mps.md)",
+				   GM_MPS_CONTROL, v->name);
+		}
 	}
 }
 

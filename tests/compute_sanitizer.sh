@@ -24,7 +24,7 @@
 #   GPUMIX_SAN_TOOLS    (racecheck memcheck synccheck)
 #   GPUMIX_SAN_VARIANTS (cuda priority nss green mps): for the pairs; in
 #                       mps the tool runs each replay process
-#                       (GPUMIX_MPS_CLIENT_WRAPPER, doc/mps.md)
+#                       (GPUMIX_PROCESS_WRAPPER, doc/mps.md)
 #   GPUMIX_SAN_SCALE    (0.01) the programs' -s
 #   GPUMIX_SAN_PROGRAMS (the 11), GPUMIX_SAN_PARALLEL (12),
 #   GPUMIX_SAN_TIMEOUT  (900 s per run), GPUMIX_SAN_OUT (build/sanitize-gpu:
@@ -157,7 +157,7 @@ run_one() {
 	if [ "$v" = mps ]; then
 		wrap=("${tool[@]}"); tool=()
 	fi
-	GPUMIX_MPS_CLIENT_WRAPPER="${wrap[*]}" timeout "$TIMEOUT" "${tool[@]}" \
+	GPUMIX_PROCESS_WRAPPER="${wrap[*]}" timeout "$TIMEOUT" "${tool[@]}" \
 		"$OUT/replays/$u/replay" "${args[@]}" --min-replays 2 --no-profile \
 		--watchdog 0 -o "$OUT/runs/$tag" >"$OUT/logs/$tag.log" 2>&1
 	rc=$?

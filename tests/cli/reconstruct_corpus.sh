@@ -195,7 +195,7 @@ check_eq "mps, the last variant of the table, can be the default too" "0 mps" \
 	"$? $(sed -n 's/^variant = //p' "$tmp/mps/manifest")"
 out=$("$GPUMIX" reconstruct --variant cdua -o "$tmp/x" "$B/good" 2>&1)
 check_eq "an unknown variant is a usage error naming the implemented ones" \
-	"2 error: unknown variant 'cdua' (variants: single, cuda, nss, elastic, priority, green, mps)" \
+	"2 error: unknown variant 'cdua' (variants: single, cuda, nss, elastic, priority, green, procs, mps)" \
 	"$? $(head -n 1 <<<"$out")"
 for args in "" "--variant" "--variant single" "--variant nope $B/good" \
 	"--bogus --variant single $B/good" "--variant single -o"; do
@@ -208,7 +208,7 @@ check_match "gpumix reconstruct --help" "^usage: gpumix reconstruct \[--variant 
 check_match "  says the variant is only a default, chosen at replay time" \
 	"only the program's default variant, used by" "$help"
 check_match "  and lists the implemented variants from the table" \
-	"cuda\); one of: single, cuda, nss, elastic, priority, green, mps$" "$help"
+	"cuda\); one of: single, cuda, nss, elastic, priority, green, procs, mps$" "$help"
 check_match "listed by gpumix help" "^   reconstruct  generate the replay program of an n-program workload$" \
 	"$("$GPUMIX" help)"
 

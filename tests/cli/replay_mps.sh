@@ -76,7 +76,7 @@ check_eq "mps, 2 programs: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 check_run "$tmp/run" 2 3
 check_eq "variant recorded" mps "$(field "$tmp/run/manifest" variant)"
-check_eq "one process per program" 2 "$(field "$tmp/run/manifest" mps.processes)"
+check_eq "one process per program" 2 "$(field "$tmp/run/manifest" processes.count)"
 check_eq "the repetition and seed recorded once" "1 7 1" \
 	"$(field "$tmp/run/manifest" run.repetition) $(field "$tmp/run/manifest" study.seed) $(grep -c '^run.repetition' "$tmp/run/manifest")"
 check_eq "the daemon stopped after quit" stopped "$(field "$tmp/run/manifest" mps.daemon)"
@@ -93,13 +93,13 @@ check_eq "correlation ids are unique in the merged log" "" \
 check_eq "every GPU record has its API call (same correlation id, same program)" "" \
 	"$(awk -F'\t' '$1 == "API" { api[$3] = $2 } $1 == "KERNEL" && api[$3] != $2 { print $3 }' \
 	"$tmp/run/activity.tsv" | head -3)"
-check_match "the processes' clocks were compared" '^[0-9]+$' "$(field "$tmp/run/manifest" mps.clock_spread_ns)"
+check_match "the processes' clocks were compared" '^[0-9]+$' "$(field "$tmp/run/manifest" processes.clock_spread_ns)"
 a0=$(awk -F'\t' '$1 == "scale-a" && $2 == 0 { print $3 }' "$tmp/run/replays.tsv")
 b0=$(awk -F'\t' '$1 == "scale-b" && $2 == 0 { print $3 }' "$tmp/run/replays.tsv")
 check "the processes started replaying together (within 1 s on one clock)" \
 	test $(( (a0 > b0 ? a0 - b0 : b0 - a0) / 1000000 )) -lt 1000
-check "each process kept its log and manifest" test -s "$tmp/run/mps/1/log" -a -s "$tmp/run/mps/1/manifest"
-check_fails "their records are in the run's files only" test -e "$tmp/run/mps/0/activity.tsv"
+check "each process kept its log and manifest" test -s "$tmp/run/processes/1/log" -a -s "$tmp/run/processes/1/manifest"
+check_fails "their records are in the run's files only" test -e "$tmp/run/processes/0/activity.tsv"
 no_leftovers "ok run" "$tmp/run"
 out=$("$GPUMIX" analyze "$tmp/run" -o "$tmp/db.sqlite" 2>&1); rc=$?
 check_eq "gpumix analyze loads it" 0 "$rc"
@@ -111,7 +111,7 @@ check_eq "and its variant" mps "$(sqlite3 "$tmp/db.sqlite" "SELECT variant FROM 
 out=$(MOCK_CUDA_CLOCK_SKEW_NS=5000000000 "$GPUMIX" replay --variant mps \
 	--min-replays 3 -o "$tmp/skew" "$tmp/wl" 2>&1); rc=$?
 check_eq "skewed clocks: exit 0" 0 "$rc"
-spread=$(field "$tmp/skew/manifest" mps.clock_spread_ns)
+spread=$(field "$tmp/skew/manifest" processes.clock_spread_ns)
 check "the spread is measured: 5 s ($spread ns)" \
 	test "$(( (spread - 5000000000) / 1000000 ))" -eq 0
 check_match "and the log says the records were moved" "records were moved" "$out"
@@ -130,7 +130,7 @@ check "activity records on one clock: both first kernels within 1 s" \
 check "and within their replays" test "$ka" -ge "$a0" -a "$kb" -ge "$b0"
 no_leftovers "skew" "$tmp/skew"
 
-# -- GPUMIX_MPS_CLIENT_WRAPPER: each replay process runs under a command
+# -- GPUMIX_PROCESS_WRAPPER: each replay process runs under a command
 # (a tool such as compute-sanitizer), the daemon does not
 cat >"$tmp/wrap" <<'EOF'
 #!/bin/sh
@@ -140,28 +140,28 @@ shift 2	# the wrapper's own options: --tag T
 exec "$@"
 EOF
 chmod +x "$tmp/wrap"
-out=$(WRAP_LOG=$tmp/wrap.log GPUMIX_MPS_CLIENT_WRAPPER="  $tmp/wrap  --tag t1 " \
+out=$(WRAP_LOG=$tmp/wrap.log GPUMIX_PROCESS_WRAPPER="  $tmp/wrap  --tag t1 " \
 	"$GPUMIX" replay --variant mps --min-replays 3 -o "$tmp/wrapped" "$tmp/wl" 2>&1); rc=$?
 check_eq "a client wrapper: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 check_run "$tmp/wrapped" 2 3
 check_eq "the wrapper ran once per replay process, and only for them" \
-	"2 2" "$(grep -c . "$tmp/wrap.log") $(grep -c -- '--mps-child' "$tmp/wrap.log")"
+	"2 2" "$(grep -c . "$tmp/wrap.log") $(grep -c -- '--process-child' "$tmp/wrap.log")"
 check_eq "its words first, then the replay program by its path" \
 	"--tag t1 $tmp/wl/replay" "$(awk '{ print $1, $2, $3; exit }' "$tmp/wrap.log")"
 check_eq "both processes were still clients of the daemon" 2 \
 	"$(grep -c "New client" "$tmp/wrapped/mps/daemon/control.log")"
 no_leftovers "wrapped" "$tmp/wrapped"
-out=$(WRAP_LOG=$tmp/wrap9.log WRAP_EXIT=9 GPUMIX_MPS_CLIENT_WRAPPER="$tmp/wrap --tag t2" \
+out=$(WRAP_LOG=$tmp/wrap9.log WRAP_EXIT=9 GPUMIX_PROCESS_WRAPPER="$tmp/wrap --tag t2" \
 	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/wrap9" "$tmp/wl" 2>&1); rc=$?
 check_eq "a wrapper that exits 9 (a tool's error exit): the run fails" 1 "$rc"
 check_match "naming the process and its status" "exited with status 9" "$out"
 check_eq "with a run directory that says failed" failed "$(field "$tmp/wrap9/manifest" status)"
 no_leftovers "wrapper exit 9" "$tmp/wrap9"
-out=$(GPUMIX_MPS_CLIENT_WRAPPER="$tmp/no-such-tool --x" \
+out=$(GPUMIX_PROCESS_WRAPPER="$tmp/no-such-tool --x" \
 	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/nowrap" "$tmp/wl" 2>&1); rc=$?
 check_eq "a wrapper that is not there: the run fails" 1 "$rc"
-check_match "saying which" "under GPUMIX_MPS_CLIENT_WRAPPER '$tmp/no-such-tool': No such file" "$out"
+check_match "saying which" "under GPUMIX_PROCESS_WRAPPER '$tmp/no-such-tool': No such file" "$out"
 no_leftovers "missing wrapper" "$tmp/nowrap"
 
 out=$("$GPUMIX" replay --variant mps --mps-threads 0 -o "$tmp/x" "$tmp/wl" 2>&1); rc=$?

@@ -10,7 +10,7 @@
 # SAN_ERRORS_IN. The sanitizer
 # itself needs a GPU; what is checked here is everything around it: the
 # runs listed (racecheck kernel by kernel, memcheck alone and per pair and
-# variant), mps through GPUMIX_MPS_CLIENT_WRAPPER (each replay process
+# variant), mps through GPUMIX_PROCESS_WRAPPER (each replay process
 # under the tool, never the whole replay), the counts added up over the
 # processes, the statuses (clean, errors, unfinished), the exit status and
 # a resumed sweep that runs only what did not finish.
@@ -95,7 +95,7 @@ check_match "the summary counts them" "^sanitize: $(( 2 * nk + 6 )) runs: $(( 2 
 check_eq "racecheck runs one kernel at a time, each under the tool once per mode" \
 	"$(( 2 * nk ))" "$(grep -c '^racecheck ' "$tmp/a.san")"
 check_eq "mps: the tool ran each replay process, never the whole replay" "2 0" \
-	"$(grep -c -- '--variant mps.*--mps-child' "$tmp/a.san") $(grep -- '--variant mps' "$tmp/a.san" | grep -vc -- '--mps-child')"
+	"$(grep -c -- '--variant mps.*--process-child' "$tmp/a.san") $(grep -- '--variant mps' "$tmp/a.san" | grep -vc -- '--process-child')"
 check_eq "cuda: the tool ran the whole replay" 1 "$(grep -- '--variant cuda' "$tmp/a.san" | grep -c '/basic+threads/replay')"
 check_match "the mps run is a real one: ok, under the MPS daemon" "^status = ok" \
 	"$(cat "$tmp/a/runs/basic+threads-memcheck-mps/manifest")"

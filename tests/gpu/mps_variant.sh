@@ -64,14 +64,14 @@ replay_mps() {
 	else
 		check_run "$run" "$n" 2
 	fi
-	check_eq "$name mps: one process per program" "$n" "$(field "$run/manifest" mps.processes)"
+	check_eq "$name mps: one process per program" "$n" "$(field "$run/manifest" processes.count)"
 	check_eq "$name mps: the daemon stopped after quit" stopped "$(field "$run/manifest" mps.daemon)"
 	left=$(our_mps "$run")
 	check "$name mps: its pipe directory (${left%%|*}) is removed" test ! -e "${left%%|*}"
 	check_eq "$name mps: no MPS process of the run is left" "" "${left#*|}"
 	check "$name mps: the MPS logs are kept" test -s "$run/mps/daemon/control.log"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$st" "$(($(date +%s) - t0))" \
-		"$(field "$run/manifest" mps.clock_spread_ns)" \
+		"$(field "$run/manifest" processes.clock_spread_ns)" \
 		"$(field "$run/manifest" mps.daemon)" >>"$_results/summary.tsv"
 }
 

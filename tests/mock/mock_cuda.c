@@ -94,6 +94,9 @@
  * timestamps and activity records) of the k-th client the daemon
  * numbers (0, 1, ...) k * N ns ahead, as if each process's CUPTI had
  * its own clock base (the mps variant's merge must align them).
+ * MOCK_CUDA_CLOCK_OFFSET_NS=N puts this process's clock N ns ahead,
+ * client or not (procs has no daemon to number its processes: a test
+ * gives one of them the knob).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -684,6 +687,7 @@ static void mps_connect(void)
 
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
+	static int offset_applied;
 	uint64_t t = mock_now();
 
 	(void)flags;
@@ -692,6 +696,11 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	mps_connect();
+	if (getenv("MOCK_CUDA_CLOCK_OFFSET_NS") && !offset_applied) {
+		clock_skew += strtoull(getenv("MOCK_CUDA_CLOCK_OFFSET_NS"),
+				       NULL, 10);
+		offset_applied = 1;
+	}
 	load_injection();
 	api_record(1, t);	/* a record on the main thread: unattributed */
 	return CUDA_SUCCESS;

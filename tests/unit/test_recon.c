@@ -47,7 +47,7 @@ static void names(void)
 	CHECK_STR(recon_default_variant(), "cuda", "the default is cuda");
 	CHECK_INT(recon_variant_check("nosuch"), -1, "an unknown name is not");
 	CHECK_STR(gm_error_message(), "unknown variant 'nosuch' (variants: "
-		  "single, cuda, nss, elastic, priority, green, mps)", "  its error names the implemented ones");
+		  "single, cuda, nss, elastic, priority, green, procs, mps)", "  its error names the implemented ones");
 	gm_error_clear();
 	CHECK_INT(recon_variant_check(NULL), -1, "nor is no name");
 	gm_error_clear();
@@ -148,7 +148,7 @@ static void bad(void)
 	o.variant = "nosuch";
 	CHECK_INT(recon_build(&m, unsup, 1, &o, &rep, &st), -1, "bad variant");
 	CHECK_STR(gm_error_message(), "unknown variant 'nosuch' (variants: "
-		  "single, cuda, nss, elastic, priority, green, mps)", "its error");
+		  "single, cuda, nss, elastic, priority, green, procs, mps)", "its error");
 	gm_error_clear();
 
 	o.variant = "single";

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared board of an mps-variant replay (doc/mps.md): one page of
+ * The shared board of a process variant's replay (procs, mps; doc/mps.md):
+ * one page of
  * shared memory (a memfd the parent creates and its replay processes
  * inherit) through which n processes, one per program, keep the rules
  * the threads of one process keep with repeat.h and run.c's barriers:
@@ -12,26 +13,28 @@
  * parent marks the board stopped when a process dies, so no wait outlives
  * its partners.
  */
-#ifndef GM_MPS_BOARD_H
-#define GM_MPS_BOARD_H
+#ifndef GM_PROCESS_BOARD_H
+#define GM_PROCESS_BOARD_H
 
 #include <pthread.h>
 #include <stdint.h>
 
-#define GM_MPS_MAX_PROGRAMS 48	/* MPS serves 48 clients per GPU (Volta+) */
+/* MPS serves 48 clients per GPU (Volta+); time-sliced processes are held
+ * to the same (the board's size). */
+#define GM_PROCESS_MAX_PROGRAMS 48
 
-struct gm_mps_board {
+struct gm_process_board {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned nr, min_replays;
-	unsigned done[GM_MPS_MAX_PROGRAMS];	/* completed replays */
+	unsigned done[GM_PROCESS_MAX_PROGRAMS];	/* completed replays */
 	unsigned below;			/* programs with done < R */
 	unsigned ready, finished;	/* at the init / cleanup barrier */
 	int stop;			/* a process failed or died */
 	/* Clock pairs each process measured: its replay clock (CUPTI's)
 	 * minus CLOCK_MONOTONIC, in ns (doc/mps.md "One clock"). */
-	int64_t clock_offset[GM_MPS_MAX_PROGRAMS];
-	uint8_t have_offset[GM_MPS_MAX_PROGRAMS];
+	int64_t clock_offset[GM_PROCESS_MAX_PROGRAMS];
+	uint8_t have_offset[GM_PROCESS_MAX_PROGRAMS];
 };
 
 /*
@@ -39,15 +42,15 @@ struct gm_mps_board {
  * in a new memfd (returned in *@fd, inherited across exec: not
  * close-on-exec). Returns the mapped board or NULL (cause recorded).
  */
-struct gm_mps_board *gm_mps_board_create(unsigned nr, unsigned min_replays,
+struct gm_process_board *gm_process_board_create(unsigned nr, unsigned min_replays,
 					 int *fd);
 
 /* Map the board of inherited descriptor @fd (a replay process). NULL and
  * a cause when @fd is no board. */
-struct gm_mps_board *gm_mps_board_attach(int fd);
+struct gm_process_board *gm_process_board_attach(int fd);
 
 /* Unmap (the memfd closes with its last descriptor). */
-void gm_mps_board_detach(struct gm_mps_board *b);
+void gm_process_board_detach(struct gm_process_board *b);
 
 /*
  * Program @i is initialised (@ok 0: its init failed, which stops the
@@ -55,26 +58,26 @@ void gm_mps_board_detach(struct gm_mps_board *b);
  * passes. Returns 0 to start replaying, -1 when the board stopped or the
  * others did not come in time (cause recorded).
  */
-int gm_mps_board_ready(struct gm_mps_board *b, unsigned i, int ok,
+int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 		       double timeout_s);
 
 /* Program @i completed a replay: 1 to start another, 0 when it was its
  * last (as repeat_completed()). */
-int gm_mps_board_completed(struct gm_mps_board *b, unsigned i);
+int gm_process_board_completed(struct gm_process_board *b, unsigned i);
 
 /* Program @i is done replaying; waits (up to @timeout_s) until every
  * program is, so nobody frees while another still replays. */
-void gm_mps_board_finish(struct gm_mps_board *b, unsigned i,
+void gm_process_board_finish(struct gm_process_board *b, unsigned i,
 			 double timeout_s);
 
 /* Stop everyone (a failure, a dead process). */
-void gm_mps_board_stop(struct gm_mps_board *b);
+void gm_process_board_stop(struct gm_process_board *b);
 
 /* 1 once the board is stopped. */
-int gm_mps_board_stopped(struct gm_mps_board *b);
+int gm_process_board_stopped(struct gm_process_board *b);
 
 /* Record program @i's clock offset (see the struct). */
-void gm_mps_board_set_offset(struct gm_mps_board *b, unsigned i,
+void gm_process_board_set_offset(struct gm_process_board *b, unsigned i,
 			     int64_t offset_ns);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mps variant's shared board (see mps_board.h).
+ * The process variants' shared board (see process_board.h).
  */
-#include "mps_board.h"
+#include "process_board.h"
 
 #include <errno.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "clock.h"
 #include "error.h"
 
-static void lock(struct gm_mps_board *b)
+static void lock(struct gm_process_board *b)
 {
 	/* A process died holding it: the board is still consistent (every
 	 * update is a few stores), and the parent stops the run. */
@@ -24,7 +24,7 @@ static void lock(struct gm_mps_board *b)
 	}
 }
 
-static void unlock(struct gm_mps_board *b)
+static void unlock(struct gm_process_board *b)
 {
 	pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
@@ -32,7 +32,7 @@ static void unlock(struct gm_mps_board *b)
 
 /* Wait on the board's condition for at most 100 ms (the condition's
  * clock is CLOCK_MONOTONIC). */
-static void wait_a_little(struct gm_mps_board *b)
+static void wait_a_little(struct gm_process_board *b)
 {
 	struct timespec ts;
 
@@ -48,30 +48,30 @@ static void wait_a_little(struct gm_mps_board *b)
 	}
 }
 
-struct gm_mps_board *gm_mps_board_create(unsigned nr, unsigned min_replays,
+struct gm_process_board *gm_process_board_create(unsigned nr, unsigned min_replays,
 					 int *fd)
 {
-	struct gm_mps_board *b;
+	struct gm_process_board *b;
 	pthread_mutexattr_t ma;
 	pthread_condattr_t ca;
 
-	if (!nr || nr > GM_MPS_MAX_PROGRAMS) {
-		gm_error("the mps variant runs 1 to %d programs, not %u",
-			 GM_MPS_MAX_PROGRAMS, nr);
+	if (!nr || nr > GM_PROCESS_MAX_PROGRAMS) {
+		gm_error("a process variant runs 1 to %d programs, not %u",
+			 GM_PROCESS_MAX_PROGRAMS, nr);
 		return NULL;
 	}
-	*fd = memfd_create("gpumix-mps-board", 0);
+	*fd = memfd_create("gpumix-process-board", 0);
 	if (*fd < 0) {
-		gm_error_errno("cannot create the mps board");
+		gm_error_errno("cannot create the process board");
 		return NULL;
 	}
 	if (ftruncate(*fd, sizeof(*b)) < 0) {
-		gm_error_errno("cannot size the mps board");
+		gm_error_errno("cannot size the process board");
 		close(*fd);
 		*fd = -1;
 		return NULL;
 	}
-	b = gm_mps_board_attach(*fd);
+	b = gm_process_board_attach(*fd);
 	if (!b) {
 		close(*fd);
 		*fd = -1;
@@ -94,32 +94,32 @@ struct gm_mps_board *gm_mps_board_create(unsigned nr, unsigned min_replays,
 	return b;
 }
 
-struct gm_mps_board *gm_mps_board_attach(int fd)
+struct gm_process_board *gm_process_board_attach(int fd)
 {
 	struct stat st;
 	void *p;
 
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size != sizeof(struct gm_mps_board)) {
-		gm_error("descriptor %d is not an mps board", fd);
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size != sizeof(struct gm_process_board)) {
+		gm_error("descriptor %d is not a process board", fd);
 		return NULL;
 	}
-	p = mmap(NULL, sizeof(struct gm_mps_board), PROT_READ | PROT_WRITE,
+	p = mmap(NULL, sizeof(struct gm_process_board), PROT_READ | PROT_WRITE,
 		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		gm_error_errno("cannot map the mps board");
+		gm_error_errno("cannot map the process board");
 		return NULL;
 	}
 	return p;
 }
 
-void gm_mps_board_detach(struct gm_mps_board *b)
+void gm_process_board_detach(struct gm_process_board *b)
 {
 	if (b) {
 		munmap(b, sizeof(*b));
 	}
 }
 
-int gm_mps_board_ready(struct gm_mps_board *b, unsigned i, int ok,
+int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 		       double timeout_s)
 {
 	double until = gm_now_s() + timeout_s;
@@ -148,7 +148,7 @@ int gm_mps_board_ready(struct gm_mps_board *b, unsigned i, int ok,
 	return ret;
 }
 
-int gm_mps_board_completed(struct gm_mps_board *b, unsigned i)
+int gm_process_board_completed(struct gm_process_board *b, unsigned i)
 {
 	int more;
 
@@ -164,7 +164,7 @@ int gm_mps_board_completed(struct gm_mps_board *b, unsigned i)
 	return more;
 }
 
-void gm_mps_board_finish(struct gm_mps_board *b, unsigned i,
+void gm_process_board_finish(struct gm_process_board *b, unsigned i,
 			 double timeout_s)
 {
 	double until = gm_now_s() + timeout_s;
@@ -179,14 +179,14 @@ void gm_mps_board_finish(struct gm_mps_board *b, unsigned i,
 	unlock(b);
 }
 
-void gm_mps_board_stop(struct gm_mps_board *b)
+void gm_process_board_stop(struct gm_process_board *b)
 {
 	lock(b);
 	b->stop = 1;
 	unlock(b);
 }
 
-int gm_mps_board_stopped(struct gm_mps_board *b)
+int gm_process_board_stopped(struct gm_process_board *b)
 {
 	int stop;
 
@@ -196,7 +196,7 @@ int gm_mps_board_stopped(struct gm_mps_board *b)
 	return stop;
 }
 
-void gm_mps_board_set_offset(struct gm_mps_board *b, unsigned i,
+void gm_process_board_set_offset(struct gm_process_board *b, unsigned i,
 			     int64_t offset_ns)
 {
 	lock(b);

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "replay/mps_board.h"
+#include "replay/process_board.h"
 #include "test.h"
 
 struct result {
@@ -37,7 +37,7 @@ static uint64_t now_ns(void)
 static void child(int fd, unsigned i, unsigned delay_ms, unsigned len_ms,
 		  int ok, struct result *out)
 {
-	struct gm_mps_board *b = gm_mps_board_attach(fd);
+	struct gm_process_board *b = gm_process_board_attach(fd);
 	struct result *r = &out[i];
 
 	if (!b) {
@@ -45,22 +45,22 @@ static void child(int fd, unsigned i, unsigned delay_ms, unsigned len_ms,
 	}
 	usleep(delay_ms * 1000);
 	r->ready_ns = now_ns();
-	r->ready_rc = gm_mps_board_ready(b, i, ok, 5);
+	r->ready_rc = gm_process_board_ready(b, i, ok, 5);
 	r->start_ns = now_ns();
 	if (r->ready_rc == 0) {
 		for (;;) {
 			usleep(len_ms * 1000);
 			r->replays++;
 			/* (As gm_replay_next checks the board.) */
-			if (!gm_mps_board_completed(b, i) ||
-			    gm_mps_board_stopped(b)) {
+			if (!gm_process_board_completed(b, i) ||
+			    gm_process_board_stopped(b)) {
 				break;
 			}
 			r->kept++;
 		}
 	}
-	gm_mps_board_finish(b, i, 5);
-	gm_mps_board_detach(b);
+	gm_process_board_finish(b, i, 5);
+	gm_process_board_detach(b);
 	_exit(0);
 }
 
@@ -72,7 +72,7 @@ static struct result *run(unsigned nr, unsigned r, const unsigned *delay,
 				  PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int fd;
-	struct gm_mps_board *b = gm_mps_board_create(nr, r, &fd);
+	struct gm_process_board *b = gm_process_board_create(nr, r, &fd);
 
 	if (!b || out == MAP_FAILED) {
 		return NULL;
@@ -85,8 +85,8 @@ static struct result *run(unsigned nr, unsigned r, const unsigned *delay,
 	for (unsigned i = 0; i < nr; i++) {
 		wait(NULL);
 	}
-	*stopped = gm_mps_board_stopped(b);
-	gm_mps_board_detach(b);
+	*stopped = gm_process_board_stopped(b);
+	gm_process_board_detach(b);
 	close(fd);
 	return out;
 }
@@ -124,18 +124,18 @@ int main(void)
 	}
 	{
 		int fd;
-		struct gm_mps_board *b = gm_mps_board_create(2, 3, &fd);
+		struct gm_process_board *b = gm_process_board_create(2, 3, &fd);
 		time_t t0 = time(NULL);
-		CHECK(gm_mps_board_ready(b, 0, 1, 1) < 0,
+		CHECK(gm_process_board_ready(b, 0, 1, 1) < 0,
 		      "a partner that never comes: the wait times out");
 		CHECK(time(NULL) - t0 <= 3, "after about its limit");
-		CHECK(gm_mps_board_stopped(b), "and stops the board");
-		gm_mps_board_detach(b);
+		CHECK(gm_process_board_stopped(b), "and stops the board");
+		gm_process_board_detach(b);
 		close(fd);
 	}
 	{
 		int fd, st;
-		struct gm_mps_board *b = gm_mps_board_create(2, 3, &fd);
+		struct gm_process_board *b = gm_process_board_create(2, 3, &fd);
 		pid_t pid = fork();
 		if (!pid) {
 			pthread_mutex_lock(&b->lock);
@@ -143,18 +143,18 @@ int main(void)
 		}
 		waitpid(pid, &st, 0);
 		CHECK(WIFSIGNALED(st), "a process killed holding the lock");
-		CHECK(gm_mps_board_stopped(b),
+		CHECK(gm_process_board_stopped(b),
 		      "does not block the others; the board is stopped");
-		CHECK_INT(gm_mps_board_completed(b, 0), 1,
+		CHECK_INT(gm_process_board_completed(b, 0), 1,
 			  "the lock still works after it");
-		gm_mps_board_detach(b);
+		gm_process_board_detach(b);
 		close(fd);
 	}
-	CHECK(gm_mps_board_create(0, 3, &(int){ 0 }) == NULL,
+	CHECK(gm_process_board_create(0, 3, &(int){ 0 }) == NULL,
 	      "no board for 0 programs");
 	{
 		int fd = open("/dev/null", O_RDWR);
-		CHECK(gm_mps_board_attach(fd) == NULL,
+		CHECK(gm_process_board_attach(fd) == NULL,
 		      "a descriptor that is no board is refused");
 		close(fd);
 	}

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mps variant's parent process (doc/mps.md): it never touches CUDA.
- * It starts a private MPS control daemon (mps_daemon.h), creates the
- * shared board (mps_board.h), runs this same replay program once per
- * program (`--mps-child I:FD`, each writing a run directory of its own
- * under RUNDIR/mps/I, with its active-thread percentage in
- * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), waits for them, stops the daemon
- * whatever happened (interrupts included), and merges the processes' run
- * directories into one that reads exactly like a cuda run's:
- * correlation ids made unique per run, timestamps on one clock, the
- * manifest of the whole workload.
+ * The parent process of the process variants, procs and mps (doc/mps.md):
+ * it never touches CUDA. It creates the shared board (process_board.h),
+ * runs this same replay program once per program (`--process-child
+ * I:FD`, each writing a run directory of its own under RUNDIR/processes/I),
+ * waits for them, and merges the processes' run directories into one
+ * that reads exactly like a cuda run's: correlation ids made unique per
+ * run, timestamps on one clock, the manifest of the whole workload.
+ *
+ * Under mps (GM_VARIANT_MPS_DAEMON) it first starts a private MPS control
+ * daemon (mps_daemon.h; its logs in RUNDIR/mps/daemon), whose pipe
+ * directory the processes inherit, each with its active-thread
+ * percentage in CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and stops it whatever
+ * happened (interrupts included). Under procs the
+ * processes share the GPU by the driver's time-slicing: no daemon, and
+ * no CUDA_MPS_* variable of gpumix's environment reaches them, so that
+ * none connects to an MPS daemon by accident (each checks it is no MPS
+ * client; the manifest names the variables removed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +33,9 @@
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
-#include "mps_board.h"
 #include "mps_daemon.h"
-#include "mps_run.h"
+#include "process_board.h"
+#include "process_run.h"
 #include "replay_int.h"
 #include "strbuf.h"
 
@@ -61,17 +68,17 @@ struct child {
 };
 
 /*
- * GPUMIX_MPS_CLIENT_WRAPPER: a command (words split at blanks, no
- * quoting) that each replay process runs under, such as compute-sanitizer
- * with its options. A tool around the whole replay would hold the MPS
+ * GPUMIX_PROCESS_WRAPPER: a command (words split at blanks, no quoting)
+ * that each replay process runs under, such as compute-sanitizer with its
+ * options. Under mps a tool around the whole replay would hold the MPS
  * daemon too: compute-sanitizer follows the daemon's fork of its server,
- * which then never starts, and every client waits (doc/mps.md). Sets
- * *@n to the number of words (0: none); the words point into a copy the
+ * which then never starts, and every client waits (doc/mps.md). Sets *@n
+ * to the number of words (0: none); the words point into a copy the
  * caller frees with free(words[0]).
  */
-static char **client_wrapper(size_t *n)
+static char **process_wrapper(size_t *n)
 {
-	const char *w = getenv("GPUMIX_MPS_CLIENT_WRAPPER");
+	const char *w = getenv("GPUMIX_PROCESS_WRAPPER");
 	char *copy, **words = NULL, *save = NULL;
 	size_t alloc = 0;
 
@@ -106,12 +113,50 @@ static char *self_path(void)
 	return gm_xstrdup(exe);
 }
 
+/*
+ * The names of the CUDA_MPS_* variables in this process's environment,
+ * NULL-terminated (the names are the caller's to free, with the array):
+ * those a procs replay process must not inherit.
+ */
+static char **mps_env_names(void)
+{
+	extern char **environ;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (char **e = environ; *e; e++) {
+		size_t len = strcspn(*e, "=");
+		if (!strncmp(*e, "CUDA_MPS_", 9) && (*e)[len] == '=') {
+			GM_ALLOC_GROW(names, n + 2, alloc);
+			names[n++] = gm_xasprintf("%.*s", (int)len, *e);
+		}
+	}
+	if (names) {
+		names[n] = NULL;
+	}
+	return names;
+}
+
+static void free_names(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++) {
+		free(names[i]);
+	}
+	free(names);
+}
+
+/*
+ * Start program @i's replay process. Under MPS its active-thread
+ * percentage is set; without, the variables @no_mps names are removed
+ * from its environment.
+ */
 static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
-		   int board_fd, const char *dir)
+		   int board_fd, const char *dir, char *const *no_mps)
 {
 	const struct gm_program_desc *d = run->w->programs[i];
+	int mps = !!(run->opt.variant->flags & GM_VARIANT_MPS_DAEMON);
 	size_t nw;
-	char **wrap = client_wrapper(&nw);
+	char **wrap = process_wrapper(&nw);
 	char **v = gm_xcalloc(nw + (size_t)argc + 8, sizeof(char *));
 	char *arg = gm_xasprintf("%u:%d", i, board_fd);
 	char *exe = self_path();
@@ -121,7 +166,7 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 
 	if (nw && !exe) {
 		gm_error("cannot run the replay process of '%s' under "
-			 "GPUMIX_MPS_CLIENT_WRAPPER: this program's path "
+			 "GPUMIX_PROCESS_WRAPPER: this program's path "
 			 "(/proc/self/exe) cannot be read", d->name);
 		pid = -1;
 		goto out;
@@ -134,7 +179,7 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 		v[n++] = argv[a];
 	}
 	/* Later options win: the child's own directory and data. */
-	v[n++] = "--mps-child";
+	v[n++] = "--process-child";
 	v[n++] = arg;
 	v[n++] = "--data";
 	v[n++] = (char *)run->opt.data_dir;
@@ -145,17 +190,20 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 	pid = fork();
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (pct) {
+		if (mps && pct) {
 			char buf[16];
 			snprintf(buf, sizeof(buf), "%u", pct);
 			setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", buf, 1);
-		} else {
+		} else if (mps) {
 			unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+		}
+		for (size_t k = 0; !mps && no_mps && no_mps[k]; k++) {
+			unsetenv(no_mps[k]);
 		}
 		if (nw) {
 			execvp(v[0], v);
 			fprintf(stderr, "error: cannot run the replay process "
-				"of '%s' under GPUMIX_MPS_CLIENT_WRAPPER '%s': "
+				"of '%s' under GPUMIX_PROCESS_WRAPPER '%s': "
 				"%s\n", d->name, v[0], strerror(errno));
 			_exit(127);
 		}
@@ -195,7 +243,7 @@ static const char *child_name(struct gm_run *run, struct child *c, pid_t pid)
 /* Wait for every child; stop the board at the first that fails, and
  * every child on an interrupt. Polls (20 ms), so that a signal that
  * comes between two checks is seen at the next. */
-static void wait_children(struct gm_run *run, struct gm_mps_board *b,
+static void wait_children(struct gm_run *run, struct gm_process_board *b,
 			  struct child *c, unsigned n)
 {
 	unsigned left = 0;
@@ -210,7 +258,7 @@ static void wait_children(struct gm_run *run, struct gm_mps_board *b,
 		pid_t pid;
 
 		if (interrupted && !killed) {
-			gm_mps_board_stop(b);
+			gm_process_board_stop(b);
 			for (unsigned i = 0; i < n; i++) {
 				if (c[i].pid > 0 && c[i].status < 0) {
 					kill(c[i].pid, SIGTERM);
@@ -247,7 +295,7 @@ static void wait_children(struct gm_run *run, struct gm_mps_board *b,
 				       "was killed by signal" :
 				       "exited with status", WIFSIGNALED(st) ?
 				       WTERMSIG(st) : WEXITSTATUS(st));
-				gm_mps_board_stop(b);
+				gm_process_board_stop(b);
 			}
 		}
 	}
@@ -394,7 +442,7 @@ static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
  * CLOCK_MONOTONIC. Where two differ by more than sampling noise, the
  * later processes' timestamps move onto the first's clock.
  */
-static int64_t clock_shifts(struct gm_mps_board *b, struct child *c,
+static int64_t clock_shifts(struct gm_process_board *b, struct child *c,
 			    unsigned n)
 {
 	int64_t lo = 0, hi = 0, ref = 0;
@@ -424,21 +472,41 @@ static void manifest_program_keys(struct gm_run *run, struct kvfile *kv)
 		const struct gm_program_desc *d = run->w->programs[i];
 		char key[64];
 		gm_manifest_program(kv, i, d);
+		if (!(run->opt.variant->flags & GM_VARIANT_MPS_DAEMON)) {
+			continue;
+		}
 		snprintf(key, sizeof(key), "mps.program.%u.active_threads", i);
 		kvfile_set_u64(kv, key, gm_mps_threads_for(run->opt.mps_threads,
 							   d->name));
 	}
 }
 
-/* Write the run directory from the processes' ones. Returns 0 or -1. */
-static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
-		 const char *status, const char *failure, int daemon_ok)
+/* "CUDA_MPS_PIPE_DIRECTORY,CUDA_MPS_LOG_DIRECTORY", or "none". */
+static void set_names(struct kvfile *kv, const char *key, char *const *names)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", names[i]);
+	}
+	kvfile_set(kv, key, sb.len ? sb.buf : "none");
+	strbuf_release(&sb);
+}
+
+/*
+ * Write the run directory from the processes' ones. @daemon_ok: under
+ * MPS, whether the daemon ended after quit; @no_mps: without, the
+ * variables the processes did not inherit. Returns 0 or -1.
+ */
+static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c,
+		 const char *status, const char *failure, int daemon_ok,
+		 char *const *no_mps)
 {
 	const struct gm_workload_desc *w = run->w;
 	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
 	struct run_activity ra;
 	struct strbuf reps = STRBUF_INIT;
-	uint64_t corr = 0, streams = 0, dropped = 0;
+	uint64_t corr = 0, streams = 0, dropped = 0, clients = 0;
 	int64_t spread = clock_shifts(b, c, w->nr_programs);
 	int have_template = 0, ret = 0;
 	char now[32], *path;
@@ -466,6 +534,10 @@ static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
 		}
 		if (!kvfile_get_u64(&part, "streams", &v, "manifest")) {
 			streams += v;
+		}
+		if (!kvfile_get_u64(&part, "processes.mps_clients", &v,
+				    "manifest")) {
+			clients += v;
 		}
 		/* Launch counts add up; the template has the first's. */
 		for (size_t k = 0; have_template > 1 && k < part.nr; k++) {
@@ -519,12 +591,17 @@ static int merge(struct gm_run *run, struct gm_mps_board *b, struct child *c,
 	run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);
 	kvfile_set_u64(&kv, "cupti.dropped_records", dropped);
-	kvfile_set_u64(&kv, "mps.processes", w->nr_programs);
-	kvfile_set_u64(&kv, "mps.clock_spread_ns", (uint64_t)spread);
+	kvfile_set_u64(&kv, "processes.count", w->nr_programs);
+	kvfile_set_u64(&kv, "processes.clock_spread_ns", (uint64_t)spread);
+	kvfile_set_u64(&kv, "processes.mps_clients", clients);
 	gm_log(run, "replay: the processes' clocks differ by %lld ns%s",
 	       (long long)spread, spread >= SAME_CLOCK_NS ?
 	       " (their records were moved onto the first's)" : "");
-	kvfile_set(&kv, "mps.daemon", daemon_ok ? "stopped" : "killed");
+	if (run->opt.variant->flags & GM_VARIANT_MPS_DAEMON) {
+		kvfile_set(&kv, "mps.daemon", daemon_ok ? "stopped" : "killed");
+	} else {
+		set_names(&kv, "processes.mps_env_removed", no_mps);
+	}
 	if (ret < 0 && !strcmp(status, "ok")) {
 		status = "failed";
 		failure = "cannot merge the replay processes' run directories";
@@ -621,20 +698,21 @@ static int unique_names(const struct gm_workload_desc *w)
 	return 0;
 }
 
-int gm_mps_run(struct gm_run *run, int argc, char **argv)
+int gm_process_run(struct gm_run *run, int argc, char **argv)
 {
 	const struct gm_workload_desc *w = run->w;
+	int mps = !!(run->opt.variant->flags & GM_VARIANT_MPS_DAEMON);
 	struct gm_mps_daemon daemon;
-	struct gm_mps_board *b = NULL;
+	struct gm_process_board *b = NULL;
 	struct child *c = NULL;
 	struct sigaction sa, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct strbuf why = STRBUF_INIT;
-	char *mps_dir, *log_dir;
-	int board_fd = -1, daemon_ok, hung = 0, failed = 0, exit_code;
+	char *parts_dir, *log_dir, **no_mps = NULL;
+	int board_fd = -1, daemon_ok = 1, hung = 0, failed = 0, exit_code;
 
-	mps_dir = gm_path_join(run->opt.run_dir, "mps");
-	log_dir = gm_path_join(mps_dir, "daemon");
+	parts_dir = gm_path_join(run->opt.run_dir, "processes");
+	log_dir = gm_path_join(run->opt.run_dir, "mps/daemon");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -642,10 +720,11 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 		sigaction(sigs[s], &sa, &old[s]);
 	}
 	if (unique_names(w) == 0) {
-		b = gm_mps_board_create(w->nr_programs, run->opt.min_replays,
-					&board_fd);
+		b = gm_process_board_create(w->nr_programs, run->opt.min_replays,
+					    &board_fd);
 	}
-	if (!b || gm_mps_daemon_start(&daemon, log_dir, timeout_from_env()) < 0) {
+	if (!b || (mps && gm_mps_daemon_start(&daemon, log_dir,
+					      timeout_from_env()) < 0)) {
 		/* Refused: nothing of this run stays behind. */
 		gm_error_report(stderr);
 		gm_error_clear();
@@ -657,32 +736,43 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 		exit_code = 1;
 		goto out;
 	}
-	gm_log(run, "replay: MPS control daemon started (pipe directory '%s', "
-	       "logs '%s')", daemon.pipe_dir, log_dir);
-	gm_mps_daemon_env(&daemon);
+	if (mps) {
+		gm_log(run, "replay: MPS control daemon started (pipe directory "
+		       "'%s', logs '%s')", daemon.pipe_dir, log_dir);
+		gm_mps_daemon_env(&daemon);
+	} else {
+		no_mps = mps_env_names();
+		for (size_t k = 0; no_mps && no_mps[k]; k++) {
+			gm_log(run, "replay: %s is not passed on to the replay "
+			       "processes (variant %s runs without MPS)",
+			       no_mps[k], run->opt.variant->name);
+		}
+	}
 	c = gm_xcalloc(w->nr_programs, sizeof(*c));
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		char sub[16];
 		snprintf(sub, sizeof(sub), "%u", i);
-		c[i].dir = gm_path_join(mps_dir, sub);
+		c[i].dir = gm_path_join(parts_dir, sub);
 		c[i].status = -1;
 		if (interrupted) {
 			break;
 		}
-		c[i].pid = spawn(run, i, argc, argv, board_fd, c[i].dir);
+		c[i].pid = spawn(run, i, argc, argv, board_fd, c[i].dir, no_mps);
 		if (c[i].pid < 0) {
 			gm_record_failure(run);
-			gm_mps_board_stop(b);
+			gm_process_board_stop(b);
 			break;
 		}
 	}
 	wait_children(run, b, c, w->nr_programs);
-	daemon_ok = gm_mps_daemon_stop(&daemon) == 0;
-	if (!daemon_ok) {
-		gm_log(run, "replay: warning: %s", gm_error_message());
-		gm_error_clear();
-	} else {
-		gm_log(run, "replay: MPS control daemon stopped");
+	if (mps) {
+		daemon_ok = gm_mps_daemon_stop(&daemon) == 0;
+		if (!daemon_ok) {
+			gm_log(run, "replay: warning: %s", gm_error_message());
+			gm_error_clear();
+		} else {
+			gm_log(run, "replay: MPS control daemon stopped");
+		}
 	}
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		if (c[i].status != 0) {
@@ -702,7 +792,7 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 		}
 	}
 	if (merge(run, b, c, failed || run->failed ? (hung ? "hung" : "failed")
-		  : "ok", why.len ? why.buf : NULL, daemon_ok) < 0) {
+		  : "ok", why.len ? why.buf : NULL, daemon_ok, no_mps) < 0) {
 		failed = 1;
 	} else if (!failed && !run->failed) {
 		drop_parts(c, w->nr_programs);
@@ -710,8 +800,9 @@ int gm_mps_run(struct gm_run *run, int argc, char **argv)
 	exit_code = interrupted ? EXIT_INTERRUPTED : hung ? EXIT_HUNG :
 		    failed || run->failed ? 1 : 0;
 	if (!exit_code) {
-		gm_log(run, "replay: ok: %u replay processes under MPS recorded "
-		       "in '%s'", w->nr_programs, run->opt.run_dir);
+		gm_log(run, "replay: ok: %u %s recorded in '%s'",
+		       w->nr_programs, mps ? "replay processes under MPS" :
+		       "time-sliced replay processes", run->opt.run_dir);
 	} else {
 		gm_log(run, "replay: failed: %s", why.len ? why.buf :
 		       "cannot write the run directory");
@@ -726,12 +817,13 @@ out:
 		}
 	}
 	free(c);
-	gm_mps_board_detach(b);
+	gm_process_board_detach(b);
 	if (board_fd >= 0) {
 		close(board_fd);
 	}
+	free_names(no_mps);
 	strbuf_release(&why);
-	free(mps_dir);
+	free(parts_dir);
 	free(log_dir);
 	return exit_code;
 }
