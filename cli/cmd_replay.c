@@ -35,9 +35,9 @@
 #endif
 
 static const char usage[] =
-	"usage: gpumix replay [--variant V] [-o RUNDIR] [--min-replays R]\n"
-	"                     [--watchdog SECONDS] [--force] [--no-profile]\n"
-	"                     [--warm-host] [--build-only] [--rebuild]\n"
+	"usage: gpumix replay [--variant V] [-o RUNDIR] [--one-shot]\n"
+	"                     [--min-replays R] [--watchdog SECONDS] [--force]\n"
+	"                     [--no-profile] [--warm-host] [--build-only] [--rebuild]\n"
 	"                     [--host-callbacks empty|timed]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"

@@ -38,6 +38,7 @@ enum {
 	OPT_GRID,
 	OPT_MPS_THREADS,
 	OPT_PROCESS_CHILD,
+	OPT_ONE_SHOT,
 	OPT_HELP,
 };
 
@@ -67,6 +68,7 @@ static const struct option longopts[] = {
 	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
 	/* Internal: a replay process of a process variant (replay/process_run.c). */
 	{ "process-child", required_argument, NULL, OPT_PROCESS_CHILD },
+	{ "one-shot", no_argument, NULL, OPT_ONE_SHOT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -233,6 +235,7 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 						"last replay is discarded)");
 			}
 			o->min_replays = (unsigned)v;
+			o->min_replays_given = 1;
 			break;
 		}
 		case OPT_REPETITION: {
@@ -387,6 +390,10 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->board_fd = fd;
 			break;
 		}
+		case OPT_ONE_SHOT:
+			o->one_shot = 1;
+			o->given |= GM_KNOB_ONE_SHOT;
+			break;
 		case OPT_HELP:
 			return 1;
 		default:
@@ -462,6 +469,13 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("variant '%s' needs --policy (median, mpmax, "
 				"equal, queuemold)", v->name);
 	}
+	if (o->one_shot && o->min_replays_given) {
+		return gm_error("--one-shot replays every program once: "
+				"--min-replays does not apply");
+	}
+	if (o->one_shot) {
+		o->min_replays = 1;
+	}
 	o->variant = v;
 	return 0;
 }
@@ -513,13 +527,18 @@ void gm_replay_opts_help(FILE *f)
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		struct strbuf head = STRBUF_INIT, takers = STRBUF_INIT;
-		strbuf_addf(&head, "%s %s", k->option, k->arg);
+		strbuf_addf(&head, "%s%s%s", k->option, k->arg ? " " : "",
+			    k->arg ? k->arg : "");
 		for (size_t j = 0; gm_variant_at(j); j++) {
 			const struct gm_variant *v = gm_variant_at(j);
 			if (v->implemented && (v->knobs & k->knob)) {
 				strbuf_addf(&takers, "%s%s",
 					    takers.len ? ", " : "", v->name);
 			}
+		}
+		if (k->knob & GM_KNOBS_EVERY_VARIANT) {
+			strbuf_reset(&takers);
+			strbuf_addstr(&takers, "every variant");
 		}
 		fprintf(f, "  %-21s %s [%s]\n", head.buf, k->help,
 			takers.len ? takers.buf : "no variant yet");

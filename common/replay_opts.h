@@ -46,7 +46,9 @@ enum gm_host_callbacks {
 struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
-	unsigned min_replays;
+	unsigned min_replays;		/* 1 with one_shot */
+	int min_replays_given;		/* --min-replays was given */
+	int one_shot;			/* --one-shot: each program once, kept */
 	unsigned repetition;		/* --repetition: which repetition of
 					   a study's run this is (0-based) */
 	int have_study_seed;		/* --study-seed given */
@@ -91,10 +93,11 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 
 /*
  * Settle the variant (@o->variant_name, else @default_variant, the one
- * the program was reconstructed with) and check the knobs against it.
- * Fails with a recorded cause for an unknown or unimplemented variant,
- * a knob the variant does not take, or a policy missing or given
- * without need.
+ * the program was reconstructed with) and check the knobs against it;
+ * --one-shot sets min_replays to 1. Fails with a recorded cause for an
+ * unknown or unimplemented variant, a knob the variant does not take, a
+ * policy missing or given without need, or --min-replays with
+ * --one-shot.
  */
 int gm_replay_opts_finish(struct gm_replay_opts *o,
 			  const char *default_variant);

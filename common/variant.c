@@ -15,33 +15,40 @@
 #include "strbuf.h"
 
 static const struct gm_variant variants[] = {
-	{ "single", 1, GM_VARIANT_ALONE, GM_KNOB_ELASTIC,
+	{ "single", 1, GM_VARIANT_ALONE,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC,
 	  "each program alone, one after another (alone-time baseline)",
 	  "serial" },
-	{ "cuda", 1, GM_VARIANT_REFERENCE, GM_KNOB_ELASTIC,
+	{ "cuda", 1, GM_VARIANT_REFERENCE,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC,
 	  "all programs at once, their captured streams as CUDA streams",
 	  "serial" },
 	{ "nss", 1, 0,
-	  GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK | GM_KNOB_COMPLETION |
-		  GM_KNOB_ELASTIC,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
+		  GM_KNOB_COMPLETION | GM_KNOB_ELASTIC,
 	  "non-serializing streams: a memory and a kernel stream per program, "
 	  "dependencies kept by the runtime", "nss" },
 	{ "elastic", 1, GM_VARIANT_POLICY,
-	  GM_KNOB_POLICY | GM_KNOB_TIMESLICE | GM_KNOB_COPY_CHUNK |
-		  GM_KNOB_COMPLETION | GM_KNOB_PROFILE | GM_KNOB_GRID,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_POLICY | GM_KNOB_TIMESLICE |
+		  GM_KNOB_COPY_CHUNK | GM_KNOB_COMPLETION | GM_KNOB_PROFILE |
+		  GM_KNOB_GRID,
 	  "nss with elastic kernels under a resource policy, timesliced",
 	  "nss" },
-	{ "priority", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
+	{ "priority", 1, 0,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC | GM_KNOB_HIGH_PRIORITY,
 	  "cuda with stream priorities: one program's streams at the "
 	  "highest priority", "priority" },
-	{ "green", 1, 0, GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE | GM_KNOB_SCALE,
+	{ "green", 1, 0,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC | GM_KNOB_SM_SHARE |
+		  GM_KNOB_SCALE,
 	  "cuda with SM partitions: each program in its own green context",
 	  "green" },
-	{ "procs", 1, GM_VARIANT_PROCESSES, GM_KNOB_ELASTIC,
+	{ "procs", 1, GM_VARIANT_PROCESSES,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC,
 	  "one process per program, time-sliced by the driver (no MPS)",
 	  "serial" },
 	{ "mps", 1, GM_VARIANT_PROCESSES | GM_VARIANT_MPS_DAEMON,
-	  GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
+	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_ELASTIC | GM_KNOB_MPS_THREADS,
 	  "one process per program under an MPS daemon the replay starts",
 	  "serial" },
 };
@@ -84,6 +91,10 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_MPS_THREADS, "--mps-threads", "mps_threads", "PCT|NAME=PCT,..",
 	  "MPS active-thread percentage (1-100) of every program, or of the "
 	  "programs named (others: no limit)" },
+	{ GM_KNOB_ONE_SHOT, "--one-shot", "one_shot", NULL,
+	  "every program replays exactly once, all starting together (in "
+	  "single: each once alone), and that replay is kept: measured as "
+	  "a native co-run is (--min-replays does not apply)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

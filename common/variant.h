@@ -51,7 +51,11 @@ enum gm_knob {
 	GM_KNOB_SM_SHARE = 1 << 8,	/* --sm-share PROGRAM=SHARE,... */
 	GM_KNOB_SCALE = 1 << 9,		/* --scale KNEES (scaled partitions) */
 	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
+	GM_KNOB_ONE_SHOT = 1 << 11,	/* --one-shot */
 };
+
+/* The knobs every variant takes (each row of the table has them). */
+#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT)
 
 struct gm_variant {
 	const char *name;
@@ -65,9 +69,11 @@ struct gm_variant {
 
 struct gm_knob_desc {
 	enum gm_knob knob;
-	const char *option;	/* "--copy-chunk" (takes one value) */
+	const char *option;	/* "--copy-chunk" (takes one value, or none
+				   when arg is NULL) */
 	const char *study_key;	/* "copy_chunk"; NULL: no study key */
-	const char *arg;	/* "BYTES", for usage lines */
+	const char *arg;	/* "BYTES", for usage lines; NULL: a flag
+				   (an on/off study key) */
 	const char *help;
 };
 

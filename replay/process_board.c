@@ -48,8 +48,9 @@ static void wait_a_little(struct gm_process_board *b)
 	}
 }
 
-struct gm_process_board *gm_process_board_create(unsigned nr, unsigned min_replays,
-					 int *fd)
+struct gm_process_board *gm_process_board_create(unsigned nr,
+						 unsigned min_replays,
+						 int one_shot, int *fd)
 {
 	struct gm_process_board *b;
 	pthread_mutexattr_t ma;
@@ -89,7 +90,8 @@ struct gm_process_board *gm_process_board_create(unsigned nr, unsigned min_repla
 	pthread_cond_init(&b->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	b->nr = nr;
-	b->min_replays = min_replays ? min_replays : 1;
+	b->one_shot = one_shot;
+	b->min_replays = min_replays && !one_shot ? min_replays : 1;
 	b->below = nr;
 	return b;
 }
@@ -148,7 +150,8 @@ int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 	return ret;
 }
 
-int gm_process_board_completed(struct gm_process_board *b, unsigned i)
+int gm_process_board_completed(struct gm_process_board *b, unsigned i,
+			       int *kept)
 {
 	int more;
 
@@ -159,7 +162,8 @@ int gm_process_board_completed(struct gm_process_board *b, unsigned i)
 			b->below--;
 		}
 	}
-	more = i < b->nr && b->below > 0;
+	more = i < b->nr && !b->one_shot && b->below > 0;
+	*kept = i < b->nr && (more || b->one_shot);
 	unlock(b);
 	return more;
 }

@@ -7,7 +7,8 @@
  * the threads of one process keep with repeat.h and run.c's barriers:
  * all start replaying together (after every process is initialised),
  * every program replays until all have done R replays (each one's last
- * replay discarded), and a failure anywhere stops everyone. A
+ * replay discarded), or exactly once (one-shot, kept), and a failure
+ * anywhere stops everyone. A
  * process-shared robust mutex guards it: a process killed while holding
  * it does not block the others. Every wait has a deadline, and the
  * parent marks the board stopped when a process dies, so no wait outlives
@@ -27,6 +28,7 @@ struct gm_process_board {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned nr, min_replays;
+	int one_shot;			/* each program replays once, kept */
 	unsigned done[GM_PROCESS_MAX_PROGRAMS];	/* completed replays */
 	unsigned below;			/* programs with done < R */
 	unsigned ready, finished;	/* at the init / cleanup barrier */
@@ -38,12 +40,14 @@ struct gm_process_board {
 };
 
 /*
- * Create a board for @nr programs that must each complete @min_replays,
- * in a new memfd (returned in *@fd, inherited across exec: not
- * close-on-exec). Returns the mapped board or NULL (cause recorded).
+ * Create a board for @nr programs that must each complete @min_replays
+ * (or, with @one_shot, replay exactly once), in a new memfd (returned in
+ * *@fd, inherited across exec: not close-on-exec). Returns the mapped
+ * board or NULL (cause recorded).
  */
-struct gm_process_board *gm_process_board_create(unsigned nr, unsigned min_replays,
-					 int *fd);
+struct gm_process_board *gm_process_board_create(unsigned nr,
+						 unsigned min_replays,
+						 int one_shot, int *fd);
 
 /* Map the board of inherited descriptor @fd (a replay process). NULL and
  * a cause when @fd is no board. */
@@ -62,8 +66,9 @@ int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 		       double timeout_s);
 
 /* Program @i completed a replay: 1 to start another, 0 when it was its
- * last (as repeat_completed()). */
-int gm_process_board_completed(struct gm_process_board *b, unsigned i);
+ * last; *@kept whether it counts (as repeat_completed()). */
+int gm_process_board_completed(struct gm_process_board *b, unsigned i,
+			       int *kept);
 
 /* Program @i is done replaying; waits (up to @timeout_s) until every
  * program is, so nobody frees while another still replays. */

@@ -586,6 +586,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	manifest_program_keys(run, &kv);
 	kvfile_set_u64(&kv, "streams", streams);
 	kvfile_set_u64(&kv, "min_replays", run->opt.min_replays);
+	kvfile_set(&kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
 	gm_manifest_repetition(&kv, &run->opt);
 	kvfile_set(&kv, "started_at", run->started_at);
 	run_utc_now(now, sizeof(now));
@@ -721,7 +722,7 @@ int gm_process_run(struct gm_run *run, int argc, char **argv)
 	}
 	if (unique_names(w) == 0) {
 		b = gm_process_board_create(w->nr_programs, run->opt.min_replays,
-					    &board_fd);
+					    run->opt.one_shot, &board_fd);
 	}
 	if (!b || (mps && gm_mps_daemon_start(&daemon, log_dir,
 					      timeout_from_env()) < 0)) {

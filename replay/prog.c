@@ -702,7 +702,7 @@ int gm_replay_next(struct gm_prog *p)
 
 	if (p->replaying) {
 		uint64_t end;
-		int more;
+		int more, kept;
 
 		p->replaying = 0;
 		if (!p->failed && !atomic_load(&run->stop)) {
@@ -728,9 +728,10 @@ int gm_replay_next(struct gm_prog *p)
 			return 0;
 		}
 		pthread_mutex_lock(&run->lock);
-		more = run->board ? gm_process_board_completed(run->board,
-							   run->process_index) :
-				    repeat_completed(p->group, p->group_index);
+		more = run->board ? gm_process_board_completed(
+					    run->board, run->process_index, &kept) :
+				    repeat_completed(p->group, p->group_index,
+						     &kept);
 		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
 			      run->alloc_replays);
 		run->replays[run->nr_replays++] = (struct run_replay_rec){
@@ -739,7 +740,7 @@ int gm_replay_next(struct gm_prog *p)
 			.start_ns = p->start_ns,
 			.end_ns = end,
 			.io_ns = p->io_ns,
-			.kept = more,
+			.kept = kept,
 		};
 		pthread_mutex_unlock(&run->lock);
 		p->replay++;

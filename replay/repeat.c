@@ -8,10 +8,12 @@
 
 #include "strbuf.h"
 
-void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays)
+void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
+		 int one_shot)
 {
 	rc->nr = nr;
-	rc->min_replays = min_replays ? min_replays : 1;
+	rc->one_shot = one_shot;
+	rc->min_replays = min_replays && !one_shot ? min_replays : 1;
 	rc->done = gm_xcalloc(nr ? nr : 1, sizeof(*rc->done));
 	rc->below = nr;
 }
@@ -24,8 +26,11 @@ void repeat_release(struct repeat_ctl *rc)
 	rc->below = 0;
 }
 
-int repeat_completed(struct repeat_ctl *rc, unsigned i)
+int repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept)
 {
+	int more;
+
+	*kept = 0;
 	if (i >= rc->nr) {
 		return 0;
 	}
@@ -33,7 +38,9 @@ int repeat_completed(struct repeat_ctl *rc, unsigned i)
 	if (rc->done[i] == rc->min_replays) {
 		rc->below--;
 	}
-	return rc->below > 0;
+	more = !rc->one_shot && rc->below > 0;
+	*kept = more || rc->one_shot;
+	return more;
 }
 
 int repeat_all_done(const struct repeat_ctl *rc)

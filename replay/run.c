@@ -228,6 +228,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 		   conn && *conn ? conn : "8");
 	kvfile_set_u64(kv, "streams", streams);
 	kvfile_set_u64(kv, "min_replays", run->opt.min_replays);
+	kvfile_set(kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
 	gm_manifest_repetition(kv, &run->opt);
 	kvfile_set(kv, "gpumix_version", GM_VERSION_STRING);
 	kvfile_set(kv, "started_at", run->started_at);
@@ -702,10 +703,17 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		free(log);
 	}
 	run_utc_now(run.started_at, sizeof(run.started_at));
-	gm_log(&run, "replay: workload '%s', variant %s, %u programs, at "
-	       "least %u replays each, run directory '%s'", w->name,
-	       run.opt.variant->name, w->nr_programs, run.opt.min_replays,
-	       run.opt.run_dir);
+	if (run.opt.one_shot) {
+		gm_log(&run, "replay: workload '%s', variant %s, %u programs, "
+		       "one-shot: each replayed once, run directory '%s'",
+		       w->name, run.opt.variant->name, w->nr_programs,
+		       run.opt.run_dir);
+	} else {
+		gm_log(&run, "replay: workload '%s', variant %s, %u programs, "
+		       "at least %u replays each, run directory '%s'", w->name,
+		       run.opt.variant->name, w->nr_programs,
+		       run.opt.min_replays, run.opt.run_dir);
+	}
 
 	if ((run.opt.variant->flags & GM_VARIANT_PROCESSES) && !run.board) {
 		exit_code = gm_process_run(&run, argc, argv);
@@ -744,7 +752,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	run.groups = gm_xcalloc(run.nr_groups, sizeof(*run.groups));
 	for (unsigned g = 0; g < run.nr_groups; g++) {
 		repeat_init(&run.groups[g], run.single ? 1 : w->nr_programs,
-			    run.opt.min_replays);
+			    run.opt.min_replays, run.opt.one_shot);
 	}
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		struct gm_prog *p = &run.progs[i];

@@ -182,7 +182,9 @@ void exec_knob_args(const struct study *s, const struct plan_run *run,
 		if ((run->variant->knobs & k->knob) &&
 		    !study_knob_arg(s, k, buf, sizeof(buf))) {
 			exec_argv_push(a, k->option);
-			exec_argv_push(a, buf);
+			if (k->arg) {	/* (a flag takes none) */
+				exec_argv_push(a, buf);
+			}
 		}
 	}
 }

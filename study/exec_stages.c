@@ -287,9 +287,11 @@ static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 	exec_argv_push(a, run->variant->name);
 	exec_argv_push(a, "-o");
 	exec_argv_push(a, x->runs[i].rundir);
-	exec_argv_push(a, "--min-replays");
-	snprintf(buf, sizeof(buf), "%u", s->min_replays);
-	exec_argv_push(a, buf);
+	if (!s->one_shot) {	/* (--one-shot, a knob, replays once) */
+		exec_argv_push(a, "--min-replays");
+		snprintf(buf, sizeof(buf), "%u", s->min_replays);
+		exec_argv_push(a, buf);
+	}
 	exec_argv_push(a, "--watchdog");
 	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
 	exec_argv_push(a, buf);

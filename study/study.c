@@ -401,6 +401,9 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_MPS_THREADS:
 		ret = load_mps_threads(l, v, what);
 		break;
+	case GM_KNOB_ONE_SHOT:
+		ret = yaml_doc_bool(l->d, v, what, &s->one_shot);
+		break;
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
@@ -532,6 +535,11 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 		if (v && load_knob(l, v, k)) {
 			return -1;
 		}
+	}
+	if (s->one_shot && (v = yaml_doc_get(l->d, map, "min_replays"))) {
+		return yaml_doc_error(l->d, v, "'min_replays' does not apply "
+				      "with 'one_shot': each program replays "
+				      "once");
 	}
 	return 0;
 }
@@ -1467,6 +1475,13 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 			return -1;
 		}
 		snprintf(buf, len, "%s", s->mps_threads);
+		return 0;
+	case GM_KNOB_ONE_SHOT:
+		/* A flag: the option alone when on. */
+		if (!s->one_shot) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", "");
 		return 0;
 	case GM_KNOB_POLICY:
 		break;

@@ -92,6 +92,9 @@ struct study {
 	/* mps_threads: the --mps-threads argument ("PCT" or
 	 * "NAME=PCT,..."), or NULL; the names and where each was given. */
 	char *mps_threads;
+	/* one_shot: each program replays once, all starting together, and
+	 * that replay is kept (--one-shot); min_replays does not apply. */
+	int one_shot;
 	char **mps_names;
 	struct yaml_pos *mps_pos;
 	size_t nr_mps;
@@ -160,8 +163,9 @@ int study_profiles(const struct study *s);
  * "1000" for --timeslice-us, "4194304" for --copy-chunk, "event" for
  * --completion; for the knobs without a study key, what the study derives:
  * "identity" for --elastic when study_same_kernels(), paths.profile for
- * --profile when study_profiles(). Returns 0, or -1 when the study gives
- * the option no value (the policy comes from the plan).
+ * --profile when study_profiles(); "" for a flag that is on (--one-shot:
+ * the option alone). Returns 0, or -1 when the study gives the option no
+ * value or leaves the flag off (the policy comes from the plan).
  */
 int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len);

@@ -9,7 +9,10 @@
 # daemon started (no mps/ directory), the processes' records on one clock
 # (each program's first replay starts before the other's last one ends),
 # and the run directory must load in gpumix analyze with both programs.
-# The summary has each program's mean kept replay time under procs.
+# Each pair again with --one-shot: one kept replay per program, verified,
+# both started together (each before the other ended). The summary has
+# each program's mean kept replay time under procs, and its one-shot
+# time.
 #   GPUMIX_SUITE_BUNDLES=DIR  reuse (and fill) the cache of captured bundles
 #   GPUMIX_PROCS_PAIRS="mm:spmv spmv:stencil"  the pairs (default: these
 #                             three: mm:spmv spmv:stencil cutcp:lbm)
@@ -21,7 +24,7 @@ require_gpu
 suite_scratch procs_variant
 suite_cache
 tmp=$_scratch
-printf 'workload\tstatus\tseconds\tclock_spread_ns\tprogram\tmean_ms\n' >"$_results/summary.tsv"
+printf 'workload\tstatus\tseconds\tclock_spread_ns\tprogram\tmean_ms\tone_shot_ms\n' >"$_results/summary.tsv"
 
 # mean_ms RUN PROGRAM: the mean of its kept replays (end - start - io)
 mean_ms() {
@@ -65,10 +68,23 @@ for pair in ${GPUMIX_PROCS_PAIRS:-mm:spmv spmv:stencil cutcp:lbm}; do
 	check_eq "$name procs: gpumix analyze loads it" 0 "$?"
 	check_eq "$name procs: with both programs' kernels" 2 "$(db_query "$tmp/$name.db" \
 		"SELECT COUNT(DISTINCT programId) FROM CUPTI_ACTIVITY_KIND_KERNEL")"
+	one=$tmp/one-$name
+	out=$("$GPUMIX" replay --variant procs --one-shot --watchdog 120 \
+		-o "$one" "$tmp/$name" 2>&1)
+	rc=$?
+	check_eq "$name procs --one-shot: exit 0, status ok" "0 ok" \
+		"$rc $(field "$one/manifest" status)"
+	[ "$rc" = 0 ] || echo "#   failure: $(field "$one/manifest" failure)"
+	check_eq "$name procs --one-shot: one replay per program, kept" "2 2" \
+		"$(awk -F'\t' 'NR > 1 { n++; k += $6 } END { print n + 0, k + 0 }' "$one/replays.tsv")"
+	as=$(awk -F'\t' -v p="$a" '$1 == p { print $3 }' "$one/replays.tsv")
+	bs=$(awk -F'\t' -v p="$b" '$1 == p { print $3 }' "$one/replays.tsv")
+	check "$name procs --one-shot: started together (each before the other ended)" \
+		test "$as" -lt "$(last_end "$one" "$b")" -a "$bs" -lt "$(last_end "$one" "$a")"
 	for p in "$a" "$b"; do
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$st" "$(($(date +%s) - t0))" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$st" "$(($(date +%s) - t0))" \
 			"$(field "$run/manifest" processes.clock_spread_ns)" "$p" \
-			"$(mean_ms "$run" "$p")" >>"$_results/summary.tsv"
+			"$(mean_ms "$run" "$p")" "$(mean_ms "$one" "$p")" >>"$_results/summary.tsv"
 	done
 done
 sed "s/^/# /" "$_results/summary.tsv"

@@ -46,6 +46,14 @@
  *
  * Knobs (environment):
  *   MOCK_CUDA_FAIL=<function>   that call fails (CUDA_ERROR_UNKNOWN).
+ *   MOCK_CUDA_SLOW=FUNC:N:MS:FILE
+ *                               the N-th call (1-based, in this process)
+ *                               of FUNC sleeps MS ms at its entry, then
+ *                               appends the mock clock (ns: the clock of
+ *                               the activity records and of the replay's
+ *                               times) to FILE: one program's init late,
+ *                               and when it went on. FUNC: one of the
+ *                               calls that check it (cuLibraryLoadData).
  *   MOCK_CUDA_LATENCY_US=N      a queued command runs no sooner than N
  *                               microseconds after its call (default
  *                               200), unless a host thread is blocked
@@ -422,6 +430,33 @@ int mock_failing(const char *fn)
 	const char *f = getenv("MOCK_CUDA_FAIL");
 
 	return f && !strcmp(f, fn);
+}
+
+void mock_slow(const char *fn)
+{
+	static pthread_mutex_t slow_lock = PTHREAD_MUTEX_INITIALIZER;
+	static unsigned calls;
+	const char *k = getenv("MOCK_CUDA_SLOW");
+	char func[64], file[4096];
+	unsigned n, ms, nth;
+	FILE *f;
+
+	if (!k || sscanf(k, "%63[^:]:%u:%u:%4095s", func, &n, &ms, file) != 4 ||
+	    strcmp(func, fn)) {
+		return;
+	}
+	pthread_mutex_lock(&slow_lock);
+	nth = ++calls;
+	pthread_mutex_unlock(&slow_lock);
+	if (nth != n) {
+		return;
+	}
+	usleep(ms * 1000u);
+	f = fopen(file, "a");
+	if (f) {
+		fprintf(f, "%llu\n", (unsigned long long)mock_now());
+		fclose(f);
+	}
 }
 
 #define FAIL_IF(name)                                                          \
@@ -1013,6 +1048,7 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 	(void)libraryOptionValues;
 	(void)numLibraryOptions;
 	FAIL_IF("cuLibraryLoadData");
+	mock_slow("cuLibraryLoadData");
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		return CUDA_ERROR_OUT_OF_MEMORY;

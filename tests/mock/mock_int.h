@@ -102,6 +102,10 @@ unsigned mock_ctx_sms(const struct mctx *c) MOCK_HIDDEN;
 /* 1 when MOCK_CUDA_FAIL names @fn. */
 int mock_failing(const char *fn) MOCK_HIDDEN;
 
+/* MOCK_CUDA_SLOW: when it names this call of @fn, sleep, then note the
+ * time (mock_cuda.c). */
+void mock_slow(const char *fn) MOCK_HIDDEN;
+
 /* Create a stream of context @ctx (cuStreamCreateWithPriority and
  * cuGreenCtxStreamCreate). */
 CUresult mock_stream_create(CUstream *out, unsigned flags, int priority,

@@ -49,14 +49,15 @@ static void child(int fd, unsigned i, unsigned delay_ms, unsigned len_ms,
 	r->start_ns = now_ns();
 	if (r->ready_rc == 0) {
 		for (;;) {
+			int more, kept;
 			usleep(len_ms * 1000);
 			r->replays++;
 			/* (As gm_replay_next checks the board.) */
-			if (!gm_process_board_completed(b, i) ||
-			    gm_process_board_stopped(b)) {
+			more = gm_process_board_completed(b, i, &kept);
+			r->kept += kept;
+			if (!more || gm_process_board_stopped(b)) {
 				break;
 			}
-			r->kept++;
 		}
 	}
 	gm_process_board_finish(b, i, 5);
@@ -65,14 +66,15 @@ static void child(int fd, unsigned i, unsigned delay_ms, unsigned len_ms,
 }
 
 /* Run @nr processes with these delays, lengths and init results. */
-static struct result *run(unsigned nr, unsigned r, const unsigned *delay,
-			  const unsigned *len, const int *ok, int *stopped)
+static struct result *run(unsigned nr, unsigned r, int one_shot,
+			  const unsigned *delay, const unsigned *len,
+			  const int *ok, int *stopped)
 {
 	struct result *out = mmap(NULL, sizeof(struct result) * nr,
 				  PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int fd;
-	struct gm_process_board *b = gm_process_board_create(nr, r, &fd);
+	struct gm_process_board *b = gm_process_board_create(nr, r, one_shot, &fd);
 
 	if (!b || out == MAP_FAILED) {
 		return NULL;
@@ -97,7 +99,7 @@ int main(void)
 
 	{
 		unsigned delay[2] = { 0, 150 }, len[2] = { 10, 40 };
-		struct result *r = run(2, 5, delay, len, NULL, &stopped);
+		struct result *r = run(2, 5, 0, delay, len, NULL, &stopped);
 		CHECK(r != NULL, "two processes ran");
 		CHECK_INT(r[0].ready_rc, 0, "both pass the start barrier");
 		CHECK(r[0].start_ns >= r[1].ready_ns,
@@ -111,9 +113,23 @@ int main(void)
 		munmap(r, 2 * sizeof(*r));
 	}
 	{
+		unsigned delay[2] = { 0, 150 }, len[2] = { 10, 40 };
+		struct result *r = run(2, 5, 1, delay, len, NULL, &stopped);
+		CHECK(r != NULL, "one-shot: two processes ran");
+		CHECK(r[0].start_ns >= r[1].ready_ns,
+		      "one-shot: the early one starts only when the late one "
+		      "is ready");
+		CHECK(r[0].replays == 1 && r[1].replays == 1,
+		      "one-shot: each replays exactly once, the fast one too");
+		CHECK(r[0].kept == 1 && r[1].kept == 1,
+		      "one-shot: and keeps that replay");
+		CHECK(!stopped, "one-shot: nothing stopped the board");
+		munmap(r, 2 * sizeof(*r));
+	}
+	{
 		unsigned delay[3] = { 0, 0, 50 }, len[3] = { 5, 5, 5 };
 		int ok[3] = { 1, 1, 0 };
-		struct result *r = run(3, 3, delay, len, ok, &stopped);
+		struct result *r = run(3, 3, 0, delay, len, ok, &stopped);
 		CHECK(r && r[0].ready_rc < 0 && r[1].ready_rc < 0 &&
 		      r[2].ready_rc < 0,
 		      "a failed init stops every process at the barrier");
@@ -124,7 +140,7 @@ int main(void)
 	}
 	{
 		int fd;
-		struct gm_process_board *b = gm_process_board_create(2, 3, &fd);
+		struct gm_process_board *b = gm_process_board_create(2, 3, 0, &fd);
 		time_t t0 = time(NULL);
 		CHECK(gm_process_board_ready(b, 0, 1, 1) < 0,
 		      "a partner that never comes: the wait times out");
@@ -135,7 +151,7 @@ int main(void)
 	}
 	{
 		int fd, st;
-		struct gm_process_board *b = gm_process_board_create(2, 3, &fd);
+		struct gm_process_board *b = gm_process_board_create(2, 3, 0, &fd);
 		pid_t pid = fork();
 		if (!pid) {
 			pthread_mutex_lock(&b->lock);
@@ -145,12 +161,12 @@ int main(void)
 		CHECK(WIFSIGNALED(st), "a process killed holding the lock");
 		CHECK(gm_process_board_stopped(b),
 		      "does not block the others; the board is stopped");
-		CHECK_INT(gm_process_board_completed(b, 0), 1,
+		CHECK_INT(gm_process_board_completed(b, 0, &(int){ 0 }), 1,
 			  "the lock still works after it");
 		gm_process_board_detach(b);
 		close(fd);
 	}
-	CHECK(gm_process_board_create(0, 3, &(int){ 0 }) == NULL,
+	CHECK(gm_process_board_create(0, 3, 0, &(int){ 0 }) == NULL,
 	      "no board for 0 programs");
 	{
 		int fd = open("/dev/null", O_RDWR);

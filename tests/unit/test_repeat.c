@@ -7,13 +7,13 @@
 #include "test.h"
 
 /* Programs i take len[i] time units per replay; run until all stop. */
-static void simulate(unsigned nr, unsigned r, const unsigned *len,
-		     unsigned *replays, unsigned *kept)
+static void simulate(unsigned nr, unsigned r, int one_shot,
+		     const unsigned *len, unsigned *replays, unsigned *kept)
 {
 	struct repeat_ctl rc;
 	unsigned t_next[8], running = nr;
 
-	repeat_init(&rc, nr, r);
+	repeat_init(&rc, nr, r, one_shot);
 	for (unsigned i = 0; i < nr; i++) {
 		t_next[i] = len[i];
 		replays[i] = kept[i] = 0;
@@ -23,9 +23,11 @@ static void simulate(unsigned nr, unsigned r, const unsigned *len,
 			if (t_next[i] != t) {
 				continue;
 			}
+			int more, k;
 			replays[i]++;
-			if (repeat_completed(&rc, i)) {
-				kept[i]++;
+			more = repeat_completed(&rc, i, &k);
+			kept[i] += k;
+			if (more) {
 				t_next[i] = t + len[i];
 			} else {
 				t_next[i] = 0;
@@ -43,7 +45,7 @@ int main(void)
 
 	{
 		unsigned len[2] = { 3, 10 };
-		simulate(2, 7, len, replays, kept);
+		simulate(2, 7, 0, len, replays, kept);
 		CHECK_INT(replays[1], 7, "slow program does exactly R replays");
 		CHECK_INT(kept[1], 6, "its last one is discarded");
 		CHECK_INT(replays[0], 24, "fast program keeps going until the "
@@ -52,7 +54,7 @@ int main(void)
 	}
 	{
 		unsigned len[3] = { 3, 5, 7 };
-		simulate(3, 3, len, replays, kept);
+		simulate(3, 3, 0, len, replays, kept);
 		CHECK_INT(replays[2], 3, "slowest: R replays");
 		CHECK(replays[0] >= 7 && replays[1] >= 4,
 		      "others replay while it runs");
@@ -61,19 +63,43 @@ int main(void)
 	}
 	{
 		unsigned len[1] = { 4 };
-		simulate(1, 7, len, replays, kept);
+		simulate(1, 7, 0, len, replays, kept);
 		CHECK_INT(replays[0], 7, "a group of one (single) does R");
 		CHECK_INT(kept[0], 6, "and keeps R-1");
 	}
-	repeat_init(&rc, 2, 2);
-	CHECK_INT(repeat_completed(&rc, 0), 1, "continue below R");
-	CHECK_INT(repeat_completed(&rc, 5), 0, "unknown program stops");
+	{
+		unsigned len[3] = { 3, 10, 7 };
+		simulate(3, 7, 1, len, replays, kept);
+		CHECK(replays[0] == 1 && replays[1] == 1 && replays[2] == 1,
+		      "one-shot: every program replays exactly once, the fast "
+		      "one too");
+		CHECK(kept[0] == 1 && kept[1] == 1 && kept[2] == 1,
+		      "one-shot: and that replay is kept");
+		simulate(1, 7, 1, len, replays, kept);
+		CHECK(replays[0] == 1 && kept[0] == 1,
+		      "one-shot, a group of one (single): once, kept");
+	}
+	int k;
+	repeat_init(&rc, 2, 2, 0);
+	CHECK_INT(repeat_completed(&rc, 0, &k), 1, "continue below R");
+	CHECK_INT(k, 1, "a replay that another follows is kept");
+	CHECK_INT(repeat_completed(&rc, 5, &k), 0, "unknown program stops");
+	CHECK_INT(k, 0, "and keeps nothing");
 	CHECK(!repeat_all_done(&rc), "not done");
-	CHECK_INT(repeat_completed(&rc, 0), 1, "continue while another is below R");
-	CHECK_INT(repeat_completed(&rc, 1), 1, "one below R");
-	CHECK_INT(repeat_completed(&rc, 1), 0, "last one reaches R: stop");
+	CHECK_INT(repeat_completed(&rc, 0, &k), 1, "continue while another is below R");
+	CHECK_INT(repeat_completed(&rc, 1, &k), 1, "one below R");
+	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "last one reaches R: stop");
+	CHECK_INT(k, 0, "its last replay is discarded");
 	CHECK(repeat_all_done(&rc), "all done");
-	CHECK_INT(repeat_completed(&rc, 0), 0, "the other stops at its next");
+	CHECK_INT(repeat_completed(&rc, 0, &k), 0, "the other stops at its next");
+	repeat_release(&rc);
+	repeat_init(&rc, 2, 7, 1);
+	CHECK_INT(repeat_completed(&rc, 0, &k), 0,
+		  "one-shot: the first to finish stops while the other runs");
+	CHECK_INT(k, 1, "one-shot: its replay kept");
+	CHECK(!repeat_all_done(&rc), "one-shot: not done until the other is");
+	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "one-shot: the other stops");
+	CHECK(repeat_all_done(&rc), "one-shot: all done");
 	repeat_release(&rc);
 	return test_done();
 }

@@ -301,6 +301,9 @@ static void test_knobs(void)
 			   k->knob == GM_KNOB_SCALE) {
 			/* no default: equal partitions */
 			CHECK_INT(ret, -1, "sm_share has no value unset");
+		} else if (!k->arg) {
+			/* a flag (one_shot): off unless the study sets it */
+			CHECK_INT(ret, -1, "a flag is off unset");
 		} else if (k->study_key) {
 			CHECK_INT(ret, 0, "a knob with a study key has a value");
 		} else {
@@ -405,6 +408,16 @@ static void test_knobs(void)
 		       "replay: {mps_threads: {zz: 50}}\n", &s);
 	CHECK_STR(e, "tests/data/study/mem.yaml:5:24: 'mps_threads' names no "
 		  "program of the study: 'zz'", "mps_threads of no program");
+	study_release(&s);
+
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nvariants: [single, procs]\n"
+		       "replay: {one_shot: true}\n", &s);
+	CHECK_STR(e, "", "one_shot loads");
+	CHECK(s.one_shot && !study_knob_arg(&s, gm_knob_find(GM_KNOB_ONE_SHOT),
+					    buf, sizeof(buf)) && !buf[0],
+	      "  a flag that is on: --one-shot, with no value");
+	CHECK_INT(s.nr_warnings, 0, "  every variant takes it: no warning");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"
