@@ -6,3 +6,4 @@ BENCHES += bench/nss_completion.sh
 BENCHES += bench/elastic_policy.sh
 BENCHES += bench/slurm_overhead.sh
 BENCHES += bench/driver_lock.sh
+BENCHES += bench/probe_overhead.sh

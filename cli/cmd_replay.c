@@ -43,7 +43,7 @@ static const char usage[] =
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"
 	"                     [--mps-threads PCT|NAME=PCT,...]\n"
-	"                     [--repetition R] [--study-seed N]\n"
+	"                     [--repetition R] [--study-seed N] [--probe blocks]\n"
 	"                     [--elastic MODE [--elastic-slice BLOCKS]] DIR";
 
 static void print_help(void)
@@ -407,6 +407,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (o.r.elastic.mode != GM_ELASTIC_OFF ||
 	    o.r.completion == GM_COMPLETION_POLL ||
+	    o.r.probe != GM_PROBE_OFF ||
 	    (o.r.variant->flags & GM_VARIANT_POLICY)) {
 		char *index = gm_path_join(o.dir, "elastic/index");
 		int have = gm_path_exists(index);
@@ -416,7 +417,9 @@ int cmd_replay(int argc, char **argv)
 				 o.dir, o.r.elastic.mode != GM_ELASTIC_OFF ?
 				 "--elastic" :
 				 o.r.completion == GM_COMPLETION_POLL ?
-				 "--completion poll" : "the variant");
+				 "--completion poll" :
+				 o.r.probe != GM_PROBE_OFF ?
+				 "--probe blocks" : "the variant");
 			gm_error_hint("reconstruct it with 'gpumix reconstruct "
 				      "--elastic'");
 			goto out;

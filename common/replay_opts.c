@@ -39,6 +39,7 @@ enum {
 	OPT_MPS_THREADS,
 	OPT_PROCESS_CHILD,
 	OPT_ONE_SHOT,
+	OPT_PROBE,
 	OPT_HELP,
 };
 
@@ -69,6 +70,7 @@ static const struct option longopts[] = {
 	/* Internal: a replay process of a process variant (replay/process_run.c). */
 	{ "process-child", required_argument, NULL, OPT_PROCESS_CHILD },
 	{ "one-shot", no_argument, NULL, OPT_ONE_SHOT },
+	{ "probe", required_argument, NULL, OPT_PROBE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -86,6 +88,23 @@ const char *gm_host_callbacks_name(enum gm_host_callbacks h)
 const char *gm_grid_mode_name(enum gm_grid_mode g)
 {
 	return g == GM_GRID_RESIDENT ? "resident" : "captured";
+}
+
+const char *gm_probe_mode_name(enum gm_probe_mode m)
+{
+	return m == GM_PROBE_BLOCKS ? "blocks" : "off";
+}
+
+int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out)
+{
+	if (!strcmp(s, "blocks")) {
+		*out = GM_PROBE_BLOCKS;
+	} else if (!strcmp(s, "off")) {
+		*out = GM_PROBE_OFF;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out)
@@ -371,6 +390,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 						"'resident', not '%s'", optarg);
 			}
 			o->given |= GM_KNOB_GRID;
+			break;
+		case OPT_PROBE:
+			if (gm_probe_mode_parse(optarg, &o->probe) < 0) {
+				return gm_error("--probe takes 'blocks' or 'off', "
+						"not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_PROBE;
 			break;
 		case OPT_MPS_THREADS:
 			if (gm_mps_threads_check(optarg) < 0) {

@@ -38,6 +38,12 @@ enum gm_grid_mode {
 				   resident maximum, the rest in the loop */
 };
 
+/* The block probe (replay/probe.h). */
+enum gm_probe_mode {
+	GM_PROBE_OFF,
+	GM_PROBE_BLOCKS,	/* each block's SM, start and end */
+};
+
 enum gm_host_callbacks {
 	GM_HOST_CALLBACKS_EMPTY,	/* a host function that returns */
 	GM_HOST_CALLBACKS_TIMED,	/* one that spends the captured time */
@@ -71,6 +77,7 @@ struct gm_replay_opts {
 	enum gm_completion completion;
 	enum gm_grid_mode grid;
 	enum gm_host_callbacks host_callbacks;
+	enum gm_probe_mode probe;
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -78,7 +85,7 @@ struct gm_replay_opts {
 
 /* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog, profiling on, fresh host pages,
  * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
- * where no limit binds, elastic off. */
+ * where no limit binds, elastic off, probe off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);
 
 /*
@@ -123,6 +130,10 @@ const char *gm_completion_name(enum gm_completion c);
 /* "captured" or "resident"; gm_grid_mode_parse() returns -1 for others. */
 const char *gm_host_callbacks_name(enum gm_host_callbacks h);
 const char *gm_grid_mode_name(enum gm_grid_mode g);
+
+/* "blocks" or "off"; gm_probe_mode_parse() returns -1 for others. */
+const char *gm_probe_mode_name(enum gm_probe_mode m);
+int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out);
 int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out);
 
 #endif

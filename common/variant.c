@@ -95,6 +95,10 @@ static const struct gm_knob_desc knobs[] = {
 	  "every program replays exactly once, all starting together (in "
 	  "single: each once alone), and that replay is kept: measured as "
 	  "a native co-run is (--min-replays does not apply)" },
+	{ GM_KNOB_PROBE, "--probe", "probe", "blocks|off",
+	  "the block probe: each block of the transformed kernels records its "
+	  "SM, start and end (probe.tsv, probe.bin); runs the transformed "
+	  "kernels (reconstruct --elastic)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

@@ -52,10 +52,11 @@ enum gm_knob {
 	GM_KNOB_SCALE = 1 << 9,		/* --scale KNEES (scaled partitions) */
 	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
 	GM_KNOB_ONE_SHOT = 1 << 11,	/* --one-shot */
+	GM_KNOB_PROBE = 1 << 12,	/* --probe blocks|off */
 };
 
 /* The knobs every variant takes (each row of the table has them). */
-#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT)
+#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE)
 
 struct gm_variant {
 	const char *name;

@@ -199,3 +199,78 @@ void gm_elastic_index_release(struct gm_elastic_index *x)
 	free(x->arch);
 	memset(x, 0, sizeof(*x));
 }
+
+int gm_elastic_reasons_read(struct gm_elastic_reasons *r, const char *data_dir)
+{
+	char *path = gm_path_join(data_dir, "elastic/kernels.tsv");
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *save = NULL;
+	unsigned n = 0;
+	int ret = -1;
+
+	if (!gm_path_exists(path)) {
+		ret = 0;
+		goto out;
+	}
+	if (gm_read_file(path, &sb) < 0) {
+		goto out;
+	}
+	for (line = strtok_r(sb.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[9];
+		size_t nf = 0;
+		n++;
+		f[nf++] = line;
+		for (char *c = line; *c && nf < 9; c++) {
+			if (*c == '\t') {
+				*c = 0;
+				f[nf++] = c + 1;
+			}
+		}
+		if (nf != 9) {
+			gm_error("'%s' line %u: %zu fields, expected 9", path, n,
+				 nf);
+			goto out;
+		}
+		if (n == 1 || strcmp(f[2], "not-elastic")) {
+			continue;	/* the header, or an elastic kernel */
+		}
+		GM_ALLOC_GROW(r->module, r->nr + 1, r->alloc);
+		r->kernel = gm_xrealloc(r->kernel, r->alloc * sizeof(char *));
+		r->reason = gm_xrealloc(r->reason, r->alloc * sizeof(char *));
+		r->module[r->nr] = gm_xstrdup(f[0]);
+		r->kernel[r->nr] = gm_xstrdup(f[1]);
+		r->reason[r->nr] = gm_xstrdup(f[8]);
+		r->nr++;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(path);
+	return ret;
+}
+
+const char *gm_elastic_reason(const struct gm_elastic_reasons *r,
+			      const char *module, const char *kernel)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		if (!strcmp(r->kernel[i], kernel) &&
+		    (!module || !strcmp(r->module[i], module))) {
+			return r->reason[i];
+		}
+	}
+	return NULL;
+}
+
+void gm_elastic_reasons_release(struct gm_elastic_reasons *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		free(r->module[i]);
+		free(r->kernel[i]);
+		free(r->reason[i]);
+	}
+	free(r->module);
+	free(r->kernel);
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}

@@ -3,8 +3,9 @@
  * The replay's view of DIR/elastic/index, written by `gpumix reconstruct
  * --elastic` (reconstruct/recon_elastic.h): for each original code image
  * (by content hash) its elastic version (transformed PTX, and a cubin for
- * one architecture) and the class of each of its kernels. Pure: reads
- * the file, no CUDA.
+ * one architecture) and the class of each of its kernels; and of
+ * DIR/elastic/kernels.tsv, why a kernel was not made elastic (the block
+ * probe lists such kernels as not probed). Pure: reads files, no CUDA.
  */
 #ifndef GM_ELASTIC_INDEX_H
 #define GM_ELASTIC_INDEX_H
@@ -50,5 +51,30 @@ enum gm_elastic_class gm_elastic_image_class(const struct gm_elastic_image *img,
 					      const char *name);
 
 void gm_elastic_index_release(struct gm_elastic_index *x);
+
+/*
+ * Why kernels were not made elastic: the reason column of
+ * @data_dir/elastic/kernels.tsv for every not-elastic kernel, by module
+ * hash and kernel name.
+ */
+struct gm_elastic_reasons {
+	char **module, **kernel, **reason;
+	size_t nr, alloc;
+};
+
+/*
+ * Read them into @r (zero it first; release it with
+ * gm_elastic_reasons_release() in every case). A missing file gives no
+ * reasons and is not an error (gm_elastic_reason() then says where to
+ * look); a malformed line is, with its number. 0 or -1.
+ */
+int gm_elastic_reasons_read(struct gm_elastic_reasons *r, const char *data_dir);
+
+/* The reason kernel @kernel of module @module was not made elastic, or
+ * NULL when the table does not say. */
+const char *gm_elastic_reason(const struct gm_elastic_reasons *r,
+			      const char *module, const char *kernel);
+
+void gm_elastic_reasons_release(struct gm_elastic_reasons *r);
 
 #endif

@@ -12,6 +12,7 @@
 #include "elastic_launch.h"
 #include "elastic_plan.h"
 #include "error.h"
+#include "probe.h"
 #include "replay_int.h"
 
 int64_t gm_params_fill(struct gm_prog *p, uint32_t launch, uint8_t *buf)
@@ -57,6 +58,8 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 			  CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 			  CU_LAUNCH_PARAM_END };
 	void **ex = NULL;
+	struct gm_probe_slot probe;
+	int r;
 
 	/* Without a recorded layout, the buffer goes as one block. */
 	if (!p->d->kernels[l->kernel].nr_params && size) {
@@ -64,13 +67,17 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 		ex = extra;
 	}
 	if (a) {
+		memcpy(&p->el_args, a, sizeof(*a));
+	}
+	gm_probe_before(p, launch, grid, block, a ? &p->el_args : NULL,
+			&probe);
+	if (a) {
 		/* kargs' extra slot points at p->el_args; the block form
 		 * carries it after the parameters, aligned. */
-		memcpy(&p->el_args, a, sizeof(*a));
 		if (ex) {
 			size_t at = (size + GM_ELASTIC_PARAM_ALIGN - 1) &
 				    ~(size_t)(GM_ELASTIC_PARAM_ALIGN - 1);
-			memcpy(p->param_buf + at, a, sizeof(*a));
+			memcpy(p->param_buf + at, &p->el_args, sizeof(*a));
 			size = at + GM_ELASTIC_PARAM_SIZE;
 		}
 	}
@@ -103,11 +110,14 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 		cfg.hStream = st;
 		cfg.attrs = attrs;
 		cfg.numAttrs = n;
-		return CU_CHECK(cuLaunchKernelEx(&cfg, f, args, ex));
+		r = CU_CHECK(cuLaunchKernelEx(&cfg, f, args, ex));
+	} else {
+		r = CU_CHECK(cuLaunchKernel(f, grid[0], grid[1], grid[2],
+					    block[0], block[1], block[2],
+					    l->smem, st, args, ex));
 	}
-	return CU_CHECK(cuLaunchKernel(f, grid[0], grid[1], grid[2],
-				       block[0], block[1], block[2], l->smem, st,
-				       args, ex));
+	gm_probe_after(p, &probe, r != 0);
+	return r;
 }
 
 /* ---- identity: the captured grid, once ---- */

@@ -30,12 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
 #include "mps_daemon.h"
 #include "process_board.h"
 #include "process_run.h"
+#include "probe.h"
 #include "replay_int.h"
 #include "strbuf.h"
 
@@ -437,6 +439,135 @@ static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
 	return ret;
 }
 
+/* The merged probe files (--probe blocks): probe.tsv's lines, probe.bin. */
+struct merged_probe {
+	struct strbuf tsv;
+	struct atomic_file bin;
+	uint64_t lines, records;
+	int open;
+};
+
+/*
+ * Append child @dir's probe.tsv lines (correlation ids + @corr_base, the
+ * host times + @shift) and probe.bin records to @mp, checking that each
+ * says what the other holds. 0 or -1.
+ */
+static int merge_probe(struct merged_probe *mp, const char *dir,
+		       uint64_t corr_base, int64_t shift)
+{
+	char *tsv = gm_path_join(dir, "probe.tsv");
+	char *bin = gm_path_join(dir, "probe.bin");
+	struct strbuf text = STRBUF_INIT, recs = STRBUF_INIT;
+	uint64_t lines = 0, records = 0, want_lines = 0, want_records = 0;
+	int ret = -1, ended = 0;
+	char *save = NULL;
+
+	if (gm_read_file(tsv, &text) < 0 || gm_read_file(bin, &recs) < 0) {
+		goto out;
+	}
+	if (recs.len < GM_PROBE_HEADER_SIZE ||
+	    memcmp(recs.buf, GM_PROBE_MAGIC, 8)) {
+		gm_error("'%s' is not a probe file", bin);
+		goto out;
+	}
+	for (char *line = strtok_r(text.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[20];
+		size_t nf;
+		if (!lines && !strncmp(line, "program\t", 8)) {
+			continue;	/* the header */
+		}
+		nf = split(line, f, 20);
+		if (!strcmp(f[0], "END")) {
+			if (nf == 3) {
+				want_lines = strtoull(f[1], NULL, 10);
+				want_records = strtoull(f[2], NULL, 10);
+			}
+			ended = 1;
+			break;
+		}
+		if (nf != 18) {
+			gm_error("'%s': malformed line", tsv);
+			goto out;
+		}
+		uint64_t corr = strtoull(f[2], NULL, 10);
+		if (corr) {
+			corr += corr_base;
+		}
+		strbuf_addf(&mp->tsv, "%s\t%s\t%" PRIu64 "\t", f[0], f[1], corr);
+		add_shifted(&mp->tsv, f[3], shift);
+		for (size_t k = 4; k < nf; k++) {
+			strbuf_addf(&mp->tsv, "\t%s", f[k]);
+		}
+		strbuf_addch(&mp->tsv, '\n');
+		records += strtoull(f[16], NULL, 10);
+		lines++;
+	}
+	if (!ended || lines != want_lines || records != want_records ||
+	    recs.len != GM_PROBE_HEADER_SIZE + records * GM_PROBE_REC_SIZE) {
+		gm_error("'%s' and '%s' do not agree (%" PRIu64 " lines, %"
+			 PRIu64 " records)", tsv, bin, lines, records);
+		goto out;
+	}
+	if (atomic_file_write(&mp->bin, recs.buf + GM_PROBE_HEADER_SIZE,
+			      recs.len - GM_PROBE_HEADER_SIZE) < 0) {
+		goto out;
+	}
+	mp->lines += lines;
+	mp->records += records;
+	ret = 0;
+out:
+	strbuf_release(&text);
+	strbuf_release(&recs);
+	free(tsv);
+	free(bin);
+	return ret;
+}
+
+static int merged_probe_open(struct merged_probe *mp, const char *run_dir)
+{
+	char *path = gm_path_join(run_dir, "probe.bin");
+	char head[GM_PROBE_HEADER_SIZE];
+	uint32_t v = GM_PROBE_VERSION, size = GM_PROBE_REC_SIZE;
+	int ret = atomic_file_open(&mp->bin, path, 1);
+
+	free(path);
+	strbuf_init(&mp->tsv, 0);
+	strbuf_addstr(&mp->tsv, GM_PROBE_TSV_HEADER "\n");
+	if (ret < 0) {
+		return -1;
+	}
+	mp->open = 1;
+	memcpy(head, GM_PROBE_MAGIC, 8);
+	memcpy(head + 8, &v, 4);
+	memcpy(head + 12, &size, 4);
+	return atomic_file_write(&mp->bin, head, sizeof(head));
+}
+
+/* Write probe.tsv, then commit probe.bin (or abandon both). 0 or -1. */
+static int merged_probe_commit(struct merged_probe *mp, const char *run_dir,
+			       int ok)
+{
+	char *path = gm_path_join(run_dir, "probe.tsv");
+	int ret = -1;
+
+	if (!mp->open) {
+		free(path);
+		return 0;
+	}
+	strbuf_addf(&mp->tsv, "END\t%" PRIu64 "\t%" PRIu64 "\n", mp->lines,
+		    mp->records);
+	if (ok && gm_write_file_atomic(path, mp->tsv.buf, mp->tsv.len, 1) == 0) {
+		ret = atomic_file_commit(&mp->bin);
+	} else {
+		atomic_file_abort(&mp->bin);
+	}
+	strbuf_release(&mp->tsv);
+	mp->open = 0;
+	free(path);
+	return ret;
+}
+
 /*
  * One clock: each process measured its replay clock minus
  * CLOCK_MONOTONIC. Where two differ by more than sampling noise, the
@@ -505,6 +636,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	const struct gm_workload_desc *w = run->w;
 	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
 	struct run_activity ra;
+	struct merged_probe mp = { 0 };
 	struct strbuf reps = STRBUF_INIT;
 	uint64_t corr = 0, streams = 0, dropped = 0, clients = 0;
 	int64_t spread = clock_shifts(b, c, w->nr_programs);
@@ -513,6 +645,11 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 
 	if (run_activity_open(&ra, run->opt.run_dir) < 0) {
 		return -1;
+	}
+	if (run->opt.probe != GM_PROBE_OFF &&
+	    merged_probe_open(&mp, run->opt.run_dir) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
 	}
 	strbuf_addstr(&reps, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n");
 	for (unsigned i = 0; i < w->nr_programs; i++) {
@@ -557,10 +694,24 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 			dropped += v;
 		}
 		gm_error_clear();
+		uint64_t base = corr;
 		if (merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
-		    merge_replays(&reps, c[i].dir, c[i].shift) < 0) {
+		    merge_replays(&reps, c[i].dir, c[i].shift) < 0 ||
+		    (mp.open && merge_probe(&mp, c[i].dir, base,
+					    c[i].shift) < 0)) {
 			gm_error_report(stderr);
 			ret = -1;
+		}
+		/* The probe's counts add up like the launch counts. */
+		for (size_t k = 0; have_template > 2 && k < part.nr; k++) {
+			uint64_t mine, theirs;
+			if (strncmp(part.keys[k], "probe.", 6) ||
+			    kvfile_get_u64(&part, part.keys[k], &theirs, "") ||
+			    kvfile_get_u64(&kv, part.keys[k], &mine, "")) {
+				gm_error_clear();
+				continue;
+			}
+			kvfile_set_u64(&kv, part.keys[k], mine + theirs);
 		}
 	}
 	if (!have_template) {
@@ -614,6 +765,10 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	if (run_activity_commit(&ra) < 0) {
 		ret = -1;
 	}
+	if (merged_probe_commit(&mp, run->opt.run_dir, ret == 0) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
+	}
 	path = gm_path_join(run->opt.run_dir, "replays.tsv");
 	if (gm_write_file_atomic(path, reps.buf, reps.len, 1) < 0) {
 		ret = -1;
@@ -638,12 +793,14 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 static void drop_parts(struct child *c, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		char *a = gm_path_join(c[i].dir, "activity.tsv");
-		char *r = gm_path_join(c[i].dir, "replays.tsv");
-		unlink(a);
-		unlink(r);
-		free(a);
-		free(r);
+		static const char *const parts[] = {
+			"activity.tsv", "replays.tsv", "probe.tsv", "probe.bin",
+		};
+		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+			char *path = gm_path_join(c[i].dir, parts[k]);
+			unlink(path);
+			free(path);
+		}
 	}
 }
 

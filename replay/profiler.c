@@ -120,6 +120,48 @@ fail:
 	return gm_error("cannot start CUPTI activity profiling");
 }
 
+int profiler_enable_external(struct profiler *pr)
+{
+	if (!pr->enabled) {
+		return 0;
+	}
+	if (CUPTI_CHECK(cuptiActivityEnable(
+		    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))) {
+		return gm_error("cannot turn on CUPTI's external correlation "
+				"records");
+	}
+	pr->external = 1;
+	return 0;
+}
+
+void profiler_external_ids(struct profiler *pr,
+			   void (*fn)(void *ctx, uint64_t ext, uint32_t corr),
+			   void *ctx)
+{
+	struct prof_buffer *head, *last;
+
+	pthread_mutex_lock(&pr->lock);
+	head = pr->head;
+	last = pr->last;
+	pthread_mutex_unlock(&pr->lock);
+	for (struct prof_buffer *b = head; b; b = b->next) {
+		CUpti_Activity *rec = NULL;
+		while (cuptiActivityGetNextRecord(b->data, b->valid, &rec) ==
+		       CUPTI_SUCCESS) {
+			const CUpti_ActivityExternalCorrelation *x =
+				(const void *)rec;
+			if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION &&
+			    x->externalKind ==
+				    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+				fn(ctx, x->externalId, x->correlationId);
+			}
+		}
+		if (b == last) {
+			break;
+		}
+	}
+}
+
 void profiler_release(struct profiler *pr)
 {
 	struct prof_buffer *b, *next;
@@ -127,6 +169,10 @@ void profiler_release(struct profiler *pr)
 	if (pr->enabled) {
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 			cuptiActivityDisable(kinds[i]);
+		}
+		if (pr->external) {
+			cuptiActivityDisable(
+				CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 		}
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	}
@@ -282,9 +328,12 @@ static uint64_t known(uint64_t ts)
 /* A GPU record whose end never came (a kernel still running when a hung
  * run is written): left out of the log, counted. */
 #define INCOMPLETE ((const char *)1)
+/* A record that is the runtime's own bookkeeping (external correlation,
+ * for the block probe): left out, not counted. */
+#define SKIPPED ((const char *)2)
 
 /* Format one record into @line; returns its program, NULL when it belongs
- * to none, or INCOMPLETE. */
+ * to none, INCOMPLETE or SKIPPED. */
 static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				 const char *const *names, unsigned nr_programs,
 				 struct strbuf *line)
@@ -384,6 +433,8 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 		}
 		return prog;
 	}
+	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+		return SKIPPED;
 	default:
 		return NULL;
 	}
@@ -418,6 +469,8 @@ int profiler_write(struct profiler *pr, const char *dir,
 			prog = format_record(pr, rec, names, nr_programs, &line);
 			if (prog == INCOMPLETE) {
 				(*incomplete)++;
+			} else if (prog == SKIPPED) {
+				continue;
 			} else if (prog) {
 				run_activity_add(&ra, &line);
 				(*written)++;

@@ -31,6 +31,7 @@ struct prof_owner {
 
 struct profiler {
 	int enabled;
+	int external;		/* external correlation records on */
 	pthread_mutex_t lock;
 	struct prof_buffer *head, **tail, *last;	/* delivered buffers */
 	uint64_t dropped;
@@ -75,6 +76,23 @@ int profiler_write(struct profiler *pr, const char *dir,
 		   const char *const *names, unsigned nr_programs,
 		   uint64_t *written, uint64_t *unattributed,
 		   uint64_t *incomplete);
+
+/*
+ * Turn on CUPTI's external correlation records (after profiler_start()):
+ * a driver call made while an id of CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
+ * is pushed gets a record pairing that id with the call's correlation id
+ * (the block probe's launches, replay/probe.h). 0 or -1.
+ */
+int profiler_enable_external(struct profiler *pr);
+
+/*
+ * Call @fn(@ctx, external id, correlation id) for every CUSTOM0 external
+ * correlation record delivered so far (flush first). Records of other
+ * kinds are skipped.
+ */
+void profiler_external_ids(struct profiler *pr,
+			   void (*fn)(void *ctx, uint64_t ext, uint32_t corr),
+			   void *ctx);
 
 /* Records CUPTI reported as dropped (after a flush); asks CUPTI. */
 uint64_t profiler_dropped(struct profiler *pr);

@@ -22,6 +22,7 @@
 #include "elastic_launch.h"
 #include "launch_plan.h"
 #include "process_board.h"
+#include "probe.h"
 #include "sched.h"
 #include "fs.h"
 #include "replay_int.h"
@@ -527,7 +528,7 @@ static int prog_init(struct gm_prog *p)
 			return -1;
 		}
 	}
-	return 0;
+	return gm_probe_prog_init(p);
 }
 
 static int prepare_replay(struct gm_prog *p);
@@ -689,7 +690,7 @@ static int prepare_replay(struct gm_prog *p)
 		return gm_error("program '%s': cannot clear its device memory",
 				p->d->name);
 	}
-	if (fresh_host_pages(p) < 0) {
+	if (fresh_host_pages(p) < 0 || gm_probe_replay_begin(p) < 0) {
 		return -1;
 	}
 	p->prepared = 1;
@@ -715,6 +716,11 @@ int gm_replay_next(struct gm_prog *p)
 			}
 		}
 		end = gm_now();
+		/* The probe's records, untimed: the GPU work is done. */
+		if (!p->failed && !atomic_load(&run->stop) &&
+		    gm_probe_replay_end(p) < 0) {
+			p->failed = 1;
+		}
 		if (reset_replay_state(p) < 0 && !p->failed) {
 			p->failed = 1;
 		}
@@ -841,6 +847,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	for (size_t c = 0; c < p->nr_chunks; c++) {
 		cuMemFree(p->chunks[c]);
 	}
+	gm_probe_prog_release(p);
 	for (uint32_t i = 0; i < p->nr_libs_loaded; i++) {
 		cuLibraryUnload(p->libs[i]);
 	}

@@ -31,6 +31,8 @@ struct gm_run;
 struct gm_process_board;
 struct gm_sched;
 struct gm_planner;
+struct gm_probe_prog;
+struct gm_probe_run;
 struct kvfile;
 
 /* An asynchronous D2H copy whose result is checked at the next sync. */
@@ -108,6 +110,7 @@ struct gm_prog {
 	struct repeat_ctl *group;
 	unsigned group_index;
 	void *sched_state;		/* the scheduler's, per program */
+	struct gm_probe_prog *probe;	/* --probe blocks (probe.h), or NULL */
 	int init_done, failed, arrived_end;
 };
 
@@ -144,6 +147,7 @@ struct gm_run {
 	struct watchdog wd;
 	struct profiler prof;
 	struct gm_elastic_index el_index;	/* read when elastic is on */
+	struct gm_probe_run *probe;	/* --probe blocks (probe.h), or NULL */
 	struct {
 		atomic_uint_fast64_t elastic;	/* launches made elastic */
 		atomic_uint_fast64_t physical;	/* kernel launches they took */

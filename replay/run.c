@@ -28,6 +28,7 @@
 #include "launch_plan.h"
 #include "process_board.h"
 #include "process_run.h"
+#include "probe.h"
 #include "replay_int.h"
 #include "sched.h"
 #include "strbuf.h"
@@ -256,6 +257,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	if (run->planner->manifest) {
 		run->planner->manifest(run, kv);
 	}
+	gm_probe_manifest(run, kv);
 	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
 		char mode[32];
 		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
@@ -303,6 +305,10 @@ static int write_run(struct gm_run *run, const char *status,
 			 profiler_dropped(&run->prof);
 	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
 			   &written, &unattributed, &incomplete) < 0) {
+		gm_error_report(stderr);
+		ret = -1;
+	}
+	if (gm_probe_write(run, &run->prof) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
@@ -671,10 +677,12 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 			"variant '%s'\n", run.opt.variant->name);
 		return 1;
 	}
-	/* Polled completion needs the transformed kernels' flag, and a
-	 * policy their elasticity: both run the elastic modules (with
-	 * elasticity off where the planner does not ask for more). */
+	/* Polled completion needs the transformed kernels' flag, a policy
+	 * their elasticity and the probe their probe code: all run the
+	 * elastic modules (with elasticity off where the planner does not
+	 * ask for more). */
 	if ((run.opt.completion == GM_COMPLETION_POLL ||
+	     run.opt.probe != GM_PROBE_OFF ||
 	     (run.opt.variant->flags & GM_VARIANT_POLICY)) &&
 	    run.opt.elastic.mode == GM_ELASTIC_OFF) {
 		run.opt.elastic.mode = GM_ELASTIC_IDENTITY;
@@ -744,6 +752,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		gm_log(&run, "replay: elastic %s, slice %s (0: none), %zu "
 		       "elastic modules for %s", mode, slice, run.el_index.nr,
 		       run.el_index.arch);
+	}
+	if (gm_probe_run_init(&run) < 0) {
+		gm_record_failure(&run);
+		goto finish;
 	}
 
 	run.progs = gm_xcalloc(w->nr_programs, sizeof(*run.progs));
@@ -854,6 +866,7 @@ release:
 		run.planner->run_release(&run);
 	}
 	gm_elastic_index_release(&run.el_index);
+	gm_probe_run_release(&run);
 	free(run.groups);
 	free(run.progs);
 	free(run.targets);

@@ -404,6 +404,16 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_ONE_SHOT:
 		ret = yaml_doc_bool(l->d, v, what, &s->one_shot);
 		break;
+	case GM_KNOB_PROBE:
+		if (yaml_doc_string(l->d, v, what, &word)) {
+			break;
+		}
+		ret = gm_probe_mode_parse(word, &s->probe);
+		if (ret) {
+			yaml_doc_error(l->d, v, "%s must be 'blocks' or 'off', "
+				       "not '%s'", what, word);
+		}
+		break;
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
@@ -540,6 +550,15 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 		return yaml_doc_error(l->d, v, "'min_replays' does not apply "
 				      "with 'one_shot': each program replays "
 				      "once");
+	}
+	/* The probe is in the transformed kernels: every variant runs them. */
+	if (s->probe != GM_PROBE_OFF && !s->same_kernels) {
+		return yaml_doc_error(l->d, yaml_doc_get(l->d, map,
+							 "same_kernels"),
+				      "'same_kernels: false' cannot go with "
+				      "'probe: %s': the probe runs the "
+				      "transformed kernels in every variant",
+				      gm_probe_mode_name(s->probe));
 	}
 	return 0;
 }
@@ -1393,7 +1412,8 @@ int study_has_variant_flags(const struct study *s, unsigned flags)
 
 int study_needs_elastic(const struct study *s)
 {
-	if (study_has_variant_flags(s, GM_VARIANT_POLICY)) {
+	if (study_has_variant_flags(s, GM_VARIANT_POLICY) ||
+	    s->probe != GM_PROBE_OFF) {
 		return 1;
 	}
 	for (size_t i = 0; i < s->nr_variants; i++) {
@@ -1482,6 +1502,13 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 			return -1;
 		}
 		snprintf(buf, len, "%s", "");
+		return 0;
+	case GM_KNOB_PROBE:
+		/* Only when on: the hashes of studies without it stay. */
+		if (s->probe == GM_PROBE_OFF) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", gm_probe_mode_name(s->probe));
 		return 0;
 	case GM_KNOB_POLICY:
 		break;

@@ -84,6 +84,7 @@ struct study {
 	uint64_t copy_chunk;
 	enum gm_completion completion;
 	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
+	enum gm_probe_mode probe;	/* the block probe, every variant */
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
 	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
@@ -135,8 +136,9 @@ int study_has_variant_flags(const struct study *s, unsigned flags);
  * 1 when the study's replays need the elastic modules, so that its
  * workloads are reconstructed with `gpumix reconstruct --elastic`: a
  * listed variant with policies (elastic: the runtime makes its kernels
- * elastic), or `completion: poll` reaching a listed variant that takes
- * it (the transformed kernels set the completion flag).
+ * elastic), `completion: poll` reaching a listed variant that takes
+ * it (the transformed kernels set the completion flag), or `probe:
+ * blocks` (the transformed kernels carry the probe).
  */
 int study_needs_elastic(const struct study *s);
 

@@ -245,4 +245,25 @@ $(grep -c '^reconstruct a+b: --elastic$' args)"
 check_eq "  and the elastic runs are ok" "ok" \
 	"$(field results/t/runs/a+b.elastic.median/manifest status)"
 
+# ---- probe: blocks: every variant, on --elastic builds ----
+d=$tmp/s8
+make_study "$d" "a b" "" "single, cuda, nss"
+export FAKE_LOG=$d/log FAKE_ARGS=$d/args
+cd "$d" || exit 1
+set_replay ", probe: blocks"
+plan=$("$GPUMIX" run --dry-run study.yaml)
+check_match "probe: blocks: the builds are reconstructed with --elastic, every variant runs the transformed kernels" \
+	'^kernels: every build is reconstructed with --elastic; every variant replays the transformed kernels, with elasticity off \(--elastic identity\) \(same_kernels\)$' \
+	"$plan"
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "  every replay gets --probe blocks and --elastic identity" \
+	"--variant single --probe blocks --elastic identity|--variant cuda --probe blocks --elastic identity|--variant nss --timeslice-us 1000 --copy-chunk 4194304 --completion event --probe blocks --elastic identity" \
+	"$(replay_opts a.single)|$(replay_opts a+b.cuda)|$(replay_opts a+b.nss)"
+check_eq "  and every workload is reconstructed with --elastic" "3 3" \
+	"$(grep -c '^reconstruct' args) $(grep -c '^reconstruct [^:]*: --elastic$' args)"
+set_replay ", probe: off"
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "probe: off: no --probe, replays redone (their hash changed)" \
+	"--variant cuda" "$(replay_opts a+b.cuda)"
+
 done_testing

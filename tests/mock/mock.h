@@ -34,4 +34,14 @@ void mock_set_subscriber(void (*fn)(void *userdata, int domain, uint32_t cbid,
 			 void *userdata);
 void mock_enable_callback(uint32_t cbid, int on);
 
+/*
+ * External correlation (cuptiActivityPush/PopExternalCorrelationId): the
+ * calling thread's stack of CUSTOM0 ids; while one is pushed, each API
+ * record is preceded by an external correlation record pairing it with
+ * the call's correlation id (when that kind is on). Push fails (-1) past
+ * 16 ids, pop when none is pushed.
+ */
+int mock_push_external(uint64_t id);
+int mock_pop_external(uint64_t *id);
+
 #endif

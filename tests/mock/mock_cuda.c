@@ -225,6 +225,8 @@ size_t mock_record_size(int kind)
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER:
 		return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+		return sizeof(CUpti_ActivityExternalCorrelation);
 	}
 	return 8;
 }
@@ -240,6 +242,27 @@ void mock_enable_driver_api(uint32_t cbid, int on)
 	}
 }
 
+static __thread uint64_t ext_ids[16];
+static __thread unsigned nr_ext;
+
+int mock_push_external(uint64_t id)
+{
+	if (nr_ext >= sizeof(ext_ids) / sizeof(ext_ids[0])) {
+		return -1;
+	}
+	ext_ids[nr_ext++] = id;
+	return 0;
+}
+
+int mock_pop_external(uint64_t *id)
+{
+	if (!nr_ext) {
+		return -1;
+	}
+	*id = ext_ids[--nr_ext];
+	return 0;
+}
+
 static uint32_t api_record(uint32_t cbid, uint64_t start)
 {
 	CUpti_ActivityAPI a;
@@ -247,6 +270,15 @@ static uint32_t api_record(uint32_t cbid, uint64_t start)
 
 	pthread_mutex_lock(&mock_lock);
 	corr = ++act.corr;
+	if (nr_ext && act.kinds[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION]) {
+		CUpti_ActivityExternalCorrelation x;
+		memset(&x, 0, sizeof(x));
+		x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+		x.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+		x.externalId = ext_ids[nr_ext - 1];
+		x.correlationId = corr;
+		add_record(&x, sizeof(x));
+	}
 	if (act.kinds[CUPTI_ACTIVITY_KIND_DRIVER] &&
 	    !(cbid < sizeof(api_off) && api_off[cbid])) {
 		memset(&a, 0, sizeof(a));
@@ -1546,11 +1578,34 @@ static void wave_time(const struct kernel_cmd *kc)
 	}
 }
 
+/*
+ * The block probe of the transformed kernel: a record per logical block
+ * of the range, in slot block - offset, below probe_cap. Blocks run one
+ * per SM of the context at a time, in waves of MOCK_CUDA_WAVE_US (1 us
+ * by default) from @t0, on the mock clock.
+ */
+static void probe_records(const struct kernel_cmd *kc, uint64_t lo,
+			  uint64_t hi, uint64_t t0)
+{
+	struct gm_probe_rec *rec = (struct gm_probe_rec *)(uintptr_t)kc->el.probe;
+	const char *v = getenv("MOCK_CUDA_WAVE_US");
+	uint64_t wave_ns = v && atoi(v) > 0 ? (uint64_t)atoi(v) * 1000u : 1000u;
+	unsigned sms = kc->sms ? kc->sms : 1;
+
+	for (uint64_t b = lo; b < hi && b - lo < kc->el.probe_cap; b++) {
+		uint64_t i = b - lo;
+		rec[i].start = t0 + (i / sms) * wave_ns;
+		rec[i].dur = (uint32_t)wave_ns;
+		rec[i].sm = (uint32_t)(i % sms);
+	}
+}
+
 static void kernel_exec(struct mock_cmd *c)
 {
 	struct kernel_cmd *kc = (struct kernel_cmd *)c;
 	const struct kdesc *d = kc->k->d;
 	uint64_t threads = (uint64_t)kc->b[0] * kc->b[1] * kc->b[2];
+	uint64_t t0 = mock_now();
 
 	wave_time(kc);
 
@@ -1567,6 +1622,9 @@ static void kernel_exec(struct mock_cmd *c)
 		uint64_t hi = lo + (a->limit < total - lo ? a->limit :
 							    total - lo);
 		d->fn(kc->k->lib, lo * threads, hi * threads, kc->args);
+		if (a->probe) {
+			probe_records(kc, lo, hi, t0);
+		}
 	}
 	if (kc->el.done_flag) {
 		notify(kc);
@@ -1689,6 +1747,14 @@ static CUresult check_elastic(const struct kernel_cmd *kc)
 			"threads, the elastic arguments say %u x %u x %u\n",
 			kc->k->d->name, b[0], b[1], b[2], a->block[0],
 			a->block[1], a->block[2]);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (a->probe && (!a->probe_cap ||
+			 !valid(a->probe, (size_t)a->probe_cap *
+					  sizeof(struct gm_probe_rec)))) {
+		fprintf(stderr, "mock cuda: %s: probe 0x%llx for %u records is "
+			"not device memory\n", kc->k->d->name,
+			(unsigned long long)a->probe, a->probe_cap);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (a->done_flag && (!valid(a->done_flag, 4) ||

@@ -167,6 +167,33 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result,
 	return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI cuptiActivityPushExternalCorrelationId(
+	CUpti_ExternalCorrelationKind kind, uint64_t id)
+{
+	if (kind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	return mock_push_external(id) ? CUPTI_ERROR_INVALID_OPERATION :
+					CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityPopExternalCorrelationId(
+	CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
+{
+	uint64_t id = 0;
+
+	if (kind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	if (mock_pop_external(&id)) {
+		return CUPTI_ERROR_QUEUE_EMPTY;
+	}
+	if (lastId) {
+		*lastId = id;
+	}
+	return CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
 {
 	*timestamp = mock_now();

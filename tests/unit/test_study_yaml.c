@@ -293,9 +293,10 @@ static void test_knobs(void)
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		int ret = study_knob_arg(&s, k, buf, sizeof(buf));
 		if (k->knob == GM_KNOB_HIGH_PRIORITY ||
-		    k->knob == GM_KNOB_MPS_THREADS) {
+		    k->knob == GM_KNOB_MPS_THREADS ||
+		    k->knob == GM_KNOB_PROBE) {
 			/* no default: each workload's first program; no
-			 * active-thread limit */
+			 * active-thread limit; no probe (off is no option) */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
 		} else if (k->knob == GM_KNOB_SM_SHARE ||
 			   k->knob == GM_KNOB_SCALE) {
