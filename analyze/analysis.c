@@ -105,7 +105,7 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			? NULL : gm_an_col_str(st, 19);
 		r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
 			? NULL : gm_an_col_str(st, 20);
-		r->label = gm_run_label(r->workload, r->variant, r->policy);
+		r->label = gm_run_label(r->workload, r->variant, r->policy, 0);
 		r->vlabel = strcmp(r->policy, "none")
 			? gm_xasprintf("%s+%s", r->variant, r->policy)
 			: gm_xstrdup(r->variant);

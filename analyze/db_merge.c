@@ -285,7 +285,8 @@ static int check_conflicts(struct gm_db *db, const char *input)
 	if (rc) {
 		goto out;
 	}
-	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path"
+	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path,"
+		      " s.repetition"
 		      " FROM src.runs s JOIN src.workloads w ON w.id = s.workloadId"
 		      " JOIN main.runs m ON m.hash = s.hash"
 		      " WHERE s.status != m.status OR s.kernelCount != m.kernelCount"
@@ -293,9 +294,10 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		      " OR s.memsetCount != m.memsetCount OR s.apiCount != m.apiCount"
 		      " OR (SELECT count(*) FROM src.replays WHERE runId = s.id) !="
 		      " (SELECT count(*) FROM main.replays WHERE runId = m.id)",
-		      row, 5);
+		      row, 6);
 	if (rc > 0) {
-		char *label = gm_run_label(row[0], row[1], row[2]);
+		char *label = gm_run_label(row[0], row[1], row[2],
+					   strtoll(row[5], NULL, 10));
 		gm_error("run '%s' (loaded from '%s') is in '%s' and in the"
 			 " databases merged before it (loaded from '%s') with the"
 			 " same manifest and replays but other records", label,
@@ -306,20 +308,25 @@ static int check_conflicts(struct gm_db *db, const char *input)
 	if (rc) {
 		goto out;
 	}
-	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path"
+	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path,"
+		      " s.repetition"
 		      " FROM src.runs s JOIN src.workloads w ON w.id = s.workloadId"
 		      " JOIN main.workloads mw ON mw.name = w.name"
 		      " JOIN main.runs m ON m.workloadId = mw.id"
 		      " AND m.variant = s.variant AND m.policy = s.policy"
-		      " WHERE m.hash != s.hash", row, 5);
+		      " AND m.repetition = s.repetition"
+		      " WHERE m.hash != s.hash", row, 6);
 	if (rc > 0) {
-		char *label = gm_run_label(row[0], row[1], row[2]);
+		char *label = gm_run_label(row[0], row[1], row[2],
+					   strtoll(row[5], NULL, 10));
 		gm_error("'%s' holds another run of '%s' (loaded from '%s') than"
 			 " the databases merged before it (loaded from '%s')",
 			 input, label, row[3], row[4]);
-		gm_error_hint("a database holds one run per workload, variant and"
-			      " policy: merge repetitions of a study into separate"
-			      " databases");
+		gm_error_hint("a database holds one run per workload, variant,"
+			      " policy and repetition: merge runs of the same"
+			      " repetition of two studies into separate databases,"
+			      " or replay them as further repetitions"
+			      " (doc/gpumix-analyze.md)");
 		free(label);
 	}
 	if (rc) {

@@ -16,6 +16,7 @@
 #include "demangle.h"
 #include "error.h"
 #include "run_reader.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "string_ids.h"
 #include "strmap.h"
@@ -40,7 +41,8 @@ static const char *const st_sql[NR_ST] = {
 	[ST_FIND_HASH] = "SELECT id, path FROM runs WHERE hash = ?1",
 	[ST_FIND_SLOT] = "SELECT r.id, r.path, r.hash FROM runs r"
 		" JOIN workloads w ON w.id = r.workloadId"
-		" WHERE w.name = ?1 AND r.variant = ?2 AND r.policy = ?3",
+		" WHERE w.name = ?1 AND r.variant = ?2 AND r.policy = ?3"
+		" AND r.repetition = ?4",
 	[ST_FIND_WORKLOAD] = "SELECT id, programCount FROM workloads"
 		" WHERE name = ?1",
 	[ST_INS_WORKLOAD] = "INSERT INTO workloads (name, programCount)"
@@ -52,12 +54,16 @@ static const char *const st_sql[NR_ST] = {
 		" cudaDeviceMaxConnections, streams, minReplays,"
 		" gpumixVersion, startedAt, finishedAt, droppedRecords,"
 		" loadedAt, elastic, timesliceUs, copyChunk,"
-		" hostname, gpu, kernelCount, memcpyCount, memsetCount, apiCount)"
+		" hostname, gpu, repetition, gpuStartSmClockMhz, gpuStartTempC,"
+		" gpuStartThrottle, gpuEndSmClockMhz, gpuEndTempC,"
+		" gpuEndThrottle, kernelCount, memcpyCount, memsetCount, apiCount)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
-		" ?24, ?25, ?26, ?27, ?28, ?29, 0, 0, 0, 0)",
+		" ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
+		" ?36, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
-		" deterministic, highPriority) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		" deterministic, highPriority, replayCv)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_INS_REPLAY] = "INSERT INTO replays (programId, runId, replay,"
 		" start, end, io, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_INS_KERNEL] = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
@@ -178,7 +184,8 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 	st = l->st[ST_FIND_SLOT];
 	if (BIND_TEXT(l, st, 1, run->workload) < 0 ||
 	    BIND_TEXT(l, st, 2, run->variant) < 0 ||
-	    BIND_TEXT(l, st, 3, run->policy) < 0) {
+	    BIND_TEXT(l, st, 3, run->policy) < 0 ||
+	    BIND_INT(l, st, 4, run->repetition) < 0) {
 		return -1;
 	}
 	rc = GM_SQL(l->db->sql, sqlite3_step(st));
@@ -198,8 +205,10 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 			gm_error("the database already holds another run of '%s'"
 				 " (loaded from '%s')", info->label,
 				 info->previous_path);
-			gm_error_hint("use --force to replace it, or load the runs"
-				      " into separate databases");
+			gm_error_hint("use --force to replace it; a further"
+				      " repetition of it says so in its manifest"
+				      " (run.repetition: gpumix replay"
+				      " --repetition)");
 			return -1;
 		}
 		info->outcome = GM_LOAD_REPLACED;
@@ -247,6 +256,21 @@ static int workload_id(struct gm_loader *l, const struct gm_run_dir *run,
 	return 0;
 }
 
+/* A GPU state's three columns from @i on: NULL for what is absent. */
+static int bind_gpu(struct gm_loader *l, sqlite3_stmt *st, int *i,
+		    const struct gm_run_gpu *g)
+{
+	const int64_t v[2] = { g->sm_clock_mhz, g->temp_c };
+
+	for (int k = 0; k < 2; k++) {
+		if ((v[k] < 0 ? GM_SQL(l->db->sql, sqlite3_bind_null(st, (*i)++))
+			      : BIND_INT(l, st, (*i)++, v[k])) < 0) {
+			return -1;
+		}
+	}
+	return BIND_TEXT(l, st, (*i)++, g->throttle);
+}
+
 static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 		      int64_t wid, int64_t *id)
 {
@@ -291,7 +315,10 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 	     ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i++))
 	     : BIND_INT(l, st, i++, run->copy_chunk)) < 0 ||
 	    BIND_TEXT(l, st, i++, run->hostname) < 0 ||
-	    BIND_TEXT(l, st, i++, run->gpu) < 0) {
+	    BIND_TEXT(l, st, i++, run->gpu) < 0 ||
+	    BIND_INT(l, st, i++, run->repetition) < 0 ||
+	    bind_gpu(l, st, &i, &run->gpu_start) < 0 ||
+	    bind_gpu(l, st, &i, &run->gpu_end) < 0) {
 		return -1;
 	}
 	/* SQLITE_STATIC text must outlive the step: it does (run, now). */
@@ -302,6 +329,27 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 	return 0;
 }
 
+/*
+ * The coefficient of variation of program @prog's kept replay times
+ * (replay time minus trace I/O): the spread inside one replay process,
+ * a noise diagnostic (doc/database.md, "Noise"). NAN below 2.
+ */
+static double replay_cv(const struct gm_run_dir *run, size_t prog)
+{
+	double *t = gm_xmalloc((run->nr_replays + 1) * sizeof(*t)), cv;
+	size_t n = 0;
+
+	for (size_t i = 0; i < run->nr_replays; i++) {
+		const struct gm_replay *r = &run->replays[i];
+		if (r->program == prog && r->kept) {
+			t[n++] = (double)(r->end - r->start - r->io);
+		}
+	}
+	cv = gm_cv(t, n);
+	free(t);
+	return cv;
+}
+
 static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 			   int64_t rid, int64_t *pids)
 {
@@ -309,12 +357,15 @@ static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 
 	for (size_t i = 0; i < run->nr_programs; i++) {
 		const struct gm_run_program *p = &run->programs[i];
+		double cv = replay_cv(run, i);
 		if (BIND_INT(l, st, 1, rid) < 0 ||
 		    BIND_INT(l, st, 2, (int64_t)i) < 0 ||
 		    BIND_TEXT(l, st, 3, p->name) < 0 ||
 		    BIND_TEXT(l, st, 4, p->bundle) < 0 ||
 		    BIND_INT(l, st, 5, p->deterministic) < 0 ||
 		    BIND_INT(l, st, 6, run->high_priority == (long)i) < 0 ||
+		    (isnan(cv) ? GM_SQL(l->db->sql, sqlite3_bind_null(st, 7))
+			       : GM_SQL(l->db->sql, sqlite3_bind_double(st, 7, cv))) < 0 ||
 		    step_done(l, st)) {
 			return -1;
 		}
@@ -489,7 +540,8 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	if (gm_run_dir_read(&run, dir)) {
 		goto out;
 	}
-	info->label = gm_run_label(run.workload, run.variant, run.policy);
+	info->label = gm_run_label(run.workload, run.variant, run.policy,
+				   run.repetition);
 	info->replays = run.nr_replays;
 	if (gm_db_begin(l->db)) {
 		goto out;

@@ -5,8 +5,9 @@
  * corrupt or truncated log loads nothing of that run). Loading is
  * idempotent: a run is identified by its content hash (run_reader.h); the
  * same run again is skipped unless forced, and a database holds at most
- * one run per (workload, variant, policy): a different run of the same
- * configuration is refused unless forced, which replaces the old one.
+ * one run per (workload, variant, policy, repetition): a different run of
+ * the same configuration and repetition is refused unless forced, which
+ * replaces the old one.
  */
 #ifndef GM_LOADER_H
 #define GM_LOADER_H

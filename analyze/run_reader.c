@@ -78,6 +78,59 @@ static int read_code(struct gm_run_dir *run, const char *what)
 	return 0;
 }
 
+/* An optional integer key >= 0 into @out, -1 when absent. */
+static int opt_int(struct gm_run_dir *run, const char *key, int64_t *out,
+		   const char *what)
+{
+	const char *v = kvfile_get(&run->manifest, key);
+
+	*out = -1;
+	if (v && gm_tsv_int(v, 0, INT64_MAX, out)) {
+		return gm_error("%s: key '%s' is not an integer >= 0: '%s'", what,
+				key, v);
+	}
+	return 0;
+}
+
+/*
+ * Which repetition of a study's run this is, and the GPU's state around
+ * it (optional keys: doc/run-directory.md).
+ */
+static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
+{
+	struct {
+		const char *prefix;
+		struct gm_run_gpu *g;
+	} sides[] = {
+		{ "gpu.start", &run->gpu_start }, { "gpu.end", &run->gpu_end },
+	};
+	char key[64];
+
+	if (opt_int(run, "run.repetition", &run->repetition, what)) {
+		return -1;
+	}
+	if (run->repetition < 0) {
+		run->repetition = 0;
+	}
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		struct gm_run_gpu *g = sides[i].g;
+		snprintf(key, sizeof(key), "%s.sm_clock_mhz", sides[i].prefix);
+		if (opt_int(run, key, &g->sm_clock_mhz, what)) {
+			return -1;
+		}
+		snprintf(key, sizeof(key), "%s.temp_c", sides[i].prefix);
+		if (opt_int(run, key, &g->temp_c, what)) {
+			return -1;
+		}
+		snprintf(key, sizeof(key), "%s.throttle", sides[i].prefix);
+		g->throttle = kvfile_get(&run->manifest, key);
+		if (g->throttle && !*g->throttle) {
+			return gm_error("%s: '%s' is empty", what, key);
+		}
+	}
+	return 0;
+}
+
 static int read_manifest(struct gm_run_dir *run, const char *what)
 {
 	const char *format, *v;
@@ -150,7 +203,7 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 		return gm_error("%s: workload, variant and policy must not be empty",
 				what);
 	}
-	if (read_code(run, what)) {
+	if (read_code(run, what) || read_repetition_gpu(run, what)) {
 		return -1;
 	}
 	if (n > 4096) {
@@ -356,10 +409,16 @@ void gm_run_dir_release(struct gm_run_dir *run)
 }
 
 char *gm_run_label(const char *workload, const char *variant,
-		   const char *policy)
+		   const char *policy, int64_t repetition)
 {
-	if (!policy || !*policy || !strcmp(policy, "none")) {
-		return gm_xasprintf("%s.%s", workload, variant);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s.%s", workload, variant);
+	if (policy && *policy && strcmp(policy, "none")) {
+		strbuf_addf(&sb, ".%s", policy);
 	}
-	return gm_xasprintf("%s.%s.%s", workload, variant, policy);
+	if (repetition > 0) {
+		strbuf_addf(&sb, ".r%" PRId64, repetition);
+	}
+	return strbuf_detach(&sb, NULL);
 }

@@ -55,6 +55,15 @@ struct gm_run_dir {
 	/* `priority.program` (the priority variant's high-priority program):
 	 * its index into programs[], -1 when absent. */
 	long high_priority;
+	/* `run.repetition`: which repetition of a study's run (0 when
+	 * absent). */
+	int64_t repetition;
+	/* The GPU's state at the start and end (`gpu.start.*`, `gpu.end.*`):
+	 * -1 and NULL for what the manifest does not have. */
+	struct gm_run_gpu {
+		int64_t sm_clock_mhz, temp_c;
+		const char *throttle;
+	} gpu_start, gpu_end;
 
 	size_t nr_programs;
 	struct gm_run_program *programs;	/* owned array */
@@ -80,8 +89,12 @@ void gm_run_dir_release(struct gm_run_dir *run);
 long gm_run_dir_find_program(const struct gm_run_dir *run, const char *name,
 			     size_t len);
 
-/* "workload.variant" or "workload.variant.policy" (caller frees). */
+/*
+ * "workload.variant" or "workload.variant.policy", with ".rR" after it
+ * for a repetition R above 0 (as a study names the run directory);
+ * caller frees.
+ */
 char *gm_run_label(const char *workload, const char *variant,
-		   const char *policy);
+		   const char *policy, int64_t repetition);
 
 #endif

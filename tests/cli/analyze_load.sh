@@ -19,7 +19,7 @@ check_eq "load a study directory: exit 0" 0 "$?"
 check_match "one-line summary" \
 	"^analyze: 5 runs loaded, 17 kernels, 35 records, into .*r\.db in [0-9.]+ s$" "$out"
 check_eq "5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
-check_eq "schema version" 4 "$(q 'PRAGMA user_version')"
+check_eq "schema version" 5 "$(q 'PRAGMA user_version')"
 check_eq "which code each run ran, its timeslice and copy chunk (absent: off, NULL)" \
 	"a+b.cuda|off|| a+b.nss|off||0 a+c.elastic|policy|1000.0|4194304" \
 	"$(q "SELECT w.name || '.' || r.variant, r.elastic, r.timesliceUs, r.copyChunk
@@ -88,37 +88,70 @@ check_eq "--force replaces it: new path" "$tmp/rerun" \
 check_eq "--force replaces it: no orphan kernels" 17 \
 	"$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN runs r ON r.id = k.runId')"
 
+# A repetition of a run is another run: it loads beside it, and only
+# another run of the same repetition is refused.
+rdb=$tmp/rep.db
+"$GPUMIX" -q analyze "$study" -o "$rdb"
+cp -r "$study/a+b.cuda" "$tmp/rep1"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-03T00:00:00Z/' "$tmp/rep1/manifest"
+echo "run.repetition = 1" >>"$tmp/rep1/manifest"
+out=$("$GPUMIX" -v analyze "$tmp/rep1" -o "$rdb" 2>&1)
+check_eq "repetition 1 of a+b.cuda: exit 0" 0 "$?"
+check_match "repetition 1: labelled .r1" "loaded '.*rep1' \(a\+b\.cuda\.r1\)" "$out"
+check_eq "repetition 1: beside repetition 0" "0 1" \
+	"$(sqlite3 "$rdb" "SELECT group_concat(repetition, ' ') FROM (SELECT repetition
+	   FROM runs WHERE variant = 'cuda' AND workloadId = (SELECT id FROM workloads
+	   WHERE name = 'a+b') ORDER BY repetition)")"
+check_eq "repetition 0 of the others" 5 \
+	"$(sqlite3 "$rdb" "SELECT count(*) FROM runs WHERE repetition = 0")"
+cp -r "$tmp/rep1" "$tmp/rep1b"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-04T00:00:00Z/' "$tmp/rep1b/manifest"
+out=$("$GPUMIX" analyze "$tmp/rep1b" -o "$rdb" 2>&1)
+check_match "another run of repetition 1: refused, named" \
+	"another run of 'a\+b\.cuda\.r1' \(loaded from '.*/rep1'\)" "$out"
+check_eq "the replay times' CV per program (a: 100 and 100 us)" 0.0 \
+	"$(sqlite3 "$rdb" "SELECT p.replayCv FROM programs p JOIN runs r ON r.id = p.runId
+	   WHERE r.path = '$study/a+b.single' AND p.name = 'a'")"
+check_eq "... NULL without two kept replays" 0 \
+	"$(sqlite3 "$rdb" "SELECT count(*) FROM programs WHERE replayCv IS NOT NULL AND
+	   runId IN (SELECT id FROM runs WHERE status != 'ok')")"
+
 # Databases this gpumix must not use.
 old=$tmp/old.db
 sqlite3 "$old" "PRAGMA application_id = 1735227441; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$old" 2>&1)
 check_eq "older schema: exit 1" 1 "$?"
-check_eq "older schema: message" "error: '$old' has schema version 0, older than version 4 that this gpumix reads and writes
+check_eq "older schema: message" "error: '$old' has schema version 0, older than version 5 that this gpumix reads and writes
 hint: the database is only a cache of the run directories: remove it and load them again with gpumix analyze" "$out"
 out=$("$GPUMIX" report "$old" 2>&1)
 check_eq "older schema: report refuses too" 1 "$?"
-check_match "older schema: report message" "has schema version 0, older than version 4" "$out"
+check_match "older schema: report message" "has schema version 0, older than version 5" "$out"
 v1=$tmp/v1.db
 sqlite3 "$v1" "PRAGMA application_id = 1735227441; PRAGMA user_version = 1; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v1" 2>&1)
 check_match "a database of schema 1 (no elastic column) is refused" \
-	"has schema version 1, older than version 4" "$out"
+	"has schema version 1, older than version 5" "$out"
 v2=$tmp/v2.db
 sqlite3 "$v2" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v2" 2>&1)
 check_match "a database of schema 2 (no programs.highPriority) is refused" \
-	"has schema version 2, older than version 4" "$out"
+	"has schema version 2, older than version 5" "$out"
 v3=$tmp/v3.db
 sqlite3 "$v3" "PRAGMA application_id = 1735227441; PRAGMA user_version = 3; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$v3" 2>&1)
 check_match "a database of schema 3 (no runs.hostname, runs.gpu) is refused" \
-	"has schema version 3, older than version 4" "$out"
+	"has schema version 3, older than version 5" "$out"
+v4=$tmp/v4.db
+sqlite3 "$v4" "PRAGMA application_id = 1735227441; PRAGMA user_version = 4; CREATE TABLE runs (id INTEGER);"
+out=$("$GPUMIX" analyze "$study" -o "$v4" 2>&1)
+check_match "a database of schema 4 (no runs.repetition) is refused" \
+	"has schema version 4, older than version 5" "$out"
 
 new=$tmp/new.db
 sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 7; CREATE TABLE t (a);"
 out=$("$GPUMIX" analyze "$study" -o "$new" 2>&1)
 check_eq "newer schema: exit 1" 1 "$?"
-check_match "newer schema: message" "has schema version 7, newer than version 4" "$out"
+check_match "newer schema: message" "has schema version 7, newer than version 5" "$out"
 
 other=$tmp/other.db
 sqlite3 "$other" "CREATE TABLE t (a);"

@@ -117,10 +117,10 @@ refused() { # refused WHAT REGEX INPUT...: merge into a copy of a.db and a new f
 sqlite3 "$tmp/v2.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
 refused "schema version 2" \
 	"error: cannot merge '.*/v2.db' into '.*/old.db' \(it was left as it was\)
-  caused by: '.*/v2.db' has schema version 2, older than version 4 that this gpumix reads and writes" \
+  caused by: '.*/v2.db' has schema version 2, older than version 5 that this gpumix reads and writes" \
 	"$tmp/v2.db"
 sqlite3 "$tmp/v9.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = 9; CREATE TABLE t (a);"
-refused "a newer schema" "has schema version 9, newer than version 4" "$tmp/v9.db"
+refused "a newer schema" "has schema version 9, newer than version 5" "$tmp/v9.db"
 sqlite3 "$tmp/other.db" "CREATE TABLE t (a);"
 refused "not a gpumix database" "is a SQLite database but not a gpumix results database" "$tmp/other.db"
 refused "a missing input" "cannot open database '.*/nothing.db'" "$tmp/nothing.db"
@@ -143,6 +143,23 @@ sed -i 's/^finished_at = .*/finished_at = 2025-01-02T00:00:00Z/' "$tmp/rerun/man
 refused "another run of a+b.cuda" \
 	"caused by: '.*/rerun.db' holds another run of 'a\+b.cuda' \(loaded from '.*/rerun'\) than the databases merged before it \(loaded from 'tests/data/runs/good/study/a\+b.cuda'\)" \
 	"$tmp/rerun.db"
+# ... but a repetition of it is a run of its own: merged beside it, and a
+# second run of that repetition is refused with the repetition named.
+cp -r "$study/a+b.cuda" "$tmp/rep1"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-03T00:00:00Z/' "$tmp/rep1/manifest"
+echo "run.repetition = 1" >>"$tmp/rep1/manifest"
+"$GPUMIX" -q analyze "$tmp/rep1" -o "$tmp/rep1.db"
+"$GPUMIX" -q analyze --merge "$tmp/a.db" "$tmp/rep1.db" -o "$tmp/reps.db"
+check_eq "repetitions merge beside each other" "0 1" \
+	"$(q "$tmp/reps.db" "SELECT group_concat(repetition, ' ') FROM (SELECT
+	   r.repetition FROM runs r JOIN workloads w ON w.id = r.workloadId
+	   WHERE w.name = 'a+b' AND r.variant = 'cuda' ORDER BY 1)")"
+cp -r "$tmp/rep1" "$tmp/rep1b"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-04T00:00:00Z/' "$tmp/rep1b/manifest"
+"$GPUMIX" -q analyze "$tmp/rep1b" -o "$tmp/rep1b.db"
+out=$("$GPUMIX" analyze --merge "$tmp/rep1b.db" -o "$tmp/reps.db" 2>&1)
+check_match "another run of repetition 1: refused, the repetition named" \
+	"holds another run of 'a\+b\.cuda\.r1' \(loaded from '.*/rep1b'\)" "$out"
 # The same run (same hash) with other records, and a workload whose
 # program count differs.
 cp "$tmp/a.db" "$tmp/edited.db"
