@@ -17,22 +17,6 @@
 #include "schema.h"
 #include "strbuf.h"
 
-/* Tables shown in full in index.md; the others are linked. */
-static const int inline_tables[] = {
-	GM_T_RANKING, GM_T_SUMMARY, GM_T_IMPROVEMENT, GM_T_LATENCY, GM_T_WAITING,
-	GM_T_OVERLAP, GM_T_UTILIZATION,
-};
-
-static int is_inline(int t)
-{
-	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
-		if (inline_tables[i] == t) {
-			return 1;
-		}
-	}
-	return 0;
-}
-
 int gm_report_check_output(const struct gm_report_options *opt)
 {
 	if (gm_path_exists(opt->out_dir) && !opt->force) {
@@ -86,9 +70,10 @@ static void index_header(const struct gm_analysis *a, const struct gm_table *t,
 		gm_markdown_escape(sb, a->kernels);
 		strbuf_addstr(sb, ".\n\n");
 	}
+	const struct gm_table *paper = &t[gm_report_table_find("paper")];
 	strbuf_addf(sb, "Beside the paper's numbers (Pai et al., ASPLOS'13, on"
-		    " Fermi): [%s](tables/%s.md).\n\n", t[GM_T_PAPER].title,
-		    t[GM_T_PAPER].name);
+		    " Fermi): [%s](tables/%s.md).\n\n", paper->title,
+		    paper->name);
 	if (a->nnotes) {
 		strbuf_addstr(sb, "## Notes\n\n");
 		for (size_t i = 0; i < a->nnotes; i++) {
@@ -251,7 +236,7 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	if (gm_mkdir_p(tdir, 0755) || gm_mkdir_p(fdir, 0755)) {
 		goto out;
 	}
-	for (int i = 0; i < GM_T_COUNT; i++) {
+	for (size_t i = 0; i < gm_report_table_count; i++) {
 		char *name = gm_xasprintf("%s.md", t[i].name);
 		strbuf_reset(&sb);
 		gm_table_markdown(&t[i], &sb, 1);
@@ -282,26 +267,27 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	res->timelines = ntl;
 
 	index_header(a, t, opt, &idx);
-	for (size_t i = 0; i < sizeof(inline_tables) / sizeof(inline_tables[0]); i++) {
-		gm_table_markdown(&t[inline_tables[i]], &idx, 1);
-		strbuf_addf(&idx, "\n[CSV](tables/%s.csv)\n\n",
-			    t[inline_tables[i]].name);
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		if (gm_report_table_list[i].inline_shown) {
+			gm_table_markdown(&t[i], &idx, 1);
+			strbuf_addf(&idx, "\n[CSV](tables/%s.csv)\n\n", t[i].name);
+		}
 	}
 	index_figures(&figs, &idx, opt->figures);
 	index_timelines(tl, ntl, &idx);
 	strbuf_addstr(&idx, "## All tables\n\n");
-	for (int i = 0; i < GM_T_COUNT; i++) {
+	for (size_t i = 0; i < gm_report_table_count; i++) {
 		strbuf_addstr(&idx, "- [");
 		gm_markdown_escape(&idx, t[i].title);
 		strbuf_addf(&idx, "](tables/%s.md) ([CSV](tables/%s.csv))%s\n",
-			    t[i].name, t[i].name, is_inline(i) ? " (shown above)" : "");
+			    t[i].name, t[i].name,
+			    gm_report_table_list[i].inline_shown ? " (shown above)" : "");
 	}
 	if (write_file(dir, "index.md", &idx)) {
 		goto out;
 	}
 	struct gm_report_page pg = {
-		.a = a, .t = t, .opt = opt, .inline_tables = inline_tables,
-		.ninline = sizeof(inline_tables) / sizeof(inline_tables[0]),
+		.a = a, .t = t, .opt = opt,
 		.figs = opt->figures ? &figs : NULL, .fig_dir = fdir,
 		.tl = tl, .ntl = ntl,
 	};

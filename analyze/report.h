@@ -41,7 +41,7 @@ struct gm_report_result {
 int gm_report_check_output(const struct gm_report_options *opt);
 
 /*
- * Write the report for @a with the tables @t (GM_T_COUNT of them) into
+ * Write the report for @a with the tables @t (gm_report_tables()) into
  * @opt->out_dir. Returns 0, or -1 (cause recorded, nothing left behind
  * under the final name).
  */

@@ -55,8 +55,9 @@ static void header(const struct gm_report_page *pg, struct strbuf *sb)
 		strbuf_addstr(sb, ".</p>\n");
 	}
 	strbuf_addf(sb, "<p>Beside the paper's numbers (Pai et al., ASPLOS'13,"
-		    " on Fermi): <a href=\"tables/%s.md\">", pg->t[GM_T_PAPER].name);
-	gm_html_escape(sb, pg->t[GM_T_PAPER].title);
+		    " on Fermi): <a href=\"tables/%s.md\">",
+		    pg->t[gm_report_table_find("paper")].name);
+	gm_html_escape(sb, pg->t[gm_report_table_find("paper")].title);
 	strbuf_addstr(sb, "</a>.</p>\n");
 	if (a->nnotes) {
 		strbuf_addstr(sb, "<h2>Notes</h2>\n<ul>\n");
@@ -164,8 +165,11 @@ int gm_report_html(const struct gm_report_page *pg, struct strbuf *out)
 		    "<meta charset=\"utf-8\">\n<title>gpumix report</title>\n"
 		    "<style>\n%s</style>\n</head>\n<body>\n", style);
 	header(pg, out);
-	for (size_t i = 0; i < pg->ninline; i++) {
-		const struct gm_table *t = &pg->t[pg->inline_tables[i]];
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		const struct gm_table *t = &pg->t[i];
+		if (!gm_report_table_list[i].inline_shown) {
+			continue;
+		}
 		gm_table_html(t, out);
 		strbuf_addf(out, "<p><a href=\"tables/%s.csv\">CSV</a></p>\n",
 			    t->name);
@@ -175,11 +179,8 @@ int gm_report_html(const struct gm_report_page *pg, struct strbuf *out)
 	}
 	timelines(pg, out);
 	strbuf_addstr(out, "<h2>All tables</h2>\n<ul>\n");
-	for (int i = 0; i < GM_T_COUNT; i++) {
-		int shown = 0;
-		for (size_t k = 0; k < pg->ninline; k++) {
-			shown |= pg->inline_tables[k] == i;
-		}
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		int shown = gm_report_table_list[i].inline_shown;
 		strbuf_addf(out, "<li><a href=\"tables/%s.md\">", pg->t[i].name);
 		gm_html_escape(out, pg->t[i].title);
 		strbuf_addf(out, "</a> (<a href=\"tables/%s.csv\">CSV</a>)%s</li>\n",

@@ -15,7 +15,7 @@
 
 #define MS(ns) ((ns) / 1e6)
 
-static void summary(const struct gm_analysis *a, struct gm_table *t)
+void gm_report_latency_table(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"programs", "variant", "program runs", "p50 slowdown geomean",
@@ -75,7 +75,8 @@ static void summary(const struct gm_analysis *a, struct gm_table *t)
 	}
 }
 
-static void per_program(const struct gm_analysis *a, struct gm_table *t)
+void gm_report_latency_runs_table(const struct gm_analysis *a,
+				  struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"workload", "variant", "program", "priority", "kept replays",
@@ -109,11 +110,4 @@ static void per_program(const struct gm_analysis *a, struct gm_table *t)
 			gm_table_text(t, 11, "%s", p->alone_from ? p->alone_from : "");
 		}
 	}
-}
-
-void gm_report_latency_tables(const struct gm_analysis *a, struct gm_table *t,
-			      struct gm_table *runs)
-{
-	summary(a, t);
-	per_program(a, runs);
 }

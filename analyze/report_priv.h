@@ -19,10 +19,8 @@ struct gm_report_timeline {
 /* Everything one index page shows. */
 struct gm_report_page {
 	const struct gm_analysis *a;
-	const struct gm_table *t;		/* GM_T_COUNT tables */
+	const struct gm_table *t;		/* the registry's tables */
 	const struct gm_report_options *opt;
-	const int *inline_tables;		/* shown in full */
-	size_t ninline;
 	const struct gm_figures *figs;
 	const char *fig_dir;			/* where the SVGs are */
 	const struct gm_report_timeline *tl;

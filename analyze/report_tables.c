@@ -5,6 +5,7 @@
  */
 #include "report_tables.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,17 +141,12 @@ static void wait_cells(struct gm_table *t, size_t col,
 	}
 }
 
-static void waiting(const struct gm_analysis *a, struct gm_table *t,
-		    struct gm_table *runs)
+static void waiting(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"variant", "kernels", "mean (ms)", "median (ms)", "p95 (ms)",
 		"kernels with split", "API->queued (ms)", "queued->submitted (ms)",
 		"submitted->start (ms)", NULL,
-	};
-	static const char *const rcols[] = {
-		"workload", "variant", "kernels", "mean (ms)", "median (ms)",
-		"p95 (ms)", NULL,
 	};
 
 	gm_table_init(t, "waiting", "Kernel waiting time (paper Fig. 9)", cols);
@@ -163,6 +159,15 @@ static void waiting(const struct gm_analysis *a, struct gm_table *t,
 		gm_table_text(t, 0, "%s", a->variants[v].label);
 		wait_cells(t, 1, &a->variants[v].wait, 1);
 	}
+}
+
+static void waiting_runs(const struct gm_analysis *a, struct gm_table *runs)
+{
+	static const char *const rcols[] = {
+		"workload", "variant", "kernels", "mean (ms)", "median (ms)",
+		"p95 (ms)", NULL,
+	};
+
 	gm_table_init(runs, "waiting-runs", "Kernel waiting time per run", rcols);
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
@@ -192,18 +197,12 @@ static void overlap_cells(struct gm_table *t, size_t col, const double *ns,
 	}
 }
 
-static void overlap(const struct gm_analysis *a, struct gm_table *t,
-		    struct gm_table *runs)
+static void overlap(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"variant", "EXCLUSIVE %", "SHARED/FULL %", "SHARED/RESTRICTED %",
 		"SHARED/PARTIAL %", "EXCLUSIVE n", "FULL n", "RESTRICTED n",
 		"PARTIAL n", NULL,
-	};
-	static const char *const rcols[] = {
-		"workload", "variant", "EXCLUSIVE %", "SHARED/FULL %",
-		"SHARED/RESTRICTED %", "SHARED/PARTIAL %", "EXCLUSIVE n",
-		"FULL n", "RESTRICTED n", "PARTIAL n", NULL,
 	};
 
 	gm_table_init(t, "overlap", "Overlap breakdown (paper Fig. 8)", cols);
@@ -216,6 +215,16 @@ static void overlap(const struct gm_analysis *a, struct gm_table *t,
 		gm_table_text(t, 0, "%s", a->variants[v].label);
 		overlap_cells(t, 1, a->variants[v].cat_ns, a->variants[v].cat_n);
 	}
+}
+
+static void overlap_runs(const struct gm_analysis *a, struct gm_table *runs)
+{
+	static const char *const rcols[] = {
+		"workload", "variant", "EXCLUSIVE %", "SHARED/FULL %",
+		"SHARED/RESTRICTED %", "SHARED/PARTIAL %", "EXCLUSIVE n",
+		"FULL n", "RESTRICTED n", "PARTIAL n", NULL,
+	};
+
 	gm_table_init(runs, "overlap-runs", "Overlap breakdown per run", rcols);
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
@@ -229,16 +238,11 @@ static void overlap(const struct gm_analysis *a, struct gm_table *t,
 	}
 }
 
-static void utilization(const struct gm_analysis *a, struct gm_table *t,
-			struct gm_table *runs)
+static void utilization(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"variant", "runs", "running kernels", "threads %", "registers %",
 		"shared memory %", "blocks %", NULL,
-	};
-	static const char *const rcols[] = {
-		"workload", "variant", "span (ms)", "kernels", "running kernels",
-		"threads %", "registers %", "shared memory %", "blocks %", NULL,
 	};
 
 	gm_table_init(t, "utilization",
@@ -259,6 +263,15 @@ static void utilization(const struct gm_analysis *a, struct gm_table *t,
 			gm_table_num(t, 3 + u, 100.0 * var->util[u], 1);
 		}
 	}
+}
+
+static void utilization_runs(const struct gm_analysis *a, struct gm_table *runs)
+{
+	static const char *const rcols[] = {
+		"workload", "variant", "span (ms)", "kernels", "running kernels",
+		"threads %", "registers %", "shared memory %", "blocks %", NULL,
+	};
+
 	gm_table_init(runs, "utilization-runs",
 		      "Running kernels and utilization per run", rcols);
 	for (size_t i = 0; i < a->nruns; i++) {
@@ -357,18 +370,50 @@ static void runs(const struct gm_analysis *a, struct gm_table *t)
 	}
 }
 
+const struct gm_report_table_def gm_report_table_list[] = {
+	{ "ranking", 1, gm_report_ranking_table },
+	{ "summary", 1, summary },
+	{ "improvement", 1, improvement },
+	{ "workloads", 0, workloads },
+	{ "programs", 0, programs },
+	{ "latency", 1, gm_report_latency_table },
+	{ "latency-runs", 0, gm_report_latency_runs_table },
+	{ "waiting", 1, waiting },
+	{ "waiting-runs", 0, waiting_runs },
+	{ "overlap", 1, overlap },
+	{ "overlap-runs", 0, overlap_runs },
+	{ "utilization", 1, utilization },
+	{ "utilization-runs", 0, utilization_runs },
+	{ "resources", 0, resources },
+	{ "runs", 0, runs },
+	{ "paper", 0, gm_report_paper_table },
+};
+
+const size_t gm_report_table_count =
+	sizeof(gm_report_table_list) / sizeof(gm_report_table_list[0]);
+
+long gm_report_table_find(const char *name)
+{
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		if (!strcmp(gm_report_table_list[i].name, name)) {
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t)
 {
-	gm_report_ranking_table(a, &t[GM_T_RANKING]);
-	summary(a, &t[GM_T_SUMMARY]);
-	improvement(a, &t[GM_T_IMPROVEMENT]);
-	workloads(a, &t[GM_T_WORKLOADS]);
-	programs(a, &t[GM_T_PROGRAMS]);
-	gm_report_latency_tables(a, &t[GM_T_LATENCY], &t[GM_T_LATENCY_RUNS]);
-	waiting(a, &t[GM_T_WAITING], &t[GM_T_WAITING_RUNS]);
-	overlap(a, &t[GM_T_OVERLAP], &t[GM_T_OVERLAP_RUNS]);
-	utilization(a, &t[GM_T_UTILIZATION], &t[GM_T_UTILIZATION_RUNS]);
-	resources(a, &t[GM_T_RESOURCES]);
-	runs(a, &t[GM_T_RUNS]);
-	gm_report_paper_table(a, &t[GM_T_PAPER]);
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		gm_report_table_list[i].build(a, &t[i]);
+		/* The row's name is the builder's (a table knows its name). */
+		assert(!strcmp(t[i].name, gm_report_table_list[i].name));
+	}
+}
+
+void gm_report_tables_release(struct gm_table *t)
+{
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		gm_table_release(&t[i]);
+	}
 }

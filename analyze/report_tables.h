@@ -14,36 +14,42 @@
 #include "analysis.h"
 #include "table.h"
 
-enum gm_report_table {
-	GM_T_RANKING,
-	GM_T_SUMMARY,
-	GM_T_IMPROVEMENT,
-	GM_T_WORKLOADS,
-	GM_T_PROGRAMS,
-	GM_T_LATENCY,
-	GM_T_LATENCY_RUNS,
-	GM_T_WAITING,
-	GM_T_WAITING_RUNS,
-	GM_T_OVERLAP,
-	GM_T_OVERLAP_RUNS,
-	GM_T_UTILIZATION,
-	GM_T_UTILIZATION_RUNS,
-	GM_T_RESOURCES,
-	GM_T_RUNS,
-	GM_T_PAPER,
-	GM_T_COUNT
+/*
+ * The registry of the report's tables, in the order the report writes
+ * them: a table is one row (its name, the file stem in the report
+ * directory and the value of `gpumix report --table`; whether index.md
+ * and index.html show it in full rather than only link it; the function
+ * that builds it from the analysis, which names the table the same).
+ */
+struct gm_report_table_def {
+	const char *name;
+	int inline_shown;
+	void (*build)(const struct gm_analysis *a, struct gm_table *t);
 };
 
-/* Fill @t[0..GM_T_COUNT-1] (release each with gm_table_release()). */
+extern const struct gm_report_table_def gm_report_table_list[];
+extern const size_t gm_report_table_count;
+
+/* The index of the table called @name in the registry, or -1. */
+long gm_report_table_find(const char *name);
+
+/*
+ * Build every table of the registry into @t[0..gm_report_table_count)
+ * (release each with gm_report_tables_release()).
+ */
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
+
+/* Release the gm_report_table_count tables @t. */
+void gm_report_tables_release(struct gm_table *t);
 
 /*
  * The latency tables (report_latency.c): per workload size and variant
- * the p50/p99 slowdowns (@t, "latency"), and per program and run the
- * replay-time percentiles and slowdowns (@runs, "latency-runs").
+ * the p50/p99 slowdowns ("latency"), and per program the replay-time
+ * percentiles and slowdowns ("latency-runs").
  */
-void gm_report_latency_tables(const struct gm_analysis *a, struct gm_table *t,
-			      struct gm_table *runs);
+void gm_report_latency_table(const struct gm_analysis *a, struct gm_table *t);
+void gm_report_latency_runs_table(const struct gm_analysis *a,
+				  struct gm_table *t);
 
 /*
  * The ranking of the mechanisms (report_ranking.c): per workload size,

@@ -20,7 +20,7 @@
 #include "error.h"
 #include "strbuf.h"
 
-static const char usage[] =
+static const char usage_fmt[] =
 	"usage: gpumix report <database> [-o <dir> [--force] [--no-figures]]\n"
 	"                     [--format md|csv] [--table <name>]\n"
 	"                     [--kernel <name>] [--run <run>]\n"
@@ -38,15 +38,7 @@ static const char usage[] =
 	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
 	"    --format md|csv     format of the tables printed on stdout"
 	" (default: md)\n"
-	"    --table <name>      print only this table: ranking, summary,"
-	" improvement,\n"
-	"                        workloads, programs, latency, latency-runs,"
-	" waiting,\n"
-	"                        waiting-runs, overlap, overlap-runs,"
-	" utilization,\n"
-	"                        utilization-runs,"
-	" resources, runs, paper (the paper's\n"
-	"                        numbers beside ours)\n"
+	"    --table <name>      print only this table: %s\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -75,12 +67,33 @@ static const char usage[] =
 	" the\ndatabase cannot be read, an option names no kernel or run, or"
 	" gnuplot\nfailed; 2 usage error.";
 
-static const char *const table_names[GM_T_COUNT] = {
-	"ranking", "summary", "improvement", "workloads", "programs", "latency",
-	"latency-runs", "waiting",
-	"waiting-runs", "overlap", "overlap-runs", "utilization",
-	"utilization-runs", "resources", "runs", "paper",
-};
+/*
+ * The usage text, with the table names from the registry (each line of
+ * the list indented under the option's description).
+ */
+static char *make_usage(void)
+{
+	struct strbuf names = STRBUF_INIT;
+	size_t col = 45;	/* where the list starts on its first line */
+	char *u;
+
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		const char *n = gm_report_table_list[i].name;
+		if (i) {
+			strbuf_addch(&names, ',');
+			col++;
+		}
+		if (col + 1 + strlen(n) + 1 > 78) {
+			strbuf_addstr(&names, "\n                       ");
+			col = 23;
+		}
+		strbuf_addf(&names, "%s%s", i ? " " : "", n);
+		col += strlen(n) + 1;
+	}
+	u = gm_xasprintf(usage_fmt, names.buf);
+	strbuf_release(&names);
+	return u;
+}
 
 /* The recorded error as a usage error (the message is the option's). */
 static int usage_from_error(const char *u)
@@ -92,12 +105,12 @@ static int usage_from_error(const char *u)
 	return gm_usage_error(u, "%s", msg);
 }
 
-static void print_tables(struct gm_table *t, int only, int csv)
+static void print_tables(struct gm_table *t, long only, int csv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (int i = 0; i < GM_T_COUNT; i++) {
-		if (only >= 0 && i != only) {
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		if (only >= 0 && (long)i != only) {
 			continue;
 		}
 		if (csv) {
@@ -117,7 +130,18 @@ static void print_tables(struct gm_table *t, int only, int csv)
 	strbuf_release(&sb);
 }
 
+static int report(int argc, char **argv, const char *usage);
+
 int cmd_report(int argc, char **argv)
+{
+	char *usage = make_usage();
+	int ret = report(argc, argv, usage);
+
+	free(usage);
+	return ret;
+}
+
+static int report(int argc, char **argv, const char *usage)
 {
 	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
 	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX };
@@ -139,9 +163,10 @@ int cmd_report(int argc, char **argv)
 	struct gm_report_options ropt = { 0 };
 	struct gm_analysis_options aopt = { 0 };
 	struct gm_analysis an;
-	struct gm_table tables[GM_T_COUNT];
+	struct gm_table *tables = NULL;
 	struct gm_db db = GM_DB_INIT;
-	int csv = 0, only = -1, c, ret = GM_EXIT_ERROR, have_tables = 0;
+	long only = -1;
+	int csv = 0, c, ret = GM_EXIT_ERROR;
 	int timelines = 1, tl_opts = 0;
 	double t0 = gm_now_s();
 
@@ -168,12 +193,8 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case OPT_TABLE:
-			for (only = 0; only < GM_T_COUNT; only++) {
-				if (!strcmp(table_names[only], optarg)) {
-					break;
-				}
-			}
-			if (only == GM_T_COUNT) {
+			only = gm_report_table_find(optarg);
+			if (only < 0) {
 				return gm_usage_error(usage, "no table called '%s'",
 						      optarg);
 			}
@@ -239,8 +260,8 @@ int cmd_report(int argc, char **argv)
 		gm_cli_fail();
 		goto out_an;
 	}
+	tables = gm_xcalloc(gm_report_table_count, sizeof(*tables));
 	gm_report_tables(&an, tables);
-	have_tables = 1;
 	for (size_t i = 0; i < an.nnotes; i++) {
 		gm_note("note: %s", an.notes[i]);
 	}
@@ -265,10 +286,9 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = GM_EXIT_OK;
 out_tables:
-	if (have_tables) {
-		for (int i = 0; i < GM_T_COUNT; i++) {
-			gm_table_release(&tables[i]);
-		}
+	if (tables) {
+		gm_report_tables_release(tables);
+		free(tables);
 	}
 out_an:
 	gm_analysis_release(&an);
