@@ -3,7 +3,8 @@
 # make demo: the main job. Runs the demo study (workloads/demo.yaml) end to
 # end on the GPU: captures three suite programs, reconstructs each program
 # and each of their three pairs once, replays each program alone (single)
-# and each pair sharing the GPU (cuda, nss), loads every run into
+# and each pair sharing the GPU (cuda, nss, elastic), every run 3 times
+# (repeats, the default), loads every run into
 # results/demo/results.db and writes the report to
 # results/demo/report/. Resumable: run it again to continue or to reuse
 # what is done. Without a GPU it says so and fails.

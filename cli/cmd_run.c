@@ -32,7 +32,9 @@ static const char help[] =
 	"\n"
 	"Run the study described by <file.yaml> (doc/study-yaml.md): capture\n"
 	"each program once, reconstruct each workload once and replay it\n"
-	"under every variant (and policy), make the kernel profile of the\n"
+	"under every variant (and policy), 'repeats' times (3 by default,\n"
+	"each repetition a replay of its own, in an order shuffled with the\n"
+	"study's 'seed'), make the kernel profile of the first repetition's\n"
 	"single runs for the elastic runs, load each run into the database as\n"
 	"it finishes and write the report. Interrupted (Ctrl-C, SIGTERM, even\n"
 	"SIGKILL), the same command continues where it stopped; finished\n"
@@ -41,8 +43,8 @@ static const char help[] =
 	"\n"
 	"    --dry-run       print the plan: programs, builds (one per\n"
 	"                    workload), the profile, runs (workloads x\n"
-	"                    variants), which captures are missing, what is\n"
-	"                    still to do\n"
+	"                    variants x repetitions, in the order they run),\n"
+	"                    which captures are missing, what is still to do\n"
 	"    --retry-failed  run failed and hung stages again\n"
 	"    -o <dir>        put the study's outputs under <dir> (paths.output)\n"
 	"    --gpus <which>  replay side by side on GPUs of this node, one run\n"
@@ -90,13 +92,16 @@ static char *stage_exec_path(void)
 static void one_line_summary(const struct study *s,
 			     const struct study_outcome *o)
 {
-	char t[32];
+	char t[32], more[64] = "";
 	char *sum = study_path_display(s->paths.summary);
 
 	study_progress_format_duration(t, sizeof(t), o->seconds);
+	if (o->not_needed) {
+		snprintf(more, sizeof(more), ", %zu not needed", o->not_needed);
+	}
 	gm_note("study '%s': %zu runs: %zu ok, %zu failed, %zu hung, %zu "
-		"skipped%s in %s; summary in %s", s->name, o->runs, o->ok,
-		o->failed, o->hung, o->skipped,
+		"skipped%s%s in %s; summary in %s", s->name, o->runs, o->ok,
+		o->failed, o->hung, o->skipped, more,
 		o->pending ? ", some not run yet" : "", t, sum);
 	if (o->interrupted) {
 		gm_note("interrupted: run the same command to continue");

@@ -364,11 +364,16 @@ void exec_report_key(struct exec_ctx *x, int predict)
 	exec_key_add(h, x->s->paths.database);
 	/* Installing gnuplot later redraws the report with its figures. */
 	exec_key_add(h, x->no_figures ? "tables" : "figures");
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		const struct run_info *ri = &x->runs[i];
-		if (ri->status == RUN_OK || (predict && ri->do_analyze)) {
-			exec_key_add(h, x->plan->runs[i].id);
-			exec_key_add(h, ri->akey);
+	/* In the listed order, not the shuffled one: another seed is not
+	 * another report. */
+	for (size_t c = 0; c < x->plan->nr_configs; c++) {
+		for (unsigned r = 0; r < x->plan->nr_repetitions; r++) {
+			size_t i = plan_run_index(x->plan, c, r);
+			const struct run_info *ri = &x->runs[i];
+			if (ri->status == RUN_OK || (predict && ri->do_analyze)) {
+				exec_key_add(h, x->plan->runs[i].id);
+				exec_key_add(h, ri->akey);
+			}
 		}
 	}
 	exec_key_end(h, x->report_key);
@@ -445,6 +450,7 @@ int exec_decide(struct exec_ctx *x)
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		decide_run(x, i);
 	}
+	exec_precision_decide(x);
 	x->report_planned = exec_report_needed(x, 1) == 1;
 	if (!x->o->dry_run && x->report_planned &&
 	    gm_path_exists(s->paths.report) &&

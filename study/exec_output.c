@@ -7,6 +7,7 @@
  */
 #include "exec_priv.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,13 +157,25 @@ void exec_print_plan(struct exec_ctx *x)
 			fprintf(f, "%s %s", i ? "," : "", s->policies[i]);
 		}
 	}
-	fprintf(f, ": %zu runs", plan->nr_runs);
+	if (plan->nr_repetitions > 1) {
+		fprintf(f, ": %s%zu runs, %u repetitions of %zu",
+			s->precision > 0 ? "up to " : "", plan->nr_runs,
+			plan->nr_repetitions, plan->nr_configs);
+	} else {
+		fprintf(f, ": %zu runs", plan->nr_runs);
+	}
 	if (plan->nr_baselines) {
 		fprintf(f, " (%zu %s baselines, one per program)",
 			plan->nr_baselines,
 			gm_variant_with(GM_VARIANT_ALONE)->name);
 	}
 	fputc('\n', f);
+	if (plan->nr_repetitions > 1) {
+		fprintf(f, "order: repetition by repetition; in each, the alone "
+			"runs, then workload by workload, each one's runs "
+			"shuffled with seed %" PRIu64 "\n", s->seed);
+	}
+	exec_precision_print_plan(x, f);
 	print_kernels(s, f);
 	fputs("\nprograms:\n", f);
 	for (size_t i = 0; i < s->nr_programs; i++) {
@@ -200,12 +213,15 @@ void exec_print_plan(struct exec_ctx *x)
 			fprintf(f, "%s: %s\n", exec_run_status_names[ri->status],
 				ri->reason ? ri->reason : "");
 		} else {
-			fprintf(f, "to do:%s%s\n",
+			fprintf(f, "to do%s:%s%s\n",
+				ri->conditional ? " if needed" : "",
 				ri->do_replay ? " replay" : "",
 				ri->do_analyze ? " analyze" : "");
 		}
-		todo[STUDY_STAGE_REPLAY] += ri->do_replay;
-		todo[STUDY_STAGE_ANALYZE] += ri->do_analyze;
+		if (!ri->conditional) {
+			todo[STUDY_STAGE_REPLAY] += ri->do_replay;
+			todo[STUDY_STAGE_ANALYZE] += ri->do_analyze;
+		}
 	}
 	todo[STUDY_STAGE_REPORT] = x->report_planned;
 	fprintf(f, "\ncaptures missing: %s\n", missing.len ? missing.buf : "none");
@@ -302,6 +318,7 @@ void exec_count_outcome(struct exec_ctx *x)
 
 	o->runs = x->plan->nr_runs;
 	o->ok = o->failed = o->hung = o->skipped = o->pending = 0;
+	o->not_needed = 0;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		switch (x->runs[i].status) {
 		case RUN_OK:
@@ -318,6 +335,9 @@ void exec_count_outcome(struct exec_ctx *x)
 			break;
 		case RUN_PENDING:
 			o->pending++;
+			break;
+		case RUN_NOT_NEEDED:
+			o->not_needed++;
 			break;
 		}
 	}
@@ -337,8 +357,19 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	strbuf_addf(sb, "# Study %s\n\n", s->name);
 	strbuf_addf(sb, "- study file: %s\n", file);
 	strbuf_addf(sb, "- runs: %zu: %zu ok, %zu failed, %zu hung, %zu skipped, "
-		    "%zu not run yet\n", o->runs, o->ok, o->failed, o->hung,
+		    "%zu not run yet", o->runs, o->ok, o->failed, o->hung,
 		    o->skipped, o->pending);
+	if (s->precision > 0) {
+		strbuf_addf(sb, ", %zu not needed", o->not_needed);
+	}
+	strbuf_addch(sb, '\n');
+	if (x->plan->nr_repetitions > 1) {
+		strbuf_addf(sb, "- repetitions: %s%u of each run, in an order "
+			    "shuffled with seed %" PRIu64 "\n",
+			    s->precision > 0 ? "up to " : "",
+			    x->plan->nr_repetitions, s->seed);
+	}
+	exec_precision_summary(x, sb);
 	strbuf_addf(sb, "- this invocation: %zu stages run (%zu failed) in %s\n",
 		    o->stages_run, o->stages_failed, t);
 	if (o->interrupted) {
@@ -383,7 +414,8 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	int header = 0;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct run_info *ri = &x->runs[i];
-		if (ri->status == RUN_OK || ri->status == RUN_PENDING) {
+		if (ri->status == RUN_OK || ri->status == RUN_PENDING ||
+		    ri->status == RUN_NOT_NEEDED) {
 			continue;
 		}
 		if (!header) {

@@ -40,9 +40,14 @@ struct prog_info {
 	char *log;
 };
 
-enum run_status { RUN_PENDING, RUN_OK, RUN_FAILED, RUN_HUNG, RUN_SKIPPED };
+enum run_status {
+	RUN_PENDING, RUN_OK, RUN_FAILED, RUN_HUNG, RUN_SKIPPED,
+	RUN_NOT_NEEDED,		/* a repetition the precision target did
+				   not need (exec_precision.c) */
+};
 
-/* "not run yet", "ok", "failed", "hung", "skipped", by enum run_status. */
+/* "not run yet", "ok", "failed", "hung", "skipped", "not needed", by
+ * enum run_status. */
 extern const char *const exec_run_status_names[];
 
 /*
@@ -78,6 +83,10 @@ struct profile_info {
 struct run_info {
 	char pkey[KEY_LEN], akey[KEY_LEN];
 	int do_replay, do_analyze;
+	/* A repetition beyond `repeats` under a precision target whose
+	 * need is not decided yet (the repetitions before it have not all
+	 * run): exec_precision_gate() decides when its turn comes. */
+	int conditional;
 	enum run_status status;
 	char *reason;		/* owned */
 	char *log;		/* log of the stage that failed, owned */
@@ -112,6 +121,8 @@ struct exec_ctx {
 	char **stage_env;	/* NULL-terminated, or NULL (owned) */
 	struct pool_slot *slots;
 	size_t nr_slots;
+	/* The precision target's decisions (exec_precision.c). */
+	struct precision_state *prec;
 };
 
 /* Input hashes: begin with the stage's word, add strings, end as hex. */
@@ -197,6 +208,10 @@ int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
 
 /* ---- the kernel profile (exec_profile.c) ---- */
 
+/* 1 when run @i is one the profile is made from: an alone run of the
+ * first repetition. */
+int exec_profile_input(const struct exec_ctx *x, size_t i);
+
 /* 1 when run @i replays with the profile (its variant takes
  * --profile and the study makes one). */
 int exec_profile_needed_by(const struct exec_ctx *x, size_t i);
@@ -230,6 +245,33 @@ void exec_profile_print_plan(struct exec_ctx *x, FILE *f, size_t *todo);
 void exec_profile_summary(const struct exec_ctx *x, struct strbuf *sb);
 
 void exec_profile_release(struct exec_ctx *x);
+
+/* ---- the precision target (exec_precision.c) ---- */
+
+/*
+ * Under a precision target: mark the runs of the repetitions beyond
+ * `repeats` still to do conditional, then decide every one whose
+ * earlier repetitions have all run (the study state and run directories
+ * say how they ended): not needed when its workload's STPs are already
+ * precise enough, else to do. Call once every run is decided
+ * (exec_decide()). A no-op without a target.
+ */
+void exec_precision_decide(struct exec_ctx *x);
+
+/*
+ * Run @i's turn has come: when it is conditional, wait for the replays
+ * in flight (--gpus) and decide its repetition; *@skip is set when it
+ * is not needed (it is marked so, its stages dropped). A repetition that
+ * cannot be decided (an earlier one has not run) runs. 0, 1
+ * (interrupted) or -1.
+ */
+int exec_precision_gate(struct exec_ctx *x, size_t i, int *skip);
+
+/* The plan's and the summary's line on the precision target. */
+void exec_precision_print_plan(const struct exec_ctx *x, FILE *f);
+void exec_precision_summary(struct exec_ctx *x, struct strbuf *sb);
+
+void exec_precision_release(struct exec_ctx *x);
 
 /* ---- the plan and the summary (exec_output.c) ---- */
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The study's profile stage (see exec_priv.h): once the alone runs
- * (`single`) have replayed, `gpumix profile -o PROFILE --force RUNDIR...`
- * writes the kernel profile of all of them to paths.profile, and every
- * run of a variant that takes --profile (elastic) replays with it.
+ * (`single`) of the first repetition have replayed, `gpumix profile -o
+ * PROFILE --force RUNDIR...` writes the kernel profile of all of them to
+ * paths.profile, and every run of a variant that takes --profile
+ * (elastic), in every repetition, replays with it: the profile is one
+ * input of those runs, the same in each repetition, and adding
+ * repetitions leaves it as it is.
  *
  * Record "profile"; its input hash covers the profile's path and, for
- * every alone run of the plan, its id and replay hash, so a recaptured
+ * every alone run of the first repetition, its id and replay hash, so a recaptured
  * program or a new `min_replays` makes the profile again, and the runs
  * that read it, whose replay hashes include the profile's, replay again.
  * It is done when its record matches and the file exists, and, like a
@@ -28,6 +31,13 @@
 #include "error.h"
 #include "fs.h"
 
+int exec_profile_input(const struct exec_ctx *x, size_t i)
+{
+	const struct plan_run *run = &x->plan->runs[i];
+
+	return (run->variant->flags & GM_VARIANT_ALONE) && !run->repetition;
+}
+
 int exec_profile_needed_by(const struct exec_ctx *x, size_t i)
 {
 	return study_profiles(x->s) &&
@@ -43,9 +53,11 @@ void exec_profile_key(struct exec_ctx *x)
 	}
 	h = exec_key_begin("profile");
 	exec_key_add(h, x->s->paths.profile);
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+	/* (listed order: another seed is no other input) */
+	for (size_t c = 0; c < x->plan->nr_configs; c++) {
+		size_t i = plan_run_index(x->plan, c, 0);
 		const struct plan_run *run = &x->plan->runs[i];
-		if (run->variant->flags & GM_VARIANT_ALONE) {
+		if (exec_profile_input(x, i)) {
 			exec_key_add(h, run->id);
 			exec_key_add(h, x->runs[i].pkey);
 		}
@@ -72,9 +84,11 @@ static void set_prof(struct exec_ctx *x, enum build_state st,
  */
 static int skip_if_alone_failed(struct exec_ctx *x)
 {
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+	/* (listed order: another seed is no other input) */
+	for (size_t c = 0; c < x->plan->nr_configs; c++) {
+		size_t i = plan_run_index(x->plan, c, 0);
 		const struct run_info *ri = &x->runs[i];
-		if (!(x->plan->runs[i].variant->flags & GM_VARIANT_ALONE) ||
+		if (!exec_profile_input(x, i) ||
 		    ri->status == RUN_OK || ri->status == RUN_PENDING) {
 			continue;
 		}
@@ -95,10 +109,12 @@ static int skip_if_alone_failed(struct exec_ctx *x)
  */
 static void need_alone_dirs(struct exec_ctx *x)
 {
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+	/* (listed order: another seed is no other input) */
+	for (size_t c = 0; c < x->plan->nr_configs; c++) {
+		size_t i = plan_run_index(x->plan, c, 0);
 		const struct plan_run *run = &x->plan->runs[i];
 		struct run_info *ri = &x->runs[i];
-		if (!(run->variant->flags & GM_VARIANT_ALONE) ||
+		if (!exec_profile_input(x, i) ||
 		    ri->status != RUN_OK || exec_has_manifest(ri->rundir)) {
 			continue;
 		}
@@ -182,8 +198,10 @@ static int make_profile(struct exec_ctx *x)
 	exec_argv_push(&a, "-o");
 	exec_argv_push(&a, s->paths.profile);
 	exec_argv_push(&a, "--force");
-	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		if (x->plan->runs[i].variant->flags & GM_VARIANT_ALONE) {
+	/* (listed order: another seed is no other input) */
+	for (size_t c = 0; c < x->plan->nr_configs; c++) {
+		size_t i = plan_run_index(x->plan, c, 0);
+		if (exec_profile_input(x, i)) {
 			exec_argv_push(&a, x->runs[i].rundir);
 		}
 	}
@@ -247,14 +265,15 @@ void exec_profile_print_plan(struct exec_ctx *x, FILE *f, size_t *todo)
 		return;
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		alone += !!(x->plan->runs[i].variant->flags & GM_VARIANT_ALONE);
+		alone += exec_profile_input(x, i);
 	}
 	/* Its base name: the plan does not depend on where outputs go. */
 	path = strrchr(s->paths.profile, '/');
 	path = path ? path + 1 : s->paths.profile;
-	fprintf(f, "\nprofile (gpumix profile of the %zu %s run%s, read by "
+	fprintf(f, "\nprofile (gpumix profile of the %zu %s run%s%s, read by "
 		"every run of", alone, gm_variant_with(GM_VARIANT_ALONE)->name,
-		alone == 1 ? "" : "s");
+		alone == 1 ? "" : "s", x->plan->nr_repetitions > 1 ?
+		" of the first repetition" : "");
 	for (size_t v = 0, n = 0; v < s->nr_variants; v++) {
 		if (s->variants[v]->knobs & GM_KNOB_PROFILE) {
 			fprintf(f, "%s %s", n++ ? "," : "",

@@ -7,6 +7,7 @@
 #include "exec_priv.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -156,12 +157,17 @@ char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
 {
 	const struct plan_run *run = &x->plan->runs[i];
 	const char *wname = x->plan->workloads[run->workload].name;
+	char rep[32] = "";
 
-	if (run->policy) {
-		return gm_xasprintf("%s %s/%s: %s", wname, run->variant->name,
-				    run->policy, study_stage_name(k));
+	if (x->plan->nr_repetitions > 1) {
+		snprintf(rep, sizeof(rep), " (repetition %u/%u)",
+			 run->repetition + 1, x->plan->nr_repetitions);
 	}
-	return gm_xasprintf("%s %s: %s", wname, run->variant->name,
+	if (run->policy) {
+		return gm_xasprintf("%s %s/%s%s: %s", wname, run->variant->name,
+				    run->policy, rep, study_stage_name(k));
+	}
+	return gm_xasprintf("%s %s%s: %s", wname, run->variant->name, rep,
 			    study_stage_name(k));
 }
 
@@ -294,6 +300,13 @@ static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 	}
 	exec_argv_push(a, "--watchdog");
 	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
+	exec_argv_push(a, buf);
+	/* Recorded in the manifest, for the analyzer to key it by. */
+	exec_argv_push(a, "--repetition");
+	snprintf(buf, sizeof(buf), "%u", run->repetition);
+	exec_argv_push(a, buf);
+	exec_argv_push(a, "--study-seed");
+	snprintf(buf, sizeof(buf), "%" PRIu64, s->seed);
 	exec_argv_push(a, buf);
 	exec_knob_args(s, run, a);
 }
@@ -466,6 +479,12 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 
 	if (ri->do_replay && task == STUDY_TASK_FINISH) {
 		return 0;	/* not replayed: the next submission's */
+	}
+	if (ri->do_replay && task != STUDY_TASK_PREP) {
+		int skip;
+		if ((ret = exec_precision_gate(x, i, &skip)) || skip) {
+			return ret;
+		}
 	}
 	if (ri->do_replay) {
 		size_t w = x->plan->runs[i].workload;

@@ -52,7 +52,7 @@
 #include "slurm.h"
 
 const char *const exec_run_status_names[] = {
-	"not run yet", "ok", "failed", "hung", "skipped",
+	"not run yet", "ok", "failed", "hung", "skipped", "not needed",
 };
 
 static const char *const kill_points[KILL_NR] = { "started", "finished",
@@ -362,6 +362,9 @@ static void plan_progress(struct exec_ctx *x)
 		const struct run_info *ri = &x->runs[i];
 		int mine = t == STUDY_TASK_RUN &&
 			   !strcmp(x->plan->runs[i].id, x->o->task_run);
+		if (ri->conditional) {
+			continue;	/* planned once needed */
+		}
 		if (ri->do_replay && (whole || mine)) {
 			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
 		}
@@ -386,10 +389,10 @@ static int execute_profile_task(struct exec_ctx *x)
 {
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct plan_run *run = &x->plan->runs[i];
-		if ((run->variant->flags & GM_VARIANT_ALONE) &&
-		    x->runs[i].do_replay) {
+		if (exec_profile_input(x, i) && x->runs[i].do_replay) {
 			return gm_error("run '%s' is not replayed yet: the profile "
-					"needs every single run", run->id);
+					"needs every single run of the first "
+					"repetition", run->id);
 		}
 	}
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
@@ -512,6 +515,7 @@ static void ctx_release(struct exec_ctx *x)
 	free(x->report_reason);
 	free(x->report_log);
 	exec_profile_release(x);
+	exec_precision_release(x);
 	exec_pool_release(x);
 	study_state_release(&x->st);
 }
@@ -550,6 +554,8 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	if (study_state_load(&x.st, s->paths.state, s->name)) {
 		goto out;
 	}
+	x.st.seed = s->seed;	/* recorded with the next save */
+	x.st.have_seed = 1;
 	if (o->task == STUDY_TASK_RUN) {
 		/* Beside the other tasks, never beside a whole study. */
 		if (study_state_lock_shared(&x.st)) {

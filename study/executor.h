@@ -74,6 +74,8 @@ struct study_run_opts {
 struct study_outcome {
 	size_t runs;		/* runs in the plan */
 	size_t ok, failed, hung, skipped, pending;
+	size_t not_needed;	/* repetitions the precision target did not
+				   need */
 	size_t stages_run;	/* stages run by this invocation */
 	size_t stages_failed;
 	int report_failed;	/* the report stage failed */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "plan_order.h"
 #include "strbuf.h"
 
 const char *study_stage_name(enum study_stage stage)
@@ -225,20 +226,52 @@ static int check_duplicates(const struct study_plan *plan,
 	return ret;
 }
 
-static void add_run(struct study_plan *plan, size_t wl,
-		    const struct gm_variant *v, const char *policy,
-		    int baseline)
+/* One configuration of a repetition, before the repetitions are laid
+ * out; @block: 0 for the alone block, 1 + i for user workload i. */
+struct config {
+	size_t workload;
+	const struct gm_variant *variant;
+	const char *policy;
+	int baseline;
+	size_t block;
+};
+
+struct config_list {
+	struct config *v;
+	size_t nr, alloc;
+};
+
+static void add_config(struct config_list *c, size_t wl,
+		       const struct gm_variant *v, const char *policy,
+		       int baseline, size_t block)
+{
+	GM_ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+	c->v[c->nr++] = (struct config){ wl, v, policy, baseline, block };
+}
+
+static void add_run(struct study_plan *plan, const struct config *c,
+		    size_t config, unsigned rep)
 {
 	GM_ALLOC_GROW(plan->runs, plan->nr_runs + 1, plan->alloc_runs);
 	struct plan_run *r = &plan->runs[plan->nr_runs++];
-	const char *wname = plan->workloads[wl].name;
+	const char *wname = plan->workloads[c->workload].name;
+	struct strbuf id = STRBUF_INIT;
 
-	r->id = policy ? gm_xasprintf("%s.%s.%s", wname, v->name, policy)
-		       : gm_xasprintf("%s.%s", wname, v->name);
-	r->workload = wl;
-	r->variant = v;
-	r->policy = policy;
-	r->baseline = baseline;
+	strbuf_addf(&id, "%s.%s", wname, c->variant->name);
+	if (c->policy) {
+		strbuf_addf(&id, ".%s", c->policy);
+	}
+	if (rep) {
+		strbuf_addf(&id, ".r%u", rep);
+	}
+	r->id = strbuf_detach(&id, NULL);
+	r->workload = c->workload;
+	r->variant = c->variant;
+	r->policy = c->policy;
+	r->baseline = c->baseline;
+	r->repetition = rep;
+	r->config = config;
+	plan->by_config[config * plan->nr_repetitions + rep] = plan->nr_runs - 1;
 }
 
 /* The one-program workload of program @p, added when missing. */
@@ -255,7 +288,9 @@ static size_t baseline_workload(struct study_plan *plan, const struct study *s,
 	return plan->nr_workloads - 1;
 }
 
-static void list_runs(struct study_plan *plan, const struct study *s)
+/* The configurations of one repetition, in the listed order. */
+static void list_configs(struct study_plan *plan, const struct study *s,
+			 struct config_list *c)
 {
 	size_t nr_user = plan->nr_user_workloads;
 	int shared = s->baseline == STUDY_BASELINE_PROGRAM;
@@ -274,8 +309,8 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 		}
 		for (size_t p = 0; p < s->nr_programs; p++) {
 			if (plan->used[p]) {
-				add_run(plan, baseline_workload(plan, s, p),
-					s->variants[v], NULL, 1);
+				add_config(c, baseline_workload(plan, s, p),
+					   s->variants[v], NULL, 1, 0);
 				plan->nr_baselines++;
 			}
 		}
@@ -283,7 +318,7 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 	for (size_t i = 0; early && i < nr_user; i++) {
 		for (size_t v = 0; v < s->nr_variants; v++) {
 			if (s->variants[v]->flags & GM_VARIANT_ALONE) {
-				add_run(plan, i, s->variants[v], NULL, 0);
+				add_config(c, i, s->variants[v], NULL, 0, 0);
 			}
 		}
 	}
@@ -294,14 +329,52 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 				continue;
 			}
 			if (!(var->flags & GM_VARIANT_POLICY)) {
-				add_run(plan, i, var, NULL, 0);
+				add_config(c, i, var, NULL, 0, 1 + i);
 				continue;
 			}
 			for (size_t p = 0; p < s->nr_policies; p++) {
-				add_run(plan, i, var, s->policies[p], 0);
+				add_config(c, i, var, s->policies[p], 0, 1 + i);
 			}
 		}
 	}
+}
+
+/*
+ * Every repetition of every configuration: repetition by repetition,
+ * block by block (the configurations are listed block by block), each
+ * block shuffled when there is more than one repetition.
+ */
+static void list_runs(struct study_plan *plan, const struct study *s)
+{
+	struct config_list c = { NULL, 0, 0 };
+	unsigned reps = study_planned_repeats(s);
+
+	list_configs(plan, s, &c);
+	plan->nr_configs = c.nr;
+	plan->nr_repetitions = reps;
+	plan->by_config = gm_xcalloc(c.nr * reps + 1, sizeof(size_t));
+	size_t *order = gm_xcalloc(c.nr + 1, sizeof(size_t));
+	for (unsigned r = 0; r < reps; r++) {
+		for (size_t b = 0; b < c.nr;) {
+			size_t e = b;
+			while (e < c.nr && c.v[e].block == c.v[b].block) {
+				order[e - b] = e;
+				e++;
+			}
+			if (reps > 1) {
+				size_t blk = c.v[b].block;
+				plan_order_shuffle(order, e - b, s->seed, r, blk ?
+						   plan->workloads[blk - 1].name :
+						   PLAN_ORDER_ALONE_BLOCK);
+			}
+			for (size_t k = 0; k < e - b; k++) {
+				add_run(plan, &c.v[order[k]], order[k], r);
+			}
+			b = e;
+		}
+	}
+	free(order);
+	free(c.v);
 }
 
 int study_plan_build(struct study_plan *plan, const struct study *s)
@@ -342,6 +415,7 @@ void study_plan_release(struct study_plan *plan)
 		free(plan->runs[i].id);
 	}
 	free(plan->runs);
+	free(plan->by_config);
 	free(plan->used);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -355,4 +429,10 @@ const struct plan_run *plan_find_run(const struct study_plan *plan,
 		}
 	}
 	return NULL;
+}
+
+size_t plan_run_index(const struct study_plan *plan, size_t config,
+		      unsigned rep)
+{
+	return plan->by_config[config * plan->nr_repetitions + rep];
 }

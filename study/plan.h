@@ -2,13 +2,23 @@
 /*
  * The plan of a study: its workloads (explicit lists and expanded
  * combinations, minus exclusions, each named "a+b+c" in the order its
- * programs were listed) and its runs, one per workload, variant and
- * policy, in the order they are executed: the alone-time baselines
- * first, then workload by workload. Every run of a workload replays the
- * same reconstructed program (the variant is chosen at replay time).
- * A study that makes a kernel profile (study_profiles()) lists every
- * alone run first with `baseline: workload` too: the profile is made
- * from all of them before the first run that needs it.
+ * programs were listed) and its runs, one per workload, variant, policy
+ * and repetition, in the order they are executed. Every run of a
+ * workload replays the same reconstructed program (the variant is chosen
+ * at replay time).
+ *
+ * One repetition lists every configuration (workload, variant, policy)
+ * once: the alone-time baselines first, then workload by workload. A
+ * study that makes a kernel profile (study_profiles()) lists every alone
+ * run first with `baseline: workload` too: the profile is made from
+ * those of the first repetition before the first run that needs it.
+ * Repetitions follow one another (all of repetition 0, then all of 1,
+ * ...), so that every workload's variants run close together in time
+ * before the next repetition and drift hits them alike; with more than
+ * one repetition the runs of each block (the alone runs, each workload's
+ * runs) are shuffled within each repetition (plan_order.h), so that no
+ * variant always runs first or last. Repetition 0 keeps the plain run
+ * name ("a+b.cuda"); repetition R >= 1 adds ".rR" ("a+b.cuda.r2").
  *
  * Baselines: the variants flagged GM_VARIANT_ALONE in the table
  * (common/variant.h; `single`). With `baseline: program` (the default)
@@ -52,11 +62,16 @@ struct plan_workload {
 };
 
 struct plan_run {
-	char *id;		/* "a+b.cuda", "a.single", "a+b.elastic.median" */
+	char *id;		/* "a+b.cuda", "a.single", "a+b.elastic.median",
+				   "a+b.cuda.r1" */
 	size_t workload;	/* index into plan.workloads */
 	const struct gm_variant *variant;	/* a row of the table */
 	const char *policy;	/* NULL unless the variant takes one */
 	int baseline;		/* a shared per-program alone run */
+	unsigned repetition;	/* 0-based */
+	size_t config;		/* its configuration: the same for every
+				   repetition, 0 .. nr_configs - 1 in the
+				   listed (unshuffled) order */
 };
 
 struct study_plan {
@@ -65,7 +80,11 @@ struct study_plan {
 	size_t nr_user_workloads; /* from the file (not baseline-only) */
 	struct plan_run *runs;
 	size_t nr_runs, alloc_runs;
-	size_t nr_baselines;
+	size_t nr_baselines;	/* per repetition */
+	size_t nr_configs;	/* runs per repetition */
+	unsigned nr_repetitions;	/* study_planned_repeats() */
+	size_t *by_config;	/* [config * nr_repetitions + rep]: the
+				   index of that run in runs[] */
 	int *used;		/* per program: in at least one run */
 };
 
@@ -81,6 +100,10 @@ void study_plan_release(struct study_plan *plan);
 /* The run called @id ("a+b.cuda"), or NULL. */
 const struct plan_run *plan_find_run(const struct study_plan *plan,
 				     const char *id);
+
+/* The index in plan->runs of configuration @config's repetition @rep. */
+size_t plan_run_index(const struct study_plan *plan, size_t config,
+		      unsigned rep);
 
 /*
  * n choose k; UINT64_MAX when the true value is larger (never a wrong

@@ -230,7 +230,9 @@ static char *write_list(struct exec_ctx *x, const char *name, int profiled,
 
 	*nr = 0;
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		if (x->runs[i].do_replay &&
+		/* A repetition the precision target has not decided yet
+		 * waits for the next submission. */
+		if (x->runs[i].do_replay && !x->runs[i].conditional &&
 		    exec_profile_needed_by(x, i) == profiled) {
 			strbuf_addf(&sb, "%s\n", x->plan->runs[i].id);
 			(*nr)++;
@@ -396,6 +398,16 @@ int exec_slurm_submit(struct exec_ctx *x)
 			sub.ids[2], n2, n2 == 1 ? "" : "s", sub.ids[3]);
 	}
 	fprintf(x->o->out, "finish job %s (analyze, report)\n", sub.ids[4]);
+	size_t waiting = 0;
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		waiting += x->runs[i].conditional;
+	}
+	if (waiting) {
+		fprintf(x->o->out, "study '%s': %zu more run%s wait%s for the "
+			"precision target, decided from these: submit again once "
+			"they have ended\n", s->name, waiting,
+			waiting == 1 ? "" : "s", waiting == 1 ? "s" : "");
+	}
 	ret = 0;
 	goto out;
 fail:

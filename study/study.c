@@ -7,6 +7,7 @@
  */
 #include "study.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,7 +28,8 @@
 
 static const char *const top_keys[] = {
 	"study", "root", "programs", "workloads", "variants", "policies",
-	"baseline", "replay", "stage_timeout", "paths", NULL,
+	"baseline", "repeats", "seed", "precision", "max_repeats", "replay",
+	"stage_timeout", "paths", NULL,
 };
 static const char *const program_keys[] = {
 	"name", "command", "bundle", "cwd", "deterministic", NULL,
@@ -1193,6 +1195,66 @@ static int load_baseline(struct loader *l, const yaml_node_t *root)
 	return ret;
 }
 
+/*
+ * repeats, seed, precision and max_repeats (after the variants: a
+ * precision target needs the alone runs its STPs come from).
+ */
+static int load_repeats(struct loader *l, const yaml_node_t *root)
+{
+	struct study *s = l->s;
+	yaml_node_t *n, *max = yaml_doc_get(l->d, root, "max_repeats");
+	long v;
+
+	s->repeats = STUDY_DEFAULT_REPEATS;
+	s->max_repeats = 0;
+	s->precision = 0;
+	s->seed = STUDY_DEFAULT_SEED;
+	if ((n = yaml_doc_get(l->d, root, "repeats"))) {
+		if (yaml_doc_int(l->d, n, "'repeats'", 1, STUDY_MAX_REPEATS, &v)) {
+			return -1;
+		}
+		s->repeats = (unsigned)v;
+	}
+	if ((n = yaml_doc_get(l->d, root, "seed"))) {
+		if (yaml_doc_int(l->d, n, "'seed'", 0, LONG_MAX, &v)) {
+			return -1;
+		}
+		s->seed = (uint64_t)v;
+	}
+	n = yaml_doc_get(l->d, root, "precision");
+	if (!n) {
+		if (max) {
+			add_warning(s, max, "'max_repeats' has no effect without "
+				    "'precision': every run is run 'repeats' "
+				    "times (%u)", s->repeats);
+		}
+		return 0;
+	}
+	if (yaml_doc_fraction(l->d, n, "'precision'", 0, 1, &s->precision)) {
+		return -1;
+	}
+	if (!study_has_variant_flags(s, GM_VARIANT_ALONE)) {
+		return yaml_doc_error(l->d, n, "'precision' needs the variant "
+				      "'%s': it bounds the interval of each "
+				      "STP, which needs alone times",
+				      gm_variant_with(GM_VARIANT_ALONE)->name);
+	}
+	if (s->repeats < 2) {
+		return yaml_doc_error(l->d, n, "'precision' needs 'repeats' of "
+				      "at least 2 (an interval needs two "
+				      "repetitions), not %u", s->repeats);
+	}
+	s->max_repeats = s->repeats > STUDY_DEFAULT_MAX_REPEATS ?
+			 s->repeats : STUDY_DEFAULT_MAX_REPEATS;
+	if (max) {
+		if (yaml_doc_int(l->d, max, "'max_repeats'", s->repeats,
+				 STUDY_MAX_REPEATS, &v)) {
+			return -1;
+		}
+		s->max_repeats = (unsigned)v;
+	}
+	return 0;
+}
 
 /* 'high_priority' names a program of the study. */
 static int check_high_priority(struct loader *l)
@@ -1281,7 +1343,8 @@ static int load(struct loader *l)
 	    load_paths(l, root) || load_replay(l, root) ||
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
-	    load_baseline(l, root) || check_high_priority(l) ||
+	    load_baseline(l, root) || load_repeats(l, root) ||
+	    check_high_priority(l) ||
 	    check_sm_share(l) ||
 	    check_mps_threads(l)) {
 		return -1;
@@ -1423,6 +1486,11 @@ int study_needs_elastic(const struct study *s)
 		}
 	}
 	return 0;
+}
+
+unsigned study_planned_repeats(const struct study *s)
+{
+	return s->precision > 0 ? s->max_repeats : s->repeats;
 }
 
 int study_same_kernels(const struct study *s)

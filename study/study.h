@@ -17,6 +17,11 @@
 #include "variant.h"
 #include "yaml_doc.h"
 
+#define STUDY_DEFAULT_REPEATS 3
+#define STUDY_DEFAULT_MAX_REPEATS 10
+#define STUDY_DEFAULT_SEED 0
+#define STUDY_MAX_REPEATS 1000
+
 /* Where the alone times come from (see doc/gpumix-run.md): the runs of
  * the variants flagged GM_VARIANT_ALONE in the table (common/variant.h). */
 enum study_baseline {
@@ -77,6 +82,14 @@ struct study {
 	const char **policies;	/* static strings (variant.h) */
 	size_t nr_policies;
 	enum study_baseline baseline;
+	/* Repetitions (doc/study-yaml.md, "repeats"): every run is run
+	 * @repeats times; with a @precision target (0: none) up to
+	 * @max_repeats times, until the 95% interval of each STP of a
+	 * workload is within @precision of its mean. @seed shuffles the
+	 * order within each repetition (plan.h). */
+	unsigned repeats, max_repeats;
+	double precision;
+	uint64_t seed;
 	unsigned min_replays;
 	double watchdog_s;
 	/* The replay knobs with a study key (see study_knob_arg()). */
@@ -149,6 +162,10 @@ int study_needs_elastic(const struct study *s);
  * default), so that all variants run the same code (paper item 49).
  */
 int study_same_kernels(const struct study *s);
+
+/* The repetitions the plan lists: max_repeats with a precision target,
+ * else repeats. */
+unsigned study_planned_repeats(const struct study *s);
 
 /*
  * 1 when the study makes a kernel profile (`gpumix profile` over its

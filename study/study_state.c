@@ -297,6 +297,10 @@ int study_state_load(struct study_state *st, const char *path,
 	if (!ret) {
 		ret = load_exes(st, &kv);
 	}
+	if (!ret && kvfile_get(&kv, "seed")) {
+		ret = kvfile_get_u64(&kv, "seed", &st->seed, path);
+		st->have_seed = !ret;
+	}
 	if (!ret) {
 		ret = merge_tasks(st);
 	}
@@ -330,6 +334,9 @@ int study_state_save(struct study_state *st)
 	kvfile_append(&kv, "format", STUDY_STATE_FORMAT);
 	kvfile_append(&kv, "study", st->study);
 	kvfile_append(&kv, "updated_at", when);
+	if (st->have_seed) {
+		append_u64(&kv, "seed", st->seed);
+	}
 	for (size_t i = 0; i < st->nr_exes; i++) {
 		const struct exe_record *e = &st->exes[i];
 		snprintf(key, sizeof(key), "exe.%zu.path", i);

@@ -37,6 +37,10 @@ struct exe_record {
 struct study_state {
 	char *path;		/* the state file */
 	char *study;		/* study name recorded in it */
+	/* The seed of the run order (`seed`), recorded on save when
+	 * @have_seed: the order the study's runs were given. */
+	uint64_t seed;
+	int have_seed;
 	struct state_record *records;
 	size_t nr, alloc;
 	struct exe_record *exes;

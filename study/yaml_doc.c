@@ -805,6 +805,32 @@ int yaml_doc_duration(struct yaml_doc *d, const yaml_node_t *n,
 			      "2s, 5min or 1h, not '%s'", what, v);
 }
 
+int yaml_doc_fraction(struct yaml_doc *d, const yaml_node_t *n,
+		      const char *what, double min, double max, double *out)
+{
+	/* (5% is a string to YAML, 0.05 a float) */
+	static const char *const tags[] = { "!!str", "!!float", NULL };
+	const char *v = typed(d, n, what, "a fraction", 1, tags);
+	const char *unit;
+	double num;
+
+	if (!v) {
+		return -1;
+	}
+	if (!number_unit(v, &num, &unit) && (!*unit || !strcmp(unit, "%"))) {
+		double f = *unit ? num / 100 : num;
+		if (!(f > min) || f > max) {
+			return yaml_doc_error(d, n, "%s must be more than %g%% and "
+					      "at most %g%%, not %s", what,
+					      min * 100, max * 100, v);
+		}
+		*out = f;
+		return 0;
+	}
+	return yaml_doc_error(d, n, "%s must be a fraction such as 0.05 or "
+			      "5%%, not '%s'", what, v);
+}
+
 int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		  uint64_t min, uint64_t max, uint64_t *out)
 {

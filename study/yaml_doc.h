@@ -141,6 +141,13 @@ int yaml_doc_duration(struct yaml_doc *d, const yaml_node_t *n,
 		      const char *what, double min_s, double max_s,
 		      double *out_s);
 
+/*
+ * A fraction written as a number (0.05) or a percentage (5%), in
+ * (@min, @max] (an exclusive lower bound: 0 is never a fraction here).
+ */
+int yaml_doc_fraction(struct yaml_doc *d, const yaml_node_t *n,
+		      const char *what, double min, double max, double *out);
+
 /* A byte size such as 4096, 64KiB, 4MiB or 1GiB, in [@min, @max]. */
 int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		  uint64_t min, uint64_t max, uint64_t *out);

@@ -12,7 +12,8 @@ field() { # field FILE KEY
 # mock_study FILE NAME VARIANTS REPLAY OUTPUT [MORE]: write FILE, study NAME
 # over the committed bundles basic and threads (their pair) under VARIANTS,
 # with the replay mapping's body REPLAY, OUTPUT as its output directory and
-# MORE, if given, as further top-level lines (e.g. "policies: [...]")
+# MORE, if given, as further top-level lines (e.g. "policies: [...]"); each
+# run once (repeats: 1) unless MORE says 'repeats:'
 mock_study() {
 	cat >"$1" <<EOF
 study: $2
@@ -27,6 +28,7 @@ replay: {$4}
 paths: {output: $5}
 EOF
 	[ -z "${6:-}" ] || printf '%s\n' "$6" >>"$1"
+	case ${6:-} in *repeats:*) ;; *) echo "repeats: 1" >>"$1" ;; esac
 }
 
 # reconstruct_replay NAME VARIANT R [RECONSTRUCT OPTIONS] BUNDLE...:

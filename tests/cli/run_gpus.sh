@@ -8,7 +8,9 @@
 # when each stage ran and under which CUDA_VISIBLE_DEVICES. The replays
 # run side by side, never two on one GPU; each run's GPU is in its run
 # manifest and in the summary; the state and the database hold every run
-# once; an interrupted study stops every replay and resumes.
+# once; an interrupted study stops every replay and resumes; repetitions
+# spread over the GPUs as runs, and a precision target decides the same
+# repetitions as on one GPU.
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"	# mock_study
@@ -112,6 +114,47 @@ check_eq "each run loaded once" 6 \
 	"$(db_query results/t/results.db 'select count(*) from runs')"
 check_eq "no run was analyzed twice" "" \
 	"$(grep '^analyze ' "$d/log" | sort | uniq -d)"
+
+# Repetitions are runs like the others: spread over both GPUs, never
+# two at once on one, each replayed once. Under a precision target a
+# repetition is decided once the replays before it have ended, whatever
+# GPU they ran on: the same runs as on one GPU (run_repeats.sh).
+r=$tmp/rep
+make_study "$r" "a b c" "repeats: 2
+" "single, cuda"
+cd "$r" || exit 1
+plan=$("$GPUMIX" run --gpus all --dry-run study.yaml)
+check_match "--gpus --dry-run: the plan has both repetitions" \
+	"12 runs, 2 repetitions of 6" "$plan"
+check_match "... and lists repetition 1's runs" '^  a\+b\.cuda\.r1 +to do: replay analyze$' "$plan"
+rsleeps=
+for x in a.single b.single c.single a+b.cuda a+c.cuda b+c.cuda; do
+	rsleeps="$rsleeps replay:$x=0.3 replay:$x.r1=0.3"
+done
+FAKE_SPANS=$r/spans FAKE_SLEEP=$rsleeps "$GPUMIX" run --gpus all study.yaml \
+	>"$r/out" 2>"$r/err"
+check_match "2 repetitions on both GPUs: every run ok" "runs: 12: 12 ok" "$(cat "$r/out")"
+check_eq "each repetition of each run replayed once, on one of the GPUs" "12 12 2" \
+	"$(awk '$1 == "replay"' "$r/spans" | wc -l) \
+$(awk '$1 == "replay" { print $2 }' "$r/spans" | sort -u | wc -l) \
+$(awk '$1 == "replay" { print $5 }' "$r/spans" | sort -u | wc -l)"
+d=$r
+check_eq "no two replays ran on one GPU at once" 0 "$(overlaps 1)"
+check "replays ran side by side" test "$(overlaps 0)" -gt 0
+p=$tmp/prec
+make_study "$p" "a b c" "repeats: 2
+precision: 5%
+max_repeats: 4
+" "single, cuda"
+cd "$p" || exit 1
+FAKE_NS="a+c.cuda.r1:a=2000000 a+c.cuda.r3:a=2000000" FAKE_LOG=$p/log \
+	"$GPUMIX" run --gpus all study.yaml >"$p/out" 2>"$p/err"
+check_match "a precision target on both GPUs: the runs it needs, as on one" \
+	'^- runs: 24: 18 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet, 6 not needed$' "$(cat "$p/out")"
+check_eq "  a+c ran 4 repetitions, a+b 2" "4 2" \
+	"$(grep -c '^replay a+c\.cuda' log) $(grep -c '^replay a+b\.cuda' log)"
+d=$tmp/s
+cd "$d" || exit 1
 
 # The real stages on the mock CUDA driver: the real replay records the
 # GPU it was pinned to, and the real analyzer loads it.

@@ -16,7 +16,9 @@
 # elastic replay reading it, the others replaying the transformed kernels
 # with elasticity off; the report says so and compares with the paper.
 # same_kernels: false, then timeslice: 0 and copy_chunk: 0, reach the
-# real replays (their run manifests) and the report.
+# real replays (their run manifests) and the report. Then repeats: 2:
+# every run replayed twice, by two real replay processes, each told its
+# repetition and the study's seed.
 . "$(dirname "$0")/../lib.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
 cd "$GPUMIX_TOP" || exit 1
@@ -128,5 +130,27 @@ $(field "$out/runs/basic+threads.nss/manifest" nss.copy_chunks)"
 check_match "  and the report says so" \
 	'Timeslicing: off in the elastic runs \(timeslice: 0\).*Copy chunks: off \(copy_chunk: 0' \
 	"$(cat "$out/report/tables/paper.md")"
+
+# ---- repetitions: each one a replay process of its own ----
+out=$tmp/out3
+mock_study "$tmp/rep.yaml" mock-rep "single, cuda" \
+	"min_replays: 2, watchdog: 30s" "$out" "repeats: 2
+seed: 11"
+summary=$("$GPUMIX" run "$tmp/rep.yaml" 2>"$tmp/err")
+rc=$?
+check_eq "repeats: 2: the study succeeds" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+check_match "repeats: 2: every repetition of every run is ok" \
+	'^- runs: 6: 6 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' "$summary"
+check_eq "repeats: 2: one real replay per run and repetition, each with its log" \
+	"6 6" "$(ls "$out/runs" | wc -l) $(ls "$out"/logs/replay-*.log | wc -l)"
+for r in basic.single:0 basic.single.r1:1 basic+threads.cuda:0 basic+threads.cuda.r1:1; do
+	m=$out/runs/${r%%:*}/manifest
+	check_eq "the real replay of ${r%%:*} recorded repetition ${r#*:} and seed 11" \
+		"ok ${r#*:} 11" "$(field "$m" status) $(field "$m" run.repetition) $(field "$m" study.seed)"
+done
+check "the two repetitions are two replays (their own start times)" \
+	test "$(field "$out/runs/basic+threads.cuda/manifest" started_at)$(head -2 "$out/runs/basic+threads.cuda/replays.tsv")" != \
+	"$(field "$out/runs/basic+threads.cuda.r1/manifest" started_at)$(head -2 "$out/runs/basic+threads.cuda.r1/replays.tsv")"
 
 done_testing

@@ -11,6 +11,8 @@
 # One task is killed mid-replay with scancel: the finish job reports its
 # run not run yet, and submitting the same command again replays only
 # that run. A failed run is submitted again only with --retry-failed.
+# Repetitions are array tasks like any run; under a precision target each
+# submission runs the repetitions that can be decided.
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"	# mock_study
@@ -116,6 +118,54 @@ check_match "every run is ok now" \
 	"$(cat "$out/summary.md")"
 check_eq "only a+b.cuda was replayed again" "replay a+b.cuda" \
 	"$(grep '^replay' "$FAKE_LOG")"
+
+# ---- repetitions: array tasks like any run ----
+# Two repetitions: the array lists both (the elastic runs of both, after
+# the profile, in the second). Under a precision target, each submission
+# goes one repetition further: the next is decided from the replays of
+# those before it, which a submission has not got yet.
+r=$tmp/rep
+make_study "$r" "a b c" "repeats: 2
+" "single, cuda, elastic"
+sed -i 's/^variants: .*/&\npolicies: [median]/' "$r/study.yaml"
+cd "$r" || exit 1
+: >"$FAKE_LOG"
+sub=$("$GPUMIX" run --slurm study.yaml 2>&1)
+check_match "2 repetitions: 12 runs in the first array, 6 elastic ones in the second" \
+	"submitted prep job [0-9]+ \(captures, reconstructs\), 12 runs as array [0-9]+, profile job [0-9]+, 6 runs as array [0-9]+" "$sub"
+check_eq "the arrays list every repetition, in plan order" \
+	"$("$GPUMIX" run --dry-run study.yaml | sed -n '/^runs:$/,/^$/s/^  \([^ ]*\) .*/\1/p' | grep -v elastic)" \
+	"$(cat "$r/results/t/study.state.runs")"
+wait_jobs "the repetitions' jobs end"
+check_match "every repetition of every run is ok" \
+	"runs: 18: 18 ok, 0 failed" "$(cat "$r/results/t/summary.md")"
+check_eq "the profile from repetition 0's single runs, once" 1 "$(grep -c '^profile' "$FAKE_LOG")"
+p=$tmp/prec
+make_study "$p" "a b c" "repeats: 2
+precision: 5%
+max_repeats: 4
+" "single, cuda"
+cd "$p" || exit 1
+export FAKE_NS="a+c.cuda.r1:a=2000000 a+c.cuda.r3:a=2000000"
+sub=$("$GPUMIX" run --slurm study.yaml 2>&1)
+check_match "precision: the first submission, the 2 repetitions asked for" \
+	"submitted prep job [0-9]+ .*, 12 runs as array" "$sub"
+check_match "  the others wait, and it says so" \
+	"12 more runs wait for the precision target, decided from these: submit again once they have ended" "$sub"
+wait_jobs "the first submission's jobs end"
+sub=$("$GPUMIX" run --slurm study.yaml 2>&1)
+check_match "the second: repetition 2 of a+c and of its programs' single runs only" \
+	"submitted 3 runs as array" "$sub"
+wait_jobs "the second submission's jobs end"
+sub=$("$GPUMIX" run --slurm study.yaml 2>&1)
+check_match "the third: repetition 3 of the same" "submitted 3 runs as array" "$sub"
+wait_jobs "the third submission's jobs end"
+check_match "then nothing is left" "nothing to submit" "$("$GPUMIX" run --slurm study.yaml 2>&1)"
+check_match "the same runs as here or on GPUs" \
+	'^- runs: 24: 18 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet, 6 not needed$' \
+	"$(cat "$p/results/t/summary.md")"
+unset FAKE_NS
+cd "$d" || exit 1
 
 # ---- the real stages on the mock CUDA driver (no GPU) ----
 # The real reconstruct in the prep job, the real replay in each task

@@ -5,7 +5,9 @@
 # stencil, reconstructs each of the 6 workloads once (with --elastic),
 # runs their 3 single baselines, makes the kernel profile from them, runs
 # the 3 pairs under cuda, nss and elastic (MPMAX, reading the profile),
-# loads every run into the database and writes the report, which says
+# every run 3 times (repeats, the default: each repetition a replay of
+# its own, recorded in its manifest), loads every run into the database
+# and writes the report, which says
 # that all variants ran the same transformed kernels; a second invocation
 # has nothing left to do. Outputs go to a scratch directory; set
 # GPUMIX_DEMO_OUT=DIR to keep them.
@@ -32,7 +34,7 @@ if [ $rc -ne 0 ]; then
 	done
 fi
 check_eq "gpumix run workloads/demo.yaml succeeds" 0 $rc
-check_match "all 12 runs are ok" '^- runs: 12: 12 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
+check_match "all 12 runs are ok, 3 times each" '^- runs: 36: 36 ok, 0 failed, 0 hung, 0 skipped, 0 not run yet$' \
 	"$(cat "$_scratch/stdout")"
 check "the summary file exists" test -s "$out/summary.md"
 check "the database exists" test -s "$out/results.db"
@@ -42,8 +44,11 @@ check_eq "one build per workload" "mm mm+spmv mm+stencil spmv spmv+stencil stenc
 for r in mm.single spmv.single stencil.single mm+spmv.cuda mm+stencil.cuda \
 	 spmv+stencil.cuda mm+spmv.nss mm+stencil.nss spmv+stencil.nss \
 	 mm+spmv.elastic.mpmax mm+stencil.elastic.mpmax spmv+stencil.elastic.mpmax; do
-	check_eq "run $r has status ok" "ok" \
-		"$(sed -n 's/^status = //p' "$out/runs/$r/manifest" 2>/dev/null)"
+	for x in "$r:0" "$r.r1:1" "$r.r2:2"; do
+		check_eq "run ${x%:*} has status ok, repetition ${x##*:}" "ok ${x##*:}" \
+			"$(sed -n 's/^status = //p' "$out/runs/${x%:*}/manifest" 2>/dev/null) \
+$(sed -n 's/^run.repetition = //p' "$out/runs/${x%:*}/manifest" 2>/dev/null)"
+	done
 done
 check "the kernel profile was made" test -s "$out/profile.tsv"
 check_eq "the elastic runs read it" "$out/profile.tsv" \

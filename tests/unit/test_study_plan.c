@@ -3,7 +3,10 @@
  * Unit tests for plan generation: combinations and their counts (55 pairs
  * of 11, 54 with one exclusion, C(10,4) = 210 quads), exclusions by
  * subset, explicit lists, baselines shared per program or per workload,
- * run names and order, and the shipped studies in workloads/.
+ * run names and order, repetitions (their layout, the seeded shuffle:
+ * the same seed the same order, another seed another, a block's order
+ * independent of the blocks around it), and the shipped studies in
+ * workloads/.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,8 @@ static const char *const suite[] = {
 	"stencil", "tpacf", NULL,
 };
 
-/* A study of the suite's programs with @workloads and @rest appended. */
+/* A study of the suite's programs with @workloads and @rest appended;
+ * each run once unless @rest says 'repeats:'. */
 static int load(struct study *s, struct study_plan *p, const char *workloads,
 		const char *rest)
 {
@@ -31,6 +35,9 @@ static int load(struct study *s, struct study_plan *p, const char *workloads,
 		strbuf_addf(&sb, "  - {name: %s, command: x}\n", suite[i]);
 	}
 	strbuf_addf(&sb, "workloads:\n%s%s", workloads, rest ? rest : "");
+	if (!rest || !strstr(rest, "repeats:")) {
+		strbuf_addstr(&sb, "repeats: 1\n");
+	}
 	gm_error_clear();
 	ret = study_load_string(s, "tests/data/study/plan.yaml", sb.buf, sb.len,
 				NULL);
@@ -174,7 +181,7 @@ static void test_profile_order(void)
 		"programs:\n  - {name: a, command: x}\n  - {name: b, command: x}\n"
 		"  - {name: c, command: x}\nworkloads:\n  - combinations: {size: 2}\n"
 		"variants: [single, cuda, elastic]\npolicies: [mpmax]\n"
-		"baseline: workload\n";
+		"baseline: workload\nrepeats: 1\n";
 	static const char *const want[] = {
 		"a+b.single", "a+c.single", "b+c.single", "a+b.cuda",
 		"a+b.elastic.mpmax", "a+c.cuda", "a+c.elastic.mpmax", "b+c.cuda",
@@ -195,18 +202,172 @@ static void test_profile_order(void)
 	release(&s, &p);
 }
 
+/* The ids of @p's runs, one string ("a.single b.single ..."). */
+static char *ids(const struct study_plan *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < p->nr_runs; i++) {
+		strbuf_addf(&sb, "%s%s", i ? " " : "", p->runs[i].id);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The ids of the runs of workload @w in repetition @rep, in plan order. */
+static char *block_ids(const struct study_plan *p, const char *w, unsigned rep)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < p->nr_runs; i++) {
+		const struct plan_run *r = &p->runs[i];
+		if (r->repetition == rep &&
+		    !strcmp(p->workloads[r->workload].name, w)) {
+			strbuf_addf(&sb, "%s ", r->id);
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int load_abc(struct study *s, struct study_plan *p, const char *more)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&sb, "programs:\n  - {name: a, command: x}\n"
+		    "  - {name: b, command: x}\n  - {name: c, command: x}\n"
+		    "variants: [single, cuda, nss, elastic]\n"
+		    "policies: [median, mpmax]\n%s", more);
+	memset(p, 0, sizeof(*p));
+	ret = study_load_string(s, "tests/data/study/mem.yaml", sb.buf, sb.len,
+				NULL);
+	if (!ret) {
+		ret = study_plan_build(p, s);
+	}
+	if (ret) {
+		printf("# %s\n", gm_error_message());
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void test_repetitions(void)
+{
+	struct study s;
+	struct study_plan p;
+	char *first, *again, *other;
+
+	CHECK_INT(load_abc(&s, &p, "workloads: {combinations: {size: 2}}\n"
+			   "repeats: 3\nseed: 7\n"), 0,
+		  "pairs of a, b, c in 4 variants, 3 repetitions, seed 7");
+	CHECK_INT(p.nr_configs, 3 + 3 * 4, "  15 runs per repetition");
+	CHECK_INT(p.nr_repetitions, 3, "  3 repetitions");
+	CHECK_INT(p.nr_runs, 45, "  45 runs");
+	int laid_out = 1, blocks = 1, ids_ok = 1, once = 1;
+	for (size_t i = 0; i < p.nr_runs; i++) {
+		const struct plan_run *r = &p.runs[i];
+		/* repetition by repetition, 15 runs each */
+		laid_out &= r->repetition == i / 15;
+		/* in each, the 3 alone runs, then a+b, a+c, b+c, 4 each */
+		size_t k = i % 15;
+		const char *w = p.workloads[r->workload].name;
+		static const char *const wl[] = { "a+b", "a+c", "b+c" };
+		blocks &= k < 3 ? r->baseline : !strcmp(w, wl[(k - 3) / 4]);
+		char want[64];
+		snprintf(want, sizeof(want), r->repetition ? ".r%u" : "",
+			 r->repetition);
+		size_t n = strlen(r->id), m = strlen(want);
+		ids_ok &= n > m && !strcmp(r->id + n - m, want) &&
+			  (r->repetition || !strstr(r->id, ".r"));
+		once &= plan_run_index(&p, r->config, r->repetition) == i;
+	}
+	CHECK(laid_out, "  repetition by repetition: all of 0, then 1, then 2");
+	CHECK(blocks, "  in each, the alone runs, then workload by workload");
+	CHECK(ids_ok, "  repetition 0 keeps the plain name, R adds .rR");
+	CHECK(once, "  each configuration once per repetition (by_config)");
+	CHECK_STR(p.runs[plan_run_index(&p, 4, 2)].id, "a+b.nss.r2",
+		  "  configurations in the listed order: 4 is a+b.nss");
+	first = ids(&p);
+	char *ab0 = block_ids(&p, "a+b", 0), *ab1 = block_ids(&p, "a+b", 1);
+	int shuffled = 0;
+	for (unsigned r = 1; r < 3; r++) {
+		static const char *const wl[] = { "a+b", "a+c", "b+c" };
+		for (size_t w = 0; w < 3; w++) {
+			char *x0 = block_ids(&p, wl[w], 0), *xr = block_ids(&p, wl[w], r);
+			/* the same order: the same ids once ".rR" is dropped */
+			struct strbuf a = STRBUF_INIT;
+			for (const char *c = xr; *c; c++) {
+				if (c[0] == '.' && c[1] == 'r' && c[2] >= '0' && c[2] <= '9') {
+					c += 2;
+					continue;
+				}
+				strbuf_addch(&a, *c);
+			}
+			shuffled |= strcmp(x0, a.buf) != 0;
+			strbuf_release(&a);
+			free(x0);
+			free(xr);
+		}
+	}
+	CHECK(shuffled, "  a workload's runs are not in the same order in every repetition");
+	release(&s, &p);
+
+	CHECK_INT(load_abc(&s, &p, "workloads: {combinations: {size: 2}}\n"
+			   "repeats: 3\nseed: 7\n"), 0, "the same study again");
+	again = ids(&p);
+	CHECK_STR(again, first, "  the same seed gives the same order");
+	release(&s, &p);
+
+	CHECK_INT(load_abc(&s, &p, "workloads: {combinations: {size: 2}}\n"
+			   "repeats: 3\nseed: 8\n"), 0, "with seed 8");
+	other = ids(&p);
+	CHECK(strcmp(other, first) != 0, "  another seed gives another order");
+	release(&s, &p);
+
+	/* Without b+c, a+b's and a+c's runs keep their order. */
+	CHECK_INT(load_abc(&s, &p, "workloads: [[a, b], [a, c]]\n"
+			   "repeats: 2\nseed: 7\n"), 0,
+		  "a+b and a+c only, 2 repetitions, seed 7");
+	char *ab0b = block_ids(&p, "a+b", 0), *ab1b = block_ids(&p, "a+b", 1);
+	CHECK_STR(ab0b, ab0, "  a+b's order in repetition 0 is as in the larger study");
+	CHECK_STR(ab1b, ab1, "  and in repetition 1");
+	release(&s, &p);
+
+	CHECK_INT(load_abc(&s, &p, "workloads: {combinations: {size: 2}}\n"
+			   "repeats: 1\nseed: 7\n"), 0, "repeats: 1");
+	CHECK_STR(p.runs[3].id, "a+b.cuda", "  the runs in the order listed");
+	CHECK_STR(p.runs[6].id, "a+b.elastic.mpmax", "  (policies as listed)");
+	CHECK_INT(p.nr_runs, 15, "  15 runs, no suffix");
+	release(&s, &p);
+
+	CHECK_INT(load_abc(&s, &p, "workloads: [[a, b]]\nrepeats: 2\n"
+			   "precision: 5%\nmax_repeats: 4\n"), 0,
+		  "a precision target");
+	CHECK_INT(p.nr_repetitions, 4, "  plans max_repeats repetitions");
+	CHECK_STR(p.runs[p.nr_runs - 1].id + strlen(p.runs[p.nr_runs - 1].id) - 3,
+		  ".r3", "  the last is repetition 3");
+	release(&s, &p);
+	free(first);
+	free(again);
+	free(other);
+	free(ab0);
+	free(ab1);
+	free(ab0b);
+	free(ab1b);
+}
+
 static void test_shipped(void)
 {
 	static const struct {
 		const char *file;
 		size_t workloads, runs;
 	} shipped[] = {
-		{ "workloads/demo.yaml", 3, 12 },
-		{ "workloads/parboil-pairs.yaml", 55, 341 },
-		{ "workloads/parboil-quads.yaml", 210, 1270 },
-		{ "workloads/parboil-sample.yaml", 10, 71 },
-		{ "workloads/parboil-mechanisms.yaml", 55, 506 },
-		{ "workloads/mechanisms-sample.yaml", 10, 101 },
+		/* 3 repetitions (the default) of each run */
+		{ "workloads/demo.yaml", 3, 3 * 12 },
+		{ "workloads/parboil-pairs.yaml", 55, 3 * 341 },
+		{ "workloads/parboil-quads.yaml", 210, 3 * 1270 },
+		{ "workloads/parboil-sample.yaml", 10, 3 * 71 },
+		{ "workloads/parboil-mechanisms.yaml", 55, 3 * 506 },
+		{ "workloads/mechanisms-sample.yaml", 10, 3 * 101 },
 	};
 
 	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
@@ -239,6 +400,7 @@ int main(void)
 	test_quads();
 	test_lists();
 	test_profile_order();
+	test_repetitions();
 	test_shipped();
 	return test_done();
 }

@@ -7,11 +7,13 @@
 #
 #   make_study DIR [PROGRAMS] [EXTRA YAML] [VARIANTS]  write DIR/study.yaml:
 #       every pair of PROGRAMS (default "a b c") under VARIANTS (default
-#       "single, cuda")
+#       "single, cuda"), each run once (repeats: 1) unless EXTRA YAML
+#       says 'repeats:'
+
 #   stages FILE [PATTERN]  number of lines of the fake log (matching)
 export GPUMIX_STUDY_EXEC=$GPUMIX_TOP/tests/data/study/fake-gpumix
 unset FAKE_LOG FAKE_ARGS FAKE_MARK FAKE_FAIL FAKE_HUNG FAKE_CRASH FAKE_SLEEP \
-	GPUMIX_STUDY_KILL_AT
+	FAKE_NS GPUMIX_STUDY_KILL_AT
 
 make_study() {
 	local dir=$1 progs=${2:-a b c} extra=${3:-} variants=${4:-single, cuda} p
@@ -28,6 +30,7 @@ make_study() {
 		echo "  - combinations: {size: 2}"
 		echo "variants: [$variants]"
 		echo "replay: {min_replays: 3}"
+		case $extra in *repeats:*) ;; *) echo "repeats: 1" ;; esac
 		printf '%s' "$extra"
 	} >"$dir/study.yaml"
 }
