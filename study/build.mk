@@ -6,7 +6,9 @@
 
 STUDY_SRCS := $(wildcard study/*.c)
 STUDY_LIB := $(B)/libgpumix-study.a
-LIBS += $(STUDY_LIB)
+# First: it uses analyze/ (run directories, STP, intervals), which the
+# sorted includes list before it, and no library here uses it.
+LIBS := $(STUDY_LIB) $(LIBS)
 CLI_LDLIBS += $(call pkg_libs,yaml-0.1)
 EXTRA_CFLAGS_study := $(call pkg_cflags,yaml-0.1)
 

@@ -16,8 +16,7 @@
  * and not needed once none is. Nothing is recorded: every invocation
  * makes the same decisions again from the run directories.
  *
- * The stopping rule is precision_met(), the one place that turns the
- * STPs of a configuration into an interval.
+ * The stopping rule is precision_met(), with analyze's interval.
  */
 #include "exec_priv.h"
 
@@ -25,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/interval.h"
 #include "analyze/metrics_stp.h"
 #include "analyze/run_reader.h"
 #include "error.h"
@@ -67,60 +67,19 @@ static long unit_of(const struct exec_ctx *x, size_t i)
 }
 
 /*
- * The 95% confidence interval's half-width of the mean of @n values, by
- * Student's t: t(0.975, n - 1) * s / sqrt(n), s the sample standard
- * deviation; NAN for fewer than 2 values.
- * TODO(issue 33): use analyze's interval (analyze/stats.c) once it has
- * one, so that the study stops on the interval the report shows.
- */
-static double ci95_halfwidth(const double *v, size_t n)
-{
-	/* t(0.975, df) for df = 1..30 */
-	static const double t975[] = {
-		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-	double mean = 0, ss = 0, t;
-	size_t df = n - 1;
-
-	if (n < 2) {
-		return NAN;
-	}
-	for (size_t i = 0; i < n; i++) {
-		mean += v[i];
-	}
-	mean /= (double)n;
-	for (size_t i = 0; i < n; i++) {
-		ss += (v[i] - mean) * (v[i] - mean);
-	}
-	if (df <= sizeof(t975) / sizeof(t975[0])) {
-		t = t975[df - 1];
-	} else {
-		/* Cornish-Fisher: within 0.001 of the quantile above 30 */
-		double z = 1.959964, d = (double)df;
-		t = z + (z * z * z + z) / (4 * d) +
-		    (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
-	}
-	return t * sqrt(ss / (double)df) / sqrt((double)n);
-}
-
-/*
  * The stopping rule: 1 when the 95% interval of the mean of the @n STPs
  * in @v is within @target times that mean (@rel gets the interval's
- * half-width over the mean, NAN with fewer than 2 values).
+ * half-width over the mean, NAN with fewer than 2 values). The interval
+ * is analyze's (analyze/interval.h: Student t), the one the report
+ * gives: the study stops on what the report will show.
  */
 static int precision_met(const double *v, size_t n, double target,
 			 double *rel)
 {
-	double mean = 0;
+	struct gm_ci ci;
 
-	for (size_t i = 0; i < n; i++) {
-		mean += v[i];
-	}
-	mean = n ? mean / (double)n : NAN;
-	*rel = ci95_halfwidth(v, n) / fabs(mean);
+	gm_ci_mean(&ci, v, n, NULL);
+	*rel = (ci.hi - ci.lo) / 2 / fabs(ci.mean);
 	return n >= 2 && *rel <= target;
 }
 
