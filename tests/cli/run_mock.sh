@@ -149,6 +149,9 @@ for r in basic.single:0 basic.single.r1:1 basic+threads.cuda:0 basic+threads.cud
 	check_eq "the real replay of ${r%%:*} recorded repetition ${r#*:} and seed 11" \
 		"ok ${r#*:} 11" "$(field "$m" status) $(field "$m" run.repetition) $(field "$m" study.seed)"
 done
+check_eq "repeats: 2: the real analyzer loaded every repetition apart" \
+	"basic single 0|basic single 1|basic+threads cuda 0|basic+threads cuda 1|threads single 0|threads single 1" \
+	"$(sqlite3 "$out/results.db" "SELECT w.name, r.variant, r.repetition FROM runs r JOIN workloads w ON w.id = r.workloadId ORDER BY 1, 2, 3" | tr '|\n' ' |' | sed 's/|$//')"
 check "the two repetitions are two replays (their own start times)" \
 	test "$(field "$out/runs/basic+threads.cuda/manifest" started_at)$(head -2 "$out/runs/basic+threads.cuda/replays.tsv")" != \
 	"$(field "$out/runs/basic+threads.cuda.r1/manifest" started_at)$(head -2 "$out/runs/basic+threads.cuda.r1/replays.tsv")"
