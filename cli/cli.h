@@ -46,6 +46,14 @@ int gm_cli_fail(void);
 /* Print a progress/diagnostic line to stderr unless -q. */
 void gm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The path of the library @file that gpumix injects into programs
+ * (libgpumix-capture.so, libgpumix-corun.so): $@env_var when set, else
+ * next to the gpumix binary (a build directory), else in ../lib/gpumix
+ * from it (an installation). Newly allocated.
+ */
+char *gm_cli_library(const char *file, const char *env_var);
+
 /* Command entry points (one cmd_<name>.c each). */
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
@@ -59,5 +67,6 @@ int cmd_trace(int argc, char **argv);
 int cmd_reconstruct(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_scale(int argc, char **argv);
+int cmd_corun(int argc, char **argv);
 
 #endif

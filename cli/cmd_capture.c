@@ -70,31 +70,6 @@ static void print_help(void)
 	       GM_CAPTURE_WAIT_DEFAULT);
 }
 
-/* libgpumix-capture.so: $GPUMIX_CAPTURE_LIB, next to gpumix, or ../lib/gpumix. */
-static char *find_library(void)
-{
-	const char *env = getenv("GPUMIX_CAPTURE_LIB");
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *dir, *p;
-
-	if (env && *env) {
-		return gm_xstrdup(env);
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		return gm_xstrdup("libgpumix-capture.so");
-	}
-	exe[n] = '\0';
-	dir = dirname(exe);
-	p = gm_xasprintf("%s/libgpumix-capture.so", dir);
-	if (!access(p, R_OK)) {
-		return p;
-	}
-	free(p);
-	return gm_xasprintf("%s/../lib/gpumix/libgpumix-capture.so", dir);
-}
-
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
@@ -283,7 +258,7 @@ int cmd_capture(int argc, char **argv)
 		free(copy);
 		o.output = out_default;
 	}
-	lib = find_library();
+	lib = gm_cli_library("libgpumix-capture.so", "GPUMIX_CAPTURE_LIB");
 	o.lib = lib;
 
 	if (capture_run_begin(&cr, &o)) {

@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "build and run a generated replay program" },
 	{ "profile", cmd_profile, "kernel profile of a suite from its single runs" },
 	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get" },
+	{ "corun", cmd_corun, "run the original programs of a workload together: native slowdowns" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -152,6 +152,32 @@ int gm_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int gm_dir_install(const char *tmp, const char *final)
+{
+	char *old = gm_xasprintf("%s.old-%ld", final, (long)getpid());
+	int ret = -1, moved = 0;
+
+	if (gm_path_exists(final)) {
+		if (rename(final, old)) {
+			gm_error_errno("cannot move '%s' aside", final);
+			goto out;
+		}
+		moved = 1;
+	}
+	if (rename(tmp, final)) {
+		gm_error_errno("cannot rename '%s' to '%s'", tmp, final);
+		if (moved && rename(old, final)) {
+			gm_error_errno("cannot put '%s' back (it is '%s')", final,
+				       old);
+		}
+		goto out;
+	}
+	ret = moved ? gm_remove_tree(old) : 0;
+out:
+	free(old);
+	return ret;
+}
+
 int gm_remove_tree(const char *path)
 {
 	struct stat st;

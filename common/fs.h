@@ -40,6 +40,14 @@ int gm_write_all(int fd, const void *buf, size_t len);
 /* rm -rf @path (a missing path is not an error). */
 int gm_remove_tree(const char *path);
 
+/*
+ * Put the finished directory @tmp in place as @final (a sibling of it):
+ * an existing @final is moved aside first and removed once @tmp is in
+ * place, so that @final always names a whole directory, the old or the
+ * new. On failure @final is as it was and @tmp is left to the caller.
+ */
+int gm_dir_install(const char *tmp, const char *final);
+
 /* 1 if @path exists (any type), 0 if not. */
 int gm_path_exists(const char *path);
 

@@ -16,7 +16,9 @@
  * of results, no CUDA call of its own (the callbacks only read the
  * clock). Without GPUMIX_CORUN_OUT it subscribes to nothing.
  */
+#include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,6 +43,9 @@ static struct corun_inject {
 	unsigned slot;
 	double timeout_s;
 	CUpti_SubscriberHandle sub;
+	/* Driver entry points, from the loaded libcuda (never the runtime) */
+	CUresult (*ctx_device)(CUdevice *);
+	CUresult (*device_name)(char *, int, CUdevice);
 
 	/* The start: taken once, by the first GPU operation's thread,
 	 * while the others that reach a GPU operation wait on the lock. */
@@ -84,12 +89,28 @@ static void note_missing(void)
 	}
 }
 
+/* The name of the GPU the first GPU operation goes to. */
+static void note_device(void)
+{
+	CUdevice dev = 0;
+
+	if (in.ctx_device && in.ctx_device(&dev) != CUDA_SUCCESS) {
+		dev = 0;
+	}
+	if (!in.device_name ||
+	    in.device_name(in.out.device, (int)sizeof(in.out.device), dev) !=
+		    CUDA_SUCCESS) {
+		in.out.device[0] = '\0';
+	}
+}
+
 static void first_op(unsigned cbid)
 {
 	pthread_mutex_lock(&in.start_lock);
 	if (!atomic_load_explicit(&in.started, memory_order_relaxed)) {
 		in.arrive_ns = gm_now_ns();
 		in.first_cbid = cbid;
+		note_device();
 		if (in.barrier.shm) {
 			switch (gm_barrier_wait(&in.barrier, in.slot,
 						in.timeout_s)) {
@@ -225,6 +246,18 @@ static void open_barrier(void)
 	free(path);
 }
 
+static void resolve_driver(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (!h) {
+		return;
+	}
+	*(void **)&in.ctx_device = dlsym(h, "cuCtxGetDevice");
+	*(void **)&in.device_name = dlsym(h, "cuDeviceGetName");
+	dlclose(h);	/* libcuda stays loaded for the life of the process */
+}
+
 GM_CORUN_API int InitializeInjection(void)
 {
 	const char *out = getenv(GM_CORUN_ENV_OUT);
@@ -238,6 +271,7 @@ GM_CORUN_API int InitializeInjection(void)
 		return 1;	/* not under gpumix corun */
 	}
 	in.out_dir = gm_xstrdup(out);
+	resolve_driver();
 	open_barrier();
 	r = cuptiSubscribe(&in.sub, callback, NULL);
 	for (int i = 0; r == CUPTI_SUCCESS && i < GM_API_COUNT; i++) {

@@ -35,6 +35,9 @@ int corun_section_write(const struct corun_section *s, const char *path)
 	if (s->ops) {
 		kvfile_set(&kv, "first_op", s->first_op);
 		kvfile_set(&kv, "last_op", s->last_op);
+		if (s->device[0]) {
+			kvfile_set(&kv, "device", s->device);
+		}
 		kvfile_set_u64(&kv, "arrive_ns", s->arrive_ns);
 		kvfile_set_u64(&kv, "start_ns", s->start_ns);
 		kvfile_set_u64(&kv, "end_ns", s->end_ns);
@@ -89,6 +92,7 @@ int corun_section_read(struct corun_section *s, const char *path)
 	}
 	copy_key(&kv, "first_op", s->first_op, sizeof(s->first_op));
 	copy_key(&kv, "last_op", s->last_op, sizeof(s->last_op));
+	copy_key(&kv, "device", s->device, sizeof(s->device));
 	copy_key(&kv, "barrier.missing", s->missing, sizeof(s->missing));
 	copy_key(&kv, "error", s->error, sizeof(s->error));
 	v = kvfile_get(&kv, "barrier");

@@ -46,6 +46,7 @@ struct corun_section {
 	uint64_t start_ns;	/* leaving the barrier: the section starts */
 	uint64_t end_ns;	/* return of the last GPU operation */
 	char first_op[64], last_op[64];	/* driver call names */
+	char device[128];	/* the GPU of its first GPU operation */
 	enum corun_barrier barrier;
 	unsigned arrived;	/* parties arrived when it stopped waiting */
 	char missing[256];	/* slots not arrived then: "1,3" */

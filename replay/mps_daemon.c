@@ -23,6 +23,15 @@
 #include "strbuf.h"
 
 #define POLL_NS 10000000L	/* 10 ms */
+#define DEFAULT_TIMEOUT_S 20.0
+
+double gm_mps_daemon_timeout_s(void)
+{
+	const char *v = getenv("GPUMIX_MPS_TIMEOUT");
+	double t = v ? atof(v) : 0;
+
+	return t > 0 ? t : DEFAULT_TIMEOUT_S;
+}
 
 static void nap(void)
 {

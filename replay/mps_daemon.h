@@ -30,6 +30,9 @@ struct gm_mps_daemon {
 	double timeout_s;	/* per step: start, query, quit */
 };
 
+/* Seconds each step of a daemon may take: GPUMIX_MPS_TIMEOUT, or 20. */
+double gm_mps_daemon_timeout_s(void);
+
 /*
  * Start a daemon whose logs go to @log_dir (created). Fails, with a cause
  * that says why and nothing left behind, when nvidia-cuda-mps-control is

@@ -43,7 +43,6 @@
 
 #define EXIT_HUNG 3
 #define EXIT_INTERRUPTED 130
-#define DAEMON_TIMEOUT_S 20.0
 /* Clock offsets that differ by less are the same clock sampled twice. */
 #define SAME_CLOCK_NS 50000
 
@@ -52,14 +51,6 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
-}
-
-static double timeout_from_env(void)
-{
-	const char *v = getenv("GPUMIX_MPS_TIMEOUT");
-	double t = v ? atof(v) : 0;
-
-	return t > 0 ? t : DAEMON_TIMEOUT_S;
 }
 
 struct child {
@@ -882,7 +873,7 @@ int gm_process_run(struct gm_run *run, int argc, char **argv)
 					    run->opt.one_shot, &board_fd);
 	}
 	if (!b || (mps && gm_mps_daemon_start(&daemon, log_dir,
-					      timeout_from_env()) < 0)) {
+					      gm_mps_daemon_timeout_s()) < 0)) {
 		/* Refused: nothing of this run stays behind. */
 		gm_error_report(stderr);
 		gm_error_clear();

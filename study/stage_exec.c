@@ -109,7 +109,7 @@ static void child(const struct stage_cmd *c, pid_t parent, int log_fd,
 	if (c->cwd && chdir(c->cwd)) {
 		child_fail(err_fd, 0);
 	}
-	execv(c->argv[0], c->argv);
+	execv(c->path ? c->path : c->argv[0], c->argv);
 	child_fail(err_fd, 1);
 }
 
@@ -131,7 +131,7 @@ static int check_started(const struct stage_cmd *c, pid_t pid, int fd)
 	if (f.step == 0) {
 		return gm_error_errno("cannot enter directory '%s'", c->cwd);
 	}
-	return gm_error_errno("cannot run '%s'", c->argv[0]);
+	return gm_error_errno("cannot run '%s'", c->path ? c->path : c->argv[0]);
 }
 
 /*

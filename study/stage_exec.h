@@ -14,6 +14,7 @@
 
 struct stage_cmd {
 	char *const *argv;	/* argv[0] is the executable's path */
+	const char *path;	/* the executable, when not argv[0] */
 	const char *cwd;	/* directory to run in, or NULL */
 	const char *log_path;	/* stdout + stderr, truncated first */
 	double timeout_s;	/* 0: no limit */

@@ -21,7 +21,7 @@ mk=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$GPUMIX_TOP"
 "${mk[@]}" install PREFIX="$p" >"$tmp/out" 2>&1; rc=$?
 check_eq "make install PREFIX=... exits 0" 0 "$rc"
 [ "$rc" = 0 ] || tail -5 "$tmp/out" | sed 's/^/#   /'
-for f in bin/gpumix lib/gpumix/libgpumix-capture.so \
+for f in bin/gpumix lib/gpumix/libgpumix-capture.so lib/gpumix/libgpumix-corun.so \
 	include/gpumix/gpumix_replay.h lib/gpumix/libgpumix-replay.a \
 	lib/gpumix/libgpumix-common.a lib/pkgconfig/gpumix-replay.pc \
 	share/man/man1/gpumix.1 share/man/man1/gpumix-capture.1 \

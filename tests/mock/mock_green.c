@@ -139,6 +139,13 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 	return CUDA_SUCCESS;
 }
 
+/* Every context, primary or green, is of the one device. */
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+	*device = 0;
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *res,
 					CUdevResourceType type)
 {

@@ -242,6 +242,7 @@ static void test_alone(void)
 	CHECK_INT(s.ops, 31, "it counts the GPU operations, not the other calls");
 	CHECK_STR(s.first_op, "cuMemcpyHtoDAsync_v2", "the first GPU operation is named");
 	CHECK_STR(s.last_op, "cuCtxSynchronize", "... and the last");
+	CHECK_STR(s.device, "Mock GPU", "the GPU is named");
 	CHECK_INT(s.barrier, CORUN_BARRIER_NONE, "no barrier for a program alone");
 	CHECK_STR(s.error, "", "no error");
 

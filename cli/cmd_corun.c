@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpumix corun: run the original programs of a workload, each alone and
+ * then all together as processes under each mechanism asked for, with the
+ * co-run interposer measuring each program's GPU section, and write a
+ * corun directory (doc/gpumix-corun.md): the native ground truth that the
+ * replayed slowdowns are compared with.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/corun_slowdown.h"
+#include "analyze/table.h"
+#include "build/version.h"
+#include "cli.h"
+#include "corun/corun_dir.h"
+#include "corun/corun_run.h"
+#include "corun/plan.h"
+#include "corun/program.h"
+#include "error.h"
+#include "fs.h"
+#include "study/stage_exec.h"
+#include "variant.h"	/* GM_MPS_CONTROL */
+
+static const char usage[] =
+	"usage: gpumix corun -o <dir> [-k <n>] [--mechanism <list>] [--force]\n"
+	"                    [--barrier-timeout <s>] [--time-limit <s>]"
+	" [--dry-run]\n"
+	"                    <bundle | name=command>...";
+
+static const char help[] =
+	"\n"
+	"Run the original programs of a workload, each alone and then all\n"
+	"together as processes, and measure each program's GPU section (its\n"
+	"first GPU operation to its last) with a light interposer; the\n"
+	"programs' sections start together at a barrier. Each program's\n"
+	"native slowdown is its co-run section over its alone section\n"
+	"(doc/gpumix-corun.md).\n"
+	"\n"
+	"    <bundle>              a trace bundle: its program runs as it was\n"
+	"                          captured (command line, directory and\n"
+	"                          environment from its manifest)\n"
+	"    <name>=<command>      a program given by hand, run by /bin/sh here\n"
+	"    -o, --output <dir>    the corun directory to write\n"
+	"    -k, --repeats <n>     alone and together runs each (default 5)\n"
+	"    --mechanism <list>    how the processes share the GPU, from: %s\n"
+	"                          (default: all; mps is skipped, with a note,\n"
+	"                          where " GM_MPS_CONTROL " is missing)\n"
+	"    --barrier-timeout <s> how long a program waits at the start\n"
+	"                          barrier for its partners (default 120)\n"
+	"    --time-limit <s>      stop a run's programs after <s> s (default:\n"
+	"                          no limit)\n"
+	"    --dry-run             print the plan, run nothing\n"
+	"    -f, --force           replace an existing <dir>\n"
+	"    -h, --help            show this help\n"
+	"\n"
+	"The slowdowns are printed on stdout as a table.\n"
+	"Environment: GPUMIX_CORUN_LIB overrides the path of"
+	" libgpumix-corun.so;\n"
+	"GPUMIX_MPS_TIMEOUT limits each step of the MPS daemon (default 20 s).\n"
+	"\n"
+	"exit status: 0 every run measured; 1 a program failed, was not\n"
+	"measured or never reached the barrier (the corun directory says\n"
+	"which, status = failed), or the co-run could not run; 2 usage error;\n"
+	"130 interrupted.\n";
+
+static void utc_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || !(v >= 0)) {
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A program argument: a bundle directory, else NAME=COMMAND. */
+static int load_program(struct corun_program *p, const char *arg)
+{
+	char *m = gm_path_join(arg, "manifest");
+	int bundle = gm_path_exists(m);
+
+	free(m);
+	if (bundle) {
+		return corun_program_from_bundle(p, arg);
+	}
+	if (strchr(arg, '=')) {
+		return corun_program_from_spec(p, arg);
+	}
+	return gm_error("'%s' is neither a trace bundle nor NAME=COMMAND", arg);
+}
+
+/* The slowdowns of @r per mechanism and program, on stdout. */
+static void print_slowdowns(const struct corun_plan *plan,
+			    const struct corun_program *progs,
+			    const struct corun_results *r)
+{
+	static const char *const cols[] = {
+		"mechanism", "program", "alone (ms)", "co-run (ms)", "slowdown",
+		"sd", "min", "max", "runs", NULL,
+	};
+	double *alone = gm_xcalloc(r->nr + 1, sizeof(double));
+	double *corun = gm_xcalloc(r->nr + 1, sizeof(double));
+	struct gm_table t;
+	struct strbuf sb = STRBUF_INIT;
+
+	gm_table_init(&t, "corun", "Native slowdowns", cols);
+	gm_table_caption(&t, "Each run's GPU section together over the mean "
+			 "of the program's alone sections; the mean, standard "
+			 "deviation and extremes over the runs.");
+	for (size_t mi = 0; mi < plan->nr_mechs; mi++) {
+		for (size_t p = 0; p < plan->nr_programs; p++) {
+			struct gm_corun_slowdown s;
+			size_t na = 0, nc = 0;
+			for (size_t i = 0; i < r->nr; i++) {
+				const struct corun_measure *m = &r->m[i];
+				const struct corun_step *st = &plan->steps[m->step];
+				double ns = (double)(m->end_ns - m->start_ns);
+				if (m->program != p) {
+					continue;
+				}
+				if (!st->mech) {
+					alone[na++] = ns;
+				} else if (st->mech == plan->mechs[mi]) {
+					corun[nc++] = ns;
+				}
+			}
+			if (!nc) {
+				continue;
+			}
+			gm_corun_slowdown(alone, na, corun, nc, &s);
+			gm_table_row(&t);
+			gm_table_text(&t, 0, "%s", plan->mechs[mi]->name);
+			gm_table_text(&t, 1, "%s", progs[p].name);
+			gm_table_num(&t, 2, s.alone_ns / 1e6, 3);
+			gm_table_num(&t, 3, s.corun_ns / 1e6, 3);
+			gm_table_num(&t, 4, s.mean, 3);
+			gm_table_num(&t, 5, s.sd, 3);
+			gm_table_num(&t, 6, s.min, 3);
+			gm_table_num(&t, 7, s.max, 3);
+			gm_table_num(&t, 8, (double)s.n, 0);
+		}
+	}
+	gm_table_markdown(&t, &sb, 1);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	gm_table_release(&t);
+	free(alone);
+	free(corun);
+}
+
+struct corun_cmd {
+	const char *out;
+	unsigned repeats;
+	const char *mechanisms;
+	double barrier_timeout_s, time_limit_s;
+	int force, dry_run;
+};
+
+static int parse(struct corun_cmd *c, int argc, char **argv)
+{
+	enum { OPT_MECH = 256, OPT_BARRIER, OPT_LIMIT, OPT_DRY };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "repeats", required_argument, NULL, 'k' },
+		{ "mechanism", required_argument, NULL, OPT_MECH },
+		{ "barrier-timeout", required_argument, NULL, OPT_BARRIER },
+		{ "time-limit", required_argument, NULL, OPT_LIMIT },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int o;
+
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "+:o:k:fh", opts, NULL)) != -1) {
+		char *end;
+		switch (o) {
+		case 'o':
+			c->out = optarg;
+			break;
+		case 'k':
+			c->repeats = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || optarg[0] == '-' || !c->repeats ||
+			    c->repeats > CORUN_MAX_REPEATS) {
+				return gm_usage_error(usage, "-k wants 1 to %d, "
+						      "not '%s'",
+						      CORUN_MAX_REPEATS, optarg);
+			}
+			break;
+		case OPT_MECH:
+			c->mechanisms = optarg;
+			break;
+		case OPT_BARRIER:
+			if (parse_seconds(optarg, &c->barrier_timeout_s) ||
+			    !(c->barrier_timeout_s > 0)) {
+				return gm_usage_error(usage, "--barrier-timeout "
+						      "wants seconds above 0, "
+						      "not '%s'", optarg);
+			}
+			break;
+		case OPT_LIMIT:
+			if (parse_seconds(optarg, &c->time_limit_s)) {
+				return gm_usage_error(usage, "--time-limit wants "
+						      "seconds, not '%s'", optarg);
+			}
+			break;
+		case OPT_DRY:
+			c->dry_run = 1;
+			break;
+		case 'f':
+			c->force = 1;
+			break;
+		case 'h':
+			printf("%s\n", usage);
+			printf(help, corun_mechanism_list());
+			return GM_EXIT_OK;
+		default:
+			return gm_bad_option(usage, o, argv);
+		}
+	}
+	if (argc - optind < 2) {
+		return gm_usage_error(usage, "a co-run needs at least two "
+				      "programs");
+	}
+	if (!c->out && !c->dry_run) {
+		return gm_usage_error(usage, "where to? (-o <dir>)");
+	}
+	return -1;	/* go on */
+}
+
+int cmd_corun(int argc, char **argv)
+{
+	struct corun_cmd c = { NULL, CORUN_DEFAULT_REPEATS, NULL, 120.0, 0, 0, 0 };
+	struct corun_program *progs = NULL;
+	struct corun_plan plan = { 0 };
+	struct corun_results r = { 0 };
+	char *skipped[8] = { NULL }, *workload = NULL, *tmp = NULL, *lib = NULL;
+	char *abs_tmp = NULL;
+	char started[32], finished[32];
+	const char **names = NULL;
+	size_t nr, nskipped = 0;
+	int ret = parse(&c, argc, argv), rc;
+
+	if (ret >= 0) {
+		return ret;
+	}
+	ret = GM_EXIT_ERROR;
+	nr = (size_t)(argc - optind);
+	progs = gm_xcalloc(nr, sizeof(*progs));
+	names = gm_xcalloc(nr, sizeof(*names));
+	for (size_t i = 0; i < nr; i++) {
+		if (load_program(&progs[i], argv[optind + (int)i])) {
+			goto out;
+		}
+	}
+	corun_programs_unique(progs, nr);
+	for (size_t i = 0; i < nr; i++) {
+		names[i] = progs[i].name;
+	}
+	workload = corun_workload_name(progs, nr);
+	if (!c.mechanisms) {
+		c.mechanisms = corun_mechanism_list();
+	}
+	if (corun_plan_build(&plan, nr, c.repeats, c.mechanisms)) {
+		ret = gm_usage_error(usage, "%s", gm_error_message());
+		gm_error_clear();
+		goto out_quiet;
+	}
+	for (size_t i = 0; i < plan.nr_mechs;) {
+		const struct corun_mechanism *m = plan.mechs[i];
+		if (m->mps_daemon && !gm_program_exists(GM_MPS_CONTROL)) {
+			skipped[nskipped++] = gm_xasprintf(
+				"%s: " GM_MPS_CONTROL " is not in PATH (no MPS "
+				"on this machine)", m->name);
+			gm_note("corun: skipping %s: " GM_MPS_CONTROL " is not in "
+				"PATH (no MPS on this machine)", m->name);
+			corun_plan_drop(&plan, m);
+			continue;
+		}
+		i++;
+	}
+	if (c.dry_run) {
+		corun_plan_print(&plan, names, stdout);
+		ret = GM_EXIT_OK;
+		goto out;
+	}
+	if (gm_path_exists(c.out) && !c.force) {
+		gm_error("'%s' already exists", c.out);
+		gm_error_hint("use --force to replace it");
+		goto out;
+	}
+	lib = gm_cli_library("libgpumix-corun.so", "GPUMIX_CORUN_LIB");
+	if (!gm_path_exists(lib)) {
+		gm_error("cannot find the co-run interposer '%s'", lib);
+		gm_error_hint("build it with 'make' or set GPUMIX_CORUN_LIB");
+		goto out;
+	}
+	{
+		/* CUDA loads it from the programs' own directories */
+		char *abs = realpath(lib, NULL);
+		if (abs) {
+			free(lib);
+			lib = abs;
+		}
+	}
+	tmp = gm_xasprintf("%s.tmp-%ld", c.out, (long)getpid());
+	gm_remove_tree(tmp);
+	if (gm_mkdir_p(tmp, 0755)) {
+		goto out;
+	}
+	/* the programs run in directories of their own */
+	abs_tmp = realpath(tmp, NULL);
+	if (!abs_tmp) {
+		gm_error_errno("cannot find '%s'", tmp);
+		goto out;
+	}
+	utc_now(started, sizeof(started));
+	stage_exec_catch_signals();
+	{
+		struct corun_opts o = {
+			lib, abs_tmp, c.barrier_timeout_s, c.time_limit_s,
+			gm_cli.verbosity >= 0 ? stderr : NULL,
+		};
+		rc = corun_execute(&plan, progs, &o, &r);
+	}
+	stage_exec_restore_signals();
+	utc_now(finished, sizeof(finished));
+	if (rc) {
+		if (r.interrupted) {
+			ret = GM_EXIT_INTERRUPTED;
+		}
+		gm_error("cannot co-run '%s'", workload);
+		gm_remove_tree(tmp);
+		goto out;
+	}
+	{
+		char *barriers = gm_path_join(tmp, "barrier");
+		struct corun_dir_info info = {
+			workload, progs, &plan, &r, (const char *const *)skipped,
+			c.barrier_timeout_s, started, finished, GM_VERSION_STRING,
+		};
+		gm_remove_tree(barriers);
+		free(barriers);
+		if (corun_dir_write(tmp, &info) || gm_dir_install(tmp, c.out)) {
+			gm_remove_tree(tmp);
+			goto out;
+		}
+	}
+	print_slowdowns(&plan, progs, &r);
+	if (r.failure) {
+		gm_error("co-run of '%s' failed: %s", workload, r.failure);
+		gm_error_hint("the programs' output is in '%s/logs'", c.out);
+		goto out;
+	}
+	gm_note("corun: %s: %zu runs measured into '%s'", workload, r.nr, c.out);
+	ret = GM_EXIT_OK;
+out:
+	if (ret != GM_EXIT_OK && ret != GM_EXIT_USAGE) {
+		gm_cli_fail();
+	}
+out_quiet:
+	corun_results_release(&r);
+	corun_plan_release(&plan);
+	for (size_t i = 0; progs && i < nr; i++) {
+		corun_program_release(&progs[i]);
+	}
+	for (size_t i = 0; i < nskipped; i++) {
+		free(skipped[i]);
+	}
+	free(progs);
+	free(names);
+	free(workload);
+	free(tmp);
+	free(abs_tmp);
+	free(lib);
+	return ret;
+}

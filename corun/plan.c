@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan of a native co-run and its mechanisms (see plan.h).
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "start_barrier.h"
+#include "strbuf.h"
+
+static const struct corun_mechanism mechanisms[] = {
+	{ "procs", 0, "one process per program; the driver time-slices "
+		      "their contexts" },
+	{ "mps", 1, "one process per program, each a client of a private "
+		    "MPS daemon" },
+};
+
+#define NR_MECHS (sizeof(mechanisms) / sizeof(mechanisms[0]))
+
+const struct corun_mechanism *corun_mechanism_find(const char *name)
+{
+	for (size_t i = 0; i < NR_MECHS; i++) {
+		if (!strcmp(mechanisms[i].name, name)) {
+			return &mechanisms[i];
+		}
+	}
+	return NULL;
+}
+
+const struct corun_mechanism *corun_mechanism_at(size_t i)
+{
+	return i < NR_MECHS ? &mechanisms[i] : NULL;
+}
+
+const char *corun_mechanism_list(void)
+{
+	static char list[128];
+
+	if (!list[0]) {
+		for (size_t i = 0; i < NR_MECHS; i++) {
+			size_t n = strlen(list);
+			snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				 mechanisms[i].name);
+		}
+	}
+	return list;
+}
+
+const char *corun_step_mode(const struct corun_step *s)
+{
+	return s->mech ? s->mech->name : CORUN_ALONE;
+}
+
+static void add_step(struct corun_plan *p, size_t *alloc,
+		     const struct corun_mechanism *m, unsigned repeat,
+		     size_t program)
+{
+	GM_ALLOC_GROW(p->steps, p->nr_steps + 1, *alloc);
+	p->steps[p->nr_steps].mech = m;
+	p->steps[p->nr_steps].repeat = repeat;
+	p->steps[p->nr_steps].program = program;
+	p->nr_steps++;
+}
+
+/* Mark the mechanisms named in @list (comma-separated) in @want. */
+static int parse_mechanisms(const char *list, int *want)
+{
+	char *copy = gm_xstrdup(list), *save = NULL;
+	int n = 0, ret = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		const struct corun_mechanism *m;
+		while (*t == ' ') {
+			t++;
+		}
+		m = corun_mechanism_find(t);
+		if (!m) {
+			ret = gm_error("unknown mechanism '%s' (known: %s)", t,
+				       corun_mechanism_list());
+			break;
+		}
+		if (want[m - mechanisms]) {
+			ret = gm_error("mechanism '%s' is named twice", t);
+			break;
+		}
+		want[m - mechanisms] = 1;
+		n++;
+	}
+	free(copy);
+	if (!ret && !n) {
+		ret = gm_error("no mechanism named (known: %s)",
+			       corun_mechanism_list());
+	}
+	return ret;
+}
+
+int corun_plan_build(struct corun_plan *p, size_t nr_programs,
+		     unsigned repeats, const char *list)
+{
+	int want[NR_MECHS] = { 0 };
+	size_t alloc = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (nr_programs < 2 || nr_programs > GM_BARRIER_MAX_PARTIES) {
+		return gm_error("a co-run takes 2 to %d programs, not %zu",
+				GM_BARRIER_MAX_PARTIES, nr_programs);
+	}
+	if (repeats < 1 || repeats > CORUN_MAX_REPEATS) {
+		return gm_error("repetitions must be 1 to %d, not %u",
+				CORUN_MAX_REPEATS, repeats);
+	}
+	if (parse_mechanisms(list, want)) {
+		return -1;
+	}
+	p->nr_programs = nr_programs;
+	p->repeats = repeats;
+	p->mechs = gm_xcalloc(NR_MECHS, sizeof(*p->mechs));
+	for (size_t i = 0; i < NR_MECHS; i++) {
+		if (want[i]) {
+			p->mechs[p->nr_mechs++] = &mechanisms[i];
+		}
+	}
+	for (unsigned k = 0; k < repeats; k++) {
+		for (size_t i = 0; i < nr_programs; i++) {
+			add_step(p, &alloc, NULL, k, i);
+		}
+	}
+	for (size_t m = 0; m < p->nr_mechs; m++) {
+		for (unsigned k = 0; k < repeats; k++) {
+			add_step(p, &alloc, p->mechs[m], k, 0);
+		}
+	}
+	return 0;
+}
+
+void corun_plan_drop(struct corun_plan *p, const struct corun_mechanism *m)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < p->nr_steps; i++) {
+		if (p->steps[i].mech != m) {
+			p->steps[j++] = p->steps[i];
+		}
+	}
+	p->nr_steps = j;
+	j = 0;
+	for (size_t i = 0; i < p->nr_mechs; i++) {
+		if (p->mechs[i] != m) {
+			p->mechs[j++] = p->mechs[i];
+		}
+	}
+	p->nr_mechs = j;
+}
+
+void corun_plan_release(struct corun_plan *p)
+{
+	free(p->steps);
+	free(p->mechs);
+	memset(p, 0, sizeof(*p));
+}
+
+void corun_plan_print(const struct corun_plan *p, const char *const *names,
+		      FILE *out)
+{
+	for (size_t i = 0; i < p->nr_steps; i++) {
+		const struct corun_step *s = &p->steps[i];
+		fprintf(out, "%s %u ", corun_step_mode(s), s->repeat);
+		if (!s->mech) {
+			fprintf(out, "%s\n", names[s->program]);
+			continue;
+		}
+		for (size_t j = 0; j < p->nr_programs; j++) {
+			fprintf(out, "%s%s", j ? "+" : "", names[j]);
+		}
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan of a native co-run (gpumix corun): which program runs when,
+ * alone or with the others, under which mechanism. Every program first
+ * runs alone K times (its alone GPU sections, round by round: each
+ * repetition runs every program once, so that a drift of the machine
+ * reaches all programs alike), then all programs run together K times
+ * under each mechanism asked for, in the order of the mechanism table.
+ *
+ * The mechanisms are how the programs' processes share the GPU, named
+ * after the replay variants they are compared with: `procs`, plain
+ * processes whose contexts the driver time-slices, and `mps`, processes
+ * under a private MPS daemon.
+ */
+#ifndef GM_CORUN_PLAN_H
+#define GM_CORUN_PLAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define CORUN_DEFAULT_REPEATS 5
+#define CORUN_MAX_REPEATS 1000
+
+struct corun_mechanism {
+	const char *name;	/* the replay variant it is compared with */
+	int mps_daemon;		/* its processes are clients of an MPS daemon */
+	const char *about;	/* one line, for --help and the docs */
+};
+
+/* The mechanism called @name, or NULL. */
+const struct corun_mechanism *corun_mechanism_find(const char *name);
+
+/* The mechanisms in table order; NULL past the last. */
+const struct corun_mechanism *corun_mechanism_at(size_t i);
+
+/* "procs, mps" (static). */
+const char *corun_mechanism_list(void);
+
+/* The name of an alone step's mode in files and tables. */
+#define CORUN_ALONE "alone"
+
+struct corun_step {
+	const struct corun_mechanism *mech;	/* NULL: a program alone */
+	unsigned repeat;			/* 0 to repeats - 1 */
+	size_t program;				/* alone: which one */
+};
+
+struct corun_plan {
+	struct corun_step *steps;
+	size_t nr_steps;
+	size_t nr_programs;
+	unsigned repeats;
+	const struct corun_mechanism **mechs;	/* table order */
+	size_t nr_mechs;
+};
+
+/*
+ * Plan @nr_programs programs (2 to 64), @repeats times (1 to
+ * CORUN_MAX_REPEATS), under the mechanisms named in @mechanisms ("procs,mps";
+ * each at most once). Errors name the bad value. Release @p either way.
+ */
+int corun_plan_build(struct corun_plan *p, size_t nr_programs,
+		     unsigned repeats, const char *mechanisms);
+
+/* Leave out mechanism @m (one that cannot run on this machine). */
+void corun_plan_drop(struct corun_plan *p, const struct corun_mechanism *m);
+
+void corun_plan_release(struct corun_plan *p);
+
+/* "alone", or the step's mechanism's name. */
+const char *corun_step_mode(const struct corun_step *s);
+
+/*
+ * Print the plan, one step a line ("alone 0 bfs", "procs 0 bfs+mm"), the
+ * programs named by @names.
+ */
+void corun_plan_print(const struct corun_plan *p, const char *const *names,
+		      FILE *out);
+
+#endif
