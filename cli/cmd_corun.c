@@ -285,8 +285,8 @@ int cmd_corun(int argc, char **argv)
 		goto out_quiet;
 	}
 	for (size_t i = 0; i < plan.nr_mechs;) {
-		const struct corun_mechanism *m = plan.mechs[i];
-		if (m->mps_daemon && !gm_program_exists(GM_MPS_CONTROL)) {
+		const struct gm_variant *m = plan.mechs[i];
+		if (corun_mechanism_mps(m) && !gm_program_exists(GM_MPS_CONTROL)) {
 			skipped[nskipped++] = gm_xasprintf(
 				"%s: " GM_MPS_CONTROL " is not in PATH (no MPS "
 				"on this machine)", m->name);

@@ -26,7 +26,7 @@ struct runner {
 	struct corun_results *r;
 	char *no_mps_dir;		/* an MPS pipe directory, no daemon */
 	struct gm_mps_daemon daemon;
-	const struct corun_mechanism *daemon_for; /* NULL: none runs */
+	const struct gm_variant *daemon_for; /* NULL: none runs */
 };
 
 /* One program's processes in one step. */
@@ -87,7 +87,7 @@ static void set_failure(struct runner *x, char *msg)
 /* The MPS set-up a step needs: its mechanism's daemon, or none at all. */
 static int mps_for(struct runner *x, const struct corun_step *s)
 {
-	const struct corun_mechanism *want = s->mech && s->mech->mps_daemon ?
+	const struct gm_variant *want = s->mech && corun_mechanism_mps(s->mech) ?
 						     s->mech : NULL;
 
 	if (x->daemon_for && x->daemon_for != want) {

@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,42 +12,54 @@
 #include "start_barrier.h"
 #include "strbuf.h"
 
-static const struct corun_mechanism mechanisms[] = {
-	{ "procs", 0, "one process per program; the driver time-slices "
-		      "their contexts" },
-	{ "mps", 1, "one process per program, each a client of a private "
-		    "MPS daemon" },
-};
-
-#define NR_MECHS (sizeof(mechanisms) / sizeof(mechanisms[0]))
-
-const struct corun_mechanism *corun_mechanism_find(const char *name)
+const struct gm_variant *corun_mechanism_at(size_t i)
 {
-	for (size_t i = 0; i < NR_MECHS; i++) {
-		if (!strcmp(mechanisms[i].name, name)) {
-			return &mechanisms[i];
+	const struct gm_variant *v;
+
+	for (size_t t = 0; (v = gm_variant_at(t)); t++) {
+		if ((v->flags & GM_VARIANT_PROCESSES) && !i--) {
+			return v;
 		}
 	}
 	return NULL;
 }
 
-const struct corun_mechanism *corun_mechanism_at(size_t i)
+const struct gm_variant *corun_mechanism_find(const char *name)
 {
-	return i < NR_MECHS ? &mechanisms[i] : NULL;
+	const struct gm_variant *v = gm_variant_find(name);
+
+	return v && (v->flags & GM_VARIANT_PROCESSES) ? v : NULL;
+}
+
+int corun_mechanism_mps(const struct gm_variant *m)
+{
+	return !!(m->flags & GM_VARIANT_MPS_DAEMON);
 }
 
 const char *corun_mechanism_list(void)
 {
 	static char list[128];
+	const struct gm_variant *m;
 
 	if (!list[0]) {
-		for (size_t i = 0; i < NR_MECHS; i++) {
+		for (size_t i = 0; (m = corun_mechanism_at(i)); i++) {
 			size_t n = strlen(list);
 			snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
-				 mechanisms[i].name);
+				 m->name);
 		}
 	}
 	return list;
+}
+
+/* Index of mechanism @m among the mechanisms. */
+static size_t mech_index(const struct gm_variant *m)
+{
+	size_t i = 0;
+
+	while (corun_mechanism_at(i) != m) {
+		i++;
+	}
+	return i;
 }
 
 const char *corun_step_mode(const struct corun_step *s)
@@ -55,7 +68,7 @@ const char *corun_step_mode(const struct corun_step *s)
 }
 
 static void add_step(struct corun_plan *p, size_t *alloc,
-		     const struct corun_mechanism *m, unsigned repeat,
+		     const struct gm_variant *m, unsigned repeat,
 		     size_t program)
 {
 	GM_ALLOC_GROW(p->steps, p->nr_steps + 1, *alloc);
@@ -65,15 +78,16 @@ static void add_step(struct corun_plan *p, size_t *alloc,
 	p->nr_steps++;
 }
 
-/* Mark the mechanisms named in @list (comma-separated) in @want. */
-static int parse_mechanisms(const char *list, int *want)
+/* Set the bits of the mechanisms named in @list (comma-separated) in
+ * @want, by their index among the mechanisms. */
+static int parse_mechanisms(const char *list, uint64_t *want)
 {
 	char *copy = gm_xstrdup(list), *save = NULL;
 	int n = 0, ret = 0;
 
 	for (char *t = strtok_r(copy, ",", &save); t;
 	     t = strtok_r(NULL, ",", &save)) {
-		const struct corun_mechanism *m;
+		const struct gm_variant *m;
 		while (*t == ' ') {
 			t++;
 		}
@@ -83,11 +97,11 @@ static int parse_mechanisms(const char *list, int *want)
 				       corun_mechanism_list());
 			break;
 		}
-		if (want[m - mechanisms]) {
+		if (*want & (1ull << mech_index(m))) {
 			ret = gm_error("mechanism '%s' is named twice", t);
 			break;
 		}
-		want[m - mechanisms] = 1;
+		*want |= 1ull << mech_index(m);
 		n++;
 	}
 	free(copy);
@@ -101,7 +115,8 @@ static int parse_mechanisms(const char *list, int *want)
 int corun_plan_build(struct corun_plan *p, size_t nr_programs,
 		     unsigned repeats, const char *list)
 {
-	int want[NR_MECHS] = { 0 };
+	uint64_t want = 0;
+	size_t nr_mechs = 0;
 	size_t alloc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -113,15 +128,18 @@ int corun_plan_build(struct corun_plan *p, size_t nr_programs,
 		return gm_error("repetitions must be 1 to %d, not %u",
 				CORUN_MAX_REPEATS, repeats);
 	}
-	if (parse_mechanisms(list, want)) {
+	if (parse_mechanisms(list, &want)) {
 		return -1;
 	}
 	p->nr_programs = nr_programs;
 	p->repeats = repeats;
-	p->mechs = gm_xcalloc(NR_MECHS, sizeof(*p->mechs));
-	for (size_t i = 0; i < NR_MECHS; i++) {
-		if (want[i]) {
-			p->mechs[p->nr_mechs++] = &mechanisms[i];
+	while (corun_mechanism_at(nr_mechs)) {
+		nr_mechs++;
+	}
+	p->mechs = gm_xcalloc(nr_mechs, sizeof(*p->mechs));
+	for (size_t i = 0; i < nr_mechs; i++) {
+		if (want & (1ull << i)) {
+			p->mechs[p->nr_mechs++] = corun_mechanism_at(i);
 		}
 	}
 	for (unsigned k = 0; k < repeats; k++) {
@@ -137,7 +155,7 @@ int corun_plan_build(struct corun_plan *p, size_t nr_programs,
 	return 0;
 }
 
-void corun_plan_drop(struct corun_plan *p, const struct corun_mechanism *m)
+void corun_plan_drop(struct corun_plan *p, const struct gm_variant *m)
 {
 	size_t j = 0;
 

@@ -7,10 +7,11 @@
  * reaches all programs alike), then all programs run together K times
  * under each mechanism asked for, in the order of the mechanism table.
  *
- * The mechanisms are how the programs' processes share the GPU, named
- * after the replay variants they are compared with: `procs`, plain
- * processes whose contexts the driver time-slices, and `mps`, processes
- * under a private MPS daemon.
+ * The mechanisms are how the programs' processes share the GPU: the
+ * variants of the table (common/variant.c) that replay one process per
+ * program (GM_VARIANT_PROCESSES), whose replays they are compared with:
+ * `procs`, plain processes whose contexts the driver time-slices, and
+ * `mps`, processes under a private MPS daemon (GM_VARIANT_MPS_DAEMON).
  */
 #ifndef GM_CORUN_PLAN_H
 #define GM_CORUN_PLAN_H
@@ -18,20 +19,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "variant.h"
+
 #define CORUN_DEFAULT_REPEATS 5
 #define CORUN_MAX_REPEATS 1000
 
-struct corun_mechanism {
-	const char *name;	/* the replay variant it is compared with */
-	int mps_daemon;		/* its processes are clients of an MPS daemon */
-	const char *about;	/* one line, for --help and the docs */
-};
-
-/* The mechanism called @name, or NULL. */
-const struct corun_mechanism *corun_mechanism_find(const char *name);
+/* The mechanism called @name (a GM_VARIANT_PROCESSES variant), or NULL. */
+const struct gm_variant *corun_mechanism_find(const char *name);
 
 /* The mechanisms in table order; NULL past the last. */
-const struct corun_mechanism *corun_mechanism_at(size_t i);
+const struct gm_variant *corun_mechanism_at(size_t i);
+
+/* 1 when mechanism @m runs its processes under an MPS daemon. */
+int corun_mechanism_mps(const struct gm_variant *m);
 
 /* "procs, mps" (static). */
 const char *corun_mechanism_list(void);
@@ -40,7 +40,7 @@ const char *corun_mechanism_list(void);
 #define CORUN_ALONE "alone"
 
 struct corun_step {
-	const struct corun_mechanism *mech;	/* NULL: a program alone */
+	const struct gm_variant *mech;	/* NULL: a program alone */
 	unsigned repeat;			/* 0 to repeats - 1 */
 	size_t program;				/* alone: which one */
 };
@@ -50,7 +50,7 @@ struct corun_plan {
 	size_t nr_steps;
 	size_t nr_programs;
 	unsigned repeats;
-	const struct corun_mechanism **mechs;	/* table order */
+	const struct gm_variant **mechs;	/* table order */
 	size_t nr_mechs;
 };
 
@@ -63,7 +63,7 @@ int corun_plan_build(struct corun_plan *p, size_t nr_programs,
 		     unsigned repeats, const char *mechanisms);
 
 /* Leave out mechanism @m (one that cannot run on this machine). */
-void corun_plan_drop(struct corun_plan *p, const struct corun_mechanism *m);
+void corun_plan_drop(struct corun_plan *p, const struct gm_variant *m);
 
 void corun_plan_release(struct corun_plan *p);
 
