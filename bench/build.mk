@@ -7,3 +7,4 @@ BENCHES += bench/elastic_policy.sh
 BENCHES += bench/slurm_overhead.sh
 BENCHES += bench/driver_lock.sh
 BENCHES += bench/probe_overhead.sh
+BENCHES += bench/drivercalls_cost.sh

@@ -32,6 +32,19 @@ int gm_cu_check(CUresult r, const char *call, const char *file, int line)
 			*text ? ": " : "", text, base(file), line);
 }
 
+int gm_cu_check_timed(CUresult r, const char *call, const char *file,
+		      int line)
+{
+	gm_drv_end(call);
+	return gm_cu_check(r, call, file, line);
+}
+
+CUresult gm_cu_timed(CUresult r, const char *call)
+{
+	gm_drv_end(call);
+	return r;
+}
+
 int gm_cupti_check(CUptiResult r, const char *call, const char *file,
 		   int line)
 {

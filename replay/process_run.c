@@ -430,6 +430,57 @@ static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
 	return ret;
 }
 
+/*
+ * Append child @dir's drivercalls.tsv lines but its END line to @out,
+ * the SLOW lines' times + @shift, counting them in *@n. 0 or -1.
+ */
+static int merge_drivercalls(struct strbuf *out, const char *dir,
+			     int64_t shift, uint64_t *n)
+{
+	char *path = gm_path_join(dir, "drivercalls.tsv");
+	struct strbuf text = STRBUF_INIT;
+	uint64_t lines = 0;
+	int ret = -1, ended = 0;
+	char *save = NULL;
+
+	if (gm_read_file(path, &text) < 0) {
+		goto out;
+	}
+	for (char *line = strtok_r(text.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[12];
+		size_t nf = split(line, f, 12);
+		if (!strcmp(f[0], "END")) {
+			ended = nf == 2 && strtoull(f[1], NULL, 10) == lines;
+			break;
+		}
+		if (!strcmp(f[0], "SLOW") && nf == 6) {
+			strbuf_addf(out, "SLOW\t%s\t%s\t%s\t", f[1], f[2], f[3]);
+			add_shifted(out, f[4], shift);
+			strbuf_addch(out, '\t');
+			add_shifted(out, f[5], shift);
+			strbuf_addch(out, '\n');
+		} else {
+			for (size_t k = 0; k < nf; k++) {
+				strbuf_addf(out, "%s%s", k ? "\t" : "", f[k]);
+			}
+			strbuf_addch(out, '\n');
+		}
+		lines++;
+	}
+	if (!ended) {
+		gm_error("'%s' is truncated (no END line counting its lines)",
+			 path);
+		goto out;
+	}
+	*n += lines;
+	ret = 0;
+out:
+	strbuf_release(&text);
+	free(path);
+	return ret;
+}
+
 /* The merged probe files (--probe blocks): probe.tsv's lines, probe.bin. */
 struct merged_probe {
 	struct strbuf tsv;
@@ -628,7 +679,8 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
 	struct run_activity ra;
 	struct merged_probe mp = { 0 };
-	struct strbuf reps = STRBUF_INIT;
+	struct strbuf reps = STRBUF_INIT, drv = STRBUF_INIT;
+	uint64_t drv_lines = 0;
 	uint64_t corr = 0, streams = 0, dropped = 0, clients = 0;
 	int64_t spread = clock_shifts(b, c, w->nr_programs);
 	int have_template = 0, ret = 0;
@@ -688,6 +740,8 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		uint64_t base = corr;
 		if (merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
 		    merge_replays(&reps, c[i].dir, c[i].shift) < 0 ||
+		    merge_drivercalls(&drv, c[i].dir, c[i].shift,
+				      &drv_lines) < 0 ||
 		    (mp.open && merge_probe(&mp, c[i].dir, base,
 					    c[i].shift) < 0)) {
 			gm_error_report(stderr);
@@ -765,6 +819,13 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		ret = -1;
 	}
 	free(path);
+	strbuf_addf(&drv, "END\t%" PRIu64 "\n", drv_lines);
+	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
+	if (gm_write_file_atomic(path, drv.buf, drv.len, 1) < 0) {
+		ret = -1;
+	}
+	free(path);
+	strbuf_release(&drv);
 	if (ret == 0 || strcmp(status, "ok")) {
 		if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
 			ret = -1;
@@ -786,6 +847,7 @@ static void drop_parts(struct child *c, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		static const char *const parts[] = {
 			"activity.tsv", "replays.tsv", "probe.tsv", "probe.bin",
+			"drivercalls.tsv",
 		};
 		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
 			char *path = gm_path_join(c[i].dir, parts[k]);

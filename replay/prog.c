@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cu_check.h"
 #include "error.h"
 #include "graph_ops.h"
@@ -539,6 +540,9 @@ int gm_prog_init(struct gm_prog *p)
 	int ok;
 
 	p->tid = (pid_t)syscall(SYS_gettid);
+	/* This thread's driver calls, from here on (drvcalls.h). */
+	p->drv = gm_xcalloc(1, sizeof(*p->drv));
+	gm_drv_attach(p->drv, (int64_t)(gm_now() - gm_now_ns()));
 	if (run->prof.enabled) {
 		profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
 	}
@@ -716,6 +720,7 @@ int gm_replay_next(struct gm_prog *p)
 			}
 		}
 		end = gm_now();
+		gm_drv_phase(GM_DRV_SETUP);
 		/* The probe's records, untimed: the GPU work is done. */
 		if (!p->failed && !atomic_load(&run->stop) &&
 		    gm_probe_replay_end(p) < 0) {
@@ -778,6 +783,7 @@ int gm_replay_next(struct gm_prog *p)
 	watchdog_set_active(p->wd, 1);
 	p->start_ns = gm_now();
 	p->replaying = 1;
+	gm_drv_phase(GM_DRV_REPLAY);
 	return 1;
 }
 
@@ -793,6 +799,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 		p->replaying = 0;
 		end_turn(p);
 	}
+	gm_drv_phase(GM_DRV_SETUP);
 	watchdog_set_active(p->wd, 0);
 	if (p->failed && !run->failure[0]) {
 		gm_record_failure(run);
@@ -890,4 +897,5 @@ void gm_prog_cleanup(struct gm_prog *p)
 	p->arena = p->arena_pinned = NULL;
 	p->kargs = NULL;
 	p->pending = NULL;
+	gm_drv_attach(NULL, 0);	/* the table stays, for the run directory */
 }

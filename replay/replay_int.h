@@ -31,6 +31,7 @@ struct gm_run;
 struct gm_process_board;
 struct gm_sched;
 struct gm_planner;
+struct gm_drvcalls;
 struct gm_probe_prog;
 struct gm_probe_run;
 struct kvfile;
@@ -111,6 +112,7 @@ struct gm_prog {
 	unsigned group_index;
 	void *sched_state;		/* the scheduler's, per program */
 	struct gm_probe_prog *probe;	/* --probe blocks (probe.h), or NULL */
+	struct gm_drvcalls *drv;	/* its thread's driver calls (drvcalls.h) */
 	int init_done, failed, arrived_end;
 };
 

@@ -22,6 +22,7 @@
 
 #include "build/version.h"
 #include "cu_check.h"
+#include "drvcalls.h"
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
@@ -282,6 +283,32 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	}
 }
 
+/* drivercalls.tsv: each program thread's driver calls (drvcalls.h). */
+static int write_drivercalls(struct gm_run *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t n = 0;
+	char *path;
+	int ret;
+
+	for (unsigned i = 0; run->progs && i < run->w->nr_programs; i++) {
+		n += gm_drv_format(run->progs[i].drv, run->w->programs[i]->name,
+				   &sb);
+		if (run->progs[i].drv && run->progs[i].drv->lost) {
+			gm_log(run, "replay: program '%s': %" PRIu64 " driver "
+			       "calls of sites past the table's %d not timed",
+			       run->w->programs[i]->name,
+			       run->progs[i].drv->lost, GM_DRV_SITES);
+		}
+	}
+	strbuf_addf(&sb, "END\t%" PRIu64 "\n", n);
+	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
+	ret = gm_write_file_atomic(path, sb.buf, sb.len, 1);
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
 /* Write activity.tsv, replays.tsv and, last, the manifest. */
 static int write_run(struct gm_run *run, const char *status,
 		     const char *failure, int hung)
@@ -308,7 +335,8 @@ static int write_run(struct gm_run *run, const char *status,
 		gm_error_report(stderr);
 		ret = -1;
 	}
-	if (gm_probe_write(run, &run->prof) < 0) {
+	if (gm_probe_write(run, &run->prof) < 0 ||
+	    write_drivercalls(run) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
@@ -868,6 +896,9 @@ release:
 	gm_elastic_index_release(&run.el_index);
 	gm_probe_run_release(&run);
 	free(run.groups);
+	for (unsigned i = 0; run.progs && i < w->nr_programs; i++) {
+		free(run.progs[i].drv);
+	}
 	free(run.progs);
 	free(run.targets);
 	free(threads);

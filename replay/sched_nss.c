@@ -430,7 +430,7 @@ static int finished(struct nss_prog *n, struct nss_inflight *e)
 		n->free_flags[n->nr_free_flags++] = e->flag;
 		return 1;
 	}
-	r = cuEventQuery(e->ev);
+	r = CU_TIMED(cuEventQuery(e->ev));
 	if (r == CUDA_ERROR_NOT_READY) {
 		return 0;
 	}

@@ -53,7 +53,8 @@
  *                               the activity records and of the replay's
  *                               times) to FILE: one program's init late,
  *                               and when it went on. FUNC: one of the
- *                               calls that check it (cuLibraryLoadData).
+ *                               calls that check it (cuLibraryLoadData,
+ *                               cuLaunchKernel: both launch calls).
  *   MOCK_CUDA_LATENCY_US=N      a queued command runs no sooner than N
  *                               microseconds after its call (default
  *                               200), unless a host thread is blocked
@@ -1849,6 +1850,7 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 	CUresult r;
 
 	FAIL_IF("cuLaunchKernel");
+	mock_slow("cuLaunchKernel");	/* (a full launch queue, say) */
 	/* A cooperative grid must be resident at once, as the driver checks:
 	 * at most the occupancy's blocks per SM on each SM of the context. */
 	if (cooperative && ctx) {
