@@ -108,26 +108,37 @@ check_match "another seed changes no input: the profile and the runs stay" \
 	'^- this invocation: 0 stages run \(0 failed\)' "$out"
 
 # ---- killed in the middle of repetition 1, then resumed ----
-d=$tmp/kill
-make_study "$d" "a b c" "repeats: 3
+# SIGKILL when the 8th replay (repetition 1's 2nd) has started, has
+# finished unrecorded, or has been recorded: the same command completes
+# the study, in plan order, replaying only what has no record.
+for point in started finished saved; do
+	d=$tmp/kill-$point
+	make_study "$d" "a b c" "repeats: 3
 " "single, cuda"
-cd "$d" || exit 1
-order=$("$GPUMIX" run --dry-run study.yaml | plan_runs)
-FAKE_LOG=$d/log GPUMIX_STUDY_KILL_AT=replay-finished:8 "$GPUMIX" run study.yaml \
-	>/dev/null 2>&1
-rc=$?
-check_eq "killed after the 8th replay (repetition 1's 2nd) had finished" \
-	"137 $(sed -n 8p <<<"$order")" "$rc $(sed -n '$s/^replay //p' log)"
-for _ in $(seq 50); do
-	flock -n results/t/study.state.lock true 2>/dev/null && break
-	sleep 0.1
+	cd "$d" || exit 1
+	order=$("$GPUMIX" run --dry-run study.yaml | plan_runs)
+	eighth=$(sed -n 8p <<<"$order")
+	sleep_env=
+	[ $point = started ] && sleep_env="replay:$eighth=30"
+	FAKE_LOG=$d/log FAKE_SLEEP=$sleep_env GPUMIX_STUDY_KILL_AT=replay-$point:8 \
+		"$GPUMIX" run study.yaml >/dev/null 2>&1
+	rc=$?
+	check_eq "killed when the 8th replay ($eighth) has $point" \
+		"137 $(sed -n "$([ $point = started ] && echo 7 || echo 8)p" <<<"$order")" \
+		"$rc $(sed -n 's/^replay //p' log | tail -1)"
+	for _ in $(seq 50); do
+		flock -n results/t/study.state.lock true 2>/dev/null && break
+		sleep 0.1
+	done
+	FAKE_LOG=$d/log "$GPUMIX" run study.yaml >out 2>&1
+	check_eq "$point: the same command completes it" 0 $?
+	check_match "$point: every repetition of every run is ok" '^- runs: 18: 18 ok' "$(cat out)"
+	twice=
+	[ $point = finished ] && twice=$eighth
+	check_eq "$point: only an unrecorded replay ran twice; all in plan order" \
+		"$twice | $order" \
+		"$(sed -n 's/^replay //p' log | sort | uniq -d) | $(sed -n 's/^replay //p' log | awk '!seen[$0]++')"
 done
-FAKE_LOG=$d/log "$GPUMIX" run study.yaml >out 2>&1
-check_eq "the same command completes it" 0 $?
-check_match "every repetition of every run is ok" '^- runs: 18: 18 ok' "$(cat out)"
-check_eq "only the unrecorded replay ran twice; in plan order" \
-	"$(sed -n 8p <<<"$order") | $order" \
-	"$(sed -n 's/^replay //p' log | sort | uniq -d) | $(sed -n 's/^replay //p' log | awk '!seen[$0]++')"
 
 # ---- a precision target ----
 # a+b and b+c replay alike in every repetition (STP 2 each time): they
