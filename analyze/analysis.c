@@ -70,7 +70,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			  " r.computeCapability, r.smCount, r.maxThreadsPerSm,"
 			  " r.maxBlocksPerSm, r.regsPerSm, r.smemPerSm,"
 			  " r.droppedRecords, r.kernelCount, r.elastic,"
-			  " r.timesliceUs, r.copyChunk, r.hostname, r.gpu"
+			  " r.timesliceUs, r.copyChunk, r.hostname, r.gpu,"
+			  " r.oneShot"
 			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
@@ -105,10 +106,15 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			? NULL : gm_an_col_str(st, 19);
 		r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
 			? NULL : gm_an_col_str(st, 20);
-		r->label = gm_run_label(r->workload, r->variant, r->policy, 0);
-		r->vlabel = strcmp(r->policy, "none")
-			? gm_xasprintf("%s+%s", r->variant, r->policy)
-			: gm_xstrdup(r->variant);
+		r->one_shot = sqlite3_column_int64(st, 21) != 0;
+		r->label = gm_run_label(r->workload, r->variant, r->policy,
+					r->one_shot, 0);
+		/* A one-shot run measures otherwise than repeated replays:
+		 * a label of its own, after its variant's (gm_variant_rank) */
+		r->vlabel = gm_xasprintf("%s%s%s%s", r->variant,
+					 strcmp(r->policy, "none") ? "+" : "",
+					 strcmp(r->policy, "none") ? r->policy : "",
+					 r->one_shot ? GM_ONE_SHOT_SUFFIX : "");
 		r->ok = !strcmp(r->status, "ok");
 		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
 		r->reference = !strcmp(r->policy, "none") &&
@@ -252,7 +258,8 @@ static void make_variants(struct gm_analysis *a)
 /*
  * The alone time of program @p of run @r: the alone run (`single`) of the
  * same workload, else any alone run with a program of the same bundle (the
- * one with the fewest programs, then the first by workload name).
+ * one with the fewest programs, then the first by workload name); a
+ * one-shot run's from a one-shot alone run, any other's from another.
  */
 static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 			  struct gm_an_program *p)
@@ -262,7 +269,9 @@ static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *s = &a->runs[i];
-		if (!s->alone || !s->ok) {
+		/* one-shot runs against one-shot alone runs, the others
+		 * against the others */
+		if (!s->alone || !s->ok || s->one_shot != r->one_shot) {
 			continue;
 		}
 		int same_wl = !strcmp(s->workload, r->workload);
@@ -541,6 +550,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 		goto out;
 	}
 	gm_an_ranking(a);
+	if (gm_an_coruns(a, db)) {
+		goto out;
+	}
 	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
 		goto out;
 	}
@@ -637,6 +649,7 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->names);
 	}
 	free(a->runs);
+	gm_an_coruns_release(a);
 	for (size_t v = 0; v < a->nvariants; v++) {
 		free(a->variants[v].label);
 	}

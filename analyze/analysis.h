@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "corun_slowdown.h"
 #include "db.h"
 #include "metrics_latency.h"
 #include "metrics_overlap.h"
@@ -68,8 +69,9 @@ struct gm_an_program {
 struct gm_an_run {
 	int64_t id;
 	char *path, *workload, *variant, *policy, *status, *failure;
-	char *label;			/* workload.variant[.policy] */
-	char *vlabel;			/* variant or variant+policy */
+	char *label;			/* workload.variant[.policy][.one-shot] */
+	char *vlabel;			/* variant[+policy][+one-shot] */
+	int one_shot;			/* runs.oneShot */
 	char *device_name, *device_cc;
 	char *hostname, *gpu;		/* runs.hostname, runs.gpu; NULL:
 					   not in the run's manifest */
@@ -158,6 +160,22 @@ struct gm_an_rank {
 	size_t rank_stp, rank_antt, rank_p99;	/* 1 = best; ties share */
 };
 
+/*
+ * A program of a co-run under one mechanism (analysis_corun.c): its
+ * native slowdown and the replayed one of the one-shot replays.
+ */
+struct gm_an_corun {
+	char *workload, *mechanism, *program;
+	struct gm_corun_slowdown native;	/* corun_slowdown.h */
+	size_t replays;			/* one-shot runs with both times */
+	double replayed, replayed_sd;	/* mean and sd of their slowdowns */
+	double ratio;			/* replayed / native mean */
+	int differs;			/* by more than GM_CORUN_TOLERANCE */
+};
+
+/* How far apart replayed and native slowdowns may be: 5%. */
+#define GM_CORUN_TOLERANCE 0.05
+
 struct gm_an_resource {
 	char *device, *program, *kernel;
 	int64_t grid, tpb, regs, smem, instances;
@@ -184,7 +202,8 @@ struct gm_analysis {
 	struct gm_an_run *runs;		/* by workload, then label */
 	size_t nvariants;
 	/*
-	 * The labels the runs have ("variant" or "variant+policy"), in
+	 * The labels the runs have ("variant" or "variant+policy", with
+	 * "+one-shot" for one-shot runs), in
 	 * gm_variant_rank() order: the variant table's order, each
 	 * variant's policies after it, labels the table does not know last
 	 * (by name); runs of one workload are in this order too.
@@ -198,6 +217,8 @@ struct gm_analysis {
 	struct gm_an_rank *ranking;	/* by size, then STP rank */
 	size_t nresources;
 	struct gm_an_resource *resources;
+	size_t ncoruns;
+	struct gm_an_corun *coruns;	/* by workload, mechanism, program */
 	int resources_from_alone;	/* 1: alone (single) runs only */
 	const char *alone_variant;	/* its name, "single" (static) */
 	const char *reference_variant;	/* the comparison baseline, "cuda" */

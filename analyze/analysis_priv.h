@@ -95,6 +95,16 @@ int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
  */
 void gm_an_ranking(struct gm_analysis *a);
 
+/* ---- analysis_corun.c ---- */
+
+/*
+ * The co-runs of the database against the one-shot replays of their
+ * workloads (a->coruns), after find_baseline() set the alone times.
+ * Returns 0 or -1.
+ */
+int gm_an_coruns(struct gm_analysis *a, struct gm_db *db);
+void gm_an_coruns_release(struct gm_analysis *a);
+
 /* ---- focus.c ---- */
 
 /* Choose and load the Fig. 7 / timeline kernel and run. Returns 0 or -1. */

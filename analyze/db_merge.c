@@ -5,7 +5,8 @@
  * ids are the output's own, so every column that holds an id of another
  * row (runId, programId, workloadId, the StringIds references) goes
  * through a map from the input's ids to the output's, kept in temporary
- * tables. The copy statements are built from the schema itself
+ * tables. Co-runs (coruns, corun_sections) are copied like runs, by
+ * hash, with their sections. The copy statements are built from the schema itself
  * (pragma_table_info), so a column added to a table is copied without a
  * change here; a new table must have a runId column (it is then copied
  * with its run) or a row in the roles table below, and a new column that
@@ -35,6 +36,8 @@ enum role {
 	R_RUNS,		/* the runs the output lacks, by hash */
 	R_PROGRAMS,	/* the programs of those runs */
 	R_CHILD,	/* rows of those runs (a runId column) */
+	R_CORUNS,	/* the co-runs the output lacks, by hash */
+	R_CORUN_CHILD,	/* rows of those co-runs (a corunId column) */
 };
 
 /* Every table that is not R_CHILD, in the order they are copied. */
@@ -48,6 +51,8 @@ static const struct {
 	{ "workloads", R_WORKLOADS },
 	{ "runs", R_RUNS },
 	{ "programs", R_PROGRAMS },
+	{ "coruns", R_CORUNS },
+	{ "corun_sections", R_CORUN_CHILD },
 };
 
 /* Columns that hold the id of another row, and the map that translates it. */
@@ -61,6 +66,7 @@ static const struct {
 	{ "demangledName", "smap" },
 	{ "shortName", "smap" },
 	{ "nameId", "smap" },
+	{ "corunId", "cmap" },
 };
 
 static const char maps_sql[] =
@@ -68,12 +74,15 @@ static const char maps_sql[] =
 	"CREATE TEMP TABLE wmap (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
 	"CREATE TEMP TABLE newruns (id INTEGER PRIMARY KEY);"
 	"CREATE TEMP TABLE rmap (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-	"CREATE TEMP TABLE pmap (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);";
+	"CREATE TEMP TABLE pmap (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+	"CREATE TEMP TABLE newcoruns (id INTEGER PRIMARY KEY);"
+	"CREATE TEMP TABLE cmap (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);";
 
 static const char drop_maps_sql[] =
 	"DROP TABLE IF EXISTS temp.smap; DROP TABLE IF EXISTS temp.wmap;"
 	"DROP TABLE IF EXISTS temp.newruns; DROP TABLE IF EXISTS temp.rmap;"
-	"DROP TABLE IF EXISTS temp.pmap;";
+	"DROP TABLE IF EXISTS temp.pmap; DROP TABLE IF EXISTS temp.newcoruns;"
+	"DROP TABLE IF EXISTS temp.cmap;";
 
 /* What to run before and after the generated copy of each role. */
 static const char *const before_sql[] = {
@@ -83,6 +92,9 @@ static const char *const before_sql[] = {
 		" WHERE hash NOT IN (SELECT hash FROM main.runs);",
 	[R_PROGRAMS] = "",
 	[R_CHILD] = "",
+	[R_CORUNS] = "INSERT INTO newcoruns SELECT id FROM src.coruns"
+		" WHERE hash NOT IN (SELECT hash FROM main.coruns);",
+	[R_CORUN_CHILD] = "",
 };
 
 static const char *const after_sql[] = {
@@ -96,6 +108,10 @@ static const char *const after_sql[] = {
 		" JOIN rmap r ON r.old = s.runId"
 		" JOIN main.programs m ON m.runId = r.new AND m.idx = s.idx;",
 	[R_CHILD] = "",
+	[R_CORUNS] = "INSERT INTO cmap SELECT s.id, m.id FROM src.coruns s"
+		" JOIN newcoruns n ON n.id = s.id JOIN main.coruns m"
+		" ON m.hash = s.hash;",
+	[R_CORUN_CHILD] = "",
 };
 
 /* Which input rows of a table are copied. */
@@ -105,6 +121,8 @@ static const char *const where_sql[] = {
 	[R_RUNS] = " WHERE t.id IN (SELECT id FROM newruns)",
 	[R_PROGRAMS] = " WHERE t.runId IN (SELECT old FROM rmap)",
 	[R_CHILD] = " WHERE t.runId IN (SELECT old FROM rmap)",
+	[R_CORUNS] = " WHERE t.id IN (SELECT id FROM newcoruns)",
+	[R_CORUN_CHILD] = " WHERE t.corunId IN (SELECT old FROM cmap)",
 };
 
 static enum role role_of(const char *table, int has_run_id)
@@ -270,7 +288,7 @@ static int find_row(struct gm_db *db, const char *sql, char **row, int ncols)
 /* The rules of one database, between the output so far and the input. */
 static int check_conflicts(struct gm_db *db, const char *input)
 {
-	char *row[6] = { NULL };
+	char *row[7] = { NULL };
 	int rc, ret = -1;
 
 	rc = find_row(db, "SELECT s.name, s.programCount, m.programCount"
@@ -286,7 +304,7 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		goto out;
 	}
 	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path,"
-		      " s.repetition"
+		      " s.repetition, s.oneShot"
 		      " FROM src.runs s JOIN src.workloads w ON w.id = s.workloadId"
 		      " JOIN main.runs m ON m.hash = s.hash"
 		      " WHERE s.status != m.status OR s.kernelCount != m.kernelCount"
@@ -294,9 +312,10 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		      " OR s.memsetCount != m.memsetCount OR s.apiCount != m.apiCount"
 		      " OR (SELECT count(*) FROM src.replays WHERE runId = s.id) !="
 		      " (SELECT count(*) FROM main.replays WHERE runId = m.id)",
-		      row, 6);
+		      row, 7);
 	if (rc > 0) {
 		char *label = gm_run_label(row[0], row[1], row[2],
+					   row[6][0] == '1',
 					   strtoll(row[5], NULL, 10));
 		gm_error("run '%s' (loaded from '%s') is in '%s' and in the"
 			 " databases merged before it (loaded from '%s') with the"
@@ -309,15 +328,16 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		goto out;
 	}
 	rc = find_row(db, "SELECT w.name, s.variant, s.policy, s.path, m.path,"
-		      " s.repetition"
+		      " s.repetition, s.oneShot"
 		      " FROM src.runs s JOIN src.workloads w ON w.id = s.workloadId"
 		      " JOIN main.workloads mw ON mw.name = w.name"
 		      " JOIN main.runs m ON m.workloadId = mw.id"
 		      " AND m.variant = s.variant AND m.policy = s.policy"
-		      " AND m.repetition = s.repetition"
-		      " WHERE m.hash != s.hash", row, 6);
+		      " AND m.repetition = s.repetition AND m.oneShot = s.oneShot"
+		      " WHERE m.hash != s.hash", row, 7);
 	if (rc > 0) {
 		char *label = gm_run_label(row[0], row[1], row[2],
+					   row[6][0] == '1',
 					   strtoll(row[5], NULL, 10));
 		gm_error("'%s' holds another run of '%s' (loaded from '%s') than"
 			 " the databases merged before it (loaded from '%s')",
@@ -332,9 +352,23 @@ static int check_conflicts(struct gm_db *db, const char *input)
 	if (rc) {
 		goto out;
 	}
+	rc = find_row(db, "SELECT w.name, s.path, m.path"
+		      " FROM src.coruns s JOIN src.workloads w ON w.id = s.workloadId"
+		      " JOIN main.workloads mw ON mw.name = w.name"
+		      " JOIN main.coruns m ON m.workloadId = mw.id"
+		      " WHERE m.hash != s.hash", row, 3);
+	if (rc > 0) {
+		gm_error("'%s' holds another co-run of '%s' (loaded from '%s') than"
+			 " the databases merged before it (loaded from '%s')",
+			 input, row[0], row[1], row[2]);
+		gm_error_hint("a database holds one co-run per workload");
+	}
+	if (rc) {
+		goto out;
+	}
 	ret = 0;
 out:
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		free(row[i]);
 	}
 	return ret;

@@ -13,8 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "corun_reader.h"
 #include "demangle.h"
 #include "error.h"
+#include "loader_int.h"
 #include "run_reader.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -42,7 +44,7 @@ static const char *const st_sql[NR_ST] = {
 	[ST_FIND_SLOT] = "SELECT r.id, r.path, r.hash FROM runs r"
 		" JOIN workloads w ON w.id = r.workloadId"
 		" WHERE w.name = ?1 AND r.variant = ?2 AND r.policy = ?3"
-		" AND r.repetition = ?4",
+		" AND r.repetition = ?4 AND r.oneShot = ?5",
 	[ST_FIND_WORKLOAD] = "SELECT id, programCount FROM workloads"
 		" WHERE name = ?1",
 	[ST_INS_WORKLOAD] = "INSERT INTO workloads (name, programCount)"
@@ -56,11 +58,12 @@ static const char *const st_sql[NR_ST] = {
 		" loadedAt, elastic, timesliceUs, copyChunk,"
 		" hostname, gpu, repetition, gpuStartSmClockMhz, gpuStartTempC,"
 		" gpuStartThrottle, gpuEndSmClockMhz, gpuEndTempC,"
-		" gpuEndThrottle, kernelCount, memcpyCount, memsetCount, apiCount)"
+		" gpuEndThrottle, oneShot, kernelCount, memcpyCount, memsetCount,"
+		" apiCount)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
 		" ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
-		" ?36, 0, 0, 0, 0)",
+		" ?36, ?37, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
 		" deterministic, highPriority, replayCv)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -85,6 +88,10 @@ static const char *const run_tables[] = {
 	"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
 	"replays", "programs",
 };
+
+const char gm_loader_orphan_workloads_sql[] =
+	"DELETE FROM workloads WHERE id NOT IN (SELECT workloadId FROM runs)"
+	" AND id NOT IN (SELECT workloadId FROM coruns);";
 
 int gm_loader_init(struct gm_loader *l, struct gm_db *db)
 {
@@ -113,14 +120,7 @@ void gm_load_info_release(struct gm_load_info *info)
 	memset(info, 0, sizeof(*info));
 }
 
-/* Bind helpers: a failed bind is recorded like any other SQLite error. */
-#define BIND_INT(l, st, i, v) \
-	GM_SQL((l)->db->sql, sqlite3_bind_int64((st), (i), (v)))
-#define BIND_TEXT(l, st, i, v) \
-	GM_SQL((l)->db->sql, sqlite3_bind_text((st), (i), (v), -1, SQLITE_STATIC))
-
-/* Step a statement that returns no rows, then reset it. */
-static int step_done(struct gm_loader *l, sqlite3_stmt *st)
+int gm_loader_step(struct gm_loader *l, sqlite3_stmt *st)
 {
 	int rc = GM_SQL(l->db->sql, sqlite3_step(st));
 
@@ -137,9 +137,8 @@ static int delete_run(struct gm_loader *l, int64_t id)
 		strbuf_addf(&sb, "DELETE FROM %s WHERE runId = %" PRId64 ";",
 			    run_tables[i], id);
 	}
-	strbuf_addf(&sb, "DELETE FROM runs WHERE id = %" PRId64 ";"
-		    "DELETE FROM workloads WHERE id NOT IN"
-		    " (SELECT workloadId FROM runs);", id);
+	strbuf_addf(&sb, "DELETE FROM runs WHERE id = %" PRId64 ";%s", id,
+		    gm_loader_orphan_workloads_sql);
 	ret = gm_db_exec(l->db, sb.buf);
 	strbuf_release(&sb);
 	return ret;
@@ -185,7 +184,8 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 	if (BIND_TEXT(l, st, 1, run->workload) < 0 ||
 	    BIND_TEXT(l, st, 2, run->variant) < 0 ||
 	    BIND_TEXT(l, st, 3, run->policy) < 0 ||
-	    BIND_INT(l, st, 4, run->repetition) < 0) {
+	    BIND_INT(l, st, 4, run->repetition) < 0 ||
+	    BIND_INT(l, st, 5, run->one_shot) < 0) {
 		return -1;
 	}
 	rc = GM_SQL(l->db->sql, sqlite3_step(st));
@@ -219,14 +219,14 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 	return 0;
 }
 
-static int workload_id(struct gm_loader *l, const struct gm_run_dir *run,
+int gm_loader_workload(struct gm_loader *l, const char *name, size_t nprog,
 		       int64_t *id)
 {
 	sqlite3_stmt *st = l->st[ST_FIND_WORKLOAD];
 	int64_t count = -1;
 	int rc;
 
-	if (BIND_TEXT(l, st, 1, run->workload) < 0) {
+	if (BIND_TEXT(l, st, 1, name) < 0) {
 		return -1;
 	}
 	rc = GM_SQL(l->db->sql, sqlite3_step(st));
@@ -239,17 +239,17 @@ static int workload_id(struct gm_loader *l, const struct gm_run_dir *run,
 		return -1;
 	}
 	if (count >= 0) {
-		if ((size_t)count != run->nr_programs) {
-			return gm_error("workload '%s' has %zu programs in this run"
-					" but %" PRId64 " in runs already loaded",
-					run->workload, run->nr_programs, count);
+		if ((size_t)count != nprog) {
+			return gm_error("workload '%s' has %zu programs here"
+					" but %" PRId64 " in what is already loaded",
+					name, nprog, count);
 		}
 		return 0;
 	}
 	st = l->st[ST_INS_WORKLOAD];
-	if (BIND_TEXT(l, st, 1, run->workload) < 0 ||
-	    BIND_INT(l, st, 2, (int64_t)run->nr_programs) < 0 ||
-	    step_done(l, st)) {
+	if (BIND_TEXT(l, st, 1, name) < 0 ||
+	    BIND_INT(l, st, 2, (int64_t)nprog) < 0 ||
+	    gm_loader_step(l, st)) {
 		return -1;
 	}
 	*id = sqlite3_last_insert_rowid(l->db->sql);
@@ -318,11 +318,12 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 	    BIND_TEXT(l, st, i++, run->gpu) < 0 ||
 	    BIND_INT(l, st, i++, run->repetition) < 0 ||
 	    bind_gpu(l, st, &i, &run->gpu_start) < 0 ||
-	    bind_gpu(l, st, &i, &run->gpu_end) < 0) {
+	    bind_gpu(l, st, &i, &run->gpu_end) < 0 ||
+	    BIND_INT(l, st, i++, run->one_shot) < 0) {
 		return -1;
 	}
 	/* SQLITE_STATIC text must outlive the step: it does (run, now). */
-	if (step_done(l, st)) {
+	if (gm_loader_step(l, st)) {
 		return -1;
 	}
 	*id = sqlite3_last_insert_rowid(l->db->sql);
@@ -366,7 +367,7 @@ static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 		    BIND_INT(l, st, 6, run->high_priority == (long)i) < 0 ||
 		    (isnan(cv) ? GM_SQL(l->db->sql, sqlite3_bind_null(st, 7))
 			       : GM_SQL(l->db->sql, sqlite3_bind_double(st, 7, cv))) < 0 ||
-		    step_done(l, st)) {
+		    gm_loader_step(l, st)) {
 			return -1;
 		}
 		pids[i] = sqlite3_last_insert_rowid(l->db->sql);
@@ -381,7 +382,7 @@ static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 		    BIND_INT(l, st, 5, r->end) < 0 ||
 		    BIND_INT(l, st, 6, r->io) < 0 ||
 		    BIND_INT(l, st, 7, r->kept) < 0 ||
-		    step_done(l, st)) {
+		    gm_loader_step(l, st)) {
 			return -1;
 		}
 	}
@@ -537,11 +538,16 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	int ret = -1, in_tx = 0, rc;
 
 	memset(info, 0, sizeof(*info));
+	if (gm_corun_dir_is(dir)) {
+		memset(&run, 0, sizeof(run));
+		ret = gm_loader_load_corun(l, dir, info);
+		goto out_corun;
+	}
 	if (gm_run_dir_read(&run, dir)) {
 		goto out;
 	}
 	info->label = gm_run_label(run.workload, run.variant, run.policy,
-				   run.repetition);
+				   run.one_shot, run.repetition);
 	info->replays = run.nr_replays;
 	if (gm_db_begin(l->db)) {
 		goto out;
@@ -553,7 +559,7 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 		goto out;
 	}
 	pids = gm_xcalloc(run.nr_programs + 1, sizeof(*pids));
-	if (workload_id(l, &run, &wid) || insert_run(l, &run, wid, &rid) ||
+	if (gm_loader_workload(l, run.workload, run.nr_programs, &wid) || insert_run(l, &run, wid, &rid) ||
 	    insert_programs(l, &run, rid, pids) ||
 	    load_activity(l, &run, rid, pids, info)) {
 		goto out;
@@ -564,7 +570,7 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	    BIND_INT(l, st, 3, (int64_t)info->memcpys) < 0 ||
 	    BIND_INT(l, st, 4, (int64_t)info->memsets) < 0 ||
 	    BIND_INT(l, st, 5, (int64_t)info->apis) < 0 ||
-	    step_done(l, st) || gm_db_commit(l->db)) {
+	    gm_loader_step(l, st) || gm_db_commit(l->db)) {
 		goto out;
 	}
 	in_tx = 0;
@@ -584,6 +590,7 @@ out:
 		gm_error("cannot load run '%s'%s", dir,
 			 info->interrupted ? "" : " (nothing of it was loaded)");
 	}
+out_corun:
 	gm_run_dir_release(&run);
 	free(pids);
 	return ret;

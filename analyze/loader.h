@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading run directories into the results database: one transaction per
- * run, so a run is either entirely in the database or not at all (a
+ * Loading run directories into the results database, and the corun
+ * directories of `gpumix corun` beside them: one transaction per run,
+ * so a run is either entirely in the database or not at all (a
  * corrupt or truncated log loads nothing of that run). Loading is
  * idempotent: a run is identified by its content hash (run_reader.h); the
  * same run again is skipped unless forced, and a database holds at most
@@ -29,6 +30,8 @@ struct gm_load_info {
 	char *previous_path;	/* skipped/replaced run's path (owned) */
 	int64_t run_id;
 	uint64_t kernels, memcpys, memsets, apis, replays;
+	int corun;		/* a corun directory (gpumix corun) ... */
+	uint64_t sections;	/* ... and its programs' sections */
 	int interrupted;	/* the progress callback asked to stop */
 };
 
@@ -58,7 +61,8 @@ int gm_loader_init(struct gm_loader *l, struct gm_db *db);
 void gm_loader_release(struct gm_loader *l);
 
 /*
- * Load the run directory @dir in one transaction and describe what
+ * Load the run directory @dir (or corun directory: info->corun) in one
+ * transaction and describe what
  * happened in @info (release it with gm_load_info_release()). Returns 0
  * (loaded, replaced or skipped) or -1 with the cause recorded and the
  * database unchanged.

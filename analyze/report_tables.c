@@ -378,6 +378,7 @@ const struct gm_report_table_def gm_report_table_list[] = {
 	{ "programs", 0, programs },
 	{ "latency", 1, gm_report_latency_table },
 	{ "latency-runs", 0, gm_report_latency_runs_table },
+	{ "corun", 1, gm_report_corun_table },
 	{ "waiting", 1, waiting },
 	{ "waiting-runs", 0, waiting_runs },
 	{ "overlap", 1, overlap },

@@ -59,6 +59,14 @@ void gm_report_latency_runs_table(const struct gm_analysis *a,
 void gm_report_ranking_table(const struct gm_analysis *a, struct gm_table *t);
 
 /*
+ * Native against replayed slowdowns (report_corun.c): per co-run,
+ * mechanism and program, the native slowdown with its spread, the
+ * replayed one of the one-shot replays, their ratio and whether they
+ * differ by more than 5% (analysis.h, struct gm_an_corun).
+ */
+void gm_report_corun_table(const struct gm_analysis *a, struct gm_table *t);
+
+/*
  * The comparison with the paper (report_paper.c): each number the paper
  * prints for Fermi (paper_numbers.h) beside ours and their ratio, with
  * the kernels, timeslices and copy chunks our runs used in the caption.

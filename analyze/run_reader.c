@@ -93,7 +93,8 @@ static int opt_int(struct gm_run_dir *run, const char *key, int64_t *out,
 }
 
 /*
- * Which repetition of a study's run this is, and the GPU's state around
+ * Which repetition of a study's run this is, whether it was one-shot, and
+ * the GPU's state around
  * it (optional keys: doc/run-directory.md).
  */
 static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
@@ -111,6 +112,17 @@ static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
 	}
 	if (run->repetition < 0) {
 		run->repetition = 0;
+	}
+	{
+		int64_t one = -1;
+		if (opt_int(run, "replay.one_shot", &one, what)) {
+			return -1;
+		}
+		if (one > 1) {
+			return gm_error("%s: key 'replay.one_shot' is not 0 or 1: "
+					"'%" PRId64 "'", what, one);
+		}
+		run->one_shot = one == 1;
 	}
 	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
 		struct gm_run_gpu *g = sides[i].g;
@@ -409,13 +421,16 @@ void gm_run_dir_release(struct gm_run_dir *run)
 }
 
 char *gm_run_label(const char *workload, const char *variant,
-		   const char *policy, int64_t repetition)
+		   const char *policy, int one_shot, int64_t repetition)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, "%s.%s", workload, variant);
 	if (policy && *policy && strcmp(policy, "none")) {
 		strbuf_addf(&sb, ".%s", policy);
+	}
+	if (one_shot) {
+		strbuf_addstr(&sb, ".one-shot");
 	}
 	if (repetition > 0) {
 		strbuf_addf(&sb, ".r%" PRId64, repetition);

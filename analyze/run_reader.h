@@ -58,6 +58,9 @@ struct gm_run_dir {
 	/* `run.repetition`: which repetition of a study's run (0 when
 	 * absent). */
 	int64_t repetition;
+	/* `replay.one_shot`: 1 when every program replayed exactly once,
+	 * all starting together (0 when absent). */
+	int one_shot;
 	/* The GPU's state at the start and end (`gpu.start.*`, `gpu.end.*`):
 	 * -1 and NULL for what the manifest does not have. */
 	struct gm_run_gpu {
@@ -90,11 +93,11 @@ long gm_run_dir_find_program(const struct gm_run_dir *run, const char *name,
 			     size_t len);
 
 /*
- * "workload.variant" or "workload.variant.policy", with ".rR" after it
- * for a repetition R above 0 (as a study names the run directory);
- * caller frees.
+ * "workload.variant" or "workload.variant.policy", with ".one-shot" after
+ * it for a one-shot run and ".rR" for a repetition R above 0 (as a study
+ * names the run directory); caller frees.
  */
 char *gm_run_label(const char *workload, const char *variant,
-		   const char *policy, int64_t repetition);
+		   const char *policy, int one_shot, int64_t repetition);
 
 #endif

@@ -40,8 +40,9 @@ static const char usage[] =
 	" once\n"
 	"    -h, --help               show this help\n"
 	"\n"
-	"<rundir> is a run directory (doc/run-directory.md), or a directory"
-	" whose\nsubdirectories are run directories (loaded in name order).\n"
+	"<rundir> is a run directory (doc/run-directory.md) or a corun"
+	" directory\n(doc/gpumix-corun.md), or a directory whose subdirectories"
+	" are such\n(loaded in name order).\n"
 	"\n"
 	"exit status: 0 every run loaded or was already loaded; 1 a run could"
 	" not be\nloaded (the others still are) or the database cannot be"
@@ -284,7 +285,11 @@ int cmd_analyze(int argc, char **argv)
 			kernels += info.kernels;
 			records += info.kernels + info.memcpys + info.memsets +
 				   info.apis;
-			if (gm_cli.verbosity > 0) {
+			if (gm_cli.verbosity > 0 && info.corun) {
+				gm_note("loaded '%s' (%s): %llu GPU sections",
+					dirs[i], info.label,
+					(unsigned long long)info.sections);
+			} else if (gm_cli.verbosity > 0) {
 				gm_note("loaded '%s' (%s): %llu kernels, %llu copies,"
 					" %llu memsets, %llu API calls, %llu replays",
 					dirs[i], info.label,

@@ -10,6 +10,7 @@
 #include "variant.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -123,8 +124,20 @@ const struct gm_variant *gm_variant_at(size_t i)
 
 int gm_variant_rank(const char *label)
 {
-	size_t n = strcspn(label, "+");
+	size_t n = strcspn(label, "+"), len = strlen(label);
 	int rank = (int)NR_VARIANTS * 16;
+
+	/* "+one-shot" (one replay each, started together) after all the
+	 * variant's other labels */
+	if (len > n && len - n >= sizeof(GM_ONE_SHOT_SUFFIX) - 1 &&
+	    !strcmp(label + len - (sizeof(GM_ONE_SHOT_SUFFIX) - 1),
+		    GM_ONE_SHOT_SUFFIX)) {
+		char *base = gm_xasprintf("%.*s", (int)(len - (sizeof(
+					  GM_ONE_SHOT_SUFFIX) - 1)), label);
+		rank = gm_variant_rank(base) + 8;
+		free(base);
+		return rank;
+	}
 
 	for (size_t i = 0; i < NR_VARIANTS; i++) {
 		if (strlen(variants[i].name) == n &&

@@ -85,9 +85,14 @@ const struct gm_variant *gm_variant_find(const char *name);
  * the last gives NULL. */
 const struct gm_variant *gm_variant_at(size_t i);
 
-/* Sort key of a report label, "variant" or "variant+policy": table
- * order of the variants, then of the policies; unknown names sort after
- * every known one. */
+/* What a report label of a one-shot run (gpumix replay --one-shot) ends
+ * with: "mps+one-shot", "elastic+median+one-shot". */
+#define GM_ONE_SHOT_SUFFIX "+one-shot"
+
+/* Sort key of a report label, "variant" or "variant+policy", either
+ * perhaps with GM_ONE_SHOT_SUFFIX: table order of the variants, then of
+ * the policies, then the one-shot labels; unknown names sort after every
+ * known one. */
 int gm_variant_rank(const char *label);
 
 /* NULL-terminated list of every variant name (for suggestions). */

@@ -107,9 +107,10 @@ check_eq "and min_replays 1" "1" "$(sqlite3 "$tmp/db.sqlite" "SELECT DISTINCT mi
 out=$("$GPUMIX" report "$tmp/db.sqlite" -o "$tmp/rep" --no-figures 2>&1); rc=$?
 check_eq "gpumix report reports them" 0 "$rc"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
-check_match "cuda's STP and ANTT, from the one replay each" '^2,cuda,1,[0-9.]+,[0-9.]+' \
+check_match "cuda's STP and ANTT, from the one replay each (a label of their own)" \
+	'^2,cuda\+one-shot,1,[0-9.]+,[0-9.]+' \
 	"$(cat "$tmp/rep/tables/summary.csv")"
-check_match "procs's too" '^2,procs,1,[0-9.]+,[0-9.]+' "$(cat "$tmp/rep/tables/summary.csv")"
+check_match "procs's too" '^2,procs\+one-shot,1,[0-9.]+,[0-9.]+' "$(cat "$tmp/rep/tables/summary.csv")"
 check_eq "no NaN or infinity in any table" "" \
 	"$(grep -il '\bnan\b\|\binf\b' "$tmp"/rep/tables/*.csv "$tmp"/rep/tables/*.md 2>/dev/null)"
 
@@ -127,7 +128,7 @@ for r in basic.single threads.single basic+threads.cuda basic+threads.procs; do
 		"1 $(field "$m" programs)" \
 		"$(field "$m" replay.one_shot) $(awk 'NR > 1' "$tmp/study/runs/$r/replays.tsv" | wc -l)"
 done
-check_match "the report's summary has the cuda row" "^2,cuda,1," \
+check_match "the report's summary has the one-shot cuda row" "^2,cuda\+one-shot,1," \
 	"$(cat "$tmp/study/report/tables/summary.csv")"
 
 done_testing

@@ -134,14 +134,17 @@ static void test_run_reader(void)
 	CHECK_INT(gm_run_dir_find_program(&run, "b", 1), 1, "find program");
 	CHECK_INT(gm_run_dir_find_program(&run, "bb", 1), 1, "find by length");
 	CHECK_INT(gm_run_dir_find_program(&run, "z", 1), -1, "unknown program");
-	label = gm_run_label("a+b", "elastic", "median", 0);
+	label = gm_run_label("a+b", "elastic", "median", 0, 0);
 	CHECK_STR(label, "a+b.elastic.median", "label with a policy");
 	free(label);
-	label = gm_run_label("a+b", "cuda", "none", 0);
+	label = gm_run_label("a+b", "cuda", "none", 0, 0);
 	CHECK_STR(label, "a+b.cuda", "label without one");
 	free(label);
-	label = gm_run_label("a+b", "elastic", "median", 2);
+	label = gm_run_label("a+b", "elastic", "median", 0, 2);
 	CHECK_STR(label, "a+b.elastic.median.r2", "label of repetition 2");
+	free(label);
+	label = gm_run_label("a+b", "mps", "none", 1, 3);
+	CHECK_STR(label, "a+b.mps.one-shot.r3", "label of a one-shot run's repetition");
 	free(label);
 	CHECK_INT(run.repetition, 0, "no run.repetition: repetition 0");
 	CHECK(run.gpu_start.sm_clock_mhz == -1 && !run.gpu_end.throttle,

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the loader: what loader.c (run directories) shares with
+ * corun_load.c (corun directories).
+ */
+#ifndef GM_LOADER_INT_H
+#define GM_LOADER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loader.h"
+
+/* Bind helpers: a failed bind is recorded like any other SQLite error. */
+#define BIND_INT(l, st, i, v) \
+	GM_SQL((l)->db->sql, sqlite3_bind_int64((st), (i), (v)))
+#define BIND_TEXT(l, st, i, v) \
+	GM_SQL((l)->db->sql, sqlite3_bind_text((st), (i), (v), -1, SQLITE_STATIC))
+
+/* Step a statement that returns no rows, then reset it: 0 or -1. */
+int gm_loader_step(struct gm_loader *l, sqlite3_stmt *st);
+
+/*
+ * The id of workload @name of @nprog programs, added when new. A workload
+ * already loaded with another number of programs is an error.
+ */
+int gm_loader_workload(struct gm_loader *l, const char *name, size_t nprog,
+		       int64_t *id);
+
+/* Deletes the workloads that neither a run nor a co-run names any more. */
+extern const char gm_loader_orphan_workloads_sql[];
+
+/*
+ * Load the corun directory @dir (analyze/corun_reader.h) in one
+ * transaction, with gm_loader_load()'s identity rules: the same co-run
+ * again is skipped unless forced; a database holds one co-run per
+ * workload, another one replacing it only when forced.
+ */
+int gm_loader_load_corun(struct gm_loader *l, const char *dir,
+			 struct gm_load_info *info);
+
+#endif
