@@ -575,7 +575,8 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 			continue;
 		}
 		if (gm_an_run_kernels(a, db, r, &pools[r->vindex], &res,
-				!have_alone || r->alone)) {
+				!have_alone || r->alone) ||
+		    gm_an_run_probe(db, r)) {
 			goto out;
 		}
 		if (r->dropped) {
@@ -645,6 +646,7 @@ void gm_analysis_release(struct gm_analysis *a)
 			free(r->progs[j].name);
 			free(r->progs[j].bundle);
 		}
+		gm_an_run_probe_release(r);
 		free(r->progs);
 		free(r->names);
 	}

@@ -30,6 +30,7 @@
 #include "metrics_latency.h"
 #include "metrics_overlap.h"
 #include "occupancy.h"
+#include "sm_time.h"
 
 enum gm_wait_split {
 	GM_WAIT_API_QUEUED,		/* launch call start -> queued */
@@ -53,6 +54,38 @@ struct gm_wait_stats {
 	double split_mean[GM_WAIT_SPLITS];
 };
 
+/* A run's block probe (analysis_probe.c; doc/database.md). */
+struct gm_an_probe_kernel {
+	int program;			/* index into the run's programs */
+	char *kernel;			/* short name */
+	size_t launches, probed;
+	char *why;			/* why one was not probed, or NULL */
+	size_t nwait;			/* probed launches with a launch call */
+	double first_ns, last_ns;	/* mean launch call start -> first and
+					   last block start */
+	double sms_mean;		/* distinct SMs a launch had */
+	int64_t sms_min;
+};
+
+struct gm_an_probe {
+	int64_t t0, t1;			/* the SM-time window */
+	int offset_known;
+	int64_t clock_offset;		/* CUPTI - %globaltimer, ns */
+	size_t launches, probed;
+	int64_t blocks;
+	struct gm_sm_time sm;		/* sm_time.h */
+	struct gm_sm_segments seg;	/* by start time */
+	struct gm_an_probe_kernel *k;	/* by program, then kernel */
+	size_t nk;
+};
+
+/* The replay's own driver calls in the timed part, per program and call. */
+struct gm_an_drivercall {
+	int program;
+	char *call, *kind;
+	int64_t count, total_ns, max_ns;
+};
+
 struct gm_an_program {
 	int64_t id;
 	char *name, *bundle;
@@ -64,6 +97,11 @@ struct gm_an_program {
 	int high_priority;		/* the run's `priority.program` */
 	struct gm_latency lat;		/* kept replays' percentiles and
 					   their slowdown (metrics_latency.h) */
+	/* Its kernels' waiting split (analysis_probe.c): kernels with a
+	 * launch call, mean wait, of which queued behind the work before
+	 * it in its stream, and waiting for SMs (ns; NAN: none). */
+	size_t ws_n;
+	double ws_wait, ws_own, ws_sm;
 };
 
 struct gm_an_run {
@@ -101,6 +139,11 @@ struct gm_an_run {
 
 	size_t nnames;			/* kernel instances per short name */
 	int64_t (*names)[2];		/* (shortName id, count) */
+
+	struct gm_an_probe *probe;	/* NULL: no block probe */
+	struct gm_an_drivercall *dc;	/* by program, then total, longest
+					   first */
+	size_t ndc;
 };
 
 struct gm_an_variant {

@@ -73,6 +73,20 @@ int gm_an_run_kernels(struct gm_analysis *a, struct gm_db *db,
 		      struct gm_an_run *r, struct gm_an_pool *pool,
 		      struct gm_an_resources *res, int want_resources);
 
+/* ---- analysis_probe.c ---- */
+
+/*
+ * The block probe of @r (r->probe: the SM-time over the window in which
+ * every program replayed, or the whole replay span, and each kernel's
+ * probed launches), its driver calls of the timed part (r->dc) and each
+ * program's waiting split (queued behind its own stream vs waiting for
+ * SMs). Runs without probe or driver-call rows get none. 0 or -1.
+ */
+int gm_an_run_probe(struct gm_db *db, struct gm_an_run *r);
+
+/* Free what gm_an_run_probe() gave @r. */
+void gm_an_run_probe_release(struct gm_an_run *r);
+
 /* ---- same_kernels.c ---- */
 
 /*

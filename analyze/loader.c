@@ -17,6 +17,7 @@
 #include "demangle.h"
 #include "error.h"
 #include "loader_int.h"
+#include "loader_parts.h"
 #include "run_reader.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -86,7 +87,8 @@ static const char *const st_sql[NR_ST] = {
 static const char *const run_tables[] = {
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 	"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
-	"replays", "programs",
+	"probe_blocks", "probe_launches", "probe_runs", "drivercalls",
+	"drivercalls_slow", "replays", "programs",
 };
 
 const char gm_loader_orphan_workloads_sql[] =
@@ -561,7 +563,9 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	pids = gm_xcalloc(run.nr_programs + 1, sizeof(*pids));
 	if (gm_loader_workload(l, run.workload, run.nr_programs, &wid) || insert_run(l, &run, wid, &rid) ||
 	    insert_programs(l, &run, rid, pids) ||
-	    load_activity(l, &run, rid, pids, info)) {
+	    load_activity(l, &run, rid, pids, info) ||
+	    gm_load_probe(l->db, &run, rid, pids, &info->probe_blocks) ||
+	    gm_load_drivercalls(l->db, &run, rid, pids)) {
 		goto out;
 	}
 	sqlite3_stmt *st = l->st[ST_SET_COUNTS];

@@ -73,4 +73,20 @@ void gm_report_corun_table(const struct gm_analysis *a, struct gm_table *t);
  */
 void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t);
 
+/*
+ * The waiting split, the block probe's and the driver calls' tables
+ * (report_probe.c): per run and program, each kernel's wait split into
+ * queued behind its own stream and waiting for SMs ("waiting-split");
+ * the SM-time each program held ("probe-sm") and its kernels' waits for
+ * SMs and SMs had ("probe-kernels"), for runs with the probe; the
+ * replay's own driver calls in the timed part ("drivercalls").
+ */
+void gm_report_waiting_split_table(const struct gm_analysis *a,
+				   struct gm_table *t);
+void gm_report_probe_sm_table(const struct gm_analysis *a, struct gm_table *t);
+void gm_report_probe_kernels_table(const struct gm_analysis *a,
+				   struct gm_table *t);
+void gm_report_drivercalls_table(const struct gm_analysis *a,
+				 struct gm_table *t);
+
 #endif

@@ -65,6 +65,23 @@ a+b,cuda,10,0.055,0.055,0.0955
 a+b,nss,0,,,
 a+c,cuda,2,0.015,0.015,0.0195
 CSV
+# The split at the end of the work before each kernel in its stream:
+# a+b.cuda's a waits 10, 30, 50, 70, 90 us, its stream idle each time (0
+# queued); b waits 20, 40, 60, 80, 100 us, and K6 (launched at 340 us)
+# queued behind K4 until 400 us, when it started: 60 us of its 60, the
+# mean 12 of 60. a+b.single: each kernel's copy or memset ended before its
+# launch call (a's copy ends exactly at it): 5 us waiting for SMs each.
+expect waiting-split <<'CSV'
+workload,variant,program,kernels,waiting (ms),queued behind its own stream (ms),waiting for SMs (ms)
+a+b,single,a,2,0.005,0,0.005
+a+b,single,b,2,0.005,0,0.005
+a+b,cuda,a,5,0.05,0,0.05
+a+b,cuda,b,5,0.06,0.012,0.048
+a+b,nss,a,0,,,
+a+b,nss,b,0,,,
+a+c,cuda,a,1,0.01,0,0.01
+a+c,cuda,c,1,0.02,0,0.02
+CSV
 # a+b.cuda: EXCLUSIVE 200 us (K3, K4 and the zero-length K11), FULL 300
 # (K1, K9), RESTRICTED 300 (K6, K7, K8, K10), PARTIAL 200 (K2, K5) of
 # 1000 us; ties: K5/K6 and K7/K8 start together, K3 ends when K4 starts.
@@ -141,6 +158,6 @@ check_match "paper: the kernels (the failed elastic run does not count)" \
 	"$("$GPUMIX" -q report "$db" --table paper)"
 
 all=$("$GPUMIX" -q report "$db" --format csv)
-check_eq "all tables in CSV: 17 of them" 17 "$(printf '%s\n' "$all" | grep -c '^# table: ')"
+check_eq "all tables in CSV: 21 of them" 21 "$(printf '%s\n' "$all" | grep -c '^# table: ')"
 
 done_testing
