@@ -209,6 +209,7 @@ struct gm_an_rank {
  */
 struct gm_an_corun {
 	char *workload, *mechanism, *program;
+	size_t coruns;			/* co-runs (repetitions) pooled */
 	struct gm_corun_slowdown native;	/* corun_slowdown.h */
 	size_t replays;			/* one-shot runs with both times */
 	double replayed, replayed_sd;	/* mean and sd of their slowdowns */

@@ -13,15 +13,18 @@
 #include "loader_int.h"
 #include "strbuf.h"
 
-/* The co-run that holds @sql's ?1 (a hash or a workload), or -1. */
+/* The co-run that holds @sql's ?1 (a hash or a workload) and ?2 (its
+ * repetition, when the statement has it), or -1. */
 static int find(struct gm_loader *l, const char *sql, const char *key,
-		int64_t *id, char **path)
+		int64_t rep, int64_t *id, char **path)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*id = -1;
-	if (gm_db_prepare(l->db, &st, sql) || BIND_TEXT(l, st, 1, key) < 0) {
+	if (gm_db_prepare(l->db, &st, sql) || BIND_TEXT(l, st, 1, key) < 0 ||
+	    (sqlite3_bind_parameter_count(st) > 1 &&
+	     BIND_INT(l, st, 2, rep) < 0)) {
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -53,7 +56,7 @@ static int check_existing(struct gm_loader *l, const struct gm_corun_dir *c,
 {
 	int64_t old;
 
-	if (find(l, "SELECT id, path FROM coruns WHERE hash = ?1", c->hash,
+	if (find(l, "SELECT id, path FROM coruns WHERE hash = ?1", c->hash, 0,
 		 &old, &info->previous_path)) {
 		return -1;
 	}
@@ -69,14 +72,14 @@ static int check_existing(struct gm_loader *l, const struct gm_corun_dir *c,
 		}
 	}
 	if (find(l, "SELECT c.id, c.path FROM coruns c JOIN workloads w"
-		 " ON w.id = c.workloadId WHERE w.name = ?1", c->workload, &old,
-		 &info->previous_path)) {
+		 " ON w.id = c.workloadId WHERE w.name = ?1 AND c.repetition = ?2",
+		 c->workload, c->repetition, &old, &info->previous_path)) {
 		return -1;
 	}
 	if (old >= 0) {
 		if (!l->force) {
 			return gm_error("the database already holds another co-run "
-					"of '%s' (loaded from '%s')", c->workload,
+					"'%s' (loaded from '%s')", info->label,
 					info->previous_path);
 		}
 		info->outcome = GM_LOAD_REPLACED;
@@ -108,9 +111,9 @@ static int insert(struct gm_loader *l, const struct gm_corun_dir *c,
 	if (gm_db_prepare(l->db, &st, "INSERT INTO coruns (hash, path,"
 			  " workloadId, repeats, mechanisms, skipped, status,"
 			  " failure, deviceName, hostname, gpu, barrierTimeoutS,"
-			  " gpumixVersion, startedAt, finishedAt, loadedAt) VALUES"
-			  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-			  " ?13, ?14, ?15, ?16)") ||
+			  " gpumixVersion, startedAt, finishedAt, loadedAt,"
+			  " repetition) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+			  " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)") ||
 	    BIND_TEXT(l, st, 1, c->hash) < 0 || BIND_TEXT(l, st, 2, c->path) < 0 ||
 	    BIND_INT(l, st, 3, wid) < 0 || BIND_INT(l, st, 4, c->repeats) < 0 ||
 	    BIND_TEXT(l, st, 5, c->mechanisms) < 0 ||
@@ -125,7 +128,8 @@ static int insert(struct gm_loader *l, const struct gm_corun_dir *c,
 	    BIND_TEXT(l, st, 13, c->gpumix_version) < 0 ||
 	    BIND_TEXT(l, st, 14, c->started_at) < 0 ||
 	    BIND_TEXT(l, st, 15, c->finished_at) < 0 ||
-	    BIND_TEXT(l, st, 16, now) < 0 || gm_loader_step(l, st)) {
+	    BIND_TEXT(l, st, 16, now) < 0 ||
+	    BIND_INT(l, st, 17, c->repetition) < 0 || gm_loader_step(l, st)) {
 		goto out;
 	}
 	*id = sqlite3_last_insert_rowid(l->db->sql);
@@ -168,7 +172,9 @@ int gm_loader_load_corun(struct gm_loader *l, const char *dir,
 	if (gm_corun_dir_read(&c, dir)) {
 		goto out;
 	}
-	info->label = gm_xasprintf("%s.corun", c.workload);
+	info->label = c.repetition ? gm_xasprintf("%s.corun.r%" PRId64,
+						  c.workload, c.repetition)
+				   : gm_xasprintf("%s.corun", c.workload);
 	info->corun = 1;
 	info->sections = c.nr_sections;
 	if (gm_db_begin(l->db)) {

@@ -108,6 +108,11 @@ static int read_manifest(struct gm_corun_dir *c, const char *what)
 		return gm_error("%s: 'repeats' is not an integer >= 1: '%s'", what,
 				v ? v : "(missing)");
 	}
+	v = kvfile_get(&c->manifest, "run.repetition");
+	if (v && gm_tsv_int(v, 0, INT64_MAX, &c->repetition)) {
+		return gm_error("%s: 'run.repetition' is not an integer >= 0: '%s'",
+				what, v);
+	}
 	v = kvfile_get(&c->manifest, "programs");
 	if (!v || gm_tsv_int(v, 2, 4096, &n)) {
 		return gm_error("%s: 'programs' is not 2 to 4096: '%s'", what,

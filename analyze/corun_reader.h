@@ -42,6 +42,8 @@ struct gm_corun_dir {
 	char *skipped;		/* "mps: why" per skipped mechanism, joined
 				   by "; ", or NULL (owned) */
 	int64_t repeats;
+	int64_t repetition;	/* run.repetition: of a study's co-run (0
+				   when absent) */
 	double barrier_timeout_s;
 	size_t nr_programs;
 	const char **programs;	/* names, borrowed (owned array) */

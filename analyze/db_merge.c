@@ -356,12 +356,14 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		      " FROM src.coruns s JOIN src.workloads w ON w.id = s.workloadId"
 		      " JOIN main.workloads mw ON mw.name = w.name"
 		      " JOIN main.coruns m ON m.workloadId = mw.id"
+		      " AND m.repetition = s.repetition"
 		      " WHERE m.hash != s.hash", row, 3);
 	if (rc > 0) {
 		gm_error("'%s' holds another co-run of '%s' (loaded from '%s') than"
 			 " the databases merged before it (loaded from '%s')",
 			 input, row[0], row[1], row[2]);
-		gm_error_hint("a database holds one co-run per workload");
+		gm_error_hint("a database holds one co-run per workload and"
+			      " repetition");
 	}
 	if (rc) {
 		goto out;

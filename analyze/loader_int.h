@@ -34,7 +34,8 @@ extern const char gm_loader_orphan_workloads_sql[];
  * Load the corun directory @dir (analyze/corun_reader.h) in one
  * transaction, with gm_loader_load()'s identity rules: the same co-run
  * again is skipped unless forced; a database holds one co-run per
- * workload, another one replacing it only when forced.
+ * workload and repetition (run.repetition), another one replacing it
+ * only when forced.
  */
 int gm_loader_load_corun(struct gm_loader *l, const char *dir,
 			 struct gm_load_info *info);

@@ -30,6 +30,7 @@ static const char usage[] =
 	"usage: gpumix corun -o <dir> [-k <n>] [--mechanism <list>] [--force]\n"
 	"                    [--barrier-timeout <s>] [--time-limit <s>]"
 	" [--dry-run]\n"
+	"                    [--repetition <r>]\n"
 	"                    <bundle | name=command>...";
 
 static const char help[] =
@@ -55,6 +56,8 @@ static const char help[] =
 	"    --time-limit <s>      stop a run's programs after <s> s (default:\n"
 	"                          no limit)\n"
 	"    --dry-run             print the plan, run nothing\n"
+	"    --repetition <r>      this co-run is repetition <r> (0-based) of a\n"
+	"                          study's (run.repetition in the manifest)\n"
 	"    -f, --force           replace an existing <dir>\n"
 	"    -h, --help            show this help\n"
 	"\n"
@@ -170,11 +173,12 @@ struct corun_cmd {
 	const char *mechanisms;
 	double barrier_timeout_s, time_limit_s;
 	int force, dry_run;
+	unsigned repetition;
 };
 
 static int parse(struct corun_cmd *c, int argc, char **argv)
 {
-	enum { OPT_MECH = 256, OPT_BARRIER, OPT_LIMIT, OPT_DRY };
+	enum { OPT_MECH = 256, OPT_BARRIER, OPT_LIMIT, OPT_DRY, OPT_REP };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "repeats", required_argument, NULL, 'k' },
@@ -182,6 +186,7 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 		{ "barrier-timeout", required_argument, NULL, OPT_BARRIER },
 		{ "time-limit", required_argument, NULL, OPT_LIMIT },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "repetition", required_argument, NULL, OPT_REP },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -225,6 +230,15 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 		case OPT_DRY:
 			c->dry_run = 1;
 			break;
+		case OPT_REP:
+			c->repetition = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || optarg[0] == '-' ||
+			    c->repetition > 1000000) {
+				return gm_usage_error(usage, "--repetition wants an "
+						      "integer >= 0, not '%s'",
+						      optarg);
+			}
+			break;
 		case 'f':
 			c->force = 1;
 			break;
@@ -248,7 +262,8 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 
 int cmd_corun(int argc, char **argv)
 {
-	struct corun_cmd c = { NULL, CORUN_DEFAULT_REPEATS, NULL, 120.0, 0, 0, 0 };
+	struct corun_cmd c = { NULL, CORUN_DEFAULT_REPEATS, NULL, 120.0, 0, 0, 0,
+				0 };
 	struct corun_program *progs = NULL;
 	struct corun_plan plan = { 0 };
 	struct corun_results r = { 0 };
@@ -356,6 +371,7 @@ int cmd_corun(int argc, char **argv)
 		struct corun_dir_info info = {
 			workload, progs, &plan, &r, (const char *const *)skipped,
 			c.barrier_timeout_s, started, finished, GM_VERSION_STRING,
+			c.repetition,
 		};
 		gm_remove_tree(barriers);
 		free(barriers);

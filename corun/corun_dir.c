@@ -88,6 +88,9 @@ static void manifest(struct kvfile *kv, const struct corun_dir_info *in)
 		kvfile_set(kv, key, colon + 1 + (colon[1] == ' '));
 	}
 	kvfile_set_u64(kv, "repeats", p->repeats);
+	if (in->repetition) {
+		kvfile_set_u64(kv, "run.repetition", in->repetition);
+	}
 	kvfile_setf(kv, "barrier_timeout_s", "%g", in->barrier_timeout_s);
 	kvfile_set(kv, "device.name", device(in->r));
 	if (vis && *vis) {

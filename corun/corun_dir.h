@@ -34,6 +34,7 @@ struct corun_dir_info {
 	double barrier_timeout_s;
 	const char *started_at, *finished_at;	/* UTC ISO 8601 */
 	const char *version;		/* gpumix's */
+	unsigned repetition;		/* of a study's co-run (0-based) */
 };
 
 /*

@@ -79,7 +79,7 @@ sed -i 's/^finished_at = .*/finished_at = 2025-01-02T00:00:00Z/' "$tmp/other.cor
 err=$("$GPUMIX" -q analyze "$tmp/other.corun" -o "$db" 2>&1 >/dev/null)
 check_eq "another co-run of the workload is refused" 1 "$?"
 check_match "... saying which" \
-	"already holds another co-run of 'x\+y' \(loaded from '$D/x\+y.corun'\)" "$err"
+	"already holds another co-run 'x\+y.corun' \(loaded from '$D/x\+y.corun'\)" "$err"
 "$GPUMIX" -q analyze --force "$tmp/other.corun" -o "$db" >/dev/null 2>&1
 check_eq "--force replaces it" "$tmp/other.corun|18" \
 	"$(q "SELECT path, (SELECT count(*) FROM corun_sections) FROM coruns")"
@@ -110,6 +110,34 @@ check_eq "... the same table" \
 err=$("$GPUMIX" -q analyze --merge "$tmp/a.db" "$tmp/o.db" -o "$tmp/m2.db" 2>&1)
 check_eq "merge: another co-run of the workload is refused" 1 "$?"
 check_match "... naming both" "holds another co-run of 'x\+y' \(loaded from '$tmp/other.corun'\)" "$err"
+
+# A second repetition of the co-run (a study's repeats): its runs pool
+# with the first's, each against its own alone sections (x alone 200
+# there, procs 300, 320, 340: 1.5, 1.6, 1.7 again).
+cp -r "$D/x+y.corun" "$tmp/r1.corun"
+printf 'run.repetition = 1\n' >>"$tmp/r1.corun/manifest"
+awk -F'\t' -v OFS='\t' 'NR > 1 && $3 == "x" { $5 = sprintf("%.0f", $4 + 2 * ($5 - $4)) } { print }' \
+	"$D/x+y.corun/sections.tsv" >"$tmp/r1.corun/sections.tsv"
+db=$tmp/reps.db
+"$GPUMIX" -q analyze "$D" -o "$db" >/dev/null 2>&1
+out=$("$GPUMIX" -v analyze "$tmp/r1.corun" -o "$db" 2>&1)
+check_eq "a second repetition loads beside the first" "0|2" \
+	"$?|$(q "SELECT count(*) FROM coruns")"
+check_match "... as x+y.corun.r1" "\(x\+y.corun.r1\): 18 GPU sections" "$out"
+# six ratios 1.5, 1.6, 1.7, 1.5, 1.6, 1.7: mean 1.6, sd sqrt(0.04/5)
+check_match "its runs pool with the first's" "^x\+y,procs,x,1.6,0.0894427191,6,1.632,1,1.02,no$" \
+	"$("$GPUMIX" -q report "$db" --format csv --table corun)"
+"$GPUMIX" -q analyze "$D/x+y.corun" -o "$tmp/r1.db" >/dev/null 2>&1
+cp -r "$tmp/r1.corun" "$tmp/r1b.corun"
+sed -i 's/^finished_at = .*/finished_at = 2025-01-03T00:00:00Z/' "$tmp/r1b.corun/manifest"
+"$GPUMIX" -q analyze "$tmp/r1.corun" -o "$tmp/r1.db" >/dev/null 2>&1
+"$GPUMIX" -q analyze "$tmp/r1b.corun" -o "$tmp/r1b.db" >/dev/null 2>&1
+err=$("$GPUMIX" -q analyze --merge "$tmp/r1.db" "$tmp/r1b.db" -o "$tmp/r1m.db" 2>&1)
+check_eq "merge: another co-run of the same repetition is refused" 1 "$?"
+"$GPUMIX" -q analyze "$tmp/other.corun" -o "$tmp/o1.db" >/dev/null 2>&1
+"$GPUMIX" -q analyze --merge "$tmp/r1b.db" "$tmp/o1.db" -o "$tmp/r1n.db" >/dev/null 2>&1
+check_eq "... of another repetition, kept apart" 2 \
+	"$(db_query "$tmp/r1n.db" "SELECT count(*) FROM coruns")"
 
 # No co-run: the table says how to get one.
 "$GPUMIX" -q analyze tests/data/runs/good/study -o "$tmp/s.db" >/dev/null 2>&1

@@ -161,6 +161,12 @@ check_eq "... and neither alone nor under procs is a program its client" 0 \
 	"$(grep -c 'New client' "$tmp/syslog/control.log")"
 echo quit | CUDA_MPS_PIPE_DIRECTORY=$tmp/sysmps "$FAKE/nvidia-cuda-mps-control" >/dev/null
 
+"$GPUMIX" -q corun -o "$tmp/rep2" -k 1 --mechanism procs --repetition 2 \
+	"a=$S" "b=$S" >/dev/null 2>&1
+check "--repetition is recorded for the analyzer" grep -qx 'run.repetition = 2' "$tmp/rep2/manifest"
+"$GPUMIX" corun -o "$tmp/x" --repetition -1 "a=$S" "b=$S" >/dev/null 2>&1
+check_eq "... and must be an integer >= 0" 2 "$?"
+
 # Two programs of the same bundle: reconstruct's names.
 "$GPUMIX" -q corun -o "$tmp/twice" -k 1 "$tmp/bundles/first" "$tmp/bundles/first" \
 	>/dev/null 2>&1
