@@ -633,6 +633,77 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 	return ret;
 }
 
+/*
+ * Who held the SMs of run @r over time (the block probe): a lane per SM,
+ * a bar in a program's colour wherever it had at least one block on the
+ * SM, from the window's start, at most GM_PLOT_PROBE_MAX bars.
+ */
+static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
+{
+	const struct gm_an_probe *pr = r->probe;
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	struct strbuf title = STRBUF_INIT, note = STRBUF_INIT, stem = STRBUF_INIT;
+	size_t n = pr->seg.n < GM_PLOT_PROBE_MAX ? pr->seg.n : GM_PLOT_PROBE_MAX;
+	int64_t t1 = n < pr->seg.n ? pr->seg.v[n].start : pr->t1;
+	int ret;
+
+	strbuf_addstr(&stem, "probe-sm-");
+	for (const char *p = r->label; *p; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			 (*p >= '0' && *p <= '9') || strchr("._+-", *p);
+		strbuf_addch(&stem, ok ? *p : '_');
+	}
+	strbuf_addf(&stem, "-%lld", (long long)r->id);
+	for (size_t p = 0; p < r->nprog; p++) {
+		size_t m = 0;
+		strbuf_addf(&data, "%s# ", p ? "\n\n" : "");
+		for (const char *s = r->progs[p].name; *s; s++) {
+			strbuf_addch(&data, *s == '\n' ? ' ' : *s);
+		}
+		strbuf_addstr(&data, ": start end (ms from the window's start), SM\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct gm_sm_interval *g = &pr->seg.v[i];
+			if (g->program != (int)p) {
+				continue;
+			}
+			strbuf_addf(&data, "%.6f %.6f %d\n", (g->start - pr->t0) / 1e6,
+				    ((g->end < t1 ? g->end : t1) - pr->t0) / 1e6, g->sm);
+			m++;
+		}
+		if (!m) {
+			strbuf_addstr(&data, "NaN NaN NaN\n");
+		}
+		strbuf_addf(&plot, "%s'%s.dat' index %zu using (($1+$2)/2):3:1:2:"
+			    "($3-0.45):($3+0.45) with boxxyerror fs solid 0.6 noborder"
+			    " lc rgb '%s' title ", p ? ", \\\n     " : "plot ",
+			    stem.buf, p, prog_colour[p % NCOLOURS]);
+		gp_str(&plot, r->progs[p].name);
+	}
+	strbuf_addf(&setup, "set yrange [-0.6:%lld.6]\nset xrange [0:%.6f]\n"
+		    "set xlabel 'time (ms since the window started)'\n"
+		    "set ylabel 'SM'\nset key outside right top title 'program'\n"
+		    "set tics nomirror\n", (long long)r->dev.sm_count - 1,
+		    (t1 - pr->t0) / 1e6);
+	strbuf_addf(&title, "Who held the SMs in %s (block probe)", r->label);
+	strbuf_addf(&note, "a lane per SM, a bar where a program had at least"
+		    " one block on it: %.3f ms of the %.3f ms window in which"
+		    " every program replayed",
+		    (t1 - pr->t0) / 1e6, (pr->t1 - pr->t0) / 1e6);
+	if (n < pr->seg.n) {
+		strbuf_addf(&note, " (cut at %d bars of %zu)", GM_PLOT_PROBE_MAX,
+			    pr->seg.n);
+	}
+	ret = add_figure(c, stem.buf, title.buf, note.buf, &data, setup.buf,
+			 plot.buf);
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	strbuf_release(&title);
+	strbuf_release(&note);
+	strbuf_release(&stem);
+	return ret;
+}
+
 /* Last non-empty line of @dir/gnuplot.log, for the error message. */
 static char *log_tail(const char *path)
 {
@@ -777,6 +848,13 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 		}
 	} else {
 		skipped(&c, "%s: no kernel instances", "Fig. 7 and the timeline");
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		const struct gm_an_run *r = &a->runs[i];
+		if (r->ok && r->probe && r->probe->seg.n &&
+		    probe_figure(&c, r)) {
+			goto out;
+		}
 	}
 	if (c.nscripts && (run_gnuplot(&c, gnuplot) || check_outputs(&c))) {
 		goto out;

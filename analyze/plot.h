@@ -39,6 +39,10 @@ struct gm_figures {
 #define GM_PLOT_TIMELINE_REPLAYS 3
 #define GM_PLOT_TIMELINE_MAX 5000
 #define GM_PLOT_INSTANCES_MAX 20000
+/* A run's SM occupancy figure (block probe): at most this many segments
+ * (one program's blocks on one SM without a gap), from the window's
+ * start. */
+#define GM_PLOT_PROBE_MAX 40000
 
 /*
  * Write every figure the analysis has data for into the existing

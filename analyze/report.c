@@ -129,6 +129,10 @@ void gm_report_timeline_line(const struct gm_report_timeline *tl,
 		    " %zu replays", s->written[GM_TL_KERNEL],
 		    s->written[GM_TL_MEMCPY], s->written[GM_TL_MEMSET],
 		    s->written[GM_TL_API], s->replays);
+	if (s->sm_slices || s->sm_left_out) {
+		strbuf_addf(sb, ", %zu SM track slices (block probe)%s",
+			    s->sm_slices, s->sm_left_out ? ", cut" : "");
+	}
 	for (int k = 0; k < GM_TL_KINDS; k++) {
 		out += s->left_out[k];
 	}

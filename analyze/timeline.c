@@ -12,6 +12,7 @@
 
 #include "analysis_priv.h"
 #include "metrics_overlap.h"
+#include "sm_time.h"
 #include "strbuf.h"
 #include "trace_json.h"
 
@@ -366,6 +367,10 @@ static void other_data(struct strbuf *sb, const struct gm_an_run *r,
 	strbuf_addch(&o, '}');
 	gm_tj_arg_raw(sb, "left_out", o.buf);
 	gm_tj_arg_int(sb, "left_out_no_timestamps", (int64_t)s->no_timestamps);
+	if (s->sm_slices || s->sm_left_out) {
+		gm_tj_arg_int(sb, "sm_slices", (int64_t)s->sm_slices);
+		gm_tj_arg_int(sb, "sm_slices_left_out", (int64_t)s->sm_left_out);
+	}
 	strbuf_release(&o);
 }
 
@@ -415,10 +420,98 @@ static char *lookup(sqlite3_stmt *st, int64_t id)
 	return gm_an_string(st, id);
 }
 
-static void write_json(struct tl *t, const struct gm_timeline_limits *lim,
-		       struct lookups *lk, int64_t origin, int64_t from,
-		       int64_t to, struct strbuf *out, struct gm_timeline_stats *s)
+/*
+ * The block probe's SM tracks (process @pid: one track per SM and
+ * program), for the part of [@from, @to) the run's blocks cover: the
+ * segments of sm_time.h, at most GM_TIMELINE_MAX_SM_SLICES (the
+ * earliest).
+ */
+static int sm_tracks(struct gm_db *db, const struct gm_an_run *r,
+		     struct gm_trace_json *j, int64_t pid, int64_t from,
+		     int64_t to, struct gm_timeline_stats *s)
 {
+	struct gm_sm_interval *v = NULL;
+	struct gm_sm_segments seg = { 0 };
+	struct gm_sm_time acc;
+	struct strbuf name = STRBUF_INIT, args = STRBUF_INIT;
+	sqlite3_stmt *st;
+	size_t n = 0, alloc = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int rc, ret = -1;
+
+	if (gm_db_prepare(db, &st, "SELECT b.sm, p.idx, b.start, b.end FROM"
+			  " probe_blocks b JOIN programs p ON p.id = b.programId"
+			  " WHERE b.runId = ?1") ||
+	    GM_SQL(db->sql, sqlite3_bind_int64(st, 1, r->id)) < 0) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		GM_ALLOC_GROW(v, n + 1, alloc);
+		v[n] = (struct gm_sm_interval){ sqlite3_column_int(st, 0),
+			sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2),
+			sqlite3_column_int64(st, 3) };
+		lo = v[n].start < lo ? v[n].start : lo;
+		hi = v[n].end > hi ? v[n].end : hi;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		goto out;
+	}
+	from = from > lo ? from : lo;
+	to = to < hi ? to : hi;
+	if (!n || to <= from) {
+		ret = 0;
+		goto out;
+	}
+	if (gm_sm_time_compute(v, n, r->nprog, r->dev.sm_count, from, to, &acc,
+			       &seg)) {
+		goto out;
+	}
+	gm_sm_time_release(&acc);
+	/* A track per SM and program, side by side: two programs' blocks
+	 * on one SM overlap, which one track cannot nest. */
+	gm_tj_process(j, pid, "SMs (block probe)", (int)pid);
+	for (int64_t sm = 0; sm < r->dev.sm_count; sm++) {
+		for (size_t p = 0; p < r->nprog; p++) {
+			int64_t tid = sm * (int64_t)r->nprog + (int64_t)p + 1;
+			strbuf_reset(&name);
+			strbuf_addf(&name, "SM %lld %s", (long long)sm,
+				    r->progs[p].name);
+			gm_tj_thread(j, pid, tid, name.buf, (int)tid);
+		}
+	}
+	for (size_t i = 0; i < seg.n; i++) {
+		const struct gm_sm_interval *g = &seg.v[i];
+		if (s->sm_slices == GM_TIMELINE_MAX_SM_SLICES) {
+			s->sm_left_out++;
+			continue;
+		}
+		strbuf_reset(&args);
+		gm_tj_arg_int(&args, "sm", g->sm);
+		gm_tj_arg_str(&args, "program", r->progs[g->program].name);
+		gm_tj_slice(j, pid, (int64_t)g->sm * (int64_t)r->nprog +
+				    g->program + 1, "probe",
+			    r->progs[g->program].name, g->start, g->end,
+			    args.buf);
+		s->sm_slices++;
+	}
+	ret = 0;
+out:
+	free(v);
+	free(seg.v);
+	strbuf_release(&name);
+	strbuf_release(&args);
+	return ret;
+}
+
+static int write_json(struct tl *t, struct gm_db *db,
+		      const struct gm_timeline_limits *lim,
+		      struct lookups *lk, int64_t origin, int64_t from,
+		      int64_t to, struct strbuf *out, struct gm_timeline_stats *s)
+{
+	int ret = 0;
 	struct gm_trace_json j;
 	struct strbuf args = STRBUF_INIT, name = STRBUF_INIT;
 	struct track *tr = gm_xmalloc((t->n + 1) * sizeof(*tr));
@@ -510,6 +603,10 @@ static void write_json(struct tl *t, const struct gm_timeline_limits *lim,
 			s->replays += !e;
 		}
 	}
+	if (r->probe && sm_tracks(db, r, &j, (int64_t)r->nprog + 1, from, to,
+				  s) < 0) {
+		ret = -1;
+	}
 	s->from_ns = from == INT64_MIN ? 0 : from - origin;
 	s->to_ns = to == INT64_MAX ? -1 : to - origin;
 	s->no_timestamps = t->no_ts;
@@ -520,6 +617,7 @@ static void write_json(struct tl *t, const struct gm_timeline_limits *lim,
 	strbuf_release(&name);
 	free(tr);
 	free(ix);
+	return ret;
 }
 
 int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
@@ -552,7 +650,10 @@ int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
 		origin = 0;
 	}
 	window(&t, lim, origin, &from, &to);
-	write_json(&t, lim, &lk, origin, from, to, out, stats);
+	if (write_json(&t, db, lim, &lk, origin, from, to, out, stats)) {
+		gm_error("cannot read the SM tracks of run '%s'", r->label);
+		goto out;
+	}
 	ret = 0;
 out:
 	lookups_release(&lk);

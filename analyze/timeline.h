@@ -8,7 +8,11 @@
  * started (same correlationId), and the replays' starts and ends as
  * instant events. Kernels carry their grid, block, registers, shared
  * memory, waiting time and overlap category (computed over the whole run
- * as doc/database.md defines it); copies their kind and bytes.
+ * as doc/database.md defines it); copies their kind and bytes. A run
+ * with the block probe also gets a process "SMs (block probe)" with a
+ * track per SM and program, side by side ("SM 3 p", "SM 3 q"): a slice,
+ * named after the program, wherever it had at least one block on the SM
+ * (sm_time.h's segments).
  *
  * Large runs stay usable through limits that all become one time window
  * [from, to) relative to the run's start: the first N replays, an
@@ -31,6 +35,9 @@ struct strbuf;
 /* Default cap on GPU slices per timeline in a report (0 is no cap). */
 #define GM_TIMELINE_MAX_SLICES 1000
 
+/* The most SM track slices (block probe) in one timeline. */
+#define GM_TIMELINE_MAX_SM_SLICES 100000
+
 
 enum gm_timeline_kind {
 	GM_TL_KERNEL,
@@ -45,6 +52,8 @@ struct gm_timeline_stats {
 	size_t left_out[GM_TL_KINDS];	/* outside the window */
 	size_t no_timestamps;		/* GPU records without start/end */
 	size_t flows, replays;		/* arrows; replays in the window */
+	size_t sm_slices;		/* block probe: SM track slices */
+	size_t sm_left_out;		/* ... past GM_TIMELINE_MAX_SM_SLICES */
 	int64_t from_ns, to_ns;		/* the window used, run-relative */
 };
 

@@ -98,4 +98,34 @@ check_eq "--merge: the probe's rows follow their run" "1|3|10|3|p+q" \
 		(SELECT w.name FROM probe_runs p JOIN runs r ON r.id = p.runId JOIN workloads w ON w.id = r.workloadId)")"
 check_eq "--merge: the same SM-time" "$(table probe-sm)" \
 	"$("$GPUMIX" -q report "$tmp/merged.db" --format csv --table probe-sm)"
+# The report: an SM occupancy figure (with gnuplot) and SM tracks in the
+# run's timeline: 7 slices, the segments of the example (SMs 0-2 one of
+# p's each, SM 3 two of p's around q's, SM 2 one of q's).
+if have_gnuplot; then
+	"$GPUMIX" -q report "$db" -o "$tmp/rep"
+	check_eq "report: the SM occupancy figure and its data" \
+		"probe-sm-p+q.cuda-1.dat probe-sm-p+q.cuda-1.gp probe-sm-p+q.cuda-1.png probe-sm-p+q.cuda-1.svg" \
+		"$(cd "$tmp/rep/figures" && ls probe-sm-* | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "report: its bars, ms from the window's start" \
+		"0.010000 0.050000 0|0.010000 0.050000 1|0.010000 0.050000 2|0.010000 0.030000 3|0.032000 0.050000 3|0.020000 0.040000 2|0.025000 0.035000 3" \
+		"$(grep -v '^#' "$tmp/rep/figures/probe-sm-p+q.cuda-1.dat" | grep . | tr '\n' '|' | sed 's/|$//')"
+	check_match "index.md shows it" "Who held the SMs in p\+q\.cuda \(block probe\)" \
+		"$(cat "$tmp/rep/index.md")"
+else
+	"$GPUMIX" -q report --no-figures "$db" -o "$tmp/rep"
+	skip "gnuplot is not installed: no SM occupancy figure"
+fi
+tl=$tmp/rep/timelines/p+q.cuda.json
+check_eq "timeline: a track per SM and program in the probe's process" \
+	"SM 0 p,SM 0 q,SM 1 p,SM 1 q,SM 2 p,SM 2 q,SM 3 p,SM 3 q" \
+	"$(grep -o '"name":"SM [0-9]* [pq]"' "$tl" | sed 's/"name":"//; s/"$//' | tr '\n' ',' | sed 's/,$//')"
+if command -v python3 >/dev/null; then
+	check "timeline: well-formed (tests/tools/check_timeline.py)" \
+		python3 tests/tools/check_timeline.py "$tl"
+fi
+check_eq "timeline: 7 SM slices, 5 of p and 2 of q" "5 2" \
+	"$(grep -o '"cat":"probe","name":"p"' "$tl" | wc -l) $(grep -o '"cat":"probe","name":"q"' "$tl" | wc -l)"
+check_match "timeline: q's on SM 3 from 25 to 35 us" \
+	'"ph":"X","pid":3,"tid":8,"cat":"probe","name":"q","ts":25(\.0+)?,"dur":10(\.0+)?' "$(cat "$tl")"
+check_match "index.md counts them" "7 SM track slices \(block probe\)" "$(cat "$tmp/rep/index.md")"
 done_testing
