@@ -54,6 +54,19 @@ check_eq "without --probe: exit 0" 0 "$rc"
 check_fails "without --probe: no probe.tsv" test -e "$tmp/off/probe.tsv"
 check "without --probe: no probe key" test -z "$(field "$tmp/off/manifest" probe)"
 
+# ---- through analyze and report: the probe's tables ----
+out=$("$GPUMIX" -q analyze "$tmp/cuda" -o "$tmp/cuda.db" 2>&1); rc=$?
+check_eq "analyze loads the probed run" 0 "$rc"
+check_eq "every record loaded, on CUPTI's clock (an offset found)" "144|1" \
+	"$(sqlite3 "$tmp/cuda.db" 'SELECT (SELECT count(*) FROM probe_blocks),
+		(SELECT clockOffset IS NOT NULL FROM probe_runs)')"
+check_eq "probe-kernels: each kernel's 3 launches probed, 16 SMs each" \
+	"scale,3,3,16|incr,3,3,16|tex_copy,3,3,16" \
+	"$("$GPUMIX" -q report "$tmp/cuda.db" --format csv --table probe-kernels |
+		awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s", (NR > 2 ? "|" : ""), $4, $5, $6, $10 }')"
+check_match "probe-sm: the program's SM-time" "^basic,cuda,basic,[0-9.]+,0,16," \
+	"$("$GPUMIX" -q report "$tmp/cuda.db" --format csv --table probe-sm)"
+
 # ---- without profiling: no correlation ids, the records still ----
 out=$("$GPUMIX" replay --variant cuda --probe blocks --no-profile --min-replays 2 \
 	-o "$tmp/noprof" "$tmp/e" 2>&1); rc=$?
