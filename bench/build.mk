@@ -8,3 +8,4 @@ BENCHES += bench/slurm_overhead.sh
 BENCHES += bench/driver_lock.sh
 BENCHES += bench/probe_overhead.sh
 BENCHES += bench/drivercalls_cost.sh
+BENCHES += bench/placement.sh
