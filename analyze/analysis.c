@@ -31,7 +31,11 @@ static int cmp_run(const void *x, const void *y)
 		return c;
 	}
 	c = gm_variant_rank(a->vlabel) - gm_variant_rank(b->vlabel);
-	return c ? c : strcmp(a->vlabel, b->vlabel);
+	c = c ? c : strcmp(a->vlabel, b->vlabel);
+	if (c) {
+		return c;
+	}
+	return a->repetition < b->repetition ? -1 : a->repetition > b->repetition;
 }
 
 /* Runs by database id, for the program and replay rows. */
@@ -71,7 +75,9 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			  " r.maxBlocksPerSm, r.regsPerSm, r.smemPerSm,"
 			  " r.droppedRecords, r.kernelCount, r.elastic,"
 			  " r.timesliceUs, r.copyChunk, r.hostname, r.gpu,"
-			  " r.oneShot"
+			  " r.oneShot, r.repetition, r.gpuStartSmClockMhz,"
+			  " r.gpuStartTempC, r.gpuStartThrottle,"
+			  " r.gpuEndSmClockMhz, r.gpuEndTempC, r.gpuEndThrottle"
 			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
@@ -107,8 +113,19 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
 			? NULL : gm_an_col_str(st, 20);
 		r->one_shot = sqlite3_column_int64(st, 21) != 0;
+		r->repetition = sqlite3_column_int64(st, 22);
+		for (int k = 0; k < 2; k++) {
+			int col = 23 + 3 * k;
+			r->gpu_clock[k] = sqlite3_column_type(st, col) == SQLITE_NULL
+				? -1 : sqlite3_column_int64(st, col);
+			r->gpu_temp[k] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
+				? -1 : sqlite3_column_int64(st, col + 1);
+			r->gpu_throttle[k] = sqlite3_column_type(st, col + 2) ==
+				SQLITE_NULL ? NULL : gm_an_col_str(st, col + 2);
+		}
+		r->cell = SIZE_MAX;
 		r->label = gm_run_label(r->workload, r->variant, r->policy,
-					r->one_shot, 0);
+					r->one_shot, r->repetition);
 		/* A one-shot run measures otherwise than repeated replays:
 		 * a label of its own, after its variant's (gm_variant_rank) */
 		r->vlabel = gm_xasprintf("%s%s%s%s", r->variant,
@@ -144,8 +161,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	qsort(idx, a->nruns, sizeof(*idx), cmp_index);
 
 	/* Programs, then replays: mean kept replay time and the run span. */
-	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle, highPriority"
-			  " FROM programs ORDER BY runId, idx")) {
+	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle, highPriority,"
+			  " replayCv FROM programs ORDER BY runId, idx")) {
 		goto out;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
@@ -160,6 +177,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		p->name = gm_an_col_str(st, 2);
 		p->bundle = gm_an_col_str(st, 3);
 		p->high_priority = sqlite3_column_int64(st, 4) != 0;
+		p->replay_cv = sqlite3_column_type(st, 5) == SQLITE_NULL
+			? NAN : sqlite3_column_double(st, 5);
 		p->mp_ns = p->alone_ns = NAN;
 	}
 	sqlite3_finalize(st);
@@ -259,7 +278,10 @@ static void make_variants(struct gm_analysis *a)
  * The alone time of program @p of run @r: the alone run (`single`) of the
  * same workload, else any alone run with a program of the same bundle (the
  * one with the fewest programs, then the first by workload name); a
- * one-shot run's from a one-shot alone run, any other's from another.
+ * one-shot run's from a one-shot alone run, any other's from another;
+ * always of the same repetition as @r, so that the slowdown of each
+ * repetition is against the alone times measured in its own round
+ * (doc/database.md, "Intervals": the pairing).
  */
 static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 			  struct gm_an_program *p)
@@ -270,8 +292,9 @@ static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *s = &a->runs[i];
 		/* one-shot runs against one-shot alone runs, the others
-		 * against the others */
-		if (!s->alone || !s->ok || s->one_shot != r->one_shot) {
+		 * against the others; each repetition against its own */
+		if (!s->alone || !s->ok || s->one_shot != r->one_shot ||
+		    s->repetition != r->repetition) {
 			continue;
 		}
 		int same_wl = !strcmp(s->workload, r->workload);
@@ -299,6 +322,7 @@ static void find_baseline(struct gm_analysis *a, const struct gm_an_run *r,
 found:
 	p->alone_ns = bp->mp_ns;
 	p->alone_from = best->label;
+	p->alone_run = best;
 	p->alone_prog = bp;
 }
 
@@ -340,9 +364,10 @@ static void compute_stp(struct gm_analysis *a)
 			gm_an_note(a, "run '%s': no kept replays of %s: no program time,"
 				 " STP, ANTT or MTSpeedup for it", r->label, nokept.buf);
 		} else if (missing.len) {
-			gm_an_note(a, "run '%s': no `%s` run of %s: STP and ANTT"
-				 " not computed for it (the other metrics are)",
-				 r->label, a->alone_variant, missing.buf);
+			gm_an_note(a, "run '%s': no `%s` run of %s%s: STP and"
+				 " ANTT not computed for it (the other metrics"
+				 " are)", r->label, a->alone_variant, missing.buf,
+				 r->repetition ? " in its repetition" : "");
 		} else if (!r->nprog) {
 			gm_an_note(a, "run '%s' has no programs", r->label);
 		}
@@ -351,7 +376,8 @@ static void compute_stp(struct gm_analysis *a)
 		free(alone);
 		free(mp);
 	}
-	/* MTSpeedup against the reference run (cuda) of the same workload. */
+	/* MTSpeedup against the reference run (cuda) of the same workload
+	 * and repetition. */
 	for (size_t i = 0; i < a->nruns; i++) {
 		struct gm_an_run *r = &a->runs[i];
 		if (!r->ok || r->alone) {
@@ -360,6 +386,7 @@ static void compute_stp(struct gm_analysis *a)
 		for (size_t j = 0; j < a->nruns; j++) {
 			struct gm_an_run *c = &a->runs[j];
 			if (c->ok && c->reference &&
+			    c->repetition == r->repetition &&
 			    !strcmp(c->workload, r->workload) &&
 			    r->wl_time_ns > 0 && c->wl_time_ns > 0) {
 				r->mtspeedup = c->wl_time_ns / r->wl_time_ns;
@@ -393,27 +420,117 @@ static void per_variant(struct gm_analysis *a, struct gm_an_pool *pools)
 	}
 }
 
-/* The run of the reference variant (cuda) of @r's workload, or NULL. */
-static const struct gm_an_run *reference_run(const struct gm_analysis *a,
-					     const struct gm_an_run *r)
+/*
+ * The geometric mean of a metric over the workloads of grid column @v
+ * that have it in every repetition, per repetition, with its interval
+ * over the repetitions; the common set goes to @c (release it).
+ */
+static void geo_ci(struct gm_analysis *a, const struct gm_an_grid *g,
+		   gm_an_values_fn get, struct gm_an_common *c, struct gm_ci *ci)
 {
-	for (size_t i = 0; i < a->nruns; i++) {
-		const struct gm_an_run *c = &a->runs[i];
-		if (c->ok && c->reference &&
-		    !strcmp(c->workload, r->workload)) {
-			return c;
+	double *per = NULL;
+
+	gm_an_common(g, get, c);
+	per = gm_xcalloc(c->nrep + 1, sizeof(*per));
+	gm_an_per_rep(g, 0, c, get, per);
+	gm_ci_geomean(ci, per, c->nw ? c->nrep : 0, &a->ci);
+	free(per);
+}
+
+/*
+ * A paired improvement: per repetition, the geomean of @get under column
+ * @num over that under column @den, over the workloads both have in every
+ * repetition; its geometric mean and interval into @ci. Returns the
+ * number of workloads.
+ */
+static size_t paired_ci(struct gm_analysis *a, const struct gm_an_grid *g,
+			gm_an_values_fn get, size_t num, size_t den,
+			struct gm_ci *ci)
+{
+	struct gm_an_common c;
+	double *x, *y;
+	size_t n;
+
+	gm_an_common(g, get, &c);
+	x = gm_xcalloc(c.nrep + 1, sizeof(*x));
+	y = gm_xcalloc(c.nrep + 1, sizeof(*y));
+	gm_an_per_rep(g, num, &c, get, x);
+	gm_an_per_rep(g, den, &c, get, y);
+	gm_an_ratio_ci(a, x, y, c.nw ? c.nrep : 0, ci);
+	n = c.nw;
+	free(x);
+	free(y);
+	gm_an_common_release(&c);
+	return n;
+}
+
+static void left_out_note(struct gm_analysis *a, const struct gm_an_summary *row,
+			  size_t left)
+{
+	if (left) {
+		gm_an_note(a, "%zu-program workloads under %s: %zu workload%s"
+			   " left out of the geometric means (not in every"
+			   " repetition: failed or missing runs)", row->programs,
+			   row->vlabel, left, left == 1 ? "" : "s");
+	}
+}
+
+static void summary_row(struct gm_analysis *a, size_t v, size_t size,
+			size_t ref, struct gm_an_summary *row)
+{
+	struct gm_an_grid g;
+	struct gm_an_common c;
+	size_t cols[2] = { v, ref };
+
+	gm_an_grid_init(&g, a, size, cols, 1);
+	geo_ci(a, &g, gm_an_v_stp, &c, &row->stp_geo);
+	row->workloads = c.nw;
+	row->repetitions = c.nw ? c.nrep : 0;
+	left_out_note(a, row, c.left);
+	gm_an_common_release(&c);
+	geo_ci(a, &g, gm_an_v_antt, &c, &row->antt_geo);
+	gm_an_common_release(&c);
+	geo_ci(a, &g, gm_an_v_mtspeedup, &c, &row->mtspeedup);
+	row->mt_n = c.nw;
+	gm_an_common_release(&c);
+	/* The extremes: the cells with the highest mean STP and ANTT. */
+	row->stp_best.mean = row->antt_worst.mean = NAN;
+	row->stp_best.lo = row->stp_best.hi = NAN;
+	row->antt_worst.lo = row->antt_worst.hi = NAN;
+	for (size_t w = 0; w < g.nw; w++) {
+		const struct gm_an_cell *cell = g.cell[w * g.nv];
+		if (!cell) {
+			continue;
+		}
+		if (!isnan(cell->stp.mean) && (isnan(row->stp_best.mean) ||
+		    cell->stp.mean > row->stp_best.mean)) {
+			row->stp_best = cell->stp;
+		}
+		if (!isnan(cell->antt.mean) && (isnan(row->antt_worst.mean) ||
+		    cell->antt.mean > row->antt_worst.mean)) {
+			row->antt_worst = cell->antt;
 		}
 	}
-	return NULL;
+	row->stp_imp.mean = row->antt_imp.mean = NAN;
+	row->stp_imp.lo = row->stp_imp.hi = NAN;
+	row->antt_imp.lo = row->antt_imp.hi = NAN;
+	gm_an_grid_release(&g);
+	if (ref != SIZE_MAX) {
+		gm_an_grid_init(&g, a, size, cols, 2);
+		row->common = paired_ci(a, &g, gm_an_v_stp, 0, 1, &row->stp_imp);
+		paired_ci(a, &g, gm_an_v_antt, 1, 0, &row->antt_imp);
+		gm_an_grid_release(&g);
+	}
 }
 
 static void summarize(struct gm_analysis *a)
 {
-	size_t alloc = 0;
-	int have_reference = 0;
+	size_t alloc = 0, ref = SIZE_MAX;
 
 	for (size_t i = 0; i < a->nruns; i++) {
-		have_reference |= a->runs[i].ok && a->runs[i].reference;
+		if (a->runs[i].ok && a->runs[i].reference) {
+			ref = a->runs[i].vindex;
+		}
 	}
 	for (size_t v = 0; v < a->nvariants; v++) {
 		const char *label = a->variants[v].label;
@@ -423,77 +540,28 @@ static void summarize(struct gm_analysis *a)
 		}
 		/* One row per workload size (2-program, 4-program, ...). */
 		size_t sizes[64], nsizes = 0;
-		for (size_t i = 0; i < a->nruns; i++) {
-			const struct gm_an_run *r = &a->runs[i];
+		for (size_t i = 0; i < a->ncells; i++) {
+			const struct gm_an_cell *c = &a->cells[i];
 			size_t s;
-			if (r->vindex != v || !r->ok) {
+			if (c->vindex != v) {
 				continue;
 			}
-			for (s = 0; s < nsizes && sizes[s] != r->nprog; s++) {
+			for (s = 0; s < nsizes && sizes[s] != c->nprog; s++) {
 			}
 			if (s == nsizes && nsizes < 64) {
-				sizes[nsizes++] = r->nprog;
+				sizes[nsizes++] = c->nprog;
 			}
 		}
 		for (size_t s = 0; s < nsizes; s++) {
-			double *stp = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *antt = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *cstp = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *vstp = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *cantt = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *vantt = gm_xcalloc(a->nruns + 1, sizeof(double));
-			double *mt = gm_xcalloc(a->nruns + 1, sizeof(double));
-			size_t n = 0, nc = 0, nmt = 0;
 			GM_ALLOC_GROW(a->summary, a->nsummary + 1, alloc);
 			struct gm_an_summary *row = &a->summary[a->nsummary++];
 			memset(row, 0, sizeof(*row));
 			row->programs = sizes[s];
 			row->vlabel = label;
-			row->stp_best = row->antt_worst = NAN;
-			for (size_t i = 0; i < a->nruns; i++) {
-				const struct gm_an_run *r = &a->runs[i], *c;
-				if (r->vindex != v || !r->ok || r->nprog != sizes[s]) {
-					continue;
-				}
-				if (!isnan(r->stp)) {
-					stp[n] = r->stp;
-					antt[n++] = r->antt;
-					if (isnan(row->stp_best) || r->stp > row->stp_best) {
-						row->stp_best = r->stp;
-					}
-					if (isnan(row->antt_worst) || r->antt > row->antt_worst) {
-						row->antt_worst = r->antt;
-					}
-				}
-				c = reference_run(a, r);
-				if (c && !isnan(r->stp) && !isnan(c->stp)) {
-					cstp[nc] = c->stp;
-					vstp[nc] = r->stp;
-					cantt[nc] = c->antt;
-					vantt[nc++] = r->antt;
-				}
-				if (!isnan(r->mtspeedup)) {
-					mt[nmt++] = r->mtspeedup;
-				}
-			}
-			row->workloads = n;
-			row->stp_geo = gm_geomean(stp, n);
-			row->antt_geo = gm_geomean(antt, n);
-			row->common = nc;
-			row->stp_imp = gm_geomean(vstp, nc) / gm_geomean(cstp, nc);
-			row->antt_imp = gm_geomean(cantt, nc) / gm_geomean(vantt, nc);
-			row->mt_n = nmt;
-			row->mtspeedup = gm_geomean(mt, nmt);
-			free(stp);
-			free(antt);
-			free(cstp);
-			free(vstp);
-			free(cantt);
-			free(vantt);
-			free(mt);
+			summary_row(a, v, sizes[s], ref, row);
 		}
 	}
-	if (!have_reference && a->nsummary) {
+	if (ref == SIZE_MAX && a->nsummary) {
 		gm_an_note(a, "no `%s` run: improvements over %s and MTSpeedup"
 			 " are not computed", a->reference_variant,
 			 a->reference_variant);
@@ -535,6 +603,8 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 
 	memset(a, 0, sizeof(*a));
 	memset(&res, 0, sizeof(res));
+	a->ci = opt->ci;
+	a->median_cv = NAN;
 	a->alone_variant = gm_variant_with(GM_VARIANT_ALONE)->name;
 	a->reference_variant = gm_variant_with(GM_VARIANT_REFERENCE)->name;
 	if (load_runs(a, db)) {
@@ -549,17 +619,20 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	if (gm_an_latency(a, db)) {
 		goto out;
 	}
+	gm_an_cells(a);
+	gm_an_latency_rows(a);
 	gm_an_ranking(a);
-	if (gm_an_coruns(a, db)) {
-		goto out;
-	}
-	if (gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
+	if (!opt->metrics_only && gm_an_coruns(a, db)) {
 		goto out;
 	}
 	for (size_t i = 0; i < a->nruns; i++) {
 		have_alone |= a->runs[i].ok && a->runs[i].alone;
 	}
 	a->resources_from_alone = have_alone;
+	if (!opt->metrics_only &&
+	    gm_db_prepare(db, &res.name, "SELECT value FROM StringIds WHERE id = ?1")) {
+		goto out;
+	}
 	pools = gm_xcalloc(a->nvariants + 1, sizeof(*pools));
 	for (size_t i = 0; i < a->nruns; i++) {
 		struct gm_an_run *r = &a->runs[i];
@@ -572,6 +645,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 				gm_an_note(a, "run '%s' %s: left out of every metric",
 					 r->label, what);
 			}
+			continue;
+		}
+		if (opt->metrics_only) {
 			continue;
 		}
 		if (gm_an_run_kernels(a, db, r, &pools[r->vindex], &res,
@@ -603,8 +679,13 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 			gm_an_note(a, "run '%s' has no kernel records", r->label);
 		}
 	}
-	per_variant(a, pools);
 	summarize(a);
+	gm_an_noise(a);
+	if (opt->metrics_only) {
+		ret = 0;
+		goto out;
+	}
+	per_variant(a, pools);
 	if (a->nresources) {
 		qsort(a->resources, a->nresources, sizeof(*a->resources),
 		      cmp_resource);
@@ -642,6 +723,8 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->hostname);
 		free(r->gpu);
 		free(r->elastic);
+		free(r->gpu_throttle[0]);
+		free(r->gpu_throttle[1]);
 		for (size_t j = 0; j < r->nprog; j++) {
 			free(r->progs[j].name);
 			free(r->progs[j].bundle);
@@ -650,6 +733,7 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->progs);
 		free(r->names);
 	}
+	gm_an_cells_release(a);
 	free(a->runs);
 	gm_an_coruns_release(a);
 	for (size_t v = 0; v < a->nvariants; v++) {

@@ -14,6 +14,14 @@
  * (e.g. no `single` run of a workload's programs: no STP/ANTT for it, the
  * other metrics still are).
  *
+ * A study's runs may come in repetitions (runs.repetition): every metric
+ * of a run is computed within its repetition (the alone times and the
+ * reference run are those of the same repetition), and each workload
+ * under each variant label is a cell whose metrics have a mean and a 95%
+ * confidence interval over its repetitions (interval.h); the aggregates
+ * across workloads are computed per repetition and interval-ed over the
+ * repetitions (doc/database.md, "Intervals").
+ *
  * Which variant gives the alone times (GM_VARIANT_ALONE, `single`) and
  * which one the others are compared with (GM_VARIANT_REFERENCE, `cuda`)
  * comes from the variant table (common/variant.h), as does the order of
@@ -27,6 +35,7 @@
 
 #include "corun_slowdown.h"
 #include "db.h"
+#include "interval.h"
 #include "metrics_latency.h"
 #include "metrics_overlap.h"
 #include "occupancy.h"
@@ -46,6 +55,27 @@ enum gm_util_kind {
 	GM_UTIL_BLOCKS,
 	GM_UTIL_KINDS
 };
+
+/*
+ * What the noise diagnostics find unusual about a run (analysis_noise.c,
+ * doc/database.md "Noise"): a program's replay-time CV above
+ * GM_NOISE_CV_HIGH, or above GM_NOISE_CV_FACTOR times the study's median
+ * CV and GM_NOISE_CV_FLOOR; a throttle reason of power or heat at the
+ * start or end (sw_power_cap, hw_slowdown, sw_thermal, hw_thermal,
+ * hw_power_brake); the SM clock changing by more than GM_NOISE_CLOCK
+ * between start and end (neither reading idle); the end clock more than
+ * GM_NOISE_CLOCK below the median end clock of the runs on that device.
+ */
+enum gm_noise {
+	GM_NOISE_CV = 1,
+	GM_NOISE_THROTTLE = 2,
+	GM_NOISE_CLOCK_CHANGE = 4,
+	GM_NOISE_CLOCK_LOW = 8,
+};
+#define GM_NOISE_CV_HIGH 0.10
+#define GM_NOISE_CV_FACTOR 3.0
+#define GM_NOISE_CV_FLOOR 0.02
+#define GM_NOISE_CLOCK 0.10
 
 struct gm_wait_stats {
 	size_t n;			/* kernels with a launch call */
@@ -91,8 +121,11 @@ struct gm_an_program {
 	char *name, *bundle;
 	size_t kept;			/* kept replays */
 	double mp_ns;			/* mean kept replay time (this run) */
+	double replay_cv;		/* programs.replayCv; NAN: none */
+	int cv_unusual;			/* GM_NOISE_CV for this program */
 	double alone_ns;		/* from the baseline; NAN when none */
 	const char *alone_from;		/* baseline run's label (borrowed) */
+	const struct gm_an_run *alone_run;	/* baseline run (borrowed) */
 	const struct gm_an_program *alone_prog;	/* baseline (borrowed) */
 	int high_priority;		/* the run's `priority.program` */
 	struct gm_latency lat;		/* kept replays' percentiles and
@@ -107,7 +140,9 @@ struct gm_an_program {
 struct gm_an_run {
 	int64_t id;
 	char *path, *workload, *variant, *policy, *status, *failure;
-	char *label;			/* workload.variant[.policy][.one-shot] */
+	char *label;			/* workload.variant[.policy][.one-shot]
+					   [.rR] */
+	int64_t repetition;		/* runs.repetition */
 	char *vlabel;			/* variant[+policy][+one-shot] */
 	int one_shot;			/* runs.oneShot */
 	char *device_name, *device_cc;
@@ -116,6 +151,12 @@ struct gm_an_run {
 	char *elastic;			/* runs.elastic: "off", "identity",
 					   "policy" or a fixed grid mode */
 	double timeslice_us;		/* runs.timesliceUs, NAN: none */
+	/* The GPU at the start [0] and end [1] (runs.gpuStart*, gpuEnd*):
+	 * SM clock (MHz) and temperature, -1 when absent; the throttle
+	 * reasons' names, NULL when absent. */
+	int64_t gpu_clock[2], gpu_temp[2];
+	char *gpu_throttle[2];
+	unsigned noise;			/* enum gm_noise bits */
 	int64_t copy_chunk;		/* runs.copyChunk, -1: none */
 	struct gm_device_limits dev;
 	int64_t dropped, kernel_count;
@@ -124,6 +165,8 @@ struct gm_an_run {
 	int reference;			/* of the comparison baseline (cuda),
 					   without a policy */
 	size_t vindex;			/* index into gm_analysis.variants */
+	size_t cell;			/* index into gm_analysis.cells (ok
+					   runs only) */
 	size_t nprog;
 	struct gm_an_program *progs;
 	size_t nreplays;
@@ -146,6 +189,34 @@ struct gm_an_run {
 	size_t ndc;
 };
 
+/* One program of a cell: its metrics over the cell's repetitions. */
+struct gm_an_cell_program {
+	const char *name;		/* borrowed from the runs */
+	int high_priority;
+	size_t kept;			/* kept replays, all repetitions */
+	char *alone_from;		/* the alone run's label without its
+					   repetition (owned), NULL: none */
+	struct gm_ci mp, alone;		/* T_MP and T_SP (ns) */
+	struct gm_ci speed;		/* T_SP / T_MP */
+	struct gm_ci p[GM_LAT_PCTS];	/* replay-time percentiles (ns) */
+	struct gm_ci slowdown[GM_LAT_PCTS];
+};
+
+/*
+ * A cell: one workload under one variant label, over the repetitions it
+ * ran ok (its runs, by repetition). Each metric is the mean over the
+ * repetitions that have it, with its interval (n/a with one).
+ */
+struct gm_an_cell {
+	const char *workload, *vlabel;	/* borrowed from the runs */
+	size_t vindex, nprog;
+	int alone, reference;
+	size_t nruns;
+	const struct gm_an_run **runs;	/* owned array of borrowed runs */
+	struct gm_ci stp, antt, wl_time, mtspeedup;
+	struct gm_an_cell_program *progs;	/* owned, nprog of them */
+};
+
 struct gm_an_variant {
 	char *label;
 	size_t runs;			/* ok runs */
@@ -156,16 +227,25 @@ struct gm_an_variant {
 	double util[GM_UTIL_KINDS];	/* mean over its runs */
 };
 
+/*
+ * One row of Tables 4 and 5: a variant label at one workload size. The
+ * geometric means are over the workloads that have the metric in every
+ * repetition the label ran (others are left out, with a note), computed
+ * per repetition and interval-ed over the repetitions; the improvements
+ * pair each workload and repetition with the reference's (cuda's).
+ */
 struct gm_an_summary {
 	size_t programs;		/* programs per workload */
 	const char *vlabel;		/* borrowed from the variant */
 	size_t workloads;		/* with an STP */
-	double stp_geo, stp_best, antt_geo, antt_worst;
+	size_t repetitions;		/* the geomeans' repetitions */
+	struct gm_ci stp_geo, antt_geo;
+	struct gm_ci stp_best, antt_worst;	/* the extreme cells' */
 	size_t common;			/* ... also with an STP under the
 					   reference variant (cuda) */
-	double stp_imp, antt_imp;
+	struct gm_ci stp_imp, antt_imp;
 	size_t mt_n;			/* workloads with both workload times */
-	double mtspeedup;		/* geomean over them */
+	struct gm_ci mtspeedup;		/* geomean over them */
 };
 
 /* Latency per workload size and variant label (analysis_latency.c). */
@@ -173,7 +253,8 @@ struct gm_an_latency {
 	size_t programs;		/* programs per workload */
 	const char *vlabel;		/* borrowed from the variant */
 	size_t n;			/* program runs with a p99 slowdown */
-	double p50_geo, p99_geo, p99_worst;
+	struct gm_ci p50_geo, p99_geo;	/* per repetition, over its programs */
+	double p99_worst;
 	const char *worst_run;		/* where p99_worst is (borrowed): */
 	const char *worst_program;	/* run label and program name */
 	size_t high_n;			/* ... of high-priority programs */
@@ -196,11 +277,17 @@ struct gm_an_rank {
 	size_t workloads;		/* the common workloads */
 	size_t left_out;		/* workloads of that size some ranked
 					   variant did not run ok */
-	double stp_geo, antt_geo;	/* over the common workloads */
-	double p99_geo;			/* p99 slowdown over their programs */
+	size_t repetitions;		/* the common repetitions */
+	struct gm_ci stp_geo, antt_geo;	/* over the common workloads */
+	struct gm_ci p99_geo;		/* p99 slowdown over their programs */
+	struct gm_ci stp_top;		/* STP / the first row's, paired */
 	size_t best_stp;		/* common workloads where no variant
 					   has a higher STP */
-	size_t rank_stp, rank_antt, rank_p99;	/* 1 = best; ties share */
+	/* 1 = best. With 2 repetitions or more, 1 + the variants whose
+	 * paired ratio's interval says they are better (so variants that
+	 * cannot be told apart share a rank); with one, by value. */
+	size_t rank_stp, rank_antt, rank_p99;
+	int by_interval;		/* ranked by intervals */
 };
 
 /*
@@ -243,7 +330,10 @@ struct gm_an_replay {
 
 struct gm_analysis {
 	size_t nruns;
-	struct gm_an_run *runs;		/* by workload, then label */
+	struct gm_an_run *runs;		/* by workload, label, repetition */
+	size_t ncells;
+	struct gm_an_cell *cells;	/* by workload, then label */
+	struct gm_ci_opts ci;		/* how intervals are computed */
 	size_t nvariants;
 	/*
 	 * The labels the runs have ("variant" or "variant+policy", with
@@ -273,6 +363,8 @@ struct gm_analysis {
 	int same_kernels;		/* 1 when all ran the same code */
 	size_t nnotes;
 	char **notes;
+	double median_cv;		/* of the ok runs' programs; NAN */
+	size_t no_gpu_state;		/* ok runs without GPU readings */
 
 	char *focus_kernel;		/* short name, or NULL */
 	const struct gm_an_run *focus_run;
@@ -287,6 +379,9 @@ struct gm_analysis {
 struct gm_analysis_options {
 	const char *kernel;	/* Fig. 7 kernel (short, demangled or mangled) */
 	const char *run;	/* Fig. 7/timeline run label */
+	struct gm_ci_opts ci;	/* interval method ({0}: t) */
+	int metrics_only;	/* 1: programs, STP, latency and intervals
+				   only (no kernel metrics, no Fig. 7) */
 };
 
 /*

@@ -98,14 +98,15 @@ static int percentiles(struct gm_analysis *a, struct gm_db *db)
 
 /*
  * The p99 slowdown of the program called @name in the reference run
- * (cuda) of @r's workload; NAN when there is none.
+ * (cuda) of @r's workload and repetition; NAN when there is none.
  */
 static double reference_p99(const struct gm_analysis *a,
 			    const struct gm_an_run *r, const char *name)
 {
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *c = &a->runs[i];
-		if (!c->ok || !c->reference || strcmp(c->workload, r->workload)) {
+		if (!c->ok || !c->reference || c->repetition != r->repetition ||
+		    strcmp(c->workload, r->workload)) {
 			continue;
 		}
 		for (size_t j = 0; j < c->nprog; j++) {
@@ -121,6 +122,28 @@ static double reference_p99(const struct gm_analysis *a,
 static double geo(const double *v, size_t n)
 {
 	return n ? gm_geomean(v, n) : NAN;
+}
+
+/*
+ * The geometric mean of the slowdowns @get of variant @v's programs in the
+ * workloads of @size that have them in every repetition, per repetition,
+ * and its interval over the repetitions.
+ */
+static void geo_ci(struct gm_analysis *a, size_t v, size_t size,
+		   gm_an_values_fn get, struct gm_ci *ci)
+{
+	struct gm_an_grid g;
+	struct gm_an_common c;
+	double *per;
+
+	gm_an_grid_init(&g, a, size, &v, 1);
+	gm_an_common(&g, get, &c);
+	per = gm_xcalloc(c.nrep + 1, sizeof(*per));
+	gm_an_per_rep(&g, 0, &c, get, per);
+	gm_ci_geomean(ci, per, c.nw ? c.nrep : 0, &a->ci);
+	free(per);
+	gm_an_common_release(&c);
+	gm_an_grid_release(&g);
 }
 
 static void variant_rows(struct gm_analysis *a, size_t v)
@@ -196,8 +219,9 @@ static void variant_rows(struct gm_analysis *a, size_t v)
 			}
 		}
 		row->n = n;
-		row->p50_geo = geo(p50, n50);
-		row->p99_geo = geo(p99, n);
+		(void)n50;
+		geo_ci(a, v, sizes[s], gm_an_v_p50, &row->p50_geo);
+		geo_ci(a, v, sizes[s], gm_an_v_p99, &row->p99_geo);
 		row->high_n = nh;
 		row->high_p99_geo = geo(high, nh);
 		row->other_p99_geo = geo(other, no);
@@ -224,11 +248,15 @@ int gm_an_latency(struct gm_analysis *a, struct gm_db *db)
 					    p->alone_prog ? &p->alone_prog->lat : NULL);
 		}
 	}
+	return 0;
+}
+
+void gm_an_latency_rows(struct gm_analysis *a)
+{
 	/* Same rows as the summary: the alone runs are the baseline. */
 	for (size_t v = 0; v < a->nvariants; v++) {
 		if (!gm_variant_is(a->variants[v].label, GM_VARIANT_ALONE)) {
 			variant_rows(a, v);
 		}
 	}
-	return 0;
 }

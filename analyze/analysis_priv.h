@@ -3,7 +3,8 @@
  * Internal to analyze/: what the pieces of the study analysis share
  * (analysis.c drives; run_metrics.c analyses one run's kernels; focus.c
  * picks the kernel and run of Fig. 7 and the timeline; same_kernels.c
- * compares the runs' kernels). The helpers they all use are in
+ * compares the runs' kernels; analysis_cells.c groups the repetitions;
+ * analysis_noise.c flags noisy runs). The helpers they all use are in
  * analysis_util.c, which calls none of them: the calls go one way,
  * analysis.c -> run_metrics.c, focus.c, same_kernels.c -> analysis_util.c.
  * Not an API.
@@ -99,9 +100,12 @@ void gm_an_kernels(struct gm_analysis *a);
 /*
  * The latency of every program of the ok runs (percentiles of its kept
  * replays, slowdown against its alone-time baseline, which find_baseline
- * set) and the per-variant latency rows. Returns 0 or -1.
+ * set). Returns 0 or -1.
  */
 int gm_an_latency(struct gm_analysis *a, struct gm_db *db);
+
+/* The per-variant latency rows (after gm_an_cells()). */
+void gm_an_latency_rows(struct gm_analysis *a);
 
 /*
  * The ranking of the variants per workload size, over the workloads
@@ -118,6 +122,90 @@ void gm_an_ranking(struct gm_analysis *a);
  */
 int gm_an_coruns(struct gm_analysis *a, struct gm_db *db);
 void gm_an_coruns_release(struct gm_analysis *a);
+/* ---- analysis_cells.c ---- */
+
+/*
+ * Group the ok runs into a->cells (a workload under a variant label, its
+ * repetitions) with every per-workload and per-program mean and interval
+ * (after compute_stp and the latency); notes runs left out.
+ */
+void gm_an_cells(struct gm_analysis *a);
+
+/* Free a->cells. */
+void gm_an_cells_release(struct gm_analysis *a);
+
+/*
+ * The cells of one workload size as a grid: a row per workload (in name
+ * order), a column per variant index asked for; NULL where that workload
+ * has no cell of that variant.
+ */
+struct gm_an_grid {
+	size_t nw, nv;
+	const struct gm_an_cell **cell;	/* nw x nv (owned array) */
+	size_t *first;			/* a->cells index of each row's first
+					   cell, for its name (owned) */
+};
+
+/* Build @g over the non-alone cells of @size for the @nv columns @vindex. */
+void gm_an_grid_init(struct gm_an_grid *g, const struct gm_analysis *a,
+		     size_t size, const size_t *vindex, size_t nv);
+void gm_an_grid_release(struct gm_an_grid *g);
+
+/*
+ * A metric's values in one run: written to @out (room for the run's
+ * programs + 1), their number returned (0: the run has none).
+ */
+typedef size_t (*gm_an_values_fn)(const struct gm_an_run *r, double *out);
+
+size_t gm_an_v_stp(const struct gm_an_run *r, double *out);
+size_t gm_an_v_antt(const struct gm_an_run *r, double *out);
+size_t gm_an_v_mtspeedup(const struct gm_an_run *r, double *out);
+size_t gm_an_v_p50(const struct gm_an_run *r, double *out);	/* slowdowns */
+size_t gm_an_v_p99(const struct gm_an_run *r, double *out);
+
+/*
+ * What an aggregate is computed over: the repetitions in which some cell
+ * of the grid has values of the metric, and the workloads whose every
+ * column has values in every one of them (@left: the workloads that have
+ * some values but not all, left out).
+ */
+struct gm_an_common {
+	size_t nrep;
+	int64_t *rep;		/* ascending (owned) */
+	size_t nw;
+	size_t *w;		/* rows of the grid (owned) */
+	size_t left;
+};
+
+void gm_an_common(const struct gm_an_grid *g, gm_an_values_fn get,
+		  struct gm_an_common *c);
+void gm_an_common_release(struct gm_an_common *c);
+
+/*
+ * For column @v: per repetition of @c, the geometric mean of the metric's
+ * values in the runs of @c's workloads at that repetition, into
+ * @out[0..c->nrep) (NAN where none).
+ */
+void gm_an_per_rep(const struct gm_an_grid *g, size_t v,
+		   const struct gm_an_common *c, gm_an_values_fn get,
+		   double *out);
+
+/*
+ * The geometric mean of @num[i] / @den[i] over the @n repetitions and its
+ * interval (a paired ratio: each repetition against the same one).
+ */
+void gm_an_ratio_ci(const struct gm_analysis *a, const double *num,
+		    const double *den, size_t n, struct gm_ci *ci);
+
+/* ---- analysis_noise.c ---- */
+
+/*
+ * The noise diagnostics: the median replay-time CV of the ok runs'
+ * programs (a->median_cv) and a note for each run whose spread is
+ * unusual or whose GPU throttled or changed its clock (doc/database.md,
+ * "Noise"), the runs' enum gm_noise bits set.
+ */
+void gm_an_noise(struct gm_analysis *a);
 
 /* ---- focus.c ---- */
 

@@ -53,6 +53,7 @@ static const struct {
 	{ "programs", R_PROGRAMS },
 	{ "coruns", R_CORUNS },
 	{ "corun_sections", R_CORUN_CHILD },
+	{ "intervals", R_SKIP },		/* derived: info->finish */
 };
 
 /* Columns that hold the id of another row, and the map that translates it. */
@@ -545,9 +546,11 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 	int exists, ret = -1;
 
 	int (*stop)(void) = info->stop;
+	int (*finish)(struct gm_db *) = info->finish;
 
 	memset(info, 0, sizeof(*info));
 	info->stop = stop;
+	info->finish = finish;
 	exists = !stat(out, &st) && (S_ISDIR(st.st_mode) || st.st_size > 0);
 	/* Every input is checked before anything is written. */
 	for (size_t i = 0; i < n; i++) {
@@ -580,6 +583,9 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 			failed = inputs[i];
 			goto fail;
 		}
+	}
+	if (finish && finish(&db)) {
+		goto fail;
 	}
 	gm_db_close(&db);
 	if (rename(tmp, out)) {

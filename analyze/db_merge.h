@@ -5,8 +5,8 @@
  * their run directories had been loaded together. A run is identified as
  * the loader identifies it, by runs.hash (its manifest and replays.tsv):
  * a run present in several inputs is copied once. The rules of one
- * database hold for the result: one run per (workload, variant, policy),
- * and a workload's programCount agrees, so inputs that break them are
+ * database hold for the result: one run per (workload, variant, policy,
+ * repetition), and a workload's programCount agrees, so inputs that break them are
  * refused, naming both runs.
  *
  * The output is built under a temporary name next to it (starting from a
@@ -19,10 +19,16 @@
 
 #include <stddef.h>
 
+struct gm_db;
+
 struct gm_merge_info {
 	/* In: polled during the copy; non-zero stops the merge (then
 	 * @interrupted is set and the output is left as it was). May be NULL. */
 	int (*stop)(void);
+	/* In: called on the merged database before it replaces the output
+	 * (a derived table is refreshed there); non-zero fails the merge.
+	 * May be NULL. */
+	int (*finish)(struct gm_db *db);
 	/* Out: */
 	size_t runs;		/* runs copied into the output */
 	size_t duplicates;	/* runs of inputs the output already held */
@@ -36,7 +42,8 @@ struct gm_merge_info {
  * input must be a gpumix database of this schema version that passes
  * SQLite's quick_check. Fails, with a cause naming the input and @out
  * unchanged, when an input cannot be read or is damaged, has another
- * schema version, holds a different run of a (workload, variant, policy)
+ * schema version, holds a different run of a (workload, variant, policy,
+ * repetition)
  * that the output or an earlier input holds, a workload with another
  * program count, or a run with the same identity but other records.
  * Set @info->stop before (the rest of @info is filled). Returns 0 or -1.

@@ -139,8 +139,6 @@ static int cmp_double(const void *x, const void *y)
 
 typedef double (*run_value_fn)(const struct gm_an_run *r);
 
-static double v_stp(const struct gm_an_run *r) { return r->stp; }
-static double v_antt(const struct gm_an_run *r) { return r->antt; }
 static double v_wait(const struct gm_an_run *r) { return r->wait.mean / 1e6; }
 static double v_running(const struct gm_an_run *r) { return r->running; }
 static double v_threads(const struct gm_an_run *r)
@@ -207,6 +205,89 @@ static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		    "set xrange [0.5:%zu.5]\n%s", maxn,
 		    log_y && positive ? "set logscale y\n" : "");
 	ret = add_figure(c, stem, title, NULL, &data, setup.buf, plot.buf);
+out:
+	strbuf_release(&data);
+	strbuf_release(&plot);
+	strbuf_release(&setup);
+	return ret;
+}
+
+typedef const struct gm_ci *(*cell_value_fn)(const struct gm_an_cell *c);
+
+static const struct gm_ci *c_stp(const struct gm_an_cell *c) { return &c->stp; }
+static const struct gm_ci *c_antt(const struct gm_an_cell *c) { return &c->antt; }
+
+static int cmp_ci(const void *x, const void *y)
+{
+	const struct gm_ci *a = *(const struct gm_ci *const *)x;
+	const struct gm_ci *b = *(const struct gm_ci *const *)y;
+
+	return a->mean < b->mean ? -1 : a->mean > b->mean;
+}
+
+/*
+ * Figs. 10 and 11: per variant, each workload's mean over its
+ * repetitions, sorted ascending against their rank, with its 95% interval
+ * as an error bar (none with one repetition).
+ */
+static int cell_figure(struct fig_ctx *c, const struct gm_analysis *a,
+		       const char *stem, const char *title, const char *ylabel,
+		       cell_value_fn get, int log_y)
+{
+	struct strbuf data = STRBUF_INIT, plot = STRBUF_INIT, setup = STRBUF_INIT;
+	const struct gm_ci **v = gm_xcalloc(a->ncells + 1, sizeof(*v));
+	size_t blocks = 0, maxn = 0;
+	int positive = 1, bars = 0, ret;
+
+	strbuf_addstr(&plot, "plot ");
+	for (size_t k = 0; k < a->nvariants; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < a->ncells; i++) {
+			const struct gm_an_cell *cell = &a->cells[i];
+			if (cell->vindex == k && !cell->alone &&
+			    !isnan(get(cell)->mean)) {
+				v[n++] = get(cell);
+			}
+		}
+		if (!n) {
+			continue;
+		}
+		qsort(v, n, sizeof(*v), cmp_ci);
+		strbuf_addf(&data, "%s# %s\n# rank mean lo hi (lo = hi = mean:"
+			    " no interval)\n", blocks ? "\n\n" : "",
+			    a->variants[k].label);
+		for (size_t i = 0; i < n; i++) {
+			int has = !isnan(v[i]->lo) && !isnan(v[i]->hi);
+			strbuf_addf(&data, "%zu %.9g %.9g %.9g\n", i + 1, v[i]->mean,
+				    has ? v[i]->lo : v[i]->mean,
+				    has ? v[i]->hi : v[i]->mean);
+			positive &= v[i]->mean > 0 && (!has || v[i]->lo > 0);
+			bars |= has;
+		}
+		strbuf_addf(&plot, "%s'%s.dat' index %zu using 1:2:3:4 with"
+			    " yerrorlines lw 2 pt %zu title ",
+			    blocks ? ", \\\n     " : "", stem, blocks,
+			    blocks % 12 + 1);
+		gp_str(&plot, a->variants[k].label);
+		blocks++;
+		maxn = n > maxn ? n : maxn;
+	}
+	free(v);
+	if (!blocks) {
+		skipped(c, "%s: no values to plot", title);
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&setup, "set xlabel 'workloads, sorted by value (per"
+		    " variant)%s'\nset ylabel ", bars ? "; bars: 95% interval"
+		    " over the repetitions" : "");
+	gp_str(&setup, ylabel);
+	strbuf_addf(&setup, "\nset key outside right top\nset grid\n"
+		    "set xrange [0.5:%zu.5]\n%s", maxn,
+		    log_y && positive ? "set logscale y\n" : "");
+	ret = add_figure(c, stem, title, bars ? "error bars: the 95% interval"
+			 " of each workload's mean over its repetitions" : NULL,
+			 &data, setup.buf, plot.buf);
 out:
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -821,12 +902,12 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 	memset(&c, 0, sizeof(c));
 	c.dir = dir;
 	c.out = out;
-	if (sorted_figure(&c, a, "fig10-stp",
-			  "Fig. 10: STP per workload, sorted", "STP (higher is better)",
-			  v_stp, 0, 0) ||
-	    sorted_figure(&c, a, "fig11-antt",
-			  "Fig. 11: ANTT per workload, sorted",
-			  "ANTT (lower is better)", v_antt, 0, 1) ||
+	if (cell_figure(&c, a, "fig10-stp",
+			"Fig. 10: STP per workload, sorted", "STP (higher is better)",
+			c_stp, 0) ||
+	    cell_figure(&c, a, "fig11-antt",
+			"Fig. 11: ANTT per workload, sorted",
+			"ANTT (lower is better)", c_antt, 1) ||
 	    sorted_figure(&c, a, "fig09-waiting",
 			  "Fig. 9: mean kernel waiting time per workload, sorted",
 			  "mean waiting time (ms)", v_wait, 1, 1) ||

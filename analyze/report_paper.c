@@ -94,25 +94,25 @@ static double ours(const struct gm_analysis *a, const struct gm_paper_number *p,
 	*why = NULL;
 	switch (p->metric) {
 	case GM_PM_STP_GEOMEAN:
-		v = s ? s->stp_geo : NAN;
+		v = s ? s->stp_geo.mean : NAN;
 		break;
 	case GM_PM_STP_BEST:
-		v = s ? s->stp_best : NAN;
+		v = s ? s->stp_best.mean : NAN;
 		break;
 	case GM_PM_ANTT_GEOMEAN:
-		v = s ? s->antt_geo : NAN;
+		v = s ? s->antt_geo.mean : NAN;
 		break;
 	case GM_PM_ANTT_WORST:
-		v = s ? s->antt_worst : NAN;
+		v = s ? s->antt_worst.mean : NAN;
 		break;
 	case GM_PM_STP_IMPROVEMENT:
-		v = s ? s->stp_imp : NAN;
+		v = s ? s->stp_imp.mean : NAN;
 		break;
 	case GM_PM_ANTT_IMPROVEMENT:
-		v = s ? s->antt_imp : NAN;
+		v = s ? s->antt_imp.mean : NAN;
 		break;
 	case GM_PM_MTSPEEDUP:
-		v = s ? s->mtspeedup : NAN;
+		v = s ? s->mtspeedup.mean : NAN;
 		break;
 	case GM_PM_WAIT_MEAN_MS:
 		v = mean_wait(a, p->programs, p->vlabel) / 1e6;

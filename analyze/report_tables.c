@@ -14,29 +14,51 @@
 
 #define MS(ns) ((ns) / 1e6)
 
+const char *gm_report_verdict(const struct gm_ci *ci, int higher_better)
+{
+	int side = gm_ci_side(ci, 1);
+
+	if (isnan(ci->lo) || isnan(ci->hi)) {
+		return "n/a";
+	}
+	if (!side) {
+		return "no difference";
+	}
+	return (side > 0) == !!higher_better ? "better" : "worse";
+}
+
 static void summary(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"programs", "variant", "workloads", "STP geomean", "STP best",
-		"ANTT geomean", "ANTT worst", NULL,
+		"ANTT geomean", "ANTT worst", "repetitions", NULL,
+	};
+
+	static const char *const ci_cols[] = {
+		"STP geomean", "STP best", "ANTT geomean", "ANTT worst", NULL,
 	};
 
 	gm_table_init(t, "summary", "Summary (paper Table 4)", cols);
+	gm_table_intervals(t, ci_cols);
 	gm_table_caption(t, "STP = sum of T_SP/T_MP over a workload's programs"
 			 " (higher is better); ANTT = mean of T_MP/T_SP (lower"
-			 " is better). Geometric means and extremes over the"
-			 " workloads that have a `%s` baseline, per workload"
-			 " size.", a->alone_variant);
+			 " is better). Geometric means over the workloads that"
+			 " have a `%s` baseline in every repetition, per workload"
+			 " size, with their 95%% interval over the repetitions"
+			 " [lo, hi] (doc/database.md, \"Intervals\"); best and"
+			 " worst: the workload with the highest mean.",
+			 a->alone_variant);
 	for (size_t i = 0; i < a->nsummary; i++) {
 		const struct gm_an_summary *s = &a->summary[i];
 		gm_table_row(t);
 		gm_table_num(t, 0, (double)s->programs, 0);
 		gm_table_text(t, 1, "%s", s->vlabel);
 		gm_table_num(t, 2, (double)s->workloads, 0);
-		gm_table_num(t, 3, s->stp_geo, 2);
-		gm_table_num(t, 4, s->stp_best, 2);
-		gm_table_num(t, 5, s->antt_geo, 2);
-		gm_table_num(t, 6, s->antt_worst, 2);
+		gm_table_ci(t, 3, &s->stp_geo, 1, 2);
+		gm_table_ci(t, 4, &s->stp_best, 1, 2);
+		gm_table_ci(t, 5, &s->antt_geo, 1, 2);
+		gm_table_ci(t, 6, &s->antt_worst, 1, 2);
+		gm_table_num(t, 7, (double)s->repetitions, 0);
 	}
 }
 
@@ -44,30 +66,51 @@ static void improvement(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"programs", "variant", "workloads", "STP", "ANTT",
-		"MTSpeedup workloads", "MTSpeedup", NULL,
+		"MTSpeedup workloads", "MTSpeedup", "STP vs %s", "ANTT vs %s",
+		"MTSpeedup vs %s", NULL,
 	};
-
+	static const char *const ci_cols[] = { "STP", "ANTT", "MTSpeedup", NULL };
+	const char *names[sizeof(cols) / sizeof(cols[0])];
 	const char *ref = a->reference_variant;
 	char *title = gm_xasprintf("Improvement over %s (paper Table 5)", ref);
 
-	gm_table_init(t, "improvement", title, cols);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		names[i] = cols[i] && strstr(cols[i], "%s")
+			? gm_xasprintf(cols[i], ref) : cols[i];
+	}
+	gm_table_init(t, "improvement", title, names);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		if (names[i] != cols[i]) {
+			free((char *)names[i]);
+		}
+	}
 	free(title);
+	gm_table_intervals(t, ci_cols);
 	gm_table_caption(t, "STP: geomean STP / geomean STP of %s; ANTT:"
 			 " geomean ANTT of %s / geomean ANTT; both over the"
-			 " workloads that have both. MTSpeedup: geomean over"
-			 " workloads of (workload time under %s / workload time"
-			 " under the variant), workload time = the longest"
-			 " program's multiprogram time.", ref, ref, ref);
+			 " workloads that have both in every repetition, each"
+			 " repetition paired with %s's of the same repetition,"
+			 " with the 95%% interval of the ratio over the"
+			 " repetitions. MTSpeedup: geomean over workloads of"
+			 " (workload time under %s / workload time under the"
+			 " variant), workload time = the longest program's"
+			 " multiprogram time. Above 1 is better for all three;"
+			 " \"no difference\" where the interval contains 1, n/a"
+			 " without an interval (one repetition).", ref, ref, ref,
+			 ref);
 	for (size_t i = 0; i < a->nsummary; i++) {
 		const struct gm_an_summary *s = &a->summary[i];
 		gm_table_row(t);
 		gm_table_num(t, 0, (double)s->programs, 0);
 		gm_table_text(t, 1, "%s", s->vlabel);
 		gm_table_num(t, 2, (double)s->common, 0);
-		gm_table_num(t, 3, s->stp_imp, 2);
-		gm_table_num(t, 4, s->antt_imp, 2);
+		gm_table_ci(t, 3, &s->stp_imp, 1, 2);
+		gm_table_ci(t, 4, &s->antt_imp, 1, 2);
 		gm_table_num(t, 5, (double)s->mt_n, 0);
-		gm_table_num(t, 6, s->mtspeedup, 2);
+		gm_table_ci(t, 6, &s->mtspeedup, 1, 2);
+		gm_table_text(t, 7, "%s", gm_report_verdict(&s->stp_imp, 1));
+		gm_table_text(t, 8, "%s", gm_report_verdict(&s->antt_imp, 1));
+		gm_table_text(t, 9, "%s", gm_report_verdict(&s->mtspeedup, 1));
 	}
 }
 
@@ -75,23 +118,34 @@ static void workloads(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"workload", "programs", "variant", "STP", "ANTT",
-		"workload time (ms)", "MTSpeedup", NULL,
+		"workload time (ms)", "MTSpeedup", "repetitions", NULL,
+	};
+
+	static const char *const ci_cols[] = {
+		"STP", "ANTT", "workload time (ms)", "MTSpeedup", NULL,
 	};
 
 	gm_table_init(t, "workloads", "STP and ANTT per workload", cols);
-	for (size_t i = 0; i < a->nruns; i++) {
-		const struct gm_an_run *r = &a->runs[i];
-		if (!r->ok || r->alone) {
+	gm_table_intervals(t, ci_cols);
+	gm_table_caption(t, "Means over the workload's repetitions under the"
+			 " variant, with their 95%% interval [lo, hi]; each"
+			 " repetition's STP and ANTT use the alone times of the"
+			 " same repetition, its MTSpeedup the %s run of the same"
+			 " repetition.", a->reference_variant);
+	for (size_t i = 0; i < a->ncells; i++) {
+		const struct gm_an_cell *c = &a->cells[i];
+		if (c->alone) {
 			continue;
 		}
 		gm_table_row(t);
-		gm_table_text(t, 0, "%s", r->workload);
-		gm_table_num(t, 1, (double)r->nprog, 0);
-		gm_table_text(t, 2, "%s", r->vlabel);
-		gm_table_num(t, 3, r->stp, 3);
-		gm_table_num(t, 4, r->antt, 3);
-		gm_table_num(t, 5, MS(r->wl_time_ns), 3);
-		gm_table_num(t, 6, r->mtspeedup, 3);
+		gm_table_text(t, 0, "%s", c->workload);
+		gm_table_num(t, 1, (double)c->nprog, 0);
+		gm_table_text(t, 2, "%s", c->vlabel);
+		gm_table_ci(t, 3, &c->stp, 1, 3);
+		gm_table_ci(t, 4, &c->antt, 1, 3);
+		gm_table_ci(t, 5, &c->wl_time, 1e-6, 3);
+		gm_table_ci(t, 6, &c->mtspeedup, 1, 3);
+		gm_table_num(t, 7, (double)c->nruns, 0);
 	}
 }
 
@@ -99,29 +153,35 @@ static void programs(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"workload", "variant", "program", "kept replays", "T_MP (ms)",
-		"T_SP (ms)", "T_SP/T_MP", "alone time from", NULL,
+		"T_SP (ms)", "T_SP/T_MP", "alone time from", "repetitions", NULL,
+	};
+	static const char *const ci_cols[] = {
+		"T_MP (ms)", "T_SP (ms)", "T_SP/T_MP", NULL,
 	};
 
 	gm_table_init(t, "programs", "Program times", cols);
+	gm_table_intervals(t, ci_cols);
 	gm_table_caption(t, "T_MP: mean of the kept replays (replay time minus"
-			 " trace I/O) in this run; T_SP: the same in the `%s`"
-			 " run the alone time comes from.", a->alone_variant);
-	for (size_t i = 0; i < a->nruns; i++) {
-		const struct gm_an_run *r = &a->runs[i];
-		if (!r->ok) {
-			continue;
-		}
-		for (size_t j = 0; j < r->nprog; j++) {
-			const struct gm_an_program *p = &r->progs[j];
+			 " trace I/O) in a run; T_SP: the same in the `%s` run"
+			 " the alone time comes from, of the same repetition;"
+			 " each the mean over the repetitions with its 95%%"
+			 " interval (the replays inside one run are not"
+			 " independent: the repetitions are the sample). Kept"
+			 " replays: over all repetitions.", a->alone_variant);
+	for (size_t i = 0; i < a->ncells; i++) {
+		const struct gm_an_cell *c = &a->cells[i];
+		for (size_t j = 0; j < c->nprog; j++) {
+			const struct gm_an_cell_program *p = &c->progs[j];
 			gm_table_row(t);
-			gm_table_text(t, 0, "%s", r->workload);
-			gm_table_text(t, 1, "%s", r->vlabel);
+			gm_table_text(t, 0, "%s", c->workload);
+			gm_table_text(t, 1, "%s", c->vlabel);
 			gm_table_text(t, 2, "%s", p->name);
 			gm_table_num(t, 3, (double)p->kept, 0);
-			gm_table_num(t, 4, MS(p->mp_ns), 3);
-			gm_table_num(t, 5, MS(p->alone_ns), 3);
-			gm_table_num(t, 6, p->alone_ns / p->mp_ns, 3);
+			gm_table_ci(t, 4, &p->mp, 1e-6, 3);
+			gm_table_ci(t, 5, &p->alone, 1e-6, 3);
+			gm_table_ci(t, 6, &p->speed, 1, 3);
 			gm_table_text(t, 7, "%s", p->alone_from ? p->alone_from : "");
+			gm_table_num(t, 8, (double)c->nruns, 0);
 		}
 	}
 }
@@ -165,7 +225,7 @@ static void waiting_runs(const struct gm_analysis *a, struct gm_table *runs)
 {
 	static const char *const rcols[] = {
 		"workload", "variant", "kernels", "mean (ms)", "median (ms)",
-		"p95 (ms)", NULL,
+		"p95 (ms)", "repetition", NULL,
 	};
 
 	gm_table_init(runs, "waiting-runs", "Kernel waiting time per run", rcols);
@@ -178,6 +238,7 @@ static void waiting_runs(const struct gm_analysis *a, struct gm_table *runs)
 		gm_table_text(runs, 0, "%s", r->workload);
 		gm_table_text(runs, 1, "%s", r->vlabel);
 		wait_cells(runs, 2, &r->wait, 0);
+		gm_table_num(runs, 6, (double)r->repetition, 0);
 	}
 }
 
@@ -222,7 +283,7 @@ static void overlap_runs(const struct gm_analysis *a, struct gm_table *runs)
 	static const char *const rcols[] = {
 		"workload", "variant", "EXCLUSIVE %", "SHARED/FULL %",
 		"SHARED/RESTRICTED %", "SHARED/PARTIAL %", "EXCLUSIVE n",
-		"FULL n", "RESTRICTED n", "PARTIAL n", NULL,
+		"FULL n", "RESTRICTED n", "PARTIAL n", "repetition", NULL,
 	};
 
 	gm_table_init(runs, "overlap-runs", "Overlap breakdown per run", rcols);
@@ -235,6 +296,7 @@ static void overlap_runs(const struct gm_analysis *a, struct gm_table *runs)
 		gm_table_text(runs, 0, "%s", r->workload);
 		gm_table_text(runs, 1, "%s", r->vlabel);
 		overlap_cells(runs, 2, r->cat_ns, r->cat_n);
+		gm_table_num(runs, 10, (double)r->repetition, 0);
 	}
 }
 
@@ -269,7 +331,8 @@ static void utilization_runs(const struct gm_analysis *a, struct gm_table *runs)
 {
 	static const char *const rcols[] = {
 		"workload", "variant", "span (ms)", "kernels", "running kernels",
-		"threads %", "registers %", "shared memory %", "blocks %", NULL,
+		"threads %", "registers %", "shared memory %", "blocks %",
+		"repetition", NULL,
 	};
 
 	gm_table_init(runs, "utilization-runs",
@@ -289,6 +352,7 @@ static void utilization_runs(const struct gm_analysis *a, struct gm_table *runs)
 		for (int u = 0; u < GM_UTIL_KINDS; u++) {
 			gm_table_num(runs, 5 + u, 100.0 * r->util[u], 1);
 		}
+		gm_table_num(runs, 9, (double)r->repetition, 0);
 	}
 }
 
@@ -348,7 +412,7 @@ static void runs(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {
 		"run", "status", "device", "host", "gpu", "programs", "kernels",
-		"dropped records", "path", NULL,
+		"dropped records", "path", "repetition", NULL,
 	};
 
 	gm_table_init(t, "runs", "Runs", cols);
@@ -367,6 +431,7 @@ static void runs(const struct gm_analysis *a, struct gm_table *t)
 		gm_table_num(t, 6, (double)r->kernel_count, 0);
 		gm_table_num(t, 7, (double)r->dropped, 0);
 		gm_table_text(t, 8, "%s", r->path);
+		gm_table_num(t, 9, (double)r->repetition, 0);
 	}
 }
 
@@ -390,6 +455,8 @@ const struct gm_report_table_def gm_report_table_list[] = {
 	{ "probe-kernels", 0, gm_report_probe_kernels_table },
 	{ "drivercalls", 0, gm_report_drivercalls_table },
 	{ "resources", 0, resources },
+	{ "noise", 0, gm_report_noise_table },
+	{ "gpu", 0, gm_report_gpu_table },
 	{ "runs", 0, runs },
 	{ "paper", 0, gm_report_paper_table },
 };

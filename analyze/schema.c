@@ -4,7 +4,8 @@
  * follow Nsight Systems' SQLite export where it has one
  * (CUPTI_ACTIVITY_KIND_*, StringIds, start/end/correlationId/gridX...,
  * names as ids into StringIds); runId/programId replace its globalPid, and
- * the run, workload, program and replay tables are gpumix's own. No
+ * the run, workload, program and replay tables are gpumix's own, as is
+ * intervals, the one table derived from the others (interval_store.h). No
  * foreign keys are enforced (bulk loads stay fast); the loader keeps them
  * consistent inside one transaction per run.
  */
@@ -263,4 +264,17 @@ const char gm_schema_sql[] =
 	"  start INTEGER NOT NULL,\n"
 	"  end INTEGER NOT NULL\n"
 	");\n"
-	"CREATE INDEX drivercalls_slow_run ON drivercalls_slow (runId);\n";
+	"CREATE INDEX drivercalls_slow_run ON drivercalls_slow (runId);\n"
+	"CREATE TABLE intervals (\n"
+	"  programs INTEGER NOT NULL,\n"
+	"  workload TEXT,\n"
+	"  variant TEXT NOT NULL,\n"
+	"  program TEXT,\n"
+	"  metric TEXT NOT NULL,\n"
+	"  method TEXT NOT NULL,\n"
+	"  seed INTEGER,\n"
+	"  n INTEGER NOT NULL,\n"
+	"  mean REAL,\n"
+	"  lo REAL,\n"
+	"  hi REAL\n"
+	");\n";

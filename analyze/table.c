@@ -19,6 +19,7 @@ void gm_table_init(struct gm_table *t, const char *name, const char *title,
 		t->ncols++;
 	}
 	t->cols = gm_xcalloc(t->ncols, sizeof(*t->cols));
+	t->interval = gm_xcalloc(t->ncols + 1, 1);
 	for (size_t i = 0; i < t->ncols; i++) {
 		t->cols[i] = gm_xstrdup(cols[i]);
 	}
@@ -44,6 +45,7 @@ void gm_table_row(struct gm_table *t)
 	for (size_t i = t->nrows * t->ncols; i < need; i++) {
 		t->cells[i].text = gm_xstrdup("");
 		t->cells[i].num = NAN;
+		t->cells[i].lo = t->cells[i].hi = NAN;
 		t->cells[i].decimals = 0;
 	}
 	t->nrows++;
@@ -77,6 +79,27 @@ void gm_table_num(struct gm_table *t, size_t col, double v, int decimals)
 	c->decimals = decimals;
 }
 
+void gm_table_intervals(struct gm_table *t, const char *const *cols)
+{
+	for (; *cols; cols++) {
+		for (size_t i = 0; i < t->ncols; i++) {
+			if (!strcmp(t->cols[i], *cols)) {
+				t->interval[i] = 1;
+			}
+		}
+	}
+}
+
+void gm_table_ci(struct gm_table *t, size_t col, const struct gm_ci *ci,
+		 double scale, int decimals)
+{
+	struct gm_table_cell *c = last(t, col);
+
+	gm_table_num(t, col, ci->mean * scale, decimals);
+	c->lo = ci->lo * scale;
+	c->hi = ci->hi * scale;
+}
+
 static int alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -102,14 +125,33 @@ void gm_markdown_escape(struct strbuf *out, const char *s)
 	}
 }
 
-static void md_cell(struct strbuf *out, const struct gm_table_cell *c)
+/* A number cell as people read it (interval columns with their bounds). */
+static void num_text(struct strbuf *out, const struct gm_table_cell *c,
+		     int interval)
+{
+	if (isnan(c->num)) {
+		strbuf_addstr(out, "n/a");
+		return;
+	}
+	strbuf_addf(out, "%.*f", c->decimals, c->num);
+	if (!interval) {
+		return;
+	}
+	if (isnan(c->lo) || isnan(c->hi)) {
+		strbuf_addstr(out, " [n/a]");
+	} else {
+		strbuf_addf(out, " [%.*f, %.*f]", c->decimals, c->lo, c->decimals,
+			    c->hi);
+	}
+}
+
+static void md_cell(struct strbuf *out, const struct gm_table_cell *c,
+		    int interval)
 {
 	if (c->text) {
 		gm_markdown_escape(out, c->text);
-	} else if (isnan(c->num)) {
-		strbuf_addstr(out, "n/a");
 	} else {
-		strbuf_addf(out, "%.*f", c->decimals, c->num);
+		num_text(out, c, interval);
 	}
 }
 
@@ -141,7 +183,7 @@ void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
 		strbuf_addch(out, '|');
 		for (size_t i = 0; i < t->ncols; i++) {
 			strbuf_addch(out, ' ');
-			md_cell(out, &t->cells[r * t->ncols + i]);
+			md_cell(out, &t->cells[r * t->ncols + i], t->interval[i]);
 			strbuf_addstr(out, " |");
 		}
 		strbuf_addch(out, '\n');
@@ -215,11 +257,11 @@ void gm_table_html(const struct gm_table *t, struct strbuf *out)
 			if (c->text) {
 				strbuf_addstr(out, "<td>");
 				gm_html_escape(out, c->text);
-			} else if (isnan(c->num)) {
-				strbuf_addstr(out, "<td class=\"num\">n/a");
 			} else {
-				strbuf_addf(out, "<td class=\"num\">%.*f", c->decimals,
-					    c->num);
+				struct strbuf num = STRBUF_INIT;
+				num_text(&num, c, t->interval[i]);
+				strbuf_addf(out, "<td class=\"num\">%s", num.buf);
+				strbuf_release(&num);
 			}
 			strbuf_addstr(out, "</td>");
 		}
@@ -256,6 +298,18 @@ void gm_table_csv(const struct gm_table *t, struct strbuf *out)
 		}
 		csv_field(out, t->cols[i]);
 	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (t->interval[i]) {
+			char *lo = gm_xasprintf("%s lo", t->cols[i]);
+			char *hi = gm_xasprintf("%s hi", t->cols[i]);
+			strbuf_addch(out, ',');
+			csv_field(out, lo);
+			strbuf_addch(out, ',');
+			csv_field(out, hi);
+			free(lo);
+			free(hi);
+		}
+	}
 	strbuf_addch(out, '\n');
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t i = 0; i < t->ncols; i++) {
@@ -267,6 +321,20 @@ void gm_table_csv(const struct gm_table *t, struct strbuf *out)
 				csv_field(out, c->text);
 			} else if (!isnan(c->num)) {
 				strbuf_addf(out, "%.9g", c->num);
+			}
+		}
+		for (size_t i = 0; i < t->ncols; i++) {
+			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (!t->interval[i]) {
+				continue;
+			}
+			strbuf_addch(out, ',');
+			if (!c->text && !isnan(c->lo)) {
+				strbuf_addf(out, "%.9g", c->lo);
+			}
+			strbuf_addch(out, ',');
+			if (!c->text && !isnan(c->hi)) {
+				strbuf_addf(out, "%.9g", c->hi);
 			}
 		}
 		strbuf_addch(out, '\n');
@@ -282,6 +350,7 @@ void gm_table_release(struct gm_table *t)
 		free(t->cols[i]);
 	}
 	free(t->cols);
+	free(t->interval);
 	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
 		free(t->cells[i].text);
 	}

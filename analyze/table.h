@@ -6,6 +6,12 @@
  * Numbers keep their full value: Markdown shows them rounded to the
  * column's decimals, CSV with 9 significant digits. A missing value (NAN)
  * is "n/a" in Markdown and an empty field in CSV.
+ *
+ * An interval column holds a value with its 95% confidence interval:
+ * Markdown and HTML show "1.28 [1.19, 1.37]" ("1.28 [n/a]" without an
+ * interval), CSV the value in the column and the bounds in two more
+ * columns, "<name> lo" and "<name> hi", after all the others (so that
+ * the other columns keep their places).
  */
 #ifndef GM_TABLE_H
 #define GM_TABLE_H
@@ -13,11 +19,13 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "interval.h"
 #include "strbuf.h"
 
 struct gm_table_cell {
 	char *text;		/* owned; NULL for a number */
 	double num;
+	double lo, hi;		/* an interval column's bounds (NAN: none) */
 	int decimals;
 };
 
@@ -27,6 +35,7 @@ struct gm_table {
 	char *caption;		/* sentence(s) under the heading, or NULL */
 	size_t ncols;
 	char **cols;		/* owned */
+	unsigned char *interval;	/* per column: an interval column */
 	size_t nrows, alloc;
 	struct gm_table_cell *cells;	/* nrows x ncols */
 };
@@ -47,6 +56,19 @@ void gm_table_text(struct gm_table *t, size_t col, const char *fmt, ...)
 
 /* Set column @col of the last row to a number shown with @decimals. */
 void gm_table_num(struct gm_table *t, size_t col, double v, int decimals);
+
+/*
+ * Make the columns named in the NULL-terminated @cols interval columns
+ * (before the first row).
+ */
+void gm_table_intervals(struct gm_table *t, const char *const *cols);
+
+/*
+ * Set interval column @col of the last row to @ci's mean and bounds,
+ * each multiplied by @scale, shown with @decimals.
+ */
+void gm_table_ci(struct gm_table *t, size_t col, const struct gm_ci *ci,
+		 double scale, int decimals);
 
 /* Append the table as Markdown (heading level 2 when @heading). */
 void gm_table_markdown(const struct gm_table *t, struct strbuf *out,

@@ -16,6 +16,7 @@
 
 #include "analyze/db.h"
 #include "analyze/db_merge.h"
+#include "analyze/interval_store.h"
 #include "analyze/loader.h"
 #include "cli.h"
 #include "clock.h"
@@ -24,8 +25,10 @@
 #include "strbuf.h"
 
 static const char usage[] =
-	"usage: gpumix analyze [-o <database>] [--force] <rundir>...\n"
-	"   or: gpumix analyze --merge [-o <database>] <database>...\n"
+	"usage: gpumix analyze [-o <database>] [--force] [--ci <method>]"
+	" <rundir>...\n"
+	"   or: gpumix analyze --merge [-o <database>] [--ci <method>]"
+	" <database>...\n"
 	"\n"
 	"    -o, --output <database>  database to create or add to"
 	" (default: results.db)\n"
@@ -38,6 +41,10 @@ static const char usage[] =
 	" into the\n"
 	"                             output (created, or added to), each run"
 	" once\n"
+	"    --ci <method>            the method of the intervals table: t (the"
+	" default),\n"
+	"                             bootstrap or bootstrap:SEED"
+	" (doc/database.md)\n"
 	"    -h, --help               show this help\n"
 	"\n"
 	"<rundir> is a run directory (doc/run-directory.md) or a corun"
@@ -148,10 +155,19 @@ static int merge_stop(void)
 	return interrupted;
 }
 
+/* The interval method of the intervals table (--ci). */
+static struct gm_ci_opts ci_method = GM_CI_OPTS_INIT;
+
+static int merge_finish(struct gm_db *db)
+{
+	return gm_intervals_store(db, &ci_method);
+}
+
 /* gpumix analyze --merge: the databases @inputs into @out. */
 static int merge(const char *out, char **inputs, size_t n)
 {
-	struct gm_merge_info info = { .stop = merge_stop };
+	struct gm_merge_info info = { .stop = merge_stop,
+				      .finish = merge_finish };
 	struct sigaction sa, old_sa;
 	double t0 = gm_now_s();
 	int r;
@@ -181,6 +197,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "merge", no_argument, NULL, 'm' },
+		{ "ci", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +226,14 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'm':
 			do_merge = 1;
+			break;
+		case 'c':
+			if (gm_ci_opts_parse(&ci_method, optarg)) {
+				char msg[GM_ERROR_MSG_LEN];
+				snprintf(msg, sizeof(msg), "%s", gm_error_message());
+				gm_error_clear();
+				return gm_usage_error(usage, "%s", msg);
+			}
 			break;
 		case 'h':
 			puts(usage);
@@ -303,6 +328,11 @@ int cmd_analyze(int argc, char **argv)
 		gm_load_info_release(&info);
 	}
 	sigaction(SIGINT, &old_sa, NULL);
+	/* The derived table follows the runs (doc/database.md, intervals). */
+	if (!interrupted && gm_intervals_store(&db, &ci_method)) {
+		gm_error_report(stderr);
+		ret = GM_EXIT_ERROR;
+	}
 
 	strbuf_addf(&summary, "analyze: %zu run%s loaded", loaded + replaced,
 		    loaded + replaced == 1 ? "" : "s");

@@ -13,6 +13,7 @@
 #include "analyze/db.h"
 #include "analyze/gnuplot_program.h"
 #include "analyze/report.h"
+#include "analyze/report_compare.h"
 #include "analyze/report_tables.h"
 #include "build/version.h"
 #include "cli.h"
@@ -22,11 +23,14 @@
 
 static const char usage_fmt[] =
 	"usage: gpumix report <database> [-o <dir> [--force] [--no-figures]]\n"
-	"                     [--format md|csv] [--table <name>]\n"
+	"                     [--format md|csv] [--table <name>] [--ci <method>]\n"
 	"                     [--kernel <name>] [--run <run>]\n"
 	"                     [--no-timelines | [--timeline-replays <n>]\n"
 	"                      [--timeline-window <from>:<to>]"
 	" [--timeline-max <n>]]\n"
+	"   or: gpumix report --compare <A.db> <B.db> [--format md|csv]\n"
+	"                     [--table compare-summary|compare-workloads]"
+	" [--ci <method>]\n"
 	"\n"
 	"    -o, --output <dir>  write the report directory: index.md and"
 	" index.html,\n"
@@ -39,6 +43,17 @@ static const char usage_fmt[] =
 	"    --format md|csv     format of the tables printed on stdout"
 	" (default: md)\n"
 	"    --table <name>      print only this table: %s\n"
+	"    --ci <method>       how the 95%% intervals are computed: t (Student"
+	" t over\n"
+	"                        the repetitions, the default), bootstrap or\n"
+	"                        bootstrap:SEED (percentile bootstrap, seed %d"
+	" unless\n"
+	"                        given: the same seed, the same intervals)\n"
+	"    --compare           two studies side by side: the same workloads"
+	" and\n"
+	"                        variants of A and B with their intervals and"
+	" whether\n"
+	"                        B differs from A\n"
 	"    --kernel <name>     kernel of Fig. 7 (short, demangled or mangled"
 	" name;\n"
 	"                        default: the one with the most instances)\n"
@@ -90,7 +105,7 @@ static char *make_usage(void)
 		strbuf_addf(&names, "%s%s", i ? " " : "", n);
 		col += strlen(n) + 1;
 	}
-	u = gm_xasprintf(usage_fmt, names.buf);
+	u = gm_xasprintf(usage_fmt, names.buf, GM_CI_SEED);
 	strbuf_release(&names);
 	return u;
 }
@@ -105,11 +120,11 @@ static int usage_from_error(const char *u)
 	return gm_usage_error(u, "%s", msg);
 }
 
-static void print_tables(struct gm_table *t, long only, int csv)
+static void print_tables(struct gm_table *t, size_t n, long only, int csv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < gm_report_table_count; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (only >= 0 && (long)i != only) {
 			continue;
 		}
@@ -132,6 +147,67 @@ static void print_tables(struct gm_table *t, long only, int csv)
 
 static int report(int argc, char **argv, const char *usage);
 
+/* gpumix report --compare: two databases, two tables on stdout. */
+static int compare_studies(const char *pa, const char *pb, const char *table,
+			   int csv, const struct gm_ci_opts *ci,
+			   const char *usage)
+{
+	static const char *const names[GM_COMPARE_TABLES] = {
+		"compare-summary", "compare-workloads",
+	};
+	struct gm_analysis_options opt = { .ci = *ci, .metrics_only = 1 };
+	struct gm_db db[2] = { GM_DB_INIT, GM_DB_INIT };
+	struct gm_analysis an[2];
+	struct gm_table t[GM_COMPARE_TABLES];
+	struct strbuf notes = STRBUF_INIT;
+	const char *path[2] = { pa, pb };
+	long only = -1;
+	int ret = GM_EXIT_ERROR, computed = 0;
+
+	for (long i = 0; table && i < GM_COMPARE_TABLES; i++) {
+		only = strcmp(names[i], table) ? only : i;
+	}
+	if (table && only < 0) {
+		return gm_usage_error(usage, "no table called '%s' (with --compare:"
+				      " compare-summary, compare-workloads)", table);
+	}
+	memset(an, 0, sizeof(an));
+	for (int k = 0; k < 2; k++) {
+		if (gm_db_open(&db[k], path[k], GM_DB_READ)) {
+			gm_cli_fail();
+			goto out;
+		}
+		computed = k + 1;
+		if (gm_analysis_compute(&an[k], &db[k], &opt)) {
+			gm_cli_fail();
+			goto out;
+		}
+	}
+	gm_report_compare(&an[0], &an[1], pa, pb, ci, t, &notes);
+	for (char *line = notes.buf, *nl; line && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		gm_note("note: %.*s", (int)(nl - line), line);
+	}
+	print_tables(t, GM_COMPARE_TABLES, only, csv);
+	for (int i = 0; i < GM_COMPARE_TABLES; i++) {
+		gm_table_release(&t[i]);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		gm_error_errno("cannot write the tables to stdout");
+		gm_cli_fail();
+		goto out;
+	}
+	ret = GM_EXIT_OK;
+out:
+	for (int k = 0; k < computed; k++) {
+		gm_analysis_release(&an[k]);
+	}
+	gm_db_close(&db[0]);
+	gm_db_close(&db[1]);
+	strbuf_release(&notes);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	char *usage = make_usage();
@@ -144,7 +220,8 @@ int cmd_report(int argc, char **argv)
 static int report(int argc, char **argv, const char *usage)
 {
 	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
-	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX };
+	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_CI,
+	       OPT_COMPARE };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -157,6 +234,8 @@ static int report(int argc, char **argv, const char *usage)
 		{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
 		{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
 		{ "timeline-max", required_argument, NULL, OPT_TL_MAX },
+		{ "ci", required_argument, NULL, OPT_CI },
+		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,7 +245,8 @@ static int report(int argc, char **argv, const char *usage)
 	struct gm_table *tables = NULL;
 	struct gm_db db = GM_DB_INIT;
 	long only = -1;
-	int csv = 0, c, ret = GM_EXIT_ERROR;
+	const char *table = NULL;
+	int csv = 0, c, ret = GM_EXIT_ERROR, compare = 0, other = 0;
 	int timelines = 1, tl_opts = 0;
 	double t0 = gm_now_s();
 
@@ -193,17 +273,23 @@ static int report(int argc, char **argv, const char *usage)
 			}
 			break;
 		case OPT_TABLE:
-			only = gm_report_table_find(optarg);
-			if (only < 0) {
-				return gm_usage_error(usage, "no table called '%s'",
-						      optarg);
+			table = optarg;
+			break;
+		case OPT_CI:
+			if (gm_ci_opts_parse(&aopt.ci, optarg)) {
+				return usage_from_error(usage);
 			}
+			break;
+		case OPT_COMPARE:
+			compare = 1;
 			break;
 		case OPT_KERNEL:
 			aopt.kernel = optarg;
+			other = 1;
 			break;
 		case OPT_RUN:
 			aopt.run = optarg;
+			other = 1;
 			break;
 		case OPT_NO_FIG:
 			ropt.figures = 0;
@@ -227,6 +313,25 @@ static int report(int argc, char **argv, const char *usage)
 			return GM_EXIT_OK;
 		default:
 			return gm_bad_option(usage, c, argv);
+		}
+	}
+	if (compare) {
+		if (ropt.out_dir || ropt.force || !ropt.figures || !timelines ||
+		    tl_opts || other) {
+			return gm_usage_error(usage, "--compare prints two tables:"
+					      " -o, --kernel, --run and the figure"
+					      " and timeline options do not apply");
+		}
+		if (argc - optind != 2) {
+			return gm_usage_error(usage, "--compare takes two databases");
+		}
+		return compare_studies(argv[optind], argv[optind + 1], table,
+				       csv, &aopt.ci, usage);
+	}
+	if (table) {
+		only = gm_report_table_find(table);
+		if (only < 0) {
+			return gm_usage_error(usage, "no table called '%s'", table);
 		}
 	}
 	if (optind == argc) {
@@ -266,7 +371,7 @@ static int report(int argc, char **argv, const char *usage)
 		gm_note("note: %s", an.notes[i]);
 	}
 	if (!ropt.out_dir || only >= 0) {
-		print_tables(tables, only, csv);
+		print_tables(tables, gm_report_table_count, only, csv);
 		if (fflush(stdout) || ferror(stdout)) {
 			gm_error_errno("cannot write the tables to stdout");
 			gm_cli_fail();

@@ -57,10 +57,10 @@ check_match "its caption counts the rows that differ" \
 # One-shot runs against the one-shot single (x 100, y 200), repeated
 # runs against the repeated single (x 110, y 220).
 check_eq "alone times: one-shot from one-shot, repeated from repeated" \
-	"x+y,mps,x,2,0.165,0.11,0.666666667,x+y.single
-x+y,mps,y,2,0.44,0.22,0.5,x+y.single
-x+y,mps+one-shot,x,1,0.12,0.1,0.833333333,x+y.single.one-shot
-x+y,mps+one-shot,y,1,0.19,0.2,1.05263158,x+y.single.one-shot" \
+	"x+y,mps,x,2,0.165,0.11,0.666666667,x+y.single,1,,,,,,
+x+y,mps,y,2,0.44,0.22,0.5,x+y.single,1,,,,,,
+x+y,mps+one-shot,x,1,0.12,0.1,0.833333333,x+y.single.one-shot,1,,,,,,
+x+y,mps+one-shot,y,1,0.19,0.2,1.05263158,x+y.single.one-shot,1,,,,,," \
 	"$("$GPUMIX" -q report "$db" --format csv --table programs | grep '^x+y,mps')"
 check_match "one-shot runs have labels of their own, after their variant's" \
 	"^2,mps,.*

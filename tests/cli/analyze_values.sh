@@ -18,35 +18,35 @@ expect() { check_eq "$1" "$(cat)" "$(table "$1")"; }
 # STP = 100/200 + 200/250 = 1.3; ANTT = (2 + 1.25)/2 = 1.625 (cuda);
 # STP = 100/125 + 200/200 = 1.8; ANTT = (1.25 + 1)/2 = 1.125 (nss).
 expect summary <<'CSV'
-programs,variant,workloads,STP geomean,STP best,ANTT geomean,ANTT worst
-2,cuda,1,1.3,1.3,1.625,1.625
-2,nss,1,1.8,1.8,1.125,1.125
+programs,variant,workloads,STP geomean,STP best,ANTT geomean,ANTT worst,repetitions,STP geomean lo,STP geomean hi,STP best lo,STP best hi,ANTT geomean lo,ANTT geomean hi,ANTT worst lo,ANTT worst hi
+2,cuda,1,1.3,1.3,1.625,1.625,1,,,,,,,,
+2,nss,1,1.8,1.8,1.125,1.125,1,,,,,,,,
 CSV
 # 1.8/1.3 = 1.38461538; 1.625/1.125 = 1.44444444; MTSpeedup: workload
 # time 250 (cuda) / 200 (nss) = 1.25; a+c has only cuda (1.0).
 expect improvement <<'CSV'
-programs,variant,workloads,STP,ANTT,MTSpeedup workloads,MTSpeedup
-2,cuda,1,1,1,2,1
-2,nss,1,1.38461538,1.44444444,1,1.25
+programs,variant,workloads,STP,ANTT,MTSpeedup workloads,MTSpeedup,STP vs cuda,ANTT vs cuda,MTSpeedup vs cuda,STP lo,STP hi,ANTT lo,ANTT hi,MTSpeedup lo,MTSpeedup hi
+2,cuda,1,1,1,2,1,n/a,n/a,n/a,,,,,,
+2,nss,1,1.38461538,1.44444444,1,1.25,n/a,n/a,n/a,,,,,,
 CSV
 # a+c has no single run of c: no STP/ANTT, the rest is there.
 expect workloads <<'CSV'
-workload,programs,variant,STP,ANTT,workload time (ms),MTSpeedup
-a+b,2,cuda,1.3,1.625,0.25,1
-a+b,2,nss,1.8,1.125,0.2,1.25
-a+c,2,cuda,,,0.3,1
+workload,programs,variant,STP,ANTT,workload time (ms),MTSpeedup,repetitions,STP lo,STP hi,ANTT lo,ANTT hi,workload time (ms) lo,workload time (ms) hi,MTSpeedup lo,MTSpeedup hi
+a+b,2,cuda,1.3,1.625,0.25,1,1,,,,,,,,
+a+b,2,nss,1.8,1.125,0.2,1.25,1,,,,,,,,
+a+c,2,cuda,,,0.3,1,1,,,,,,,,
 CSV
 # Alone times come from a+b.single, also for a in a+c (same bundle).
 expect programs <<'CSV'
-workload,variant,program,kept replays,T_MP (ms),T_SP (ms),T_SP/T_MP,alone time from
-a+b,single,a,2,0.1,0.1,1,a+b.single
-a+b,single,b,2,0.2,0.2,1,a+b.single
-a+b,cuda,a,2,0.2,0.1,0.5,a+b.single
-a+b,cuda,b,2,0.25,0.2,0.8,a+b.single
-a+b,nss,a,2,0.125,0.1,0.8,a+b.single
-a+b,nss,b,2,0.2,0.2,1,a+b.single
-a+c,cuda,a,2,0.3,0.1,0.333333333,a+b.single
-a+c,cuda,c,2,0.1,,,
+workload,variant,program,kept replays,T_MP (ms),T_SP (ms),T_SP/T_MP,alone time from,repetitions,T_MP (ms) lo,T_MP (ms) hi,T_SP (ms) lo,T_SP (ms) hi,T_SP/T_MP lo,T_SP/T_MP hi
+a+b,single,a,2,0.1,0.1,1,a+b.single,1,,,,,,
+a+b,single,b,2,0.2,0.2,1,a+b.single,1,,,,,,
+a+b,cuda,a,2,0.2,0.1,0.5,a+b.single,1,,,,,,
+a+b,cuda,b,2,0.25,0.2,0.8,a+b.single,1,,,,,,
+a+b,nss,a,2,0.125,0.1,0.8,a+b.single,1,,,,,,
+a+b,nss,b,2,0.2,0.2,1,a+b.single,1,,,,,,
+a+c,cuda,a,2,0.3,0.1,0.333333333,a+b.single,1,,,,,,
+a+c,cuda,c,2,0.1,,,,1,,,,,,
 CSV
 # a+b.cuda waits 10, 20, ..., 100 us: mean 55, median (50+60)/2 = 55,
 # p95 = 90 + 0.55 (100 - 90) = 95.5 us; kernel 1 alone has queued and
@@ -59,11 +59,11 @@ nss,0,,,,0,,,
 elastic+median,0,,,,0,,,
 CSV
 expect waiting-runs <<'CSV'
-workload,variant,kernels,mean (ms),median (ms),p95 (ms)
-a+b,single,4,0.005,0.005,0.005
-a+b,cuda,10,0.055,0.055,0.0955
-a+b,nss,0,,,
-a+c,cuda,2,0.015,0.015,0.0195
+workload,variant,kernels,mean (ms),median (ms),p95 (ms),repetition
+a+b,single,4,0.005,0.005,0.005,0
+a+b,cuda,10,0.055,0.055,0.0955,0
+a+b,nss,0,,,,0
+a+c,cuda,2,0.015,0.015,0.0195,0
 CSV
 # The split at the end of the work before each kernel in its stream:
 # a+b.cuda's a waits 10, 30, 50, 70, 90 us, its stream idle each time (0
@@ -86,11 +86,11 @@ CSV
 # (K1, K9), RESTRICTED 300 (K6, K7, K8, K10), PARTIAL 200 (K2, K5) of
 # 1000 us; ties: K5/K6 and K7/K8 start together, K3 ends when K4 starts.
 expect overlap-runs <<'CSV'
-workload,variant,EXCLUSIVE %,SHARED/FULL %,SHARED/RESTRICTED %,SHARED/PARTIAL %,EXCLUSIVE n,FULL n,RESTRICTED n,PARTIAL n
-a+b,single,100,0,0,0,4,0,0,0
-a+b,cuda,20,30,30,20,3,2,4,2
-a+b,nss,,,,,0,0,0,0
-a+c,cuda,0,33.3333333,0,66.6666667,0,1,0,1
+workload,variant,EXCLUSIVE %,SHARED/FULL %,SHARED/RESTRICTED %,SHARED/PARTIAL %,EXCLUSIVE n,FULL n,RESTRICTED n,PARTIAL n,repetition
+a+b,single,100,0,0,0,4,0,0,0,0
+a+b,cuda,20,30,30,20,3,2,4,2,0
+a+b,nss,,,,,0,0,0,0,0
+a+c,cuda,0,33.3333333,0,66.6666667,0,1,0,1,0
 CSV
 expect overlap <<'CSV'
 variant,EXCLUSIVE %,SHARED/FULL %,SHARED/RESTRICTED %,SHARED/PARTIAL %,EXCLUSIVE n,FULL n,RESTRICTED n,PARTIAL n
@@ -103,11 +103,11 @@ CSV
 # each kernel holds 132 blocks x 256 threads = 12.5% of the threads and
 # registers and 1/32 of the block slots: 10%, 10%, 2.5%.
 expect utilization-runs <<'CSV'
-workload,variant,span (ms),kernels,running kernels,threads %,registers %,shared memory %,blocks %
-a+b,single,1,4,0.3,11.25,21.25,4.21052632,0.9375
-a+b,cuda,1.25,11,0.8,10,10,0,2.5
-a+b,nss,0.45,0,0,0,0,0,0
-a+c,cuda,0.8,2,0.375,4.6875,4.6875,0,1.171875
+workload,variant,span (ms),kernels,running kernels,threads %,registers %,shared memory %,blocks %,repetition
+a+b,single,1,4,0.3,11.25,21.25,4.21052632,0.9375,0
+a+b,cuda,1.25,11,0.8,10,10,0,2.5,0
+a+b,nss,0.45,0,0,0,0,0,0,0
+a+c,cuda,0.8,2,0.375,4.6875,4.6875,0,1.171875,0
 CSV
 expect utilization <<'CSV'
 variant,runs,running kernels,threads %,registers %,shared memory %,blocks %
@@ -135,14 +135,14 @@ note: run 'a+c.elastic.median' failed (program c, cuLaunchKernel, event 12: watc
 
 # Markdown rounds like printf: 1.625 is exactly halfway, ties go to even.
 md=$("$GPUMIX" -q report "$db" --table summary)
-check_eq "Markdown table" "## Summary (paper Table 4)
+check_eq "Markdown table (one repetition: no interval)" "## Summary (paper Table 4)
 
-STP = sum of T_SP/T_MP over a workload's programs (higher is better); ANTT = mean of T_MP/T_SP (lower is better). Geometric means and extremes over the workloads that have a \`single\` baseline, per workload size.
+STP = sum of T_SP/T_MP over a workload's programs (higher is better); ANTT = mean of T_MP/T_SP (lower is better). Geometric means over the workloads that have a \`single\` baseline in every repetition, per workload size, with their 95% interval over the repetitions [lo, hi] (doc/database.md, \"Intervals\"); best and worst: the workload with the highest mean.
 
-| programs | variant | workloads | STP geomean | STP best | ANTT geomean | ANTT worst |
-| ---: | --- | ---: | ---: | ---: | ---: | ---: |
-| 2 | cuda | 1 | 1.30 | 1.30 | 1.62 | 1.62 |
-| 2 | nss | 1 | 1.80 | 1.80 | 1.12 | 1.12 |" "$md"
+| programs | variant | workloads | STP geomean | STP best | ANTT geomean | ANTT worst | repetitions |
+| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| 2 | cuda | 1 | 1.30 [n/a] | 1.30 [n/a] | 1.62 [n/a] | 1.62 [n/a] | 1 |
+| 2 | nss | 1 | 1.80 [n/a] | 1.80 [n/a] | 1.12 [n/a] | 1.12 [n/a] | 1 |" "$md"
 
 # The comparison with the paper: STP geomean of cuda 1.3 against the
 # paper's 1.03, nss's STP improvement 1.8/1.3 against its 1.15.
@@ -158,6 +158,6 @@ check_match "paper: the kernels (the failed elastic run does not count)" \
 	"$("$GPUMIX" -q report "$db" --table paper)"
 
 all=$("$GPUMIX" -q report "$db" --format csv)
-check_eq "all tables in CSV: 21 of them" 21 "$(printf '%s\n' "$all" | grep -c '^# table: ')"
+check_eq "all tables in CSV: 23 of them" 23 "$(printf '%s\n' "$all" | grep -c '^# table: ')"
 
 done_testing

@@ -22,7 +22,7 @@ check_eq "load it" 0 "$?"
 out=$("$GPUMIX" report "$tmp/r.db" -o "$tmp/rep" 2>&1)
 check_eq "report -o: exit 0" 0 "$?"
 check_match "report -o: summary line" \
-	"^report: 15 runs, 21 tables, 9 figures, 15 timelines in .*/rep/index.md \([0-9.]+ s\)$" "$out"
+	"^report: 15 runs, 23 tables, 9 figures, 15 timelines in .*/rep/index.md \([0-9.]+ s\)$" "$out"
 check "index.md exists" test -s "$tmp/rep/index.md"
 
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
@@ -108,7 +108,7 @@ check_match "no single runs: a clear note" \
 	"note: run 'bfs\+cutcp.cuda': no \`single\` run of 'bfs', 'cutcp': STP and ANTT not computed" "$out"
 check_match "no single runs: the note is in the index" "no \\\\\`single\\\\\` run of" \
 	"$(cat "$tmp/nosingle-rep/index.md")"
-check_match "no single runs: workloads table has n/a STP" "^bfs\+cutcp,2,cuda,,,[0-9.]+,1$" \
+check_match "no single runs: workloads table has n/a STP" "^bfs\+cutcp,2,cuda,,,[0-9.]+,1,1," \
 	"$(cat "$tmp/nosingle-rep/tables/workloads.csv")"
 check_match "no single runs: waiting time still there" "^cuda,[1-9][0-9]*,0\.0" \
 	"$(cat "$tmp/nosingle-rep/tables/waiting.csv")"

@@ -35,13 +35,13 @@ expect() { check_eq "$1" "$(cat)" "$(table "$1")"; }
 # y under priority: 300 400 500 600 1000: 500, 600 + 0.8 x 400 = 920,
 #   984; slowdowns 2.5, 4.6, 4.92.
 expect latency-runs <<'CSV'
-workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from
-x+y,single,x,,5,0.1,0.116,0.1192,1,1,1,x+y.single
-x+y,single,y,,5,0.2,0.2,0.2,1,1,1,x+y.single
-x+y,cuda,x,,5,0.3,0.48,0.496,3,4.13793103,4.16107383,x+y.single
-x+y,cuda,y,,5,0.22,0.368,0.3936,1.1,1.84,1.968,x+y.single
-x+y,priority,x,high,5,0.13,0.148,0.1496,1.3,1.27586207,1.25503356,x+y.single
-x+y,priority,y,,5,0.5,0.92,0.984,2.5,4.6,4.92,x+y.single
+workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from,repetitions,p50 (ms) lo,p50 (ms) hi,p95 (ms) lo,p95 (ms) hi,p99 (ms) lo,p99 (ms) hi,p50 slowdown lo,p50 slowdown hi,p95 slowdown lo,p95 slowdown hi,p99 slowdown lo,p99 slowdown hi
+x+y,single,x,,5,0.1,0.116,0.1192,1,1,1,x+y.single,1,,,,,,,,,,,,
+x+y,single,y,,5,0.2,0.2,0.2,1,1,1,x+y.single,1,,,,,,,,,,,,
+x+y,cuda,x,,5,0.3,0.48,0.496,3,4.13793103,4.16107383,x+y.single,1,,,,,,,,,,,,
+x+y,cuda,y,,5,0.22,0.368,0.3936,1.1,1.84,1.968,x+y.single,1,,,,,,,,,,,,
+x+y,priority,x,high,5,0.13,0.148,0.1496,1.3,1.27586207,1.25503356,x+y.single,1,,,,,,,,,,,,
+x+y,priority,y,,5,0.5,0.92,0.984,2.5,4.6,4.92,x+y.single,1,,,,,,,,,,,,
 CSV
 # cuda: p50 geomean sqrt(3 x 1.1) = 1.81659021, p99 sqrt(4.16107383 x
 # 1.968) = 2.86164171, worst x (4.16). priority: sqrt(1.3 x 2.5) =
@@ -49,9 +49,9 @@ CSV
 # high-priority program x: 1.25503356, the other (y) 4.92, and x under
 # cuda 4.16107383.
 expect latency <<'CSV'
-programs,variant,program runs,p50 slowdown geomean,p99 slowdown geomean,p99 slowdown worst,worst in,high-priority runs,high-priority p99 slowdown geomean,high-priority p99 slowdown worst,others' p99 slowdown geomean,high-priority programs under cuda,their p99 slowdown geomean under cuda
-2,cuda,2,1.81659021,2.86164171,4.16107383,x+y.cuda: x,0,,,,0,
-2,priority,2,1.80277564,2.48490746,4.92,x+y.priority: y,1,1.25503356,1.25503356,4.92,1,4.16107383
+programs,variant,program runs,p50 slowdown geomean,p99 slowdown geomean,p99 slowdown worst,worst in,high-priority runs,high-priority p99 slowdown geomean,high-priority p99 slowdown worst,others' p99 slowdown geomean,high-priority programs under cuda,their p99 slowdown geomean under cuda,p50 slowdown geomean lo,p50 slowdown geomean hi,p99 slowdown geomean lo,p99 slowdown geomean hi
+2,cuda,2,1.81659021,2.86164171,4.16107383,x+y.cuda: x,0,,,,0,,,,,
+2,priority,2,1.80277564,2.48490746,4.92,x+y.priority: y,1,1.25503356,1.25503356,4.92,1,4.16107383,,,,
 CSV
 
 # The report directory: both tables, the summary inline, the figure with
@@ -91,9 +91,9 @@ check_match "... named" "'priority.program' is 'z', which is not a program of th
 # No single run: the percentiles are there, the slowdowns n/a.
 "$GPUMIX" -q analyze tests/data/runs/good/latency/x+y.cuda -o "$tmp/nosingle.db"
 check_eq "no baseline: percentiles without slowdowns" \
-"workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from
-x+y,cuda,x,,5,0.3,0.48,0.496,,,,
-x+y,cuda,y,,5,0.22,0.368,0.3936,,,," \
+"workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from,repetitions,p50 (ms) lo,p50 (ms) hi,p95 (ms) lo,p95 (ms) hi,p99 (ms) lo,p99 (ms) hi,p50 slowdown lo,p50 slowdown hi,p95 slowdown lo,p95 slowdown hi,p99 slowdown lo,p99 slowdown hi
+x+y,cuda,x,,5,0.3,0.48,0.496,,,,,1,,,,,,,,,,,,
+x+y,cuda,y,,5,0.22,0.368,0.3936,,,,,1,,,,,,,,,,,," \
 	"$("$GPUMIX" -q report "$tmp/nosingle.db" --format csv --table latency-runs)"
 # End to end on the CUDA mock: runs the replay runtime wrote (the
 # priority variant names its high-priority program in the manifest) reach
@@ -122,7 +122,7 @@ for v in single cuda priority; do
 	done
 done
 check_match "mock: the priority row has one high-priority program and its time under cuda" \
-	"^2,priority,2,[0-9.]+,[0-9.]+,[0-9.]+,[^,]+,1,[0-9.]+,[0-9.]+,[0-9.]+,1,[0-9.]+$" \
+	"^2,priority,2,[0-9.]+,[0-9.]+,[0-9.]+,[^,]+,1,[0-9.]+,[0-9.]+,[0-9.]+,1,[0-9.]+,,,,$" \
 	"$("$GPUMIX" -q report "$tmp/mock.db" --format csv --table latency)"
 check_eq "mock: --high-priority scale-b is the one stored" scale-b \
 	"$(sqlite3 "$tmp/mock-b.db" "SELECT name FROM programs WHERE highPriority = 1")"

@@ -5,13 +5,11 @@
 # 3 times: 36) on one GPU (--gpus 1) and on every GPU of the node (--gpus
 # all): every run ok both times, no two replays on one GPU at once (the
 # run manifests' finished_at and started_at, per device.visible), each
-# workload's STP under each variant, the mean of its 3 repetitions,
-# within 15% of the one-GPU study's (run-to-run noise), and the wall
-# times and speed-up printed. Skips on a
-# node with fewer than two GPUs. About 6 minutes on 2 H200s.
-# TODO(issue 33): compare the two studies within their intervals over
-# the repetitions (gpumix report --compare, or the database's interval
-# columns) instead of a fixed 15%, once analyze gives them.
+# workload's STP under each variant, over its 3 repetitions,
+# no different from the one-GPU study's within their 95% intervals over
+# the repetitions (gpumix report --compare), and the wall times and
+# speed-up printed. Skips on a node with fewer than two GPUs. About 6
+# minutes on 2 H200s.
 #   OUT=DIR keeps both studies in DIR/run_gpus
 . "$(dirname "$0")/../lib.sh"
 require_gpu
@@ -49,18 +47,24 @@ done | sort | awk '$1 == g && $2 < e { c++ } { g = $1; e = $3 } END { print c + 
 check_eq "no two replays ran on one GPU at once" 0 "$overlap"
 used=$(sed -n 's/^device.visible = //p' "$out"/gpus-all/runs/*/manifest | sort -u | wc -l)
 check "the replays used more than one GPU" test "$used" -gt 1
-# STP per workload and variant, both studies: the mean over the
-# repetitions (the table has a row per run).
-stp() {
-	awk -F, 'NR > 1 { k = $1 "," $3; s[k] += $4; n[k]++ }
-		END { for (k in s) printf "%s %.4f %d\n", k, s[k] / n[k], n[k] }' \
-		"$1/report/tables/workloads.csv" | sort
+# Both studies side by side (doc/gpumix-report.md, "Comparing two
+# studies"): each workload and variant with its 3 repetitions in both,
+# and B/A's interval holding 1 across workloads for every variant; per
+# workload, at a 95% level about one comparison in twenty differs by
+# chance alone, so at most a tenth of them (and one) may.
+cmp() {
+	"$GPUMIX" -q report --compare "$out/gpus-1/results.db" \
+		"$out/gpus-all/results.db" --format csv --table "$1"
 }
-far=$(join <(stp "$out/gpus-1") <(stp "$out/gpus-all") |
-	awk '{ d = $4 / $2 - 1; if (d < 0) d = -d; if (d > 0.15) print $1, $2, $4 }')
-echo "# STP (mean, repetitions), 1 GPU vs $n GPUs:"
-join <(stp "$out/gpus-1") <(stp "$out/gpus-all") | sed 's/^/#   /'
+echo "# STP, 1 GPU (A) vs $n GPUs (B):"
+cmp compare-workloads | cut -d, -f1-7 | sed 's/^/#   /'
 check_eq "every workload and variant has its 3 repetitions in both" "" \
-	"$(join <(stp "$out/gpus-1") <(stp "$out/gpus-all") | awk '$3 != 3 || $5 != 3')"
-check_eq "each workload's mean STP within 15% of the one-GPU study's" "" "$far"
+	"$(cmp compare-workloads | awk -F, 'NR > 1 && ($12 != 3 || $13 != 3)')"
+check_eq "across workloads, no variant's STP or ANTT differs" "" \
+	"$(cmp compare-summary | awk -F, 'NR > 1 && ($7 != "no difference" || $11 != "no difference")')"
+rows=$(cmp compare-workloads | awk 'NR > 1' | wc -l)
+differ=$(cmp compare-workloads | awk -F, 'NR > 1 && $7 != "no difference"' | wc -l)
+echo "# $differ of $rows workloads' STP differ between 1 and $n GPUs"
+check "per workload, at most a tenth differ (chance alone: a twentieth)" \
+	test "$differ" -le $((rows / 10 + 1))
 done_testing

@@ -155,7 +155,7 @@ static void test_db(void)
 		     NULL, NULL, NULL);
 	sqlite3_close(raw);
 	CHECK_INT(gm_db_open(&db, old, GM_DB_WRITE), -1, "an older schema is refused");
-	CHECK(strstr(gm_error_message(), "schema version 0, older than version 7") != NULL,
+	CHECK(strstr(gm_error_message(), "schema version 0, older than version 8") != NULL,
 	      "clear message");
 	gm_error_clear();
 	free(old);
@@ -168,7 +168,7 @@ static void test_analysis(void)
 	struct gm_loader l;
 	struct gm_load_info info;
 	struct gm_analysis a;
-	struct gm_analysis_options opt = { NULL, NULL };
+	struct gm_analysis_options opt = { 0 };
 	char *path = gm_path_join(scratch, "study.db");
 	const char *runs[] = { "a+b.single", "a+b.cuda", "a+b.nss", "a+c.cuda",
 			       "a+c.elastic.median" };
@@ -305,7 +305,7 @@ static void test_edges(void)
 	struct gm_loader l;
 	struct gm_load_info info;
 	struct gm_analysis a;
-	struct gm_analysis_options opt = { NULL, NULL };
+	struct gm_analysis_options opt = { 0 };
 	char *path = gm_path_join(scratch, "edges.db");
 	char *empty = write_run("empty", "programs = 0\n", "", "END\t0\n");
 	char *edge = write_run("edge",
@@ -362,7 +362,7 @@ static void test_no_runs(void)
 {
 	struct gm_db db = GM_DB_INIT;
 	struct gm_analysis a;
-	struct gm_analysis_options opt = { NULL, NULL };
+	struct gm_analysis_options opt = { 0 };
 	char *path = gm_path_join(scratch, "none.db");
 
 	gm_db_open(&db, path, GM_DB_WRITE);
