@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz harness: run directories (analyze/run_reader.c) and their activity
- * logs (analyze/activity_reader.c), all the way through gpumix analyze:
- * the input is a run's manifest, replays.tsv and activity.tsv (FUZZ_SEP
- * between them; a missing part is a missing file), loaded into an
- * in-memory database and analysed as gpumix report would.
+ * Fuzz harness: run directories (analyze/run_reader.c), their activity
+ * logs (analyze/activity_reader.c), block probe files
+ * (analyze/probe_reader.c) and driver-call times
+ * (analyze/drivercalls_reader.c), all the way through gpumix analyze:
+ * the input is a run's manifest, replays.tsv, activity.tsv, probe.tsv,
+ * probe.bin and drivercalls.tsv (FUZZ_SEP between them; a missing part is
+ * a missing file), loaded into an in-memory database and analysed as
+ * gpumix report would.
  */
 #include <string.h>
 
@@ -17,14 +20,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const files[] = { "manifest", "replays.tsv",
-					     "activity.tsv" };
-	const uint8_t *part[3];
-	size_t len[3];
+					     "activity.tsv", "probe.tsv",
+					     "probe.bin", "drivercalls.tsv" };
+	const uint8_t *part[6];
+	size_t len[6];
 	const char *dir = fuzz_scratch();
 	struct gm_db db = GM_DB_INIT;
 
-	fuzz_split(data, size, part, len, 3);
-	for (int i = 0; i < 3; i++) {
+	fuzz_split(data, size, part, len, 6);
+	for (int i = 0; i < 6; i++) {
 		fuzz_put(dir, files[i], part[i], len[i]);
 	}
 	if (!gm_db_open(&db, ":memory:", GM_DB_WRITE)) {

@@ -46,10 +46,11 @@ done
 for y in tests/data/study/good/*.yaml tests/data/study/bad/*.yaml; do
 	put study_yaml "$(name "$y")" <"$y"
 done
-for d in tests/data/runs/good/study/*/ tests/data/runs/bad/*/; do
+for d in tests/data/runs/good/study/*/ tests/data/runs/good/probe/*/ \
+	 tests/data/runs/bad/*/; do
 	d=${d%/}
-	join "$d/manifest" "$d/replays.tsv" "$d/activity.tsv" |
-		put run_dir "$(name "$d")"
+	join "$d/manifest" "$d/replays.tsv" "$d/activity.tsv" "$d/probe.tsv" \
+		"$d/probe.bin" "$d/drivercalls.tsv" | put run_dir "$(name "$d")"
 done
 for b in tests/data/bundles/*/ tests/data/reconstruct/bundles/*/; do
 	b=${b%/}
