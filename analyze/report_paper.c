@@ -84,35 +84,42 @@ static double exclusive_pct(const struct gm_analysis *a, unsigned programs,
 	return all > 0 ? 100.0 * excl / all : NAN;
 }
 
-/* Ours for paper number @p, or NAN with *@why saying why (static). */
+/*
+ * Ours for paper number @p, or NAN with *@why saying why (static); @ci
+ * gets its interval where the summary has one (the STP and ANTT rows),
+ * none otherwise.
+ */
 static double ours(const struct gm_analysis *a, const struct gm_paper_number *p,
-		   const char **why)
+		   const char **why, struct gm_ci *ci)
 {
 	const struct gm_an_summary *s = find_summary(a, p->programs, p->vlabel);
+	const struct gm_ci *from = NULL;
 	double v = NAN;
 
 	*why = NULL;
+	ci->mean = ci->lo = ci->hi = NAN;
+	ci->n = 0;
 	switch (p->metric) {
 	case GM_PM_STP_GEOMEAN:
-		v = s ? s->stp_geo.mean : NAN;
+		from = s ? &s->stp_geo : NULL;
 		break;
 	case GM_PM_STP_BEST:
-		v = s ? s->stp_best.mean : NAN;
+		from = s ? &s->stp_best : NULL;
 		break;
 	case GM_PM_ANTT_GEOMEAN:
-		v = s ? s->antt_geo.mean : NAN;
+		from = s ? &s->antt_geo : NULL;
 		break;
 	case GM_PM_ANTT_WORST:
-		v = s ? s->antt_worst.mean : NAN;
+		from = s ? &s->antt_worst : NULL;
 		break;
 	case GM_PM_STP_IMPROVEMENT:
-		v = s ? s->stp_imp.mean : NAN;
+		from = s ? &s->stp_imp : NULL;
 		break;
 	case GM_PM_ANTT_IMPROVEMENT:
-		v = s ? s->antt_imp.mean : NAN;
+		from = s ? &s->antt_imp : NULL;
 		break;
 	case GM_PM_MTSPEEDUP:
-		v = s ? s->mtspeedup.mean : NAN;
+		from = s ? &s->mtspeedup : NULL;
 		break;
 	case GM_PM_WAIT_MEAN_MS:
 		v = mean_wait(a, p->programs, p->vlabel) / 1e6;
@@ -135,6 +142,11 @@ static double ours(const struct gm_analysis *a, const struct gm_paper_number *p,
 	case GM_PM_COUNT:
 		break;
 	}
+	if (from) {
+		*ci = *from;
+		v = from->mean;
+	}
+	ci->mean = v;
 	if (isnan(v) || isinf(v)) {
 		*why = "no run of this database gives it";
 		return NAN;
@@ -207,8 +219,11 @@ void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t)
 	size_t n2 = 0, n4 = 0;
 	const char *device = a->nruns ? a->runs[0].device_name : "no device";
 
+	static const char *const ci_cols[] = { "ours", NULL };
+
 	gm_table_init(t, "paper", "Comparison with the paper (Pai et al.,"
 		      " ASPLOS'13, on Fermi)", cols);
+	gm_table_intervals(t, ci_cols);
 	/* Workloads with an STP under some variant (runs are by workload). */
 	for (size_t i = 0, last = (size_t)-1; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
@@ -227,7 +242,9 @@ void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t)
 		    " workloads with an STP). Each row is one"
 		    " number the paper prints, cited to its table, figure or"
 		    " section; ours is computed as doc/database.md defines it"
-		    " over the workloads of the same size. \"better\" says which"
+		    " over the workloads of the same size, with its 95%%"
+		    " interval over the repetitions where it has one (the"
+		    " STP, ANTT and MTSpeedup rows). \"better\" says which"
 		    " way is better: a ratio above 1 is better for \"higher\""
 		    " and worse for \"lower\".", device, n2, n4);
 	if (a->kernels) {
@@ -242,7 +259,8 @@ void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t)
 		const struct gm_paper_number *p = gm_paper_number_at(i);
 		int hb = gm_paper_metric_higher_better(p->metric);
 		const char *why;
-		double v = ours(a, p, &why);
+		struct gm_ci ci;
+		double v = ours(a, p, &why, &ci);
 		int dec;
 		double paper = gm_paper_number_value(p, &dec);
 
@@ -254,7 +272,11 @@ void gm_report_paper_table(const struct gm_analysis *a, struct gm_table *t)
 		gm_table_text(t, 4, "%s", hb > 0 ? "higher" : hb == 0 ? "lower"
 							     : "");
 		gm_table_num(t, 5, paper, dec);
-		gm_table_num(t, 6, v, decimals_for(v));
+		if (isnan(ci.lo) && !ci.n) {
+			gm_table_num(t, 6, v, decimals_for(v));	/* no interval */
+		} else {
+			gm_table_ci(t, 6, &ci, 1, decimals_for(v));
+		}
 		gm_table_num(t, 7, v / paper, decimals_for(v / paper));
 		if (p->note && why) {
 			gm_table_text(t, 8, "%s; ours: %s", p->note, why);

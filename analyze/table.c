@@ -47,6 +47,7 @@ void gm_table_row(struct gm_table *t)
 		t->cells[i].num = NAN;
 		t->cells[i].lo = t->cells[i].hi = NAN;
 		t->cells[i].decimals = 0;
+		t->cells[i].ci = 0;
 	}
 	t->nrows++;
 }
@@ -98,6 +99,7 @@ void gm_table_ci(struct gm_table *t, size_t col, const struct gm_ci *ci,
 	gm_table_num(t, col, ci->mean * scale, decimals);
 	c->lo = ci->lo * scale;
 	c->hi = ci->hi * scale;
+	c->ci = 1;
 }
 
 static int alnum(char c)
@@ -145,13 +147,12 @@ static void num_text(struct strbuf *out, const struct gm_table_cell *c,
 	}
 }
 
-static void md_cell(struct strbuf *out, const struct gm_table_cell *c,
-		    int interval)
+static void md_cell(struct strbuf *out, const struct gm_table_cell *c)
 {
 	if (c->text) {
 		gm_markdown_escape(out, c->text);
 	} else {
-		num_text(out, c, interval);
+		num_text(out, c, c->ci);
 	}
 }
 
@@ -183,7 +184,7 @@ void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
 		strbuf_addch(out, '|');
 		for (size_t i = 0; i < t->ncols; i++) {
 			strbuf_addch(out, ' ');
-			md_cell(out, &t->cells[r * t->ncols + i], t->interval[i]);
+			md_cell(out, &t->cells[r * t->ncols + i]);
 			strbuf_addstr(out, " |");
 		}
 		strbuf_addch(out, '\n');
@@ -259,7 +260,7 @@ void gm_table_html(const struct gm_table *t, struct strbuf *out)
 				gm_html_escape(out, c->text);
 			} else {
 				struct strbuf num = STRBUF_INIT;
-				num_text(&num, c, t->interval[i]);
+				num_text(&num, c, c->ci);
 				strbuf_addf(out, "<td class=\"num\">%s", num.buf);
 				strbuf_release(&num);
 			}

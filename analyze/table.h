@@ -27,6 +27,8 @@ struct gm_table_cell {
 	double num;
 	double lo, hi;		/* an interval column's bounds (NAN: none) */
 	int decimals;
+	int ci;			/* set by gm_table_ci(): shown with its
+				   interval (or "[n/a]") */
 };
 
 struct gm_table {
@@ -65,7 +67,9 @@ void gm_table_intervals(struct gm_table *t, const char *const *cols);
 
 /*
  * Set interval column @col of the last row to @ci's mean and bounds,
- * each multiplied by @scale, shown with @decimals.
+ * each multiplied by @scale, shown with @decimals. (A number set with
+ * gm_table_num() in an interval column is shown alone: a row whose
+ * metric has no interval.)
  */
 void gm_table_ci(struct gm_table *t, size_t col, const struct gm_ci *ci,
 		 double scale, int decimals);

@@ -86,7 +86,10 @@ check_match "ranking: the caption says ties share a rank" \
 	"variants that cannot be told apart share a rank" \
 	"$("$GPUMIX" -q report "$db" --table ranking)"
 
-# The same interval from the database's intervals table (both methods).
+check_eq "paper: ours with its interval (cuda's STP geomean)" "1.29398935,1.19357268,1.40285418" \
+	"$(table paper | awk -F, '$1 == "Table 4" && $3 == "cuda" && $4 == "STP geomean" { print $7 "," $10 "," $11 }')"
+
+# The same interval from the database's intervals table.
 check_eq "intervals table: cuda's STP, t" "3|1.2944444444|1.1902509531|1.3986379358" \
 	"$(sqlite3 "$db" "SELECT n, printf('%.10f|%.10f|%.10f', mean, lo, hi) FROM intervals
 	   WHERE workload = 'a+b' AND variant = 'cuda' AND metric = 'STP' AND method = 't'")"
