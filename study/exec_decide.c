@@ -189,14 +189,36 @@ void exec_knob_args(const struct study *s, const struct plan_run *run,
 	}
 }
 
+/* A co-run's inputs: its programs' captures, repetitions, mechanisms. */
+static void corun_key(struct exec_ctx *x, size_t i)
+{
+	const struct study *s = x->s;
+	const struct plan_run *run = &x->plan->runs[i];
+	const struct plan_workload *wl = &x->plan->workloads[run->workload];
+	struct gm_hasher *h = exec_key_begin("corun");
+
+	for (size_t j = 0; j < wl->nr; j++) {
+		exec_key_add(h, s->programs[wl->progs[j]].name);
+		exec_key_add(h, x->progs[wl->progs[j]].key);
+	}
+	exec_key_addf(h, "repeats=%u", s->corun_repeats);
+	exec_key_addf(h, "mechanisms=%s", study_corun_mechanisms(s));
+	exec_key_end(h, x->runs[i].pkey);
+}
+
 static void run_keys(struct exec_ctx *x, size_t i)
 {
 	const struct study *s = x->s;
 	const struct plan_run *run = &x->plan->runs[i];
 	struct run_info *ri = &x->runs[i];
-	struct gm_hasher *h = exec_key_begin("replay");
+	struct gm_hasher *h;
 	struct exec_argv knobs = { 0 };
 
+	if (run->kind == PLAN_CORUN) {
+		corun_key(x, i);
+		goto analyze;
+	}
+	h = exec_key_begin("replay");
 	exec_key_add(h, x->wls[run->workload].rkey);
 	exec_key_addf(h, "variant=%s", run->variant->name);
 	exec_key_addf(h, "min_replays=%u", s->min_replays);
@@ -209,8 +231,12 @@ static void run_keys(struct exec_ctx *x, size_t i)
 	if (exec_profile_needed_by(x, i)) {
 		exec_key_addf(h, "profile=%s", x->prof.key);
 	}
+	/* Only when on: the hashes of other runs stay as they were. */
+	if (run->kind == PLAN_ONE_SHOT) {
+		exec_key_add(h, "one_shot");
+	}
 	exec_key_end(h, ri->pkey);
-
+analyze:
 	h = exec_key_begin("analyze");
 	exec_key_add(h, ri->pkey);
 	exec_key_add(h, s->paths.database);
@@ -319,11 +345,39 @@ int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
 	return 1;
 }
 
+/*
+ * A co-run runs the programs its workload's bundles name: it needs their
+ * captures (not a reconstruct). Returns 1 when one of them failed (the
+ * run is then skipped with the reason).
+ */
+int exec_corun_captures(struct exec_ctx *x, size_t i)
+{
+	const struct plan_workload *wl =
+		&x->plan->workloads[x->plan->runs[i].workload];
+
+	for (size_t j = 0; j < wl->nr; j++) {
+		struct prog_info *pi = &x->progs[wl->progs[j]];
+		if (pi->cap == CAP_FAILED) {
+			char *why = gm_xasprintf("capture of '%s' failed: %s",
+						 x->s->programs[wl->progs[j]].name,
+						 pi->reason);
+			exec_set_run(x, &x->runs[i], RUN_SKIPPED, why, pi->log);
+			free(why);
+			return 1;
+		}
+		if (pi->cap == CAP_TODO) {
+			pi->needed = 1;
+		}
+	}
+	return 0;
+}
+
 static void decide_run(struct exec_ctx *x, size_t i)
 {
 	const struct plan_run *run = &x->plan->runs[i];
 	struct run_info *ri = &x->runs[i];
 	struct wl_info *wi = &x->wls[run->workload];
+	enum study_stage kind = plan_run_stage(run);
 	struct state_record *r;
 
 	r = exec_current_record(x, STUDY_STAGE_ANALYZE, run->id, ri->akey);
@@ -337,16 +391,22 @@ static void decide_run(struct exec_ctx *x, size_t i)
 				      "analyze failed: ");
 		return;
 	}
-	r = exec_current_record(x, STUDY_STAGE_REPLAY, run->id, ri->pkey);
+	r = exec_current_record(x, kind, run->id, ri->pkey);
 	if (r && !strcmp(r->status, "ok") && exec_has_manifest(ri->rundir)) {
 		ri->do_analyze = 1;
 		return;
 	}
 	if (r && exec_is_failure(r) && !x->o->retry_failed) {
-		set_run_failed_record(x, ri, r, STUDY_STAGE_REPLAY, run->id, "");
+		set_run_failed_record(x, ri, r, kind, run->id, "");
 		return;
 	}
 	ri->do_replay = ri->do_analyze = 1;
+	if (run->kind == PLAN_CORUN) {
+		if (exec_corun_captures(x, i)) {
+			ri->do_replay = ri->do_analyze = 0;
+		}
+		return;
+	}
 	if (wi->state == BUILD_UNDECIDED) {
 		exec_decide_workload(x, run->workload);
 	}
@@ -437,13 +497,14 @@ int exec_decide(struct exec_ctx *x)
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct plan_run *run = &x->plan->runs[i];
 		x->runs[i].rundir = gm_path_join(s->paths.runs, run->id);
-		if (run->variant->flags & GM_VARIANT_ALONE) {
+		if (run->variant && (run->variant->flags & GM_VARIANT_ALONE)) {
 			run_keys(x, i);
 		}
 	}
 	exec_profile_key(x);
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
-		if (!(x->plan->runs[i].variant->flags & GM_VARIANT_ALONE)) {
+		const struct gm_variant *v = x->plan->runs[i].variant;
+		if (!v || !(v->flags & GM_VARIANT_ALONE)) {
 			run_keys(x, i);
 		}
 	}

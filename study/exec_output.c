@@ -98,6 +98,25 @@ static void print_builds(struct exec_ctx *x, FILE *f, size_t *todo)
 	free(seen);
 }
 
+/* What the corun key adds to the plan (study_corun.c), in one line. */
+static void print_coruns(const struct exec_ctx *x, FILE *f)
+{
+	const struct study *s = x->s;
+	size_t n = 0, shots = 0;
+
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		n += x->plan->runs[i].kind == PLAN_CORUN;
+		shots += x->plan->runs[i].kind == PLAN_ONE_SHOT;
+	}
+	if (!s->corun_repeats) {
+		return;
+	}
+	fprintf(f, "co-runs: %zu (the original programs of each workload of two "
+		"or more, %u times alone and %u together under %s; gpumix "
+		"corun), beside %zu one-shot replays\n", n, s->corun_repeats,
+		s->corun_repeats, study_corun_mechanisms(s), shots);
+}
+
 /*
  * Which kernels the replays run, when some variant runs the transformed
  * ones (the study reconstructs with --elastic): all of them under
@@ -170,6 +189,7 @@ void exec_print_plan(struct exec_ctx *x)
 			gm_variant_with(GM_VARIANT_ALONE)->name);
 	}
 	fputc('\n', f);
+	print_coruns(x, f);
 	if (plan->nr_repetitions > 1) {
 		fprintf(f, "order: repetition by repetition; in each, the alone "
 			"runs, then workload by workload, each one's runs "
@@ -213,13 +233,15 @@ void exec_print_plan(struct exec_ctx *x)
 			fprintf(f, "%s: %s\n", exec_run_status_names[ri->status],
 				ri->reason ? ri->reason : "");
 		} else {
-			fprintf(f, "to do%s:%s%s\n",
+			fprintf(f, "to do%s:%s%s%s\n",
 				ri->conditional ? " if needed" : "",
-				ri->do_replay ? " replay" : "",
+				ri->do_replay ? " " : "",
+				ri->do_replay ? study_stage_name(plan_run_stage(
+							&plan->runs[i])) : "",
 				ri->do_analyze ? " analyze" : "");
 		}
 		if (!ri->conditional) {
-			todo[STUDY_STAGE_REPLAY] += ri->do_replay;
+			todo[plan_run_stage(&plan->runs[i])] += ri->do_replay;
 			todo[STUDY_STAGE_ANALYZE] += ri->do_analyze;
 		}
 	}
@@ -230,8 +252,11 @@ void exec_print_plan(struct exec_ctx *x)
 	if (study_profiles(s)) {
 		fprintf(f, "%zu profile, ", todo[STUDY_STAGE_PROFILE]);
 	}
-	fprintf(f, "%zu replays, %zu analyses, %zu report\n",
-		todo[STUDY_STAGE_REPLAY], todo[STUDY_STAGE_ANALYZE],
+	fprintf(f, "%zu replays, ", todo[STUDY_STAGE_REPLAY]);
+	if (s->corun_repeats) {
+		fprintf(f, "%zu co-runs, ", todo[STUDY_STAGE_CORUN]);
+	}
+	fprintf(f, "%zu analyses, %zu report\n", todo[STUDY_STAGE_ANALYZE],
 		todo[STUDY_STAGE_REPORT]);
 	size_t kept = 0;
 	for (size_t i = 0; i < plan->nr_runs; i++) {
@@ -397,10 +422,11 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct plan_run *run = &x->plan->runs[i];
 		const struct run_info *ri = &x->runs[i];
-		strbuf_addf(sb, "| %s | %s | %s%s%s | %s | ", run->id,
+		strbuf_addf(sb, "| %s | %s | %s%s%s%s | %s | ", run->id,
 			    x->plan->workloads[run->workload].name,
-			    run->variant->name, run->policy ? "/" : "",
-			    run->policy ? run->policy : "",
+			    run->variant ? run->variant->name : "corun",
+			    run->policy ? "/" : "", run->policy ? run->policy : "",
+			    run->kind == PLAN_ONE_SHOT ? " one-shot" : "",
 			    exec_run_status_names[ri->status]);
 		if (gpus) {
 			md_cell(sb, gpus[i]);

@@ -93,7 +93,7 @@ static int collect(struct exec_ctx *x, struct pool_slot *sl)
 		slot_clear(sl);
 		return 1;
 	}
-	exec_kill_hook(x, STUDY_STAGE_REPLAY, KILL_FINISHED);
+	exec_kill_hook(x, plan_run_stage(&x->plan->runs[i]), KILL_FINISHED);
 	x->out->stages_run++;
 	/* A failure line names this run, not the last one started. */
 	snprintf(x->pr.label, sizeof(x->pr.label), "[gpu %u] %s",
@@ -187,16 +187,16 @@ int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
 		.timeout_s = x->s->stage_timeout_s,
 		.env = sl->env,
 	};
-	x->current = STUDY_STAGE_REPLAY;
+	x->current = plan_run_stage(&x->plan->runs[i]);
 	if (stage_exec_start(&sl->cmd, &sl->proc)) {
 		slot_clear(sl);
 		return -1;
 	}
 	sl->busy = 1;
 	show(x, sl, &sb);
-	study_progress_begin(&x->pr, STUDY_STAGE_REPLAY, sb.buf);
+	study_progress_begin(&x->pr, x->current, sb.buf);
 	strbuf_release(&sb);
-	exec_kill_hook(x, STUDY_STAGE_REPLAY, KILL_STARTED);
+	exec_kill_hook(x, x->current, KILL_STARTED);
 	return 0;
 }
 

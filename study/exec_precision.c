@@ -150,7 +150,8 @@ static size_t alone_run(const struct exec_ctx *x, size_t w, size_t prog,
 
 	for (size_t c = 0; c < plan->nr_configs; c++) {
 		const struct plan_run *r0 = &plan->runs[plan_run_index(plan, c, 0)];
-		if (!(r0->variant->flags & GM_VARIANT_ALONE)) {
+		if (r0->kind != PLAN_REPLAY ||
+		    !(r0->variant->flags & GM_VARIANT_ALONE)) {
 			continue;
 		}
 		if (r0->baseline ? plan->workloads[r0->workload].progs[0] == prog
@@ -166,7 +167,8 @@ static int measured(const struct exec_ctx *x, size_t w, size_t c)
 {
 	const struct plan_run *r0 = &x->plan->runs[plan_run_index(x->plan, c, 0)];
 
-	return !r0->baseline && r0->workload == w &&
+	/* (the co-run and its one-shot replays measure other things) */
+	return !r0->baseline && r0->workload == w && r0->kind == PLAN_REPLAY &&
 	       !(r0->variant->flags & GM_VARIANT_ALONE);
 }
 

@@ -190,6 +190,10 @@ int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
 		      const char *id, const char *key, const char *status,
 		      const char *reason, const struct stage_result *res);
 
+/* A co-run's captures: 1 when one failed (run @i skipped, with why);
+ * those to do are marked needed. */
+int exec_corun_captures(struct exec_ctx *x, size_t i);
+
 /* Set run @ri's status, reason and log (copied). */
 void exec_set_run(struct exec_ctx *x, struct run_info *ri,
 		  enum run_status st, const char *reason, const char *log);

@@ -35,13 +35,16 @@ int exec_profile_input(const struct exec_ctx *x, size_t i)
 {
 	const struct plan_run *run = &x->plan->runs[i];
 
-	return (run->variant->flags & GM_VARIANT_ALONE) && !run->repetition;
+	/* (not the co-runs' one-shot alone runs: one replay each) */
+	return run->kind == PLAN_REPLAY &&
+	       (run->variant->flags & GM_VARIANT_ALONE) && !run->repetition;
 }
 
 int exec_profile_needed_by(const struct exec_ctx *x, size_t i)
 {
-	return study_profiles(x->s) &&
-	       (x->plan->runs[i].variant->knobs & GM_KNOB_PROFILE);
+	const struct gm_variant *v = x->plan->runs[i].variant;
+
+	return study_profiles(x->s) && v && (v->knobs & GM_KNOB_PROFILE);
 }
 
 void exec_profile_key(struct exec_ctx *x)

@@ -163,6 +163,13 @@ char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
 		snprintf(rep, sizeof(rep), " (repetition %u/%u)",
 			 run->repetition + 1, x->plan->nr_repetitions);
 	}
+	if (!run->variant) {
+		return gm_xasprintf("%s%s: %s", wname, rep, study_stage_name(k));
+	}
+	if (run->kind == PLAN_ONE_SHOT) {
+		return gm_xasprintf("%s %s one-shot%s: %s", wname,
+				    run->variant->name, rep, study_stage_name(k));
+	}
 	if (run->policy) {
 		return gm_xasprintf("%s %s/%s%s: %s", wname, run->variant->name,
 				    run->policy, rep, study_stage_name(k));
@@ -232,10 +239,12 @@ out:
 }
 
 /*
- * The outcome of a replay: the run manifest's status and failure when it
- * has one (the replay runtime's own verdict), else the stage's exit.
+ * The outcome of a replay (or co-run, @kind): the run manifest's status
+ * and failure when it has one (the replay runtime's own verdict, or the
+ * co-run's: ok or failed), else the stage's exit.
  */
 static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
+				  enum study_stage kind,
 				  const struct stage_result *res,
 				  const char *log, char **why)
 {
@@ -253,7 +262,8 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 			if (*why) {
 				status = "failed";
 				char *w = gm_xasprintf("the run says ok but gpumix "
-						       "replay %s", *why);
+						       "%s %s", study_stage_name(kind),
+						       *why);
 				free(*why);
 				*why = w;
 			}
@@ -269,7 +279,8 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 		gm_error_clear();
 		*why = exec_stage_failure(x, res, log);
 		if (!*why) {
-			*why = gm_xstrdup("gpumix replay wrote no run manifest");
+			*why = gm_xasprintf("gpumix %s wrote no manifest",
+					    study_stage_name(kind));
 		} else if (res->timed_out) {
 			status = "hung";
 		}
@@ -293,7 +304,9 @@ static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 	exec_argv_push(a, run->variant->name);
 	exec_argv_push(a, "-o");
 	exec_argv_push(a, x->runs[i].rundir);
-	if (!s->one_shot) {	/* (--one-shot, a knob, replays once) */
+	if (run->kind == PLAN_ONE_SHOT && !s->one_shot) {
+		exec_argv_push(a, "--one-shot");	/* (for the co-runs) */
+	} else if (!s->one_shot) {	/* (--one-shot, a knob, replays once) */
 		exec_argv_push(a, "--min-replays");
 		snprintf(buf, sizeof(buf), "%u", s->min_replays);
 		exec_argv_push(a, buf);
@@ -311,43 +324,76 @@ static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 	exec_knob_args(s, run, a);
 }
 
+/* The command line of co-run @i (a workload's programs run natively
+ * together, from their bundles) into @a. */
+static void corun_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
+{
+	const struct study *s = x->s;
+	const struct plan_run *run = &x->plan->runs[i];
+	const struct plan_workload *wl = &x->plan->workloads[run->workload];
+	char buf[64];
+
+	exec_argv_push(a, x->o->exec);
+	exec_argv_push(a, "corun");
+	exec_argv_push(a, "-o");
+	exec_argv_push(a, x->runs[i].rundir);
+	exec_argv_push(a, "-k");
+	snprintf(buf, sizeof(buf), "%u", s->corun_repeats);
+	exec_argv_push(a, buf);
+	exec_argv_push(a, "--mechanism");
+	exec_argv_push(a, study_corun_mechanisms(s));
+	/* Recorded in the manifest, for the analyzer to key it by. */
+	exec_argv_push(a, "--repetition");
+	snprintf(buf, sizeof(buf), "%u", run->repetition);
+	exec_argv_push(a, buf);
+	for (size_t j = 0; j < wl->nr; j++) {
+		exec_argv_push(a, s->programs[wl->progs[j]].bundle);
+	}
+}
+
 int exec_replay_done(struct exec_ctx *x, size_t i,
 		     const struct stage_result *res, const char *log)
 {
 	struct run_info *ri = &x->runs[i];
+	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
 	char *why;
-	const char *status = replay_outcome(x, ri, res, log, &why);
+	const char *status = replay_outcome(x, ri, kind, res, log, &why);
 
 	if (why) {
 		enum run_status st = strcmp(status, "hung") ? RUN_FAILED : RUN_HUNG;
 		exec_set_run(x, ri, st, why, log);
 	}
-	int ret = exec_finish_stage(x, STUDY_STAGE_REPLAY, x->plan->runs[i].id,
+	int ret = exec_finish_stage(x, kind, x->plan->runs[i].id,
 				    ri->pkey, status, why, res);
 	free(why);
 	return ret;
 }
 
-/* Replay run @i now, or with --gpus start it on a free GPU. */
+/* Replay (or co-run) run @i now, or with --gpus start it on a free
+ * GPU. */
 static int replay(struct exec_ctx *x, size_t i)
 {
+	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
 	struct exec_argv a = { 0 };
 	struct stage_result res;
-	char *log = exec_log_path(x, STUDY_STAGE_REPLAY, x->plan->runs[i].id);
-	char *label = exec_run_label(x, i, STUDY_STAGE_REPLAY);
+	char *log = exec_log_path(x, kind, x->plan->runs[i].id);
+	char *label = exec_run_label(x, i, kind);
 	int ret;
 
 	if (exec_remove_output(x->runs[i].rundir)) {
 		ret = -1;
 		goto out;
 	}
-	replay_args(x, i, &a);
+	if (kind == STUDY_STAGE_CORUN) {
+		corun_args(x, i, &a);
+	} else {
+		replay_args(x, i, &a);
+	}
 	if (x->nr_slots) {
 		ret = exec_pool_start(x, i, &a, log, label);
 		goto out;
 	}
-	ret = exec_run_stage(x, STUDY_STAGE_REPLAY, label, &a, x->s->root, log,
-			     &res);
+	ret = exec_run_stage(x, kind, label, &a, x->s->root, log, &res);
 	if (ret == 0) {
 		ret = exec_replay_done(x, i, &res, log);
 	}
@@ -404,7 +450,8 @@ static int analyze(struct exec_ctx *x, size_t i)
 void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri)
 {
 	if (ri->do_replay) {
-		study_progress_drop(&x->pr, STUDY_STAGE_REPLAY);
+		study_progress_drop(&x->pr, plan_run_stage(
+					    &x->plan->runs[ri - x->runs]));
 	}
 	if (ri->do_analyze) {
 		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
@@ -421,8 +468,9 @@ static void fail_workload_runs(struct exec_ctx *x, size_t w)
 {
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		struct run_info *ri = &x->runs[i];
-		if (x->plan->runs[i].workload != w || !ri->do_replay) {
-			continue;
+		if (x->plan->runs[i].workload != w || !ri->do_replay ||
+		    x->plan->runs[i].kind == PLAN_CORUN) {
+			continue;	/* (a co-run needs no build) */
 		}
 		exec_drop_run_stages(x, ri);
 		exec_set_no_build(x, ri, &x->wls[w]);
@@ -485,6 +533,19 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		if ((ret = exec_precision_gate(x, i, &skip)) || skip) {
 			return ret;
 		}
+	}
+	if (ri->do_replay && x->plan->runs[i].kind == PLAN_CORUN) {
+		/* No build: the programs themselves, from their bundles. */
+		if (task == STUDY_TASK_PREP || exec_corun_captures(x, i)) {
+			if (ri->status != RUN_PENDING) {
+				exec_drop_run_stages(x, ri);
+			}
+			return 0;
+		}
+		if ((ret = replay(x, i))) {
+			return ret;
+		}
+		return x->nr_slots ? 0 : exec_after_replay(x, i);
 	}
 	if (ri->do_replay) {
 		size_t w = x->plan->runs[i].workload;

@@ -366,7 +366,8 @@ static void plan_progress(struct exec_ctx *x)
 			continue;	/* planned once needed */
 		}
 		if (ri->do_replay && (whole || mine)) {
-			study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);
+			study_progress_plan(&x->pr,
+					    plan_run_stage(&x->plan->runs[i]));
 		}
 		if (ri->do_analyze && (whole || (t == STUDY_TASK_FINISH &&
 						 !ri->do_replay))) {
@@ -482,6 +483,15 @@ static void check_mps(struct exec_ctx *x)
 		    !gm_program_exists(GM_MPS_CONTROL)) {
 			gm_warning("'%s' is not in PATH: the runs of variant "
 				   "'%s' will fail (doc/mps.md)",
+				   GM_MPS_CONTROL, v->name);
+		}
+	}
+	for (size_t i = 0; x->s->corun_repeats && i < x->s->nr_corun_mechs; i++) {
+		const struct gm_variant *v = x->s->corun_mechs[i];
+		if ((v->flags & GM_VARIANT_MPS_DAEMON) &&
+		    !gm_program_exists(GM_MPS_CONTROL)) {
+			gm_warning("'%s' is not in PATH: the co-runs skip '%s' and "
+				   "its one-shot replays fail (doc/gpumix-corun.md)",
 				   GM_MPS_CONTROL, v->name);
 		}
 	}

@@ -17,7 +17,7 @@
 const char *study_stage_name(enum study_stage stage)
 {
 	static const char *const names[STUDY_NR_STAGES] = {
-		"capture", "reconstruct", "replay", "profile", "analyze",
+		"capture", "reconstruct", "replay", "corun", "profile", "analyze",
 		"report",
 	};
 	return stage < STUDY_NR_STAGES ? names[stage] : "?";
@@ -234,6 +234,7 @@ struct config {
 	const char *policy;
 	int baseline;
 	size_t block;
+	enum plan_run_kind kind;
 };
 
 struct config_list {
@@ -246,7 +247,57 @@ static void add_config(struct config_list *c, size_t wl,
 		       int baseline, size_t block)
 {
 	GM_ALLOC_GROW(c->v, c->nr + 1, c->alloc);
-	c->v[c->nr++] = (struct config){ wl, v, policy, baseline, block };
+	c->v[c->nr++] = (struct config){ wl, v, policy, baseline, block,
+					 PLAN_REPLAY };
+}
+
+/* A configuration of the co-runs (corun key): @v NULL for the co-run. */
+static void add_corun_config(struct config_list *c, size_t wl,
+			     const struct gm_variant *v, int baseline,
+			     size_t block)
+{
+	GM_ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+	c->v[c->nr++] = (struct config){ wl, v, NULL, baseline, block,
+					 v ? PLAN_ONE_SHOT : PLAN_CORUN };
+}
+
+/* 1 when variant @v needs one-shot runs for the co-runs: a one-shot
+ * study's own runs of a listed variant serve instead. */
+static int one_shot_needed(const struct study *s, const struct gm_variant *v)
+{
+	for (size_t i = 0; s->one_shot && i < s->nr_variants; i++) {
+		if (s->variants[i] == v) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* 1 when user workload @w is co-run (corun key, two programs or more). */
+static int co_run(const struct study_plan *plan, const struct study *s,
+		  size_t w)
+{
+	return s->corun_repeats && plan->workloads[w].nr >= 2;
+}
+
+/* The co-run and its one-shot mechanism runs of user workload @w. */
+static void add_corun_configs(struct study_plan *plan, const struct study *s,
+			      struct config_list *c, size_t w, int per_workload)
+{
+	const struct gm_variant *alone = gm_variant_with(GM_VARIANT_ALONE);
+
+	if (!co_run(plan, s, w)) {
+		return;
+	}
+	if (per_workload && one_shot_needed(s, alone)) {
+		add_corun_config(c, w, alone, 0, 1 + w);
+	}
+	for (size_t m = 0; m < s->nr_corun_mechs; m++) {
+		if (one_shot_needed(s, s->corun_mechs[m])) {
+			add_corun_config(c, w, s->corun_mechs[m], 0, 1 + w);
+		}
+	}
+	add_corun_config(c, w, NULL, 0, 1 + w);
 }
 
 static void add_run(struct study_plan *plan, const struct config *c,
@@ -257,14 +308,19 @@ static void add_run(struct study_plan *plan, const struct config *c,
 	const char *wname = plan->workloads[c->workload].name;
 	struct strbuf id = STRBUF_INIT;
 
-	strbuf_addf(&id, "%s.%s", wname, c->variant->name);
+	strbuf_addf(&id, "%s.%s", wname, c->variant ? c->variant->name :
+								    "corun");
 	if (c->policy) {
 		strbuf_addf(&id, ".%s", c->policy);
+	}
+	if (c->kind == PLAN_ONE_SHOT) {
+		strbuf_addstr(&id, ".one-shot");
 	}
 	if (rep) {
 		strbuf_addf(&id, ".r%u", rep);
 	}
 	r->id = strbuf_detach(&id, NULL);
+	r->kind = c->kind;
 	r->workload = c->workload;
 	r->variant = c->variant;
 	r->policy = c->policy;
@@ -315,6 +371,26 @@ static void list_configs(struct study_plan *plan, const struct study *s,
 			}
 		}
 	}
+	/* The co-runs' one-shot alone runs: of each program a co-run
+	 * workload holds. */
+	if (shared && s->corun_repeats &&
+	    one_shot_needed(s, gm_variant_with(GM_VARIANT_ALONE))) {
+		int *co = gm_xcalloc(s->nr_programs + 1, sizeof(int));
+		for (size_t i = 0; i < nr_user; i++) {
+			for (size_t j = 0; co_run(plan, s, i) &&
+					   j < plan->workloads[i].nr; j++) {
+				co[plan->workloads[i].progs[j]] = 1;
+			}
+		}
+		for (size_t p = 0; p < s->nr_programs; p++) {
+			if (co[p]) {
+				add_corun_config(c, baseline_workload(plan, s, p),
+						 gm_variant_with(GM_VARIANT_ALONE),
+						 1, 0);
+			}
+		}
+		free(co);
+	}
 	for (size_t i = 0; early && i < nr_user; i++) {
 		for (size_t v = 0; v < s->nr_variants; v++) {
 			if (s->variants[v]->flags & GM_VARIANT_ALONE) {
@@ -336,6 +412,7 @@ static void list_configs(struct study_plan *plan, const struct study *s,
 				add_config(c, i, var, s->policies[p], 0, 1 + i);
 			}
 		}
+		add_corun_configs(plan, s, c, i, !shared);
 	}
 }
 
@@ -418,6 +495,11 @@ void study_plan_release(struct study_plan *plan)
 	free(plan->by_config);
 	free(plan->used);
 	memset(plan, 0, sizeof(*plan));
+}
+
+enum study_stage plan_run_stage(const struct plan_run *r)
+{
+	return r->kind == PLAN_CORUN ? STUDY_STAGE_CORUN : STUDY_STAGE_REPLAY;
 }
 
 const struct plan_run *plan_find_run(const struct study_plan *plan,

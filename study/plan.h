@@ -41,13 +41,15 @@ enum study_stage {
 	STUDY_STAGE_CAPTURE,
 	STUDY_STAGE_RECONSTRUCT,
 	STUDY_STAGE_REPLAY,
+	STUDY_STAGE_CORUN,	/* a co-run's in place of the replay */
 	STUDY_STAGE_PROFILE,
 	STUDY_STAGE_ANALYZE,
 	STUDY_STAGE_REPORT,
 	STUDY_NR_STAGES
 };
 
-/* "capture", "reconstruct", "replay", "profile", "analyze", "report". */
+/* "capture", "reconstruct", "replay", "corun", "profile", "analyze",
+ * "report". */
 const char *study_stage_name(enum study_stage stage);
 
 /* At most this many workloads per study (a typo in 'size' stays cheap). */
@@ -61,11 +63,30 @@ struct plan_workload {
 	int baseline_only;	/* exists only for a program's alone run */
 };
 
+/*
+ * What a run is. A study with the `corun` key (study_corun.c) has, for
+ * each workload of two programs or more, its native co-run and one-shot
+ * replays under the alone-time variant and each co-run mechanism beside
+ * its runs (unless a one-shot study's own runs of that variant serve),
+ * in the workload's block (the one-shot alone runs in the alone block
+ * under `baseline: program`).
+ */
+enum plan_run_kind {
+	PLAN_REPLAY,		/* a replay under one of the study's variants */
+	PLAN_ONE_SHOT,		/* a one-shot replay a co-run is compared
+				   with: "a+b.procs.one-shot" */
+	PLAN_CORUN,		/* the workload's native co-run (gpumix
+				   corun): "a+b.corun"; no variant */
+};
+
 struct plan_run {
 	char *id;		/* "a+b.cuda", "a.single", "a+b.elastic.median",
-				   "a+b.cuda.r1" */
+				   "a+b.cuda.r1", "a+b.mps.one-shot",
+				   "a+b.corun" */
+	enum plan_run_kind kind;
 	size_t workload;	/* index into plan.workloads */
-	const struct gm_variant *variant;	/* a row of the table */
+	const struct gm_variant *variant;	/* a row of the table (NULL
+						   for a co-run) */
 	const char *policy;	/* NULL unless the variant takes one */
 	int baseline;		/* a shared per-program alone run */
 	unsigned repetition;	/* 0-based */
@@ -96,6 +117,10 @@ struct study_plan {
 int study_plan_build(struct study_plan *plan, const struct study *s);
 
 void study_plan_release(struct study_plan *plan);
+
+/* The stage that measures run @r: its replay, or for a co-run the
+ * co-run itself. */
+enum study_stage plan_run_stage(const struct plan_run *r);
 
 /* The run called @id ("a+b.cuda"), or NULL. */
 const struct plan_run *plan_find_run(const struct study_plan *plan,

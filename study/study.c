@@ -29,7 +29,7 @@
 static const char *const top_keys[] = {
 	"study", "root", "programs", "workloads", "variants", "policies",
 	"baseline", "repeats", "seed", "precision", "max_repeats", "replay",
-	"stage_timeout", "paths", NULL,
+	"corun", "stage_timeout", "paths", NULL,
 };
 static const char *const program_keys[] = {
 	"name", "command", "bundle", "cwd", "deterministic", NULL,
@@ -1256,6 +1256,31 @@ static int load_repeats(struct loader *l, const yaml_node_t *root)
 	return 0;
 }
 
+/* corun (study_corun.c); a study without a workload of two programs
+ * has nothing to co-run: a warning. */
+static int load_corun(struct loader *l, const yaml_node_t *root)
+{
+	struct study *s = l->s;
+	yaml_node_t *n = yaml_doc_get(l->d, root, "corun");
+	int pairs = 0;
+
+	if (!n) {
+		return 0;
+	}
+	if (study_load_corun(s, l->d, n)) {
+		return -1;
+	}
+	for (size_t i = 0; i < s->nr_specs; i++) {
+		pairs |= s->specs[i].kind == STUDY_SPEC_COMBINATIONS ?
+				 s->specs[i].size >= 2 : s->specs[i].set.nr >= 2;
+	}
+	if (!pairs) {
+		add_warning(s, n, "'corun' has no effect: no workload has two "
+			    "programs or more to run together");
+	}
+	return 0;
+}
+
 /* 'high_priority' names a program of the study. */
 static int check_high_priority(struct loader *l)
 {
@@ -1344,7 +1369,7 @@ static int load(struct loader *l)
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
 	    load_baseline(l, root) || load_repeats(l, root) ||
-	    check_high_priority(l) ||
+	    load_corun(l, root) || check_high_priority(l) ||
 	    check_sm_share(l) ||
 	    check_mps_threads(l)) {
 		return -1;
@@ -1414,6 +1439,7 @@ void study_release(struct study *s)
 	}
 	free(s->mps_names);
 	free(s->mps_pos);
+	free(s->corun_mechs);
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		struct study_program *p = &s->programs[i];
 		for (size_t j = 0; j < p->argc; j++) {

@@ -116,6 +116,14 @@ struct study {
 	 * transformed kernels, every other one runs them too, with
 	 * elasticity off (paper item 49; study_same_kernels()). */
 	int same_kernels;
+	/* corun (doc/study-yaml.md): each workload of two or more programs
+	 * also runs natively (gpumix corun, @corun_repeats runs alone and
+	 * together under each of @corun_mechs), beside its one-shot replays
+	 * under `single` and those mechanisms; 0 repeats: no co-runs. */
+	unsigned corun_repeats;
+	const struct gm_variant **corun_mechs;	/* process variants */
+	size_t nr_corun_mechs;
+	struct yaml_pos corun_pos;
 	double stage_timeout_s;
 	struct study_paths paths;
 	/* "FILE:LINE:COL: message" for what is valid but has no effect
@@ -138,6 +146,17 @@ int study_load_string(struct study *s, const char *path, const char *text,
 		      size_t len, const char *output);
 
 void study_release(struct study *s);
+
+/*
+ * The study key `corun` at @n (study_corun.c, for study.c's loader): `N`
+ * or `{repeats: N, mechanisms: [..]}` into @s. 0, or -1 with the file
+ * position.
+ */
+struct yaml_doc;
+int study_load_corun(struct study *s, struct yaml_doc *d, yaml_node_t *n);
+
+/* "procs,mps": the study's co-run mechanisms (static buffer). */
+const char *study_corun_mechanisms(const struct study *s);
 
 /* Index of the program called @name, or -1. */
 long study_find_program(const struct study *s, const char *name);

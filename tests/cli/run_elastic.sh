@@ -202,7 +202,7 @@ check_eq "the next invocation makes it again, then replays the elastic runs" "2 
 	"$(stages log '^profile') $(stages log '^replay .*elastic')"
 out=$(GPUMIX_STUDY_KILL_AT=frobnicate "$GPUMIX" run study.yaml 2>&1)
 check_match "the kill hook's message names every stage" \
-	"STAGE capture, reconstruct, replay, profile, analyze or report;" "$out"
+	"STAGE capture, reconstruct, replay, corun, profile, analyze or report;" "$out"
 
 # ---- the ablations: timeslicing and copy chunking off ----
 d=$tmp/s5
