@@ -9,3 +9,4 @@ BENCHES += bench/driver_lock.sh
 BENCHES += bench/probe_overhead.sh
 BENCHES += bench/drivercalls_cost.sh
 BENCHES += bench/placement.sh
+BENCHES += bench/corun_fidelity.sh
