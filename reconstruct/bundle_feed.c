@@ -36,6 +36,7 @@ struct pending {
 	uint32_t tid;
 	int active;
 	uint64_t index;		/* entry event */
+	uint64_t host_in;	/* its clean host time (format 2) */
 	int api;
 	uint32_t corr;
 	unsigned flags;
@@ -77,6 +78,7 @@ struct bundle_feed {
 
 	uint32_t pid;
 	int have_pid;
+	int host_time;		/* the bundle's events carry host times */
 	struct pending *threads;
 	size_t nr_threads, alloc_threads, last_thread;
 
@@ -128,6 +130,7 @@ struct bundle_feed *bundle_feed_new(struct model *m, struct model_prog *p,
 	f->p = p;
 	f->r = r;
 	f->blob_dir = gm_path_join(trace_reader_dir(r), "blobs");
+	f->host_time = trace_reader_host_time(r);
 	strbuf_init(&f->tmp, 0);
 	return f;
 }
@@ -357,6 +360,7 @@ static int on_enter(struct bundle_feed *f, const struct gm_event *ev)
 	}
 	t->active = 1;
 	t->index = ev->index;
+	t->host_in = ev->host_ns;
 	t->api = ev->api;
 	t->corr = ev->corr;
 	t->flags = ev->flags;
@@ -1571,6 +1575,9 @@ static int on_return(struct bundle_feed *f, const struct gm_event *x)
 				gm_event_name(x));
 	}
 	t->nr_calls++;
+	if (f->host_time) {
+		model_set_host_time(f->p, x->tid, t->host_in, x->host_ns);
+	}
 	ret = on_call(f, t, x);
 	t->active = 0;
 	if (ret < 0 && !strstr(gm_error_message(), "event ")) {
@@ -1665,6 +1672,13 @@ static int on_hostmem(struct bundle_feed *f, const struct gm_event *ev)
 {
 	const struct gm_ev_hostmem *h = GM_EVENT_AS(ev, hostmem);
 	char hex[GM_HASH_HEX_LEN + 1];
+
+	/* The program's own access, at the moment of its event: inside the
+	 * entry of the launch it precedes, or the return of the
+	 * synchronization it follows. */
+	if (f->host_time) {
+		model_set_host_time(f->p, ev->tid, ev->host_ns, ev->host_ns);
+	}
 
 	if (ev->flags & GM_RF_FAILED) {
 		return gm_error("event %" PRIu64 " (hostmem): the content of "

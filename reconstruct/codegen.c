@@ -543,6 +543,49 @@ static uint32_t nr_allocs(const struct model_prog *p)
 	return p->alloc_ids.next;
 }
 
+/*
+ * The captured host time: one gap per operation (its code, gpumix_replay.h
+ * gm_host_gap_ns()) and, for a program of several captured threads, each
+ * operation's thread; ten numbers a line, so that a program of millions
+ * of operations stays a data table.
+ */
+static void emit_host_time(struct strbuf *out, const struct model_prog *p)
+{
+	if (!p->host_gap) {
+		return;
+	}
+	strbuf_addf(out, "/* captured host time: before each operation, the "
+		    "gap since its thread's\n * previous operation returned "
+		    "(ns; with GM_HOST_GAP_US: us), %.6f s in all */\n"
+		    "static const uint32_t ",
+		    p->host_gap_total_ns / 1e9);
+	name(out, p, "host_gap");
+	strbuf_addf(out, "[%zu] = {", p->nr_ops);
+	for (size_t i = 0; i < p->nr_ops; i++) {
+		strbuf_addstr(out, i % 10 ? " " : "\n\t");
+		if (p->host_gap[i] & GM_HOST_GAP_US) {
+			strbuf_addf(out, "GM_HOST_GAP_US | %" PRIu32 ",",
+				    p->host_gap[i] & ~GM_HOST_GAP_US);
+		} else {
+			strbuf_addf(out, "%" PRIu32 ",", p->host_gap[i]);
+		}
+	}
+	strbuf_addstr(out, "\n};\n\n");
+	if (!p->host_thread) {
+		return;
+	}
+	strbuf_addf(out, "/* the captured thread of each operation (%" PRIu32
+		    " threads, numbered by their first operation) */\n"
+		    "static const uint16_t ", p->nr_host_threads);
+	name(out, p, "host_thread");
+	strbuf_addf(out, "[%zu] = {", p->nr_ops);
+	for (size_t i = 0; i < p->nr_ops; i++) {
+		strbuf_addstr(out, i % 10 ? " " : "\n\t");
+		strbuf_addf(out, "%u,", (unsigned)p->host_thread[i]);
+	}
+	strbuf_addstr(out, "\n};\n\n");
+}
+
 static void emit_program(struct strbuf *out, const struct model_prog *p)
 {
 	uint32_t graphs, execs, nodes;
@@ -581,6 +624,7 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 		}
 		strbuf_addstr(out, "};\n\n");
 	}
+	emit_host_time(out, p);
 
 	strbuf_addstr(out, "static void *");
 	name(out, p, "thread");
@@ -641,6 +685,15 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 		strbuf_addf(out, ",\n\t.nr_graphs = %" PRIu32 ",\n\t.nr_execs"
 			    " = %" PRIu32 ",\n\t.nr_nodes = %" PRIu32, graphs,
 			    execs, nodes);
+	}
+	if (p->host_gap) {
+		/* Only programs with host times: older output stays. */
+		strbuf_addstr(out, ",\n\t.host_gap = ");
+		name(out, p, "host_gap");
+		strbuf_addstr(out, ",\n\t.host_thread = ");
+		table_or_null(out, p, p->host_thread ? 1 : 0, "host_thread");
+		strbuf_addf(out, ",\n\t.nr_host_threads = %" PRIu32,
+			    p->nr_host_threads);
 	}
 	strbuf_addstr(out, ",\n};\n\n");
 }

@@ -99,6 +99,7 @@ static void free_prog(struct model_prog *p)
 	}
 	free(p->unsupported);
 	model_graphs_free(p->graphs);
+	model_hosttime_free(p);
 	free(p);
 }
 
@@ -256,6 +257,9 @@ static struct mop *add_op(struct model_prog *p, uint64_t ev, const char *api,
 	op->code = (uint8_t)code;
 	op->event = ev;
 	op->api = gm_strmap_intern(&p->strings, api ? api : "?");
+	op->tid = p->cur_tid;
+	op->host_in = p->cur_in;
+	op->host_out = p->cur_out;
 	return op;
 }
 
@@ -1586,6 +1590,9 @@ int model_finish(struct model *m)
 		}
 		free(final);
 		layout_arena(p);
+		if (model_hosttime_finish(p) < 0) {
+			return -1;
+		}
 	}
 	if (!m->name) {
 		struct strbuf sb = STRBUF_INIT;

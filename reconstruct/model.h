@@ -300,6 +300,22 @@ int model_device_address(const struct model_prog *p, uint64_t addr);
 /* 1 when work on @stream goes into a graph now (no result to hash). */
 int model_graph_stream(const struct model_prog *p, uint64_t stream);
 
+/* ---- captured host time (model_hosttime.c) ---- */
+
+/*
+ * The captured host times of the call (or event) whose operations the
+ * next model_add_* calls add, until the next model_set_host_time():
+ * captured thread @tid entered it at @enter_ns and it returned at
+ * @exit_ns, on that thread's clean clock (doc/bundle-format.md, "Host
+ * time"). At model_finish(), each operation's host gap becomes its
+ * entry less the return of the thread's previous operation (0 for a
+ * thread's first, and between the operations of one call); the replay
+ * spends it before issuing the operation. A program for which this is
+ * never called has no host times (its replay runs back to back).
+ */
+void model_set_host_time(struct model_prog *p, uint32_t tid,
+			 uint64_t enter_ns, uint64_t exit_ns);
+
 /* A call the model cannot replay (listed by model_report()). */
 void model_add_unsupported(struct model_prog *p, uint64_t ev, const char *api);
 

@@ -25,6 +25,9 @@ struct mop {
 	uint64_t x, y, z;
 	uint64_t event;
 	uint32_t api;		/* id in model_prog.strings */
+	/* captured host time (model_set_host_time()) */
+	uint32_t tid;
+	uint64_t host_in, host_out;
 };
 
 struct model_module {
@@ -156,6 +159,20 @@ struct model_prog {
 	size_t nr_unsup_list, alloc_unsup_list;
 
 	struct model_graphs *graphs;	/* model_graph.c; NULL: none */
+
+	/* Captured host time (model_hosttime.c): the call being added, and
+	 * after model_finish() one gap per operation (GM_HOST_GAP_* coded),
+	 * per operation its thread's index when there are several (else
+	 * NULL), the thread count, the gaps' sum (ns) and how many were
+	 * beyond what a gap can hold (kept at the most). */
+	int host_time;
+	uint32_t cur_tid;
+	uint64_t cur_in, cur_out;
+	uint32_t *host_gap;
+	uint16_t *host_thread;
+	uint32_t nr_host_threads;
+	uint64_t host_gap_total_ns;
+	uint64_t nr_host_gap_saturated;
 };
 
 struct model_blob {
@@ -216,6 +233,14 @@ void model_graphs_free(struct model_graphs *g);
 int model_hostmem_add(struct model_prog *p, uint64_t ev, uint64_t start,
 		      uint64_t size, uint32_t kind);
 void model_hostmem_drop(struct model_prog *p, uint64_t start);
+
+/*
+ * model_hosttime.c: at model_finish(), the host gap of every operation of
+ * @p (nothing for a program without host times). Returns 0, or -1 with a
+ * cause (more captured threads than a replay table holds).
+ */
+int model_hosttime_finish(struct model_prog *p);
+void model_hosttime_free(struct model_prog *p);
 
 /* One line on @p's mapped and managed memory, when it has any in use. */
 void model_hostmem_report(const struct model_prog *p, struct strbuf *out);

@@ -103,6 +103,14 @@ static void fill_manifest(const struct model *m, struct kvfile *kv,
 		kvfile_set(kv, key, p->deterministic ? "1" : "0");
 		snprintf(key, sizeof(key), "program.%zu.ops", i);
 		kvfile_set_u64(kv, key, p->nr_ops);
+		snprintf(key, sizeof(key), "program.%zu.host_time", i);
+		kvfile_set(kv, key, p->host_gap ? "captured" : "none");
+		if (p->host_gap) {
+			snprintf(key, sizeof(key), "program.%zu.host_gap_s", i);
+			kvfile_setf(kv, key, "%.6f", p->host_gap_total_ns / 1e9);
+			snprintf(key, sizeof(key), "program.%zu.host_threads", i);
+			kvfile_set_u64(kv, key, p->nr_host_threads);
+		}
 	}
 	kvfile_set_u64(kv, "blobs", m->nr_blobs);
 	if (o->elastic) {

@@ -42,7 +42,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a struct below changes; checked by gm_replay_main(). */
-#define GM_REPLAY_ABI 2
+#define GM_REPLAY_ABI 3
 
 /* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
 #define GM_NONE 0xffffffffu
@@ -471,6 +471,36 @@ struct gm_blob_desc {
 	uint32_t flags;		/* GM_BLOB_* */
 };
 
+/*
+ * Captured host time (doc/replay-program.md): host_gap[i] of a program is
+ * the time the captured program spent on the host before its operation
+ * i, since the previous operation of the same captured thread returned
+ * (0 for a thread's first), which the replay spends before issuing it.
+ * A gap is coded in 32 bits: below GM_HOST_GAP_US, nanoseconds (up to
+ * 2.1 s); with GM_HOST_GAP_US set, the rest counts microseconds (up to
+ * 35 minutes, the most a gap holds).
+ */
+#define GM_HOST_GAP_US 0x80000000u
+#define GM_HOST_GAP_MAX_NS (UINT64_C(0x7fffffff) * 1000)
+
+static inline uint64_t gm_host_gap_ns(uint32_t code)
+{
+	return (code & GM_HOST_GAP_US) ?
+		       (uint64_t)(code & ~GM_HOST_GAP_US) * 1000 : code;
+}
+
+/* The code of @ns (at most GM_HOST_GAP_MAX_NS: more is kept at that). */
+static inline uint32_t gm_host_gap_code(uint64_t ns)
+{
+	if (ns < GM_HOST_GAP_US) {
+		return (uint32_t)ns;
+	}
+	if (ns > GM_HOST_GAP_MAX_NS) {
+		ns = GM_HOST_GAP_MAX_NS;
+	}
+	return GM_HOST_GAP_US | (uint32_t)((ns + 500) / 1000);
+}
+
 struct gm_prog;
 
 /* Everything about one program; every count may be 0 with a NULL table. */
@@ -507,6 +537,13 @@ struct gm_program_desc {
 	uint32_t nr_graphs;		/* CUDA graph ids are < nr_graphs, */
 	uint32_t nr_execs;		/* executable graph ids < nr_execs, */
 	uint32_t nr_nodes;		/* graph node ids < nr_nodes */
+	/* Captured host time: per operation its gap (gm_host_gap_ns()), or
+	 * NULL when the program has none (a bundle without host times);
+	 * per operation its captured thread (0 .. nr_host_threads - 1), or
+	 * NULL when all came from one thread. */
+	const uint32_t *host_gap;
+	const uint16_t *host_thread;
+	uint32_t nr_host_threads;
 };
 
 struct gm_workload_desc {

@@ -84,6 +84,26 @@ check_match "basic: the function alias launches the kernel" 'cuLaunchKernel _Z5s
 check_match "basic: the attribute set on the function is kept" '_Z5scalePjPKjjj", 4, .*, 1, ' "$(cat "$c")"
 check_match "basic: the fatbin is a module" 'gm_module_desc p0_basic_modules\[\] = \{' "$(cat "$c")"
 check_match "threads: both threads' streams" 'stream 2: non-blocking' "$(cat "$GOLD/threads.cuda.c")"
+# captured host time: a gap per operation from a bundle of format 2, the
+# threads each operation came from when there are several, none from an
+# older bundle
+check_match "basic: one host gap per operation" \
+	'static const uint32_t p0_basic_host_gap\[22\] = \{' "$(cat "$c")"
+check_match "basic: a thread's first operation has no gap" \
+	'host_gap\[22\] = \{'$'\n''	0,' "$(cat "$c")"
+check_match "basic: one thread, no thread table" \
+	'\.host_thread = NULL,'$'\n''	\.nr_host_threads = 1,' "$(cat "$c")"
+check_match "basic: the manifest says so" \
+	'^program\.0\.host_time = captured$' "$(cat "$GOLD/basic.cuda.manifest")"
+check_match "threads: the operations' threads" \
+	'static const uint16_t p0_threads_host_thread\[18\] = \{' \
+	"$(cat "$GOLD/threads.cuda.c")"
+check_match "threads: the main thread and two workers" \
+	'\.nr_host_threads = 3,' "$(cat "$GOLD/threads.cuda.c")"
+check_match "good (format 1): no host times" '^program\.0\.host_time = none$' \
+	"$(cat "$GOLD/good.cuda.manifest")"
+check_match "good (format 1): no host gap table" '^0$' \
+	"$(grep -c host_gap "$GOLD/good.cuda.c")"
 check_match "reset: allocations freed by the reset" \
 	'cuDevicePrimaryCtxReset_v2 \*/ GM_FREE' "$(cat "$GOLD/reset.cuda.c")"
 "$GPUMIX" reconstruct --variant cuda -o "$tmp/w" "$R/basic" 2>"$tmp/stderr"

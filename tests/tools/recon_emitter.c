@@ -591,6 +591,10 @@ static void cooperative(void)
 	free_data(&d);
 }
 
+/* Both workers hold their streams and buffers at once (the interleaving
+ * the corpus's threads bundle is about). */
+static pthread_barrier_t workers_ready;
+
 /* Each worker thread: its own stream and buffers, scale, result. */
 static void *worker(void *arg)
 {
@@ -604,6 +608,7 @@ static void *worker(void *arg)
 	CALL(cuStreamCreate, 0, NULL, NULL, s, CU_STREAM_NON_BLOCKING);
 	CALL(cuMemAlloc_v2, 0, NULL, NULL, in, BYTES);
 	CALL(cuMemAlloc_v2, 0, NULL, NULL, out, BYTES);
+	pthread_barrier_wait(&workers_ready);
 	CALL(cuMemcpyHtoDAsync_v2, 0,
 	     ATT(.payload = d.in, .plen = BYTES), NULL, in, HOST,
 	     BYTES, s);
@@ -626,12 +631,14 @@ static void threads(void)
 	load_code();
 	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &cadd, .plen = 4),
 	     NULL, A_CADD, 0x1000, 4);
+	pthread_barrier_init(&workers_ready, NULL, 2);
 	for (unsigned t = 0; t < 2; t++) {
 		pthread_create(&tid[t], NULL, worker, (void *)(uintptr_t)(t + 1));
 	}
 	for (unsigned t = 0; t < 2; t++) {
 		pthread_join(tid[t], NULL);
 	}
+	pthread_barrier_destroy(&workers_ready);
 	CALL0(cuCtxSynchronize);
 }
 

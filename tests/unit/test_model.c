@@ -299,6 +299,63 @@ static void test_host_warm(void)
 	model_free(m);
 }
 
+/* Captured host time (model_hosttime.c): gaps per thread, 0 for a
+ * thread's first operation and inside one call, coded beyond 2 s. */
+static void test_host_time(void)
+{
+	struct model *m;
+	struct model_prog *p = fresh(&m), *q;
+	struct model_copy c = copy(MODEL_D2D, A0, A0 + 1024, 64);
+	const uint64_t T = 1000000000ull;
+
+	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 4096);	/* no time yet */
+	model_set_host_time(p, 11, T, T + 100);
+	model_add_memset(p, 2, "cuMemsetD8_v2", A0, 0, 1, 64, 0, MODEL_SYNC);
+	model_set_host_time(p, 22, T + 50, T + 60);	/* another thread */
+	model_add_memset(p, 3, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
+	model_set_host_time(p, 11, T + 1100, T + 1200);	/* 1000 after */
+	model_add_copy(p, 4, "cuMemcpyDtoD_v2", &c);
+	model_set_host_time(p, 22, T + 5060, T + 5100);	/* 5000 after */
+	/* a 2-D memset: several operations of one call */
+	model_add_memset(p, 5, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
+	model_add_memset(p, 5, "cuMemsetD8_v2", A0 + 64, 0, 1, 64, 0, 0);
+	model_set_host_time(p, 11, T + 3 * T, T + 3 * T + 10);	/* 3 s */
+	model_add_memset(p, 6, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
+	model_set_host_time(p, 11, 3600 * T, 3600 * T + 10);	/* an hour */
+	model_add_memset(p, 7, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
+	q = model_add_program(m, "q", "old-bundle", 1);	/* no host times */
+	model_add_module(q, 0, LIB, HASH, 4, "x");
+	model_add_alloc(q, 1, "cuMemAlloc_v2", A0, 4096);
+	CHECK_INT(model_finish(m), 0, "finish");
+	CHECK(p->host_gap != NULL, "a program with host times has gaps");
+	CHECK_INT(p->nr_ops, 8, "eight operations");
+	if (p->host_gap && p->nr_ops == 8) {
+		CHECK_INT(p->host_gap[1], 0, "thread 11's first operation: no gap");
+		CHECK_INT(p->host_gap[2], 0, "thread 22's first: none either");
+		CHECK_INT(p->host_gap[3], 1000, "entry less its thread's last "
+			  "return, not the other thread's");
+		CHECK_INT(p->host_gap[4], 5000, "thread 22: since its own call");
+		CHECK_INT(p->host_gap[5], 0, "the second operation of one call");
+		CHECK_INT(p->host_gap[6], GM_HOST_GAP_US | (3 * 1000000u - 1),
+			  "3 s: coded in microseconds");
+		CHECK_INT(gm_host_gap_ns(p->host_gap[6]), 3 * T - 1000,
+			  "... and decoded (to the microsecond)");
+		CHECK_INT(gm_host_gap_ns(p->host_gap[7]), GM_HOST_GAP_MAX_NS,
+			  "an hour: kept at the most a gap holds");
+		CHECK_INT(p->nr_host_gap_saturated, 1, "... and counted");
+	}
+	CHECK(p->host_thread != NULL && p->nr_host_threads == 3,
+	      "three threads (the untimed first operation's, 11, 22)");
+	if (p->host_thread && p->nr_ops == 8) {
+		CHECK(p->host_thread[1] == 1 && p->host_thread[2] == 2 &&
+		      p->host_thread[3] == 1 && p->host_thread[4] == 2,
+		      "threads numbered by their first operation");
+	}
+	CHECK(q->host_gap == NULL && q->host_thread == NULL,
+	      "a program without host times has no tables");
+	model_free(m);
+}
+
 /* Mapped page-locked and managed memory (model_hostmem.c). */
 static void test_hostmem(void)
 {
@@ -425,6 +482,7 @@ int main(void)
 	test_ids_and_ops();
 	test_hostmem();
 	test_host_warm();
+	test_host_time();
 	test_pointer_stores();
 	return test_done();
 }

@@ -35,7 +35,9 @@ for m in basic threads reset untraced pointer-global cooperative fork \
 	unsupported:arrays bad-copy unnamed graphs hostfunc; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
-	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" >/dev/null
+	# The bad ones may fail their capture (a loss): that is the point.
+	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" \
+		>/dev/null || case $n in fork|arrays|bad-copy|unnamed) ;; *) exit 1 ;; esac
 done
 rm -rf "${D:?}/hostmem"
 "$G" -q capture -o "$D/hostmem" -- build/tests/hostmem-emitter \

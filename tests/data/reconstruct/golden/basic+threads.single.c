@@ -28,7 +28,7 @@ static const struct gm_stream_desc p0_basic_streams[] = {
 static const uint32_t p0_basic_event_flags[] = { 2 };
 
 static const struct gm_module_desc p0_basic_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p0_basic_k0_offsets[] = { 0, 8, 16, 20 };
@@ -126,6 +126,14 @@ static const struct gm_op p0_basic_ops[] = {
 	/* 79 cuCtxSynchronize */ GM_CTX_SYNC(79),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000094 s in all */
+static const uint32_t p0_basic_host_gap[22] = {
+	0, 510, 401, 7233, 70141, 882, 842, 521, 551, 1103,
+	471, 651, 2665, 852, 661, 541, 471, 701, 3306, 401,
+	350, 581,
+};
+
 static void *p0_basic_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -170,6 +178,9 @@ static const struct gm_program_desc p0_basic = {
 	.host_arena = 16384,
 	.nr_ops = 22,
 	.ops = p0_basic_ops,
+	.host_gap = p0_basic_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 /*
@@ -186,7 +197,7 @@ static const struct gm_stream_desc p1_threads_streams[] = {
 };
 
 static const struct gm_module_desc p1_threads_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p1_threads_k0_offsets[] = { 0, 8, 16, 20 };
@@ -209,7 +220,7 @@ static const struct gm_global_desc p1_threads_globals[] = {
 /* parameter buffer 0: 24 bytes; +0 = GM_A(1), +8 = GM_A(0) */
 static const uint8_t p1_threads_par0[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x07, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
+	0x05, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
 };
 static const struct gm_reloc p1_threads_par0_relocs[] = {
 	{ 0, GM_A(1), 0 },
@@ -218,7 +229,7 @@ static const struct gm_reloc p1_threads_par0_relocs[] = {
 /* parameter buffer 1: 24 bytes; +0 = GM_A(3), +8 = GM_A(2) */
 static const uint8_t p1_threads_par1[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x05, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
 };
 static const struct gm_reloc p1_threads_par1_relocs[] = {
 	{ 0, GM_A(3), 0 },
@@ -236,8 +247,8 @@ static const struct gm_launch_desc p1_threads_launches[] = {
 };
 
 static const char *const p1_threads_checks[] = {
-	"a4e68bd19b6d3a8bf65c0689c015f8c7",	/* 0 */
-	"911ee3321bada6059d6a148554aefdd1",	/* 1 */
+	"911ee3321bada6059d6a148554aefdd1",	/* 0 */
+	"a4e68bd19b6d3a8bf65c0689c015f8c7",	/* 1 */
 };
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
@@ -260,6 +271,19 @@ static const struct gm_op p1_threads_ops[] = {
 	/* 54 cuMemFree_v2 */ GM_FREE(54, 2),
 	/* 56 cuMemFree_v2 */ GM_FREE(56, 3),
 	/* 60 cuCtxSynchronize */ GM_CTX_SYNC(60),
+};
+
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000883 s in all */
+static const uint32_t p1_threads_host_gap[18] = {
+	0, 0, 301, 0, 260, 133409, 8365, 621, 10520, 490,
+	290, 212787, 8616, 410, 9758, 310, 291, 496095,
+};
+
+/* the captured thread of each operation (3 threads, numbered by their first operation) */
+static const uint16_t p1_threads_host_thread[18] = {
+	0, 1, 1, 2, 2, 1, 1, 1, 1, 1,
+	1, 2, 2, 2, 2, 2, 2, 0,
 };
 
 static void *p1_threads_thread(void *arg)
@@ -306,14 +330,17 @@ static const struct gm_program_desc p1_threads = {
 	.host_arena = 16384,
 	.nr_ops = 18,
 	.ops = p1_threads_ops,
+	.host_gap = p1_threads_host_gap,
+	.host_thread = p1_threads_host_thread,
+	.nr_host_threads = 3,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */
 static const struct gm_blob_desc blobs[] = {
 	{ "bc436cfaea3fe1a89284b7aeb2cf9cb7", 4, 0 },	/* 0 */
 	{ "e3741bdf128626db934abb2e750340ad", 16384, 0 },	/* 1 */
-	{ "55fc1ed96e668734df09853598e1905b", 16384, 0 },	/* 2 */
-	{ "26d41d2270c18a9a60cc5aa36b2fbf1b", 16384, 0 },	/* 3 */
+	{ "26d41d2270c18a9a60cc5aa36b2fbf1b", 16384, 0 },	/* 2 */
+	{ "55fc1ed96e668734df09853598e1905b", 16384, 0 },	/* 3 */
 };
 
 static const struct gm_program_desc *const programs[] = {

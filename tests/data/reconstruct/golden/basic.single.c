@@ -27,7 +27,7 @@ static const struct gm_stream_desc p0_basic_streams[] = {
 static const uint32_t p0_basic_event_flags[] = { 2 };
 
 static const struct gm_module_desc p0_basic_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p0_basic_k0_offsets[] = { 0, 8, 16, 20 };
@@ -125,6 +125,14 @@ static const struct gm_op p0_basic_ops[] = {
 	/* 79 cuCtxSynchronize */ GM_CTX_SYNC(79),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000094 s in all */
+static const uint32_t p0_basic_host_gap[22] = {
+	0, 510, 401, 7233, 70141, 882, 842, 521, 551, 1103,
+	471, 651, 2665, 852, 661, 541, 471, 701, 3306, 401,
+	350, 581,
+};
+
 static void *p0_basic_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -169,6 +177,9 @@ static const struct gm_program_desc p0_basic = {
 	.host_arena = 16384,
 	.nr_ops = 22,
 	.ops = p0_basic_ops,
+	.host_gap = p0_basic_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */

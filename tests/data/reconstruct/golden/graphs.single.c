@@ -28,7 +28,7 @@ static const struct gm_stream_desc p0_graphs_streams[] = {
 static const uint32_t p0_graphs_event_flags[] = { 2 };
 
 static const struct gm_module_desc p0_graphs_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p0_graphs_k0_offsets[] = { 0, 8, 16, 20 };
@@ -215,6 +215,20 @@ static const struct gm_op p0_graphs_ops[] = {
 	/* 150 cuMemFree_v2 */ GM_FREE(150, 2),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000125 s in all */
+static const uint32_t p0_graphs_host_gap[84] = {
+	0, 782, 520, 5670, 61635, 952, 771, 451, 822, 501,
+	471, 622, 441, 671, 661, 3727, 0, 0, 4899, 1222,
+	0, 0, 1403, 1212, 0, 0, 1373, 581, 5510, 0,
+	0, 661, 0, 0, 0, 661, 0, 0, 0, 0,
+	1032, 0, 792, 0, 461, 521, 0, 0, 601, 0,
+	552, 0, 0, 611, 632, 0, 451, 2054, 0, 921,
+	982, 2084, 0, 901, 671, 461, 2083, 0, 882, 481,
+	471, 2014, 0, 912, 561, 441, 441, 430, 401, 430,
+	421, 3857, 410, 431,
+};
+
 static void *p0_graphs_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -262,6 +276,9 @@ static const struct gm_program_desc p0_graphs = {
 	.nr_graphs = 4,
 	.nr_execs = 3,
 	.nr_nodes = 9,
+	.host_gap = p0_graphs_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */

@@ -25,7 +25,7 @@ static const struct gm_stream_desc p0_hostfunc_streams[] = {
 };
 
 static const struct gm_module_desc p0_hostfunc_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p0_hostfunc_k0_offsets[] = { 0, 8, 16, 20 };
@@ -101,6 +101,14 @@ static const struct gm_op p0_hostfunc_ops[] = {
 	/* 93 cuLaunchHostFunc */ GM_HOST_FUNC(93, 1, 0),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.006855 s in all */
+static const uint32_t p0_hostfunc_host_gap[30] = {
+	0, 4758, 451, 52118, 641, 6698609, 1403, 4098, 571, 271,
+	812, 511, 13274, 511, 892, 341, 1783, 301, 290, 411,
+	301, 4609, 310, 34063, 411, 29345, 1813, 320, 300, 1232,
+};
+
 static void *p0_hostfunc_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -145,6 +153,9 @@ static const struct gm_program_desc p0_hostfunc = {
 	.host_arena = 16384,
 	.nr_ops = 30,
 	.ops = p0_hostfunc_ops,
+	.host_gap = p0_hostfunc_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */

@@ -25,7 +25,7 @@ static const struct gm_stream_desc p0_hostmem_streams[] = {
 };
 
 static const struct gm_module_desc p0_hostmem_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 2 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 2 */
 };
 
 static const uint32_t p0_hostmem_k0_offsets[] = { 0, 8, 16, 20 };
@@ -125,6 +125,14 @@ static const struct gm_op p0_hostmem_ops[] = {
 	/* 67 cuStreamSynchronize */ GM_STREAM_SYNC(67, 1),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000014 s in all */
+static const uint32_t p0_hostmem_host_gap[30] = {
+	0, 0, 0, 51, 0, 0, 570, 0, 70, 0,
+	0, 371, 49, 0, 0, 2345, 0, 70, 0, 9929,
+	50, 0, 40, 61, 70, 71, 110, 0, 250, 61,
+};
+
 static void *p0_hostmem_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -171,6 +179,9 @@ static const struct gm_program_desc p0_hostmem = {
 	.hostmems = p0_hostmem_hostmems,
 	.nr_ops = 30,
 	.ops = p0_hostmem_ops,
+	.host_gap = p0_hostmem_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */

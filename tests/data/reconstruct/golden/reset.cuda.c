@@ -25,8 +25,8 @@ static const struct gm_stream_desc p0_reset_streams[] = {
 };
 
 static const struct gm_module_desc p0_reset_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 1: event 34 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 1: event 34 */
 };
 
 static const uint32_t p0_reset_k0_offsets[] = { 0, 8, 16, 20 };
@@ -92,6 +92,12 @@ static const struct gm_op p0_reset_ops[] = {
 	/* 56 cuDevicePrimaryCtxReset_v2 */ GM_FREE(56, 1),
 };
 
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000017 s in all */
+static const uint32_t p0_reset_host_gap[10] = {
+	0, 411, 11081, 301, 731, 581, 711, 2154, 932, 0,
+};
+
 static void *p0_reset_thread(void *arg)
 {
 	struct gm_prog *p = arg;
@@ -136,6 +142,9 @@ static const struct gm_program_desc p0_reset = {
 	.host_arena = 16384,
 	.nr_ops = 10,
 	.ops = p0_reset_ops,
+	.host_gap = p0_reset_host_gap,
+	.host_thread = NULL,
+	.nr_host_threads = 1,
 };
 
 static const struct gm_program_desc *const programs[] = {

@@ -26,7 +26,7 @@ static const struct gm_stream_desc p0_threads_streams[] = {
 };
 
 static const struct gm_module_desc p0_threads_modules[] = {
-	{ "c91328a83f0e23b27847352099e1e663", 10096 },	/* module 0: event 6 */
+	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 6 */
 };
 
 static const uint32_t p0_threads_k0_offsets[] = { 0, 8, 16, 20 };
@@ -49,7 +49,7 @@ static const struct gm_global_desc p0_threads_globals[] = {
 /* parameter buffer 0: 24 bytes; +0 = GM_A(1), +8 = GM_A(0) */
 static const uint8_t p0_threads_par0[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x07, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
+	0x05, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
 };
 static const struct gm_reloc p0_threads_par0_relocs[] = {
 	{ 0, GM_A(1), 0 },
@@ -58,7 +58,7 @@ static const struct gm_reloc p0_threads_par0_relocs[] = {
 /* parameter buffer 1: 24 bytes; +0 = GM_A(3), +8 = GM_A(2) */
 static const uint8_t p0_threads_par1[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x05, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
 };
 static const struct gm_reloc p0_threads_par1_relocs[] = {
 	{ 0, GM_A(3), 0 },
@@ -76,8 +76,8 @@ static const struct gm_launch_desc p0_threads_launches[] = {
 };
 
 static const char *const p0_threads_checks[] = {
-	"a4e68bd19b6d3a8bf65c0689c015f8c7",	/* 0 */
-	"911ee3321bada6059d6a148554aefdd1",	/* 1 */
+	"911ee3321bada6059d6a148554aefdd1",	/* 0 */
+	"a4e68bd19b6d3a8bf65c0689c015f8c7",	/* 1 */
 };
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
@@ -100,6 +100,19 @@ static const struct gm_op p0_threads_ops[] = {
 	/* 54 cuMemFree_v2 */ GM_FREE(54, 2),
 	/* 56 cuMemFree_v2 */ GM_FREE(56, 3),
 	/* 60 cuCtxSynchronize */ GM_CTX_SYNC(60),
+};
+
+/* captured host time: before each operation, the gap since its thread's
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000883 s in all */
+static const uint32_t p0_threads_host_gap[18] = {
+	0, 0, 301, 0, 260, 133409, 8365, 621, 10520, 490,
+	290, 212787, 8616, 410, 9758, 310, 291, 496095,
+};
+
+/* the captured thread of each operation (3 threads, numbered by their first operation) */
+static const uint16_t p0_threads_host_thread[18] = {
+	0, 1, 1, 2, 2, 1, 1, 1, 1, 1,
+	1, 2, 2, 2, 2, 2, 2, 0,
 };
 
 static void *p0_threads_thread(void *arg)
@@ -146,13 +159,16 @@ static const struct gm_program_desc p0_threads = {
 	.host_arena = 16384,
 	.nr_ops = 18,
 	.ops = p0_threads_ops,
+	.host_gap = p0_threads_host_gap,
+	.host_thread = p0_threads_host_thread,
+	.nr_host_threads = 3,
 };
 
 /* host-to-device data: blobs/<hash> in the replay data directory */
 static const struct gm_blob_desc blobs[] = {
 	{ "bc436cfaea3fe1a89284b7aeb2cf9cb7", 4, 0 },	/* 0 */
-	{ "55fc1ed96e668734df09853598e1905b", 16384, 0 },	/* 1 */
-	{ "26d41d2270c18a9a60cc5aa36b2fbf1b", 16384, 0 },	/* 2 */
+	{ "26d41d2270c18a9a60cc5aa36b2fbf1b", 16384, 0 },	/* 1 */
+	{ "55fc1ed96e668734df09853598e1905b", 16384, 0 },	/* 2 */
 };
 
 static const struct gm_program_desc *const programs[] = {
