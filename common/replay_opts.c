@@ -40,6 +40,8 @@ enum {
 	OPT_PROCESS_CHILD,
 	OPT_ONE_SHOT,
 	OPT_PROBE,
+	OPT_HOST_TIME,
+	OPT_MAX_HOST_GAP,
 	OPT_HELP,
 };
 
@@ -71,6 +73,8 @@ static const struct option longopts[] = {
 	{ "process-child", required_argument, NULL, OPT_PROCESS_CHILD },
 	{ "one-shot", no_argument, NULL, OPT_ONE_SHOT },
 	{ "probe", required_argument, NULL, OPT_PROBE },
+	{ "host-time", required_argument, NULL, OPT_HOST_TIME },
+	{ "max-host-gap", required_argument, NULL, OPT_MAX_HOST_GAP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -83,6 +87,23 @@ const char *gm_completion_name(enum gm_completion c)
 const char *gm_host_callbacks_name(enum gm_host_callbacks h)
 {
 	return h == GM_HOST_CALLBACKS_TIMED ? "timed" : "empty";
+}
+
+const char *gm_host_time_name(enum gm_host_time h)
+{
+	return h == GM_HOST_TIME_NONE ? "none" : "captured";
+}
+
+int gm_host_time_parse(const char *s, enum gm_host_time *out)
+{
+	if (!strcmp(s, "captured")) {
+		*out = GM_HOST_TIME_CAPTURED;
+	} else if (!strcmp(s, "none")) {
+		*out = GM_HOST_TIME_NONE;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 const char *gm_grid_mode_name(enum gm_grid_mode g)
@@ -130,6 +151,8 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->completion = GM_COMPLETION_EVENT;
 	o->process_child = -1;
 	o->board_fd = -1;
+	o->host_time = GM_HOST_TIME_CAPTURED;
+	o->max_host_gap_s = -1;
 }
 
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
@@ -404,6 +427,22 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			}
 			o->mps_threads = optarg;
 			o->given |= GM_KNOB_MPS_THREADS;
+			break;
+		case OPT_HOST_TIME:
+			if (gm_host_time_parse(optarg, &o->host_time) < 0) {
+				return gm_error("--host-time takes 'captured' or "
+						"'none', not '%s'", optarg);
+			}
+			o->given |= GM_KNOB_HOST_TIME;
+			break;
+		case OPT_MAX_HOST_GAP:
+			o->max_host_gap_s = strtod(optarg, &end);
+			if (*end || !*optarg || !(o->max_host_gap_s >= 0) ||
+			    isinf(o->max_host_gap_s)) {
+				return gm_error("--max-host-gap takes a number of "
+						"seconds (0 or more)");
+			}
+			o->given |= GM_KNOB_MAX_HOST_GAP;
 			break;
 		case OPT_PROCESS_CHILD: {
 			int idx, fd, n = 0;

@@ -49,6 +49,12 @@ enum gm_host_callbacks {
 	GM_HOST_CALLBACKS_TIMED,	/* one that spends the captured time */
 };
 
+/* The captured host time between a program's calls (doc/gpumix-replay.md). */
+enum gm_host_time {
+	GM_HOST_TIME_CAPTURED,	/* spent before each call, as captured */
+	GM_HOST_TIME_NONE,	/* calls back to back */
+};
+
 struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
@@ -78,12 +84,15 @@ struct gm_replay_opts {
 	enum gm_grid_mode grid;
 	enum gm_host_callbacks host_callbacks;
 	enum gm_probe_mode probe;
+	enum gm_host_time host_time;
+	double max_host_gap_s;		/* < 0: no limit */
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
 };
 
-/* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog, profiling on, fresh host pages,
+/* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog,
+ * profiling on, fresh host pages, captured host time without a limit,
  * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
  * where no limit binds, elastic off, probe off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);
@@ -126,6 +135,10 @@ int gm_mps_threads_check(const char *spec);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);
+
+/* "captured" or "none"; gm_host_time_parse() returns -1 for others. */
+const char *gm_host_time_name(enum gm_host_time h);
+int gm_host_time_parse(const char *s, enum gm_host_time *out);
 
 /* "captured" or "resident"; gm_grid_mode_parse() returns -1 for others. */
 const char *gm_host_callbacks_name(enum gm_host_callbacks h);

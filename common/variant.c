@@ -100,6 +100,13 @@ static const struct gm_knob_desc knobs[] = {
 	  "the block probe: each block of the transformed kernels records its "
 	  "SM, start and end (probe.tsv, probe.bin); runs the transformed "
 	  "kernels (reconstruct --elastic)" },
+	{ GM_KNOB_HOST_TIME, "--host-time", "host_time", "captured|none",
+	  "spend the host time each program spent between its calls when "
+	  "captured, before each call (captured, the default), or issue the "
+	  "calls back to back (none)" },
+	{ GM_KNOB_MAX_HOST_GAP, "--max-host-gap", "max_host_gap", "SECONDS",
+	  "spend at most SECONDS of captured host time before any one call "
+	  "(default: no limit)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, resident, orig" },

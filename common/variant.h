@@ -53,10 +53,14 @@ enum gm_knob {
 	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
 	GM_KNOB_ONE_SHOT = 1 << 11,	/* --one-shot */
 	GM_KNOB_PROBE = 1 << 12,	/* --probe blocks|off */
+	GM_KNOB_HOST_TIME = 1 << 13,	/* --host-time captured|none */
+	GM_KNOB_MAX_HOST_GAP = 1 << 14,	/* --max-host-gap SECONDS */
 };
 
-/* The knobs every variant takes (each row of the table has them). */
-#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE)
+/* The knobs every variant takes (each row of the table has them): the
+ * host time, for one, is spent the same whatever the mechanism. */
+#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
+				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP)
 
 struct gm_variant {
 	const char *name;

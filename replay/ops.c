@@ -9,7 +9,9 @@
  * streams is the schedulers' (sched_*.c).
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "cu_check.h"
@@ -303,17 +305,91 @@ int gm_host_func(struct gm_prog *p, const struct gm_op *op, CUstream st)
 					 (void *)op));
 }
 
+/*
+ * Spending captured host time: sleep for the bulk of a gap, spin for its
+ * last SPIN_NS (a sleep overshoots by tens of microseconds), and never
+ * sleep longer than SLICE_NS at once, so that the watchdog sees progress
+ * (a long gap is the program's, not a hang) and a stopping run is noticed.
+ * A scheduler that holds work back (nss) is given the time meanwhile.
+ */
+#define SPIN_NS 200000u
+#define SLICE_NS 50000000u
+
+/* 0 at @due, 1 when the run stops first, -1 on a scheduler error. */
+static int spend_host_gap(struct gm_prog *p, uint64_t due)
+{
+	const struct gm_sched *s = p->run->sched;
+
+	for (;;) {
+		uint64_t now = gm_now_ns(), left;
+		int busy = 0;
+
+		if (now >= due) {
+			return 0;
+		}
+		left = due - now;
+		if (s->idle && (busy = s->idle(p)) < 0) {
+			return -1;
+		}
+		if (atomic_load_explicit(&p->run->stop, memory_order_relaxed)) {
+			return 1;
+		}
+		if (busy) {
+			watchdog_step(p->wd);
+			sched_yield();
+		} else if (left > SPIN_NS) {
+			uint64_t nap = left - SPIN_NS;
+			struct timespec ts;
+
+			if (nap > SLICE_NS) {
+				nap = SLICE_NS;
+			}
+			ts.tv_sec = 0;
+			ts.tv_nsec = (long)nap;
+			nanosleep(&ts, NULL);
+			watchdog_step(p->wd);
+		}
+		/* else: spin on the clock */
+	}
+}
+
 int gm_replay_ops(struct gm_prog *p, const struct gm_op *ops, uint64_t nr)
 {
 	struct gm_run *run = p->run;
 	int (*exec)(struct gm_prog *, const struct gm_op *, uint64_t) =
 		run->sched->exec;
+	/* Host gaps belong to the program's own table of operations. */
+	int gaps = gm_host_gaps_on(&p->hg) && ops == p->d->ops;
 
 	p->cur_ops = ops;
+	if (gaps) {
+		gm_host_gaps_begin(&p->hg);
+	}
 	for (uint64_t i = 0; i < nr; i++) {
 		const struct gm_op *op = &ops[i];
 
 		watchdog_at(p->wd, i);
+		if (gaps) {
+			/* Before the operation is issued to the scheduler:
+			 * one that defers work (nss) issues it no earlier. */
+			uint64_t due = gm_host_gaps_due(&p->hg, i);
+			int r = due ? spend_host_gap(p, due) : 0;
+			if (r < 0) {
+				gm_error("program '%s': operation %" PRIu64
+					 " (%s, trace event %" PRIu64 "): cannot "
+					 "go on while spending host time",
+					 p->d->name, i, gm_op_name(op->code),
+					 op->event);
+				p->failed = 1;
+				return -1;
+			}
+			if (r > 0) {
+				return 0;
+			}
+			if (due) {
+				gm_host_gaps_issued(&p->hg, due, gm_now_ns());
+			}
+		}
 		if (exec(p, op, i) < 0) {
 			gm_error("program '%s': operation %" PRIu64
 				 " (%s, trace event %" PRIu64 ") failed",
@@ -321,6 +397,9 @@ int gm_replay_ops(struct gm_prog *p, const struct gm_op *ops, uint64_t nr)
 				 op->event);
 			p->failed = 1;
 			return -1;
+		}
+		if (gaps) {
+			gm_host_gaps_returned(&p->hg, i, gm_now_ns());
 		}
 		watchdog_step(p->wd);
 		if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {

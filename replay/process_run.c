@@ -706,11 +706,25 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		}
 		free(m);
 		if (!have_template) {
-			/* Device, versions, options: the same in every process. */
+			/* Device, versions, options: the same in every
+			 * process; the programs' keys are each one's. */
 			for (size_t k = 0; k < part.nr; k++) {
-				kvfile_set(&kv, part.keys[k], part.values[k]);
+				if (strncmp(part.keys[k], "program.", 8)) {
+					kvfile_set(&kv, part.keys[k],
+						   part.values[k]);
+				}
 			}
 			have_template = 1;	/* counts the processes read */
+		}
+		/* Its one program is program 0 there: its keys (host time,
+		 * ...) are program I's here. */
+		for (size_t k = 0; k < part.nr; k++) {
+			if (!strncmp(part.keys[k], "program.0.", 10)) {
+				char key[64];
+				snprintf(key, sizeof(key), "program.%u.%s", i,
+					 part.keys[k] + 10);
+				kvfile_set(&kv, key, part.values[k]);
+			}
 		}
 		if (!kvfile_get_u64(&part, "streams", &v, "manifest")) {
 			streams += v;
@@ -784,6 +798,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	kvfile_set_u64(&kv, "min_replays", run->opt.min_replays);
 	kvfile_set(&kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
 	gm_manifest_repetition(&kv, &run->opt);
+	gm_manifest_host_time(&kv, &run->opt);
 	kvfile_set(&kv, "started_at", run->started_at);
 	run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);

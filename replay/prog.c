@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -109,6 +110,13 @@ static int check_tables(const struct gm_run *run, const struct gm_program_desc *
 	for (uint32_t i = 0; i < d->nr_texdescs; i++) {
 		if (check_ref(d, d->texdescs[i].ref, 0) < 0) {
 			return BAD("texture description %" PRIu32, i);
+		}
+	}
+	for (uint64_t i = 0; d->host_thread && i < d->nr_ops; i++) {
+		if (!d->host_gap || d->host_thread[i] >= d->nr_host_threads) {
+			return BAD("operation %" PRIu64 ": host thread %u of %"
+				   PRIu32, i, (unsigned)d->host_thread[i],
+				   d->nr_host_threads);
 		}
 	}
 	(void)run;
@@ -553,6 +561,17 @@ int gm_prog_init(struct gm_prog *p)
 		p->failed = 1;
 		gm_record_failure(run);
 	}
+	gm_host_gaps_init(&p->hg, p->d, &run->opt);
+	if (gm_host_gaps_on(&p->hg)) {
+		/* Sleeps of the host gaps end within microseconds, not the
+		 * default 50 us of timer slack. */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	} else if (run->opt.host_time == GM_HOST_TIME_CAPTURED &&
+		   !p->hg.have_tables) {
+		gm_log(run, "replay: program '%s' has no captured host times "
+		       "(its bundle or its reconstruction predates them): its "
+		       "calls are replayed back to back", p->d->name);
+	}
 	p->init_done = 1;
 
 	/* Barrier: every program initialised (or failed) before any replay. */
@@ -859,6 +878,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 		cuLibraryUnload(p->libs[i]);
 	}
 	gm_hostmem_release(p);
+	gm_host_gaps_release(&p->hg);
 	if (p->arena_pinned) {
 		cuMemFreeHost(p->arena_pinned);
 	}

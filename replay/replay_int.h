@@ -21,6 +21,7 @@
 #include "gpu_state.h"
 #include "gpumix_replay.h"
 #include "hash.h"
+#include "host_gap.h"
 #include "profiler.h"
 #include "replay_opts.h"
 #include "repeat.h"
@@ -106,6 +107,7 @@ struct gm_prog {
 					   (prepare_replay in prog.c) */
 	uint64_t start_ns, io_ns;
 	struct watchdog_target *wd;
+	struct gm_host_gaps hg;		/* captured host time (host_gap.h) */
 	const struct gm_op *cur_ops;	/* table being replayed (reports) */
 	atomic_uint_fast64_t last_launch;	/* op index + 1, 0: none */
 	struct repeat_ctl *group;
@@ -279,6 +281,11 @@ void gm_manifest_program(struct kvfile *kv, unsigned i,
 /* The run manifest's keys of a study's repetition: run.repetition
  * (always, 0 unless --repetition) and study.seed (with --study-seed). */
 void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o);
+
+/* The run manifest's keys of the host-time options: host_time (always)
+ * and max_host_gap_s (with --max-host-gap). The programs' own are
+ * gm_host_gaps_manifest()'s. */
+void gm_manifest_host_time(struct kvfile *kv, const struct gm_replay_opts *o);
 
 /* Read exactly @size bytes of @path into @buf (the file must have that
  * size). Returns 0 or -1 (cause recorded). */

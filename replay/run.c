@@ -172,6 +172,14 @@ void gm_manifest_program(struct kvfile *kv, unsigned i,
 	kvfile_set_u64(kv, key, warm);
 }
 
+void gm_manifest_host_time(struct kvfile *kv, const struct gm_replay_opts *o)
+{
+	kvfile_set(kv, "host_time", gm_host_time_name(o->host_time));
+	if (o->max_host_gap_s >= 0) {
+		kvfile_setf(kv, "max_host_gap_s", "%.9g", o->max_host_gap_s);
+	}
+}
+
 void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o)
 {
 	kvfile_set_u64(kv, "run.repetition", o->repetition);
@@ -197,6 +205,9 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set_u64(kv, "programs", w->nr_programs);
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		gm_manifest_program(kv, i, w->programs[i]);
+		if (run->progs) {
+			gm_host_gaps_manifest(&run->progs[i].hg, kv, i);
+		}
 		/* + the runtime's own */
 		streams += (run->progs && run->sched->nr_streams ?
 			    run->sched->nr_streams(&run->progs[i]) :
@@ -246,6 +257,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
 	kvfile_set(kv, "host_callbacks",
 		   gm_host_callbacks_name(run->opt.host_callbacks));
+	gm_manifest_host_time(kv, &run->opt);
 	gm_gpu_state_manifest(kv, "gpu.start", &run->gpu_start);
 	gm_gpu_state_manifest(kv, "gpu.end", &run->gpu_end);
 	if (run->board) {

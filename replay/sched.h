@@ -13,6 +13,10 @@
  *                 events exist (unless own_streams), before the
  *                 runtime's own stream is made
  *   exec          per operation of a timed replay
+ *   idle          while the program spends captured host time before
+ *                 an operation (doc/gpumix-replay.md, "Host time"):
+ *                 issue what the scheduler holds back and became ready,
+ *                 as the GPU would go on with queued work meanwhile
  *   drain         at the end of each replay (wait for the program's GPU
  *                 work, verify pending results)
  *   replay_end    after drain, before the next replay starts (forget the
@@ -44,6 +48,9 @@ struct gm_sched {
 	int (*run_init)(struct gm_run *run);
 	int (*prog_init)(struct gm_prog *p);
 	int (*exec)(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+	/* 1 when work is still held back (call again soon), 0 when none
+	 * (the caller may sleep), -1 with a recorded cause. */
+	int (*idle)(struct gm_prog *p);
 	int (*drain)(struct gm_prog *p);
 	int (*replay_end)(struct gm_prog *p);
 	void (*prog_release)(struct gm_prog *p);

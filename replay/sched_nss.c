@@ -661,6 +661,35 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 	return enqueue(p, c, &seq);
 }
 
+/*
+ * While the program spends host time: the dispatcher goes on issuing
+ * what became ready (the next timeslice of a kernel, a command whose
+ * dependencies completed), as queued work would go on on a GPU. Queued
+ * commands, or a kernel with ranges still to issue, mean: call again
+ * soon; work whose completion issues nothing more can wait.
+ */
+static int nss_idle(struct gm_prog *p)
+{
+	struct nss_prog *n = prog_state(p);
+	int moved;
+
+	if (progress(p, &moved) < 0) {
+		return -1;
+	}
+	if (n->nr_queue) {
+		return 1;
+	}
+	for (int q = 0; q < GM_DEP_NR_QUEUES; q++) {
+		const struct nss_fifo *f = &n->fifo[q];
+		for (size_t i = 0; i < f->nr; i++) {
+			if (!f->v[(f->head + i) % f->alloc].last) {
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* 0 when all work so far is done, or the run stops. */
 static int wait_all(struct gm_prog *p)
 {
@@ -850,6 +879,7 @@ const struct gm_sched gm_sched_nss = {
 	.run_init = nss_run_init,
 	.prog_init = nss_prog_init,
 	.exec = nss_exec,
+	.idle = nss_idle,
 	.drain = nss_drain,
 	.replay_end = nss_replay_end,
 	.prog_release = nss_prog_release,

@@ -390,6 +390,21 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 				       "'resident', not '%s'", what, word);
 		}
 		break;
+	case GM_KNOB_HOST_TIME:
+		if (yaml_doc_string(l->d, v, what, &word)) {
+			break;
+		}
+		ret = gm_host_time_parse(word, &s->host_time);
+		if (ret) {
+			yaml_doc_error(l->d, v, "%s must be 'captured' or 'none', "
+				       "not '%s'", what, word);
+		}
+		break;
+	case GM_KNOB_MAX_HOST_GAP:
+		/* 0 spends none: the same as host_time: none. */
+		ret = yaml_doc_duration(l->d, v, what, 0, HUGE_VAL,
+					&s->max_host_gap_s);
+		break;
 	case GM_KNOB_HIGH_PRIORITY:
 		/* A program of the study (checked once they are loaded). */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -501,6 +516,8 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 	s->copy_chunk = GM_DEFAULT_COPY_CHUNK;
 	s->completion = GM_COMPLETION_EVENT;
 	s->grid = GM_GRID_CAPTURED;
+	s->host_time = GM_HOST_TIME_CAPTURED;
+	s->max_host_gap_s = -1;
 	s->same_kernels = 1;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
@@ -1553,6 +1570,17 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		return 0;
 	case GM_KNOB_GRID:
 		snprintf(buf, len, "%s", gm_grid_mode_name(s->grid));
+		return 0;
+	case GM_KNOB_HOST_TIME:
+		/* Always: runs replayed back to back before host time was
+		 * the default are not the same runs. */
+		snprintf(buf, len, "%s", gm_host_time_name(s->host_time));
+		return 0;
+	case GM_KNOB_MAX_HOST_GAP:
+		if (s->max_host_gap_s < 0) {
+			return -1;
+		}
+		snprintf(buf, len, "%.9g", s->max_host_gap_s);
 		return 0;
 	case GM_KNOB_HIGH_PRIORITY:
 		if (!s->high_priority) {

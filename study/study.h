@@ -98,6 +98,8 @@ struct study {
 	enum gm_completion completion;
 	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
 	enum gm_probe_mode probe;	/* the block probe, every variant */
+	enum gm_host_time host_time;	/* captured (default) or none */
+	double max_host_gap_s;		/* < 0: no limit */
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
 	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */

@@ -58,6 +58,9 @@ check_eq "analyze replaces an earlier run of the same configuration" \
 	"analyze a+b.nss: --force" "$(grep '^analyze a+b\.nss:' args)"
 check_eq "no replay but nss is given a knob" "0" \
 	"$(grep '^replay' args | grep -v '\.nss:' | grep -c -- '--timeslice-us\|--copy-chunk\|--completion\|--policy')"
+check_eq "every replay, of every variant, spends the captured host time (--host-time captured)" \
+	"9 9" "$(ls results/t/runs | wc -l) $(cat results/t/runs/*/manifest | grep -c '^host_time = captured$')"
+check_eq "  without a limit" 0 "$(cat results/t/runs/*/manifest | grep -c '^max_host_gap_s')"
 check_eq "the runs of a pair replay the pair's one build" "a+b a+b nss" \
 	"$(sed -n 's/^workload = //p' results/t/runs/a+b.cuda/manifest) \
 $(sed -n 's/^workload = //p' results/t/runs/a+b.nss/manifest) \
@@ -308,6 +311,18 @@ out=$("$GPUMIX" run study.yaml 2>&1)
 check_match "a corrupt state file is an error naming it" \
 	"^error: cannot read the study state '$d/results/t/study.state'" "$out"
 check_match "  with a hint" "^hint: delete it to start the study over$" "$out"
+
+# ---- host_time and max_host_gap reach every variant's replays ----
+d=$tmp/s9
+make_study "$d" "a b" "" "single, cuda, nss"
+sed -i 's|min_replays: 3|min_replays: 3, host_time: none, max_host_gap: 1.5s|' "$d/study.yaml"
+cd "$d" || exit 1
+"$GPUMIX" run study.yaml >/dev/null 2>&1
+check_eq "a study with host_time and max_host_gap succeeds" 0 $?
+check_eq "every replay got --host-time none" "4 4" \
+	"$(ls results/t/runs | wc -l) $(cat results/t/runs/*/manifest | grep -c '^host_time = none$')"
+check_eq "and --max-host-gap 1.5" 4 "$(cat results/t/runs/*/manifest | grep -c '^max_host_gap_s = 1.5$')"
+cd "$tmp" || exit 1
 
 # ---- no gnuplot: the report has its tables, and says so ----
 d=$tmp/s8

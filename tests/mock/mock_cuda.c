@@ -81,6 +81,12 @@
  *   MOCK_CUDA_WAVE_US=N         a kernel runs N microseconds per wave of
  *                               blocks, a wave being one block per SM of
  *                               its context (default: no added time).
+ *   MOCK_CUDA_CALL_LOG=FILE     each call that issues work (a copy,
+ *                               memset, kernel launch or host function)
+ *                               appends "NS TID WHAT BYTES" to FILE: its
+ *                               entry time (the CUPTI clock), thread,
+ *                               kind and size (launch: 0), so a test can
+ *                               see when the replay issued its calls.
  *   MOCK_CUDA_D2H_PAGES=FILE    each device-to-host copy into pageable
  *                               memory appends "BYTES RESIDENT PAGES" to
  *                               FILE: how many of the pages it writes
@@ -490,6 +496,26 @@ void mock_slow(const char *fn)
 		fprintf(f, "%llu\n", (unsigned long long)mock_now());
 		fclose(f);
 	}
+}
+
+void mock_call_log(const char *what, uint64_t bytes, uint64_t t0)
+{
+	static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *path = getenv("MOCK_CUDA_CALL_LOG");
+	FILE *f;
+
+	if (!path || !*path) {
+		return;
+	}
+	pthread_mutex_lock(&log_lock);
+	f = fopen(path, "a");
+	if (f) {
+		fprintf(f, "%llu %ld %s %llu\n", (unsigned long long)t0,
+			(long)syscall(SYS_gettid), what,
+			(unsigned long long)bytes);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&log_lock);
 }
 
 #define FAIL_IF(name)                                                          \
@@ -1304,6 +1330,7 @@ static CUresult queue_copy(uint8_t kind, void *dst, const void *src, size_t n,
 		m->src = m->staged;
 	}
 	m->c.corr = api_record(cbid, t0);
+	mock_call_log("copy", n, t0);
 	r = mock_enqueue(s, &m->c);
 	if (r != CUDA_SUCCESS) {
 		free(m);
@@ -1485,6 +1512,7 @@ static CUresult memset_n(CUdeviceptr dst, unsigned v, size_t n, unsigned w,
 	}
 	c->call_ns = t0;
 	c->corr = api_record(285, t0);
+	mock_call_log("memset", (uint64_t)n * w, t0);
 	r = mock_enqueue(s, c);
 	if (r != CUDA_SUCCESS) {
 		free(c);
@@ -1871,6 +1899,7 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 	}
 	c->call_ns = t0;
 	c->corr = api_record(307, t0);
+	mock_call_log("launch", 0, t0);
 	r = mock_enqueue(s, c);
 	if (r != CUDA_SUCCESS) {
 		free(c);
@@ -1996,6 +2025,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg)
 	h->c.call_ns = mock_now();
 	/* CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc */
 	h->c.corr = api_record(527, h->c.call_ns);
+	mock_call_log("host_func", 0, h->c.call_ns);
 	h->fn = fn;
 	h->arg = arg;
 	r = mock_enqueue(s, &h->c);

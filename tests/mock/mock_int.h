@@ -106,6 +106,10 @@ int mock_failing(const char *fn) MOCK_HIDDEN;
  * time (mock_cuda.c). */
 void mock_slow(const char *fn) MOCK_HIDDEN;
 
+/* MOCK_CUDA_CALL_LOG: note a call that issues work (@what: copy, memset,
+ * launch, host_func) of @bytes bytes, entered at @t0 (mock_now()). */
+void mock_call_log(const char *what, uint64_t bytes, uint64_t t0) MOCK_HIDDEN;
+
 /* Create a stream of context @ctx (cuStreamCreateWithPriority and
  * cuGreenCtxStreamCreate). */
 CUresult mock_stream_create(CUstream *out, unsigned flags, int priority,

@@ -25,6 +25,11 @@
  *   gen-workload bench --ops N --fatbin F -o DIR
  *       one program of about N operations (generation/build speed, and
  *       replay overhead with the real fatbin; results not verified).
+ *   gen-workload hostgap --fatbin F [--variant V] [--programs N] -o DIR
+ *       N programs (default 1) of asynchronous memsets with captured host
+ *       times from two captured threads: the gaps of hostgap_calls[]
+ *       below, each memset of a size that names it (HOSTGAP_BYTES(k),
+ *       tests/cli/replay_host_time.sh reads the mock driver's call log).
  *
  * --bad-hash corrupts the last expected result of the last program;
  * --nondeterministic marks that program as not verified; --blocking makes
@@ -66,6 +71,7 @@
 struct opts {
 	const char *mode, *fatbin, *variant, *out;
 	unsigned programs;
+	int programs_given;
 	uint64_t ops;
 	int bad_hash, nondet, blocking, cooperative, warm_result;
 };
@@ -274,6 +280,88 @@ out:
 	free(out);
 	free(out2);
 	return ret;
+}
+
+/*
+ * The captured calls of the hostgap programs, in order: the thread that
+ * made it, its host gap (since that thread's previous call returned;
+ * a thread's first call has none) and how many memsets it is (a 2-D
+ * memset is one per row; 0: a kernel launch). Memset k (from 0) is of
+ * HOSTGAP_BYTES(k) bytes; tests/cli/replay_host_time.sh expects exactly
+ * these gaps. Memset 9 waits for the launch before it (the same stream):
+ * the nss scheduler holds it back until the kernel is done, which it
+ * must see during the 100 ms the program spends before memset 10.
+ */
+#define HOSTGAP_BYTES(k) (4096u + 64u * (unsigned)(k))
+static const struct {
+	uint32_t tid;
+	uint32_t gap_us;
+	unsigned ops;
+} hostgap_calls[] = {
+	{ 101, 0, 1 },		/* memset 0 */
+	{ 101, 30000, 1 },	/* memset 1: 30 ms */
+	{ 202, 0, 1 },		/* memset 2: thread 202's first */
+	{ 101, 5000, 1 },	/* memset 3 */
+	{ 202, 60000, 1 },	/* memset 4: since memset 2 returned */
+	{ 101, 10000, 2 },	/* memsets 5, 6: one call, the second no gap */
+	{ 101, 150000, 1 },	/* memset 7: the long one */
+	{ 202, 1000, 1 },	/* memset 8 */
+	{ 101, 0, 0 },		/* a launch */
+	{ 101, 0, 1 },		/* memset 9, after the kernel */
+	{ 101, 100000, 1 },	/* memset 10 */
+};
+
+static int hostgap_program(struct model *m, const struct opts *o,
+			   unsigned idx)
+{
+	static const uint32_t off[] = { 0, 8, 16, 20 }, size[] = { 8, 8, 4, 4 };
+	uint64_t last[2] = { 0, 0 }, t = 1000000000ull;
+	unsigned k = 0;
+	char name[32];
+	struct model_prog *p;
+
+	snprintf(name, sizeof(name), "gaps-%c", 'a' + idx);
+	ev = 0;
+	p = model_add_program(m, name, "synthetic", 1);
+	if (!p) {
+		return -1;
+	}
+	/* Set-up: thread 101's first calls. */
+	model_set_host_time(p, 101, t, t + 1000);
+	last[0] = t + 1000;
+	TRY(add_module(p, o->fatbin));
+	TRY(model_add_kernel(p, ev++, K_SCALE, LIB, "_Z5scalePjPKjjj", 4, off,
+			     size));
+	TRY(model_add_alloc(p, ev++, "cuMemAlloc_v2", A_IN, 1 << 20));
+	TRY(model_add_alloc(p, ev++, "cuMemAlloc_v2", A_OUT, BYTES));
+	for (size_t c = 0; c < sizeof(hostgap_calls) / sizeof(*hostgap_calls);
+	     c++) {
+		int th = hostgap_calls[c].tid == 202;
+		uint64_t in = last[th] ? last[th] + hostgap_calls[c].gap_us * 1000ull
+				       : t + 5000000;
+
+		model_set_host_time(p, hostgap_calls[c].tid, in, in + 1000);
+		last[th] = in + 1000;
+		if (!hostgap_calls[c].ops) {
+			uint64_t po = A_OUT, pi = A_IN;
+			uint32_t mul = 3, n = N_ELEMS;
+			uint8_t par[24];
+			memcpy(par, &po, 8);
+			memcpy(par + 8, &pi, 8);
+			memcpy(par + 16, &mul, 4);
+			memcpy(par + 20, &n, 4);
+			TRY(launch(p, K_SCALE, 0, par, 24, 0));
+			continue;
+		}
+		for (unsigned r = 0; r < hostgap_calls[c].ops; r++, k++) {
+			TRY(model_add_memset(p, ev, "cuMemsetD8Async",
+					     A_IN + 0x10000 * r, 0x5a, 1,
+					     HOSTGAP_BYTES(k), 0, 0));
+		}
+		ev++;
+	}
+	TRY(model_add_ctx_sync(p, ev++, "cuCtxSynchronize"));
+	return 0;
 }
 
 static int hang_program(struct model *m, const struct opts *o)
@@ -725,7 +813,7 @@ static int bench_program(struct model *m, const struct opts *o)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen-workload tiny|hang|race|bench --fatbin F "
+	fprintf(stderr, "usage: gen-workload tiny|hang|race|bench|hostgap --fatbin F "
 		"[--variant V] [--programs N] [--ops N] [--bad-hash] "
 		"[--nondeterministic] [--blocking] [--cooperative] [--warm-result] "
 		"-o DIR\n");
@@ -734,7 +822,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { NULL, NULL, NULL, NULL, 2, 1000000, 0, 0, 0, 0 };
+	struct opts o = { .programs = 2, .ops = 1000000 };
 	struct model *m;
 	struct strbuf report = STRBUF_INIT;
 	struct timespec t0, t1, t2;
@@ -752,6 +840,7 @@ int main(int argc, char **argv)
 			o.variant = argv[++i];
 		} else if (!strcmp(a, "--programs") && i + 1 < argc) {
 			o.programs = (unsigned)atoi(argv[++i]);
+			o.programs_given = 1;
 		} else if (!strcmp(a, "--ops") && i + 1 < argc) {
 			o.ops = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -798,6 +887,11 @@ int main(int argc, char **argv)
 		ret = hang_program(m, &o);
 	} else if (!strcmp(o.mode, "bench")) {
 		ret = bench_program(m, &o);
+	} else if (!strcmp(o.mode, "hostgap")) {
+		unsigned n = o.programs_given ? o.programs : 1;
+		for (unsigned i = 0; i < n && !ret; i++) {
+			ret = hostgap_program(m, &o, i);
+		}
 	} else {
 		model_free(m);
 		return usage();

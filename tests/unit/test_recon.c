@@ -43,6 +43,9 @@ static void names(void)
 			  "every implemented variant of the table can be the "
 			  "default, no other");
 		gm_error_clear();
+		CHECK_INT(v->knobs & GM_KNOBS_EVERY_VARIANT,
+			  GM_KNOBS_EVERY_VARIANT, "every variant takes the "
+			  "knobs of every variant (host time, ...)");
 	}
 	CHECK_STR(recon_default_variant(), "cuda", "the default is cuda");
 	CHECK_INT(recon_variant_check("nosuch"), -1, "an unknown name is not");

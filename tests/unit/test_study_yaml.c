@@ -305,6 +305,9 @@ static void test_knobs(void)
 		} else if (!k->arg) {
 			/* a flag (one_shot): off unless the study sets it */
 			CHECK_INT(ret, -1, "a flag is off unset");
+		} else if (k->knob == GM_KNOB_MAX_HOST_GAP) {
+			/* no default: no limit */
+			CHECK_INT(ret, -1, "max_host_gap has no value unset");
 		} else if (k->study_key) {
 			CHECK_INT(ret, 0, "a knob with a study key has a value");
 		} else {
@@ -498,6 +501,35 @@ static void test_knobs(void)
 	CHECK_INT(study_knob_arg(&s, gm_knob_find(GM_KNOB_GRID), buf,
 				 sizeof(buf)), 0, "  which elastic runs get");
 	CHECK_STR(buf, "resident", "  as --grid resident");
+	study_release(&s);
+
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_HOST_TIME), buf,
+			      sizeof(buf)) && !strcmp(buf, "captured"),
+	      "default host time: --host-time captured, for every variant");
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\n"
+		       "replay: {host_time: none, max_host_gap: 250ms}\n", &s);
+	CHECK_STR(e, "", "host_time and max_host_gap load");
+	CHECK_INT(s.nr_warnings, 0, "  without a warning: every variant "
+		  "takes them");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_HOST_TIME), buf,
+			      sizeof(buf)) && !strcmp(buf, "none"),
+	      "  as --host-time none");
+	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_MAX_HOST_GAP), buf,
+			      sizeof(buf)) && !strcmp(buf, "0.25"),
+	      "  and --max-host-gap 0.25 (seconds)");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nreplay: {host_time: off}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:21: 'host_time' must be "
+		  "'captured' or 'none', not 'off'",
+		  "another host_time is an error at its position");
+	study_release(&s);
+	e = load_error("programs:\n  - {name: a, command: x}\n"
+		       "workloads: [[a]]\nreplay: {max_host_gap: -1s}\n", &s);
+	CHECK_STR(e, "tests/data/study/mem.yaml:4:24: 'max_host_gap' must be "
+		  "a duration such as 500us, 1ms, 2s, 5min or 1h, not '-1s'",
+		  "a negative max_host_gap is an error at its position");
 	study_release(&s);
 
 	e = load_error("programs:\n  - {name: a, command: x}\n"
