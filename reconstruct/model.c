@@ -1608,8 +1608,7 @@ int model_finish(struct model *m)
 	return 0;
 }
 
-/* The group column of GM_OPS (gpumix_replay.h) for operation @code. */
-static enum gm_op_group op_group(unsigned code)
+enum gm_op_group model_op_group(unsigned code)
 {
 	static const enum gm_op_group groups[GM_OP_COUNT] = {
 #define GM_OP_GROUP_(name, what, group, operands) [GM_OP_##name] = group,
@@ -1628,7 +1627,7 @@ void model_report(const struct model *m, struct strbuf *out)
 		uint64_t launches = 0, copies = 0;
 
 		for (size_t o = 0; o < p->nr_ops; o++) {
-			enum gm_op_group g = op_group(p->ops[o].code);
+			enum gm_op_group g = model_op_group(p->ops[o].code);
 			launches += g == GM_OPG_LAUNCH;
 			copies += g == GM_OPG_COPY;
 		}

@@ -310,8 +310,11 @@ int model_graph_stream(const struct model_prog *p, uint64_t stream);
  * time"). At model_finish(), each operation's host gap becomes its
  * entry less the return of the thread's previous operation (0 for a
  * thread's first, and between the operations of one call); the replay
- * spends it before issuing the operation. A program for which this is
- * never called has no host times (its replay runs back to back).
+ * spends it before issuing the operation. Only within the program's GPU
+ * section: the operations up to its first GPU operation (copy, memset,
+ * launch, synchronization) and after its last get none. A program for
+ * which this is never called has no host times (its replay runs back to
+ * back).
  */
 void model_set_host_time(struct model_prog *p, uint32_t tid,
 			 uint64_t enter_ns, uint64_t exit_ns);

@@ -7,9 +7,13 @@
  * return of its previous operation and this one's entry. That time holds
  * what the replay does not issue (the program's own work, the calls
  * gpumix does not record or replays at init), which the captured program
- * spent with its GPU idle as far as this thread was concerned. Threads
- * become small indices in the order of their first operation, so the
- * tables are the same for the same trace.
+ * spent with its GPU idle as far as this thread was concerned. A replay
+ * is the program's GPU section, from its first GPU operation (a copy,
+ * memset, launch or synchronization: the calls gm_api_gpu_op() names) to
+ * its last: the host time before the first and after the last (an
+ * allocation, then seconds of data loading, then the first copy) is not
+ * spent. Threads become small indices in the order of their first
+ * operation, so the tables are the same for the same trace.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -44,16 +48,38 @@ static uint32_t thread_index(uint32_t **tids, uint32_t *nr, size_t *alloc,
 	return (*nr)++;
 }
 
+/* An operation that puts work on the GPU or waits for it. */
+static int gpu_op(const struct mop *op)
+{
+	switch (model_op_group(op->code)) {
+	case GM_OPG_COPY:
+	case GM_OPG_MEMSET:
+	case GM_OPG_LAUNCH:
+	case GM_OPG_SYNC:
+		return 1;
+	default:
+		return op->code == GM_OP_GRAPH_LAUNCH ||
+		       op->code == GM_OP_PREFETCH;
+	}
+}
+
 int model_hosttime_finish(struct model_prog *p)
 {
 	uint32_t *tids = NULL, nr = 0;
 	uint64_t *last_out = NULL;
 	size_t alloc = 0, alloc_out = 0;
 	uint16_t *thread;
+	size_t first = p->nr_ops, last = 0;
 	int ret = 0;
 
 	if (!p->host_time || !p->nr_ops || p->host_gap) {
 		return 0;
+	}
+	for (size_t i = 0; i < p->nr_ops; i++) {
+		if (gpu_op(&p->ops[i])) {
+			first = first < i ? first : i;
+			last = i;
+		}
 	}
 	p->host_gap = gm_xcalloc(p->nr_ops, sizeof(*p->host_gap));
 	thread = gm_xcalloc(p->nr_ops, sizeof(*thread));
@@ -76,7 +102,8 @@ int model_hosttime_finish(struct model_prog *p)
 		}
 		/* 0 in last_out: the thread's first operation. Operations of
 		 * one call share its times: the later ones get 0. */
-		if (last_out[t] && op->host_in > last_out[t]) {
+		if (last_out[t] && op->host_in > last_out[t] && i > first &&
+		    i <= last) {
 			gap = op->host_in - last_out[t];
 		}
 		if (gap > GM_HOST_GAP_MAX_NS) {

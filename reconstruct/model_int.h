@@ -234,6 +234,9 @@ int model_hostmem_add(struct model_prog *p, uint64_t ev, uint64_t start,
 		      uint64_t size, uint32_t kind);
 void model_hostmem_drop(struct model_prog *p, uint64_t start);
 
+/* The group column of GM_OPS (gpumix_replay.h) for operation @code. */
+enum gm_op_group model_op_group(unsigned code);
+
 /*
  * model_hosttime.c: at model_finish(), the host gap of every operation of
  * @p (nothing for a program without host times). Returns 0, or -1 with a

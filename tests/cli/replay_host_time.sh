@@ -27,10 +27,10 @@ export TMPDIR=$tmp	# (mps: the private pipe directories go here)
 # gen_workload.c hostgap_calls[]; 5 and 6 are one call; a kernel launch
 # comes before 9, which waits for it).
 T=(a a b a b a a a b a a)
-G=(0 30 0 5 60 10 0 150 1 0 100)
+G=(0 30 0 5 60 10 0 150 1 0 300)
 NOPS=${#T[@]}
 NGAPS=7			# of them not 0
-GAPS_MS=356		# their sum
+GAPS_MS=556		# their sum
 GAPS_OVER_10=4		# of them longer than 10 ms
 CAPPED_MS=56		# their sum, capped at 10 ms
 
@@ -120,7 +120,7 @@ for v in single priority; do
 done
 # nss holds the launch back until memset 8 before it is done, and memset
 # 9 until the kernel is (about 200 us each on the mock): its dispatcher
-# must issue them while the program spends the 100 ms before memset 10,
+# must issue them while the program spends the 300 ms before memset 10,
 # not after. (So they reach the driver after their operations returned,
 # from which memset 10's gap counts: that one is checked from memset 8,
 # which nothing held back.)
@@ -129,11 +129,11 @@ spent nss "" "" 10
 check_eq "nss: the gaps spent" captured "$(field "$tmp/nss/manifest" program.0.host_time)"
 check_eq "nss: work held back is issued during a host gap" "" \
 	"$(awk '$3 == "memset" && $4 == 4096 + 64 * 8 { l = $1 }
-		$3 == "memset" && $4 == 4096 + 64 * 9 && l && $1 - l >= 50e6 {
+		$3 == "memset" && $4 == 4096 + 64 * 9 && l && $1 - l >= 150e6 {
 			printf "memset 9 %.1f ms after memset 8\n", ($1 - l) / 1e6 }' "$tmp/nss.log")"
-check_eq "nss: memset 10 at least its 100 ms after memset 8" "" \
+check_eq "nss: memset 10 at least its 300 ms after memset 8" "" \
 	"$(awk '$3 == "memset" && $4 == 4096 + 64 * 8 { l = $1 }
-		$3 == "memset" && $4 == 4096 + 64 * 10 && $1 - l < 100e6 {
+		$3 == "memset" && $4 == 4096 + 64 * 10 && $1 - l < 300e6 {
 			printf "%.1f ms\n", ($1 - l) / 1e6 }' "$tmp/nss.log")"
 
 # ---- none: back to back ----
@@ -165,9 +165,13 @@ out=$("$GPUMIX" replay --host-time some -o "$tmp/bad" "$tmp/wl" 2>&1); rc=$?
 check_eq "an unknown --host-time is a usage error" 2 "$rc"
 check_match "... naming the choices" "host-time takes 'captured' or 'none', not 'some'" "$out"
 
-# ---- the watchdog: a 150 ms gap under a 50 ms timeout is no hang ----
-replay watchdog --watchdog 0.05
-spent watchdog
+# ---- the watchdog: a 2 s gap under a 0.5 s timeout is no hang ----
+"$GEN" hostgap --long-gap-ms 2000 --fatbin "$FATBIN" -o "$tmp/wllong" 2>/dev/null
+out=$("$GPUMIX" replay --min-replays 2 --watchdog 0.5 -o "$tmp/watchdog" "$tmp/wllong" 2>&1); rc=$?
+check_eq "watchdog: a gap four times its timeout: exit 0" 0 "$rc"
+check_eq "watchdog: status ok, not hung" ok "$(field "$tmp/watchdog/manifest" status)"
+check_match "watchdog: the long gap was spent" '^[0-9]+\.[0-9]+$' \
+	"$(awk -v s="$(field "$tmp/watchdog/manifest" program.0.host_gap_s)" 'BEGIN { if (s >= 4) print s }')"
 
 # ---- mps: two programs, two processes, the keys of each ----
 "$GEN" hostgap --programs 2 --fatbin "$FATBIN" -o "$tmp/wl2" 2>/dev/null

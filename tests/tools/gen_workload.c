@@ -25,11 +25,13 @@
  *   gen-workload bench --ops N --fatbin F -o DIR
  *       one program of about N operations (generation/build speed, and
  *       replay overhead with the real fatbin; results not verified).
- *   gen-workload hostgap --fatbin F [--variant V] [--programs N] -o DIR
+ *   gen-workload hostgap --fatbin F [--variant V] [--programs N]
+ *                        [--long-gap-ms MS] -o DIR
  *       N programs (default 1) of asynchronous memsets with captured host
  *       times from two captured threads: the gaps of hostgap_calls[]
- *       below, each memset of a size that names it (HOSTGAP_BYTES(k),
- *       tests/cli/replay_host_time.sh reads the mock driver's call log).
+ *       below (the long one MS instead of 150 ms), each memset of a size
+ *       that names it (HOSTGAP_BYTES(k), tests/cli/replay_host_time.sh
+ *       reads the mock driver's call log).
  *
  * --bad-hash corrupts the last expected result of the last program;
  * --nondeterministic marks that program as not verified; --blocking makes
@@ -72,6 +74,7 @@ struct opts {
 	const char *mode, *fatbin, *variant, *out;
 	unsigned programs;
 	int programs_given;
+	uint64_t long_gap_ms;	/* hostgap: memset 7's gap (0: 150 ms) */
 	uint64_t ops;
 	int bad_hash, nondet, blocking, cooperative, warm_result;
 };
@@ -290,7 +293,7 @@ out:
  * HOSTGAP_BYTES(k) bytes; tests/cli/replay_host_time.sh expects exactly
  * these gaps. Memset 9 waits for the launch before it (the same stream):
  * the nss scheduler holds it back until the kernel is done, which it
- * must see during the 100 ms the program spends before memset 10.
+ * must see during the 300 ms the program spends before memset 10.
  */
 #define HOSTGAP_BYTES(k) (4096u + 64u * (unsigned)(k))
 static const struct {
@@ -304,11 +307,11 @@ static const struct {
 	{ 101, 5000, 1 },	/* memset 3 */
 	{ 202, 60000, 1 },	/* memset 4: since memset 2 returned */
 	{ 101, 10000, 2 },	/* memsets 5, 6: one call, the second no gap */
-	{ 101, 150000, 1 },	/* memset 7: the long one */
+	{ 101, 150000, 1 },	/* memset 7: the long one (--long-gap-ms) */
 	{ 202, 1000, 1 },	/* memset 8 */
 	{ 101, 0, 0 },		/* a launch */
 	{ 101, 0, 1 },		/* memset 9, after the kernel */
-	{ 101, 100000, 1 },	/* memset 10 */
+	{ 101, 300000, 1 },	/* memset 10 */
 };
 
 static int hostgap_program(struct model *m, const struct opts *o,
@@ -337,8 +340,12 @@ static int hostgap_program(struct model *m, const struct opts *o,
 	for (size_t c = 0; c < sizeof(hostgap_calls) / sizeof(*hostgap_calls);
 	     c++) {
 		int th = hostgap_calls[c].tid == 202;
-		uint64_t in = last[th] ? last[th] + hostgap_calls[c].gap_us * 1000ull
-				       : t + 5000000;
+		uint64_t gap = hostgap_calls[c].gap_us * 1000ull, in;
+
+		if (gap == 150000000ull && o->long_gap_ms) {
+			gap = o->long_gap_ms * 1000000ull;
+		}
+		in = last[th] ? last[th] + gap : t + 5000000;
 
 		model_set_host_time(p, hostgap_calls[c].tid, in, in + 1000);
 		last[th] = in + 1000;
@@ -816,6 +823,7 @@ static int usage(void)
 	fprintf(stderr, "usage: gen-workload tiny|hang|race|bench|hostgap --fatbin F "
 		"[--variant V] [--programs N] [--ops N] [--bad-hash] "
 		"[--nondeterministic] [--blocking] [--cooperative] [--warm-result] "
+		"[--long-gap-ms MS] "
 		"-o DIR\n");
 	return 2;
 }
@@ -853,6 +861,8 @@ int main(int argc, char **argv)
 			o.blocking = 1;
 		} else if (!strcmp(a, "--cooperative")) {
 			o.cooperative = 1;
+		} else if (!strcmp(a, "--long-gap-ms") && i + 1 < argc) {
+			o.long_gap_ms = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(a, "--warm-result")) {
 			o.warm_result = 1;
 		} else {

@@ -308,7 +308,9 @@ static void test_host_time(void)
 	struct model_copy c = copy(MODEL_D2D, A0, A0 + 1024, 64);
 	const uint64_t T = 1000000000ull;
 
-	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 4096);	/* no time yet */
+	model_set_host_time(p, 11, T / 2, T / 2 + 100);
+	model_add_alloc(p, 1, "cuMemAlloc_v2", A0, 4096);
+	/* 0.5 s later, the first GPU operation: the section starts */
 	model_set_host_time(p, 11, T, T + 100);
 	model_add_memset(p, 2, "cuMemsetD8_v2", A0, 0, 1, 64, 0, MODEL_SYNC);
 	model_set_host_time(p, 22, T + 50, T + 60);	/* another thread */
@@ -323,14 +325,19 @@ static void test_host_time(void)
 	model_add_memset(p, 6, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
 	model_set_host_time(p, 11, 3600 * T, 3600 * T + 10);	/* an hour */
 	model_add_memset(p, 7, "cuMemsetD8_v2", A0, 0, 1, 64, 0, 0);
+	model_set_host_time(p, 11, 3605 * T, 3605 * T + 10);	/* 5 s */
+	model_add_free(p, 8, "cuMemFree_v2", A0);	/* after the section */
 	q = model_add_program(m, "q", "old-bundle", 1);	/* no host times */
 	model_add_module(q, 0, LIB, HASH, 4, "x");
 	model_add_alloc(q, 1, "cuMemAlloc_v2", A0, 4096);
 	CHECK_INT(model_finish(m), 0, "finish");
 	CHECK(p->host_gap != NULL, "a program with host times has gaps");
-	CHECK_INT(p->nr_ops, 8, "eight operations");
-	if (p->host_gap && p->nr_ops == 8) {
-		CHECK_INT(p->host_gap[1], 0, "thread 11's first operation: no gap");
+	CHECK_INT(p->nr_ops, 9, "nine operations");
+	if (p->host_gap && p->nr_ops == 9) {
+		CHECK_INT(p->host_gap[8], 0, "after the last GPU operation: "
+			  "no gap (outside the GPU section)");
+		CHECK_INT(p->host_gap[1], 0, "the first GPU operation: no gap "
+			  "(the host time before the GPU section is not spent)");
 		CHECK_INT(p->host_gap[2], 0, "thread 22's first: none either");
 		CHECK_INT(p->host_gap[3], 1000, "entry less its thread's last "
 			  "return, not the other thread's");
@@ -344,11 +351,11 @@ static void test_host_time(void)
 			  "an hour: kept at the most a gap holds");
 		CHECK_INT(p->nr_host_gap_saturated, 1, "... and counted");
 	}
-	CHECK(p->host_thread != NULL && p->nr_host_threads == 3,
-	      "three threads (the untimed first operation's, 11, 22)");
-	if (p->host_thread && p->nr_ops == 8) {
-		CHECK(p->host_thread[1] == 1 && p->host_thread[2] == 2 &&
-		      p->host_thread[3] == 1 && p->host_thread[4] == 2,
+	CHECK(p->host_thread != NULL && p->nr_host_threads == 2,
+	      "two threads");
+	if (p->host_thread && p->nr_ops == 9) {
+		CHECK(p->host_thread[0] == 0 && p->host_thread[2] == 1 &&
+		      p->host_thread[3] == 0 && p->host_thread[4] == 1,
 		      "threads numbered by their first operation");
 	}
 	CHECK(q->host_gap == NULL && q->host_thread == NULL,
