@@ -10,3 +10,4 @@ BENCHES += bench/probe_overhead.sh
 BENCHES += bench/drivercalls_cost.sh
 BENCHES += bench/placement.sh
 BENCHES += bench/corun_fidelity.sh
+BENCHES += bench/host_time_loop.sh

@@ -155,6 +155,30 @@ static void print_kernels(const struct trace_stats *st)
 	}
 }
 
+/*
+ * The GPU section: first GPU call's entry to the last one's return, as
+ * captured and, with host times, on the clean clock (without what the
+ * capture itself spent: what a replay reproduces).
+ */
+static void print_gpu_section(struct trace_reader *r,
+			      const struct trace_stats *st)
+{
+	if (!st->gpu_calls || st->gpu_last_ns < st->gpu_first_ns) {
+		printf("gpu section: none (no GPU call)\n");
+		return;
+	}
+	printf("gpu section: %.3f ms, first to last GPU call (%" PRIu64
+	       " calls)", (st->gpu_last_ns - st->gpu_first_ns) / 1e6,
+	       st->gpu_calls);
+	if (trace_reader_host_time(r) && st->gpu_last_host >= st->gpu_first_host) {
+		printf("; %.3f ms without the capture's own time%s",
+		       (st->gpu_last_host - st->gpu_first_host) / 1e6,
+		       st->gpu_first_tid == st->gpu_last_tid ? "" :
+		       " (two threads' clocks: approximate)");
+	}
+	printf("\n");
+}
+
 static int cmd_info(const char *dir)
 {
 	struct trace_reader *r;
@@ -195,6 +219,7 @@ static int cmd_info(const char *dir)
 	       st.by_kind[GM_EV_RT_ENTER],
 	       st.by_kind[GM_EV_ACT_KERNEL] + st.by_kind[GM_EV_ACT_MEMCPY] +
 		       st.by_kind[GM_EV_ACT_MEMSET]);
+	print_gpu_section(r, &st);
 
 	printf("\ncalls:\n");
 	for (int i = 0; i < GM_API_COUNT; i++) {

@@ -298,6 +298,12 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			if (!d) {
 				break;
 			}
+			if (gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE &&
+			    !st->gpu_calls++) {
+				st->gpu_first_ns = ev->time_ns;
+				st->gpu_first_host = ev->host_ns;
+				st->gpu_first_tid = ev->tid;
+			}
 			st->calls[ev->api]++;
 			count_bytes(st, ev);
 			if (is_launch(d->special)) {
@@ -312,6 +318,12 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			}
 			break;
 		case GM_EV_EXIT:
+			if (ev->api >= 0 &&
+			    gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE) {
+				st->gpu_last_ns = ev->time_ns;
+				st->gpu_last_host = ev->host_ns;
+				st->gpu_last_tid = ev->tid;
+			}
 			if (ev->status) {
 				long in = lookup_handle(&entries,
 					(uint64_t)ev->pid << 32 | ev->tid);

@@ -61,6 +61,19 @@ struct trace_stats {
 	struct trace_failed_call first_failed;	/* valid when failed_calls */
 	struct trace_failed_call first_bad;	/* valid when failed_bad */
 	int64_t first_ns, last_ns;
+	/*
+	 * The GPU section (the calls gm_api_gpu_op() names, of kept
+	 * processes): from the first one's entry to the last one's return,
+	 * on the tracer's clock (@gpu_first_ns, @gpu_last_ns) and on the
+	 * calling threads' clean host clocks (@gpu_first_host,
+	 * @gpu_last_host: 0 in a bundle without host times), and whether
+	 * those two calls were made by one thread (the clean clocks of two
+	 * threads differ by what the capture spent on each).
+	 */
+	uint64_t gpu_calls;
+	int64_t gpu_first_ns, gpu_last_ns;
+	uint64_t gpu_first_host, gpu_last_host;
+	uint32_t gpu_first_tid, gpu_last_tid;
 
 	struct gm_thread_count *threads;
 	size_t nr_threads, alloc_threads;

@@ -11,6 +11,8 @@ LIBRARY_PROGRAMS=(
 	"curand_gen|$GPUMIX_BUILD/tests/gpu/progs/curand_gen|"
 	"cusparse_spmv|$GPUMIX_BUILD/tests/gpu/progs/cusparse_spmv|"
 	"torch_train|python3 tests/gpu/progs/torch_train.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
+	"torch_infer|python3 tests/gpu/progs/torch_infer.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
+	"torch_generate|python3 tests/gpu/progs/torch_generate.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"cupy_raw|python3 tests/gpu/progs/cupy_raw.py|python3 -c 'import cupy'"
 )
 

@@ -27,11 +27,21 @@ suite_cache() {
 	fi
 }
 
+# suite_current B: bundle B is of the format this gpumix writes (a cached
+# bundle of an older one has no captured host times: captured again)
+suite_current() {
+	[ -f "$1/manifest" ] &&
+		[ "$(sed -n 's/^format = //p' "$1/manifest")" = "$SUITE_BUNDLE_FORMAT" ]
+}
+# (what gpumix capture writes: GM_BUNDLE_FORMAT, common/record.h)
+SUITE_BUNDLE_FORMAT="gpumix-bundle 2"
+
 # suite_bundle P: the bundle of program P in $SUITE_CACHE, captured when
-# missing (its PASS line checked). Returns 1 when it cannot be had.
+# missing or of an older format (its PASS line checked). Returns 1 when
+# it cannot be had.
 suite_bundle() {
 	local p=$1 exe=$GPUMIX_BUILD/workloads/parboil/$1 out rc
-	if [ -f "$SUITE_CACHE/$p/manifest" ]; then
+	if suite_current "$SUITE_CACHE/$p"; then
 		return 0
 	fi
 	if [ ! -x "$exe" ]; then

@@ -49,6 +49,11 @@ check_match "info: kernels with layouts" "^kernel _Z6kernelPfS_i launches=0 para
 check_match "info: bytes moved" "^  h2d_bytes=[0-9]+ h2d_copies=[0-9]+$" "$out"
 check_match "info: blobs stored and deduplicated" "blobs_stored=[1-9][0-9]* .*blobs_deduplicated=[1-9]" "$out"
 check_match "info: losses" "^losses: 0$" "$out"
+check_match "info: the GPU section, as recorded and without the capture's own time" \
+	"^gpu section: [0-9]+\.[0-9]{3} ms, first to last GPU call \([1-9][0-9]* calls\); [0-9]+\.[0-9]{3} ms without the capture's own time" "$out"
+check_match "info: a bundle of format 1 has no host times" \
+	"^gpu section: [0-9]+\.[0-9]{3} ms, first to last GPU call \([1-9][0-9]* calls\)$" \
+	"$("$GPUMIX" trace info tests/data/bundles/good)"
 
 out=$("$GPUMIX" trace dump "$tmp/b"); rc=$?
 check_eq "dump exits 0" 0 "$rc"
