@@ -66,8 +66,11 @@ static const char *const st_sql[NR_ST] = {
 		" ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
 		" ?36, ?37, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
-		" deterministic, highPriority, replayCv)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		" deterministic, highPriority, replayCv, hostTime, maxHostGap,"
+		" hostGapCount, hostGapTime, hostErrorMedianUs, hostErrorP99Us,"
+		" hostErrorMaxUs, hostOrderLateCount, hostOrderLateTime)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14, ?15, ?16)",
 	[ST_INS_REPLAY] = "INSERT INTO replays (programId, runId, replay,"
 		" start, end, io, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_INS_KERNEL] = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
@@ -353,6 +356,37 @@ static double replay_cv(const struct gm_run_dir *run, size_t prog)
 	return cv;
 }
 
+/* Bind @v at @i, NULL for NAN (or for a negative integer, absent). */
+static int bind_real(struct gm_loader *l, sqlite3_stmt *st, int i, double v)
+{
+	return isnan(v) ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i))
+			: GM_SQL(l->db->sql, sqlite3_bind_double(st, i, v));
+}
+
+static int bind_count(struct gm_loader *l, sqlite3_stmt *st, int i, int64_t v)
+{
+	return v < 0 ? GM_SQL(l->db->sql, sqlite3_bind_null(st, i))
+		     : BIND_INT(l, st, i, v);
+}
+
+/* A program's captured host time, from parameter 8 on (schema.c). */
+static int bind_host_time(struct gm_loader *l, sqlite3_stmt *st,
+			  const struct gm_run_program *p)
+{
+	if (BIND_TEXT(l, st, 8, p->host_time) < 0 ||
+	    bind_real(l, st, 9, p->max_host_gap_s) < 0 ||
+	    bind_count(l, st, 10, p->host_gaps) < 0 ||
+	    bind_real(l, st, 11, p->host_gap_s) < 0 ||
+	    bind_real(l, st, 12, p->host_error_median_us) < 0 ||
+	    bind_real(l, st, 13, p->host_error_p99_us) < 0 ||
+	    bind_real(l, st, 14, p->host_error_max_us) < 0 ||
+	    bind_count(l, st, 15, p->host_order_late) < 0 ||
+	    bind_real(l, st, 16, p->host_order_late_s) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
 static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 			   int64_t rid, int64_t *pids)
 {
@@ -369,6 +403,7 @@ static int insert_programs(struct gm_loader *l, const struct gm_run_dir *run,
 		    BIND_INT(l, st, 6, run->high_priority == (long)i) < 0 ||
 		    (isnan(cv) ? GM_SQL(l->db->sql, sqlite3_bind_null(st, 7))
 			       : GM_SQL(l->db->sql, sqlite3_bind_double(st, 7, cv))) < 0 ||
+		    bind_host_time(l, st, p) < 0 ||
 		    gm_loader_step(l, st)) {
 			return -1;
 		}

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,73 @@ static int opt_int(struct gm_run_dir *run, const char *key, int64_t *out,
 	if (v && gm_tsv_int(v, 0, INT64_MAX, out)) {
 		return gm_error("%s: key '%s' is not an integer >= 0: '%s'", what,
 				key, v);
+	}
+	return 0;
+}
+
+/* An optional number >= 0 into @out, NAN when absent. */
+static int opt_double(struct gm_run_dir *run, const char *key, double *out,
+		      const char *what)
+{
+	const char *v = kvfile_get(&run->manifest, key);
+	char *end;
+
+	*out = NAN;
+	if (!v) {
+		return 0;
+	}
+	*out = strtod(v, &end);
+	if (!*v || *end || !(*out >= 0) || isinf(*out)) {
+		return gm_error("%s: key '%s' is not a number >= 0: '%s'", what,
+				key, v);
+	}
+	return 0;
+}
+
+/* Program @i's captured host time (optional keys). */
+static int read_host_time(struct gm_run_dir *run, size_t i, const char *what)
+{
+	struct gm_run_program *p = &run->programs[i];
+	static const struct {
+		const char *suffix;
+		size_t off;
+	} reals[] = {
+		{ "host_gap_s", offsetof(struct gm_run_program, host_gap_s) },
+		{ "host_error_us_median",
+		  offsetof(struct gm_run_program, host_error_median_us) },
+		{ "host_error_us_p99",
+		  offsetof(struct gm_run_program, host_error_p99_us) },
+		{ "host_error_us_max",
+		  offsetof(struct gm_run_program, host_error_max_us) },
+		{ "host_order_late_s",
+		  offsetof(struct gm_run_program, host_order_late_s) },
+	};
+	char key[80];
+
+	snprintf(key, sizeof(key), "program.%zu.host_time", i);
+	p->host_time = kvfile_get(&run->manifest, key);
+	if (p->host_time && strcmp(p->host_time, "captured") &&
+	    strcmp(p->host_time, "none")) {
+		return gm_error("%s: '%s' must be 'captured' or 'none', not '%s'",
+				what, key, p->host_time);
+	}
+	if (opt_double(run, "max_host_gap_s", &p->max_host_gap_s, what)) {
+		return -1;
+	}
+	snprintf(key, sizeof(key), "program.%zu.host_gaps", i);
+	if (opt_int(run, key, &p->host_gaps, what)) {
+		return -1;
+	}
+	snprintf(key, sizeof(key), "program.%zu.host_order_late", i);
+	if (opt_int(run, key, &p->host_order_late, what)) {
+		return -1;
+	}
+	for (size_t k = 0; k < sizeof(reals) / sizeof(reals[0]); k++) {
+		snprintf(key, sizeof(key), "program.%zu.%s", i, reals[k].suffix);
+		if (opt_double(run, key, (double *)((char *)p + reals[k].off),
+			       what)) {
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -252,6 +320,9 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 					key, v);
 		}
 		p->deterministic = v[0] == '1';
+		if (read_host_time(run, i, what)) {
+			return -1;
+		}
 	}
 	snprintf(key, sizeof(key), "program.%zu.name", run->nr_programs);
 	if (kvfile_get(&run->manifest, key)) {

@@ -21,6 +21,19 @@ struct gm_run_program {
 	const char *name;	/* borrowed from the manifest */
 	const char *bundle;	/* borrowed from the manifest */
 	int deterministic;
+	/*
+	 * Captured host time (optional keys, doc/run-directory.md):
+	 * `program.I.host_time` ("captured" or "none"; NULL in a run made
+	 * before host time was replayed), the run's `max_host_gap_s` (NAN:
+	 * no limit), and the program's host_gaps and host_order_late (-1
+	 * when absent), host_gap_s, host_error_us_median, _p99, _max and
+	 * host_order_late_s (NAN when absent).
+	 */
+	const char *host_time;
+	double max_host_gap_s;
+	int64_t host_gaps, host_order_late;
+	double host_gap_s, host_error_median_us, host_error_p99_us;
+	double host_error_max_us, host_order_late_s;
 };
 
 struct gm_replay {

@@ -113,6 +113,12 @@ done
 check_eq "cuda: gaps are per captured thread: two operations late by the order, per replay" \
 	$((2 * R)) "$(field "$tmp/cuda/manifest" program.0.host_order_late)"
 
+# gpumix analyze keeps them, per program (doc/database.md)
+"$GPUMIX" -q analyze "$tmp/cuda" -o "$tmp/db" 2>/dev/null
+check_eq "analyze: the program's host time in the database" \
+	"captured|$((NGAPS * R))|$(field "$tmp/cuda/manifest" program.0.host_gap_s | sed 's/0*$//')" \
+	"$(sqlite3 "$tmp/db" 'SELECT hostTime, hostGapCount, hostGapTime FROM programs')"
+
 for v in single priority; do
 	replay "$v" --variant "$v"
 	spent "$v"
