@@ -3,11 +3,12 @@
  * Fuzz harness: run directories (analyze/run_reader.c), their activity
  * logs (analyze/activity_reader.c), block probe files
  * (analyze/probe_reader.c) and driver-call times
- * (analyze/drivercalls_reader.c), all the way through gpumix analyze:
- * the input is a run's manifest, replays.tsv, activity.tsv, probe.tsv,
- * probe.bin and drivercalls.tsv (FUZZ_SEP between them; a missing part is
- * a missing file), loaded into an in-memory database and analysed as
- * gpumix report would.
+ * (analyze/drivercalls_reader.c), and corun directories
+ * (analyze/corun_reader.c), all the way through gpumix analyze: the input
+ * is a run's manifest, replays.tsv, activity.tsv, probe.tsv, probe.bin,
+ * drivercalls.tsv and a co-run's sections.tsv (FUZZ_SEP between them; a
+ * missing part is a missing file), loaded into an in-memory database and
+ * analysed as gpumix report would.
  */
 #include <string.h>
 
@@ -21,14 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const files[] = { "manifest", "replays.tsv",
 					     "activity.tsv", "probe.tsv",
-					     "probe.bin", "drivercalls.tsv" };
-	const uint8_t *part[6];
-	size_t len[6];
+					     "probe.bin", "drivercalls.tsv",
+					     "sections.tsv" };
+	const uint8_t *part[7];
+	size_t len[7];
 	const char *dir = fuzz_scratch();
 	struct gm_db db = GM_DB_INIT;
 
-	fuzz_split(data, size, part, len, 6);
-	for (int i = 0; i < 6; i++) {
+	fuzz_split(data, size, part, len, 7);
+	for (int i = 0; i < 7; i++) {
 		fuzz_put(dir, files[i], part[i], len[i]);
 	}
 	if (!gm_db_open(&db, ":memory:", GM_DB_WRITE)) {

@@ -52,6 +52,13 @@ for d in tests/data/runs/good/study/*/ tests/data/runs/good/probe/*/ \
 	join "$d/manifest" "$d/replays.tsv" "$d/activity.tsv" "$d/probe.tsv" \
 		"$d/probe.bin" "$d/drivercalls.tsv" | put run_dir "$(name "$d")"
 done
+# corun directories: their manifest and sections.tsv, the parts between
+# empty
+for d in tests/data/runs/good/corun/*.corun/ tests/data/runs/bad/corun-*/; do
+	d=${d%/}
+	{ cat "$d/manifest"; for _ in 1 2 3 4 5 6; do printf '%s' "$SEP"; done
+	  cat "$d/sections.tsv"; } | put run_dir "$(name "$d")"
+done
 for b in tests/data/bundles/*/ tests/data/reconstruct/bundles/*/; do
 	b=${b%/}
 	c=$(ls "$b"/procs/*.counts 2>/dev/null | head -1)
