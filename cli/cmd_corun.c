@@ -301,7 +301,8 @@ int cmd_corun(int argc, char **argv)
 	}
 	for (size_t i = 0; i < plan.nr_mechs;) {
 		const struct gm_variant *m = plan.mechs[i];
-		if (corun_mechanism_mps(m) && !gm_program_exists(GM_MPS_CONTROL)) {
+		if (corun_mechanism_mps(m) && !gm_program_exists(GM_MPS_CONTROL) &&
+		    nskipped < sizeof(skipped) / sizeof(skipped[0]) - 1) {
 			skipped[nskipped++] = gm_xasprintf(
 				"%s: " GM_MPS_CONTROL " is not in PATH (no MPS "
 				"on this machine)", m->name);
