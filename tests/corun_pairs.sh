@@ -53,8 +53,11 @@ _corun_skip() {
 # OUTPUT. Sets $corun_pairs to the pairs it holds ("a+b ...").
 corun_study() {
 	local file=$1 output=$2 k=$3 mechs=$4 pair a b rc
-	local programs="" workloads="" seen=" "
+	local programs="" workloads="" seen=" " top cache
 	shift 4
+	# (the study file's relative paths would start at its own directory)
+	top=$(cd "$GPUMIX_TOP" && pwd)
+	cache=$(cd "$SUITE_CACHE" && pwd)
 	corun_pairs=
 	for pair in "$@"; do
 		a=${pair%%:*} b=${pair#*:}
@@ -67,7 +70,7 @@ corun_study() {
 		for p in "$a" "$b"; do
 			case $seen in *" $p "*) continue ;; esac
 			seen="$seen$p "
-			programs="$programs  - bundle: $SUITE_CACHE/$p
+			programs="$programs  - bundle: $cache/$p
 "
 		done
 		workloads="$workloads  - [$a, $b]
@@ -76,7 +79,7 @@ corun_study() {
 	done
 	cat >"$file" <<EOF
 study: corun
-root: $GPUMIX_TOP
+root: $top
 programs:
 $programs
 workloads:
