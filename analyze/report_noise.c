@@ -9,6 +9,7 @@
 #include "report_tables.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "strbuf.h"
 
@@ -21,15 +22,23 @@ void gm_report_noise_table(const struct gm_analysis *a, struct gm_table *t)
 
 	gm_table_init(t, "noise", "Noise: the spread of replay times in each run",
 		      cols);
+	/* One-shot runs have one replay each: no CV, no median. */
+	char median[32];
+
+	if (isnan(a->median_cv)) {
+		snprintf(median, sizeof(median), "n/a: no run has 2 replays");
+	} else {
+		snprintf(median, sizeof(median), "%.2f%%", 100 * a->median_cv);
+	}
 	gm_table_caption(t, "Coefficient of variation (standard deviation /"
 			 " mean) of each program's kept replay times in each ok"
 			 " run (programs.replayCv). Unusual: above %.0f%%, or"
-			 " above %.0f times the study's median (%.2f%%) and"
+			 " above %.0f times the study's median (%s) and"
 			 " %.0f%% (doc/database.md, \"Noise\"). Replays inside"
 			 " one run are not independent measurements: the"
 			 " intervals are over repetitions, this is a"
 			 " diagnostic.", 100 * GM_NOISE_CV_HIGH,
-			 GM_NOISE_CV_FACTOR, 100 * a->median_cv,
+			 GM_NOISE_CV_FACTOR, median,
 			 100 * GM_NOISE_CV_FLOOR);
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
