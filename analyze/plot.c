@@ -726,8 +726,12 @@ static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
 	struct strbuf title = STRBUF_INIT, note = STRBUF_INIT, stem = STRBUF_INIT;
 	size_t n = pr->seg.n < GM_PLOT_PROBE_MAX ? pr->seg.n : GM_PLOT_PROBE_MAX;
 	int64_t t1 = n < pr->seg.n ? pr->seg.v[n].start : pr->t1;
+	int64_t top_sm = r->dev.sm_count - 1;	/* %smid can go beyond */
 	int ret;
 
+	for (size_t i = 0; i < n; i++) {
+		top_sm = pr->seg.v[i].sm > top_sm ? pr->seg.v[i].sm : top_sm;
+	}
 	strbuf_addstr(&stem, "probe-sm-");
 	for (const char *p = r->label; *p; p++) {
 		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -763,7 +767,7 @@ static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
 	strbuf_addf(&setup, "set yrange [-0.6:%lld.6]\nset xrange [0:%.6f]\n"
 		    "set xlabel 'time (ms since the window started)'\n"
 		    "set ylabel 'SM'\nset key outside right top title 'program'\n"
-		    "set tics nomirror\n", (long long)r->dev.sm_count - 1,
+		    "set tics nomirror\n", (long long)top_sm,
 		    (t1 - pr->t0) / 1e6);
 	strbuf_addf(&title, "Who held the SMs in %s (block probe)", r->label);
 	strbuf_addf(&note, "a lane per SM, a bar where a program had at least"

@@ -135,7 +135,7 @@ int gm_sm_time_compute(struct gm_sm_interval *v, size_t n, size_t nprog,
 		while (j < n && v[j].sm == v[i].sm) {
 			j++;
 		}
-		if (v[i].sm >= 0 && v[i].sm < nsm) {
+		if (v[i].sm >= 0) {
 			sweep(v + i, j - i, nprog, t0, t1, out, seg, ev, cnt,
 			      open, held_here, last_seg);
 		}

@@ -43,9 +43,10 @@ struct gm_sm_segments {
 /*
  * Account the @n blocks @v (sorted in place) of programs 0..@nprog-1 on a
  * device of @nsm SMs over [@t0, @t1) into @out (release it with
- * gm_sm_time_release()). Blocks of an SM at or above @nsm, of a program
- * at or above @nprog, or outside the window count for nothing (the parts
- * inside the window count). When @seg is not NULL, the segments are
+ * gm_sm_time_release()); @nsm only sizes the capacity: SM ids need not
+ * be below it (%smid is not contiguous). Blocks of a negative SM id, of
+ * a program at or above @nprog, or outside the window count for nothing
+ * (the parts inside the window count). When @seg is not NULL, the segments are
  * appended to it. Returns 0, or -1 (cause recorded) for an empty window.
  */
 int gm_sm_time_compute(struct gm_sm_interval *v, size_t n, size_t nprog,

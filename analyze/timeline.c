@@ -473,7 +473,12 @@ static int sm_tracks(struct gm_db *db, const struct gm_an_run *r,
 	/* A track per SM and program, side by side: two programs' blocks
 	 * on one SM overlap, which one track cannot nest. */
 	gm_tj_process(j, pid, "SMs (block probe)", (int)pid);
-	for (int64_t sm = 0; sm < r->dev.sm_count; sm++) {
+	/* SM ids may reach beyond the SM count (%smid is not contiguous). */
+	int64_t nr_sm = r->dev.sm_count;
+	for (size_t i = 0; i < seg.n; i++) {
+		nr_sm = seg.v[i].sm >= nr_sm ? seg.v[i].sm + 1 : nr_sm;
+	}
+	for (int64_t sm = 0; sm < nr_sm; sm++) {
 		for (size_t p = 0; p < r->nprog; p++) {
 			int64_t tid = sm * (int64_t)r->nprog + (int64_t)p + 1;
 			strbuf_reset(&name);

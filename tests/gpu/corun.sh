@@ -43,7 +43,7 @@ sum=$("$GPUMIX" run "$tmp/corun.yaml" 2>"$tmp/err"); rc=$?
 check_eq "the study with co-runs exits 0 (every run ok)" 0 "$rc"
 [ "$rc" = 0 ] || { printf '%s\n' "$sum" | grep -v '| ok |' | sed 's/^/#   /'; tail -5 "$tmp/err" | sed 's/^/#   /'; }
 R=$tmp/study/runs
-nm=$(printf '%s' "$mechs" | tr -d ' ' | tr ',' '\n' | wc -l)
+nm=$(printf '%s\n' "$mechs" | tr ',' '\n' | grep -c .)	# wc -l missed the last line
 for w in $corun_pairs; do
 	d=$R/$w.corun
 	a=${w%%+*} b=${w#*+}
