@@ -143,9 +143,13 @@ static void rank_size(struct gm_analysis *a, size_t size, size_t *alloc)
 		row->left_out = nwl - c.nw;
 		row->repetitions = n;
 		row->by_interval = n >= 2;
-		gm_an_per_rep(&g, v, &c, gm_an_v_stp, stp + v * n);
-		gm_an_per_rep(&g, v, &c, gm_an_v_antt, antt + v * n);
-		gm_an_per_rep(&g, v, &c, gm_an_v_p99, p99 + v * n);
+		/* No common workload: n is 0 while c.nrep need not be, and
+		 * gm_an_per_rep() writes c.nrep values. */
+		if (n) {
+			gm_an_per_rep(&g, v, &c, gm_an_v_stp, stp + v * n);
+			gm_an_per_rep(&g, v, &c, gm_an_v_antt, antt + v * n);
+			gm_an_per_rep(&g, v, &c, gm_an_v_p99, p99 + v * n);
+		}
 		gm_ci_geomean(&row->stp_geo, stp + v * n, n, &a->ci);
 		gm_ci_geomean(&row->antt_geo, antt + v * n, n, &a->ci);
 		gm_ci_geomean(&row->p99_geo, p99 + v * n, n, &a->ci);

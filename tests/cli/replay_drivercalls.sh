@@ -63,7 +63,10 @@ check_eq "the blocked launch: one launch line's maximum is 40 ms or more" 1 \
 check_eq "  in a histogram bucket of 32 ms or more" 1 \
 	"$(awk -F'\t' '$1 == "CALLS" && $5 == "launch" { split($9, h, ","); s = 0
 		for (i = 17; i <= 25; i++) s += h[i]; n += s } END { print n + 0 }' "$tmp/slow/drivercalls.tsv")"
-line=$(awk -F'\t' '$1 == "SLOW" && $4 == "launch"' "$tmp/slow/drivercalls.tsv")
+# the longest SLOW launch line (a slow machine, a sanitized build, may list
+# other launches among the slowest calls too)
+line=$(awk -F'\t' '$1 == "SLOW" && $4 == "launch" && (!n++ || $6 - $5 > best) {
+	best = $6 - $5; l = $0 } END { if (n) print l }' "$tmp/slow/drivercalls.tsv")
 check_match "  a SLOW line of the launch" "^SLOW	(basic|other)	cuLaunchKernel(Ex)?	launch	[0-9]+	[0-9]+$" "$line"
 prog=$(cut -f2 <<<"$line"); s=$(cut -f5 <<<"$line"); e=$(cut -f6 <<<"$line")
 at=$(head -1 "$tmp/slow.at")

@@ -45,8 +45,8 @@ static char *scratch;
 
 struct prog {
 	pid_t pid;
-	char *out_dir;		/* GPUMIX_CORUN_OUT */
-	char *stdout_path;
+	char out_dir[1024];	/* GPUMIX_CORUN_OUT */
+	char stdout_path[1024];	/* arrays: nothing to free (LSan) */
 	int status;
 };
 
@@ -63,8 +63,9 @@ static void start(struct prog *p, const char *name, int slot,
 	char *exe = gm_xasprintf("%s/tests/corun-standin", build);
 	char *lib = gm_xasprintf("%s/libgpumix-corun.so", build);
 
-	p->out_dir = gm_xasprintf("%s/%s", scratch, name);
-	p->stdout_path = gm_xasprintf("%s/%s.out", scratch, name);
+	snprintf(p->out_dir, sizeof(p->out_dir), "%s/%s", scratch, name);
+	snprintf(p->stdout_path, sizeof(p->stdout_path), "%s/%s.out",
+		 scratch, name);
 	gm_mkdir_p(p->out_dir, 0755);
 	fflush(NULL);
 	p->pid = fork();
@@ -250,7 +251,8 @@ static void test_alone(void)
 	{
 		const char *none[] = { "--threads", "2", NULL };
 		char *exe = gm_xasprintf("%s/tests/corun-standin", build);
-		plain.stdout_path = gm_xasprintf("%s/plain.out", scratch);
+		snprintf(plain.stdout_path, sizeof(plain.stdout_path),
+			 "%s/plain.out", scratch);
 		fflush(NULL);
 		plain.pid = fork();
 		if (!plain.pid) {
