@@ -36,6 +36,12 @@
 #include <string.h>
 
 #include "elastic_abi.h"
+
+/* The extra parameter's declared size: the struct's (the probe reads its
+ * last 16 bytes; a smaller declaration reads zeros there on the GPU). */
+#define GM_EL_STR_(x) #x
+#define GM_EL_STR(x) GM_EL_STR_(x)
+#define GM_EL_ARGS_SIZE GM_EL_STR(GM_ELASTIC_PARAM_SIZE)
 #include "error.h"
 #include "strbuf.h"
 
@@ -795,14 +801,14 @@ static void transform_kernel(const struct gm_ptx_module *m,
 	/* the parameter, after the last one */
 	if (f->params_open >= 0 && f->nr_params) {
 		uint32_t last = f->params[f->nr_params - 1].toks.end - 1;
-		put(&sb, pfx, ",\n\t.param .align 8 .b8 #_args[48]");
+		put(&sb, pfx, ",\n\t.param .align 8 .b8 #_args[" GM_EL_ARGS_SIZE "]");
 		add_patch(p, tok_end(m, last), tok_end(m, last), &sb);
 	} else if (f->params_open >= 0) {
-		put(&sb, pfx, "\n\t.param .align 8 .b8 #_args[48]\n");
+		put(&sb, pfx, "\n\t.param .align 8 .b8 #_args[" GM_EL_ARGS_SIZE "]\n");
 		add_patch(p, tok_start(m, (uint32_t)f->params_close),
 			  tok_start(m, (uint32_t)f->params_close), &sb);
 	} else {
-		put(&sb, pfx, "(\n\t.param .align 8 .b8 #_args[48]\n)");
+		put(&sb, pfx, "(\n\t.param .align 8 .b8 #_args[" GM_EL_ARGS_SIZE "]\n)");
 		add_patch(p, tok_end(m, f->name_tok), tok_end(m, f->name_tok),
 			  &sb);
 	}

@@ -339,6 +339,16 @@ static void check_transformed(const char *file, const struct gm_ptx_module *m,
 			     q++) {
 				sites++;
 			}
+			/* the parameter holds the whole struct: the probe
+			 * reads its last 16 bytes */
+			{
+				char decl[64];
+				snprintf(decl, sizeof(decl), ".b8 gm_el_args[%d]",
+					 GM_ELASTIC_PARAM_SIZE);
+				snprintf(what, sizeof(what), "%s: %s declares %s",
+					 file, k->name, decl);
+				CHECK(strstr(item.buf, decl) != NULL, what);
+			}
 			/* start and end, on the identity path and in the loop */
 			snprintf(what, sizeof(what), "%s: %s has the block probe's 4 sites",
 				 file, k->name);
