@@ -75,23 +75,8 @@ void gm_activity_reader_close(struct gm_activity_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-#define FAIL(r, ...) fail_at((r), __VA_ARGS__)
+#define FAIL(r, ...) gm_tsv_error((r)->path, (r)->lineno, __VA_ARGS__)
 
-static int fail_at(struct gm_activity_reader *r, const char *fmt, ...)
-	GM_PRINTF(2, 3);
-
-static int fail_at(struct gm_activity_reader *r, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	gm_error("%s:%lu: %s", r->path, r->lineno, sb.buf);
-	strbuf_release(&sb);
-	return -1;
-}
 
 /* Column names per kind, for "field N (name)" messages. */
 static const char *const kernel_cols[] = {

@@ -5,7 +5,6 @@
 #include "drivercalls_reader.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,32 +12,6 @@
 #include "fs.h"
 #include "strbuf.h"
 #include "tsv.h"
-
-static int fail(const char *path, unsigned long line, const char *fmt, ...)
-	GM_PRINTF(3, 4);
-
-static int fail(const char *path, unsigned long line, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	gm_error("%s:%lu: %s", path, line, sb.buf);
-	strbuf_release(&sb);
-	return -1;
-}
-
-static long program_index(const struct gm_run_dir *run, const char *name)
-{
-	for (size_t i = 0; i < run->nr_programs; i++) {
-		if (!strcmp(run->programs[i].name, name)) {
-			return (long)i;
-		}
-	}
-	return -1;
-}
 
 /* The histogram @s: 25 counts that add up to @count. */
 static int check_hist(const char *s, int64_t count)
@@ -77,18 +50,18 @@ static int parse_line(const struct gm_run_dir *run, const char *path,
 	long p;
 
 	if (!slow && strcmp(f[0], "CALLS")) {
-		return fail(path, line, "unknown record kind '%.40s'", f[0]);
+		return gm_tsv_error(path, line, "unknown record kind '%.40s'", f[0]);
 	}
 	if (n != want) {
-		return fail(path, line, "%s record has %zu fields, expected %zu",
+		return gm_tsv_error(path, line, "%s record has %zu fields, expected %zu",
 			    f[0], n - 1, want - 1);
 	}
 	if (gm_tsv_unescape(f[1])) {
-		return fail(path, line, "bad escape in the program's name");
+		return gm_tsv_error(path, line, "bad escape in the program's name");
 	}
-	p = program_index(run, f[1]);
+	p = gm_run_dir_find_program(run, f[1], strlen(f[1]));
 	if (p < 0) {
-		return fail(path, line, "program '%.64s' is not in the manifest",
+		return gm_tsv_error(path, line, "program '%.64s' is not in the manifest",
 			    f[1]);
 	}
 	c->slow = slow;
@@ -99,11 +72,11 @@ static int parse_line(const struct gm_run_dir *run, const char *path,
 		if (gm_tsv_int(f[4], 0, INT64_MAX, &c->start) ||
 		    gm_tsv_int(f[5], 0, INT64_MAX, &c->end) ||
 		    c->end < c->start) {
-			return fail(path, line, "bad start and end");
+			return gm_tsv_error(path, line, "bad start and end");
 		}
 	} else {
 		if (strcmp(f[2], "setup") && strcmp(f[2], "replay")) {
-			return fail(path, line, "phase '%.40s' is not setup or "
+			return gm_tsv_error(path, line, "phase '%.40s' is not setup or "
 				    "replay", f[2]);
 		}
 		c->phase = !strcmp(f[2], "setup") ? "setup" : "replay";
@@ -113,17 +86,17 @@ static int parse_line(const struct gm_run_dir *run, const char *path,
 		    gm_tsv_int(f[6], 0, INT64_MAX, &c->total_ns) ||
 		    gm_tsv_int(f[7], 0, INT64_MAX, &c->max_ns) ||
 		    c->max_ns > c->total_ns) {
-			return fail(path, line, "bad count, total or maximum");
+			return gm_tsv_error(path, line, "bad count, total or maximum");
 		}
 		if (check_hist(f[8], c->count)) {
-			return fail(path, line, "the histogram is not %d counts "
+			return gm_tsv_error(path, line, "the histogram is not %d counts "
 				    "adding up to the count",
 				    GM_DRIVERCALLS_BUCKETS);
 		}
 		c->hist = f[8];
 	}
 	if (!*c->call || !*c->kind) {
-		return fail(path, line, "empty call or kind");
+		return gm_tsv_error(path, line, "empty call or kind");
 	}
 	return 0;
 }
@@ -147,11 +120,11 @@ int gm_drivercalls_read(struct gm_drivercalls_data *d,
 		goto out;
 	}
 	if (text.len && text.buf[text.len - 1] != '\n') {
-		fail(path, 1, "truncated (no newline at end of file)");
+		gm_tsv_error(path, 1, "truncated (no newline at end of file)");
 		goto out;
 	}
 	if (memchr(text.buf, '\0', text.len)) {
-		fail(path, 1, "NUL byte in the file");
+		gm_tsv_error(path, 1, "NUL byte in the file");
 		goto out;
 	}
 	for (char *p = text.buf, *end = text.buf + text.len; p < end;) {
@@ -160,7 +133,7 @@ int gm_drivercalls_read(struct gm_drivercalls_data *d,
 		*nl = '\0';
 		line++;
 		if (ended) {
-			fail(path, line, "a line after the END line");
+			gm_tsv_error(path, line, "a line after the END line");
 			goto out;
 		}
 		n = gm_tsv_split(p, f, 10);
@@ -168,7 +141,7 @@ int gm_drivercalls_read(struct gm_drivercalls_data *d,
 			int64_t want;
 			if (n != 2 || gm_tsv_int(f[1], 0, INT64_MAX, &want) ||
 			    (uint64_t)want != d->nr) {
-				fail(path, line, "END does not count the %zu "
+				gm_tsv_error(path, line, "END does not count the %zu "
 				     "lines before it", d->nr);
 				goto out;
 			}
@@ -184,7 +157,7 @@ int gm_drivercalls_read(struct gm_drivercalls_data *d,
 		p = nl + 1;
 	}
 	if (!ended) {
-		fail(path, line + 1, "unexpected end of file: no END line "
+		gm_tsv_error(path, line + 1, "unexpected end of file: no END line "
 		     "(truncated)");
 		goto out;
 	}

@@ -5,7 +5,6 @@
 #include "probe_reader.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,32 +21,6 @@ static const char header[] =
 	"program\treplay\tcorrelationId\thost_ns\tkernel\tgridX\tgridY\tgridZ"
 	"\tblockX\tblockY\tblockZ\tphysX\tphysY\tphysZ\toffset\tblocks"
 	"\trecords\tnot_probed";
-
-static int fail(const char *path, unsigned long line, const char *fmt, ...)
-	GM_PRINTF(3, 4);
-
-static int fail(const char *path, unsigned long line, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	gm_error("%s:%lu: %s", path, line, sb.buf);
-	strbuf_release(&sb);
-	return -1;
-}
-
-static long program_index(const struct gm_run_dir *run, const char *name)
-{
-	for (size_t i = 0; i < run->nr_programs; i++) {
-		if (!strcmp(run->programs[i].name, name)) {
-			return (long)i;
-		}
-	}
-	return -1;
-}
 
 /* One launch line, split into @f. */
 static int parse_launch(const struct gm_run_dir *run, const char *path,
@@ -69,11 +42,11 @@ static int parse_launch(const struct gm_run_dir *run, const char *path,
 
 	if (gm_tsv_unescape(f[0]) || gm_tsv_unescape(f[4]) ||
 	    gm_tsv_unescape(f[17])) {
-		return fail(path, line, "bad escape in a text field");
+		return gm_tsv_error(path, line, "bad escape in a text field");
 	}
-	p = program_index(run, f[0]);
+	p = gm_run_dir_find_program(run, f[0], strlen(f[0]));
 	if (p < 0) {
-		return fail(path, line, "program '%.64s' is not in the manifest",
+		return gm_tsv_error(path, line, "program '%.64s' is not in the manifest",
 			    f[0]);
 	}
 	l->program = (size_t)p;
@@ -84,29 +57,29 @@ static int parse_launch(const struct gm_run_dir *run, const char *path,
 			continue;
 		}
 		if (gm_tsv_int(f[i], min, max, ints[i])) {
-			return fail(path, line, "%s '%.40s' is not an integer "
+			return gm_tsv_error(path, line, "%s '%.40s' is not an integer "
 				    "in [%" PRId64 ", %" PRId64 "]", names[i],
 				    f[i], min, max);
 		}
 	}
 	if (!*f[4]) {
-		return fail(path, line, "empty kernel name");
+		return gm_tsv_error(path, line, "empty kernel name");
 	}
 	l->kernel = f[4];
 	if (l->records && l->records != l->blocks) {
-		return fail(path, line, "%" PRId64 " records for a launch of %"
+		return gm_tsv_error(path, line, "%" PRId64 " records for a launch of %"
 			    PRId64 " blocks (a probed launch has one per "
 			    "block)", l->records, l->blocks);
 	}
 	if (!strcmp(f[17], "-")) {
 		if (!l->records && l->blocks) {
-			return fail(path, line, "a launch without records must "
+			return gm_tsv_error(path, line, "a launch without records must "
 				    "say why it was not probed");
 		}
 		l->not_probed = NULL;
 	} else {
 		if (l->records) {
-			return fail(path, line, "a probed launch says it was "
+			return gm_tsv_error(path, line, "a probed launch says it was "
 				    "not probed ('%.40s')", f[17]);
 		}
 		l->not_probed = f[17];
@@ -124,10 +97,10 @@ static int read_tsv(struct gm_probe_data *pd, const struct gm_run_dir *run,
 	int ended = 0;
 
 	if (text->len && text->buf[text->len - 1] != '\n') {
-		return fail(path, 1, "truncated (no newline at end of file)");
+		return gm_tsv_error(path, 1, "truncated (no newline at end of file)");
 	}
 	if (memchr(text->buf, '\0', text->len)) {
-		return fail(path, 1, "NUL byte in the file");
+		return gm_tsv_error(path, 1, "NUL byte in the file");
 	}
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -137,11 +110,11 @@ static int read_tsv(struct gm_probe_data *pd, const struct gm_run_dir *run,
 		*nl = '\0';
 		line++;
 		if (ended) {
-			return fail(path, line, "a line after the END line");
+			return gm_tsv_error(path, line, "a line after the END line");
 		}
 		if (line == 1) {
 			if (strcmp(p, header)) {
-				return fail(path, line, "not the header of probe.tsv");
+				return gm_tsv_error(path, line, "not the header of probe.tsv");
 			}
 			p = nl + 1;
 			continue;
@@ -151,12 +124,12 @@ static int read_tsv(struct gm_probe_data *pd, const struct gm_run_dir *run,
 			int64_t nl_want, rec_want;
 			if (n != 3 || gm_tsv_int(f[1], 0, INT64_MAX, &nl_want) ||
 			    gm_tsv_int(f[2], 0, INT64_MAX, &rec_want)) {
-				return fail(path, line, "bad END line (END, "
+				return gm_tsv_error(path, line, "bad END line (END, "
 					    "launches, records)");
 			}
 			if ((uint64_t)nl_want != pd->nr_launches ||
 			    (uint64_t)rec_want != records) {
-				return fail(path, line, "END says %" PRId64
+				return gm_tsv_error(path, line, "END says %" PRId64
 					    " launches and %" PRId64 " records, "
 					    "the file has %zu and %" PRIu64,
 					    nl_want, rec_want, pd->nr_launches,
@@ -167,7 +140,7 @@ static int read_tsv(struct gm_probe_data *pd, const struct gm_run_dir *run,
 			continue;
 		}
 		if (n != NR_COLS) {
-			return fail(path, line, "%zu fields, expected %d", n,
+			return gm_tsv_error(path, line, "%zu fields, expected %d", n,
 				    NR_COLS);
 		}
 		GM_ALLOC_GROW(pd->launches, pd->nr_launches + 1, alloc);
@@ -182,7 +155,7 @@ static int read_tsv(struct gm_probe_data *pd, const struct gm_run_dir *run,
 		p = nl + 1;
 	}
 	if (!ended) {
-		return fail(path, line + 1, "unexpected end of file: no END "
+		return gm_tsv_error(path, line + 1, "unexpected end of file: no END "
 			    "line (truncated)");
 	}
 	pd->nr_blocks = records;

@@ -6,7 +6,10 @@
  */
 #include "tsv.h"
 
+#include <stdarg.h>
 #include <string.h>
+
+#include "strbuf.h"
 
 size_t gm_tsv_split(char *line, char **fields, size_t max)
 {
@@ -84,4 +87,17 @@ int gm_tsv_unescape(char *s)
 	}
 	*w = '\0';
 	return 0;
+}
+
+int gm_tsv_error(const char *path, unsigned long line, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	gm_error("%s:%lu: %s", path, line, sb.buf);
+	strbuf_release(&sb);
+	return -1;
 }
