@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "run_reader.h"
 #include "strbuf.h"
 #include "tsv.h"
 
@@ -249,8 +250,6 @@ int gm_corun_dir_read(struct gm_corun_dir *c, const char *path)
 {
 	struct strbuf manifest = STRBUF_INIT, sections = STRBUF_INIT;
 	char *mpath, *spath;
-	struct gm_hasher *h;
-	uint64_t len;
 	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
@@ -262,16 +261,7 @@ int gm_corun_dir_read(struct gm_corun_dir *c, const char *path)
 	    gm_read_regular_file(spath, &sections)) {
 		goto out;
 	}
-	/* Identity: both files' bytes, each prefixed with its length. */
-	h = gm_hasher_new();
-	len = manifest.len;
-	gm_hasher_update(h, &len, sizeof(len));
-	gm_hasher_update(h, manifest.buf, manifest.len);
-	len = sections.len;
-	gm_hasher_update(h, &len, sizeof(len));
-	gm_hasher_update(h, sections.buf, sections.len);
-	gm_hash_hex(gm_hasher_final(h), c->hash);
-	gm_hasher_free(h);
+	gm_dir_identity(&manifest, &sections, c->hash);
 	if (read_sections(c, &sections, spath)) {
 		goto out;
 	}

@@ -460,16 +460,7 @@ int gm_run_dir_read(struct gm_run_dir *run, const char *path)
 	    gm_read_regular_file(rpath, &replays)) {
 		goto out;
 	}
-	/* Identity: both files' bytes, each prefixed with its length. */
-	struct gm_hasher *h = gm_hasher_new();
-	uint64_t len = manifest.len;
-	gm_hasher_update(h, &len, sizeof(len));
-	gm_hasher_update(h, manifest.buf, manifest.len);
-	len = replays.len;
-	gm_hasher_update(h, &len, sizeof(len));
-	gm_hasher_update(h, replays.buf, replays.len);
-	gm_hash_hex(gm_hasher_final(h), run->hash);
-	gm_hasher_free(h);
+	gm_dir_identity(&manifest, &replays, run->hash);
 	if (read_replays(run, &replays, rpath)) {
 		goto out;
 	}
@@ -480,6 +471,21 @@ out:
 	free(mpath);
 	free(rpath);
 	return ret;
+}
+
+void gm_dir_identity(const struct strbuf *manifest, const struct strbuf *data,
+		     char out[GM_HASH_HEX_LEN + 1])
+{
+	struct gm_hasher *h = gm_hasher_new();
+	uint64_t len = manifest->len;
+
+	gm_hasher_update(h, &len, sizeof(len));
+	gm_hasher_update(h, manifest->buf, manifest->len);
+	len = data->len;
+	gm_hasher_update(h, &len, sizeof(len));
+	gm_hasher_update(h, data->buf, data->len);
+	gm_hash_hex(gm_hasher_final(h), out);
+	gm_hasher_free(h);
 }
 
 void gm_run_dir_release(struct gm_run_dir *run)

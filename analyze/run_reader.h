@@ -15,6 +15,8 @@
 #include "hash.h"
 #include "kvfile.h"
 
+struct strbuf;
+
 #define GM_RUN_FORMAT "gpumix-run 1"
 
 struct gm_run_program {
@@ -97,6 +99,15 @@ struct gm_run_dir {
  * release @run with gm_run_dir_release() either way.
  */
 int gm_run_dir_read(struct gm_run_dir *run, const char *path);
+
+/*
+ * The identity of a directory loaded from its manifest's bytes and its
+ * data file's (replays.tsv, sections.tsv): the hash of both, each
+ * prefixed with its length, into @out (hex). analyze loads a directory
+ * once per identity.
+ */
+void gm_dir_identity(const struct strbuf *manifest, const struct strbuf *data,
+		     char out[GM_HASH_HEX_LEN + 1]);
 
 /* Free what @run owns. */
 void gm_run_dir_release(struct gm_run_dir *run);
