@@ -84,6 +84,7 @@ __global__ void hold(struct rec *r, unsigned long long hold_ns)
 }
 
 static int sms, smem_sm, smem_block, reserved;
+static size_t smem_static;	/* hold's own __shared__ bytes */
 
 static void device_info(void)
 {
@@ -100,6 +101,13 @@ static void device_info(void)
 	CHECK(cudaDeviceGetAttribute(&reserved,
 				     cudaDevAttrReservedSharedMemoryPerBlock,
 				     dev));
+	/* the opt-in limit covers static and dynamic shared memory
+	 * together: asking for all of it as dynamic is an invalid
+	 * argument */
+	struct cudaFuncAttributes fa;
+	CHECK(cudaFuncGetAttributes(&fa, hold));
+	smem_static = fa.sharedSizeBytes;
+	smem_block -= (int)smem_static;
 	CHECK(cudaFuncSetAttribute(hold,
 				   cudaFuncAttributeMaxDynamicSharedMemorySize,
 				   smem_block));
@@ -108,7 +116,8 @@ static void device_info(void)
 /* Dynamic shared memory per block so that exactly @k blocks fit an SM. */
 static size_t smem_for(int k)
 {
-	size_t per = (size_t)smem_sm / (size_t)k - (size_t)reserved;
+	size_t per = (size_t)smem_sm / (size_t)k - (size_t)reserved
+		     - smem_static;
 
 	/* a little under the share, so that rounding never lets k+1 in
 	 * nor keeps k out */
