@@ -83,6 +83,22 @@ $(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
 		-Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN/mock' \
 		-l:libgpumix-capture.so -l:libcuda.so.1 -lpthread
 
+# More such programs, one per feature of real programs (each
+# tests/tools/NAME_emitter.c, with tests/tools/mock_call.h): the program
+# NAME-emitter.
+MOCK_EMITTERS := graph
+CHECK_DEPS += $(MOCK_EMITTERS:%=$(B)/tests/%-emitter)
+
+define mock_emitter_rule
+$(B)/tests/$(1)-emitter: $(B)/tests/tools/$(1)_emitter.o $(CAPTURE_SO) \
+		$(B)/tests/mock/libcuda.so.1
+	$$(QUIET) LINK $$@
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$< -L$(B) -L$(B)/tests/mock \
+		-Wl,-rpath,'$$$$ORIGIN/..' -Wl,-rpath,'$$$$ORIGIN/mock' \
+		-l:libgpumix-capture.so -l:libcuda.so.1 -lpthread
+endef
+$(foreach e,$(MOCK_EMITTERS),$(eval $(call mock_emitter_rule,$(e))))
+
 # Small programs for the GPU tests and the benchmark (tests/gpu/progs):
 # built by make check everywhere (nvcc needs no GPU), run on a GPU host.
 CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs

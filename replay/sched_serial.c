@@ -115,10 +115,17 @@ static int op_free(struct gm_prog *p, const struct gm_op *op)
 	/*
 	 * cuMemFree waited for the device; with one stream, stream order
 	 * already keeps later users of the recycled memory behind earlier
-	 * ones. With several, wait for this program's streams (only).
+	 * ones. With several, wait for this program's streams (only). A
+	 * stream that is capturing has no work to wait for: what is issued
+	 * there becomes a graph's nodes, which run at a launch, and CUDA's
+	 * cuMemFree during a (relaxed) capture does not wait for them
+	 * either; synchronizing it would fail and end the capture.
 	 */
 	if (p->nr_streams_created > 1) {
 		for (uint32_t s = 0; s < p->nr_streams_created; s++) {
+			if (in_capture(p, s)) {
+				continue;
+			}
 			if (stream_sync(p, s) < 0) {
 				return -1;
 			}

@@ -716,6 +716,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 	case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
 		*pStr = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
 		break;
+	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+		*pStr = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+		break;
 	default:
 		*pStr = "CUDA_ERROR_UNKNOWN";
 		break;
