@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 		       reserved);
 		return 0;
 	}
-	if (!strcmp(argv[1], "one") && argc >= 7) {
+	if (!strcmp(argv[1], "one") && argc >= 6) {
 		struct launch l = { argv[2], atoi(argv[3]), atoi(argv[4]),
 				    atof(argv[5]), NULL, NULL };
 		const char *wait = NULL, *signal = NULL;
