@@ -37,6 +37,9 @@ check_calls() {
 			for (i = 1; i <= n; i++) s += h[i]
 			if (n != 25 || s != $6 || $7 < $8) { print NR ": " $0; exit } }' \
 			"$d/drivercalls.tsv")"
+	check_eq "$1: every call named by its driver function (cu...)" "" \
+		"$(awk -F'\t' '($1 == "CALLS" && $4 !~ /^cu[A-Z]/) || ($1 == "SLOW" && $3 !~ /^cu[A-Z]/) { print NR ": " $0; exit }' \
+			"$d/drivercalls.tsv")"
 	check_eq "$1: both programs' threads" "basic other" \
 		"$(awk -F'\t' '$1 == "CALLS" { print $2 }' "$d/drivercalls.tsv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 	check_eq "$1: a launch call in the timed part per kernel CUPTI saw" \
@@ -76,6 +79,13 @@ check_eq "  inside one of $prog's replays" 1 \
 	"$(awk -F'\t' -v p="$prog" -v s="$s" -v e="$e" 'NR > 1 && $1 == p &&
 		substr($3, 8) + 0 <= substr(s, 8) + 0 && substr(e, 8) + 0 <= substr($4, 8) + 0' \
 		"$tmp/slow/replays.tsv" | wc -l)"
+
+# nss: the dispatcher's event queries, each counted once under its name
+out=$("$GPUMIX" replay --variant nss --completion event --min-replays 3 -o "$tmp/nss" "$tmp/w" 2>&1); rc=$?
+check_eq "nss: exit 0" 0 "$rc"
+check_calls nss "$tmp/nss"
+check_match "nss: its event queries" "$(printf 'CALLS\t[a-z]+\treplay\tcuEventQuery\tquery\t')" \
+	"$(cat "$tmp/nss/drivercalls.tsv")"
 
 # mps: the processes' files merged
 out=$(PATH=$GPUMIX_BUILD/tests/mock/mps:$PATH "$GPUMIX" replay --variant mps --min-replays 3 \
