@@ -1559,6 +1559,28 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		}
 		break;
 	}
+	case GM_SP_VMM_CREATE: {
+		const CUmemAllocationProp *c =
+			((const cuMemCreate_params *)params)->prop;
+		struct gm_args_cuMemCreate *x = ARGS(cuMemCreate, a);
+		if (c) {
+			x->propType = c->type;
+			x->locType = c->location.type;
+			x->locId = (uint64_t)(int64_t)c->location.id;
+			x->handleTypes = c->requestedHandleTypes;
+		}
+		break;
+	}
+	case GM_SP_VMM_ACCESS: {
+		const cuMemSetAccess_params *p = params;
+		struct gm_args_cuMemSetAccess *x = ARGS(cuMemSetAccess, a);
+		if (p->desc && p->count) {
+			x->locType = p->desc[0].location.type;
+			x->locId = (uint64_t)(int64_t)p->desc[0].location.id;
+			x->access = p->desc[0].flags;
+		}
+		break;
+	}
 	case GM_SP_FREE_HOST:
 		/* Freeing page-locked memory synchronizes the device. */
 		if (!exit) {

@@ -159,7 +159,7 @@ static const char *const type_names[GM_T_COUNT] = {
 	[GM_T_ARRAY] = "array",	  [GM_T_TEXOBJ] = "texobj",
 	[GM_T_SURFOBJ] = "surfobj", [GM_T_GRAPH] = "graph",
 	[GM_T_GEXEC] = "graphexec", [GM_T_GNODE] = "graphnode",
-	[GM_T_MEMPOOL] = "mempool",
+	[GM_T_MEMPOOL] = "mempool", [GM_T_MEMHANDLE] = "memhandle",
 };
 
 #define GM_NAME_(s) #s,

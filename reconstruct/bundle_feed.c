@@ -68,7 +68,7 @@ struct layout {
 };
 
 enum live_kind { LIVE_ALLOC, LIVE_HOST, LIVE_MODULE, LIVE_STREAM, LIVE_EVENT,
-		 LIVE_TEXTURE, NR_LIVE };
+		 LIVE_TEXTURE, LIVE_VMM_RES, LIVE_VMM_MEM, NR_LIVE };
 
 struct bundle_feed {
 	struct model *m;
@@ -298,6 +298,10 @@ static int destroy_live(struct bundle_feed *f, enum live_kind k, uint64_t ev,
 		return model_destroy_stream(p, ev, h);
 	case LIVE_MODULE:
 		return model_unload_module(p, ev, h);
+	case LIVE_VMM_RES:
+		return model_vmm_free(p, ev, api, h);
+	case LIVE_VMM_MEM:
+		return model_vmm_release(p, ev, api, h);
 	case NR_LIVE:
 		break;
 	}
@@ -322,7 +326,8 @@ static int reset_context(struct bundle_feed *f, uint64_t ev, const char *api)
 {
 	/* textures before the memory they read, modules last */
 	static const enum live_kind order[] = { LIVE_TEXTURE, LIVE_ALLOC,
-		LIVE_HOST, LIVE_EVENT, LIVE_STREAM, LIVE_MODULE };
+		LIVE_VMM_RES, LIVE_VMM_MEM, LIVE_HOST, LIVE_EVENT, LIVE_STREAM,
+		LIVE_MODULE };
 	int ret = 0;
 
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
@@ -816,6 +821,65 @@ static int do_free(const struct call *c)
 
 	return drop_live(c->f, host ? LIVE_HOST : LIVE_ALLOC, c->ev, c->api,
 			 c->x->args[0]);
+}
+
+/* ---- virtual memory management (model_vmm.c) ---- */
+
+static int do_vmm_reserve(const struct call *c)
+{
+	const struct gm_args_cuMemAddressReserve *a = ARGS(cuMemAddressReserve);
+
+	if (model_vmm_reserve(c->f->p, c->ev, c->api, a->ptr, a->size) < 0) {
+		return -1;
+	}
+	live_add(c->f, LIVE_VMM_RES, a->ptr);
+	return 0;
+}
+
+static int do_vmm_free(const struct call *c)
+{
+	return drop_live(c->f, LIVE_VMM_RES, c->ev, c->api,
+			 ARGS(cuMemAddressFree)->ptr);
+}
+
+static int do_vmm_create(const struct call *c)
+{
+	const struct gm_args_cuMemCreate *a = ARGS(cuMemCreate);
+
+	if (model_vmm_create(c->f->p, c->ev, c->api, a->handle, a->size,
+			     (unsigned)a->locType) < 0) {
+		return -1;
+	}
+	live_add(c->f, LIVE_VMM_MEM, a->handle);
+	return 0;
+}
+
+static int do_vmm_release(const struct call *c)
+{
+	return drop_live(c->f, LIVE_VMM_MEM, c->ev, c->api,
+			 ARGS(cuMemRelease)->handle);
+}
+
+static int do_vmm_map(const struct call *c)
+{
+	const struct gm_args_cuMemMap *a = ARGS(cuMemMap);
+
+	return model_vmm_map(c->f->p, c->ev, c->api, a->ptr, a->size,
+			     a->offset, a->handle);
+}
+
+static int do_vmm_unmap(const struct call *c)
+{
+	const struct gm_args_cuMemUnmap *a = ARGS(cuMemUnmap);
+
+	/* After a context reset, nothing is mapped any more. */
+	if (!handle_map_get(&c->f->live[LIVE_VMM_RES].live, a->ptr,
+			    &(uint32_t){ 0 }) &&
+	    handle_map_get(&c->f->live[LIVE_VMM_RES].dead, a->ptr,
+			   &(uint32_t){ 0 })) {
+		return 0;
+	}
+	return model_vmm_unmap(c->f->p, c->ev, c->api, a->ptr, a->size);
 }
 
 /* ---- mapped and managed memory ---- */
@@ -1526,6 +1590,12 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_GRAPH_EXEC_DESTROY] = do_graph_exec_destroy,
 	[GM_RK_HOST_FUNC] = do_host_func,
 	[GM_RK_SKIP_POOL] = do_skip,
+	[GM_RK_VMM_RESERVE] = do_vmm_reserve,
+	[GM_RK_VMM_FREE] = do_vmm_free,
+	[GM_RK_VMM_CREATE] = do_vmm_create,
+	[GM_RK_VMM_RELEASE] = do_vmm_release,
+	[GM_RK_VMM_MAP] = do_vmm_map,
+	[GM_RK_VMM_UNMAP] = do_vmm_unmap,
 };
 
 int bundle_feed_handles(int api)

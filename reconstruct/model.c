@@ -99,6 +99,7 @@ static void free_prog(struct model_prog *p)
 	}
 	free(p->unsupported);
 	model_graphs_free(p->graphs);
+	model_vmm_free_state(p->vmm);
 	model_hosttime_free(p);
 	free(p);
 }
@@ -605,8 +606,9 @@ int model_add_global(struct model_prog *p, uint64_t ev, uint64_t module_handle,
 
 /* ---- memory ---- */
 
-int model_add_alloc(struct model_prog *p, uint64_t ev, const char *api,
-		    uint64_t dptr, uint64_t size)
+int model_alloc_region(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t start, uint64_t span, uint64_t size,
+		       size_t *op_index)
 {
 	struct addr_region r;
 	struct mop *op;
@@ -614,12 +616,12 @@ int model_add_alloc(struct model_prog *p, uint64_t ev, const char *api,
 	if (check_open(p) < 0) {
 		return -1;
 	}
-	if (!size || !dptr) {
+	if (!size || !start || span < size) {
 		return gm_error(EVF "allocation of %" PRIu64 " bytes at 0x%"
-				PRIx64, ev, api, size, dptr);
+				PRIx64, ev, api, size, start);
 	}
-	r.start = dptr;
-	r.size = size;
+	r.start = start;
+	r.size = span;
 	r.kind = GM_REF_ALLOC;
 	r.id = id_pool_get(&p->alloc_ids);
 	r.event = ev;
@@ -629,8 +631,18 @@ int model_add_alloc(struct model_prog *p, uint64_t ev, const char *api,
 	}
 	op = add_op(p, ev, api, GM_OP_ALLOC);
 	op->a = r.id;
+	op->x = start;
 	op->z = size;
+	if (op_index) {
+		*op_index = p->nr_ops - 1;
+	}
 	return 0;
+}
+
+int model_add_alloc(struct model_prog *p, uint64_t ev, const char *api,
+		    uint64_t dptr, uint64_t size)
+{
+	return model_alloc_region(p, ev, api, dptr, size, size, NULL);
 }
 
 int model_add_free(struct model_prog *p, uint64_t ev, const char *api,
@@ -1646,6 +1658,7 @@ void model_report(const struct model *m, struct strbuf *out)
 				    "relocated\n", p->name, p->nr_pointer_stores);
 		}
 		model_hostmem_report(p, out);
+		model_vmm_report(p, out);
 		for (size_t w = 0; w < p->nr_warnings; w++) {
 			strbuf_addf(out, "warning: program '%s': event %" PRIu64
 				    ": %s\n", p->name, p->warnings[w].event,

@@ -123,6 +123,29 @@ int model_add_host_alloc(struct model_prog *p, uint64_t ev, uint64_t hptr,
 int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr);
 
 /*
+ * Virtual memory management (model_vmm.c). cuMemAddressReserve: @size
+ * bytes at @va; cuMemAddressFree of the reservation at @va. cuMemCreate:
+ * physical allocation @handle of @size bytes at a CUmemLocationType
+ * @loc_type (host memory is reported unsupported); cuMemRelease.
+ * cuMemMap: @size bytes of @handle from @offset at @va, inside a live
+ * reservation (the reservation's mapped part becomes an allocation);
+ * cuMemUnmap. Physical memory mapped at two places, or moved, is
+ * reported unsupported. Each returns 0 or -1 (cause recorded).
+ */
+int model_vmm_reserve(struct model_prog *p, uint64_t ev, const char *api,
+		      uint64_t va, uint64_t size);
+int model_vmm_free(struct model_prog *p, uint64_t ev, const char *api,
+		   uint64_t va);
+int model_vmm_create(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t handle, uint64_t size, unsigned loc_type);
+int model_vmm_release(struct model_prog *p, uint64_t ev, const char *api,
+		      uint64_t handle);
+int model_vmm_map(struct model_prog *p, uint64_t ev, const char *api,
+		  uint64_t va, uint64_t size, uint64_t offset, uint64_t handle);
+int model_vmm_unmap(struct model_prog *p, uint64_t ev, const char *api,
+		    uint64_t va, uint64_t size);
+
+/*
  * Memory the host writes and reads directly (model_hostmem.c).
  * cuMemAllocManaged: managed memory at @dptr (freed by model_add_free).
  * cuMemHostGetDevicePointer: page-locked @hptr is seen by the device at

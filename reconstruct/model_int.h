@@ -105,6 +105,7 @@ struct model_warning {
 };
 
 struct model_graphs;
+struct model_vmm;
 
 struct model_prog {
 	struct model *m;
@@ -159,6 +160,7 @@ struct model_prog {
 	size_t nr_unsup_list, alloc_unsup_list;
 
 	struct model_graphs *graphs;	/* model_graph.c; NULL: none */
+	struct model_vmm *vmm;		/* model_vmm.c; NULL: none */
 
 	/* Captured host time (model_hosttime.c): the call being added, and
 	 * after model_finish() one gap per operation (GM_HOST_GAP_* coded),
@@ -204,6 +206,16 @@ int model_stream_lookup(struct model_prog *p, uint64_t ev, const char *api,
 int model_event_lookup(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t handle, uint32_t *out);
 int model_canonical_hash(const char *in, char out[33]);
+/*
+ * An allocation (GM_OP_ALLOC of @size bytes, its captured address @start
+ * in x) whose region of the device address map spans @span bytes (at
+ * least @size: a VMM reservation is addressable as a whole, but only its
+ * mapped part is allocated); *@op_index (may be NULL) is its operation,
+ * whose size may grow later. Returns 0 or -1 (cause recorded).
+ */
+int model_alloc_region(struct model_prog *p, uint64_t ev, const char *api,
+		       uint64_t start, uint64_t span, uint64_t size,
+		       size_t *op_index);
 int model_resolve_device(struct model_prog *p, uint64_t ev, const char *api,
 			 const char *what, uint64_t addr, uint64_t size,
 			 uint32_t *ref, uint64_t *off);
@@ -244,6 +256,10 @@ enum gm_op_group model_op_group(unsigned code);
  */
 int model_hosttime_finish(struct model_prog *p);
 void model_hosttime_free(struct model_prog *p);
+
+/* model_vmm.c: free its state; one line on @p's reservations, if any. */
+void model_vmm_free_state(struct model_vmm *v);
+void model_vmm_report(const struct model_prog *p, struct strbuf *out);
 
 /* One line on @p's mapped and managed memory, when it has any in use. */
 void model_hostmem_report(const struct model_prog *p, struct strbuf *out);

@@ -64,17 +64,20 @@ static const struct hint hints[] = {
 	  "runs on one device" },
 	{ "cuMemcpyBatch", "batched copies: none of the batch's copies is "
 	  "replayed" },
-	{ "cuMemAddressReserve", "virtual memory management: the mapping does "
-	  "not exist in a replay, kernels using it fault" },
-	{ "cuMemCreate", "virtual memory management: the physical memory is "
-	  "not created in a replay" },
-	{ "cuMemMap", "virtual memory management: the mapping does not exist "
-	  "in a replay, kernels using it fault" },
-	{ "cuMemSetAccess", "virtual memory management: the mapping does not "
-	  "exist in a replay" },
-	{ "cuMemUnmap", "virtual memory management: harmless alone" },
-	{ "cuMemRelease", "virtual memory management: harmless alone" },
-	{ "cuMemAddressFree", "virtual memory management: harmless alone" },
+	{ "cuMemMap.alias", "physical memory mapped at two places, or moved "
+	  "to another: the replay keeps one copy where it was first mapped, "
+	  "kernels reading it elsewhere fault or read stale data" },
+	{ "cuMemCreate.host", "physical memory on the host, which the program "
+	  "reads and writes directly: those accesses are not in the trace, "
+	  "kernels using it fault" },
+	{ "cuMulticast", "multicast object (NVLink multicast): not created in "
+	  "a replay, kernels using it fault" },
+	{ "cuMemRetainAllocationHandle", "virtual memory handle lookup: later "
+	  "calls on the handle it returns are not replayed" },
+	{ "cuMemExport", "physical memory shared with another process: the "
+	  "other process is not in the replay" },
+	{ "cuMemImport", "physical memory of another process: its memory is "
+	  "not in a replay, kernels using it fault" },
 	{ "cuTensorMap", "tensor map: kernels get the captured descriptor, "
 	  "whose addresses are the capture's (they fault or read wrong data)" },
 	{ "cuImportExternal", "external memory or semaphore: the other API's "

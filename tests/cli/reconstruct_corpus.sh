@@ -37,7 +37,7 @@ golden() { # golden NAME FILE: compare FILE with $GOLD/NAME (or update it)
 # ---- good bundles: golden output, determinism ----
 for w in "good:$B/good" "basic:$R/basic" "threads:$R/threads" "graphs:$R/graphs" \
 	"reset:$R/reset" "basic+threads:$R/basic $R/threads" \
-	"hostmem:$R/hostmem" "hostfunc:$R/hostfunc"; do
+	"hostmem:$R/hostmem" "hostfunc:$R/hostfunc" "vmm:$R/vmm"; do
 	name=${w%%:*}
 	bundles=${w#*:}
 	for v in single cuda; do

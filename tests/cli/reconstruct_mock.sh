@@ -19,7 +19,7 @@ R=tests/data/reconstruct/bundles
 
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" "untraced:$R/untraced" "pointer-global:$R/pointer-global" \
 	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
-	"hostmem+basic:$R/hostmem $R/basic"; do
+	"hostmem+basic:$R/hostmem $R/basic" "vmm:$R/vmm" "vmm+basic:$R/vmm $R/basic"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086

@@ -35,6 +35,19 @@ __global__ void scale_gbl(const unsigned *in, unsigned mul, unsigned n)
 	}
 }
 
+// Batched, as cuBLAS's *Batched calls: tables of device pointers in device
+// memory, one slice of n elements per entry; thread i works on element
+// i % n of slice i / n.
+// _Z10scale_ptrsPKPjPKPKjjj: params at 0, 8, 16, 20
+__global__ void scale_ptrs(unsigned *const *outs, const unsigned *const *ins,
+			   unsigned mul, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned b = i / n, j = i % n;
+
+	outs[b][j] = ins[b][j] * mul + c_add;
+}
+
 // _Z4incr4span: one 16-byte struct parameter holding a pointer
 __global__ void incr(span s)
 {

@@ -2,7 +2,9 @@
 /*
  * A mock CUDA driver (libcuda.so.1) for CPU-only tests of the replay
  * runtime: just the driver calls libgpumix-replay makes, with CUDA's
- * stream semantics on the host. Device memory is host memory; every copy,
+ * stream semantics on the host. Device memory is host memory, at the
+ * addresses of one region that a driver would hand out, the same in every
+ * process (mock_vmm.c, with the virtual memory management calls); every copy,
  * memset and texture checks at the call that its device range lies inside
  * a live allocation, a library global or host-mapped memory (so a
  * relocation bug is an error, not silent corruption); the kernels of
@@ -551,6 +553,9 @@ static int valid(uintptr_t p, size_t n)
 	for (int i = 0; i < nr_host_allocs && !ok; i++) {
 		ok = inside(p, n, host_allocs[i].start, host_allocs[i].size);
 	}
+	if (!ok) {
+		ok = mock_vmm_valid(p, n);
+	}
 	pthread_mutex_unlock(&mock_lock);
 	if (!ok) {
 		fprintf(stderr, "mock cuda: invalid device range 0x%lx+%zu\n",
@@ -603,6 +608,31 @@ static void k_scale_gbl(struct mlib *lib, uint64_t first, uint64_t end,
 	}
 	for (uint64_t i = first; i < end && i < n; i++) {
 		lib->g_out[i] = in[i] * mul + lib->c_add;
+	}
+}
+
+/* The tables hold device pointers: ones the replay made its own, or
+ * the captured ones where the allocations are at the captured addresses. */
+static void k_scale_ptrs(struct mlib *lib, uint64_t first, uint64_t end,
+			 void **args)
+{
+	unsigned *const *outs = *(unsigned *const **)args[0];
+	const unsigned *const *ins = *(const unsigned *const **)args[1];
+	unsigned mul = *(unsigned *)args[2], n = *(unsigned *)args[3];
+
+	if (!n) {
+		return;
+	}
+	for (uint64_t b = first / n; b * n < end; b++) {
+		if (!valid((uintptr_t)&outs[b], 8) ||
+		    !valid((uintptr_t)&ins[b], 8) ||
+		    !valid((uintptr_t)outs[b], n * 4ull) ||
+		    !valid((uintptr_t)ins[b], n * 4ull)) {
+			abort();
+		}
+	}
+	for (uint64_t i = first; i < end; i++) {
+		outs[i / n][i % n] = ins[i / n][i % n] * mul + lib->c_add;
 	}
 }
 
@@ -673,6 +703,8 @@ static const struct kdesc known[] = {
 	{ "_Z5scalePjPKjjj", k_scale, 4, { 0, 8, 16, 20 }, { 8, 8, 4, 4 }, 1 },
 	{ "_Z4incr4span", k_incr, 1, { 0 }, { 16 }, 1 },
 	{ "_Z9scale_gblPKjjj", k_scale_gbl, 3, { 0, 8, 12 }, { 8, 4, 4 }, 1 },
+	{ "_Z10scale_ptrsPKPjPKPKjjj", k_scale_ptrs, 4, { 0, 8, 16, 20 },
+	  { 8, 8, 4, 4 }, 1 },
 	{ "_Z8tex_copyPjyj", k_tex_copy, 3, { 0, 8, 16 }, { 8, 8, 4 }, 1 },
 	{ "_Z4spinPVj", k_spin, 1, { 0 }, { 8 }, 0 },
 };
@@ -959,14 +991,15 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 	void *p;
 
 	FAIL_IF("cuMemAlloc");
-	if (posix_memalign(&p, 4096, bytesize ? bytesize : 1)) {
+	p = (void *)mock_va_alloc(bytesize);
+	if (!p) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	memset(p, 0xa5, bytesize);	/* like uninitialised memory */
 	pthread_mutex_lock(&mock_lock);
 	if (nr_allocs == (int)(sizeof(allocs) / sizeof(allocs[0]))) {
 		pthread_mutex_unlock(&mock_lock);
-		free(p);
+		mock_va_free((uintptr_t)p);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	allocs[nr_allocs].start = (uintptr_t)p;
@@ -1080,9 +1113,14 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 	pthread_mutex_lock(&mock_lock);
 	for (int i = 0; i < nr_allocs; i++) {
 		if (allocs[i].start == dptr) {
+			int managed = allocs[i].managed;
 			allocs[i] = allocs[--nr_allocs];
 			pthread_mutex_unlock(&mock_lock);
-			free((void *)(uintptr_t)dptr);
+			if (managed) {
+				free((void *)(uintptr_t)dptr);
+			} else {
+				mock_va_free(dptr);
+			}
 			return CUDA_SUCCESS;
 		}
 	}

@@ -142,6 +142,19 @@ struct mock_cmd *mock_memset_cmd(CUdeviceptr dst, unsigned v, size_t n,
 int mock_valid_device(uintptr_t p, size_t n) MOCK_HIDDEN;
 
 /*
+ * The device address space (mock_vmm.c): device addresses come from one
+ * region, first fit from MOCK_VA_BASE, the same in every process that
+ * makes the same calls. mock_va_alloc() hands out @size bytes of
+ * read-write memory there (cuMemAlloc; 0 when full), mock_va_free()
+ * takes them back. mock_vmm_valid(): [@p, @p + @n) is mapped and
+ * accessible VMM memory (the caller holds mock_lock).
+ */
+#define MOCK_VA_BASE UINT64_C(0x200000000000)
+uintptr_t mock_va_alloc(size_t size) MOCK_HIDDEN;
+void mock_va_free(uintptr_t start) MOCK_HIDDEN;
+int mock_vmm_valid(uintptr_t p, size_t n) MOCK_HIDDEN;
+
+/*
  * Stream capture (mock_graph.c). mock_enqueue(), cuEventRecord and
  * cuStreamWaitEvent ask first whether their stream captures: then the
  * command becomes a node of the capture's graph (take: 0 with @c now the

@@ -606,6 +606,106 @@ static void test_managed(CUstream a, CUkernel k_scale)
 		  CUDA_ERROR_INVALID_VALUE, "... past the last parameter");
 }
 
+/*
+ * The device address space and virtual memory management: addresses are
+ * handed out first fit from one region (the same in every process), a
+ * reservation lands at its hint when nothing is in the way and elsewhere
+ * when something is; mapped memory is device memory only once its access
+ * is set, two adjacent mappings are one range, physical memory keeps its
+ * content from one mapping to the next, and unmapped memory is not
+ * device memory any more.
+ */
+static void test_vmm(CUstream a)
+{
+	CUmemAllocationProp prop;
+	CUmemAccessDesc acc;
+	CUmemGenericAllocationHandle h1, h2;
+	CUdeviceptr d, d2, r, r2, r3;
+	size_t gran = 0;
+	static unsigned host[N];
+	unsigned *v;
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	memset(&acc, 0, sizeof(acc));
+	acc.location = prop.location;
+	acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	CHECK(cuMemGetAllocationGranularity(&gran, &prop,
+					     CU_MEM_ALLOC_GRANULARITY_MINIMUM) ==
+		      CUDA_SUCCESS && gran == 2u << 20,
+	      "cuMemGetAllocationGranularity: 2 MiB");
+	CHECK_INT(cuMemAlloc(&d, BYTES), CUDA_SUCCESS, "cuMemAlloc");
+	cuMemFree(d);
+	CHECK_INT(cuMemAlloc(&d2, BYTES), CUDA_SUCCESS, "cuMemAlloc again");
+	CHECK(d2 == d, "a freed address is handed out again (first fit)");
+	cuMemFree(d2);
+
+	CHECK_INT(cuMemAddressReserve(&r, 8 * gran, 0, 0x200100000000ull, 0),
+		  CUDA_SUCCESS, "cuMemAddressReserve at a free hint");
+	CHECK(r == 0x200100000000ull, "... lands there");
+	CHECK_INT(cuMemAddressReserve(&r2, 4 * gran, 0, r + gran, 0),
+		  CUDA_SUCCESS, "a hint inside a reservation");
+	CHECK(r2 != r + gran && (r2 + 4 * gran <= r || r2 >= r + 8 * gran),
+	      "... lands elsewhere");
+	CHECK_INT(cuMemAddressFree(r2, 4 * gran), CUDA_SUCCESS,
+		  "cuMemAddressFree");
+	CHECK_INT(cuMemAlloc(&d, BYTES), CUDA_SUCCESS, "cuMemAlloc");
+	CHECK_INT(cuMemAddressReserve(&r3, 2 * gran, 0, d & ~(gran - 1), 0),
+		  CUDA_SUCCESS, "a hint over cuMemAlloc memory");
+	CHECK(r3 != (d & ~(gran - 1)), "... lands elsewhere");
+	cuMemAddressFree(r3, 2 * gran);
+	cuMemFree(d);
+
+	CHECK_INT(cuMemCreate(&h1, gran, &prop, 0), CUDA_SUCCESS, "cuMemCreate");
+	CHECK_INT(cuMemCreate(&h2, gran, &prop, 0), CUDA_SUCCESS,
+		  "cuMemCreate again");
+	CHECK_INT(cuMemCreate(&h2, gran / 2, &prop, 0), CUDA_ERROR_INVALID_VALUE,
+		  "cuMemCreate: whole granules");
+	CHECK_INT(cuMemMap(r + 3 * gran, gran, 0, h1, 0), CUDA_SUCCESS,
+		  "cuMemMap");
+	CHECK_INT(cuMemMap(r + 4 * gran, gran, 0, h2, 0), CUDA_SUCCESS,
+		  "cuMemMap next to it");
+	CHECK_INT(cuMemMap(r + 3 * gran, gran, 0, h2, 0),
+		  CUDA_ERROR_INVALID_VALUE, "cuMemMap over a mapping");
+	CHECK_INT(cuMemMap(r + 8 * gran, gran, 0, h2, 0),
+		  CUDA_ERROR_INVALID_VALUE, "cuMemMap outside a reservation");
+	fill(host, 5);
+	CHECK_INT(cuMemcpyHtoDAsync(r + 4 * gran - BYTES / 2, host, BYTES, a),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "mapped memory without access is not device memory");
+	CHECK_INT(cuMemSetAccess(r + 3 * gran, 2 * gran, &acc, 1), CUDA_SUCCESS,
+		  "cuMemSetAccess over both mappings");
+	CHECK_INT(cuMemcpyHtoDAsync(r + 4 * gran - BYTES / 2, host, BYTES, a),
+		  CUDA_SUCCESS, "a copy across the two mappings");
+	CHECK_INT(incr(r + 4 * gran - BYTES / 2, a), CUDA_SUCCESS,
+		  "... a kernel across them");
+	cuStreamSynchronize(a);
+	v = (unsigned *)(uintptr_t)(r + 4 * gran - BYTES / 2);
+	CHECK(all_are(v, 6), "... reads and writes both");
+	CHECK_INT(cuMemUnmap(r + 4 * gran, gran), CUDA_SUCCESS, "cuMemUnmap");
+	CHECK_INT(cuMemcpyHtoDAsync(r + 4 * gran - BYTES / 2, host, BYTES, a),
+		  CUDA_ERROR_INVALID_VALUE, "unmapped memory is not device memory");
+	CHECK_INT(cuMemMap(r, gran, 0, h2, 0), CUDA_SUCCESS,
+		  "cuMemMap of the same memory elsewhere");
+	CHECK_INT(cuMemSetAccess(r, gran, &acc, 1), CUDA_SUCCESS,
+		  "cuMemSetAccess");
+	v = (unsigned *)(uintptr_t)r;
+	CHECK(v[0] == 6 + N / 2 && v[N / 2 - 1] == 6 + N - 1,
+	      "... its content came along");
+	CHECK_INT(cuMemAddressFree(r, 8 * gran), CUDA_ERROR_INVALID_VALUE,
+		  "no cuMemAddressFree of mapped memory");
+	CHECK_INT(cuMemUnmap(r, 2 * gran), CUDA_ERROR_INVALID_VALUE,
+		  "cuMemUnmap: whole mappings only");
+	CHECK_INT(cuMemRelease(h1), CUDA_SUCCESS, "cuMemRelease of mapped memory");
+	CHECK_INT(cuMemRelease(h2), CUDA_SUCCESS, "... and of the other");
+	CHECK_INT(cuMemUnmap(r, gran), CUDA_SUCCESS, "cuMemUnmap");
+	CHECK_INT(cuMemUnmap(r + 3 * gran, gran), CUDA_SUCCESS, "cuMemUnmap");
+	CHECK_INT(cuMemAddressFree(r, 8 * gran), CUDA_SUCCESS,
+		  "cuMemAddressFree");
+}
+
 static CUDA_KERNEL_NODE_PARAMS scale_node(void **args)
 {
 	CUDA_KERNEL_NODE_PARAMS kp;
@@ -809,6 +909,7 @@ int main(void)
 	test_host_func(a);
 	test_green(lib);
 	test_managed(a, k_scale);
+	test_vmm(a);
 	test_graphs(a, b, e);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");

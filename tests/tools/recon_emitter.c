@@ -32,6 +32,15 @@
  *   recon-emitter pointer-global [--fatbin F]  a device pointer stored
  *       into a module global (cudaMemcpyToSymbol), a kernel writing
  *       through it
+ *   recon-emitter pointer-table [--fatbin F]  as batched cuBLAS: tables
+ *       of device pointers copied from the host into device memory, a
+ *       kernel reading its matrices through them (addresses in the mock
+ *       driver's device range, tests/mock/mock_vmm.c, where a driver puts
+ *       a process's first allocations)
+ *   recon-emitter vmm     [--fatbin F]   virtual memory management as the
+ *       CUDA samples do it: a reservation, two physical allocations
+ *       mapped next to each other, access set, a copy and a kernel over
+ *       both, then unmapped, released and freed
  *   recon-emitter cooperative [--fatbin F]  a cooperative launch of 128
  *       blocks (too many for a small SM partition)
  *   recon-emitter graphs  [--fatbin F]   a stream-captured graph launched
@@ -85,6 +94,12 @@
 #define A_OUT 0x7f0000400000ull
 #define A_OUT2 0x7f0000600000ull
 #define HOST 0x5000
+/* The mock driver's first device addresses (pointer-table, vmm). */
+#define DEV0 0x200000000000ull
+#define GRANULE (2ull << 20)
+#define K_PTRS 0xb004
+#define VMM_H1 0xd001
+#define VMM_H2 0xd002
 
 static const char tiny_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -550,6 +565,111 @@ static void pointer_global(void)
 	CALL(cuMemFree_v2, 0, NULL, NULL, A_OUT);
 	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
 	act_kernel(c, "_Z9scale_gblPKjjj", 1000000, 50000);
+	free_data(&d);
+}
+
+/*
+ * Batched work through tables of device pointers in device memory, as
+ * cuBLAS's *Batched calls read them: four slices of the input and the
+ * output, their addresses copied from the host into one table, a kernel
+ * finding its slices through it. The replay must either place the
+ * allocations at these addresses or store its own into the table.
+ */
+static void pointer_table(void)
+{
+	static const uint32_t ptrs[] = { 0, 8, 8, 8, 16, 4, 20, 4 };
+	static const uint32_t cadd = C_ADD;
+	const uint64_t in = DEV0, out = DEV0 + 0x10000, tab = DEV0 + 0x20000;
+	const uint32_t nb = 4, n = N_ELEMS / 4;
+	struct att img = { .image = 1 };
+	struct att g = { .str = "c_add" };
+	struct att k = { .str = "_Z10scale_ptrsPKPjPKPKjjj" };
+	struct att kx = { .str = "_Z10scale_ptrsPKPjPKPKjjj", .data = ptrs,
+			  .len = sizeof(ptrs) };
+	uint64_t table[8], po = tab, pi = tab + 8 * nb;
+	struct data d;
+	struct att res;
+	uint8_t par[24];
+	unsigned c;
+
+	make_data(&d, 1, 0);
+	for (uint32_t b = 0; b < nb; b++) {
+		table[b] = out + b * n * 4;
+		table[nb + b] = in + b * n * 4;
+	}
+	CALL(cuInit, 0, NULL, NULL, 0);
+	CALL(cuDevicePrimaryCtxRetain, 0, NULL, NULL, CTX, 0);
+	CALL(cuCtxSetCurrent, 0, NULL, NULL, CTX);
+	CALL(cuLibraryLoadData, 0, &img, NULL, LIB, 0x1000, 0, 0, 0, 0, 0, 0);
+	CALL(cuLibraryGetKernel, 0, &k, &kx, K_PTRS, LIB, 0x2000);
+	CALL(cuLibraryGetGlobal, 0, &g, &g, A_CADD, 4, LIB, 0x2030);
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &cadd, .plen = 4), NULL,
+	     A_CADD, 0x1000, 4);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, in, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, out, BYTES);
+	CALL(cuMemAlloc_v2, 0, NULL, NULL, tab, sizeof(table));
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = d.in, .plen = BYTES), NULL,
+	     in, HOST, BYTES);
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = table, .plen = sizeof(table)),
+	     NULL, tab, HOST, sizeof(table));
+	memcpy(par, &po, 8);
+	memcpy(par + 8, &pi, 8);
+	memcpy(par + 16, &d.mul, 4);
+	memcpy(par + 20, &n, 4);
+	c = CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24), NULL, K_PTRS,
+		 N_ELEMS / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	res = (struct att){ .hash = d.out, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, out, BYTES);
+	CALL(cuMemFree_v2, 0, NULL, NULL, in);
+	CALL(cuMemFree_v2, 0, NULL, NULL, out);
+	CALL(cuMemFree_v2, 0, NULL, NULL, tab);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c, "_Z10scale_ptrsPKPjPKPKjjj", 1000000, 50000);
+	free_data(&d);
+}
+
+/*
+ * Virtual memory management as the CUDA samples (vectorAddMMAP) do it: a
+ * reservation of four granules, two physical allocations mapped next to
+ * each other, access set over both; the input straddles them, and the
+ * kernel reads and writes across the boundary.
+ */
+static void vmm(void)
+{
+	const uint64_t va = DEV0, size = 4 * GRANULE;
+	const uint64_t in = va + GRANULE - BYTES / 2, out = va + GRANULE + BYTES;
+	struct data d;
+	struct att res;
+	uint8_t par[24];
+	unsigned c;
+
+	make_data(&d, 2, 0);
+	load_code();
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = &(uint32_t){ C_ADD }, .plen = 4),
+	     NULL, A_CADD, 0x1000, 4);
+	CALL(cuMemAddressReserve, 0, NULL, NULL, va, size, 0, 0, 0);
+	CALL(cuMemCreate, 0, NULL, NULL, VMM_H1, GRANULE, 0x7100, 0,
+	     CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CALL(cuMemCreate, 0, NULL, NULL, VMM_H2, GRANULE, 0x7100, 0,
+	     CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CALL(cuMemMap, 0, NULL, NULL, va, GRANULE, 0, VMM_H1, 0);
+	CALL(cuMemMap, 0, NULL, NULL, va + GRANULE, GRANULE, 0, VMM_H2, 0);
+	CALL(cuMemSetAccess, 0, NULL, NULL, va, 2 * GRANULE, 0x7200, 1,
+	     CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	CALL(cuMemcpyHtoD_v2, 0, ATT(.payload = d.in, .plen = BYTES), NULL,
+	     in, HOST, BYTES);
+	hash_params(par, out, in, d.mul, N_ELEMS);
+	c = CALL(cuLaunchKernel, 0, ATT(.data = par, .len = 24), NULL, K_SCALE,
+		 N_ELEMS / 256, 1, 1, 256, 1, 1, 0, 0, 0x6000, 0);
+	res = (struct att){ .hash = d.out, .hlen = BYTES };
+	CALL(cuMemcpyDtoH_v2, 0, NULL, &res, HOST, out, BYTES);
+	CALL(cuMemUnmap, 0, NULL, NULL, va, GRANULE);
+	CALL(cuMemUnmap, 0, NULL, NULL, va + GRANULE, GRANULE);
+	CALL(cuMemRelease, 0, NULL, NULL, VMM_H1);
+	CALL(cuMemRelease, 0, NULL, NULL, VMM_H2);
+	CALL(cuMemAddressFree, 0, NULL, NULL, va, size);
+	CALL(cuLibraryUnload, 0, NULL, NULL, LIB);
+	act_kernel(c, "_Z5scalePjPKjjj", 1000000, 50000);
 	free_data(&d);
 }
 
@@ -1242,6 +1362,10 @@ int main(int argc, char **argv)
 		cooperative();
 	} else if (!strcmp(mode, "pointer-global")) {
 		pointer_global();
+	} else if (!strcmp(mode, "pointer-table")) {
+		pointer_table();
+	} else if (!strcmp(mode, "vmm")) {
+		vmm();
 	} else if (!strcmp(mode, "unnamed")) {
 		untraced_kernel(0);
 	} else if (!strcmp(mode, "graphs")) {
@@ -1255,7 +1379,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: recon-emitter basic|threads|fork|"
 			"unsupported|reset|bad-copy|fault|event-reuse|clock|untraced|unnamed|"
-			"pointer-global|cooperative|graphs|graph-invalid|hostfunc|"
+			"pointer-global|pointer-table|vmm|cooperative|graphs|"
+			"graph-invalid|hostfunc|"
 			"bench [--calls N] "
 			"[--fatbin F]\n");
 		gm_capture_finish(NULL);

@@ -5,7 +5,8 @@
  * (a runtime-API program that allocates, copies in, loads its fatbin,
  * launches, copies back asynchronously and synchronizes, plus 2-D copies,
  * a non-blocking stream, a texture object, a JIT-loaded module, host
- * functions, a memory pool, queries and one unsupported call), with real
+ * functions, a memory pool, virtual memory management, queries and one
+ * unsupported call), with real
  * host buffers behind the pointers.
  * test_capture_cupti.c captures it and checks what the bundle holds.
  * Prints "cupti_emitter: ok" when all went through.
@@ -447,6 +448,49 @@ int main(void)
 		DRV(cuMemFreeAsync, &fr, CUDA_SUCCESS, NULL, NULL);
 		DRV(cuMemPoolTrimTo, &tr, CUDA_SUCCESS, NULL, NULL);
 		DRV(cuMemPoolDestroy, &de, CUDA_SUCCESS, NULL, NULL);
+	}
+
+	/*
+	 * Virtual memory management: a granularity query (and the multicast
+	 * one), a reservation, a physical allocation with its properties,
+	 * its mapping, access, and the way back.
+	 */
+	{
+		CUmemAllocationProp prop;
+		CUmemAccessDesc acc;
+		CUmemGenericAllocationHandle mh = 0;
+		CUdeviceptr va = 0;
+		size_t gran = 0;
+		memset(&prop, 0, sizeof(prop));
+		prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+		prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		prop.location.id = 0;
+		prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+		memset(&acc, 0, sizeof(acc));
+		acc.location = prop.location;
+		acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+		cuMemGetAllocationGranularity_params gq = {
+			&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM };
+		DRV(cuMemGetAllocationGranularity, &gq, CUDA_SUCCESS, NULL, NULL);
+		DRV(cuMulticastGetGranularity, NULL, CUDA_SUCCESS, NULL, NULL);
+		cuMemAddressReserve_params rs = { &va, 8u << 20, 0, 0, 0 };
+		set[0] = (uintptr_t)&va;
+		set[1] = 0x7f0040000000ull;
+		DRV(cuMemAddressReserve, &rs, CUDA_SUCCESS, set_u64, set);
+		cuMemCreate_params cr = { &mh, 2u << 20, &prop, 0 };
+		set[0] = (uintptr_t)&mh;
+		set[1] = 0xd001;
+		DRV(cuMemCreate, &cr, CUDA_SUCCESS, set_u64, set);
+		cuMemMap_params mp = { va, 2u << 20, 0, mh, 0 };
+		DRV(cuMemMap, &mp, CUDA_SUCCESS, NULL, NULL);
+		cuMemSetAccess_params ac = { va, 2u << 20, &acc, 1 };
+		DRV(cuMemSetAccess, &ac, CUDA_SUCCESS, NULL, NULL);
+		cuMemUnmap_params um = { va, 2u << 20 };
+		DRV(cuMemUnmap, &um, CUDA_SUCCESS, NULL, NULL);
+		cuMemRelease_params rl = { mh };
+		DRV(cuMemRelease, &rl, CUDA_SUCCESS, NULL, NULL);
+		cuMemAddressFree_params fr = { va, 8u << 20 };
+		DRV(cuMemAddressFree, &fr, CUDA_SUCCESS, NULL, NULL);
 	}
 
 	/* A failing runtime call is recorded with its error. */

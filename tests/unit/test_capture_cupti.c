@@ -386,6 +386,46 @@ int main(void)
 	      find(GM_EV_EXIT, GM_API_cuMemPoolDestroy, 0),
 	      "cuMemPoolTrimTo and cuMemPoolDestroy are recorded");
 
+	/* Virtual memory management: what each call is, and the properties
+	 * behind its pointers. */
+	ev = find(GM_EV_EXIT, GM_API_cuMemAddressReserve, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemAddressReserve)->ptr ==
+			    0x7f0040000000ull &&
+	      GM_EVENT_ARGS(ev, cuMemAddressReserve)->size == 8u << 20,
+	      "cuMemAddressReserve: the reserved address and size");
+	ev = find(GM_EV_EXIT, GM_API_cuMemCreate, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemCreate)->handle == 0xd001 &&
+	      GM_EVENT_ARGS(ev, cuMemCreate)->size == 2u << 20 &&
+	      GM_EVENT_ARGS(ev, cuMemCreate)->propType ==
+		      CU_MEM_ALLOCATION_TYPE_PINNED &&
+	      GM_EVENT_ARGS(ev, cuMemCreate)->locType ==
+		      CU_MEM_LOCATION_TYPE_DEVICE &&
+	      GM_EVENT_ARGS(ev, cuMemCreate)->handleTypes ==
+		      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+	      "cuMemCreate: the handle and the allocation's properties");
+	ev = find(GM_EV_ENTER, GM_API_cuMemMap, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemMap)->ptr == 0x7f0040000000ull &&
+	      GM_EVENT_ARGS(ev, cuMemMap)->handle == 0xd001,
+	      "cuMemMap: where and what");
+	ev = find(GM_EV_ENTER, GM_API_cuMemSetAccess, 0);
+	CHECK(ev && GM_EVENT_ARGS(ev, cuMemSetAccess)->count == 1 &&
+	      GM_EVENT_ARGS(ev, cuMemSetAccess)->locType ==
+		      CU_MEM_LOCATION_TYPE_DEVICE &&
+	      GM_EVENT_ARGS(ev, cuMemSetAccess)->access ==
+		      CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	      "cuMemSetAccess: the first access descriptor");
+	CHECK(find(GM_EV_EXIT, GM_API_cuMemUnmap, 0) &&
+	      find(GM_EV_EXIT, GM_API_cuMemRelease, 0) &&
+	      find(GM_EV_EXIT, GM_API_cuMemAddressFree, 0),
+	      "cuMemUnmap, cuMemRelease and cuMemAddressFree are recorded");
+	{
+		const struct kvfile *m = trace_reader_manifest(r);
+		CHECK_STR(mget(m, "ignored.cuMemGetAllocationGranularity"), "1",
+			  "the granularity query is counted");
+		CHECK_STR(mget(m, "ignored.cuMulticastGetGranularity"), "1",
+			  "... and the multicast one (no multicast object)");
+	}
+
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
 	e2 = find(GM_EV_RT_EXIT, -1, 0);

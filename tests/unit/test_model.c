@@ -483,6 +483,81 @@ static void test_pointer_stores(void)
 	model_free(m);
 }
 
+/*
+ * Virtual memory management: a reservation becomes an allocation at its
+ * first mapping, as long as its furthest mapping reaches, addressable as
+ * a whole (a copy straddling two mappings is one copy); unmapping keeps
+ * it, freeing the reservation frees it. Aliases, moved and host memory
+ * are reported unsupported; a mapping outside a reservation is an error.
+ */
+static void test_vmm(void)
+{
+	const uint64_t g = 2ull << 20, va = 0x200000000000ull;
+	struct model *m;
+	struct model_prog *p = fresh(&m);
+	struct model_copy c;
+	uint32_t blob;
+	uint8_t data[64] = { 0 };
+
+	model_add_blob_bytes(m, data, sizeof(data), &blob);
+	CHECK_INT(model_vmm_reserve(p, 1, "r", va, 8 * g), 0, "reserve");
+	expect_error(model_vmm_reserve(p, 2, "r", va + g, g),
+		     "event 2 (r): the reservation of 0x200000200000 overlaps "
+		     "the one of event 1", "an overlapping reservation");
+	CHECK_INT(model_vmm_create(p, 3, "c", 0xd1, g, 1), 0, "create");
+	CHECK_INT(model_vmm_create(p, 4, "c", 0xd2, 2 * g, 1), 0, "create");
+	CHECK_INT((int)p->nr_ops, 0, "no operation yet");
+	CHECK_INT(model_vmm_map(p, 5, "m", va + 2 * g, g, 0, 0xd1), 0, "map");
+	CHECK(p->nr_ops == 1 && p->ops[0].code == GM_OP_ALLOC &&
+	      p->ops[0].x == va && p->ops[0].z == 3 * g,
+	      "the first mapping allocates from the reservation's start");
+	CHECK_INT(model_vmm_map(p, 6, "m", va + 3 * g, 2 * g, 0, 0xd2), 0,
+		  "map next to it");
+	CHECK(p->nr_ops == 1 && p->ops[0].z == 5 * g,
+	      "... the allocation grows to its end");
+	c = copy(MODEL_H2D, va + 3 * g - 32, 0x9000, 64);
+	c.blob = blob;
+	CHECK_INT(model_add_copy(p, 7, "cuMemcpyHtoD_v2", &c), 0,
+		  "a copy across both mappings");
+	CHECK(p->ops[1].a == GM_A(0) && p->ops[1].x == 3 * g - 32,
+	      "... is one copy into the allocation");
+	expect_error(model_vmm_map(p, 8, "m", va + 7 * g, 2 * g, 0, 0xd2),
+		     "event 8 (m): 4194304 bytes at 0x200000e00000 are not "
+		     "inside a live reservation", "a mapping past the reservation");
+	model_vmm_map(p, 9, "m", va, g, 0, 0xd1);
+	CHECK(p->nr_unsupported == 1 &&
+	      !strcmp(p->unsupported[0].text, "cuMemMap.alias"),
+	      "memory mapped twice: unsupported");
+	CHECK_INT(model_vmm_unmap(p, 10, "u", va + 2 * g, g), 0, "unmap");
+	model_vmm_map(p, 11, "m", va + 6 * g, g, 0, 0xd1);
+	CHECK_INT((int)p->nr_unsupported, 2, "moved memory: unsupported");
+	CHECK_INT(model_vmm_map(p, 12, "m", va + 2 * g, g, 0, 0xd1), 0,
+		  "mapped again where it was: its content is there");
+	CHECK_INT(model_vmm_create(p, 13, "c", 0xd3, g, 0), 0,
+		  "host memory: recorded");
+	CHECK(p->nr_unsupported == 3 &&
+	      !strcmp(p->unsupported[2].text, "cuMemCreate.host"),
+	      "... unsupported");
+	CHECK_INT(model_vmm_map(p, 14, "m", va, g, 0, 0xd3), 0,
+		  "... its mapping is skipped");
+	CHECK_INT(model_vmm_release(p, 15, "l", 0xd1), 0, "release");
+	expect_error(model_vmm_map(p, 16, "m", va + 7 * g, g, 0, 0xd1),
+		     "event 16 (m): 0xd1 is not a live physical allocation",
+		     "a released allocation is gone");
+	CHECK_INT(model_vmm_free(p, 17, "f", va), 0, "free");
+	CHECK(p->nr_ops == 3 && p->ops[2].code == GM_OP_FREE &&
+	      p->ops[2].a == 0, "... frees the allocation");
+	expect_error(model_vmm_free(p, 18, "f", va),
+		     "event 18 (f): 0x200000000000 is not a live reservation",
+		     "a reservation freed twice");
+	CHECK_INT(model_vmm_reserve(p, 19, "r", va, g), 0,
+		  "the address reserved again");
+	CHECK_INT(model_vmm_free(p, 20, "f", va), 0,
+		  "... freed without a mapping: no operation");
+	CHECK_INT((int)p->nr_ops, 3, "...");
+	model_free(m);
+}
+
 int main(void)
 {
 	test_errors();
@@ -491,5 +566,6 @@ int main(void)
 	test_host_warm();
 	test_host_time();
 	test_pointer_stores();
+	test_vmm();
 	return test_done();
 }

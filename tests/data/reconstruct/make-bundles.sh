@@ -11,6 +11,8 @@
 #
 #   good:  basic threads reset untraced (a kernel no traced call names)
 #          pointer-global (a device pointer stored into a module global)
+#          pointer-table (tables of device pointers in device memory)
+#          vmm (virtual memory management: a reservation, two mappings)
 #          cooperative (a cooperative launch of 128 blocks, for gpumix scale)
 #          hostmem (zero-copy and managed memory,
 #          build/tests/hostmem-emitter on the mock driver)
@@ -31,8 +33,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" -fatbin -arch=sm_${SM:-90} -o "$tmp/k.fatbin" tests/gpu/replay_kernels.cu
 mkdir -p "$D"
-for m in basic threads reset untraced pointer-global cooperative fork \
-	unsupported:arrays bad-copy unnamed graphs hostfunc; do
+for m in basic threads reset untraced pointer-global pointer-table vmm \
+	cooperative fork unsupported:arrays bad-copy unnamed graphs hostfunc; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	# The bad ones may fail their capture (a loss): that is the point.
