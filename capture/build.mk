@@ -86,7 +86,7 @@ $(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
 # More such programs, one per feature of real programs (each
 # tests/tools/NAME_emitter.c, with tests/tools/mock_call.h): the program
 # NAME-emitter.
-MOCK_EMITTERS := graph
+MOCK_EMITTERS := graph streams
 CHECK_DEPS += $(MOCK_EMITTERS:%=$(B)/tests/%-emitter)
 
 define mock_emitter_rule
@@ -105,6 +105,7 @@ CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
 	clock_result cufft_c2c curand_gen cusparse_spmv zerocopy_managed graphs \
+	streams_reuse \
 	hostfunc_pools)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
@@ -139,3 +140,6 @@ BENCHES += bench/capture_bench.sh bench/real_libraries.sh
 
 # capture_run.c loads the library once in a child to check it.
 CLI_LDLIBS += -ldl
+
+# The pending-copy rules, linked into their unit test.
+$(B)/tests/unit/test_capture_tracking: TEST_LIBS += $(B)/pic/capture/tracking.o

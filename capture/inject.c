@@ -278,6 +278,13 @@ static void emit_d2h(const struct gm_pending *p, void *ctx)
 	r.corr = p->corr;
 	r.args = w;
 	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_d2h_hash);
+	if (p->overwritten) {
+		/* The program never saw it: a later copy wrote there before
+		 * a synchronization covered this one. */
+		r.flags |= GM_RF_OVERWRITTEN;
+		gm_capture_emit(GM_EV_D2H_HASH, &r);
+		return;
+	}
 	if (unsynced) {
 		r.flags |= GM_RF_UNSYNCED;
 		gm_capture_warn(unsynced_d2h);
@@ -326,6 +333,7 @@ static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
 {
 	gm_capture_add(d2h_bytes, gm_span_size(s));
 	if (!async) {
+		track_pending_overwrite(s);
 		gm_capture_hash(r, s);
 		return;
 	}

@@ -199,12 +199,99 @@ void track_event_record(uint64_t event, uint64_t key)
 	pthread_mutex_unlock(&ts.lock);
 }
 
+/* Bytes from a span's first byte to one past its last. */
+static uint64_t span_extent(const struct gm_span *s)
+{
+	return (uint64_t)(s->depth - 1) * s->slice_pitch +
+	       (uint64_t)(s->height - 1) * s->pitch + s->width;
+}
+
+/* Does a row of @s meet [@lo, @hi) (addresses)? */
+static int rows_meet(const struct gm_span *s, uintptr_t lo, uintptr_t hi)
+{
+	for (size_t z = 0; z < s->depth; z++) {
+		uintptr_t base = (uintptr_t)s->base + z * s->slice_pitch;
+		uintptr_t end = base + (s->height - 1) * s->pitch + s->width;
+		uint64_t first, last;
+
+		if (hi <= base || lo >= end) {
+			continue;
+		}
+		if (s->height <= 1 || s->pitch <= s->width) {
+			return 1;	/* its rows touch: one run */
+		}
+		/* Row y is [base + y * pitch, + width): it meets [lo, hi)
+		 * for y in (lo - base - width) / pitch < y < (hi - base) /
+		 * pitch. */
+		first = lo >= base + s->width ?
+			(lo - base - s->width) / s->pitch + 1 : 0;
+		last = (hi - base + s->pitch - 1) / s->pitch - 1;
+		if (last > s->height - 1) {
+			last = s->height - 1;
+		}
+		if (first <= last) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* More rows than this against each other: taken to overlap. */
+#define OVERLAP_WORK (1u << 16)
+
+int track_spans_overlap(const struct gm_span *a, const struct gm_span *b)
+{
+	uintptr_t a0 = (uintptr_t)a->base, b0 = (uintptr_t)b->base;
+	const struct gm_span *rows;
+	const struct gm_span *other;
+
+	if (!a->width || !b->width || a0 + span_extent(a) <= b0 ||
+	    b0 + span_extent(b) <= a0) {
+		return 0;
+	}
+	rows = a->height * a->depth <= b->height * b->depth ? a : b;
+	other = rows == a ? b : a;
+	if ((uint64_t)rows->height * rows->depth * other->depth >
+	    OVERLAP_WORK) {
+		return 1;
+	}
+	for (size_t z = 0; z < rows->depth; z++) {
+		for (size_t y = 0; y < rows->height; y++) {
+			uintptr_t lo = (uintptr_t)rows->base +
+				       z * rows->slice_pitch + y * rows->pitch;
+			if (rows_meet(other, lo, lo + rows->width)) {
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Called with the lock held. */
+static void overwrite(const struct gm_span *span)
+{
+	for (size_t i = 0; i < ts.nr_pending; i++) {
+		struct gm_pending *p = &ts.pending[i];
+		if (!p->overwritten && track_spans_overlap(&p->span, span)) {
+			p->overwritten = 1;
+		}
+	}
+}
+
+void track_pending_overwrite(const struct gm_span *span)
+{
+	pthread_mutex_lock(&ts.lock);
+	overwrite(span);
+	pthread_mutex_unlock(&ts.lock);
+}
+
 int track_pending_add(int api, uint32_t corr, uint64_t key,
 		      const struct gm_span *span)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&ts.lock);
+	overwrite(span);
 	if (ts.nr_pending == ts.alloc_pending) {
 		size_t n = ts.alloc_pending ? ts.alloc_pending * 2 : 64;
 		struct gm_pending *p = realloc(ts.pending, n * sizeof(*p));
@@ -220,6 +307,7 @@ int track_pending_add(int api, uint32_t corr, uint64_t key,
 	ts.pending[ts.nr_pending].key = key;
 	ts.pending[ts.nr_pending].seq = ts.seq++;
 	ts.pending[ts.nr_pending].span = *span;
+	ts.pending[ts.nr_pending].overwritten = 0;
 	ts.pending[ts.nr_pending].nr_waiters = 0;
 	ts.nr_pending++;
 out:

@@ -71,20 +71,43 @@ struct track_waiter {
 	uint64_t since;		/* sequence number of the wait */
 };
 
-/* A device-to-host copy whose result arrives when @key synchronizes. */
+/*
+ * A device-to-host copy whose result arrives when @key synchronizes.
+ * @overwritten: a later copy wrote into its destination before any
+ * synchronization covered it, so the program never saw its result (a
+ * buffer reused by the rounds of a multi-stream pipeline): its d2h_hash
+ * is no result (GM_RF_OVERWRITTEN, nothing hashed).
+ */
 struct gm_pending {
 	int api;
 	uint32_t corr;
 	uint64_t key;
 	uint64_t seq;
 	struct gm_span span;
+	int overwritten;
 	unsigned nr_waiters;
 	struct track_waiter waiters[TRACK_MAX_WAITERS];
 };
 
-/* Returns 0, or -1 without memory (the caller hashes right away). */
+/*
+ * A pending copy into @span: the pending copies whose destinations it
+ * overlaps are overwritten. Returns 0, or -1 without memory (the caller
+ * hashes right away).
+ */
 int track_pending_add(int api, uint32_t corr, uint64_t key,
 		      const struct gm_span *span);
+
+/*
+ * A synchronous copy into @span (its result hashed at once): the
+ * pending copies whose destinations it overlaps are overwritten.
+ */
+void track_pending_overwrite(const struct gm_span *span);
+
+/*
+ * 1 when spans @a and @b share a byte. Spans of many rows may be taken
+ * to overlap when their extents do (a lost check, never a wrong one).
+ */
+int track_spans_overlap(const struct gm_span *a, const struct gm_span *b);
 
 /* Which pending copies a synchronization completes. */
 enum track_sync {

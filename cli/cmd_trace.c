@@ -269,6 +269,10 @@ static int cmd_info(const char *dir)
 	printf("  memset_bytes=%" PRIu64 " memsets=%" PRIu64 "\n",
 	       st.memset_bytes, st.memsets);
 	printf("  d2h_result_hashes=%" PRIu64 "\n", st.d2h_hashes);
+	if (st.d2h_overwritten) {
+		/* A buffer reused before the program synchronized. */
+		printf("  d2h_overwritten=%" PRIu64 "\n", st.d2h_overwritten);
+	}
 	if (st.hostmem_snapshots || st.hostmem_results) {
 		/* Zero-copy and managed memory (doc/gpumix-capture.md). */
 		printf("  hostmem_snapshots=%" PRIu64 " hostmem_snapshot_bytes=%"
@@ -444,6 +448,7 @@ static const struct {
 	{ GM_RF_TRUNCATED, "TRUNCATED" },
 	{ GM_RF_UNSYNCED, "UNSYNCED" },
 	{ GM_RF_HOST_WARM, "HOST-RESIDENT" },
+	{ GM_RF_OVERWRITTEN, "OVERWRITTEN" },
 };
 
 /* The data part of an event: inline bytes, blob, image or result hash. */

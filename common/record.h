@@ -75,6 +75,9 @@ enum {
 	GM_RF_IMAGE_MASK = 0xf << 8,
 	GM_RF_HOST_WARM = 1 << 12, /* copy entry: most pages of its host
 				      destination were resident */
+	GM_RF_OVERWRITTEN = 1 << 13, /* d2h_hash: a later copy wrote into the
+					destination before a synchronization
+					covered this one; no hash */
 };
 
 /* Limits. */

@@ -1670,6 +1670,12 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 	}
 	if (handle_map_get(&f->graph_corr, ev->corr, &i)) {
 		const struct gm_ev_d2h_hash *d = GM_EVENT_AS(ev, d2h_hash);
+		if (ev->flags & GM_RF_OVERWRITTEN) {
+			return model_graph_result_hash(f->p, ev->index,
+						       f->d2h_event[i],
+						       d->dstHost, d->bytes,
+						       NULL);
+		}
 		if (ev->flags & GM_RF_UNSYNCED) {
 			model_add_warning(f->p, f->d2h_event[i], "the program "
 					  "never synchronized with a result of "
@@ -1690,7 +1696,8 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 		for (size_t k = 0; k < f->nr_threads; k++) {
 			struct pending *t = &f->threads[k];
 			if (t->active && t->corr == ev->corr &&
-			    !(ev->flags & GM_RF_UNSYNCED)) {
+			    !(ev->flags & (GM_RF_UNSYNCED |
+					   GM_RF_OVERWRITTEN))) {
 				t->have_late_hash = 1;
 				t->late_hash = ev->blob;
 				return 0;
@@ -1700,6 +1707,10 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 		return 0;
 	}
 	handle_map_del(&f->pending_d2h, ev->corr);
+	if (ev->flags & GM_RF_OVERWRITTEN) {
+		return model_set_result_overwritten(f->p, ev->index,
+						    f->d2h_event[i]);
+	}
 	if (ev->flags & GM_RF_UNSYNCED) {
 		model_add_warning(f->p, f->d2h_event[i], "the program never "
 				  "synchronized with this asynchronous result: "

@@ -904,6 +904,25 @@ int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
 	return 0;
 }
 
+int model_set_result_overwritten(struct model_prog *p, uint64_t ev,
+				 uint64_t copy_ev)
+{
+	uint32_t idx;
+
+	if (check_open(p) < 0) {
+		return -1;
+	}
+	if (!handle_map_get(&p->unchecked, copy_ev, &idx)) {
+		return gm_error("event %" PRIu64 ": no device-to-host copy at "
+				"event %" PRIu64 " waits for a result hash", ev,
+				copy_ev);
+	}
+	handle_map_del(&p->unchecked, copy_ev);
+	p->nr_unverifiable--;
+	p->nr_overwritten++;
+	return 0;
+}
+
 int model_add_memset(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t dst, uint32_t value, unsigned elem_size,
 		     uint64_t count, uint64_t stream, unsigned flags)
@@ -1652,6 +1671,13 @@ void model_report(const struct model *m, struct strbuf *out)
 			    p->name, p->nr_ops, launches, p->nr_kernels, copies,
 			    p->nr_relocated_words, p->nr_tex_words,
 			    p->nr_unverifiable, p->nr_unsupported);
+		if (p->nr_overwritten) {
+			strbuf_addf(out, "note: program '%s': %" PRIu64
+				    " device-to-host copies were overwritten by "
+				    "a later copy before the program "
+				    "synchronized with them: no result to "
+				    "verify\n", p->name, p->nr_overwritten);
+		}
 		if (p->nr_pointer_stores) {
 			strbuf_addf(out, "note: program '%s': %" PRIu64 " device "
 				    "pointers copied into module globals are "

@@ -191,6 +191,15 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 int model_set_result_hash(struct model_prog *p, uint64_t ev, uint64_t copy_ev,
 			  const char *hash);
 
+/*
+ * A device-to-host copy at @copy_ev has no result: a later copy wrote
+ * into its destination before the program synchronized with it, so the
+ * program never saw what it delivered (no check, and not counted as
+ * unverifiable). Returns 0, or -1 when no such copy waits for a hash.
+ */
+int model_set_result_overwritten(struct model_prog *p, uint64_t ev,
+				 uint64_t copy_ev);
+
 /* cuMemsetD8/D16/D32[Async]: @count elements of @elem_size bytes. */
 int model_add_memset(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t dst, uint32_t value, unsigned elem_size,
@@ -303,7 +312,8 @@ int model_graph_instantiate(struct model_prog *p, uint64_t ev, const char *api,
 int model_graph_update(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t exec, uint64_t graph);
 /* cuGraphLaunch; its copies' results come with model_graph_result_hash
- * (@launch_ev: this call's @ev; @host, @bytes: the copy's destination). */
+ * (@launch_ev: this call's @ev; @host, @bytes: the copy's destination;
+ * @hash NULL: overwritten before a synchronization, no result). */
 int model_graph_launch(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t exec, uint64_t stream);
 int model_graph_result_hash(struct model_prog *p, uint64_t ev,

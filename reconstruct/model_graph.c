@@ -473,8 +473,16 @@ int model_graph_result_hash(struct model_prog *p, uint64_t ev,
 	}
 	for (size_t i = 0; i < g->launches[li].n; i++) {
 		struct mop *op = &p->ops[g->launches[li].first + i];
-		if (op->b == GM_NONE && op->y == host && op->z == bytes) {
+		if (op->b == GM_NONE && !op->c && op->y == host &&
+		    op->z == bytes) {
 			char h[33];
+			if (!hash) {
+				/* overwritten: no result (c, until
+				 * model_graphs_arena()) */
+				op->c = 1;
+				p->nr_overwritten++;
+				return 0;
+			}
 			if (model_canonical_hash(hash, h) < 0) {
 				return gm_error("event %" PRIu64 ": bad result "
 						"hash '%s'", ev, hash);
@@ -593,9 +601,10 @@ uint64_t model_graphs_arena(struct model_prog *p, uint64_t align)
 			op->y = copy->y;
 			op->x = 0;
 			op->flags = copy->flags & GM_F_PINNED;
-			if (op->b == GM_NONE) {
+			if (op->b == GM_NONE && !op->c) {
 				p->nr_unverifiable++;
 			}
+			op->c = 0;
 		}
 	}
 	return cursor;

@@ -154,6 +154,7 @@ struct model_prog {
 	uint64_t nr_unsupported, nr_unverifiable, nr_relocated_words,
 		nr_tex_words, nr_skipped;
 	uint64_t nr_pointer_stores;	/* PTR_STORE ops (model_add_copy) */
+	uint64_t nr_overwritten;	/* D2H copies without a result */
 	struct model_warning *warnings;
 	size_t nr_warnings, alloc_warnings;
 	struct model_warning *unsupported;

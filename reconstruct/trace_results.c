@@ -186,6 +186,9 @@ int trace_results_collect(struct trace_reader *rd, struct trace_results *out)
 			}
 			break;
 		case GM_EV_D2H_HASH:
+			if (ev->flags & GM_RF_OVERWRITTEN) {
+				break;	/* the program never saw it */
+			}
 			c = copy_get(&copies, ckey);
 			add(out, ev, c ? c->event : ev->index, c ? c->api : ev->api);
 			if (c) {

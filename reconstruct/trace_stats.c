@@ -369,7 +369,11 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 			break;
 		}
 		case GM_EV_D2H_HASH:
-			st->d2h_hashes++;
+			if (ev->flags & GM_RF_OVERWRITTEN) {
+				st->d2h_overwritten++;
+			} else {
+				st->d2h_hashes++;
+			}
 			break;
 		case GM_EV_HOSTMEM:
 			if (GM_EVENT_AS(ev, hostmem)->role == GM_HM_SNAPSHOT) {

@@ -91,6 +91,9 @@ struct trace_stats {
 	uint64_t blob_refs, blob_ref_bytes; /* payload references to blobs/ */
 	uint64_t modules, module_bytes;
 	uint64_t d2h_hashes;
+	/* results a later copy overwrote before the program synchronized
+	 * (d2h_hash events flagged GM_RF_OVERWRITTEN): no result */
+	uint64_t d2h_overwritten;
 	/* hostmem events: snapshots (and their bytes), results */
 	uint64_t hostmem_snapshots, hostmem_snapshot_bytes, hostmem_results;
 	uint64_t host_funcs, host_func_ns; /* host functions that ran */

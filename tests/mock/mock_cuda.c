@@ -1461,6 +1461,23 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
 			  (const void *)(uintptr_t)src, n, 0, s, 281, t0);
 }
 
+/* Synchronous: a copy on the legacy stream (after the blocking streams'
+ * work), returning once the destination holds the result. */
+CUresult CUDAAPI cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n)
+{
+	MOCK_API(cuMemcpyDtoH_v2);
+	uint64_t t0 = mock_now();
+	CUresult r;
+
+	if (!valid(src, n)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	r = queue_copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, dst,
+		       (const void *)(uintptr_t)src, n, 0, NULL,
+		       CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, t0);
+	return r == CUDA_SUCCESS ? cuStreamSynchronize(NULL) : r;
+}
+
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 				   CUstream s)
 {
