@@ -39,6 +39,7 @@ static const char usage[] =
 	"                     [--min-replays R] [--watchdog SECONDS] [--force]\n"
 	"                     [--no-profile] [--warm-host] [--build-only] [--rebuild]\n"
 	"                     [--host-callbacks empty|timed]\n"
+	"                     [--addresses captured|relocated]\n"
 	"                     [--host-time captured|none] [--max-host-gap SECONDS]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"

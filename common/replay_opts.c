@@ -24,6 +24,7 @@ enum {
 	OPT_NO_PROFILE,
 	OPT_WARM_HOST,
 	OPT_HOST_CALLBACKS,
+	OPT_ADDRESSES,
 	OPT_VARIANT,
 	OPT_POLICY,
 	OPT_TIMESLICE,
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "warm-host", no_argument, NULL, OPT_WARM_HOST },
 	{ "host-callbacks", required_argument, NULL, OPT_HOST_CALLBACKS },
+	{ "addresses", required_argument, NULL, OPT_ADDRESSES },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "timeslice-us", required_argument, NULL, OPT_TIMESLICE },
@@ -87,6 +89,23 @@ const char *gm_completion_name(enum gm_completion c)
 const char *gm_host_callbacks_name(enum gm_host_callbacks h)
 {
 	return h == GM_HOST_CALLBACKS_TIMED ? "timed" : "empty";
+}
+
+const char *gm_addresses_name(enum gm_addresses a)
+{
+	return a == GM_ADDRESSES_RELOCATED ? "relocated" : "captured";
+}
+
+int gm_addresses_parse(const char *s, enum gm_addresses *out)
+{
+	if (!strcmp(s, "captured")) {
+		*out = GM_ADDRESSES_CAPTURED;
+	} else if (!strcmp(s, "relocated")) {
+		*out = GM_ADDRESSES_RELOCATED;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 const char *gm_host_time_name(enum gm_host_time h)
@@ -153,6 +172,7 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->board_fd = -1;
 	o->host_time = GM_HOST_TIME_CAPTURED;
 	o->max_host_gap_s = -1;
+	o->addresses = GM_ADDRESSES_CAPTURED;
 }
 
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
@@ -329,6 +349,12 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			} else {
 				return gm_error("--host-callbacks takes 'empty' "
 						"or 'timed', not '%s'", optarg);
+			}
+			break;
+		case OPT_ADDRESSES:
+			if (gm_addresses_parse(optarg, &o->addresses) < 0) {
+				return gm_error("--addresses takes 'captured' or "
+						"'relocated', not '%s'", optarg);
 			}
 			break;
 		case OPT_VARIANT:
@@ -579,6 +605,14 @@ void gm_replay_opts_help(FILE *f)
 	      "one that spends\n"
 	      "                        the time they took when captured "
 	      "(timed)\n"
+	      "  --addresses M         each program's allocations at their "
+	      "captured device\n"
+	      "                        addresses where the driver gives them and "
+	      "programs'\n"
+	      "                        ranges do not collide, relocated "
+	      "otherwise (captured,\n"
+	      "                        the default), or all relocated "
+	      "(relocated)\n"
 	      "  --variant V           the concurrency mechanism (default: the "
 	      "one the\n"
 	      "                        program was reconstructed for):\n", f);

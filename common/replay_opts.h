@@ -49,6 +49,13 @@ enum gm_host_callbacks {
 	GM_HOST_CALLBACKS_TIMED,	/* one that spends the captured time */
 };
 
+/* Where a program's allocations live (doc/gpumix-replay.md, "Addresses"). */
+enum gm_addresses {
+	GM_ADDRESSES_CAPTURED,	/* at their captured addresses where the
+				   driver gives them, relocated otherwise */
+	GM_ADDRESSES_RELOCATED,	/* wherever the bulk allocator puts them */
+};
+
 /* The captured host time between a program's calls (doc/gpumix-replay.md). */
 enum gm_host_time {
 	GM_HOST_TIME_CAPTURED,	/* spent before each call, as captured */
@@ -83,6 +90,7 @@ struct gm_replay_opts {
 	enum gm_completion completion;
 	enum gm_grid_mode grid;
 	enum gm_host_callbacks host_callbacks;
+	enum gm_addresses addresses;
 	enum gm_probe_mode probe;
 	enum gm_host_time host_time;
 	double max_host_gap_s;		/* < 0: no limit */
@@ -92,7 +100,8 @@ struct gm_replay_opts {
 };
 
 /* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog,
- * profiling on, fresh host pages, captured host time without a limit,
+ * profiling on, fresh host pages, allocations at their captured
+ * addresses where they can be, captured host time without a limit,
  * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
  * where no limit binds, elastic off, probe off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);
@@ -139,6 +148,10 @@ const char *gm_completion_name(enum gm_completion c);
 /* "captured" or "none"; gm_host_time_parse() returns -1 for others. */
 const char *gm_host_time_name(enum gm_host_time h);
 int gm_host_time_parse(const char *s, enum gm_host_time *out);
+
+/* "captured" or "relocated"; gm_addresses_parse() returns -1 for others. */
+const char *gm_addresses_name(enum gm_addresses a);
+int gm_addresses_parse(const char *s, enum gm_addresses *out);
 
 /* "captured" or "resident"; gm_grid_mode_parse() returns -1 for others. */
 const char *gm_host_callbacks_name(enum gm_host_callbacks h);

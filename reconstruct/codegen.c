@@ -498,6 +498,9 @@ static void operand(struct strbuf *out, enum gm_operand_kind k, uint64_t v)
 	case GM_OPK_EXEC:
 		idnum(out, (uint32_t)v);
 		break;
+	case GM_OPK_ADDR:
+		strbuf_addf(out, "0x%" PRIx64, v);
+		break;
 	default:
 		strbuf_addf(out, "%" PRIu64, v);
 		break;

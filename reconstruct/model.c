@@ -714,18 +714,22 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
 	return 0;
 }
 
-/* Host-to-device copies into a module global up to this size are looked
- * at for device pointers (a pointer table is small; bulk data is not);
- * above GM_INLINE_MAX their bytes are a blob file of the bundle. */
+/* Host-to-device copies up to these sizes are looked at for device
+ * pointers: into a module global (a pointer variable or a small table),
+ * into an allocation (a table of pointers, as batched cuBLAS reads one:
+ * 8192 of them); bulk data is not. Above GM_INLINE_MAX their bytes are a
+ * blob file of the bundle. */
 #define PTR_STORE_MAX 4096
+#define PTR_STORE_ALLOC_MAX 65536
 
 /*
  * After host-to-device copy @copy (an index into p->ops) into a module
- * global: a PTR_STORE for each 8-aligned word of the copied bytes that
- * held an address inside a live allocation, so that the replay's global
- * holds the replay's address. Only globals: a pointer copied into an
- * allocation is data the program may also read as numbers, and an
- * allocation written whole from the host is usually just data.
+ * global or an allocation: a PTR_STORE for each 8-aligned word of the
+ * copied bytes that held an address inside a live allocation, so that
+ * the replay's memory holds the replay's address (a replay that places
+ * the allocations at their captured addresses skips them). Copies
+ * captured into a graph are left as they are (a node cannot be patched
+ * at each launch), with a warning.
  */
 static int pointer_stores(struct model_prog *p, uint64_t ev,
 			  const char *api, size_t copy,
@@ -736,10 +740,13 @@ static int pointer_stores(struct model_prog *p, uint64_t ev,
 	struct strbuf file = STRBUF_INIT;
 	const uint8_t *bytes = b->bytes;
 	struct reloc_word *words;
+	uint32_t kind = h2d.a & GM_REF_KIND_MASK;
 	size_t nw;
 
-	if ((h2d.a & GM_REF_KIND_MASK) != GM_REF_GLOBAL ||
-	    c->size > PTR_STORE_MAX || h2d.x % 8 || (!bytes && !b->path)) {
+	if ((kind != GM_REF_GLOBAL && kind != GM_REF_ALLOC) ||
+	    c->size > (kind == GM_REF_GLOBAL ? PTR_STORE_MAX :
+					       PTR_STORE_ALLOC_MAX) ||
+	    h2d.x % 8 || (!bytes && !b->path)) {
 		return 0;
 	}
 	if (!bytes) {
@@ -762,6 +769,12 @@ static int pointer_stores(struct model_prog *p, uint64_t ev,
 		if (words[i].cls != RELOC_LIVE ||
 		    (words[i].ref & GM_REF_KIND_MASK) != GM_REF_ALLOC) {
 			continue;
+		}
+		if (model_graph_capturing(p, h2d.stream)) {
+			warn(p, ev, "a device pointer copied into device memory "
+			     "inside a graph is not relocated: the replay keeps "
+			     "the captured address");
+			break;
 		}
 		op = add_op(p, ev, api, GM_OP_PTR_STORE);
 		op->stream = h2d.stream;
@@ -1680,8 +1693,10 @@ void model_report(const struct model *m, struct strbuf *out)
 		}
 		if (p->nr_pointer_stores) {
 			strbuf_addf(out, "note: program '%s': %" PRIu64 " device "
-				    "pointers copied into module globals are "
-				    "relocated\n", p->name, p->nr_pointer_stores);
+				    "pointers copied into device memory are "
+				    "relocated (unless the allocations are at "
+				    "their captured addresses)\n", p->name,
+				    p->nr_pointer_stores);
 		}
 		model_hostmem_report(p, out);
 		model_vmm_report(p, out);

@@ -10,10 +10,12 @@
  * kernels, globals, kernel parameter buffers with their relocations,
  * launch configurations, expected device-to-host hashes and texture
  * descriptions. Blobs (host-to-device source data) are shared by all
- * programs and read from the replay data directory at init. Device
- * addresses never appear in the tables: an address operand is a reference
- * (an allocation or a global, see GM_A and GM_G) plus a byte offset,
- * resolved when the operation runs.
+ * programs and read from the replay data directory at init. An address
+ * operand is a reference (an allocation or a global, see GM_A and GM_G)
+ * plus a byte offset, resolved when the operation runs; the one device
+ * address the tables hold is each allocation's captured one (ALLOC's x),
+ * where the runtime places it when the program's allocations can be at
+ * their captured addresses (doc/gpumix-replay.md, "Addresses").
  *
  * Each program runs in its own thread, in three parts: init (untimed:
  * load modules eagerly, resolve kernels and globals, create streams and
@@ -42,7 +44,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a struct below changes; checked by gm_replay_main(). */
-#define GM_REPLAY_ABI 3
+#define GM_REPLAY_ABI 4
 
 /* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
 #define GM_NONE 0xffffffffu
@@ -90,11 +92,17 @@
  *             HOST     an offset into the program's host arena; z bytes
  *                      from it fit
  *             NUM      a plain number: byte offset, count, value
+ *             ADDR     a captured device address (printed in hex)
+ *
+ * ALLOC: allocation a of z bytes, captured at address x.
  *
  * PTR_STORE: the 8 bytes at x in a hold the replay's address of b + y: a
  * device pointer the captured program copied from the host into a module
- * global (cudaMemcpyToSymbol of a pointer, as cuFFT does), after the
- * host-to-device copy it patches.
+ * global (cudaMemcpyToSymbol of a pointer, as cuFFT does) or into an
+ * allocation (a table of pointers, as batched cuBLAS reads them), after
+ * the host-to-device copy it patches. One that stores the address of an
+ * allocation is skipped when the program's allocations are at their
+ * captured addresses: the copied word is right already.
  *
  * HOST_FUNC: the program's host function (cuLaunchHostFunc,
  * cuStreamAddCallback) in its stream position: later work in the stream
@@ -118,7 +126,7 @@
 #define GM_OPS(GM_OP, GM_OPND)                                                 \
 	GM_OP(NOP, "no-op", GM_OPG_OTHER, )                                    \
 	GM_OP(ALLOC, "allocation", GM_OPG_MEMORY,                              \
-	      GM_OPND(a, ALLOC) GM_OPND(z, NUM))                               \
+	      GM_OPND(a, ALLOC) GM_OPND(z, NUM) GM_OPND(x, ADDR))              \
 	GM_OP(FREE, "free", GM_OPG_MEMORY, GM_OPND(a, ALLOC))                  \
 	GM_OP(H2D, "host-to-device copy", GM_OPG_COPY,                         \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
@@ -241,7 +249,7 @@ enum gm_operand_kind {
 	GM_OPK_STREAM, GM_OPK_FLAGS, GM_OPK_REF, GM_OPK_ALLOC, GM_OPK_LAUNCH,
 	GM_OPK_EVENT, GM_OPK_TEXTURE, GM_OPK_TEXDESC, GM_OPK_CHECK,
 	GM_OPK_BLOB, GM_OPK_HOST, GM_OPK_NUM, GM_OPK_GRAPH, GM_OPK_EXEC,
-	GM_OPK_NODE,
+	GM_OPK_NODE, GM_OPK_ADDR,
 };
 
 enum gm_opcode {
@@ -275,8 +283,8 @@ struct gm_op {
 
 /* Row constructors for generated tables (argument order: trace event
  * first, then what the table above lists). */
-#define GM_ALLOC(ev, id, bytes) \
-	{ GM_OP_ALLOC, 0, 0, (id), 0, 0, 0, 0, (bytes), (ev) }
+#define GM_ALLOC(ev, id, bytes, at) \
+	{ GM_OP_ALLOC, 0, 0, (id), 0, 0, (at), 0, (bytes), (ev) }
 #define GM_FREE(ev, id) \
 	{ GM_OP_FREE, 0, 0, (id), 0, 0, 0, 0, 0, (ev) }
 #define GM_H2D(ev, s, f, dst, doff, blob, boff, n) \

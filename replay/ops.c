@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "addr_space.h"
 #include "clock.h"
 #include "cu_check.h"
 #include "sched.h"
@@ -169,6 +170,12 @@ int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
 	if (p->alloc_ptr[op->a]) {
 		return gm_error("allocation %" PRIu32 " is already live", op->a);
 	}
+	if (gm_addr_captured(p)) {
+		/* Inside the program's ranges (checked at init). */
+		p->alloc_ptr[op->a] = op->x;
+		p->alloc_size[op->a] = op->z;
+		return 0;
+	}
 	r = bulk_alloc_get(&p->pool, op->z, &addr);
 	if (r == 1) {
 		if (grow_pool(p, bulk_alloc_round(&p->pool, op->z)) < 0) {
@@ -190,13 +197,21 @@ int gm_op_free(struct gm_prog *p, const struct gm_op *op)
 	if (!p->alloc_ptr[op->a]) {
 		return gm_error("allocation %" PRIu32 " is not live", op->a);
 	}
-	if (bulk_alloc_put(&p->pool, p->alloc_ptr[op->a],
+	if (!gm_addr_captured(p) &&
+	    bulk_alloc_put(&p->pool, p->alloc_ptr[op->a],
 			   p->alloc_size[op->a]) < 0) {
 		return -1;
 	}
 	p->alloc_ptr[op->a] = 0;
 	p->alloc_size[op->a] = 0;
 	return 0;
+}
+
+int gm_ptr_store_skip(const struct gm_prog *p, const struct gm_op *op)
+{
+	return op->code == GM_OP_PTR_STORE &&
+	       (op->b & GM_REF_KIND_MASK) == GM_REF_ALLOC &&
+	       gm_addr_captured(p);
 }
 
 void gm_pending_add(struct gm_prog *p, const struct gm_op *op,

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "addr_space.h"
 #include "clock.h"
 #include "cu_check.h"
 #include "error.h"
@@ -178,6 +179,7 @@ static int check_operand(const struct gm_run *run,
 		       BAD("graph node %" PRIu64 " out of range", v);
 	case GM_OPK_FLAGS:
 	case GM_OPK_NUM:
+	case GM_OPK_ADDR:
 		return 0;
 	}
 	return 0;
@@ -239,6 +241,14 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 					 d->name, i, op->a);
 				goto out;
 			}
+			if (gm_addr_captured(p) &&
+			    !gm_addr_holds(p, op->x, op->z)) {
+				gm_error("program '%s': operation %" PRIu64
+					 " allocates %" PRIu64 " bytes at 0x%"
+					 PRIx64 ", outside its captured ranges",
+					 d->name, i, op->z, op->x);
+				goto out;
+			}
 			bulk_alloc_get(&plan, op->z, &addr[op->a]);
 			size[op->a] = bulk_alloc_round(&plan, op->z);
 		} else if (op->code == GM_OP_FREE) {
@@ -253,7 +263,8 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 			size[op->a] = 0;
 		}
 	}
-	*pool_bytes = plan.high_water;
+	/* At the captured addresses, the ranges are the memory. */
+	*pool_bytes = gm_addr_captured(p) ? 0 : plan.high_water;
 	ret = 0;
 out:
 	free(addr);
@@ -663,8 +674,11 @@ static int zero_pool(struct gm_prog *p)
 			return -1;
 		}
 	}
-	return p->pool.nr_chunks ? CU_CHECK(cuStreamSynchronize(p->aux_stream))
-				 : 0;
+	if (gm_addr_zero(p) < 0) {
+		return -1;
+	}
+	return p->pool.nr_chunks || gm_addr_captured(p) ?
+		       CU_CHECK(cuStreamSynchronize(p->aux_stream)) : 0;
 }
 
 /*

@@ -29,6 +29,7 @@
 #include "watchdog.h"
 
 struct gm_run;
+struct gm_addr_prog;
 struct gm_process_board;
 struct gm_sched;
 struct gm_planner;
@@ -152,6 +153,8 @@ struct gm_run {
 	struct profiler prof;
 	struct gm_elastic_index el_index;	/* read when elastic is on */
 	struct gm_probe_run *probe;	/* --probe blocks (probe.h), or NULL */
+	struct gm_addr_prog *addr;	/* per program: its captured addresses
+					   (addr_space.h), or NULL */
 	struct {
 		atomic_uint_fast64_t elastic;	/* launches made elastic */
 		atomic_uint_fast64_t physical;	/* kernel launches they took */
@@ -215,11 +218,18 @@ int gm_verify(struct gm_prog *p, const struct gm_op *op);
 void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
 		    uint64_t index);
 
-/* GM_OP_ALLOC and GM_OP_FREE through the bulk allocator. gm_op_free()
- * does not wait for the GPU: the scheduler makes sure no queued or
- * running work still uses the memory. 0 or -1 (cause recorded). */
+/* GM_OP_ALLOC and GM_OP_FREE through the bulk allocator, or at the
+ * captured address when the program's allocations are there
+ * (addr_space.h). gm_op_free() does not wait for the GPU: the scheduler
+ * makes sure no queued or running work still uses the memory. 0 or -1
+ * (cause recorded). */
 int gm_op_alloc(struct gm_prog *p, const struct gm_op *op);
 int gm_op_free(struct gm_prog *p, const struct gm_op *op);
+
+/* 1 when PTR_STORE @op has nothing to do: it stores an allocation's
+ * address, and @p's allocations are at their captured addresses (the
+ * copied word holds that address already). */
+int gm_ptr_store_skip(const struct gm_prog *p, const struct gm_op *op);
 
 /* GM_OP_TEX_CREATE (over the memory live now) and GM_OP_TEX_DESTROY.
  * 0 or -1 (cause recorded). */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "build/version.h"
+#include "addr_space.h"
 #include "cu_check.h"
 #include "drvcalls.h"
 #include "error.h"
@@ -205,6 +206,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set_u64(kv, "programs", w->nr_programs);
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		gm_manifest_program(kv, i, w->programs[i]);
+		gm_addr_manifest(run, kv, i);
 		if (run->progs) {
 			gm_host_gaps_manifest(&run->progs[i].hg, kv, i);
 		}
@@ -773,7 +775,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		gm_record_failure(&run);
 		goto finish;
 	}
-	if (device_setup(&run) < 0 || load_blobs(&run) < 0) {
+	/* The captured addresses before any device memory of the runtime's
+	 * own (the blobs' page-locked copies included). */
+	if (device_setup(&run) < 0 || gm_addr_space_init(&run) < 0 ||
+	    load_blobs(&run) < 0) {
 		gm_record_failure(&run);
 		goto finish;
 	}
@@ -887,6 +892,7 @@ finish:
 release:
 	gm_nvml_close(&run.nvml);
 	free_blobs(&run);
+	gm_addr_space_release(&run);
 	gm_process_board_detach(run.board);
 	if (run.prof.tail) {
 		profiler_release(&run.prof);

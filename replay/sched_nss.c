@@ -725,10 +725,14 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 			return -1;
 		}
 		return gm_op_free(p, op);
+	case GM_OP_PTR_STORE:
+		if (gm_ptr_store_skip(p, op)) {
+			return 0;
+		}
+		return op_memory(p, op, index);
 	case GM_OP_H2D:
 	case GM_OP_D2H:
 	case GM_OP_D2D:
-	case GM_OP_PTR_STORE:
 	case GM_OP_MEMSET8:
 	case GM_OP_MEMSET16:
 	case GM_OP_MEMSET32:

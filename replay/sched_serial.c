@@ -271,10 +271,14 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		return gm_op_alloc(p, op);
 	case GM_OP_FREE:
 		return op_free(p, op);
+	case GM_OP_PTR_STORE:
+		if (gm_ptr_store_skip(p, op)) {
+			return 0;
+		}
+		return op_copy(p, op, index);
 	case GM_OP_H2D:
 	case GM_OP_D2H:
 	case GM_OP_D2D:
-	case GM_OP_PTR_STORE:
 		return op_copy(p, op, index);
 	case GM_OP_MEMSET8:
 	case GM_OP_MEMSET16:

@@ -32,8 +32,8 @@ for scenario in tiny hang; do
 		"$(cd "$tmp/$scenario.2" && find blobs modules -type f | sort)"
 done
 
-check_match "no raw device address in the golden file" '^0$' \
-	"$(grep -ciE '0x7f[0-9a-f]{10}' "$DATA/tiny.c")"
+check_match "no raw device address in the golden file (but allocations' captured ones)" '^0$' \
+	"$(grep -v 'GM_ALLOC(' "$DATA/tiny.c" | grep -ciE '0x7f[0-9a-f]{10}')"
 check_match "every operation row carries its trace event" '^0$' \
 	"$(grep -E '^	GM_' "$DATA/tiny.c" | wc -l | tr -d ' ')"
 

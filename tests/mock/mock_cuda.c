@@ -89,6 +89,11 @@
  *                               entry time (the CUPTI clock), thread,
  *                               kind and size (launch: 0), so a test can
  *                               see when the replay issued its calls.
+ *   MOCK_CUDA_DRIVER_BYTES=N    cuInit takes the first N bytes of the
+ *                               device range for the driver itself, as a
+ *                               driver whose own memory lies where a
+ *                               program's captured allocations were
+ *                               (mock_vmm.c).
  *   MOCK_CUDA_D2H_PAGES=FILE    each device-to-host copy into pageable
  *                               memory appends "BYTES RESIDENT PAGES" to
  *                               FILE: how many of the pages it writes
@@ -821,7 +826,7 @@ CUresult CUDAAPI cuInit(unsigned int flags)
 
 	(void)flags;
 	FAIL_IF("cuInit");
-	if (mock_device_knobs() < 0) {
+	if (mock_device_knobs() < 0 || mock_va_knobs() < 0) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	mps_connect();
@@ -889,6 +894,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	}
 	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
 		*pi = 2048;
+		break;
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+		*pi = 1;
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
 		*pi = 32;

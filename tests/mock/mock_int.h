@@ -151,6 +151,9 @@ int mock_valid_device(uintptr_t p, size_t n) MOCK_HIDDEN;
  */
 #define MOCK_VA_BASE UINT64_C(0x200000000000)
 uintptr_t mock_va_alloc(size_t size) MOCK_HIDDEN;
+/* MOCK_CUDA_DRIVER_BYTES (once per process): 0, or -1 after printing
+ * what is wrong with it. */
+int mock_va_knobs(void) MOCK_HIDDEN;
 void mock_va_free(uintptr_t start) MOCK_HIDDEN;
 int mock_vmm_valid(uintptr_t p, size_t n) MOCK_HIDDEN;
 

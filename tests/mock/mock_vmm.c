@@ -176,6 +176,27 @@ static void range_del(unsigned i)
 	nr_ranges--;
 }
 
+int mock_va_knobs(void)
+{
+	static int done;
+	const char *v = getenv("MOCK_CUDA_DRIVER_BYTES");
+	char *end;
+	unsigned long long n;
+
+	if (done || !v) {
+		return 0;
+	}
+	done = 1;
+	n = strtoull(v, &end, 10);
+	if (*end || !n) {
+		fprintf(stderr, "mock cuda: MOCK_CUDA_DRIVER_BYTES='%s' is not "
+			"a byte count\n", v);
+		return -1;
+	}
+	/* Never given back: the driver's own memory. */
+	return mock_va_alloc((size_t)n) ? 0 : -1;
+}
+
 uintptr_t mock_va_alloc(size_t size)
 {
 	uintptr_t p;

@@ -426,9 +426,10 @@ static void test_hostmem(void)
 }
 
 /*
- * A device pointer copied into a module global: one PTR_STORE after the
- * copy per word that held an address inside a live allocation, from
- * inline bytes and from a blob file (a table above the inline limit).
+ * A device pointer copied into a module global or an allocation: one
+ * PTR_STORE after the copy per word that held an address inside a live
+ * allocation, from inline bytes and from a blob file (a table above the
+ * inline limit); a copy into an allocation above 64 KiB is not looked at.
  */
 static void test_pointer_stores(void)
 {
@@ -469,9 +470,25 @@ static void test_pointer_stores(void)
 	c = copy(MODEL_H2D, A1, 0x9000, 8);
 	c.blob = inl;
 	CHECK_INT(model_add_copy(p, 5, "cuMemcpyHtoD_v2", &c), 0,
-		  "a pointer copied into an allocation");
-	CHECK_INT(p->nr_ops, 6, "is data: no store");
-	CHECK_INT((int)p->nr_pointer_stores, 2, "two stores counted");
+		  "a pointer copied into an allocation (a pointer table)");
+	CHECK(p->nr_ops == 7 && p->ops[6].code == GM_OP_PTR_STORE &&
+	      p->ops[6].a == GM_A(0) && p->ops[6].x == 0 &&
+	      p->ops[6].b == GM_A(0) && p->ops[6].y == 16,
+	      "... is stored too");
+	CHECK_INT((int)p->nr_pointer_stores, 3, "three stores counted");
+	{
+		uint64_t big[8193] = { 0 };
+		uint32_t bb;
+		big[0] = A1;
+		model_add_alloc(p, 51, "a", A1 + 0x100000, sizeof(big));
+		model_add_blob_bytes(m, big, sizeof(big), &bb);
+		c = copy(MODEL_H2D, A1 + 0x100000, 0x9000, sizeof(big));
+		c.blob = bb;
+		CHECK_INT(model_add_copy(p, 52, "cuMemcpyHtoD_v2", &c), 0,
+			  "a copy of more than 64 KiB into an allocation");
+		CHECK(p->ops[p->nr_ops - 1].code == GM_OP_H2D,
+		      "... is bulk data: not looked at");
+	}
 
 	unlink(path);
 	c = copy(MODEL_H2D, A0 + 65536, 0x9000, sizeof(table));

@@ -52,7 +52,7 @@ static const struct gm_launch_desc p0_spin_launches[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_spin_ops[] = {
-	/* 2 cuMemAlloc_v2 */ GM_ALLOC(2, 0, 4),
+	/* 2 cuMemAlloc_v2 */ GM_ALLOC(2, 0, 4, 0x7f0000200000),
 	/* 3 cuMemsetD32_v2 */ GM_MEMSET32(3, 0, 0, GM_A(0), 0, 0, 1),
 	/* 4 cuLaunchKernel _Z4spinPVj */ GM_LAUNCH(4, 0, 0),
 	/* 5 cuCtxSynchronize */ GM_CTX_SYNC(5),

@@ -100,9 +100,9 @@ static const struct gm_texture_desc p0_scale_a_texdescs[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_scale_a_ops[] = {
-	/* 7 cuMemAlloc_v2 */ GM_ALLOC(7, 0, 262144),
-	/* 8 cuMemAlloc_v2 */ GM_ALLOC(8, 1, 262144),
-	/* 9 cuMemAlloc_v2 */ GM_ALLOC(9, 2, 262144),
+	/* 7 cuMemAlloc_v2 */ GM_ALLOC(7, 0, 262144, 0x7f0000200000),
+	/* 8 cuMemAlloc_v2 */ GM_ALLOC(8, 1, 262144, 0x7f0000400000),
+	/* 9 cuMemAlloc_v2 */ GM_ALLOC(9, 2, 262144, 0x7f0000600000),
 	/* 10 cuMemcpyHtoD_v2 */ GM_H2D(10, 0, GM_F_SYNC, GM_G(0), 0, 1, 0, 4),
 	/* 11 cuMemcpyHtoD_v2 */ GM_H2D(11, 0, GM_F_SYNC, GM_A(0), 0, 0, 0, 262144),
 	/* 12 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(12, 0, 0),
@@ -256,9 +256,9 @@ static const struct gm_texture_desc p1_scale_b_texdescs[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p1_scale_b_ops[] = {
-	/* 7 cuMemAlloc_v2 */ GM_ALLOC(7, 0, 262144),
-	/* 8 cuMemAlloc_v2 */ GM_ALLOC(8, 1, 262144),
-	/* 9 cuMemAlloc_v2 */ GM_ALLOC(9, 2, 262144),
+	/* 7 cuMemAlloc_v2 */ GM_ALLOC(7, 0, 262144, 0x7f0000200000),
+	/* 8 cuMemAlloc_v2 */ GM_ALLOC(8, 1, 262144, 0x7f0000400000),
+	/* 9 cuMemAlloc_v2 */ GM_ALLOC(9, 2, 262144, 0x7f0000600000),
 	/* 10 cuMemcpyHtoD_v2 */ GM_H2D(10, 0, GM_F_SYNC, GM_G(0), 0, 1, 0, 4),
 	/* 11 cuMemcpyHtoD_v2 */ GM_H2D(11, 0, GM_F_SYNC, GM_A(0), 0, 2, 0, 262144),
 	/* 12 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(12, 0, 0),

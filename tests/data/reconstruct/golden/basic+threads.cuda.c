@@ -102,9 +102,9 @@ static const struct gm_texture_desc p0_basic_texdescs[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_basic_ops[] = {
-	/* 22 cuMemAlloc_v2 */ GM_ALLOC(22, 0, 16384),
-	/* 24 cuMemAlloc_v2 */ GM_ALLOC(24, 1, 16384),
-	/* 26 cuMemAlloc_v2 */ GM_ALLOC(26, 2, 16384),
+	/* 22 cuMemAlloc_v2 */ GM_ALLOC(22, 0, 16384, 0x7f0000200000),
+	/* 24 cuMemAlloc_v2 */ GM_ALLOC(24, 1, 16384, 0x7f0000400000),
+	/* 26 cuMemAlloc_v2 */ GM_ALLOC(26, 2, 16384, 0x7f0000600000),
 	/* 36 cuMemcpyHtoD_v2 */ GM_H2D(36, 0, GM_F_SYNC, GM_G(0), 0, 0, 0, 4),
 	/* 38 cuMemcpyHtoD_v2 */ GM_H2D(38, 0, GM_F_SYNC, GM_A(0), 0, 1, 0, 16384),
 	/* 40 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(40, 0, 0),
@@ -254,10 +254,10 @@ static const char *const p1_threads_checks[] = {
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p1_threads_ops[] = {
 	/* 16 cuMemcpyHtoD_v2 */ GM_H2D(16, 0, GM_F_SYNC, GM_G(0), 0, 0, 0, 4),
-	/* 20 cuMemAlloc_v2 */ GM_ALLOC(20, 0, 16384),
-	/* 22 cuMemAlloc_v2 */ GM_ALLOC(22, 1, 16384),
-	/* 26 cuMemAlloc_v2 */ GM_ALLOC(26, 2, 16384),
-	/* 28 cuMemAlloc_v2 */ GM_ALLOC(28, 3, 16384),
+	/* 20 cuMemAlloc_v2 */ GM_ALLOC(20, 0, 16384, 0x7f0010200000),
+	/* 22 cuMemAlloc_v2 */ GM_ALLOC(22, 1, 16384, 0x7f0010400000),
+	/* 26 cuMemAlloc_v2 */ GM_ALLOC(26, 2, 16384, 0x7f0020200000),
+	/* 28 cuMemAlloc_v2 */ GM_ALLOC(28, 3, 16384, 0x7f0020400000),
 	/* 30 cuMemcpyHtoDAsync_v2 */ GM_H2D(30, 1, 0, GM_A(0), 0, 2, 0, 16384),
 	/* 32 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(32, 1, 0),
 	/* 34 cuMemcpyDtoHAsync_v2 */ GM_D2H(34, 1, 0, GM_A(1), 0, 0, 0, 16384),

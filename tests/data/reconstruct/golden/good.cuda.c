@@ -53,7 +53,7 @@ static const char *const p0_good_checks[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_good_ops[] = {
-	/* 4 cuMemAlloc_v2 */ GM_ALLOC(4, 0, 4096),
+	/* 4 cuMemAlloc_v2 */ GM_ALLOC(4, 0, 4096, 0x7f0000000000),
 	/* 6 cuMemcpyHtoD_v2 */ GM_H2D(6, 0, GM_F_SYNC, GM_A(0), 0, 0, 0, 2048),
 	/* 8 cuLaunchKernel _Z1kPfi */ GM_LAUNCH(8, 0, 0),
 	/* 10 cuMemcpyDtoH_v2 */ GM_D2H(10, 0, GM_F_SYNC, GM_A(0), 0, 0, 0, 64),

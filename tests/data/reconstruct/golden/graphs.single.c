@@ -129,9 +129,9 @@ static const char *const p0_graphs_checks[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_graphs_ops[] = {
-	/* 16 cuMemAlloc_v2 */ GM_ALLOC(16, 0, 16384),
-	/* 18 cuMemAlloc_v2 */ GM_ALLOC(18, 1, 16384),
-	/* 20 cuMemAlloc_v2 */ GM_ALLOC(20, 2, 16384),
+	/* 16 cuMemAlloc_v2 */ GM_ALLOC(16, 0, 16384, 0x7f0000200000),
+	/* 18 cuMemAlloc_v2 */ GM_ALLOC(18, 1, 16384, 0x7f0000400000),
+	/* 20 cuMemAlloc_v2 */ GM_ALLOC(20, 2, 16384, 0x7f0000600000),
 	/* 28 cuMemcpyHtoD_v2 */ GM_H2D(28, 0, GM_F_SYNC, GM_G(0), 0, 0, 0, 4),
 	/* 30 cuMemcpyHtoD_v2 */ GM_H2D(30, 0, GM_F_SYNC, GM_A(0), 0, 1, 0, 16384),
 	/* 32 cuMemsetD32Async */ GM_MEMSET32(32, 1, 0, GM_A(2), 0, 0, 4096),

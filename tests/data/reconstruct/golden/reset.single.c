@@ -80,10 +80,10 @@ static const char *const p0_reset_checks[] = {
 
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_reset_ops[] = {
-	/* 18 cuMemAlloc_v2 */ GM_ALLOC(18, 0, 16384),
+	/* 18 cuMemAlloc_v2 */ GM_ALLOC(18, 0, 16384, 0x7f0000200000),
 	/* 20 cuDevicePrimaryCtxReset_v2 */ GM_FREE(20, 0),
-	/* 44 cuMemAlloc_v2 */ GM_ALLOC(44, 0, 16384),
-	/* 46 cuMemAlloc_v2 */ GM_ALLOC(46, 1, 16384),
+	/* 44 cuMemAlloc_v2 */ GM_ALLOC(44, 0, 16384, 0x7f0000200000),
+	/* 46 cuMemAlloc_v2 */ GM_ALLOC(46, 1, 16384, 0x7f0000400000),
 	/* 48 cuMemsetD32_v2 */ GM_MEMSET32(48, 0, 0, GM_A(0), 0, 1, 4096),
 	/* 50 cuMemsetD8_v2 */ GM_MEMSET8(50, 0, 0, GM_G(1), 0, 0, 4),
 	/* 52 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(52, 0, 0),

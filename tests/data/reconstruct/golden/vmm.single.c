@@ -69,7 +69,7 @@ static const char *const p0_vmm_checks[] = {
 /* the replay: one row per captured call, "trace-event api" in the comment */
 static const struct gm_op p0_vmm_ops[] = {
 	/* 16 cuMemcpyHtoD_v2 */ GM_H2D(16, 0, GM_F_SYNC, GM_G(0), 0, 0, 0, 4),
-	/* 24 cuMemMap */ GM_ALLOC(24, 0, 4194304),
+	/* 24 cuMemMap */ GM_ALLOC(24, 0, 4194304, 0x200000000000),
 	/* 30 cuMemcpyHtoD_v2 */ GM_H2D(30, 0, GM_F_SYNC, GM_A(0), 2088960, 1, 0, 16384),
 	/* 32 cuLaunchKernel _Z5scalePjPKjjj */ GM_LAUNCH(32, 0, 0),
 	/* 34 cuMemcpyDtoH_v2 */ GM_D2H(34, 0, GM_F_SYNC, GM_A(0), 2113536, 0, 0, 16384),

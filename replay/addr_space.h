@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programs whose allocations replay at their captured device addresses
+ * (doc/gpumix-replay.md, "Addresses"). A pointer a program stored in
+ * device memory (a table of matrix pointers for batched cuBLAS, a linked
+ * structure, a library's workspace) holds a captured address; placed at
+ * the captured addresses, the program's allocations make every such word
+ * right without relocating it. Where that cannot be (another program of
+ * the workload captured the same addresses, or the driver gives the range
+ * to something else), the program is relocated as before: its copies of
+ * pointers into device memory are patched (PTR_STORE), and the manifest
+ * says why.
+ */
+#ifndef GM_ADDR_SPACE_H
+#define GM_ADDR_SPACE_H
+
+#include <stdint.h>
+
+#include <cuda.h>
+
+struct gm_run;
+struct gm_prog;
+struct kvfile;
+
+/* One range a program's allocations live in: reserved at its captured
+ * address and backed by one physical allocation. */
+struct gm_addr_range {
+	CUdeviceptr start;
+	uint64_t size;
+	CUmemGenericAllocationHandle mem;
+	int reserved, created, mapped;
+};
+
+/* What became of one program of the run. */
+struct gm_addr_prog {
+	int captured;			/* at its captured addresses */
+	char why[512];			/* relocated: the reason */
+	struct gm_addr_range *ranges;
+	uint64_t nr_ranges, bytes;
+};
+
+/*
+ * At run init, before the runtime allocates device memory: for each
+ * program of @run (those that relocate pointers in device memory first,
+ * then in order) unless --addresses relocated, its captured ranges (its
+ * allocations' union, rounded out to the VMM granularity) reserved at
+ * their captured addresses, backed and made accessible; a program whose
+ * ranges meet those of a program placed before it, or whose reservation
+ * the driver puts elsewhere, or that any VMM call fails for, is
+ * relocated, with the reason, and keeps nothing. Logs one line per
+ * program. Sets run->addr. Returns 0 (a relocated program is not an
+ * error).
+ */
+int gm_addr_space_init(struct gm_run *run);
+
+/* Unmap, release and free every range of @run (after its programs). */
+void gm_addr_space_release(struct gm_run *run);
+
+/* 1 when program @p's allocations are at their captured addresses. */
+int gm_addr_captured(const struct gm_prog *p);
+
+/*
+ * Zero @p's ranges on its runtime stream (every replay starts from
+ * cleared memory, as with the bulk allocator's chunks); the caller
+ * synchronizes. Returns 0 or -1 (cause recorded).
+ */
+int gm_addr_zero(struct gm_prog *p);
+
+/* Whether [@x, @x + @size) lies inside one of @p's ranges. */
+int gm_addr_holds(const struct gm_prog *p, uint64_t x, uint64_t size);
+
+/*
+ * The run manifest's keys of program @i: program.I.addresses (captured
+ * or relocated), .address_ranges and .address_bytes (what was mapped),
+ * and .addresses_why when relocated.
+ */
+void gm_addr_manifest(const struct gm_run *run, struct kvfile *kv, unsigned i);
+
+#endif
