@@ -106,7 +106,7 @@ CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
 	clock_result cufft_c2c curand_gen cusparse_spmv zerocopy_managed graphs \
 	streams_reuse \
-	hostfunc_pools)
+	hostfunc_pools ptr_table vmm_alloc cublas_batched)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)
 
@@ -121,12 +121,19 @@ $(CAPTURE_PROGS_DIR)/driver_api: tests/gpu/progs/driver_api.c
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CUDA_INC) $(LDFLAGS) -o $@ $< \
 		-L$(CUDA_LIBDIR)/stubs -lcuda
 
+# The driver API's virtual memory management besides the runtime.
+$(CAPTURE_PROGS_DIR)/vmm_alloc: tests/gpu/progs/vmm_alloc.cu
+	$(QUIET) NVCC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CAPTURE_NVCC) -o $@ $< -L$(CUDA_LIBDIR)/stubs -lcuda
+
 # Programs whose kernels a CUDA library launches (the real-library set).
 CAPTURE_LIB_cublas_sgemm := -lcublas
+CAPTURE_LIB_cublas_batched := -lcublas
 CAPTURE_LIB_cufft_c2c := -lcufft
 CAPTURE_LIB_curand_gen := -lcurand
 CAPTURE_LIB_cusparse_spmv := -lcusparse
-$(foreach p,cublas_sgemm cufft_c2c curand_gen cusparse_spmv,$(CAPTURE_PROGS_DIR)/$(p)): $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
+$(foreach p,cublas_sgemm cublas_batched cufft_c2c curand_gen cusparse_spmv,$(CAPTURE_PROGS_DIR)/$(p)): $(CAPTURE_PROGS_DIR)/%: tests/gpu/progs/%.cu
 	$(QUIET) NVCC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CAPTURE_NVCC) -o $@ $< $(CAPTURE_LIB_$*)

@@ -7,6 +7,7 @@
 # tests/gpu/real_libraries.sh and bench/real_libraries.sh; not a test.
 LIBRARY_PROGRAMS=(
 	"cublas_sgemm|$GPUMIX_BUILD/tests/gpu/progs/cublas_sgemm|"
+	"cublas_batched|$GPUMIX_BUILD/tests/gpu/progs/cublas_batched|"
 	"cufft_c2c|$GPUMIX_BUILD/tests/gpu/progs/cufft_c2c|"
 	"curand_gen|$GPUMIX_BUILD/tests/gpu/progs/curand_gen|"
 	"cusparse_spmv|$GPUMIX_BUILD/tests/gpu/progs/cusparse_spmv|"
@@ -14,6 +15,7 @@ LIBRARY_PROGRAMS=(
 	"torch_infer|python3 tests/gpu/progs/torch_infer.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"torch_generate|python3 tests/gpu/progs/torch_generate.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"cupy_raw|python3 tests/gpu/progs/cupy_raw.py|python3 -c 'import cupy'"
+	"jax_train|python3 tests/gpu/progs/jax_train.py|python3 -c 'import jax; assert any(d.platform == \"gpu\" for d in jax.devices())'"
 )
 
 # library_fields LINE: sets $lib_name, $lib_cmd, $lib_req

@@ -35,15 +35,17 @@ EOF
 # reconstructs the bundles (gpumix -v reconstruct, its output in
 # $recon_out) into $tmp/r-NAME.VARIANT and replays it R times into
 # $tmp/run-NAME.VARIANT: both exit 0 and every result is verified (status
-# ok), or the failure is shown. The GPU tests' common step.
+# ok), or the failure is shown. The GPU tests' common step. $REPLAY_OPTS,
+# when set, are more replay options (word-split).
 reconstruct_replay() {
 	local name=$1 v=$2 r=$3 rc; shift 3
 	recon_out=$("$GPUMIX" -v reconstruct --variant "$v" -o "$tmp/r-$name.$v" "$@" 2>&1); rc=$?
 	check_eq "$name $v: reconstruct exits 0" 0 "$rc"
 	[ "$rc" = 0 ] || printf '%s\n' "$recon_out" | tail -4 | sed 's/^/#   /'
 	# (library programs load for long: a generous watchdog)
-	out=$("$GPUMIX" replay --min-replays "$r" --watchdog 120 -o "$tmp/run-$name.$v" \
-		"$tmp/r-$name.$v" 2>&1); rc=$?
+	# shellcheck disable=SC2086
+	out=$("$GPUMIX" replay --min-replays "$r" --watchdog 120 ${REPLAY_OPTS:-} \
+		-o "$tmp/run-$name.$v" "$tmp/r-$name.$v" 2>&1); rc=$?
 	check_eq "$name $v: replay exits 0" 0 "$rc"
 	check_eq "$name $v: status ok (every result verified)" ok \
 		"$(field "$tmp/run-$name.$v/manifest" status)"
