@@ -239,10 +239,18 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 	int flags = SQLITE_OPEN_NOMUTEX | (mode == GM_DB_READ
 		? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	struct stat st;
+	struct gm_file_lock_wait w = { 1, db->waiting, db->waiting_arg };
 
 	db->sql = NULL;
 	db->created = 0;
+	db->lock.fd = -1;
+	db->lock.path = NULL;
 	db->path = gm_xstrdup(path);
+	if (mode == GM_DB_WRITE && strcmp(path, ":memory:") &&
+	    gm_file_lock_take(&db->lock, path, 0, &w)) {
+		gm_error("cannot open database '%s' for writing", path);
+		goto fail;
+	}
 	if (mode == GM_DB_READ && stat(path, &st)) {
 		gm_error_errno("cannot open database '%s'", path);
 		goto fail;
@@ -284,4 +292,6 @@ void gm_db_close(struct gm_db *db)
 	db->sql = NULL;
 	free(db->path);
 	db->path = NULL;
+	/* After the connection: the next writer finds everything committed. */
+	gm_file_lock_release(&db->lock);
 }

@@ -13,13 +13,21 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "file_lock.h"
+
 struct gm_db {
 	sqlite3 *sql;		/* owned */
 	char *path;		/* owned */
 	int created;		/* 1 when this open created the schema */
+	/* GM_DB_WRITE: the database's lock, held until gm_db_close(). */
+	struct gm_file_lock lock;
+	/* In, may be NULL: called once when gm_db_open() must wait for
+	 * another writer's lock (the CLI says so); kept by gm_db_open(). */
+	void (*waiting)(void *arg, const char *lock_path);
+	void *waiting_arg;
 };
 
-#define GM_DB_INIT { NULL, NULL, 0 }
+#define GM_DB_INIT { NULL, NULL, 0, GM_FILE_LOCK_INIT, NULL, NULL }
 
 /*
  * Check the result @rc of the SQLite call whose source text is @call.
@@ -35,6 +43,9 @@ int gm_sql_check(sqlite3 *sql, int rc, const char *call, const char *file,
 enum gm_db_mode {
 	GM_DB_READ,		/* existing database, read only */
 	GM_DB_WRITE,		/* create the file and schema when missing */
+	/* GM_DB_WRITE of a temporary file that will replace a database
+	 * whose lock the caller holds (the merge): no lock of its own. */
+	GM_DB_WRITE_TEMP,
 };
 
 /*
@@ -42,7 +53,16 @@ enum gm_db_mode {
  * database; GM_DB_WRITE creates the file (and the schema) when it does
  * not exist or is empty. Either way the schema version must be exactly
  * GM_SCHEMA_VERSION: an older or newer database, or a SQLite file that
- * is not a gpumix database, is an error with a hint. Returns 0 or -1
+ * is not a gpumix database, is an error with a hint.
+ *
+ * GM_DB_WRITE first takes the database's lock (file_lock.h: "PATH.lock",
+ * exclusive), waiting for another writer to finish, and holds it until
+ * gm_db_close(): every writer (gpumix analyze, analyze --merge, a study's
+ * analyze stages) holds it for its whole read-modify-write, so that two
+ * of them neither lose each other's runs nor race to create the schema.
+ * A reader takes no lock: SQLite's own locking and the merge's rename
+ * give it a whole database, the old or the new. ":memory:" is not
+ * locked. Set @db->waiting before to hear of a wait. Returns 0 or -1
  * (cause recorded, @db left closed).
  */
 int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode);

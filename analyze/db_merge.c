@@ -24,6 +24,7 @@
 
 #include "db.h"
 #include "error.h"
+#include "file_lock.h"
 #include "fs.h"
 #include "run_reader.h"
 #include "schema.h"
@@ -538,6 +539,7 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		struct gm_merge_info *info)
 {
 	struct gm_db db = GM_DB_INIT;
+	struct gm_file_lock lock = GM_FILE_LOCK_INIT;
 	struct strbuf copy = STRBUF_INIT;
 	char *tmp = gm_xasprintf("%s.tmp-%ld", out, (long)getpid());
 	const char *failed = NULL;	/* the input that failed, if one did */
@@ -545,12 +547,14 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 	int64_t kept;
 	int exists, ret = -1;
 
-	int (*stop)(void) = info->stop;
-	int (*finish)(struct gm_db *) = info->finish;
+	struct gm_merge_info in = *info;
+	struct gm_file_lock_wait w = { 1, in.waiting, in.waiting_arg };
 
 	memset(info, 0, sizeof(*info));
-	info->stop = stop;
-	info->finish = finish;
+	info->stop = in.stop;
+	info->finish = in.finish;
+	info->waiting = in.waiting;
+	info->waiting_arg = in.waiting_arg;
 	exists = !stat(out, &st) && (S_ISDIR(st.st_mode) || st.st_size > 0);
 	/* Every input is checked before anything is written. */
 	for (size_t i = 0; i < n; i++) {
@@ -559,6 +563,13 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 			goto out;
 		}
 	}
+	/* From here to the rename, no other writer of @out. */
+	if (gm_file_lock_take(&lock, out, 0, &w)) {
+		info->interrupted = in.stop && in.stop();
+		goto out;
+	}
+	/* (Another writer may have created it while we waited.) */
+	exists = !stat(out, &st) && (S_ISDIR(st.st_mode) || st.st_size > 0);
 	remove_tmp(tmp);
 	if (exists) {
 		/* Adding to an existing database: it must be one of ours. */
@@ -570,12 +581,12 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 			goto fail;
 		}
 	}
-	if (gm_db_open(&db, tmp, GM_DB_WRITE) || copy_sql(&db, &copy) ||
+	if (gm_db_open(&db, tmp, GM_DB_WRITE_TEMP) || copy_sql(&db, &copy) ||
 	    (kept = count_runs(&db, "main")) < 0) {
 		goto fail;
 	}
 	info->kept = (size_t)kept;
-	if (stop) {
+	if (info->stop) {
 		sqlite3_progress_handler(db.sql, 10000, progress, info);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -584,7 +595,7 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 			goto fail;
 		}
 	}
-	if (finish && finish(&db)) {
+	if (info->finish && info->finish(&db)) {
 		goto fail;
 	}
 	gm_db_close(&db);
@@ -609,6 +620,7 @@ out:
 		gm_error("cannot merge into '%s' (%s)", out,
 			 exists ? "it was left as it was" : "it was not written");
 	}
+	gm_file_lock_release(&lock);
 	strbuf_release(&copy);
 	free(tmp);
 	return ret;

@@ -12,7 +12,10 @@
  * The output is built under a temporary name next to it (starting from a
  * copy of the output when it exists, so merging adds to it) and renamed
  * into place only when every input is in: on any error the output is as
- * it was, and no half-merged file appears.
+ * it was, and no half-merged file appears. The output's lock (db.h) is
+ * held from before the copy until after the rename, so that a gpumix
+ * analyze of the same output waits rather than adding a run to the copy
+ * that the rename then throws away.
  */
 #ifndef GM_DB_MERGE_H
 #define GM_DB_MERGE_H
@@ -29,6 +32,10 @@ struct gm_merge_info {
 	 * (a derived table is refreshed there); non-zero fails the merge.
 	 * May be NULL. */
 	int (*finish)(struct gm_db *db);
+	/* In: called once when the merge must wait for another writer of the
+	 * output (db.h); may be NULL. */
+	void (*waiting)(void *arg, const char *lock_path);
+	void *waiting_arg;
 	/* Out: */
 	size_t runs;		/* runs copied into the output */
 	size_t duplicates;	/* runs of inputs the output already held */

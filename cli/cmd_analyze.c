@@ -150,6 +150,13 @@ static void expand_arg(const char *arg, char ***list, size_t *nr,
 	qsort(*list + first, *nr - first, sizeof(char *), cmp_str);
 }
 
+/* Another writer holds the database's lock: say why nothing happens. */
+static void on_waiting(void *arg, const char *lock)
+{
+	gm_note("analyze: waiting for '%s': another gpumix writes it (lock '%s')",
+		(const char *)arg, lock);
+}
+
 static int merge_stop(void)
 {
 	return interrupted;
@@ -167,7 +174,9 @@ static int merge_finish(struct gm_db *db)
 static int merge(const char *out, char **inputs, size_t n)
 {
 	struct gm_merge_info info = { .stop = merge_stop,
-				      .finish = merge_finish };
+				      .finish = merge_finish,
+				      .waiting = on_waiting,
+				      .waiting_arg = (void *)out };
 	struct sigaction sa, old_sa;
 	double t0 = gm_now_s();
 	int r;
@@ -259,6 +268,8 @@ int cmd_analyze(int argc, char **argv)
 		expand_arg(argv[i], &dirs, &nr_dirs, &alloc_dirs);
 	}
 
+	db.waiting = on_waiting;
+	db.waiting_arg = (void *)out;
 	if (gm_db_open(&db, out, GM_DB_WRITE)) {
 		ret = gm_cli_fail();
 		goto out_free;

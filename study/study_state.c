@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
 #include "error.h"
+#include "file_lock.h"
 #include "fs.h"
 #include "kvfile.h"
 #include "strbuf.h"
@@ -383,29 +383,25 @@ int study_state_save(struct study_state *st)
 	return 0;
 }
 
-static int lock(struct study_state *st, int how)
+static int lock(struct study_state *st, unsigned how)
 {
-	char *lock = gm_xasprintf("%s.lock", st->path);
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct gm_file_lock l;
+	int fd, r = gm_file_lock_take(&l, st->path, how | GM_FILE_LOCK_KEEP, NULL);
 
-	if (fd < 0) {
-		gm_error_errno("cannot open the study lock '%s'", lock);
-		free(lock);
+	if (r > 0) {
+		char *name = gm_file_lock_path(st->path);
+		gm_error("study '%s' is already running (lock '%s' is held)",
+			 st->study, name);
+		gm_error_hint("wait for it to finish, or stop it first");
+		free(name);
 		return -1;
 	}
-	if (flock(fd, how | LOCK_NB)) {
-		if (errno == EWOULDBLOCK) {
-			gm_error("study '%s' is already running (lock '%s' is held)",
-				 st->study, lock);
-			gm_error_hint("wait for it to finish, or stop it first");
-		} else {
-			gm_error_errno("cannot lock '%s'", lock);
-		}
-		close(fd);
-		free(lock);
+	if (r < 0) {
 		return -1;
 	}
-	free(lock);
+	/* The descriptor is the state's now (study_state_release()). */
+	fd = l.fd;
+	free(l.path);
 	st->lock_fd = fd;
 	/*
 	 * The stages inherit the lock (no close-on-exec): a stage that
@@ -419,7 +415,7 @@ static int lock(struct study_state *st, int how)
 	if (fcntl(fd, F_SETFD, 0) == 0) {
 		setenv(GM_STUDY_LOCK_FD_ENV, num, 1);
 	}
-	if (how == LOCK_SH) {
+	if (how & GM_FILE_LOCK_SHARED) {
 		st->shared = 1;
 		return 0;
 	}
@@ -431,12 +427,12 @@ static int lock(struct study_state *st, int how)
 
 int study_state_lock(struct study_state *st)
 {
-	return lock(st, LOCK_EX);
+	return lock(st, 0);
 }
 
 int study_state_lock_shared(struct study_state *st)
 {
-	return lock(st, LOCK_SH);
+	return lock(st, GM_FILE_LOCK_SHARED);
 }
 
 void study_state_release(struct study_state *st)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for common/: error causes, strbuf, kvfile round trips and
- * parse errors, atomic writes, hashes, the PATH search, the clock.
+ * parse errors, atomic writes, hashes, the PATH search, the clock, file
+ * locks.
  */
 #include <stdlib.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include "atomic_file.h"
 #include "clock.h"
 #include "error.h"
+#include "file_lock.h"
 #include "fs.h"
 #include "hash.h"
 #include "kvfile.h"
@@ -239,6 +241,67 @@ static void test_path_search(const char *dir)
 	free(bin);
 }
 
+/*
+ * File locks: flock(2) locks of separate opens conflict within one
+ * process too, so two takers here behave as two processes would.
+ */
+static void test_file_lock(const char *dir)
+{
+	char *db = gm_path_join(dir, "x.db"), *name = gm_file_lock_path(db);
+	char *want = gm_path_join(dir, "x.db.lock");
+	struct gm_file_lock a = GM_FILE_LOCK_INIT, b = GM_FILE_LOCK_INIT;
+	struct gm_file_lock c = GM_FILE_LOCK_INIT;
+	struct gm_file_lock_wait nowait = { 0, NULL, NULL };
+
+	CHECK_STR(name, want, "the lock of PATH is PATH.lock");
+	free(want);
+	CHECK_INT(gm_file_lock_take(&a, db, 0, &nowait), 0, "exclusive: taken");
+	CHECK(gm_path_exists(name), "... its file exists while held");
+	CHECK_INT(gm_file_lock_take(&b, db, 0, &nowait), 1,
+		  "... a second taker finds it busy");
+	CHECK_INT(gm_file_lock_take(&b, db, GM_FILE_LOCK_SHARED, NULL), 1,
+		  "... a shared taker too");
+	CHECK_INT(b.fd, -1, "... and holds nothing");
+	gm_file_lock_release(&a);
+	CHECK(!gm_path_exists(name), "released: its file is removed");
+	CHECK_INT(gm_file_lock_take(&b, db, 0, &nowait), 0, "... and it can be taken again");
+	gm_file_lock_release(&b);
+
+	/* A file left by a killed holder is no obstacle. */
+	close(open(name, O_CREAT | O_WRONLY, 0644));
+	CHECK_INT(gm_file_lock_take(&a, db, 0, &nowait), 0,
+		  "a crashed holder's file: taken");
+	gm_file_lock_release(&a);
+
+	CHECK_INT(gm_file_lock_take(&a, db, GM_FILE_LOCK_SHARED, NULL), 0,
+		  "shared: taken");
+	CHECK_INT(gm_file_lock_take(&b, db, GM_FILE_LOCK_SHARED, NULL), 0,
+		  "... by two");
+	CHECK_INT(gm_file_lock_take(&c, db, 0, &nowait), 1,
+		  "... not exclusively meanwhile");
+	gm_file_lock_release(&a);
+	CHECK(gm_path_exists(name), "... a shared lock keeps its file");
+	gm_file_lock_release(&b);
+	unlink(name);
+
+	CHECK_INT(gm_file_lock_take(&a, db, GM_FILE_LOCK_KEEP, NULL), 0,
+		  "kept: taken");
+	gm_file_lock_release(&a);
+	CHECK(gm_path_exists(name), "... its file stays");
+	unlink(name);
+
+	free(name);
+	name = gm_path_join(dir, "no/such/dir/x.db");
+	CHECK_INT(gm_file_lock_take(&a, name, 0, NULL), -1,
+		  "a lock that cannot be created: an error");
+	CHECK(strstr(gm_error_message(), "cannot create the lock") &&
+	      strstr(gm_error_message(), "x.db.lock"),
+	      "... naming the lock file");
+	gm_error_clear();
+	free(name);
+	free(db);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
@@ -250,6 +313,7 @@ int main(void)
 	test_atomic(dir);
 	test_hash();
 	test_path_search(dir);
+	test_file_lock(dir);
 	{
 		double t0 = gm_now_s();
 		uint64_t n0 = gm_now_ns();

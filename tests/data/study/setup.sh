@@ -13,7 +13,7 @@
 #   stages FILE [PATTERN]  number of lines of the fake log (matching)
 export GPUMIX_STUDY_EXEC=$GPUMIX_TOP/tests/data/study/fake-gpumix
 unset FAKE_LOG FAKE_ARGS FAKE_MARK FAKE_FAIL FAKE_HUNG FAKE_CRASH FAKE_SLEEP \
-	FAKE_NS GPUMIX_STUDY_KILL_AT
+	FAKE_NS FAKE_REAL_ANALYZE FAKE_MEET FAKE_MEET_DIR GPUMIX_STUDY_KILL_AT
 
 make_study() {
 	local dir=$1 progs=${2:-a b c} extra=${3:-} variants=${4:-single, cuda} p
