@@ -25,8 +25,8 @@ $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 
 # Everything that runs inside the captured program.
 CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/hostmem.c \
-	capture/graph_track.c capture/host_resident.c capture/inject.c \
-	capture/provider.c
+	capture/graph_track.c capture/graph_host.c capture/host_resident.c \
+	capture/inject.c capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
 # build: there the executable holds the sanitizer runtime the library calls.
@@ -105,7 +105,7 @@ CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
 	clock_result cufft_c2c curand_gen cusparse_spmv zerocopy_managed graphs \
-	streams_reuse \
+	streams_reuse graph_host \
 	hostfunc_pools ptr_table vmm_alloc cublas_batched)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)

@@ -29,6 +29,7 @@
 #include "emit.h"
 #include "host_resident.h"
 #include "hostmem.h"
+#include "graph_host.h"
 #include "graph_track.h"
 #include "image.h"
 #include "tracking.h"
@@ -263,12 +264,20 @@ static uint32_t rt_context(struct gm_thread *t)
 
 /* ---- device-to-host results -------------------------------------------- */
 
+/* The flags emit_d2h() adds to a result hashed at the process's exit,
+ * never synchronized, and to one hashed at the start of a graph's host
+ * node that follows its copy node in the launch. */
+static const uint16_t at_exit_flags = GM_RF_UNSYNCED;
+static const uint16_t host_node_flags = GM_RF_HOST_NODE;
+
+/* A pending copy's d2h_hash; @ctx: NULL or record flags to add (const
+ * uint16_t *, at_exit_flags or host_node_flags). */
 static void emit_d2h(const struct gm_pending *p, void *ctx)
 {
 	struct gm_record r = { 0 };
 	uint64_t w[GM_NR_WORDS(gm_ev_d2h_hash)];
 	struct gm_ev_d2h_hash *d = (struct gm_ev_d2h_hash *)w;
-	int unsynced = ctx != NULL;
+	uint16_t extra = ctx ? *(const uint16_t *)ctx : 0;
 
 	d->api = (uint64_t)p->api;
 	d->dstHost = (uint64_t)(uintptr_t)p->span.base;
@@ -285,10 +294,10 @@ static void emit_d2h(const struct gm_pending *p, void *ctx)
 		gm_capture_emit(GM_EV_D2H_HASH, &r);
 		return;
 	}
-	if (unsynced) {
-		r.flags |= GM_RF_UNSYNCED;
+	if (extra & GM_RF_UNSYNCED) {
 		gm_capture_warn(unsynced_d2h);
 	}
+	r.flags |= extra;
 	gm_capture_hash(&r, &p->span);
 	gm_capture_emit(GM_EV_D2H_HASH, &r);
 }
@@ -333,7 +342,7 @@ static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
 {
 	gm_capture_add(d2h_bytes, gm_span_size(s));
 	if (!async) {
-		track_pending_overwrite(s);
+		track_pending_overwrite(s, key);
 		gm_capture_hash(r, s);
 		return;
 	}
@@ -342,7 +351,7 @@ static void d2h_result(struct gm_record *r, int api, const struct gm_span *s,
 	if (gtrack_capture_copy(key, s)) {
 		return;
 	}
-	if (track_pending_add(api, r->corr, key, s)) {
+	if (track_pending_add(api, r->corr, key, s, NULL)) {
 		gm_capture_hash(r, s);	/* no memory: best effort now */
 	}
 }
@@ -695,6 +704,12 @@ static void CUDA_CB host_cb_trampoline(CUstream s, CUresult status, void *arg)
  * call goes on unwrapped: the program is not affected, the duration is
  * not known.
  */
+/* cuStreamAddCallback (a callback cannot be captured into a graph). */
+static int w_is_callback(int api)
+{
+	return gm_api_table[api].base == GM_API_cuStreamAddCallback;
+}
+
 static void host_wrap(int api, const CUpti_CallbackData *cb, uint64_t key)
 {
 	cuLaunchHostFunc_params *p = (cuLaunchHostFunc_params *)cb->functionParams;
@@ -709,24 +724,39 @@ static void host_wrap(int api, const CUpti_CallbackData *cb, uint64_t key)
 		return;
 	}
 	/* Into a capturing stream it becomes a graph's host node, which may
-	 * run once per launch: left unwrapped (the legacy stream is never
-	 * captured, and querying it during a capture would break it). */
+	 * run once per launch: wrapped as one (graph_host.h). The legacy
+	 * stream is never captured, and querying it during a capture would
+	 * break it. */
 	if ((uintptr_t)p->hStream > 1 && in.cu.stream_is_capturing) {
 		CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-		if (in.cu.stream_is_capturing(p->hStream, &cs) != CUDA_SUCCESS ||
-		    cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+		if (in.cu.stream_is_capturing(p->hStream, &cs) != CUDA_SUCCESS) {
+			return;
+		}
+		if (cs == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
+		    !w_is_callback(api)) {
+			struct gnode_wrap *g = gnode_wrap_new(
+				p->fn, p->userData, &p->fn, &p->userData);
+			if (g) {
+				gtrack_capture_host(key, g);
+			}
+			return;
+		}
+		if (cs != CU_STREAM_CAPTURE_STATUS_NONE) {
 			return;
 		}
 	}
 	if (!(w = malloc(sizeof(*w)))) {
 		return;
 	}
-	w->callback = gm_api_table[api].base == GM_API_cuStreamAddCallback;
+	w->callback = w_is_callback(api);
 	w->user = p->userData;
 	w->corr = cb->correlationId;
 	w->api = (uint16_t)api;
 	w->key = key;
 	w->position = track_position();
+	/* The copies before it are seen by the program when it starts,
+	 * before later copies on its stream write. */
+	track_pending_watch(key, w->position);
 	host_pending_add(w);
 	if (w->callback) {
 		cuStreamAddCallback_params *q = (void *)p;
@@ -927,8 +957,10 @@ static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
 static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
 			      const char *name, struct gm_thread *t);
 
-/* What a graph launch whose host sources changed is reported as. */
+/* What a graph launch whose host sources changed is reported as, before
+ * the launch and while a host node of the launch ran. */
 #define GRAPH_SOURCE_CHANGED "cuGraphLaunch.changed_host_source"
+#define GRAPH_HOST_NODE_CHANGED "cuGraphLaunch.host_node_changed_source"
 
 /* Dependencies of a new node: the first GRAPH_MAX_DEPS as words. */
 #define GRAPH_MAX_DEPS 8
@@ -951,6 +983,67 @@ static void graph_deps(const struct api_info *f, uint64_t *a,
 	if (exit && a[0]) {
 		gtrack_node_made(a[0]);		/* phGraphNode, at exit */
 	}
+}
+
+/* A node a recorded call made, at its successful exit: what the capture
+ * follows of it (@what) and its edges (graph_track.h). */
+static void graph_node_made(const uint64_t *a, const struct gtrack_node *what)
+{
+	gtrack_graph_node(a[1], a[0], (const uint64_t *)(uintptr_t)a[2],
+			  (size_t)a[3], what);
+}
+
+/* A node followed for its edges only. */
+static const struct gtrack_node other_node = { GTRACK_OTHER, { 0 }, 0,
+					      { 0, 0 }, NULL };
+
+/*
+ * cuGraphAddHostNode: at entry, the node is made with the capture's
+ * trampoline (graph_host.h) instead of the program's function, through a
+ * parameter struct of the wrapper's (the program's stays as it was); at
+ * exit, the node is followed as a host node. The entry passes the wrapper
+ * to the exit in the call's correlation data.
+ */
+struct host_node_params {
+	CUDA_HOST_NODE_PARAMS p;
+	struct gnode_wrap *w;
+};
+
+static void graph_host_node(const CUpti_CallbackData *cb, uint64_t *a,
+			    int exit, int ok)
+{
+	cuGraphAddHostNode_params *p = (void *)cb->functionParams;
+	struct host_node_params *hp;
+
+	if (!exit) {
+		*cb->correlationData = 0;
+		if (!p || !p->nodeParams || !p->nodeParams->fn ||
+		    !(hp = calloc(1, sizeof(*hp)))) {
+			return;
+		}
+		hp->p = *p->nodeParams;
+		hp->w = gnode_wrap_new(hp->p.fn, hp->p.userData, &hp->p.fn,
+				       &hp->p.userData);
+		if (!hp->w) {
+			free(hp);
+			return;
+		}
+		p->nodeParams = &hp->p;
+		*cb->correlationData = (uintptr_t)hp;
+		return;
+	}
+	hp = (struct host_node_params *)(uintptr_t)*cb->correlationData;
+	if (ok) {
+		struct gtrack_node n = other_node;
+		if (hp) {
+			n.kind = GTRACK_HOST;
+			n.host = hp->w;
+		}
+		graph_node_made(a, &n);
+	}
+	/* The driver copied the parameters; the wrapper lives on (a failed
+	 * call's is never run). */
+	free(hp);
 }
 
 /* CUmemorytype */
@@ -1017,6 +1110,9 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 
 	copy3d_fields(&a[f->fields], c);
 	if (!c) {
+		if (ok) {
+			graph_node_made(a, &other_node);
+		}
 		return;
 	}
 	if (!exit && !copy_node_ok(c)) {
@@ -1024,18 +1120,25 @@ static void graph_memcpy(const struct api_info *f, uint64_t *a,
 	}
 	/* A host source is read at each launch; what the replay has is its
 	 * content when the node was made (doc/graphs.md): a launch that
-	 * finds it changed is reported (graph_launch_node()). */
+	 * finds it changed is reported (graph_launch()). */
 	if (copy3d_host_src(c, &s)) {
 		if (!exit) {
 			gm_capture_add(h2d_bytes, gm_span_size(&s));
 			gm_capture_payload(r, &s, GM_INLINE_MAX);
 		}
 		if (ok) {
-			gtrack_graph_source(a[1], &s);
+			struct gtrack_node n = other_node;
+			n.kind = GTRACK_SOURCE;
+			n.span = s;
+			graph_node_made(a, &n);
 		}
-	}
-	if (ok && copy3d_host_dst(c, &s)) {
-		gtrack_graph_copy(a[1], &s);
+	} else if (ok && copy3d_host_dst(c, &s)) {
+		struct gtrack_node n = other_node;
+		n.kind = GTRACK_COPY;
+		n.span = s;
+		graph_node_made(a, &n);
+	} else if (ok) {
+		graph_node_made(a, &other_node);
 	}
 }
 
@@ -1085,46 +1188,132 @@ static void graph_edges(struct gm_record *r, uint64_t *a)
 	}
 }
 
-/* A graph launch: its copies deliver at the next covering sync. */
-struct launch_ctx {
-	int api;
-	uint32_t corr;
-	uint64_t key;
-	int changed;		/* a host source differs from its recording */
-};
-
-static void graph_launch_node(const struct gtrack_node *n, void *ctx)
+/* cuGraphAddDependencies, at its successful exit: the edges, followed. */
+static void graph_edges_made(const uint64_t *a)
 {
-	struct launch_ctx *l = ctx;
-	const struct gm_span *s = &n->span;
-	struct gm_pending now;
-	struct gm_hash h;
+	const struct gm_args_cuGraphAddDependencies_v2 *x =
+		ARGS(cuGraphAddDependencies_v2, a);
+	const CUgraphNode *from = (const void *)(uintptr_t)x->from;
+	const CUgraphNode *to = (const void *)(uintptr_t)x->to;
+	uint64_t n = x->numDependencies;
+	uint64_t *pairs;
 
-	if (n->kind == GTRACK_EVENT) {
-		/* An event record node: recorded on the launch's stream,
-		 * after the copies made before it. */
-		track_event_record(n->event, l->key);
+	if (!from || !to || !n || n > (1u << 20) ||
+	    !(pairs = malloc((size_t)n * 2 * sizeof(*pairs)))) {
 		return;
 	}
-	if (n->kind == GTRACK_SOURCE) {
-		if (gm_span_hash(s, &h) == 0 &&
-		    (h.hi != n->hash.hi || h.lo != n->hash.lo)) {
-			l->changed = 1;
-		}
-		return;
+	for (uint64_t i = 0; i < n; i++) {
+		pairs[2 * i] = (uintptr_t)from[i];
+		pairs[2 * i + 1] = (uintptr_t)to[i];
 	}
-	gm_capture_add(d2h_bytes, gm_span_size(s));
-	if (track_pending_add(l->api, l->corr, l->key, s) == 0) {
-		return;
-	}
-	/* no memory: hash at once, best effort */
-	memset(&now, 0, sizeof(now));
-	now.api = l->api;
-	now.corr = l->corr;
-	now.key = l->key;
-	now.span = *s;
-	emit_d2h(&now, NULL);
+	gtrack_graph_edges(x->hGraph, pairs, (size_t)n);
+	free(pairs);
 }
+
+/*
+ * A graph launch of @exec on stream @key, made at correlation id @corr:
+ * its copy nodes deliver at the next synchronization that covers the
+ * launch, or at the start of a host node that follows them
+ * (graph_host.h); its event record nodes are recorded after the copies
+ * made before them. Returns 1 when a host source changed since its node
+ * was made (the replay would copy what was recorded).
+ */
+static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
+{
+	struct gtrack_launch v;
+	uint64_t position = track_position();	/* before its copies */
+	uint64_t *seq = NULL, *mine = NULL;
+	struct gtrack_node *src = NULL;
+	size_t nr_src = 0;
+	int changed = 0, hosts = 0;
+
+	if (!gtrack_launch_view(exec, &v)) {
+		return 0;
+	}
+	for (unsigned i = 0; i < v.nr; i++) {
+		hosts |= v.nodes[i].kind == GTRACK_HOST;
+	}
+	if (hosts) {
+		seq = calloc(v.nr, sizeof(*seq));
+		mine = calloc(v.nr + 1, sizeof(*mine));
+		src = calloc(v.nr, sizeof(*src));
+	}
+	for (unsigned i = 0; i < v.nr; i++) {
+		const struct gtrack_node *n = &v.nodes[i];
+		struct gm_pending now;
+		struct gm_hash h;
+
+		switch (n->kind) {
+		case GTRACK_EVENT:
+			track_event_record(n->event, key);
+			break;
+		case GTRACK_SOURCE:
+			if (gm_span_hash(&n->span, &h) == 0 &&
+			    (h.hi != n->hash.hi || h.lo != n->hash.lo)) {
+				changed = 1;
+			}
+			if (src) {
+				src[nr_src++] = *n;
+			}
+			break;
+		case GTRACK_COPY:
+			gm_capture_add(d2h_bytes, gm_span_size(&n->span));
+			if (track_pending_add(api, corr, key, &n->span,
+					      seq ? &seq[i] : NULL) == 0) {
+				break;
+			}
+			/* no memory: hash at once, best effort */
+			memset(&now, 0, sizeof(now));
+			now.api = api;
+			now.corr = corr;
+			now.key = key;
+			now.span = n->span;
+			emit_d2h(&now, NULL);
+			break;
+		case GTRACK_HOST:
+		case GTRACK_OTHER:
+			break;
+		}
+	}
+	for (unsigned i = 0; hosts && i < v.nr; i++) {
+		size_t k = 0;
+		if (v.nodes[i].kind != GTRACK_HOST) {
+			continue;
+		}
+		for (uint32_t c = 0; seq && mine && v.first && c < v.count[i];
+		     c++) {
+			mine[k++] = seq[v.copies[v.first[i] + c]];
+		}
+		gnode_expect(v.nodes[i].host, key, position, corr, mine, k,
+			     src, nr_src);
+		/* What it completes is seen before later copies on the
+		 * launch's stream write. */
+		track_pending_watch(key, position);
+		track_pending_watch_seqs(key, mine, k);
+	}
+	free(seq);
+	free(mine);
+	free(src);
+	gtrack_launch_release(&v);
+	return changed;
+}
+
+/* The hooks of graph host nodes (graph_host.h). */
+static void host_node_start(uint64_t key, uint64_t position,
+			    const uint64_t *seqs, size_t nr_seqs)
+{
+	track_pending_complete_at(key, position, emit_d2h, NULL);
+	track_pending_complete_seqs(seqs, nr_seqs, emit_d2h,
+				    (void *)&host_node_flags);
+}
+
+static void host_node_changed(uint32_t corr);
+
+static const struct gnode_hooks host_node_hooks = {
+	.start = host_node_start,
+	.changed = host_node_changed,
+	.ready = gm_capture_ready,
+};
 
 /*
  * The special case of a recorded call at entry (@exit 0) or exit. @a holds
@@ -1631,6 +1820,9 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 	case GM_SP_GRAPH_KERNEL:
 		if (f->deps >= 0) {
 			graph_deps(f, a, cb, cbid, t, exit);
+			if (ok) {
+				graph_node_made(a, &other_node);
+			}
 		} else if (!exit) {
 			/* cuGraph[Exec]KernelNodeSetParams: the node must be
 			 * one the replay makes (not one of a captured graph
@@ -1649,45 +1841,53 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 	case GM_SP_GRAPH_MEMSET:
 		graph_deps(f, a, cb, cbid, t, exit);
 		graph_memset(f, a, cb, cbid, t, exit);
+		if (ok) {
+			graph_node_made(a, &other_node);
+		}
 		break;
 	case GM_SP_GRAPH_NODE:
 		graph_deps(f, a, cb, cbid, t, exit);
-		if (ok && api == GM_API_cuGraphAddEventRecordNode) {
-			gtrack_graph_event(a[1], ARGS(cuGraphAddEventRecordNode,
-						      a)->event);
+		if (api == GM_API_cuGraphAddHostNode) {
+			graph_host_node(cb, a, exit, ok);
+		} else if (ok && api == GM_API_cuGraphAddEventRecordNode) {
+			struct gtrack_node n = other_node;
+			n.kind = GTRACK_EVENT;
+			n.event = ARGS(cuGraphAddEventRecordNode, a)->event;
+			graph_node_made(a, &n);
+		} else if (ok) {
+			graph_node_made(a, &other_node);
 		}
 		break;
 	case GM_SP_GRAPH_CHILD:
 		graph_deps(f, a, cb, cbid, t, exit);
 		if (ok) {
-			gtrack_inherit(a[1], ARGS(cuGraphAddChildGraphNode, a)
-						     ->childGraph, 1);
+			gtrack_graph_child(a[1], a[0],
+					   (const uint64_t *)(uintptr_t)a[2],
+					   (size_t)a[3],
+					   ARGS(cuGraphAddChildGraphNode, a)
+						   ->childGraph);
 		}
 		break;
 	case GM_SP_GRAPH_DEPS:
 		if (!exit) {
 			graph_edges(r, a);
+		} else if (ok) {
+			graph_edges_made(a);
 		}
 		break;
 	case GM_SP_GRAPH_INSTANTIATE:
 	case GM_SP_GRAPH_CLONE:
+	case GM_SP_GRAPH_UPDATE:
 		/* The new handle first, the graph second (every row). */
 		if (ok) {
-			gtrack_inherit(a[0], a[1], 0);
-		}
-		break;
-	case GM_SP_GRAPH_UPDATE:
-		if (ok) {
-			gtrack_inherit(a[0], a[1], 0);
+			gtrack_inherit(a[0], a[1]);
 		}
 		break;
 	case GM_SP_GRAPH_LAUNCH:
 		a[0] = params ? (uintptr_t)*(const CUgraphExec *)params : 0;
 		if (ok) {
-			struct launch_ctx l = { api, r->corr, key, 0 };
-			gtrack_each_node(a[0], graph_launch_node, &l);
 			/* The replay copies what the node was made with. */
-			if (l.changed) {
+			if (graph_launch(api, r->corr, key, a[0])) {
 				unsupported_named(cb, cbid, GRAPH_SOURCE_CHANGED,
 						  t);
 			}
@@ -1700,9 +1900,10 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 
 /* ---- callbacks ---------------------------------------------------------- */
 
-/* An unsupported event named @name for the call of @cb. */
-static void emit_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
-			     int runtime, const char *name, struct gm_thread *t)
+/* An unsupported event named @name for the call at @corr (callback id
+ * @cbid) inside runtime call @rt_corr (0: none). */
+static void emit_unsupported_at(uint32_t corr, uint32_t rt_corr,
+				unsigned cbid, int runtime, const char *name)
 {
 	struct gm_record r = { 0 };
 	uint64_t w[GM_NR_WORDS(gm_ev_unsupported)];
@@ -1713,13 +1914,32 @@ static void emit_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
 			    : CUPTI_CB_DOMAIN_DRIVER_API;
 	r.api = (uint16_t)cbid;
 	r.flags = runtime ? GM_RF_RUNTIME : 0;
-	r.corr = cb->correlationId;
-	r.rt_corr = rt_context(t);
+	r.corr = corr;
+	r.rt_corr = rt_corr;
 	r.args = w;
 	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_unsupported);
 	gm_capture_str(&r, name);
 	gm_capture_loss(unsupported_calls);
 	gm_capture_emit(GM_EV_UNSUPPORTED, &r);
+}
+
+/* An unsupported event named @name for the call of @cb. */
+static void emit_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
+			     int runtime, const char *name, struct gm_thread *t)
+{
+	emit_unsupported_at(cb->correlationId, rt_context(t), cbid, runtime,
+			    name);
+}
+
+/*
+ * A graph host node changed a host-to-device source of its graph while
+ * it ran (on CUDA's thread): the replay copies what the node was made
+ * with at every launch, so the launch at @corr is reported.
+ */
+static void host_node_changed(uint32_t corr)
+{
+	emit_unsupported_at(corr, 0, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, 0,
+			    GRAPH_HOST_NODE_CHANGED);
 }
 
 static void on_unsupported(const CUpti_CallbackData *cb, unsigned cbid,
@@ -2065,7 +2285,8 @@ static void at_exit(void)
 	gm_capture_exiting();
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	/* Results the program never synchronized: hash what is there. */
-	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);
+	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h,
+			       (void *)&at_exit_flags);
 	gm_capture_finish(cbid_name);
 	t->guard = 0;
 }
@@ -2084,6 +2305,7 @@ GM_CAPTURE_API int InitializeInjection(void)
 	}
 	build_tables();
 	resolve_driver();
+	gnode_set_hooks(&host_node_hooks);
 	emit_process();
 	if (cuptiSubscribe(&in.sub, callback, NULL) != CUPTI_SUCCESS ||
 	    cuptiEnableDomain(1, in.sub, CUPTI_CB_DOMAIN_DRIVER_API) !=
@@ -2113,6 +2335,7 @@ GM_CAPTURE_API int gm_capture_test_init(void)
 	in.initialised = 1;
 	build_tables();
 	resolve_driver();
+	gnode_set_hooks(&host_node_hooks);
 	return 0;
 }
 
@@ -2130,6 +2353,7 @@ GM_CAPTURE_API void gm_capture_test_layout(uint64_t handle, int is_kernel,
 
 GM_CAPTURE_API void gm_capture_test_exit(void)
 {
-	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h, (void *)1);
+	track_pending_complete(TRACK_SYNC_ALL, 0, emit_d2h,
+			       (void *)&at_exit_flags);
 	gm_capture_finish(cbid_name);
 }

@@ -267,31 +267,45 @@ int track_spans_overlap(const struct gm_span *a, const struct gm_span *b)
 	return 0;
 }
 
-/* Called with the lock held. */
-static void overwrite(const struct gm_span *span)
+static int blocking(uint64_t key);
+
+/* Whether work on stream @key runs after a host function enqueued on
+ * @watch (the same stream, or the legacy stream's implicit ordering).
+ * Called with the lock held. */
+static int follows(uint64_t watch, uint64_t key)
+{
+	return watch == key || (key == LEGACY_KEY && blocking(watch)) ||
+	       (watch == LEGACY_KEY && blocking(key));
+}
+
+/* A copy into @span on stream @key. Called with the lock held. */
+static void overwrite(const struct gm_span *span, uint64_t key)
 {
 	for (size_t i = 0; i < ts.nr_pending; i++) {
 		struct gm_pending *p = &ts.pending[i];
-		if (!p->overwritten && track_spans_overlap(&p->span, span)) {
+		if (p->overwritten || (p->watched && follows(p->watch_key, key))) {
+			continue;
+		}
+		if (track_spans_overlap(&p->span, span)) {
 			p->overwritten = 1;
 		}
 	}
 }
 
-void track_pending_overwrite(const struct gm_span *span)
+void track_pending_overwrite(const struct gm_span *span, uint64_t key)
 {
 	pthread_mutex_lock(&ts.lock);
-	overwrite(span);
+	overwrite(span, key);
 	pthread_mutex_unlock(&ts.lock);
 }
 
 int track_pending_add(int api, uint32_t corr, uint64_t key,
-		      const struct gm_span *span)
+		      const struct gm_span *span, uint64_t *seq)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&ts.lock);
-	overwrite(span);
+	overwrite(span, key);
 	if (ts.nr_pending == ts.alloc_pending) {
 		size_t n = ts.alloc_pending ? ts.alloc_pending * 2 : 64;
 		struct gm_pending *p = realloc(ts.pending, n * sizeof(*p));
@@ -305,9 +319,14 @@ int track_pending_add(int api, uint32_t corr, uint64_t key,
 	ts.pending[ts.nr_pending].api = api;
 	ts.pending[ts.nr_pending].corr = corr;
 	ts.pending[ts.nr_pending].key = key;
+	if (seq) {
+		*seq = ts.seq;
+	}
 	ts.pending[ts.nr_pending].seq = ts.seq++;
 	ts.pending[ts.nr_pending].span = *span;
 	ts.pending[ts.nr_pending].overwritten = 0;
+	ts.pending[ts.nr_pending].watched = 0;
+	ts.pending[ts.nr_pending].watch_key = 0;
 	ts.pending[ts.nr_pending].nr_waiters = 0;
 	ts.nr_pending++;
 out:
@@ -484,12 +503,75 @@ static void complete_pending(enum track_sync how, uint64_t event,
 	}
 }
 
+void track_pending_complete_seqs(const uint64_t *seqs, size_t n,
+				 void (*done)(const struct gm_pending *p,
+					      void *ctx),
+				 void *ctx)
+{
+	struct gm_pending batch[32];
+
+	for (size_t first = 0; first < n; first += 32) {
+		size_t m = n - first < 32 ? n - first : 32, got = 0, w = 0;
+
+		pthread_mutex_lock(&ts.lock);
+		for (size_t i = 0; i < ts.nr_pending; i++) {
+			int hit = 0;
+			for (size_t k = 0; k < m && !hit; k++) {
+				hit = ts.pending[i].seq == seqs[first + k];
+			}
+			if (hit) {
+				batch[got++] = ts.pending[i];
+			} else {
+				ts.pending[w++] = ts.pending[i];
+			}
+		}
+		ts.nr_pending = w;
+		pthread_mutex_unlock(&ts.lock);
+		for (size_t i = 0; i < got; i++) {
+			done(&batch[i], ctx);
+		}
+	}
+}
+
 void track_pending_complete(enum track_sync how, uint64_t arg,
 			    void (*done)(const struct gm_pending *p, void *ctx),
 			    void *ctx)
 {
 	complete_pending(how, how == TRACK_SYNC_EVENT ? arg : 0, arg, 0, done,
 			 ctx);
+}
+
+static void watch(struct gm_pending *p, uint64_t key)
+{
+	if (!p->watched) {
+		p->watched = 1;
+		p->watch_key = key;
+	}
+}
+
+void track_pending_watch(uint64_t key, uint64_t position)
+{
+	pthread_mutex_lock(&ts.lock);
+	for (size_t i = 0; i < ts.nr_pending; i++) {
+		if (reaches(&ts.pending[i], key, position)) {
+			watch(&ts.pending[i], key);
+		}
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+void track_pending_watch_seqs(uint64_t key, const uint64_t *seqs, size_t n)
+{
+	pthread_mutex_lock(&ts.lock);
+	for (size_t i = 0; i < ts.nr_pending; i++) {
+		for (size_t k = 0; k < n; k++) {
+			if (ts.pending[i].seq == seqs[k]) {
+				watch(&ts.pending[i], key);
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ts.lock);
 }
 
 uint64_t track_position(void)

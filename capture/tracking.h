@@ -12,6 +12,7 @@
 #ifndef GM_CAPTURE_TRACKING_H
 #define GM_CAPTURE_TRACKING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blob_store.h"
@@ -76,7 +77,10 @@ struct track_waiter {
  * @overwritten: a later copy wrote into its destination before any
  * synchronization covered it, so the program never saw its result (a
  * buffer reused by the rounds of a multi-stream pipeline): its d2h_hash
- * is no result (GM_RF_OVERWRITTEN, nothing hashed).
+ * is no result (GM_RF_OVERWRITTEN, nothing hashed). @watched: a host
+ * function (or a graph's host node) enqueued on stream @watch_key covers
+ * it, so work that follows that function on its stream comes after the
+ * program has seen the result and overwrites nothing.
  */
 struct gm_pending {
 	int api;
@@ -85,23 +89,36 @@ struct gm_pending {
 	uint64_t seq;
 	struct gm_span span;
 	int overwritten;
+	int watched;
+	uint64_t watch_key;
 	unsigned nr_waiters;
 	struct track_waiter waiters[TRACK_MAX_WAITERS];
 };
 
 /*
  * A pending copy into @span: the pending copies whose destinations it
- * overlaps are overwritten. Returns 0, or -1 without memory (the caller
- * hashes right away).
+ * overlaps are overwritten. Its sequence number goes to *@seq (if not
+ * NULL). Returns 0, or -1 without memory (the caller hashes right away).
  */
 int track_pending_add(int api, uint32_t corr, uint64_t key,
-		      const struct gm_span *span);
+		      const struct gm_span *span, uint64_t *seq);
 
 /*
- * A synchronous copy into @span (its result hashed at once): the
- * pending copies whose destinations it overlaps are overwritten.
+ * A synchronous copy into @span on stream @key (its result hashed at
+ * once): the pending copies whose destinations it overlaps are
+ * overwritten.
  */
-void track_pending_overwrite(const struct gm_span *span);
+void track_pending_overwrite(const struct gm_span *span, uint64_t key);
+
+/*
+ * A host function enqueued on stream @key at @position (a point of
+ * track_position()): the pending copies it covers, as an event recorded
+ * there would, are watched from @key. track_pending_watch_seqs(): the
+ * pending copies @seqs are (a graph launch's copies a host node of the
+ * launch follows).
+ */
+void track_pending_watch(uint64_t key, uint64_t position);
+void track_pending_watch_seqs(uint64_t key, const uint64_t *seqs, size_t n);
 
 /*
  * 1 when spans @a and @b share a byte. Spans of many rows may be taken
@@ -124,6 +141,13 @@ enum track_sync {
 void track_pending_complete(enum track_sync how, uint64_t arg,
 			    void (*done)(const struct gm_pending *p, void *ctx),
 			    void *ctx);
+
+/* Complete the pending copies whose sequence numbers are among the @n
+ * of @seqs (a graph launch's copies that a host node follows). */
+void track_pending_complete_seqs(const uint64_t *seqs, size_t n,
+				 void (*done)(const struct gm_pending *p,
+					      void *ctx),
+				 void *ctx);
 
 /*
  * A point in stream @key's work: what was enqueued so far (a host

@@ -449,6 +449,7 @@ static const struct {
 	{ GM_RF_UNSYNCED, "UNSYNCED" },
 	{ GM_RF_HOST_WARM, "HOST-RESIDENT" },
 	{ GM_RF_OVERWRITTEN, "OVERWRITTEN" },
+	{ GM_RF_HOST_NODE, "AT-HOST-NODE" },
 };
 
 /* The data part of an event: inline bytes, blob, image or result hash. */

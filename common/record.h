@@ -78,6 +78,9 @@ enum {
 	GM_RF_OVERWRITTEN = 1 << 13, /* d2h_hash: a later copy wrote into the
 					destination before a synchronization
 					covered this one; no hash */
+	GM_RF_HOST_NODE = 1 << 14, /* d2h_hash of a graph launch's copy node:
+				      hashed when a host node that follows it
+				      in the launch started */
 };
 
 /* Limits. */

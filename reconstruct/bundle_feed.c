@@ -1674,7 +1674,7 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 			return model_graph_result_hash(f->p, ev->index,
 						       f->d2h_event[i],
 						       d->dstHost, d->bytes,
-						       NULL);
+						       NULL, 0);
 		}
 		if (ev->flags & GM_RF_UNSYNCED) {
 			model_add_warning(f->p, f->d2h_event[i], "the program "
@@ -1689,7 +1689,8 @@ static int on_d2h_hash(struct bundle_feed *f, const struct gm_event *ev)
 		}
 		gm_hash_hex(ev->blob, hex);
 		return model_graph_result_hash(f->p, ev->index, f->d2h_event[i],
-					       d->dstHost, d->bytes, hex);
+					       d->dstHost, d->bytes, hex,
+					       (ev->flags & GM_RF_HOST_NODE) != 0);
 	}
 	if (!handle_map_get(&f->pending_d2h, ev->corr, &i)) {
 		/* The copy has not returned yet (another thread synced). */

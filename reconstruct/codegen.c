@@ -95,6 +95,7 @@ static void flags(struct strbuf *out, unsigned f)
 		{ GM_F_PINNED, "GM_F_PINNED" },
 		{ GM_F_GRAPH, "GM_F_GRAPH" },
 		{ GM_F_HOST_WARM, "GM_F_HOST_WARM" },
+		{ GM_F_LAUNCH_END, "GM_F_LAUNCH_END" },
 	};
 	const char *sep = "";
 

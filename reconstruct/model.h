@@ -313,12 +313,14 @@ int model_graph_update(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t exec, uint64_t graph);
 /* cuGraphLaunch; its copies' results come with model_graph_result_hash
  * (@launch_ev: this call's @ev; @host, @bytes: the copy's destination;
- * @hash NULL: overwritten before a synchronization, no result). */
+ * @hash NULL: overwritten before a synchronization, no result;
+ * @at_host_node: hashed when a host node of the launch that follows the
+ * copy started, checked when the launch has run: GM_F_LAUNCH_END). */
 int model_graph_launch(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t exec, uint64_t stream);
 int model_graph_result_hash(struct model_prog *p, uint64_t ev,
 			    uint64_t launch_ev, uint64_t host, uint64_t bytes,
-			    const char *hash);
+			    const char *hash, int at_host_node);
 /* cuGraph[Exec]KernelNodeSetParams (@exec 0: the graph's node). */
 int model_graph_kernel_set(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t exec, uint64_t node,

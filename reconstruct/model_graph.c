@@ -459,7 +459,7 @@ int model_graph_launch(struct model_prog *p, uint64_t ev, const char *api,
 
 int model_graph_result_hash(struct model_prog *p, uint64_t ev,
 			    uint64_t launch_ev, uint64_t host, uint64_t bytes,
-			    const char *hash)
+			    const char *hash, int at_host_node)
 {
 	struct model_graphs *g = p->graphs;
 	uint32_t li;
@@ -488,6 +488,9 @@ int model_graph_result_hash(struct model_prog *p, uint64_t ev,
 						"hash '%s'", ev, hash);
 			}
 			op->b = gm_strmap_intern(&p->checks, h);
+			if (at_host_node) {
+				op->flags |= GM_F_LAUNCH_END;
+			}
 			return 0;
 		}
 	}
@@ -600,7 +603,8 @@ uint64_t model_graphs_arena(struct model_prog *p, uint64_t align)
 			const struct mop *copy = &p->ops[op->x];
 			op->y = copy->y;
 			op->x = 0;
-			op->flags = copy->flags & GM_F_PINNED;
+			op->flags = (op->flags & GM_F_LAUNCH_END) |
+				    (copy->flags & GM_F_PINNED);
 			if (op->b == GM_NONE && !op->c) {
 				p->nr_unverifiable++;
 			}

@@ -25,6 +25,9 @@ static const struct hint hints[] = {
 	  "support: the captured graph is not built" },
 	{ "cuStreamIsCapturing", "stream capture query: harmless alone" },
 	{ "cuStreamGetCaptureInfo", "stream capture query: harmless alone" },
+	{ "cuGraphLaunch.host_node_changed_source", "graph launch whose host "
+	  "node changed the host source of one of the graph's copies: the "
+	  "replay copies the content the copy node was made with" },
 	{ "cuGraphLaunch.changed_host_source", "graph launch after the program "
 	  "changed the host source of one of the graph's copies: the replay "
 	  "copies the content the copy node was made with" },

@@ -187,7 +187,9 @@
  * the event), its edges GRAPH_DEP rows (b before c). A device-to-host
  * copy node (flag GM_F_GRAPH) owns its room in the host arena; each
  * GRAPH_LAUNCH is followed by one GRAPH_CHECK per such node, checked like
- * an asynchronous copy at the next synchronization of its stream.
+ * an asynchronous copy at the next synchronization of its stream, or,
+ * flagged GM_F_LAUNCH_END, hashed when the launch has run and compared
+ * then.
  * KNODE_SET: c is an executable graph (cuGraphExecKernelNodeSetParams) or
  * GM_NONE (cuGraphKernelNodeSetParams); a gives the new parameters.
  */
@@ -270,6 +272,11 @@ enum gm_opcode {
 #define GM_F_HOST_WARM 0x08	/* a pageable D2H copy whose captured
 				   destination pages were resident: each
 				   replay touches its room beforehand */
+#define GM_F_LAUNCH_END 0x10	/* a GRAPH_CHECK the captured program read
+				   inside its launch (at a host node of the
+				   graph that follows the copy): checked
+				   when the launch has run, before a later
+				   launch rewrites the room */
 
 /* One replayed call: 48 bytes, written by generated code as table rows. */
 struct gm_op {

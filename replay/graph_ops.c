@@ -179,6 +179,63 @@ static int knode_set(struct gm_prog *p, const struct gm_op *op)
 						       p->nodes[op->b], &kp));
 }
 
+/* Hash a launch's result on CUDA's thread, the launch done. */
+static void CUDA_CB hash_at_end(void *arg)
+{
+	struct gm_launch_hash *h = arg;
+
+	h->hash = gm_hash_bytes(h->room, h->len);
+	atomic_store_explicit(&h->done, 1, memory_order_release);
+}
+
+#define LH_BLOCK 64
+
+/* A hash slot for this replay (0 or -1 without memory, recorded). */
+static struct gm_launch_hash *lh_slot(struct gm_prog *p)
+{
+	size_t b = p->nr_lh_used / LH_BLOCK;
+
+	if (b == p->nr_lh_blocks) {
+		struct gm_launch_hash **v = realloc(p->lh_blocks,
+						    (b + 1) * sizeof(*v));
+		if (!v) {
+			return NULL;
+		}
+		p->lh_blocks = v;
+		if (!(v[b] = calloc(LH_BLOCK, sizeof(**v)))) {
+			return NULL;
+		}
+		p->nr_lh_blocks++;
+	}
+	return &p->lh_blocks[b][p->nr_lh_used++ % LH_BLOCK];
+}
+
+/*
+ * GRAPH_CHECK flagged GM_F_LAUNCH_END: the captured program read the
+ * result inside the launch (a host node after the copy), before a later
+ * launch could rewrite it; the replay hashes its room when the launch
+ * has run (a host function after it on the stream) and compares at the
+ * next synchronization, as for any asynchronous result.
+ */
+static int check_at_launch_end(struct gm_prog *p, const struct gm_op *op,
+			       uint64_t index, CUstream st)
+{
+	struct gm_launch_hash *h = lh_slot(p);
+
+	if (!h) {
+		return gm_error("out of memory for a graph result's hash");
+	}
+	h->room = ((op->flags & GM_F_PINNED) ? p->arena_pinned : p->arena) +
+		  op->y;
+	h->len = op->z;
+	atomic_store_explicit(&h->done, 0, memory_order_relaxed);
+	if (CU_CHECK(cuLaunchHostFunc(st, hash_at_end, h))) {
+		return -1;
+	}
+	gm_pending_add_hashed(p, op, index, h);
+	return 0;
+}
+
 int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	CUgraph g = NULL;
@@ -244,6 +301,10 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 				      memory_order_relaxed);
 		return CU_CHECK(cuGraphLaunch(p->execs[op->a], st));
 	case GM_OP_GRAPH_CHECK:
+		if ((op->flags & GM_F_LAUNCH_END) && op->b != GM_NONE &&
+		    p->d->deterministic) {
+			return check_at_launch_end(p, op, index, st);
+		}
 		gm_pending_add(p, op, index);
 		return 0;
 	case GM_OP_GRAPH_UPDATE: {
@@ -309,6 +370,12 @@ void gm_graphs_release(struct gm_prog *p)
 			cuGraphDestroy(p->graphs[i]);
 		}
 	}
+	for (size_t b = 0; b < p->nr_lh_blocks; b++) {
+		free(p->lh_blocks[b]);
+	}
+	free(p->lh_blocks);
+	p->lh_blocks = NULL;
+	p->nr_lh_blocks = p->nr_lh_used = 0;
 	free(p->execs);
 	free(p->graphs);
 	free(p->nodes);

@@ -87,20 +87,11 @@ int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 	return 0;
 }
 
-int gm_verify(struct gm_prog *p, const struct gm_op *op)
+/* @op's result hashes to @got: 0, or -1 (cause recorded) when it is not
+ * the captured hash. */
+static int verify_hash(struct gm_prog *p, const struct gm_op *op,
+		       struct gm_hash got)
 {
-	const uint8_t *host;
-	struct gm_hash got;
-	uint64_t t0, t1;
-
-	if (op->b == GM_NONE || !p->d->deterministic) {
-		return 0;
-	}
-	host = ((op->flags & GM_F_PINNED) ? p->arena_pinned : p->arena) + op->y;
-	t0 = gm_now();
-	got = gm_hash_bytes(host, op->z);
-	t1 = gm_now();
-	p->io_ns += t1 - t0;
 	if (got.hi != p->checks[op->b].hi || got.lo != p->checks[op->b].lo) {
 		char want[GM_HASH_HEX_LEN + 1], have[GM_HASH_HEX_LEN + 1];
 		gm_hash_hex(p->checks[op->b], want);
@@ -123,6 +114,23 @@ int gm_verify(struct gm_prog *p, const struct gm_op *op)
 	return 0;
 }
 
+int gm_verify(struct gm_prog *p, const struct gm_op *op)
+{
+	const uint8_t *host;
+	struct gm_hash got;
+	uint64_t t0, t1;
+
+	if (op->b == GM_NONE || !p->d->deterministic) {
+		return 0;
+	}
+	host = ((op->flags & GM_F_PINNED) ? p->arena_pinned : p->arena) + op->y;
+	t0 = gm_now();
+	got = gm_hash_bytes(host, op->z);
+	t1 = gm_now();
+	p->io_ns += t1 - t0;
+	return verify_hash(p, op, got);
+}
+
 int gm_check_pending(struct gm_prog *p, int s)
 {
 	size_t keep = 0;
@@ -132,6 +140,17 @@ int gm_check_pending(struct gm_prog *p, int s)
 		struct gm_pending *e = &p->pending[i];
 		if (s >= 0 && e->op->stream != (unsigned)s) {
 			p->pending[keep++] = *e;
+			continue;
+		}
+		if (!ret && e->lh &&
+		    atomic_load_explicit(&e->lh->done, memory_order_acquire) &&
+		    p->d->deterministic && e->op->b != GM_NONE) {
+			if (verify_hash(p, e->op, e->lh->hash) < 0) {
+				gm_error("operation %" PRIu64 " (%s, trace "
+					 "event %" PRIu64 ")", e->index,
+					 gm_op_name(e->op->code), e->op->event);
+				ret = -1;
+			}
 			continue;
 		}
 		if (!ret && gm_verify(p, e->op) < 0) {
@@ -214,8 +233,8 @@ int gm_ptr_store_skip(const struct gm_prog *p, const struct gm_op *op)
 	       gm_addr_captured(p);
 }
 
-void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
-		    uint64_t index)
+void gm_pending_add_hashed(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index, struct gm_launch_hash *lh)
 {
 	if (op->b == GM_NONE) {
 		return;
@@ -223,7 +242,14 @@ void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
 	GM_ALLOC_GROW(p->pending, p->nr_pending + 1, p->alloc_pending);
 	p->pending[p->nr_pending].op = op;
 	p->pending[p->nr_pending].index = index;
+	p->pending[p->nr_pending].lh = lh;
 	p->nr_pending++;
+}
+
+void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
+		    uint64_t index)
+{
+	gm_pending_add_hashed(p, op, index, NULL);
 }
 
 int gm_tex_create(struct gm_prog *p, const struct gm_op *op)

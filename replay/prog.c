@@ -653,6 +653,7 @@ static int reset_replay_state(struct gm_prog *p)
 	memset(p->alloc_size, 0, p->d->nr_allocs * sizeof(*p->alloc_size));
 	bulk_alloc_reset(&p->pool);
 	p->nr_pending = 0;
+	p->nr_lh_used = 0;	/* the streams are drained */
 	if (p->run->sched->replay_end && p->run->sched->replay_end(p) < 0) {
 		ret = -1;
 	}

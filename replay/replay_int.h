@@ -38,10 +38,25 @@ struct gm_probe_prog;
 struct gm_probe_run;
 struct kvfile;
 
-/* An asynchronous D2H copy whose result is checked at the next sync. */
+/*
+ * A result hashed on CUDA's thread when the work before it in a stream
+ * has run (a GRAPH_CHECK flagged GM_F_LAUNCH_END: when its launch has
+ * run), compared at the next synchronization: @room and @len are what is
+ * hashed, @done says the hash is in.
+ */
+struct gm_launch_hash {
+	const uint8_t *room;
+	uint64_t len;
+	struct gm_hash hash;
+	atomic_int done;
+};
+
+/* An asynchronous D2H copy whose result is checked at the next sync:
+ * as the host arena holds it then, or as @lh (not NULL) hashed it. */
 struct gm_pending {
 	const struct gm_op *op;
 	uint64_t index;
+	struct gm_launch_hash *lh;
 };
 
 struct gm_prog {
@@ -100,6 +115,10 @@ struct gm_prog {
 	CUgraphNode *nodes;
 	uint8_t *capturing;		/* per stream: began a capture */
 	uint32_t nr_capturing;
+	/* Hashes of results checked at their launch's end, in blocks that
+	 * never move (CUDA's thread writes them), reused every replay. */
+	struct gm_launch_hash **lh_blocks;
+	size_t nr_lh_blocks, nr_lh_used;
 
 	/* Timing and progress. */
 	unsigned replay;		/* replays completed */
@@ -214,9 +233,13 @@ int gm_check_pending(struct gm_prog *p, int s);
 int gm_verify(struct gm_prog *p, const struct gm_op *op);
 
 /* Remember asynchronous copy @op (operation @index) to check at the next
- * synchronization of its stream; nothing when it has no check. */
+ * synchronization of its stream; nothing when it has no check. With
+ * gm_pending_add_hashed(), the result is what @lh hashed (when done by
+ * then; else what the host arena holds). */
 void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
 		    uint64_t index);
+void gm_pending_add_hashed(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index, struct gm_launch_hash *lh);
 
 /* GM_OP_ALLOC and GM_OP_FREE through the bulk allocator, or at the
  * captured address when the program's allocations are there

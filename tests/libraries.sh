@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # The real-library set (issue: capture what real programs use): programs
-# whose kernels a CUDA library launches, written here, one line each:
+# whose kernels a CUDA library launches, and a CUDA graph program with
+# host nodes (the samples' pattern), written here, one line each:
 # NAME|COMMAND (from the repository root)|REQUIREMENT (a command that
 # succeeds when the program can run here; empty: always). Sourced by
 # tests/gpu/real_libraries.sh and bench/real_libraries.sh; not a test.
@@ -16,6 +17,7 @@ LIBRARY_PROGRAMS=(
 	"torch_generate|python3 tests/gpu/progs/torch_generate.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"cupy_raw|python3 tests/gpu/progs/cupy_raw.py|python3 -c 'import cupy'"
 	"jax_train|python3 tests/gpu/progs/jax_train.py|python3 -c 'import jax; assert any(d.platform == \"gpu\" for d in jax.devices())'"
+	"graph_host|$GPUMIX_BUILD/tests/gpu/progs/graph_host|"
 )
 
 # library_fields LINE: sets $lib_name, $lib_cmd, $lib_req

@@ -8,7 +8,23 @@
 # and beside another program, every result verified:
 #   - a free while a stream captures: the replay's free waits for the
 #     program's other streams, never for the capturing one (synchronizing
-#     it fails, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as on CUDA).
+#     it fails, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as on CUDA);
+#   - simpleCudaGraphs (by hand and by stream capture over two streams):
+#     copy nodes of a reduction and an accumulator, a host node after
+#     them that reads the results and resets the buffer, launched three
+#     times before one synchronization, and a clone: each launch's results
+#     are hashed when its host node starts (AT-HOST-NODE), before the
+#     program's function resets them, and checked when the replay's launch
+#     has run (GM_F_LAUNCH_END); a copy no host node follows is
+#     overwritten by the next launch (no result), the last one's checked
+#     at the synchronization;
+#   - jacobiCudaGraphs: kernel node arguments changed in the executable
+#     graph before each launch;
+#   - a host node that rewrites a graph's host source: the capture
+#     reports it and exits 1 (the replay copies what the node was made
+#     with).
+# Without the host-node hash point, or with the replay checking those
+# results at the synchronization, the replay fails.
 . "$(dirname "$0")/../lib.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
 cd "$GPUMIX_TOP" || exit 1
@@ -21,6 +37,26 @@ check_eq "capture exits 0" 0 "$rc"
 check_match "the program's own checks passed on the mock" "graph-emitter: ok" "$out"
 check_eq "no call is unsupported" 0 "$(field "$B/manifest" loss.unsupported_calls)"
 
+dump=$("$GPUMIX" trace dump --events "$B" 2>&1)
+# manual graph and clone: 6 launches x 2 copies; captured graph: 3 x 2
+check_eq "each launch's copies a host node follows are hashed as it starts (18)" 18 \
+	"$(grep -c ' d2h_hash .* result=.* AT-HOST-NODE$' <<<"$dump")"
+check_eq "... on CUDA's thread, before the program's function reset them" 0 \
+	"$(grep ' d2h_hash .* AT-HOST-NODE$' <<<"$dump" | grep -c 'result=2c0a8a99dc147d5445c3b49d035665b2:8')"
+check_eq "the copy no host node follows: overwritten by the next launch (4 of 6)" 4 \
+	"$(grep -c ' d2h_hash .* OVERWRITTEN$' <<<"$dump")"
+check_match "trace info counts them" "^  d2h_overwritten=4$" "$("$GPUMIX" trace info "$B" 2>&1)"
+
+# A host node that rewrites a host source of its graph.
+out=$("$GPUMIX" -q capture -o "$tmp/writes" -- "$GPUMIX_BUILD/tests/graph-emitter" \
+	--host-writes-source 2>&1); rc=$?
+check_eq "a host node rewriting a graph's host source: capture exits 1" 1 "$rc"
+check_match "... naming it, once per launch whose host node did" \
+	"unsupported: cuGraphLaunch.host_node_changed_source \(6 calls\)" "$out"
+check_match "trace info says what it means for the replay" \
+	"host node changed the host source of one of the graph's copies" \
+	"$("$GPUMIX" trace info "$tmp/writes" 2>&1)"
+
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for v in single cuda; do
 	rec=$("$GPUMIX" -v reconstruct --variant $v -o "$tmp/w.$v" "$B" 2>&1)
@@ -32,6 +68,15 @@ for v in single cuda; do
 	[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -3 | sed 's/^/#   /'
 	check_eq "$v: status ok (every result verified)" ok "$(field "$tmp/run.$v/manifest" status)"
 done
+check_eq "results read inside their launch are checked at the launch's end (18)" 18 \
+	"$(grep -c 'GM_GRAPH_CHECK(.*GM_F_LAUNCH_END, [0-9]' "$tmp/w.cuda/replay.c")"
+# the last launch's side copy of each of the two executable graphs, the
+# capture with a free (3 launches), the jacobi graph (4)
+check_eq "the others at the next synchronization (9)" 9 \
+	"$(grep 'GM_GRAPH_CHECK(' "$tmp/w.cuda/replay.c" | grep -v LAUNCH_END | grep -vc GM_NONE)"
+check_match "a kernel node's arguments change between launches" \
+	'GM_KNODE_SET\([0-9]+, [0-9]+, [0-9]+, [0-9]+\),
+.*GM_GRAPH_LAUNCH' "$(cat "$tmp/w.cuda/replay.c")"
 check_match "the free is replayed where the program made it, inside the capture" \
 	'GM_CAPTURE_BEGIN\([0-9]+, 1\),
 .*GM_LAUNCH\([0-9]+, 1, [0-9]+\),

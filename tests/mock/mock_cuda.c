@@ -2057,7 +2057,8 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject t)
 
 /*
  * A host function runs in its stream's order like any command: after
- * the stream's earlier work, and later work waits for it to return. CUDA
+ * the stream's earlier work, and later work waits for it to return (into
+ * a capturing stream, it is a host node of the graph). CUDA
  * runs it on a thread of its own; here the device thread calls it, so
  * while it runs the other streams wait too (a function that takes long
  * delays more than it would on a GPU, never less).
@@ -2088,6 +2089,8 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream s, CUhostFn fn, void *arg)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	h->c.exec = host_exec;
+	/* Into a capturing stream: a host node, run at every launch. */
+	h->c.size = sizeof(*h);
 	h->c.call_ns = mock_now();
 	/* CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc */
 	h->c.corr = api_record(527, h->c.call_ns);

@@ -5,7 +5,8 @@
  * interleave, 3-D slices), and the rule that a copy into a destination a
  * pending copy has not delivered to the program yet overwrites it (a
  * buffer reused by the rounds of a multi-stream pipeline, or by a
- * synchronous copy), while a copy after the synchronization does not.
+ * synchronous copy), while a copy after the synchronization, or after a
+ * host function that saw the result on the same stream, does not.
  */
 #include <stdlib.h>
 
@@ -71,10 +72,10 @@ int main(void)
 	/* The rule: rounds into one buffer before a synchronization. */
 	a = gm_span_bytes(buf, 4096);
 	b = gm_span_bytes(buf + 4096, 4096);
-	CHECK_INT(track_pending_add(44, 1, 0x100, &a), 0, "round 1, quarter 1");
-	CHECK_INT(track_pending_add(44, 2, 0x200, &b), 0, "round 1, quarter 2");
-	CHECK_INT(track_pending_add(44, 3, 0x100, &a), 0, "round 2, quarter 1");
-	CHECK_INT(track_pending_add(44, 4, 0x200, &b), 0, "round 2, quarter 2");
+	CHECK_INT(track_pending_add(44, 1, 0x100, &a, NULL), 0, "round 1, quarter 1");
+	CHECK_INT(track_pending_add(44, 2, 0x200, &b, NULL), 0, "round 1, quarter 2");
+	CHECK_INT(track_pending_add(44, 3, 0x100, &a, NULL), 0, "round 2, quarter 1");
+	CHECK_INT(track_pending_add(44, 4, 0x200, &b, NULL), 0, "round 2, quarter 2");
 	track_pending_complete(TRACK_SYNC_ALL, 0, done, &s);
 	CHECK_INT(s.n, 4, "a synchronization completes the four copies");
 	CHECK_INT(s.overwritten, (1u << 1) | (1u << 2),
@@ -82,20 +83,38 @@ int main(void)
 
 	/* After a synchronization the buffer is the program's again. */
 	memset(&s, 0, sizeof(s));
-	CHECK_INT(track_pending_add(44, 5, 0x100, &a), 0, "round 3, quarter 1");
+	CHECK_INT(track_pending_add(44, 5, 0x100, &a, NULL), 0, "round 3, quarter 1");
 	track_pending_complete(TRACK_SYNC_STREAM, 0x100, done, &s);
-	CHECK_INT(track_pending_add(44, 6, 0x100, &a), 0, "round 4, quarter 1");
+	CHECK_INT(track_pending_add(44, 6, 0x100, &a, NULL), 0, "round 4, quarter 1");
 	track_pending_complete(TRACK_SYNC_ALL, 0, done, &s);
 	CHECK_INT(s.n, 2, "each round synchronized on its own");
 	CHECK_INT(s.overwritten, 0, "neither was overwritten");
 
 	/* A synchronous copy over a pending one. */
 	memset(&s, 0, sizeof(s));
-	CHECK_INT(track_pending_add(44, 7, 0x100, &a), 0, "a pending copy");
+	CHECK_INT(track_pending_add(44, 7, 0x100, &a, NULL), 0, "a pending copy");
 	c = gm_span_bytes(buf + 4000, 200);
-	track_pending_overwrite(&c);
+	track_pending_overwrite(&c, 0);
 	track_pending_complete(TRACK_SYNC_ALL, 0, done, &s);
 	CHECK_INT(s.overwritten, 1u << 7,
 		  "a synchronous copy into part of it overwrote it");
+
+	/* A host function after a copy sees its result before a later copy
+	 * on its stream writes: the staging buffer of a pipeline. */
+	memset(&s, 0, sizeof(s));
+	CHECK_INT(track_pending_add(44, 8, 0x100, &a, NULL), 0, "a pending copy");
+	track_pending_watch(0x100, track_position());
+	CHECK_INT(track_pending_add(44, 9, 0x100, &a, NULL), 0,
+		  "the next copy on the host function's stream");
+	track_pending_complete(TRACK_SYNC_ALL, 0, done, &s);
+	CHECK_INT(s.overwritten, 0,
+		  "neither is overwritten (the function saw the first)");
+	memset(&s, 0, sizeof(s));
+	CHECK_INT(track_pending_add(44, 10, 0x100, &a, NULL), 0, "a pending copy");
+	track_pending_watch(0x100, track_position());
+	CHECK_INT(track_pending_add(44, 11, 0x300, &a, NULL), 0,
+		  "a copy on another stream, not ordered after the function");
+	track_pending_complete(TRACK_SYNC_ALL, 0, done, &s);
+	CHECK_INT(s.overwritten, 1u << 10, "it may overwrite the first");
 	return test_done();
 }
