@@ -25,10 +25,13 @@ check_match "the program's own checks passed on the mock" "streams-emitter: ok" 
 
 info=$("$GPUMIX" trace info "$B" 2>&1)
 # 3 rounds of 4 copies: the first 8 overwritten, the last 4 results; the
-# asyncAPI copy back; the copy the synchronous one overwrites, and that one
-check_match "trace info: 6 results, 9 copies overwritten before a synchronization" \
-	"^  d2h_result_hashes=6
+# asyncAPI copy back; the copy the synchronous one overwrites, and that
+# one; the pipeline's 3 rounds, each seen by its host function
+check_match "trace info: 9 results, 9 copies overwritten before a synchronization" \
+	"^  d2h_result_hashes=9
   d2h_overwritten=9$" "$info"
+check_eq "each pipeline round is hashed when its host function starts, before the next round" 3 \
+	"$("$GPUMIX" trace dump --events "$B" | awk '/ exit cuLaunchHostFunc/ { h = 1 } h && / d2h_hash .* result=/ { n++ } END { print n + 0 }')"
 dump=$("$GPUMIX" trace dump --events "$B" 2>&1)
 check_eq "each overwritten copy is a d2h_hash without a hash" 9 \
 	"$(grep ' d2h_hash .* OVERWRITTEN$' <<<"$dump" | grep -vc 'result=')"
@@ -38,7 +41,7 @@ check_eq "the last round's four copies are hashed after the event synchronizatio
 "$GPUMIX" -q capture -o "$B.2" -- "$GPUMIX_BUILD/tests/streams-emitter" >/dev/null 2>&1
 out=$("$GPUMIX" trace diff "$B" "$B.2"); rc=$?
 check_eq "two captures: the same results (trace diff exits 0)" 0 "$rc"
-check_match "... the overwritten copies are not among them" "^A: .*, 6 results$" "$out"
+check_match "... the overwritten copies are not among them" "^A: .*, 9 results$" "$out"
 
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for v in single cuda; do
@@ -53,7 +56,7 @@ for v in single cuda; do
 	[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -3 | sed 's/^/#   /'
 	check_eq "$v: status ok (every result verified)" ok "$(field "$tmp/run.$v/manifest" status)"
 done
-check_eq "six copies checked in the replay program, the nine others not" "6 9" \
+check_eq "nine copies checked in the replay program, the nine others not" "9 9" \
 	"$(grep -c 'GM_D2H([0-9]*, [0-9]*, [^,]*, GM_A([0-9]*), [0-9]*, [0-9]' "$tmp/w.cuda/replay.c") $(grep -c 'GM_D2H(.*, GM_NONE, ' "$tmp/w.cuda/replay.c")"
 
 "$GPUMIX" -q reconstruct --variant cuda -o "$tmp/pair" "$B" \

@@ -18,7 +18,11 @@
  *     until done;
  *   - an asynchronous copy on a blocking stream into a buffer that a
  *     synchronous copy then overwrites (after it, as the legacy stream
- *     waits for the blocking streams) before the program looked.
+ *     waits for the blocking streams) before the program looked;
+ *   - a pipeline: rounds of a kernel, a copy into one staging buffer and
+ *     a host function that consumes it, on one stream, synchronized once
+ *     at the end: each round's copy is seen by its host function before
+ *     the next round's copy writes, so none is overwritten.
  *
  *   streams-emitter [--fatbin F]
  *
@@ -47,6 +51,27 @@ struct span {
 };
 
 static CUkernel incr;
+
+/* The pipeline's host function: sums the staging buffer. */
+struct consumer {
+	const unsigned *staging;
+	unsigned long long sums[8];
+	unsigned n;
+};
+
+static void CUDA_CB consume(void *arg)
+{
+	struct consumer *c = arg;
+	unsigned long long s = 0;
+
+	for (unsigned i = 0; i < N; i++) {
+		s += c->staging[i];
+	}
+	if (c->n < 8) {
+		c->sums[c->n] = s;
+	}
+	c->n++;
+}
 
 static void launch_incr(CUdeviceptr d, unsigned n, CUstream s)
 {
@@ -270,6 +295,32 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < N; i++) {
 		bad += h2[i] != 3 * i + 1;
+	}
+
+	/* ---- a pipeline through one staging buffer ---- */
+	{
+		struct consumer c = { h2, { 0 }, 0 };
+		unsigned long long base = 0;
+
+		for (unsigned i = 0; i < N; i++) {
+			base += 3 * i + 1;
+		}
+		for (unsigned r = 0; r < 3; r++) {
+			launch_incr(d, N, st[1]);
+			d2h_async(h2, d, N * 4, st[1]);
+			cuLaunchHostFunc_params p = { st[1], consume, &c };
+			MOCK_CALL(cuLaunchHostFunc, &p,
+				  cuLaunchHostFunc(p.hStream, p.fn, p.userData));
+		}
+		{
+			cuStreamSynchronize_params p = { st[1] };
+			MOCK_CALL(cuStreamSynchronize, &p,
+				  cuStreamSynchronize(st[1]));
+		}
+		bad += c.n != 3;
+		for (unsigned r = 0; r < 3 && r < c.n; r++) {
+			bad += c.sums[r] != base + (unsigned long long)(r + 1) * N;
+		}
 	}
 	gm_capture_test_exit();
 	if (bad) {
