@@ -27,6 +27,7 @@ struct edge {
 /* A capture in progress, a graph or an executable graph. */
 struct glist {
 	uint64_t handle;	/* capture id, graph or executable graph */
+	uint64_t into;		/* a capture into a graph: that graph */
 	struct item *items;
 	size_t nr, alloc;
 	struct edge *edges;
@@ -142,6 +143,24 @@ static void edge_add(struct glist *l, long from, long to)
 	l->edges[l->nr_edges].from = (uint32_t)from;
 	l->edges[l->nr_edges].to = (uint32_t)to;
 	l->nr_edges++;
+}
+
+/* @src's nodes and edges added after @dst's (a capture into a graph
+ * that had nodes: the edges from those it began after are not known
+ * here, so none are added). */
+static void list_append(struct glist *dst, const struct glist *src)
+{
+	size_t base = dst->nr;
+
+	for (size_t i = 0; i < src->nr; i++) {
+		if (list_add(dst, &src->items[i]) < 0) {
+			return;
+		}
+	}
+	for (size_t i = 0; i < src->nr_edges; i++) {
+		edge_add(dst, (long)(base + src->edges[i].from),
+			 (long)(base + src->edges[i].to));
+	}
 }
 
 /* @dst becomes a copy of @src's nodes and edges (@dst is emptied first). */
@@ -281,6 +300,21 @@ void gtrack_begin(uint64_t key)
 	pthread_mutex_unlock(&gs.lock);
 }
 
+void gtrack_begin_to(uint64_t key, uint64_t graph)
+{
+	uint64_t id;
+	struct glist *l;
+
+	pthread_mutex_lock(&gs.lock);
+	id = CAPTURE_BIT | ++gs.next_capture;
+	member_set(&gs.streams, &gs.nr_streams, &gs.alloc_streams, key, id);
+	l = list_get(id, 1);
+	if (l) {
+		l->into = graph;
+	}
+	pthread_mutex_unlock(&gs.lock);
+}
+
 int gtrack_capturing(uint64_t key)
 {
 	int r;
@@ -394,14 +428,22 @@ void gtrack_end(uint64_t key, uint64_t graph)
 {
 	uint64_t id;
 	struct glist *c, *g;
+	int into;
 
 	pthread_mutex_lock(&gs.lock);
 	id = capture_of(key);
 	if (id) {
-		g = graph ? list_get(graph, 1) : NULL;
+		/* A capture into a graph adds to what the graph has. */
+		c = list_find(id);
+		into = c && graph && c->into == graph;
+		g = graph ? list_get(graph, !into) : NULL;
 		c = list_find(id);	/* after list_get: it may move lists */
 		if (g && c) {
-			list_copy(g, c);
+			if (into) {
+				list_append(g, c);
+			} else {
+				list_copy(g, c);
+			}
 		}
 		list_drop(id);
 		/* Every stream that joined the capture leaves it. */

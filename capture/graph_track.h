@@ -48,6 +48,10 @@ struct gtrack_node {
 /* Stream @key begins a capture (cuStreamBeginCapture). */
 void gtrack_begin(uint64_t key);
 
+/* Stream @key begins a capture into @graph (cuStreamBeginCaptureToGraph):
+ * its copies join the graph's at the end, after those it had. */
+void gtrack_begin_to(uint64_t key, uint64_t graph);
+
 /* 1 when stream @key is capturing (began one, or joined one). */
 int gtrack_capturing(uint64_t key);
 

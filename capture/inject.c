@@ -965,6 +965,136 @@ static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
 /* Dependencies of a new node: the first GRAPH_MAX_DEPS as words. */
 #define GRAPH_MAX_DEPS 8
 
+/* Whether the @n edges of @ed (may be NULL) are plain ones: full
+ * completion, the only kind the replay's edges are. */
+static int edges_plain(const CUgraphEdgeData *ed, uint64_t n)
+{
+	static const CUgraphEdgeData plain;
+
+	for (uint64_t i = 0; ed && i < n; i++) {
+		if (memcmp(&ed[i], &plain, sizeof(plain))) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The typed call a generic node becomes (generic_node()). */
+union typed_params {
+	cuGraphAddKernelNode_v2_params kernel;
+	cuGraphAddMemcpyNode_params memcpy;
+	cuGraphAddMemsetNode_params memset;
+	cuGraphAddHostNode_params host;
+	cuGraphAddChildGraphNode_params child;
+	cuGraphAddEmptyNode_params empty;
+	cuGraphAddEventRecordNode_params record;
+	cuGraphAddEventWaitNode_params wait;
+};
+
+/* The unsupported names of the node kinds that have no typed call here. */
+static const char *generic_unsupported(CUgraphNodeType type)
+{
+	switch (type) {
+	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+		return "cuGraphAddNode_v2.conditional";
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return "cuGraphAddNode_v2.memory";
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		return "cuGraphAddNode_v2.external_semaphore";
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return "cuGraphAddNode_v2.batch_mem_op";
+	default:
+		return "cuGraphAddNode_v2.unknown_kind";
+	}
+}
+
+/*
+ * cuGraphAddNode_v2 and cuGraphAddNode (generic node creation): the node
+ * is recorded as the typed call that makes the same node, whose words the
+ * reader knows (the node parameter unions begin as the typed calls'
+ * structs do). Fills @out (the callback data, pointing at @p) and returns
+ * the typed call's callback id; 0 with *@why the unsupported name for a
+ * node of another kind, or dependencies of other edge kinds.
+ */
+static unsigned generic_node(const CUpti_CallbackData *cb, unsigned cbid,
+			     CUpti_CallbackData *out, union typed_params *p,
+			     const char **why)
+{
+	CUgraphNode *ph;
+	CUgraph g;
+	const CUgraphNode *deps;
+	const CUgraphEdgeData *ed = NULL;
+	size_t n;
+	CUgraphNodeParams *np;
+
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2) {
+		const cuGraphAddNode_v2_params *v = cb->functionParams;
+		ph = v->phGraphNode;
+		g = v->hGraph;
+		deps = v->dependencies;
+		ed = v->dependencyData;
+		n = v->numDependencies;
+		np = v->nodeParams;
+	} else {
+		const cuGraphAddNode_params *v = cb->functionParams;
+		ph = v->phGraphNode;
+		g = v->hGraph;
+		deps = v->dependencies;
+		n = v->numDependencies;
+		np = v->nodeParams;
+	}
+	*out = *cb;
+	out->functionParams = p;
+	memset(p, 0, sizeof(*p));
+	/* Every typed struct begins phGraphNode, hGraph, deps, count. */
+	p->empty.phGraphNode = ph;
+	p->empty.hGraph = g;
+	p->empty.dependencies = deps;
+	p->empty.numDependencies = n;
+	if (!edges_plain(ed, n)) {
+		*why = "cuGraphAddNode_v2.edge_data";
+		return 0;
+	}
+	if (!np) {
+		*why = "cuGraphAddNode_v2.unknown_kind";
+		return 0;
+	}
+	switch (np->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		p->kernel.nodeParams =
+			(const CUDA_KERNEL_NODE_PARAMS *)&np->kernel;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		p->memcpy.copyParams = &np->memcpy.copyParams;
+		p->memcpy.ctx = np->memcpy.copyCtx;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode;
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		p->memset.memsetParams =
+			(const CUDA_MEMSET_NODE_PARAMS *)&np->memset;
+		p->memset.ctx = np->memset.ctx;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemsetNode;
+	case CU_GRAPH_NODE_TYPE_HOST:
+		p->host.nodeParams = (const CUDA_HOST_NODE_PARAMS *)&np->host;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode;
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		p->child.childGraph = np->graph.graph;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddChildGraphNode;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddEmptyNode;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		p->record.event = np->eventRecord.event;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddEventRecordNode;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		p->wait.event = np->eventWait.event;
+		return CUPTI_DRIVER_TRACE_CBID_cuGraphAddEventWaitNode;
+	default:
+		*why = generic_unsupported(np->type);
+		return 0;
+	}
+}
+
 static void graph_deps(const struct api_info *f, uint64_t *a,
 		       const CUpti_CallbackData *cb, unsigned cbid,
 		       struct gm_thread *t, int exit)
@@ -1808,6 +1938,22 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 			gtrack_begin(key);
 		}
 		break;
+	case GM_SP_CAPTURE_TO: {
+		/* The dependencies are nodes of the graph: as a node's. */
+		const CUgraphNode *deps = (const CUgraphNode *)(uintptr_t)a[2];
+		const CUgraphEdgeData *ed = (const void *)(uintptr_t)a[3];
+		uint64_t n = a[4];
+		for (uint64_t i = 0; deps && i < n && i < GRAPH_MAX_DEPS; i++) {
+			a[f->deps + i] = (uintptr_t)deps[i];
+		}
+		if (!exit && (n > GRAPH_MAX_DEPS || !edges_plain(ed, n))) {
+			on_unsupported(cb, cbid, 0, t);
+		}
+		if (ok) {
+			gtrack_begin_to(key, a[1]);
+		}
+		break;
+	}
 	case GM_SP_CAPTURE_END:
 		/* A failed end (an invalidated capture) ends it too. */
 		if (exit) {
@@ -1964,6 +2110,23 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	const struct gm_api_desc *d;
 	int api;
 
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 ||
+	    cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode) {
+		static __thread union typed_params tp;
+		static __thread CUpti_CallbackData tcb;
+		const char *why = NULL;
+		unsigned typed = generic_node(cb, cbid, &tcb, &tp, &why);
+		if (!typed) {
+			if (!exit) {
+				gm_capture_count_call(0, cbid);
+				unsupported_named(cb, cbid, why, t);
+			}
+			return;
+		}
+		/* Recorded, and counted, as the typed call. */
+		cb = &tcb;
+		cbid = typed;
+	}
 	if (!exit) {
 		gm_capture_count_call(0, cbid);
 	}

@@ -1434,6 +1434,23 @@ static int do_capture_begin(const struct call *c)
 				   stream_of(c->x, c->x->args[0]));
 }
 
+static int do_capture_to_graph(const struct call *c)
+{
+	const struct gm_args_cuStreamBeginCaptureToGraph *a =
+		ARGS(cuStreamBeginCaptureToGraph);
+	SAME_WORD(cuStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph_ptsz,
+		  dep0);
+
+	if (a->numDependencies > GRAPH_MAX_DEPS) {
+		/* Reported at capture: without its edges, none of it. */
+		unsupported(c->f, c->ev, c->api);
+		return 0;
+	}
+	return model_capture_to_graph(c->f->p, c->ev, c->api,
+				      stream_of(c->x, a->hStream), a->hGraph,
+				      &a->dep0, (unsigned)a->numDependencies);
+}
+
 static int do_capture_end(const struct call *c)
 {
 	return model_capture_end(c->f->p, c->ev, c->api,
@@ -1578,6 +1595,7 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_ADVISE] = do_advise,
 	[GM_RK_CAPTURE_BEGIN] = do_capture_begin,
 	[GM_RK_CAPTURE_END] = do_capture_end,
+	[GM_RK_CAPTURE_TO_GRAPH] = do_capture_to_graph,
 	[GM_RK_GRAPH_CREATE] = do_graph_create,
 	[GM_RK_GRAPH_NODE] = do_graph_node,
 	[GM_RK_GRAPH_DEPS] = do_graph_deps,

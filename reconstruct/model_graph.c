@@ -195,6 +195,60 @@ int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 	return 0;
 }
 
+int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
+			   uint64_t stream, uint64_t graph, const uint64_t *deps,
+			   unsigned nr_deps)
+{
+	struct model_graphs *g = graphs_of(p);
+	uint32_t gid, after = 0, known = 0;
+	uint16_t s;
+	struct mop *op;
+
+	if (model_check_open(p) < 0 || graph_id(p, ev, api, graph, &gid) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
+		return -1;
+	}
+	if (model_graph_capturing(p, s)) {
+		return gm_error(EVF "the stream is capturing already", ev, api);
+	}
+	for (unsigned i = 0; i < nr_deps; i++) {
+		uint32_t nid;
+		if (handle_map_get(&g->node_map, deps[i], &nid)) {
+			after = nid;
+			known++;
+		} else {
+			model_add_warning(p, ev, "%s: dependency on node 0x%"
+					  PRIx64 ", which no recorded call "
+					  "made, is not replayed", api, deps[i]);
+		}
+	}
+	if (known > 1) {
+		/* The capture begins after one empty node that joins them:
+		 * the same order, one edge to the captured work. */
+		after = g->nr_nodes++;
+		op = model_op_add(p, ev, api, GM_OP_GRAPH_NODE);
+		op->a = gid;
+		op->b = after;
+		op->x = GM_GNODE_EMPTY;
+		for (unsigned i = 0; i < nr_deps; i++) {
+			uint32_t nid;
+			if (handle_map_get(&g->node_map, deps[i], &nid)) {
+				op = model_op_add(p, ev, api, GM_OP_GRAPH_DEP);
+				op->a = gid;
+				op->b = nid;
+				op->c = after;
+			}
+		}
+	}
+	*cap_slot(&g->stream_cap, &g->nr_stream_cap, s) = gid + 1;
+	op = model_op_add(p, ev, api,
+			  known ? GM_OP_CAPTURE_AFTER : GM_OP_CAPTURE_TO);
+	op->stream = s;
+	op->a = gid;
+	op->b = known ? after : 0;
+	return 0;
+}
+
 int model_capture_end(struct model_prog *p, uint64_t ev, const char *api,
 		      uint64_t stream, uint64_t graph)
 {

@@ -15,8 +15,9 @@ struct hint {
 };
 
 static const struct hint hints[] = {
-	{ "cuStreamBeginCaptureToGraph", "capture into an existing graph: "
-	  "the nodes it captures are missing from the replayed graph" },
+	{ "cuStreamBeginCaptureToGraph", "capture into a graph after more "
+	  "than 8 of its nodes or through programmatic edges: the nodes it "
+	  "captures are missing from the replayed graph" },
 	{ "cuStreamUpdateCaptureDependencies", "capture dependency change: "
 	  "the replayed graph keeps stream order, its edges may differ" },
 	{ "cuStreamBeginCapture", "stream capture by a gpumix without graph "
@@ -34,8 +35,15 @@ static const struct hint hints[] = {
 	{ "cuGraphLaunch", "graph launch of a graph gpumix could not rebuild "
 	  "(or captured without graph support): its work is missing from the "
 	  "replay" },
-	{ "cuGraphAddNode", "generic graph node (cuGraphAddNode): missing from "
-	  "the replayed graph, and so is its work at every launch" },
+	{ "cuGraphAddNode_v2.conditional", "conditional graph node (XLA's "
+	  "while and if in command buffers): its conditional handle and body "
+	  "graphs are not rebuilt, the replayed graph lacks it and its work" },
+	{ "cuGraphAddNode_v2.edge_data", "graph node after programmatic "
+	  "edges: missing from the replayed graph, and so is its work" },
+	{ "cuGraphAddNode", "generic graph node of a kind the replay does not "
+	  "rebuild (memory, external semaphore, batched memory operations): "
+	  "missing from the replayed graph, and so is its work at every "
+	  "launch" },
 	{ "cuGraphAddMem", "graph memory node (allocation or free inside a "
 	  "graph): not replayed, the graph's kernels using it fault" },
 	{ "cuGraphNodeFindInClone", "node of a cloned graph: later changes "

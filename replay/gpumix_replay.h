@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a struct below changes; checked by gm_replay_main(). */
-#define GM_REPLAY_ABI 4
+#define GM_REPLAY_ABI 5
 
 /* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
 #define GM_NONE 0xffffffffu
@@ -180,7 +180,9 @@
  * CUDA graphs (doc/graphs.md). Stream capture replays as captured: the
  * operations between CAPTURE_BEGIN and CAPTURE_END on a stream (and on
  * the streams that joined the capture through an event) become the nodes
- * of graph a. An explicit graph's copy, memset and kernel nodes are the
+ * of graph a; CAPTURE_TO and CAPTURE_AFTER begin a capture into graph a,
+ * the program's (cuStreamBeginCaptureToGraph), the latter after its node
+ * b, and CAPTURE_END ends it. An explicit graph's copy, memset and kernel nodes are the
  * ordinary operation between NODE_BEGIN and NODE_END on the program's
  * graph-building stream (captured into graph a, the node is b); its
  * other nodes are GRAPH_NODE rows (x: GM_GNODE_*, c: the child graph or
@@ -198,6 +200,11 @@
 	      GM_OPND(stream, STREAM))                                         \
 	GM_OP(CAPTURE_END, "stream capture end", GM_OPG_OTHER,                 \
 	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	GM_OP(CAPTURE_TO, "stream capture into a graph", GM_OPG_OTHER,         \
+	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	GM_OP(CAPTURE_AFTER, "stream capture into a graph after a node",       \
+	      GM_OPG_OTHER, GM_OPND(stream, STREAM) GM_OPND(a, GRAPH)          \
+	      GM_OPND(b, NODE))                                                \
 	GM_OP(GRAPH_CREATE, "graph create", GM_OPG_OTHER, GM_OPND(a, GRAPH))   \
 	GM_OP(NODE_BEGIN, "graph node begin", GM_OPG_OTHER,                    \
 	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
@@ -343,6 +350,10 @@ struct gm_op {
 	{ GM_OP_CAPTURE_BEGIN, 0, (s), 0, 0, 0, 0, 0, 0, (ev) }
 #define GM_CAPTURE_END(ev, s, g) \
 	{ GM_OP_CAPTURE_END, 0, (s), (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_CAPTURE_TO(ev, s, g) \
+	{ GM_OP_CAPTURE_TO, 0, (s), (g), 0, 0, 0, 0, 0, (ev) }
+#define GM_CAPTURE_AFTER(ev, s, g, n) \
+	{ GM_OP_CAPTURE_AFTER, 0, (s), (g), (n), 0, 0, 0, 0, (ev) }
 #define GM_GRAPH_CREATE(ev, g) \
 	{ GM_OP_GRAPH_CREATE, 0, 0, (g), 0, 0, 0, 0, 0, (ev) }
 #define GM_NODE_BEGIN(ev, s, g) \

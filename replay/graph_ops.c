@@ -250,6 +250,20 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		p->capturing[op->stream] = 1;
 		p->nr_capturing++;
 		return 0;
+	case GM_OP_CAPTURE_TO:
+	case GM_OP_CAPTURE_AFTER: {
+		size_t after = op->code == GM_OP_CAPTURE_AFTER;
+		if (need_graph(p, op->a) < 0 ||
+		    (after && need_node(p, op->b) < 0) ||
+		    CU_CHECK(cuStreamBeginCaptureToGraph(
+			    st, p->graphs[op->a], after ? &p->nodes[op->b] : NULL,
+			    NULL, after, RELAXED))) {
+			return -1;
+		}
+		p->capturing[op->stream] = 1;
+		p->nr_capturing++;
+		return 0;
+	}
 	case GM_OP_CAPTURE_END:
 		if (end_capture(p, op->stream, &g) < 0) {
 			return -1;

@@ -735,6 +735,62 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode,
 			 N_WAIT, event);
 }
 
+/* The generic node call: the typed call of the node's kind (the unions
+ * begin as the typed structs do); plain edges only, as the mock's. */
+CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies, CUgraphNodeParams *np)
+{
+	static const CUgraphEdgeData plain;
+
+	for (size_t i = 0; dependencyData && i < numDependencies; i++) {
+		if (memcmp(&dependencyData[i], &plain, sizeof(plain))) {
+			return CUDA_ERROR_NOT_SUPPORTED;
+		}
+	}
+	if (!np) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	switch (np->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		return cuGraphAddKernelNode(phGraphNode, hGraph, dependencies,
+					    numDependencies,
+					    (const CUDA_KERNEL_NODE_PARAMS *)&np->kernel);
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		return cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies,
+					    numDependencies,
+					    &np->memcpy.copyParams,
+					    np->memcpy.copyCtx);
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		return cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies,
+					    numDependencies,
+					    (const CUDA_MEMSET_NODE_PARAMS *)&np->memset,
+					    np->memset.ctx);
+	case CU_GRAPH_NODE_TYPE_HOST:
+		return cuGraphAddHostNode(phGraphNode, hGraph, dependencies,
+					  numDependencies,
+					  (const CUDA_HOST_NODE_PARAMS *)&np->host);
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		return cuGraphAddChildGraphNode(phGraphNode, hGraph,
+						dependencies, numDependencies,
+						np->graph.graph);
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		return cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies,
+					   numDependencies);
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		return cuGraphAddEventRecordNode(phGraphNode, hGraph,
+						 dependencies, numDependencies,
+						 np->eventRecord.event);
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		return cuGraphAddEventWaitNode(phGraphNode, hGraph,
+					       dependencies, numDependencies,
+					       np->eventWait.event);
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;	/* not in the mock */
+	}
+}
+
 CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
 					const CUgraphNode *to,
 					const CUgraphEdgeData *edgeData,

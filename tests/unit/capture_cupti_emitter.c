@@ -493,6 +493,33 @@ int main(void)
 		DRV(cuMemAddressFree, &fr, CUDA_SUCCESS, NULL, NULL);
 	}
 
+	/*
+	 * Generic node creation (cuGraphAddNode_v2): an empty node is
+	 * recorded as cuGraphAddEmptyNode; a conditional node and edges of
+	 * another kind are unsupported, by name.
+	 */
+	{
+		CUgraphNodeParams np;
+		CUgraphEdgeData ed;
+		CUgraphNode node = 0, dep = (CUgraphNode)0xa71;
+		memset(&np, 0, sizeof(np));
+		np.type = CU_GRAPH_NODE_TYPE_EMPTY;
+		cuGraphAddNode_v2_params gn = { &node, (CUgraph)0xa70, NULL,
+						NULL, 0, &np };
+		set[0] = (uintptr_t)&node;
+		set[1] = 0xa72;
+		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, set_u64, set);
+		np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, NULL, NULL);
+		np.type = CU_GRAPH_NODE_TYPE_EMPTY;
+		memset(&ed, 0, sizeof(ed));
+		ed.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+		gn.dependencies = &dep;
+		gn.dependencyData = &ed;
+		gn.numDependencies = 1;
+		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, NULL, NULL);
+	}
+
 	/* A failing runtime call is recorded with its error. */
 	rt_enter(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
 	{

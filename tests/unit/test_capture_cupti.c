@@ -426,6 +426,32 @@ int main(void)
 			  "... and the multicast one (no multicast object)");
 	}
 
+	/* Generic node creation. */
+	ev = find(GM_EV_EXIT, GM_API_cuGraphAddEmptyNode, 0);
+	CHECK(ev && ev->args[0] == 0xa72 && ev->args[1] == 0xa70,
+	      "cuGraphAddNode_v2 of an empty node: recorded as "
+	      "cuGraphAddEmptyNode");
+	{
+		unsigned conditional = 0, edges = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			if (evs[i].ev.kind != GM_EV_UNSUPPORTED) {
+				continue;
+			}
+			conditional += !strcmp(evs[i].str,
+					       "cuGraphAddNode_v2.conditional");
+			edges += !strcmp(evs[i].str,
+					 "cuGraphAddNode_v2.edge_data");
+		}
+		CHECK(conditional == 1 && edges == 1,
+		      "... a conditional node and a programmatic edge are "
+		      "unsupported, by name");
+		const struct kvfile *m = trace_reader_manifest(r);
+		CHECK_STR(mget(m, "calls.cuGraphAddEmptyNode"), "1",
+			  "... counted as the typed call");
+		CHECK_STR(mget(m, "unsupported.cuGraphAddNode_v2"), "2",
+			  "... the unsupported ones under their own name");
+	}
+
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
 	e2 = find(GM_EV_RT_EXIT, -1, 0);
@@ -526,9 +552,10 @@ int main(void)
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "losses"), "4",
-			  "manifest: four losses (an unsupported call, a changed "
-			  "graph source, two graph calls not rebuilt)");
+		CHECK_STR(mget(m, "losses"), "6",
+			  "manifest: six losses (an unsupported call, a changed "
+			  "graph source, two graph calls not rebuilt, a "
+			  "conditional node, a programmatic edge)");
 		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",

@@ -29,7 +29,17 @@ int main(void)
 	CHECK(strstr(gm_unsupported_hint("cuGraphAddMemAllocNode"),
 		     "memory node"), "cuGraphAddMem*: its own row");
 	CHECK(strstr(gm_unsupported_hint("cuStreamBeginCaptureToGraph"),
-		     "existing graph"), "capture to a graph: not the capture row");
+		     "more than 8 of its nodes"),
+	      "capture to a graph: not the capture row");
+	CHECK(strstr(gm_unsupported_hint("cuGraphAddNode_v2.conditional"),
+		     "conditional handle"),
+	      "a generic conditional node: its own row");
+	CHECK(strstr(gm_unsupported_hint("cuGraphAddNode_v2.memory"),
+		     "memory"), "a generic node of another kind: the generic row");
+	CHECK(strstr(gm_unsupported_hint("cuMemMap.alias"), "two places"),
+	      "physical memory mapped twice: its own row");
+	CHECK(strstr(gm_unsupported_hint("cuMemCreate.host"), "on the host"),
+	      "physical memory on the host: its own row");
 	CHECK(strstr(gm_unsupported_hint("cudaGraphLaunch_v10000"), "graph"),
 	      "a runtime graph call");
 	CHECK(strstr(general, "not replayed"), "an unknown call: the general hint");
