@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
+#include "output_dir.h"
 #include "report_priv.h"
 #include "schema.h"
 #include "strbuf.h"
@@ -24,7 +25,8 @@ int gm_report_check_output(const struct gm_report_options *opt)
 		gm_error_hint("use --force to replace it, or choose another -o");
 		return -1;
 	}
-	return 0;
+	/* --force replaces a report, never a file or another directory. */
+	return gm_output_may_replace(opt->out_dir, GM_OUTPUT_REPORT);
 }
 
 static int write_file(const char *dir, const char *name, const struct strbuf *sb)
@@ -334,7 +336,8 @@ int gm_report_write(const struct gm_analysis *a, const struct gm_table *t,
 		goto out;
 	}
 	gm_remove_tree(tmp);
-	if (gm_mkdir_p(tmp, 0755) || build(a, t, opt, tmp, res)) {
+	if (gm_mkdir_p(tmp, 0755) || gm_output_mark(tmp, GM_OUTPUT_REPORT) ||
+	    build(a, t, opt, tmp, res)) {
 		gm_error("cannot write the report '%s'", opt->out_dir);
 		gm_remove_tree(tmp);
 		goto out;

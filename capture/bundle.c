@@ -26,6 +26,7 @@
 #include "counts.h"
 #include "error.h"
 #include "fs.h"
+#include "output_dir.h"
 #include "record.h"
 #include "strbuf.h"
 
@@ -95,6 +96,10 @@ int bundle_prepare(const char *final, int force, char **tmp_out)
 			      "name");
 		goto out;
 	}
+	/* --force replaces a bundle, never what is not one. */
+	if (gm_output_may_replace(final, GM_OUTPUT_BUNDLE)) {
+		goto out;
+	}
 	if (gm_mkdir_p(parent, 0755)) {
 		goto out;
 	}
@@ -105,6 +110,9 @@ int bundle_prepare(const char *final, int force, char **tmp_out)
 	if (mkdir(tmp, 0755)) {
 		gm_error_errno("cannot create '%s'", tmp);
 		goto out;
+	}
+	if (gm_output_mark(tmp, GM_OUTPUT_BUNDLE)) {
+		goto fail;
 	}
 	for (size_t i = 0; i < 3; i++) {
 		free(sub);
@@ -617,6 +625,9 @@ static int commit(const char *tmp, const char *final, int force)
 		if (!force) {
 			gm_error("'%s' appeared during the capture", final);
 			gm_error_hint("use --force to replace it");
+			return -1;
+		}
+		if (gm_output_may_replace(final, GM_OUTPUT_BUNDLE)) {
 			return -1;
 		}
 		old = gm_xasprintf("%s.old-%ld", final, (long)getpid());

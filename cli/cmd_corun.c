@@ -23,6 +23,7 @@
 #include "corun/program.h"
 #include "error.h"
 #include "fs.h"
+#include "output_dir.h"
 #include "study/stage_exec.h"
 #include "variant.h"	/* GM_MPS_CONTROL */
 
@@ -58,7 +59,9 @@ static const char help[] =
 	"    --dry-run             print the plan, run nothing\n"
 	"    --repetition <r>      this co-run is repetition <r> (0-based) of a\n"
 	"                          study's (run.repetition in the manifest)\n"
-	"    -f, --force           replace an existing <dir>\n"
+	"    -f, --force           replace an existing <dir> (only a run"
+	" directory\n"
+	"                          gpumix wrote)\n"
 	"    -h, --help            show this help\n"
 	"\n"
 	"The slowdowns are printed on stdout as a table.\n"
@@ -323,6 +326,10 @@ int cmd_corun(int argc, char **argv)
 		gm_error_hint("use --force to replace it");
 		goto out;
 	}
+	/* --force replaces a run directory, never what is not one. */
+	if (gm_output_may_replace(c.out, GM_OUTPUT_RUN)) {
+		goto out;
+	}
 	lib = gm_cli_library("libgpumix-corun.so", "GPUMIX_CORUN_LIB");
 	if (!gm_path_exists(lib)) {
 		gm_error("cannot find the co-run interposer '%s'", lib);
@@ -339,7 +346,7 @@ int cmd_corun(int argc, char **argv)
 	}
 	tmp = gm_xasprintf("%s.tmp-%ld", c.out, (long)getpid());
 	gm_remove_tree(tmp);
-	if (gm_mkdir_p(tmp, 0755)) {
+	if (gm_mkdir_p(tmp, 0755) || gm_output_mark(tmp, GM_OUTPUT_RUN)) {
 		goto out;
 	}
 	/* the programs run in directories of their own */
@@ -376,7 +383,9 @@ int cmd_corun(int argc, char **argv)
 		};
 		gm_remove_tree(barriers);
 		free(barriers);
-		if (corun_dir_write(tmp, &info) || gm_dir_install(tmp, c.out)) {
+		if (corun_dir_write(tmp, &info) ||
+		    gm_output_may_replace(c.out, GM_OUTPUT_RUN) ||
+		    gm_dir_install(tmp, c.out)) {
 			gm_remove_tree(tmp);
 			goto out;
 		}

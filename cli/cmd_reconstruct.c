@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "error.h"
+#include "output_dir.h"
 #include "reconstruct/codegen.h"
 #include "reconstruct/model.h"
 #include "reconstruct/recon.h"
@@ -47,7 +48,8 @@ static const char help_head[] =
 static const char help[] =
 	"  -o DIR                 output directory (default build/<workload>.<variant>;\n"
 	"                         '-' prints the generated C only)\n"
-	"  --force                replace an existing DIR\n"
+	"  --force                replace an existing DIR (only a build gpumix\n"
+	"                         wrote)\n"
 	"  --allow-unsupported    skip calls gpumix cannot replay (each one is a\n"
 	"                         warning) instead of stopping\n"
 	"  --allow-failed-calls   reconstruct a program whose own CUDA calls\n"
@@ -283,6 +285,11 @@ int cmd_reconstruct(int argc, char **argv)
 	ro.progress = progress;
 	ro.progress_ctx = &pr;
 
+	/* Before the work: --force replaces a build, never what is not one. */
+	if (o.force && o.out && strcmp(o.out, "-") &&
+	    gm_output_may_replace(o.out, GM_OUTPUT_BUILD)) {
+		goto out;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = recon_build(&m, o.bundles, o.nr_bundles, &ro, &report, &st);

@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "error.h"
 #include "fs.h"
+#include "output_dir.h"
 #include "kvfile.h"
 #include "strbuf.h"
 
@@ -47,7 +48,8 @@ static const char help[] =
 	"  --replays R         replays per size (gpumix replay --min-replays;\n"
 	"                      default 3, at least 2)\n"
 	"  --watchdog SECONDS  per replay (default 120)\n"
-	"  --force             replace an existing DIR\n"
+	"  --force             replace an existing DIR (only one gpumix scale\n"
+	"                      wrote)\n"
 	"  --no-plot           do not draw the curves (gnuplot not needed)\n"
 	"\n"
 	"Writes DIR/scale.csv, DIR/knees.csv, DIR/scale.md (also printed) and,\n"
@@ -509,14 +511,15 @@ int cmd_scale(int argc, char **argv)
 			gm_error_hint("use --force to replace it, or -o DIR");
 			return gm_cli_fail();
 		}
-		if (gm_remove_tree(o.dir) < 0) {
+		if (gm_output_remove(o.dir, GM_OUTPUT_SCALE) < 0) {
 			return gm_cli_fail();
 		}
 	}
 	{
 		char *logs = gm_path_join(o.dir, "logs");
 		char *runs = gm_path_join(o.dir, "runs");
-		int bad = gm_mkdir_p(logs, 0777) < 0 || gm_mkdir_p(runs, 0777) < 0;
+		int bad = gm_mkdir_p(logs, 0777) < 0 || gm_mkdir_p(runs, 0777) < 0 ||
+			  gm_output_mark(o.dir, GM_OUTPUT_SCALE) < 0;
 		free(logs);
 		free(runs);
 		if (bad) {

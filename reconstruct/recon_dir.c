@@ -17,6 +17,7 @@
 #include "codegen.h"
 #include "error.h"
 #include "fs.h"
+#include "output_dir.h"
 #include "kvfile.h"
 #include "model_int.h"
 #include "recon_elastic.h"
@@ -144,8 +145,13 @@ int recon_dir_write(const struct model *m, const char *dir,
 		gm_error_hint("use --force to replace it");
 		goto out;
 	}
+	/* --force replaces a build, never what is not one. */
+	if (gm_output_may_replace(dir, GM_OUTPUT_BUILD)) {
+		goto out;
+	}
 	if (gm_remove_tree(tmp) < 0 || gm_mkdir_p(blobs, 0777) < 0 ||
-	    gm_mkdir_p(modules, 0777) < 0) {
+	    gm_mkdir_p(modules, 0777) < 0 ||
+	    gm_output_mark(tmp, GM_OUTPUT_BUILD) < 0) {
 		goto fail;
 	}
 	for (size_t i = 0; i < m->nr_blobs; i++) {
@@ -187,7 +193,7 @@ int recon_dir_write(const struct model *m, const char *dir,
 	if (kvfile_write(&kv, path, "gpumix reconstruct output") < 0) {
 		goto fail;
 	}
-	if (gm_path_exists(dir) && gm_remove_tree(dir) < 0) {
+	if (gm_output_remove(dir, GM_OUTPUT_BUILD) < 0) {
 		goto fail;
 	}
 	if (rename(tmp, dir) < 0) {

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
+#include "output_dir.h"
 
 #define FLUSH_AT (1u << 20)
 
@@ -188,12 +189,13 @@ int run_dir_prepare(const char *dir, int force)
 				      "choose another");
 			return -1;
 		}
-		if (gm_remove_tree(dir) < 0) {
+		if (gm_output_remove(dir, GM_OUTPUT_RUN) < 0) {
 			return gm_error("cannot replace run directory '%s'",
 					dir);
 		}
 	}
-	if (gm_mkdir_p(dir, 0777) < 0) {
+	/* Ours from the start: a run killed half-way may be replaced. */
+	if (gm_mkdir_p(dir, 0777) < 0 || gm_output_mark(dir, GM_OUTPUT_RUN)) {
 		return gm_error("cannot create run directory '%s'", dir);
 	}
 	return 0;

@@ -474,6 +474,60 @@ int exec_report_needed(struct exec_ctx *x, int predict)
 	return 1;
 }
 
+/*
+ * Before anything runs: every directory a stage to do will replace is
+ * one that gpumix wrote as that stage's output (output_dir.h), so that
+ * a study pointed at the user's files (`paths: {runs: ~/data}`, a run or
+ * workload named like one of them) refuses to start instead of deleting
+ * them. The stages check again when they remove it.
+ */
+static int refuse_output(struct exec_ctx *x, const char *path,
+			 enum gm_output_kind kind, const char *key)
+{
+	char *d;
+
+	if (!gm_output_may_replace(path, kind)) {
+		return 0;
+	}
+	d = exec_disp(path);
+	gm_error("the study cannot replace '%s' (its %s, paths: %s)", d,
+		 gm_output_kind_name(kind), key);
+	gm_error_hint("remove it yourself if it may go, or set 'paths: %s:' in"
+		      " '%s'", key, x->s->path);
+	free(d);
+	return -1;
+}
+
+static int check_outputs(struct exec_ctx *x)
+{
+	const struct study *s = x->s;
+
+	for (size_t i = 0; i < s->nr_programs; i++) {
+		if (x->progs[i].cap == CAP_TODO &&
+		    refuse_output(x, s->programs[i].bundle, GM_OUTPUT_BUNDLE,
+				  "bundles")) {
+			return -1;
+		}
+	}
+	for (size_t w = 0; w < x->plan->nr_workloads; w++) {
+		if (x->wls[w].state == BUILD_TODO &&
+		    refuse_output(x, x->wls[w].build, GM_OUTPUT_BUILD, "builds")) {
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < x->plan->nr_runs; i++) {
+		if (x->runs[i].do_replay &&
+		    refuse_output(x, x->runs[i].rundir, GM_OUTPUT_RUN, "runs")) {
+			return -1;
+		}
+	}
+	if (x->report_planned &&
+	    refuse_output(x, s->paths.report, GM_OUTPUT_REPORT, "report")) {
+		return -1;
+	}
+	return 0;
+}
+
 int exec_decide(struct exec_ctx *x)
 {
 	const struct study *s = x->s;
@@ -513,14 +567,7 @@ int exec_decide(struct exec_ctx *x)
 	}
 	exec_precision_decide(x);
 	x->report_planned = exec_report_needed(x, 1) == 1;
-	if (!x->o->dry_run && x->report_planned &&
-	    gm_path_exists(s->paths.report) &&
-	    !study_state_find(&x->st, "report")) {
-		char *d = exec_disp(s->paths.report);
-		gm_error("the report directory '%s' exists and was not written by "
-			 "this study", d);
-		gm_error_hint("remove it, or set 'paths: report:' in '%s'", s->path);
-		free(d);
+	if (!x->o->dry_run && check_outputs(x)) {
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 
 #include "executor.h"
 #include "hash.h"
+#include "output_dir.h"
 #include "stage_exec.h"
 #include "strbuf.h"
 #include "study_progress.h"
@@ -172,8 +173,12 @@ struct state_record *exec_current_record(struct exec_ctx *x,
 /* 1 when record @r says failed or hung. */
 int exec_is_failure(const struct state_record *r);
 
-/* Remove @dir left by an unfinished attempt; 0 or -1 (cause). */
-int exec_remove_output(const char *dir);
+/*
+ * Remove the output @dir of @kind (output_dir.h) that its stage is about
+ * to write again; 0, or -1 (cause) when it cannot be removed or is not a
+ * @kind gpumix wrote.
+ */
+int exec_remove_output(const char *dir, enum gm_output_kind kind);
 
 /*
  * Run one stage (@args, in @cwd, output to @log). Returns 0 when it ran

@@ -145,9 +145,9 @@ int exec_capture(struct exec_ctx *x, size_t i)
 	return ret;
 }
 
-int exec_remove_output(const char *dir)
+int exec_remove_output(const char *dir, enum gm_output_kind kind)
 {
-	if (gm_remove_tree(dir)) {
+	if (gm_output_remove(dir, kind)) {
 		return gm_error("cannot remove the stale output '%s'", dir);
 	}
 	return 0;
@@ -195,7 +195,7 @@ static int reconstruct(struct exec_ctx *x, size_t w)
 				   study_stage_name(STUDY_STAGE_RECONSTRUCT));
 	int ret;
 
-	if (exec_remove_output(wi->build)) {
+	if (exec_remove_output(wi->build, GM_OUTPUT_BUILD)) {
 		ret = -1;
 		goto out;
 	}
@@ -380,7 +380,7 @@ static int replay(struct exec_ctx *x, size_t i)
 	char *label = exec_run_label(x, i, kind);
 	int ret;
 
-	if (exec_remove_output(x->runs[i].rundir)) {
+	if (exec_remove_output(x->runs[i].rundir, GM_OUTPUT_RUN)) {
 		ret = -1;
 		goto out;
 	}
@@ -598,7 +598,7 @@ int exec_report(struct exec_ctx *x)
 
 	/* Mark the directory as ours before anything is written into it. */
 	study_state_set(&x->st, "report", "running", x->report_key, NULL, 0);
-	if (study_state_save(&x->st) || exec_remove_output(s->paths.report)) {
+	if (study_state_save(&x->st) || exec_remove_output(s->paths.report, GM_OUTPUT_REPORT)) {
 		ret = -1;
 		goto out;
 	}

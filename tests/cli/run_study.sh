@@ -298,10 +298,30 @@ check_match "the dry run shows it instead" "^  b +not found +progs/b -s 1 \('pro
 cp progs/a progs/b
 mkdir -p results/t/report
 out=$("$GPUMIX" run study.yaml 2>&1)
-check_eq "a report directory that is not the study's stops it" \
-	"error: the report directory 'results/t/report' exists and was not written by this study
-hint: remove it, or set 'paths: report:' in 'study.yaml'" "$out"
+check_eq "a report directory that gpumix did not write stops it" \
+	"error: the study cannot replace 'results/t/report' (its report, paths: report)
+  caused by: '$d/results/t/report' exists and was not written by gpumix as a report (it has no '.gpumix' marker of one): it is not replaced
+hint: remove it yourself if it may go, or set 'paths: report:' in 'study.yaml'" "$out"
 rmdir results/t/report
+# gpumix deletes only what it wrote (common/output_dir.h): a run or build
+# directory, or a bundle, that holds the user's files stops the study
+# before anything runs, and they stay.
+for o in runs/a.single builds/a+b bundles/c; do
+	mkdir -p "results/t/$o"
+	echo mine >"results/t/$o/notes.txt"
+	out=$("$GPUMIX" run study.yaml 2>&1)
+	check_match "a directory in $o that gpumix did not write stops the study" \
+		"^error: the study cannot replace 'results/t/${o//+/\\+}' \(its [a-z ]*, paths: ${o%%/*}\)" "$out"
+	check_eq "... and what is in it stays" mine "$(cat "results/t/$o/notes.txt")"
+	check "... nothing ran" test ! -e results/t/logs/capture-a.log
+	rm -r "results/t/${o%%/*}"
+done
+echo mine >results/t/report
+out=$("$GPUMIX" run study.yaml 2>&1)
+check_match "a regular file where the report goes stops it" \
+	"caused by: '$d/results/t/report' exists and is a regular file, not a report that gpumix wrote: it is not replaced" "$out"
+check_eq "... and stays" mine "$(cat results/t/report)"
+rm results/t/report
 out=$(GPUMIX_STUDY_EXEC=$d/nothing "$GPUMIX" run study.yaml 2>&1)
 check_match "a missing stage binary is named" \
 	"^error: cannot run stages with '$d/nothing': No such file or directory" "$out"
