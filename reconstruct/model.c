@@ -725,9 +725,10 @@ int model_add_host_free(struct model_prog *p, uint64_t ev, uint64_t hptr)
 /*
  * After host-to-device copy @copy (an index into p->ops) into a module
  * global or an allocation: a PTR_STORE for each 8-aligned word of the
- * copied bytes that held an address inside a live allocation, so that
- * the replay's memory holds the replay's address (a replay that places
- * the allocations at their captured addresses skips them). Copies
+ * copied bytes that held an address inside a live allocation or global,
+ * so that the replay's memory holds the replay's address (a replay that
+ * places the allocations at their captured addresses skips the stores
+ * of allocation addresses; globals are never placed). Copies
  * captured into a graph are left as they are (a node cannot be patched
  * at each launch), with a warning.
  */
@@ -766,8 +767,11 @@ static int pointer_stores(struct model_prog *p, uint64_t ev,
 			    NULL, 0, &p->dev, NULL, NULL, words);
 	for (size_t i = 0; i < nw; i++) {
 		struct mop *op;
+		uint32_t to = words[i].ref & GM_REF_KIND_MASK;
+		/* Into an allocation, or a module global (which lies where
+		 * the replay's driver puts it, in every mode). */
 		if (words[i].cls != RELOC_LIVE ||
-		    (words[i].ref & GM_REF_KIND_MASK) != GM_REF_ALLOC) {
+		    (to != GM_REF_ALLOC && to != GM_REF_GLOBAL)) {
 			continue;
 		}
 		if (model_graph_capturing(p, h2d.stream)) {

@@ -477,6 +477,17 @@ static void test_pointer_stores(void)
 	      "... is stored too");
 	CHECK_INT((int)p->nr_pointer_stores, 3, "three stores counted");
 	{
+		uint64_t g = A0 + 65536 + 24;	/* inside the global */
+		c = copy(MODEL_H2D, A1 + 8, 0x9000, 8);
+		model_add_blob_bytes(m, &g, sizeof(g), &c.blob);
+		CHECK_INT(model_add_copy(p, 50, "cuMemcpyHtoD_v2", &c), 0,
+			  "a global's address copied into an allocation");
+		CHECK(p->ops[p->nr_ops - 1].code == GM_OP_PTR_STORE &&
+		      p->ops[p->nr_ops - 1].b == GM_G(0) &&
+		      p->ops[p->nr_ops - 1].y == 24,
+		      "... is stored too (globals are never placed)");
+	}
+	{
 		uint64_t big[8193] = { 0 };
 		uint32_t bb;
 		big[0] = A1;
