@@ -11,8 +11,10 @@
 # threads, a context reset, mapped page-locked and managed memory written
 # and read by the host between launches (hostmem: the replay's own
 # cuMemHostAlloc and cuMemAllocManaged), pool allocations and host
-# functions (hostfunc, timed); single and cuda variants, and two bundles
-# at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
+# functions (hostfunc, timed), virtual memory management (vmm), tables
+# of device pointers in device memory (pointer-table, at its captured
+# addresses where the driver gives them, relocated otherwise: the log
+# says which); single and cuda variants, and two bundles at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
 # same on the mock driver.)
 . "$(dirname "$0")/../lib.sh"
 require_gpu
@@ -25,7 +27,9 @@ R=tests/data/reconstruct/bundles
 for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
 	"untraced:$R/untraced" "pointer-global:$R/pointer-global" "graphs:$R/graphs" \
 	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
-	"hostmem+basic:$R/hostmem $R/basic" "hostfunc:$R/hostfunc"; do
+	"hostmem+basic:$R/hostmem $R/basic" "hostfunc:$R/hostfunc" \
+	"vmm:$R/vmm" "pointer-table:$R/pointer-table" \
+	"pointer-table+vmm:$R/pointer-table $R/vmm"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086
