@@ -86,7 +86,7 @@ $(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
 # More such programs, one per feature of real programs (each
 # tests/tools/NAME_emitter.c, with tests/tools/mock_call.h): the program
 # NAME-emitter.
-MOCK_EMITTERS := graph cmdbuf streams
+MOCK_EMITTERS := graph cmdbuf streams kernels
 CHECK_DEPS += $(MOCK_EMITTERS:%=$(B)/tests/%-emitter)
 
 define mock_emitter_rule

@@ -40,7 +40,7 @@ enum gm_counts_state {
 	X(truncated_strings, "names truncated")                                \
 	X(unknown_layouts, "launches whose argument layout is unknown")        \
 	X(oversized_data, "payloads larger than an event can carry")         \
-	X(unnamed_kernels, "launched kernels whose module the driver would not name")
+	X(unnamed_kernels, "kernels the trace cannot name (the driver would not name their module, or the trace does not hold its code)")
 
 /* Worth a warning, not a loss. */
 #define GM_WARNINGS(X)                                                         \

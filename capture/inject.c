@@ -44,6 +44,7 @@ struct driver_fns {
 	CUresult (*func_name)(const char **, CUfunction);
 	CUresult (*kernel_library)(CUlibrary *, CUkernel);
 	CUresult (*func_module)(CUmodule *, CUfunction);
+	CUresult (*library_module)(CUmodule *, CUlibrary);
 	CUresult (*pointer_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
 	CUresult (*device_get)(CUdevice *, int);
@@ -145,6 +146,7 @@ static void resolve_driver(void)
 	SYM(func_name, "cuFuncGetName");
 	SYM(kernel_library, "cuKernelGetLibrary");
 	SYM(func_module, "cuFuncGetModule");
+	SYM(library_module, "cuLibraryGetModule");
 	SYM(pointer_attr, "cuPointerGetAttribute");
 	SYM(stream_is_capturing, "cuStreamIsCapturing");
 	SYM(device_get, "cuDeviceGet");
@@ -429,16 +431,40 @@ static uint64_t handle_module(uint64_t h, int kernel)
 }
 
 /*
- * Layout of a handle seen first at a launch (a function from a path we do
- * not track): find it, remember it and describe it, with its name and
- * module, in a "layout" event. A handle without both cannot be replayed:
- * a loss, so that the capture says so now rather than reconstruct later.
+ * The recorded library whose module is @mod (a function's module, when
+ * the program got the function from a library), or @mod itself.
+ */
+static uint64_t library_of_module(uint64_t mod)
+{
+	uint64_t libs[64];
+	size_t n = track_code_libraries(libs, 64);
+
+	for (size_t i = 0; in.cu.library_module && i < n; i++) {
+		CUmodule m = NULL;
+		if (in.cu.library_module(&m, (CUlibrary)(uintptr_t)libs[i]) ==
+			    CUDA_SUCCESS && (uintptr_t)m == mod) {
+			return libs[i];
+		}
+	}
+	return mod;
+}
+
+/*
+ * Layout of a handle no recorded call named (a function from a path we do
+ * not track, or a handle that named another kernel before its module was
+ * unloaded), seen first at a launch or at a call that names it: find it,
+ * remember it and describe it, with its name and its module or library,
+ * in a "layout" event. A handle without both, or of code the trace does
+ * not hold (loaded through a path CUPTI does not trace), cannot be
+ * replayed: a loss, so that the capture says so now rather than
+ * reconstruct later.
  */
 static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 {
 	uint32_t *pairs = tls_pairs;
 	const struct gm_layout *l;
 	const char *name = NULL;
+	uint64_t module;
 	int kernel = 1, n;
 
 	n = read_layout(h, 1, pairs, LAYOUT_MAX);
@@ -449,7 +475,11 @@ static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 	if (n < 0) {
 		return NULL;
 	}
-	l = track_layout_put(h, kernel, pairs, (uint32_t)n);
+	module = handle_module(h, kernel);
+	if (module && !kernel && !track_code_known(module)) {
+		module = library_of_module(module);
+	}
+	l = track_layout_put(h, kernel, pairs, (uint32_t)n, module);
 	if (kernel && in.cu.kernel_name) {
 		in.cu.kernel_name(&name, (CUkernel)(uintptr_t)h);
 	} else if (!kernel && in.cu.func_name) {
@@ -464,8 +494,8 @@ static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 		e->handle = h;
 		e->nparams = (uint64_t)n;
 		e->isKernel = (uint64_t)kernel;
-		e->module = handle_module(h, kernel);
-		if (!e->module || !name) {
+		e->module = module;
+		if (!module || !name || !track_code_known(module)) {
 			gm_capture_loss(unnamed_kernels);
 		}
 		r.corr = corr;
@@ -481,17 +511,25 @@ static const struct gm_layout *layout_discover(uint64_t h, uint32_t corr)
 	return l;
 }
 
-/* At cuLibraryGetKernel / cuModuleGetFunction exit: layout into @r. */
-static void layout_at_get(struct gm_record *r, uint64_t h, int kernel)
+/*
+ * At cuLibraryGetKernel / cuModuleGetFunction exit: layout into @r. A
+ * kernel of code the trace does not hold (@module loaded through a path
+ * CUPTI does not trace) cannot be replayed: a loss.
+ */
+static void layout_at_get(struct gm_record *r, uint64_t h, int kernel,
+			  uint64_t module)
 {
 	uint32_t *pairs = tls_pairs;
 	int n = read_layout(h, kernel, pairs, LAYOUT_MAX);
 	void *buf;
 
+	if (!track_code_known(module)) {
+		gm_capture_loss(unnamed_kernels);
+	}
 	if (n < 0) {
 		return;
 	}
-	track_layout_put(h, kernel, pairs, (uint32_t)n);
+	track_layout_put(h, kernel, pairs, (uint32_t)n, module);
 	buf = gm_capture_data(r, (size_t)n * 2 * sizeof(uint32_t));
 	if (buf) {
 		memcpy(buf, pairs, (size_t)n * 2 * sizeof(uint32_t));
@@ -1686,7 +1724,8 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		const cuLibraryGetKernel_params *p = params;
 		gm_capture_str(r, p->name);
 		if (ok && p->pKernel) {
-			layout_at_get(r, (uintptr_t)*p->pKernel, 1);
+			layout_at_get(r, (uintptr_t)*p->pKernel, 1,
+				      (uintptr_t)p->library);
 		}
 		break;
 	}
@@ -1694,7 +1733,8 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 		const cuModuleGetFunction_params *p = params;
 		gm_capture_str(r, p->name);
 		if (ok && p->hfunc) {
-			layout_at_get(r, (uintptr_t)*p->hfunc, 0);
+			layout_at_get(r, (uintptr_t)*p->hfunc, 0,
+				      (uintptr_t)p->hmod);
 		}
 		break;
 	}
@@ -2101,6 +2141,46 @@ static void unsupported_named(const CUpti_CallbackData *cb, unsigned cbid,
 	emit_unsupported(cb, cbid, 0, name, t);
 }
 
+/*
+ * Every kernel or function handle a call takes (a launch, cuKernelGetFunction,
+ * an attribute): one that no recorded call named is named now, before the
+ * call's event (layout_discover()), whatever path the program got it by.
+ */
+static void name_handles(int api, const uint64_t *a, uint32_t corr)
+{
+	const struct gm_api_desc *d = &gm_api_table[api];
+
+	for (unsigned i = 0; i < d->nr_args; i++) {
+		if (d->args[i].dir == GM_DIR_IN && a[i] &&
+		    (d->args[i].type == GM_T_FUNC ||
+		     d->args[i].type == GM_T_KERNEL) &&
+		    !track_layout_get(a[i])) {
+			layout_discover(a[i], corr);
+		}
+	}
+}
+
+/* The code the trace holds: loads, a library's module, unloads. */
+static void code_track(int api, const uint64_t *a)
+{
+	const struct gm_api_desc *d = &gm_api_table[api];
+
+	switch (d->replay) {
+	case GM_RK_MODULE_LOAD:
+		/* the module or library is the first word */
+		track_code_add(a[0], d->args[0].type == GM_T_LIBRARY);
+		break;
+	case GM_RK_LIBRARY_MODULE:
+		track_code_add(a[0], 0);
+		break;
+	case GM_RK_MODULE_UNLOAD:
+		track_code_del(a[0]);
+		break;
+	default:
+		break;	/* the other calls load and unload no code */
+	}
+}
+
 static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 		      struct gm_thread *t)
 {
@@ -2159,7 +2239,13 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	/* An exit without outputs leaves its words to the entry (the reader
 	 * copies them back): launches and copies are most of a trace. */
 	r.nr_args = exit && !in.info[api].exit_words ? 0 : (uint8_t)d->nr_args;
+	if (!exit) {
+		name_handles(api, a, r.corr);
+	}
 	special(api, cb, cbid, exit, &r, a, t);
+	if (exit && r.status == CUDA_SUCCESS) {
+		code_track(api, a);
+	}
 	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
 	run_deferred();
 }
@@ -2511,7 +2597,7 @@ GM_CAPTURE_API void gm_capture_test_callback(int domain, unsigned cbid,
 GM_CAPTURE_API void gm_capture_test_layout(uint64_t handle, int is_kernel,
 					   const uint32_t *pairs, uint32_t n)
 {
-	track_layout_put(handle, is_kernel, pairs, n);
+	track_layout_put(handle, is_kernel, pairs, n, 0);
 }
 
 GM_CAPTURE_API void gm_capture_test_exit(void)

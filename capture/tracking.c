@@ -30,6 +30,7 @@ struct tracking_state {
 	struct map layouts;	/* handle -> gm_layout (ptr) */
 	struct map streams;	/* key -> flags (a) */
 	struct map events;	/* event -> stream key (a), seq (b) */
+	struct map code;	/* module or library -> live (a), library (b) */
 	struct gm_pending *pending;
 	size_t nr_pending, alloc_pending;
 	uint64_t seq;
@@ -98,7 +99,8 @@ static struct map_entry *map_insert(struct map *m, uint64_t key)
 }
 
 const struct gm_layout *track_layout_put(uint64_t handle, int is_kernel,
-					 const uint32_t *pairs, uint32_t n)
+					 const uint32_t *pairs, uint32_t n,
+					 uint64_t module)
 {
 	struct gm_layout *l = calloc(1, sizeof(*l));
 	struct map_entry *e;
@@ -110,6 +112,7 @@ const struct gm_layout *track_layout_put(uint64_t handle, int is_kernel,
 	l->handle = handle;
 	l->nparams = n;
 	l->is_kernel = is_kernel;
+	l->module = module;
 	memcpy(l->pairs, pairs, n * 2 * sizeof(uint32_t));
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t end = pairs[2 * i] + pairs[2 * i + 1];
@@ -143,8 +146,70 @@ const struct gm_layout *track_layout_get(uint64_t handle)
 	if (e) {
 		l = e->ptr;
 	}
+	if (l && l->stale) {
+		l = NULL;
+	}
 	pthread_mutex_unlock(&ts.lock);
 	return l;
+}
+
+void track_code_add(uint64_t handle, int is_library)
+{
+	struct map_entry *e;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_insert(&ts.code, handle);
+	if (e) {
+		e->a = 1;
+		e->b = (uint64_t)is_library;
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+void track_code_del(uint64_t handle)
+{
+	struct map_entry *e;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.code, handle);
+	if (e) {
+		e->a = 0;
+	}
+	/* (entries stay: a map without deletion) */
+	for (size_t i = 0; i < ts.layouts.cap; i++) {
+		struct gm_layout *l = (struct gm_layout *)ts.layouts.e[i].ptr;
+		if (ts.layouts.e[i].key && l && l->module == handle) {
+			l->stale = 1;
+		}
+	}
+	pthread_mutex_unlock(&ts.lock);
+}
+
+int track_code_known(uint64_t handle)
+{
+	struct map_entry *e;
+	int r;
+
+	pthread_mutex_lock(&ts.lock);
+	e = map_find(&ts.code, handle);
+	r = e && e->a;
+	pthread_mutex_unlock(&ts.lock);
+	return r;
+}
+
+size_t track_code_libraries(uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&ts.lock);
+	for (size_t i = 0; i < ts.code.cap && n < max; i++) {
+		const struct map_entry *e = &ts.code.e[i];
+		if (e->key && e->a && e->b) {
+			out[n++] = e->key - 1;
+		}
+	}
+	pthread_mutex_unlock(&ts.lock);
+	return n;
 }
 
 void track_layout_alias(uint64_t alias, uint64_t handle)

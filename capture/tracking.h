@@ -25,17 +25,35 @@ struct gm_layout {
 	uint32_t size;		/* bytes of the packed argument buffer */
 	int is_kernel;		/* CUkernel (1) or CUfunction (0) */
 	uint32_t *pairs;	/* nparams (offset, size) pairs */
+	uint64_t module;	/* its module or library, 0: not known */
+	int stale;		/* its module was unloaded: the handle may
+				   name another kernel now */
 };
 
 /*
- * Remember the layout of @handle (@pairs copied). Returns the stored
- * layout (valid for the life of the process) or NULL without memory.
+ * Remember the layout of @handle, of module or library @module (0: not
+ * known) (@pairs copied). Returns the stored layout (valid for the life
+ * of the process) or NULL without memory.
  */
 const struct gm_layout *track_layout_put(uint64_t handle, int is_kernel,
-					 const uint32_t *pairs, uint32_t n);
+					 const uint32_t *pairs, uint32_t n,
+					 uint64_t module);
 
-/* The layout of @handle, or NULL. */
+/* The layout of @handle, or NULL (also when its module was unloaded). */
 const struct gm_layout *track_layout_get(uint64_t handle);
+
+/*
+ * Code the trace holds: modules and libraries loaded by recorded calls
+ * (their images are in the bundle), and the module of a library
+ * (cuLibraryGetModule). A kernel of other code cannot be replayed.
+ * track_code_del(): unloaded; the layouts of its kernels go stale.
+ * track_code_libraries(): up to @max recorded libraries into @out, their
+ * number returned.
+ */
+void track_code_add(uint64_t handle, int is_library);
+void track_code_del(uint64_t handle);
+int track_code_known(uint64_t handle);
+size_t track_code_libraries(uint64_t *out, size_t max);
 
 /* Make @alias (a CUfunction of a CUkernel) share @handle's layout. */
 void track_layout_alias(uint64_t alias, uint64_t handle);

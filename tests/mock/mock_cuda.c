@@ -402,6 +402,7 @@ static void load_injection(void)
 
 struct mlib {
 	uint32_t magic;
+	char module;			/* its CUmodule is this byte's address */
 	unsigned c_add;
 	unsigned *g_out;		/* replay_kernels.cu's g_out */
 	struct mkernel *kernels[8];
@@ -1258,6 +1259,84 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 	}
 	*pFunc = (CUfunction)f;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * What the capture library asks of a handle no traced call named (a
+ * kernel from the driver's export table, as cuFFT's): its name, its
+ * library or module, its parameters.
+ */
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel kernel)
+{
+	struct mkernel *k = (struct mkernel *)kernel;
+
+	if (!k || k->magic != KERNEL_MAGIC || !name) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*name = k->d->name;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *lib, CUkernel kernel)
+{
+	struct mkernel *k = (struct mkernel *)kernel;
+
+	if (!k || k->magic != KERNEL_MAGIC || !lib) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*lib = (CUlibrary)k->lib;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *mod, CUlibrary library)
+{
+	struct mlib *l = (struct mlib *)library;
+
+	if (!l || l->magic != 0x11b || !mod) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*mod = (CUmodule)&l->module;
+	return CUDA_SUCCESS;
+}
+
+static struct mfunc *func_of(CUfunction f)
+{
+	struct mfunc *m = (struct mfunc *)f;
+
+	return m && m->magic == FUNC_MAGIC ? m : NULL;
+}
+
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+	struct mfunc *f = func_of(hfunc);
+
+	if (!f || !name) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*name = f->k->d->name;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *mod, CUfunction hfunc)
+{
+	struct mfunc *f = func_of(hfunc);
+
+	if (!f || !mod) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	*mod = (CUmodule)&f->k->lib->module;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction hfunc, size_t index,
+				    size_t *offset, size_t *size)
+{
+	struct mfunc *f = func_of(hfunc);
+
+	if (!f) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	return cuKernelGetParamInfo((CUkernel)f->k, index, offset, size);
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib,
