@@ -16,6 +16,7 @@ LIBRARY_PROGRAMS=(
 	"torch_infer|python3 tests/gpu/progs/torch_infer.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"torch_generate|python3 tests/gpu/progs/torch_generate.py|python3 -c 'import torch; assert torch.cuda.is_available()'"
 	"cupy_raw|python3 tests/gpu/progs/cupy_raw.py|python3 -c 'import cupy'"
+	"cupy_fft|python3 tests/gpu/progs/cupy_fft.py|python3 -c 'import cupy'"
 	"jax_train|python3 tests/gpu/progs/jax_train.py|python3 -c 'import jax; assert any(d.platform == \"gpu\" for d in jax.devices())'"
 	"graph_host|$GPUMIX_BUILD/tests/gpu/progs/graph_host|"
 )
