@@ -932,6 +932,18 @@ static int do_prefetch(const struct call *c)
 				  stream_of(c->x, a->hStream));
 }
 
+SAME_WORD(cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz, flags);
+
+static int do_attach_mem(const struct call *c)
+{
+	const struct gm_args_cuStreamAttachMemAsync *a =
+		ARGS(cuStreamAttachMemAsync);
+
+	return model_add_attach(c->f->p, c->ev, c->api, a->dptr, a->length,
+				(unsigned)a->flags,
+				stream_of(c->x, a->hStream));
+}
+
 static int do_advise(const struct call *c)
 {
 	const struct gm_args_cuMemAdvise_v2 *a = ARGS(cuMemAdvise_v2);
@@ -1592,6 +1604,7 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_HOST_DEVPTR] = do_host_devptr,
 	[GM_RK_MANAGED_ALLOC] = do_managed_alloc,
 	[GM_RK_PREFETCH] = do_prefetch,
+	[GM_RK_ATTACH_MEM] = do_attach_mem,
 	[GM_RK_ADVISE] = do_advise,
 	[GM_RK_CAPTURE_BEGIN] = do_capture_begin,
 	[GM_RK_CAPTURE_END] = do_capture_end,

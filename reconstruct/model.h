@@ -165,6 +165,11 @@ int model_add_host_check(struct model_prog *p, uint64_t ev, uint64_t addr,
 int model_add_prefetch(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t addr, uint64_t size, unsigned where,
 		       uint64_t stream);
+/* cuStreamAttachMemAsync of managed memory at @addr (@size, 0: all of
+ * it) on @stream with @flags (CUmemAttach_flags). */
+int model_add_attach(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t addr, uint64_t size, unsigned flags,
+		     uint64_t stream);
 int model_add_advise(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t addr, uint64_t size, unsigned advice,
 		     unsigned where);

@@ -204,6 +204,35 @@ int model_add_prefetch(struct model_prog *p, uint64_t ev, const char *api,
 	return 0;
 }
 
+int model_add_attach(struct model_prog *p, uint64_t ev, const char *api,
+		     uint64_t addr, uint64_t size, unsigned flags,
+		     uint64_t stream)
+{
+	uint16_t s;
+	uint32_t ref;
+	uint64_t off;
+	struct mop *op;
+
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0 ||
+	    resolve(p, ev, api, addr, size, &ref, &off) < 0) {
+		return -1;
+	}
+	if ((ref & GM_REF_KIND_MASK) != GM_REF_HOSTMEM ||
+	    p->hostmems[ref & GM_REF_ID_MASK].kind != GM_HOSTMEM_MANAGED) {
+		return gm_error(EVF "0x%" PRIx64 " is not managed memory", ev,
+				api, addr);
+	}
+	p->hostmems[ref & GM_REF_ID_MASK].used = 1;
+	op = model_op_add(p, ev, api, GM_OP_ATTACH);
+	op->stream = s;
+	op->a = ref;
+	op->x = off;
+	op->z = size;
+	op->c = flags;
+	return 0;
+}
+
 int model_add_advise(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t addr, uint64_t size, unsigned advice,
 		     unsigned where)

@@ -121,7 +121,9 @@
  * hashes what it read back after a synchronization. Both run on the
  * replaying thread, in order, like the captured program's accesses.
  * PREFETCH and ADVISE: c (and ADVISE's b, the CUmem_advise) say where to,
- * GM_LOC_*.
+ * GM_LOC_*. ATTACH: the managed memory at x in a (z bytes, 0: the whole
+ * allocation) attached to the stream in its order, c the CUmemAttach_flags
+ * (cuStreamAttachMemAsync).
  */
 #define GM_OPS(GM_OP, GM_OPND)                                                 \
 	GM_OP(NOP, "no-op", GM_OPG_OTHER, )                                    \
@@ -175,7 +177,10 @@
 	      GM_OPND(c, NUM))                                                 \
 	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER,                        \
 	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))                         \
-	GM_GRAPH_OPS(GM_OP, GM_OPND)
+	GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
+	GM_OP(ATTACH, "managed memory stream attach", GM_OPG_OTHER,            \
+	      GM_OPND(stream, STREAM) GM_OPND(a, REF) GM_OPND(x, NUM)          \
+	      GM_OPND(z, NUM) GM_OPND(c, NUM))
 /*
  * CUDA graphs (doc/graphs.md). Stream capture replays as captured: the
  * operations between CAPTURE_BEGIN and CAPTURE_END on a stream (and on
@@ -339,6 +344,8 @@ struct gm_op {
 	{ GM_OP_PREFETCH, 0, (s), (dst), 0, (where), (doff), 0, (n), (ev) }
 #define GM_ADVISE(ev, dst, doff, n, advice, where) \
 	{ GM_OP_ADVISE, 0, 0, (dst), (advice), (where), (doff), 0, (n), (ev) }
+#define GM_ATTACH(ev, s, dst, doff, n, flags) \
+	{ GM_OP_ATTACH, 0, (s), (dst), 0, (flags), (doff), 0, (n), (ev) }
 
 /* Where PREFETCH and ADVISE mean (operand c). */
 #define GM_LOC_DEVICE 0		/* the replay's device */

@@ -177,6 +177,11 @@ int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s)
 		}
 		return CU_CHECK(cuMemPrefetchAsync(dev, op->z, location(op->c),
 						   0, s));
+	case GM_OP_ATTACH:
+		if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
+			return -1;
+		}
+		return CU_CHECK(cuStreamAttachMemAsync(s, dev, op->z, op->c));
 	case GM_OP_ADVISE:
 		if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
 			return -1;

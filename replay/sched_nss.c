@@ -775,6 +775,18 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 			return -1;
 		}
 		return gm_hostmem_op(p, op, p->aux_stream);
+	case GM_OP_ATTACH: {
+		/* The program's one stream is two here (memory, kernels):
+		 * memory attached to it stays visible to both (global). */
+		struct gm_op g = *op;
+		if (wait_all(p) < 0) {
+			return -1;
+		}
+		if (g.c == CU_MEM_ATTACH_SINGLE) {
+			g.c = CU_MEM_ATTACH_GLOBAL;
+		}
+		return gm_hostmem_op(p, &g, p->aux_stream);
+	}
 	case GM_OP_HOST_CHECK:
 		/* Right after the synchronization that made it visible. */
 		return gm_hostmem_op(p, op, NULL);

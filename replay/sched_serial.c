@@ -323,6 +323,7 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 	case GM_OP_ADVISE:
 		return gm_hostmem_op(p, op, NULL);
 	case GM_OP_PREFETCH:
+	case GM_OP_ATTACH:
 		if (enter_stream(p, op->stream) < 0 ||
 		    gm_hostmem_op(p, op, p->streams[op->stream]) < 0) {
 			return -1;

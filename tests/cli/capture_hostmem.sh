@@ -78,6 +78,17 @@ check_match "kernel arguments point into the replay's own regions" \
 check_match "managed memory is replayed as managed memory" \
 	"\{ GM_HOSTMEM_MANAGED, 4096 \}" "$(cat "$tmp/w.cuda/replay.c")"
 check_match "... and the prefetch with it" "GM_PREFETCH\(" "$(cat "$tmp/w.cuda/replay.c")"
+check_match "... attached to its stream (cuStreamAttachMemAsync, CU_MEM_ATTACH_SINGLE)" \
+	"cuStreamAttachMemAsync \*/ GM_ATTACH\([0-9]+, 1, GM_H\(3\), 0, 0, 4\)" "$(cat "$tmp/w.cuda/replay.c")"
+
+# An attach to another address than the allocation's start fails (as on
+# CUDA: the mock checks it).
+cp -r "$tmp/w.cuda" "$tmp/badattach"
+sed -i 's|GM_ATTACH(\([0-9]*\), 1, GM_H(3), 0, 0, 4)|GM_ATTACH(\1, 1, GM_H(3), 64, 0, 4)|' "$tmp/badattach/replay.c"
+out=$("$GPUMIX" replay --min-replays 2 -o "$tmp/run.badattach" "$tmp/badattach" 2>&1); rc=$?
+check_eq "an attach inside the allocation fails the run" 1 "$rc"
+check_match "... naming the call" "cuStreamAttachMemAsync.*failed" \
+	"$(field "$tmp/run.badattach/manifest" failure)"
 
 # Beside another program, in the cuda variant.
 "$GPUMIX" reconstruct --variant cuda -o "$tmp/pair" "$B" \

@@ -5,7 +5,8 @@
 # zerocopy_managed.cu, runtime API: cudaHostAlloc(Mapped) +
 # cudaHostGetDevicePointer, a cudaMallocHost buffer used at its host
 # address, cudaMallocManaged with cudaMemAdvise and cudaMemPrefetchAsync,
-# the host writing inputs and reading results between launches). The
+# the host writing inputs and reading results between launches,
+# cudaStreamAttachMemAsync of the managed memory to its stream). The
 # capture records a snapshot where the host changed what a kernel reads
 # and a result at each synchronization; the replay, alone (single) and in
 # a cuda pair with a suite program (mm), allocates the same kinds of
@@ -37,9 +38,9 @@ check_eq "7 snapshots, where the host changed the content" 7 \
 # managed memory after each loop.
 check_eq "11 results, one per synchronization and allocation" 11 \
 	"$(printf '%s\n' "$dump" | grep -c ' hostmem .* role=2 ')"
-check_match "managed memory, prefetch and advice recorded" \
-	"cuMemAllocManaged.*cuMemAdvise_v2.*cuMemPrefetchAsync_v2" \
-	"$(printf '%s\n' "$dump" | grep -o 'enter cu\(MemAllocManaged\|MemAdvise_v2\|MemPrefetchAsync_v2[a-z_]*\)' | tr '\n' ' ')"
+check_match "managed memory, its stream attachment, prefetch and advice recorded" \
+	"cuMemAllocManaged.*cuStreamAttachMemAsync.*cuMemAdvise_v2.*cuMemPrefetchAsync_v2" \
+	"$(printf '%s\n' "$dump" | grep -o 'enter cu\(MemAllocManaged\|StreamAttachMemAsync[a-z_]*\|MemAdvise_v2\|MemPrefetchAsync_v2[a-z_]*\)' | tr '\n' ' ')"
 
 replay_ok() { # replay_ok NAME VARIANT BUNDLE...
 	local name=$1 v=$2; shift 2

@@ -1099,6 +1099,43 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
 	return rc;
 }
 
+/*
+ * As CUDA checks: @dptr is the start of a managed allocation, @length 0
+ * (the whole of it) or within it, @flags one of the attach flags; the
+ * association changes in @hStream's order (the mock runs no command for
+ * it: every stream may use managed memory here, as on a GPU with
+ * concurrent managed access).
+ */
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr,
+					size_t length, unsigned int flags)
+{
+	int ok = 0;
+
+	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+	    flags != CU_MEM_ATTACH_SINGLE) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (flags == CU_MEM_ATTACH_SINGLE &&
+	    (!hStream || hStream == CU_STREAM_LEGACY)) {
+		return CUDA_ERROR_INVALID_VALUE;	/* a stream of its own */
+	}
+	pthread_mutex_lock(&mock_lock);
+	for (int i = 0; i < nr_allocs && !ok; i++) {
+		ok = allocs[i].managed && allocs[i].start == dptr &&
+		     length <= allocs[i].size;
+	}
+	pthread_mutex_unlock(&mock_lock);
+	if (!ok) {
+		fprintf(stderr, "mock cuda: cuStreamAttachMemAsync: 0x%lx is "
+			"not the start of managed memory\n",
+			(unsigned long)dptr);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return mock_stream_ctx(hStream) || !hStream ||
+		       hStream == CU_STREAM_LEGACY ? CUDA_SUCCESS :
+						     CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 			     CUmem_advise advice, CUmemLocation location)
 {

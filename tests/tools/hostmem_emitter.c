@@ -14,7 +14,8 @@
  *     the output there, the host reads it after cuCtxSynchronize; three
  *     rounds, the third with an unchanged input;
  *   - managed memory (cuMemAllocManaged): initialised by the host,
- *     advised and prefetched to the device, incremented by kernels on a
+ *     attached to a stream (cuStreamAttachMemAsync), advised and
+ *     prefetched to the device, incremented by kernels on a
  *     stream in a loop, read by the host after cuStreamSynchronize,
  *     prefetched back and freed.
  *
@@ -231,6 +232,13 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < N; i++) {
 		((unsigned *)(uintptr_t)m)[i] = 5 * i;
+	}
+	{
+		/* cudaStreamAttachMemAsync: the stream's own memory */
+		cuStreamAttachMemAsync_params p = { st, m, 0,
+						    CU_MEM_ATTACH_SINGLE };
+		DRV(cuStreamAttachMemAsync, &p,
+		    cuStreamAttachMemAsync(st, m, 0, CU_MEM_ATTACH_SINGLE));
 	}
 	{
 		CUmemLocation dev = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };

@@ -96,7 +96,7 @@ int main(void)
 	CHECK(handled > 100, "most recorded calls are replayed");
 	CHECK_INT(bad_none, 0, "the rows without a replay kind are queries and "
 		  "the known gaps");
-	CHECK_INT(twins, 51, "the per-thread-stream twins are rows of their "
+	CHECK_INT(twins, 53, "the per-thread-stream twins are rows of their "
 		  "own");
 	CHECK_INT(bad_twin, 0, "each twin has its base's name, class, special "
 		  "case, replay kind and layout");

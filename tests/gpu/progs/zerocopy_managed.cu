@@ -9,7 +9,8 @@
 // - a cudaMallocHost buffer handed to a kernel at its host address (on a
 //   64-bit unified-addressing system every pinned buffer is
 //   device-accessible);
-// - cudaMallocManaged: initialised by the host, cudaMemAdvise and
+// - cudaMallocManaged: initialised by the host, attached to the stream
+//   (cudaStreamAttachMemAsync), cudaMemAdvise and
 //   cudaMemPrefetchAsync to the GPU, kernels in a loop on a stream, the
 //   host checks after cudaStreamSynchronize, prefetches back, changes the
 //   data and runs more kernels.
@@ -102,6 +103,9 @@ int main()
 	for (unsigned i = 0; i < N; i++) {
 		m[i] = ref[i] = i % 1000u;
 	}
+	// The stream's own memory: the host may use it while other streams
+	// run, once this one is synchronized.
+	CHECK(cudaStreamAttachMemAsync(s, m, 0, cudaMemAttachSingle));
 	{
 		cudaMemLocation dev = { cudaMemLocationTypeDevice, 0 };
 		CHECK(cudaMemAdvise(m, N * sizeof(unsigned),
