@@ -29,6 +29,7 @@
 #include "run_reader.h"
 #include "schema.h"
 #include "strbuf.h"
+#include "tmp_name.h"
 
 enum role {
 	R_SKIP,		/* not copied */
@@ -541,7 +542,7 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 	struct gm_db db = GM_DB_INIT;
 	struct gm_file_lock lock = GM_FILE_LOCK_INIT;
 	struct strbuf copy = STRBUF_INIT;
-	char *tmp = gm_xasprintf("%s.tmp-%ld", out, (long)getpid());
+	char *tmp = gm_tmp_name(out, "tmp");
 	const char *failed = NULL;	/* the input that failed, if one did */
 	struct stat st;
 	int64_t kept;
@@ -570,6 +571,11 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 	}
 	/* (Another writer may have created it while we waited.) */
 	exists = !stat(out, &st) && (S_ISDIR(st.st_mode) || st.st_size > 0);
+	/* The lock excludes every other writer: any temporary copy of @out
+	 * (and its journal) is a killed merge's. */
+	if (gm_tmp_remove_stale(out, GM_TMP_ANY) < 0) {
+		goto out;
+	}
 	remove_tmp(tmp);
 	if (exists) {
 		/* Adding to an existing database: it must be one of ours. */

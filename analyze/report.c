@@ -17,6 +17,7 @@
 #include "report_priv.h"
 #include "schema.h"
 #include "strbuf.h"
+#include "tmp_name.h"
 
 int gm_report_check_output(const struct gm_report_options *opt)
 {
@@ -319,8 +320,8 @@ int gm_report_write(const struct gm_analysis *a, const struct gm_table *t,
 		    const struct gm_report_options *opt,
 		    struct gm_report_result *res)
 {
-	char *tmp = gm_xasprintf("%s.tmp-%ld", opt->out_dir, (long)getpid());
-	char *old = gm_xasprintf("%s.old-%ld", opt->out_dir, (long)getpid());
+	char *tmp = gm_tmp_name(opt->out_dir, "tmp");
+	char *old = gm_tmp_name(opt->out_dir, "old");
 	char *parent = gm_xstrdup(opt->out_dir);
 	char *slash = strrchr(parent, '/');
 	int ret = -1;
@@ -332,7 +333,9 @@ int gm_report_write(const struct gm_analysis *a, const struct gm_table *t,
 			goto out;
 		}
 	}
-	if (gm_report_check_output(opt)) {
+	/* What killed reports of out_dir left, then our own. */
+	if (gm_report_check_output(opt) ||
+	    gm_tmp_remove_stale(opt->out_dir, GM_TMP_DEAD) < 0) {
 		goto out;
 	}
 	gm_remove_tree(tmp);

@@ -25,6 +25,7 @@
 #include "fs.h"
 #include "output_dir.h"
 #include "study/stage_exec.h"
+#include "tmp_name.h"
 #include "variant.h"	/* GM_MPS_CONTROL */
 
 static const char usage[] =
@@ -344,7 +345,11 @@ int cmd_corun(int argc, char **argv)
 			lib = abs;
 		}
 	}
-	tmp = gm_xasprintf("%s.tmp-%ld", c.out, (long)getpid());
+	tmp = gm_tmp_name(c.out, "tmp");
+	/* What killed co-runs of c.out left, then our own. */
+	if (gm_tmp_remove_stale(c.out, GM_TMP_DEAD) < 0) {
+		goto out;
+	}
 	gm_remove_tree(tmp);
 	if (gm_mkdir_p(tmp, 0755) || gm_output_mark(tmp, GM_OUTPUT_RUN)) {
 		goto out;

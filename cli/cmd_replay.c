@@ -21,11 +21,13 @@
 
 #include "cli.h"
 #include "error.h"
+#include "file_lock.h"
 #include "fs.h"
 #include "kvfile.h"
 #include "reconstruct/recon_dir.h"
 #include "replay_opts.h"
 #include "strbuf.h"
+#include "tmp_name.h"
 
 #ifndef GM_CUDA_HOME
 #define GM_CUDA_HOME "/usr/local/cuda"
@@ -245,16 +247,54 @@ static void print_argv(const struct argv_buf *a)
 	strbuf_release(&sb);
 }
 
+/* 1 when @exe is newer than its source @src and the library @lib_a. */
+static int up_to_date(const char *exe, const char *src, const char *lib_a)
+{
+	struct timespec t_src, t_exe, t_lib;
+
+	return !mtime(src, &t_src) && !mtime(exe, &t_exe) &&
+	       !mtime(lib_a, &t_lib) && !older(&t_exe, &t_src) &&
+	       !older(&t_exe, &t_lib);
+}
+
+static void on_waiting(void *arg, const char *lock)
+{
+	gm_note("replay: waiting for another gpumix building '%s' (lock '%s')",
+		(const char *)arg, lock);
+}
+
+/*
+ * Builds of one program exclude each other (the lock of DIR/replay,
+ * taken across hosts sharing the directory), so the holder knows that
+ * every DIR/replay.tmp-PID is a killed build's and removes it. Without
+ * a build to do, the leftovers go too when no one holds the lock (and a
+ * directory where it cannot be made is left alone).
+ */
+static void remove_leftovers(const char *exe)
+{
+	struct gm_file_lock l;
+	struct gm_file_lock_wait nowait = { 0, NULL, NULL };
+	int r = gm_file_lock_take(&l, exe, 0, &nowait);
+
+	if (r == 0 && gm_tmp_remove_stale(exe, GM_TMP_ANY) < 0) {
+		gm_warning("%s", gm_error_message());
+	}
+	gm_error_clear();
+	gm_file_lock_release(&l);
+}
+
 static int build(const char *dir, int rebuild)
 {
 	char *inc = NULL, *lib = NULL, *lib_a = NULL;
 	char *src = gm_path_join(dir, "replay.c");
 	char *exe = gm_path_join(dir, "replay");
-	char *tmp = gm_xasprintf("%s.tmp-%ld", exe, (long)getpid());
+	char *tmp = gm_tmp_name(exe, "tmp");
 	const char *cc = getenv("CC");
 	const char *cuda = getenv("CUDA_HOME");
-	struct timespec t_src, t_exe, t_lib;
+	struct timespec t_src;
 	struct argv_buf a = { NULL, 0, 0 };
+	struct gm_file_lock lock = GM_FILE_LOCK_INIT;
+	struct gm_file_lock_wait w = { 1, on_waiting, exe };
 	int ret = -1, st;
 
 	if (!cc || !*cc) {
@@ -271,9 +311,19 @@ static int build(const char *dir, int rebuild)
 		gm_error_errno("cannot read '%s'", src);
 		goto out;
 	}
-	if (!rebuild && !mtime(exe, &t_exe) && !mtime(lib_a, &t_lib) &&
-	    !older(&t_exe, &t_src) && !older(&t_exe, &t_lib)) {
-		ret = 0;	/* up to date */
+	if (!rebuild && up_to_date(exe, src, lib_a)) {
+		remove_leftovers(exe);
+		ret = 0;
+		goto out;
+	}
+	if (gm_file_lock_take(&lock, exe, 0, &w) ||
+	    gm_tmp_remove_stale(exe, GM_TMP_ANY) < 0) {
+		gm_error("cannot build the replay program '%s'", src);
+		goto out;
+	}
+	/* Another gpumix may have built it while we waited. */
+	if (!rebuild && up_to_date(exe, src, lib_a)) {
+		ret = 0;
 		goto out;
 	}
 	push_words(&a, cc);
@@ -315,6 +365,7 @@ static int build(const char *dir, int rebuild)
 	}
 	ret = 0;
 out:
+	gm_file_lock_release(&lock);
 	argv_release(&a);
 	free(inc);
 	free(lib);

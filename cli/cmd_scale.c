@@ -29,8 +29,8 @@
 #include "cli.h"
 #include "error.h"
 #include "fs.h"
-#include "output_dir.h"
 #include "kvfile.h"
+#include "output_dir.h"
 #include "strbuf.h"
 
 static const char usage[] =

@@ -17,11 +17,12 @@
 #include "codegen.h"
 #include "error.h"
 #include "fs.h"
-#include "output_dir.h"
 #include "kvfile.h"
 #include "model_int.h"
+#include "output_dir.h"
 #include "recon_elastic.h"
 #include "strbuf.h"
+#include "tmp_name.h"
 
 static int copy_file(const char *src, const char *dst)
 {
@@ -127,7 +128,7 @@ int recon_dir_write(const struct model *m, const char *dir,
 	const struct recon_dir_opts *o = opts ? opts : &none;
 	struct recon_elastic_stats est;
 	struct strbuf scratch = STRBUF_INIT;
-	char *tmp = gm_xasprintf("%s.tmp-%ld", dir, (long)getpid());
+	char *tmp = gm_tmp_name(dir, "tmp");
 	char *blobs = gm_path_join(tmp, "blobs");
 	char *modules = gm_path_join(tmp, "modules");
 	char *path = NULL;
@@ -149,7 +150,9 @@ int recon_dir_write(const struct model *m, const char *dir,
 	if (gm_output_may_replace(dir, GM_OUTPUT_BUILD)) {
 		goto out;
 	}
-	if (gm_remove_tree(tmp) < 0 || gm_mkdir_p(blobs, 0777) < 0 ||
+	/* What killed reconstructs of @dir left, then our own. */
+	if (gm_tmp_remove_stale(dir, GM_TMP_DEAD) < 0 ||
+	    gm_remove_tree(tmp) < 0 || gm_mkdir_p(blobs, 0777) < 0 ||
 	    gm_mkdir_p(modules, 0777) < 0 ||
 	    gm_output_mark(tmp, GM_OUTPUT_BUILD) < 0) {
 		goto fail;

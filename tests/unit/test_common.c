@@ -2,11 +2,12 @@
 /*
  * Unit tests for common/: error causes, strbuf, kvfile round trips and
  * parse errors, atomic writes, hashes, the PATH search, the clock, file
- * locks.
+ * locks, temporary names and their leftovers.
  */
 #include <stdlib.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -18,6 +19,7 @@
 #include "kvfile.h"
 #include "strbuf.h"
 #include "test.h"
+#include "tmp_name.h"
 
 static void test_errors(void)
 {
@@ -302,6 +304,93 @@ static void test_file_lock(const char *dir)
 	free(db);
 }
 
+/* A PID that no process has: a child's, once it has been waited for. */
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	return (long)pid;
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char *p = gm_path_join(dir, name);
+
+	close(open(p, O_CREAT | O_WRONLY, 0644));
+	free(p);
+}
+
+static int there(const char *dir, const char *name)
+{
+	char *p = gm_path_join(dir, name);
+	int r = gm_path_exists(p);
+
+	free(p);
+	return r;
+}
+
+/* Leftovers of killed writers: only gpumix's own names, only the dead. */
+static void test_tmp_name(const char *dir)
+{
+	char *sub = gm_path_join(dir, "left"), *out = gm_path_join(sub, "out");
+	char *mine = gm_tmp_name(out, "tmp"), *name, *p;
+	long dead = dead_pid();
+	const char *kept[] = { "out.tmp-", "out.tmp-12a", "out.tmpx-5",
+			       "out.old-5-journal", "outx.tmp-5", "out",
+			       "out.tmp-notes", "out.tmp.123456" };
+
+	gm_mkdir_p(sub, 0755);
+	p = gm_xasprintf("%s/out.tmp-%ld", sub, (long)getpid());
+	CHECK_STR(mine, p, "the temporary name is PATH.tmp-PID");
+	free(p);
+	touch(sub, "out.tmp-1");	/* init's: alive */
+	name = gm_xasprintf("out.tmp-%ld", dead);
+	p = gm_path_join(sub, name);
+	gm_mkdir_p(p, 0755);		/* a directory, with a file in it */
+	touch(p, "manifest");
+	free(p);
+	free(name);
+	name = gm_xasprintf("out.old-%ld", dead);
+	touch(sub, name);
+	free(name);
+	name = gm_xasprintf("out.tmp-%ld-journal", dead);
+	touch(sub, name);
+	free(name);
+	touch(sub, strrchr(mine, '/') + 1);	/* this process's */
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		touch(sub, kept[i]);
+	}
+	CHECK_INT(gm_tmp_remove_stale(out, GM_TMP_DEAD), 3,
+		  "dead: a dead writer's tmp directory, old file and journal go");
+	name = gm_xasprintf("out.tmp-%ld", dead);
+	CHECK(!there(sub, name), "... the directory and what is in it");
+	free(name);
+	CHECK(there(sub, "out.tmp-1"), "... a live process's stays");
+	CHECK(gm_path_exists(mine), "... and this process's");
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		p = gm_xasprintf("... a file not of that name stays: %s", kept[i]);
+		CHECK(there(sub, kept[i]), p);
+		free(p);
+	}
+	CHECK_INT(gm_tmp_remove_stale(out, GM_TMP_ANY), 1,
+		  "any (under a lock): a live process's goes too");
+	CHECK(!there(sub, "out.tmp-1") && gm_path_exists(mine),
+	      "... but not this process's");
+	CHECK(there(sub, "out.tmp-12a"), "... nor other names");
+	p = gm_path_join(dir, "no-such-dir/out");
+	CHECK_INT(gm_tmp_remove_stale(p, GM_TMP_ANY), 0,
+		  "no directory: nothing to remove");
+	free(p);
+	gm_remove_tree(sub);
+	free(mine);
+	free(out);
+	free(sub);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
@@ -314,6 +403,7 @@ int main(void)
 	test_hash();
 	test_path_search(dir);
 	test_file_lock(dir);
+	test_tmp_name(dir);
 	{
 		double t0 = gm_now_s();
 		uint64_t n0 = gm_now_ns();

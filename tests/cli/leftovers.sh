@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# What killed writers leave under gpumix's temporary names
+# (common/tmp_name.h: PATH.tmp-PID, PATH.old-PID) is removed by the next
+# writer of PATH, and nothing else beside it: a replay build killed while
+# compiling (its builds/W/replay.tmp-PID, 1.2 MB for a real program), a
+# reconstruct's, a report's and a merge's leftovers.
+. "$(dirname "$0")/../lib.sh"
+cd "$GPUMIX_TOP" || exit 1
+scratch_dir
+tmp=$_scratch
+B=tests/data/reconstruct/bundles/basic
+dead=$(sh -c 'echo $$')		# a process that has ended
+quiet() { "$@" >/dev/null 2>&1; }
+
+# A build killed while it compiles: a compiler that writes part of its
+# output and then kills the gpumix that ran it (SIGKILL: no clean-up).
+quiet "$GPUMIX" reconstruct -o "$tmp/w" "$B"
+cat >"$tmp/killing-cc" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+head -c 100000 /dev/zero >"$out"
+kill -KILL "$PPID"
+SH
+chmod +x "$tmp/killing-cc"
+(CC=$tmp/killing-cc "$GPUMIX" -q replay --build-only "$tmp/w"; true) >/dev/null 2>&1
+left=$(cd "$tmp/w" && ls -d replay.tmp-* 2>/dev/null)
+check_match "a killed build leaves its replay.tmp-PID" '^replay\.tmp-[0-9]+$' "$left"
+echo mine >"$tmp/w/replay.tmp-notes"
+echo mine >"$tmp/w/replay.tmpfile"
+: >"$tmp/w/replay.tmp-1"	# (PID 1 lives, but builds hold a lock)
+check "the next build succeeds" quiet "$GPUMIX" replay --build-only "$tmp/w"
+check_eq "... and removes what killed builds left" "" \
+	"$(cd "$tmp/w" && ls -d replay.tmp-[0-9]* 2>/dev/null)"
+check_eq "... nothing else: the user's files of other names stay" "mine mine" \
+	"$(cat "$tmp/w/replay.tmp-notes" "$tmp/w/replay.tmpfile" | tr '\n' ' ' | sed 's/ $//')"
+check "... the lock is gone" test ! -e "$tmp/w/replay.lock"
+: >"$tmp/w/replay.tmp-$dead"
+check "an up-to-date build (nothing compiled)" quiet "$GPUMIX" replay --build-only "$tmp/w"
+check "... removes them too" test ! -e "$tmp/w/replay.tmp-$dead"
+
+# reconstruct: DIR.tmp-PID (a directory) and DIR.old-PID of dead writers
+mkdir -p "$tmp/w.tmp-$dead/blobs" "$tmp/w.old-$dead"
+: >"$tmp/w.tmp-$dead/replay.c"
+mkdir "$tmp/w.tmp-1"	# init's: alive, so not a leftover
+check "reconstruct --force" quiet "$GPUMIX" reconstruct --force -o "$tmp/w" "$B"
+check "... removes a dead reconstruct's temporary directory" test ! -e "$tmp/w.tmp-$dead"
+check "... and the output it moved aside" test ! -e "$tmp/w.old-$dead"
+check "... not a live process's" test -d "$tmp/w.tmp-1"
+
+# report
+"$GPUMIX" -q analyze tests/data/runs/good/study -o "$tmp/r.db"
+mkdir -p "$tmp/rep.tmp-$dead/tables" "$tmp/rep.old-$dead"
+check "report" quiet "$GPUMIX" report "$tmp/r.db" -o "$tmp/rep" --no-figures
+check_eq "... removes a dead report's leftovers" "" \
+	"$(cd "$tmp" && ls -d rep.tmp-* rep.old-* 2>/dev/null)"
+
+# merge: it holds the database's lock, so every copy is a killed merge's
+: >"$tmp/all.db.tmp-1"
+: >"$tmp/all.db.tmp-1-journal"
+check "merge" quiet "$GPUMIX" analyze --merge "$tmp/r.db" -o "$tmp/all.db"
+check_eq "... removes every earlier merge's copy and journal" "" \
+	"$(cd "$tmp" && ls all.db.* 2>/dev/null)"
+done_testing
