@@ -12,6 +12,7 @@
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
+#include "replay/mps_daemon.h"
 #include "strbuf.h"
 
 static int write_sections(const char *dir, const struct corun_dir_info *in)
@@ -55,7 +56,7 @@ static void manifest(struct kvfile *kv, const struct corun_dir_info *in)
 	const struct corun_plan *p = in->plan;
 	struct strbuf mechs = STRBUF_INIT;
 	char host[256] = "";
-	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	const char *vis = gm_visible_devices();
 
 	kvfile_set(kv, "format", CORUN_FORMAT);
 	kvfile_set(kv, "workload", in->workload);

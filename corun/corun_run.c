@@ -91,12 +91,12 @@ static int mps_for(struct runner *x, const struct corun_step *s)
 						     s->mech : NULL;
 
 	if (x->daemon_for && x->daemon_for != want) {
+		gm_mps_daemon_leave_env(&x->daemon);
 		if (gm_mps_daemon_stop(&x->daemon)) {
 			x->r->daemon_trouble = 1;
 			gm_error_clear();
 		}
 		x->daemon_for = NULL;
-		unsetenv("CUDA_MPS_LOG_DIRECTORY");
 	}
 	if (want && !x->daemon_for) {
 		char *logs = gm_xasprintf("%s/mps/%s", x->o->dir, want->name);
@@ -502,6 +502,9 @@ int corun_execute(const struct corun_plan *plan,
 			break;
 		}
 		r->steps_done = si + 1;
+	}
+	if (x.daemon_for) {
+		gm_mps_daemon_leave_env(&x.daemon);
 	}
 	if (x.daemon_for && gm_mps_daemon_stop(&x.daemon)) {
 		r->daemon_trouble = 1;

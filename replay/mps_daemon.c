@@ -250,10 +250,77 @@ static void reaper_main(struct gm_mps_daemon *d, int rfd)
 	_exit(stop_now(d));
 }
 
+#define SERVER_DEVICES "GPUMIX_MPS_SERVER_DEVICES"
+
+static int is_uuid(const char *e, size_t n)
+{
+	return (n >= 4 && !strncmp(e, "GPU-", 4)) ||
+	       (n >= 4 && !strncmp(e, "MIG-", 4));
+}
+
+char *gm_mps_client_devices(const char *server)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t entries = 0;
+	int uuids_only = 1;
+
+	if (!server || !*server) {
+		return NULL;
+	}
+	for (const char *e = server; *e;) {
+		size_t n = strcspn(e, ",");
+		while (n && (*e == ' ')) {
+			e++;
+			n--;
+		}
+		if (n) {
+			entries++;
+			uuids_only &= is_uuid(e, n);
+		}
+		e += n;
+		if (*e == ',') {
+			e++;
+		}
+	}
+	if (uuids_only) {
+		return NULL;
+	}
+	for (size_t i = 0; i < entries; i++) {
+		strbuf_addf(&sb, "%s%zu", i ? "," : "", i);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+const char *gm_visible_devices(void)
+{
+	const char *s = getenv(SERVER_DEVICES);
+
+	return s ? s : getenv("CUDA_VISIBLE_DEVICES");
+}
+
 void gm_mps_daemon_env(const struct gm_mps_daemon *d)
 {
+	char *clients = gm_mps_client_devices(d->server_devices);
+
 	setenv("CUDA_MPS_PIPE_DIRECTORY", d->pipe_dir, 1);
 	setenv("CUDA_MPS_LOG_DIRECTORY", d->log_dir, 1);
+	if (clients) {
+		setenv(SERVER_DEVICES, d->server_devices, 1);
+		setenv("CUDA_VISIBLE_DEVICES", clients, 1);
+		free(clients);
+	}
+}
+
+void gm_mps_daemon_leave_env(const struct gm_mps_daemon *d)
+{
+	unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+	unsetenv("CUDA_MPS_LOG_DIRECTORY");
+	if (getenv(SERVER_DEVICES)) {
+		unsetenv(SERVER_DEVICES);
+		if (d->server_devices) {
+			setenv("CUDA_VISIBLE_DEVICES", d->server_devices, 1);
+		}
+	}
 }
 
 static int start_reaper(struct gm_mps_daemon *d)
@@ -310,6 +377,11 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 	memset(d, 0, sizeof(*d));
 	d->reaper_fd = -1;
 	d->timeout_s = timeout_s;
+	{
+		/* the list the daemon inherits, a client's being remapped */
+		const char *vis = gm_visible_devices();
+		d->server_devices = vis && *vis ? gm_xstrdup(vis) : NULL;
+	}
 	if (!gm_program_exists(GM_MPS_CONTROL)) {
 		gm_error("'%s' is not in PATH: this host has no MPS",
 			 GM_MPS_CONTROL);
@@ -390,6 +462,10 @@ out:
 	free(out);
 	free(sock);
 out_env:
+	if (ret) {
+		free(d->server_devices);
+		d->server_devices = NULL;
+	}
 	return ret;
 }
 
@@ -427,5 +503,7 @@ int gm_mps_daemon_stop(struct gm_mps_daemon *d)
 	}
 	free(d->log_dir);
 	d->log_dir = NULL;
+	free(d->server_devices);
+	d->server_devices = NULL;
 	return ret;
 }

@@ -24,6 +24,8 @@
 
 struct gm_mps_daemon {
 	char *pipe_dir;		/* CUDA_MPS_PIPE_DIRECTORY (owned) */
+	char *server_devices;	/* CUDA_VISIBLE_DEVICES it started with
+				 * (owned; NULL: unset) */
 	char *log_dir;		/* CUDA_MPS_LOG_DIRECTORY (owned) */
 	pid_t reaper;		/* 0: none */
 	int reaper_fd;		/* our end of its pipe, -1: none */
@@ -45,8 +47,30 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 			double timeout_s);
 
 /* Put CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY of @d into this
- * process's environment (for the clients it starts). */
+ * process's environment (for the clients it starts), and the clients'
+ * CUDA_VISIBLE_DEVICES (gm_mps_client_devices), keeping the daemon's in
+ * GPUMIX_MPS_SERVER_DEVICES. */
 void gm_mps_daemon_env(const struct gm_mps_daemon *d);
+
+/* Undo gm_mps_daemon_env(): no MPS variables, CUDA_VISIBLE_DEVICES as
+ * the daemon started with it (before gm_mps_daemon_stop). */
+void gm_mps_daemon_leave_env(const struct gm_mps_daemon *d);
+
+/*
+ * MPS remaps the devices its daemon was started with: a client sees them
+ * as devices 0 .. n-1, so an index the daemon understood names another
+ * device, or none ("no CUDA-capable device"), in a client (the NVIDIA MPS
+ * guide, appendix "CUDA_VISIBLE_DEVICES"); a UUID means the same on both
+ * sides. For the daemon's @server list (NULL: unset), the list its
+ * clients must use: NULL when theirs can stay as it is (unset, or UUIDs
+ * only), else "0,1,...,n-1" for its n entries (allocated).
+ */
+char *gm_mps_client_devices(const char *server);
+
+/* The devices this process was given (for manifests): the daemon's list
+ * while gm_mps_daemon_env() is in force, else CUDA_VISIBLE_DEVICES;
+ * NULL or "" when unset. */
+const char *gm_visible_devices(void);
 
 /*
  * Stop the daemon (through the reaper) and wait for it. Returns 0 when

@@ -28,6 +28,7 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "launch_plan.h"
+#include "mps_daemon.h"
 #include "process_board.h"
 #include "process_run.h"
 #include "probe.h"
@@ -217,7 +218,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	}
 	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
 	/* A study spread over GPUs pins each run to one: say which. */
-	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	const char *vis = gm_visible_devices();
 	if (vis && *vis) {
 		kvfile_set(kv, "device.visible", vis);
 	}
