@@ -1388,7 +1388,7 @@ static int load(struct loader *l)
 	    load_baseline(l, root) || load_repeats(l, root) ||
 	    load_corun(l, root) || check_high_priority(l) ||
 	    check_sm_share(l) ||
-	    check_mps_threads(l)) {
+	    check_mps_threads(l) || study_check_paths(l->s, l->d)) {
 		return -1;
 	}
 	check_knobs_used(l, root);

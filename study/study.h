@@ -157,6 +157,14 @@ void study_release(struct study *s);
 struct yaml_doc;
 int study_load_corun(struct study *s, struct yaml_doc *d, yaml_node_t *n);
 
+/*
+ * The paths of @s against each other (study_paths.c, for study.c's
+ * loader): every path the study writes differs from every other and from
+ * every path it reads, and none lies inside another. 0, or -1 naming both
+ * paths, at the file position where the first was set.
+ */
+int study_check_paths(const struct study *s, struct yaml_doc *d);
+
 /* "procs,mps": the study's co-run mechanisms (static buffer). */
 const char *study_corun_mechanisms(const struct study *s);
 

@@ -2,15 +2,19 @@
 /*
  * Unit tests for study loading: the model built from the good corpus files
  * (every key, every default), command-line splitting, durations and sizes,
- * "did you mean" suggestions, path resolution, and positioned errors from
- * YAML held in memory. The bad corpus and its exact errors are checked
+ * "did you mean" suggestions, path resolution, paths that clash (through
+ * a symbolic link, under gpumix run -o), and positioned errors from YAML
+ * held in memory. The bad corpus and its exact errors are checked
  * through the CLI by tests/cli/run_yaml.sh.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
+#include "strbuf.h"
 #include "study/study.h"
 #include "study/study_path.h"
 #include "study/yaml_doc.h"
@@ -553,6 +557,64 @@ static void test_closest(void)
 	CHECK(yaml_doc_closest("p", names) == NULL, "no suggestion for one letter");
 }
 
+/* Load @paths (the study's 'paths' mapping) with root @dir; -o @output. */
+static int load_paths_yaml(const char *dir, const char *paths,
+			   const char *output)
+{
+	struct study s;
+	char *yaml = gm_xasprintf("root: %s\nprograms:\n  - bundle: %s/tests/data/"
+				  "reconstruct/bundles/basic\nworkloads:\n  - [basic]\n"
+				  "paths: %s\n", dir, top, paths);
+	int ret = study_load_string(&s, "mem.yaml", yaml, strlen(yaml), output);
+
+	study_release(&s);
+	free(yaml);
+	return ret;
+}
+
+/* Paths that clash are found as the file system resolves them. */
+static void test_path_clash(void)
+{
+	char tmpl[] = "/tmp/gpumix-paths.XXXXXX";
+	char *dir = mkdtemp(tmpl), *d = gm_path_join(dir, "d");
+	char *l = gm_path_join(dir, "l"), *out;
+
+	mkdir(d, 0755);
+	CHECK_INT(symlink("d", l), 0, "a link to a directory");
+	CHECK_INT(load_paths_yaml(dir, "{database: d/results.db, summary: "
+				  "d/summary.md}", NULL), 0,
+		  "distinct paths load");
+	CHECK_INT(load_paths_yaml(dir, "{database: d/results.db, summary: "
+				  "l/results.db}", NULL), -1,
+		  "the summary through a link to the database's directory: refused");
+	CHECK_STR(gm_error_message(), "mem.yaml:6:42: the summary (paths: summary), "
+		  "'l/results.db', is also the database (paths: database): the"
+		  " study would write both there", "... naming both, where it was set");
+	gm_error_clear();
+	CHECK_INT(load_paths_yaml(dir, "{database: d/x/results.db}", NULL), 0,
+		  "a path below a directory that does not exist yet loads");
+	out = gm_path_join(dir, "l/x/results.db");
+	CHECK_INT(load_paths_yaml(dir, "{summary: d/x/results.db/s.md}", NULL), 0,
+		  "... and another inside the default output");
+	CHECK_INT(load_paths_yaml(dir, "{summary: d/x}", out), -1,
+		  "gpumix run -o inside an explicit summary: refused");
+	CHECK(strstr(gm_error_message(), "mem.yaml:6:18: the builds directory"
+		     " (paths: builds), ") &&
+	      strstr(gm_error_message(), "/l/x/results.db/builds', is inside the"
+		     " summary (paths: summary), 'd/x'"),
+	      "... naming the summary, where it was set, and what is inside it");
+	gm_error_clear();
+	CHECK_INT(load_paths_yaml(dir, "{logs: l}", NULL), 0,
+		  "a link as a directory of its own loads");
+	CHECK_INT(load_paths_yaml(dir, "{logs: l, runs: d/runs}", NULL), -1,
+		  "... but not with another path inside what it links to");
+	gm_error_clear();
+	free(out);
+	gm_remove_tree(dir);
+	free(l);
+	free(d);
+}
+
 int main(void)
 {
 	top = study_path_cwd();
@@ -563,6 +625,7 @@ int main(void)
 	test_units();
 	test_knobs();
 	test_closest();
+	test_path_clash();
 	free(top);
 	return test_done();
 }
