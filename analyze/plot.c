@@ -941,7 +941,8 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 			goto out;
 		}
 	}
-	if (c.nscripts && (run_gnuplot(&c, gnuplot) || check_outputs(&c))) {
+	if (gnuplot && c.nscripts &&
+	    (run_gnuplot(&c, gnuplot) || check_outputs(&c))) {
 		goto out;
 	}
 	ret = 0;

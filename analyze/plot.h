@@ -48,6 +48,8 @@ struct gm_figures {
  * Write every figure the analysis has data for into the existing
  * directory @dir, run @gnuplot (a program name or path) once on all the
  * scripts, and check that every PNG and SVG exists and is not empty.
+ * With @gnuplot NULL, write the data and scripts only (each script draws
+ * its figure when run in @dir).
  * gnuplot's own messages go to @dir/gnuplot.log. Returns 0, or -1 with a
  * cause (gnuplot missing, its exit status and last message, a missing
  * output, a write error). Release @out either way.

@@ -89,11 +89,25 @@ static void index_header(const struct gm_analysis *a, const struct gm_table *t,
 }
 
 static void index_figures(const struct gm_figures *f, struct strbuf *sb,
-			  int drawn)
+			  int mode)
 {
 	strbuf_addstr(sb, "## Figures\n\n");
-	if (!drawn) {
+	if (mode == GM_FIGURES_NONE) {
 		strbuf_addstr(sb, "Not drawn (--no-figures).\n\n");
+		return;
+	}
+	if (mode == GM_FIGURES_SCRIPTS) {
+		strbuf_addstr(sb, "Not drawn: gnuplot was not run "
+			      "(--figure-scripts). Each figure's data and "
+			      "gnuplot script are in figures/; `cd figures && "
+			      "gnuplot *.gp` draws them as PNG and SVG.\n\n");
+		for (size_t i = 0; i < f->n; i++) {
+			strbuf_addf(sb, "- [figures/%s.gp](figures/%s.gp): ",
+				    f->fig[i].stem, f->fig[i].stem);
+			gm_markdown_escape(sb, f->fig[i].title);
+			strbuf_addch(sb, '\n');
+		}
+		strbuf_addch(sb, '\n');
 		return;
 	}
 	for (size_t i = 0; i < f->n; i++) {
@@ -263,7 +277,9 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 		res->tables++;
 	}
 	ret = -1;
-	if (opt->figures && gm_plot_figures(a, fdir, opt->gnuplot, &figs)) {
+	if (opt->figures != GM_FIGURES_NONE &&
+	    gm_plot_figures(a, fdir, opt->figures == GM_FIGURES_DRAW ?
+				     opt->gnuplot : NULL, &figs)) {
 		goto out;
 	}
 	res->figures = figs.n;
@@ -295,7 +311,8 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 	}
 	struct gm_report_page pg = {
 		.a = a, .t = t, .opt = opt,
-		.figs = opt->figures ? &figs : NULL, .fig_dir = fdir,
+		.figs = opt->figures == GM_FIGURES_DRAW ? &figs : NULL,
+		.fig_dir = fdir,
 		.tl = tl, .ntl = ntl,
 	};
 	strbuf_reset(&idx);

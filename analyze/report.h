@@ -19,11 +19,19 @@
 #include "report_tables.h"
 #include "timeline.h"
 
+/* What the report does with its figures. */
+enum gm_figure_mode {
+	GM_FIGURES_NONE,	/* tables only (--no-figures) */
+	GM_FIGURES_DRAW,	/* data, scripts, and gnuplot draws them */
+	GM_FIGURES_SCRIPTS,	/* data and scripts only, for drawing
+				 * elsewhere (--figure-scripts) */
+};
+
 struct gm_report_options {
 	const char *db_path;	/* shown in the index */
 	const char *out_dir;	/* the report directory */
 	int force;		/* replace an existing @out_dir */
-	int figures;		/* 0: tables only (no gnuplot) */
+	int figures;		/* enum gm_figure_mode */
 	const char *gnuplot;	/* program to run */
 	const char *version;	/* gpumix version, shown in the index */
 	struct gm_db *db;	/* the timelines' records (NULL: none) */

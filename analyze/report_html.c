@@ -95,7 +95,12 @@ static int figures(const struct gm_report_page *pg, struct strbuf *sb)
 
 	strbuf_addstr(sb, "<h2>Figures</h2>\n");
 	if (!f) {
-		strbuf_addstr(sb, "<p>Not drawn (--no-figures).</p>\n");
+		strbuf_addstr(sb, pg->opt->figures == GM_FIGURES_SCRIPTS ?
+			      "<p>Not drawn: gnuplot was not run "
+			      "(--figure-scripts). Each figure's data and "
+			      "gnuplot script are in figures/; <code>cd figures "
+			      "&amp;&amp; gnuplot *.gp</code> draws them.</p>\n" :
+			      "<p>Not drawn (--no-figures).</p>\n");
 		return 0;
 	}
 	for (size_t i = 0; i < f->n; i++) {

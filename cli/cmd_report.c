@@ -22,7 +22,8 @@
 #include "strbuf.h"
 
 static const char usage_fmt[] =
-	"usage: gpumix report <database> [-o <dir> [--force] [--no-figures]]\n"
+	"usage: gpumix report <database> [-o <dir> [--force]\n"
+	"                     [--no-figures | --figure-scripts]]\n"
 	"                     [--format md|csv] [--table <name>] [--ci <method>]\n"
 	"                     [--kernel <name>] [--run <run>]\n"
 	"                     [--no-timelines | [--timeline-replays <n>]\n"
@@ -41,6 +42,11 @@ static const char usage_fmt[] =
 	"    -f, --force         replace an existing report directory (only a\n"
 	"                        report gpumix wrote)\n"
 	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
+	"    --figure-scripts    write each figure's data and gnuplot script,"
+	" without\n"
+	"                        running gnuplot (draw them elsewhere: cd"
+	" figures &&\n"
+	"                        gnuplot *.gp)\n"
 	"    --format md|csv     format of the tables printed on stdout"
 	" (default: md)\n"
 	"    --table <name>      print only this table: %s\n"
@@ -221,6 +227,7 @@ int cmd_report(int argc, char **argv)
 static int report(int argc, char **argv, const char *usage)
 {
 	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
+	       OPT_FIG_SCRIPTS,
 	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_CI,
 	       OPT_COMPARE };
 	static const struct option opts[] = {
@@ -231,6 +238,7 @@ static int report(int argc, char **argv, const char *usage)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "run", required_argument, NULL, OPT_RUN },
 		{ "no-figures", no_argument, NULL, OPT_NO_FIG },
+		{ "figure-scripts", no_argument, NULL, OPT_FIG_SCRIPTS },
 		{ "no-timelines", no_argument, NULL, OPT_NO_TL },
 		{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
 		{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
@@ -251,7 +259,7 @@ static int report(int argc, char **argv, const char *usage)
 	int timelines = 1, tl_opts = 0;
 	double t0 = gm_now_s();
 
-	ropt.figures = 1;
+	ropt.figures = GM_FIGURES_DRAW;
 	ropt.timeline.from_ns = -1;
 	ropt.timeline.to_ns = -1;
 	ropt.timeline.max_slices = GM_TIMELINE_MAX_SLICES;
@@ -293,7 +301,14 @@ static int report(int argc, char **argv, const char *usage)
 			other = 1;
 			break;
 		case OPT_NO_FIG:
-			ropt.figures = 0;
+		case OPT_FIG_SCRIPTS:
+			if (ropt.figures != GM_FIGURES_DRAW) {
+				return gm_usage_error(usage, "--no-figures and "
+						      "--figure-scripts: one or "
+						      "the other");
+			}
+			ropt.figures = c == OPT_NO_FIG ? GM_FIGURES_NONE :
+							 GM_FIGURES_SCRIPTS;
 			break;
 		case OPT_NO_TL:
 			timelines = 0;
@@ -317,7 +332,8 @@ static int report(int argc, char **argv, const char *usage)
 		}
 	}
 	if (compare) {
-		if (ropt.out_dir || ropt.force || !ropt.figures || !timelines ||
+		if (ropt.out_dir || ropt.force ||
+		    ropt.figures != GM_FIGURES_DRAW || !timelines ||
 		    tl_opts || other) {
 			return gm_usage_error(usage, "--compare prints two tables:"
 					      " -o, --kernel, --run and the figure"
@@ -345,10 +361,11 @@ static int report(int argc, char **argv, const char *usage)
 	ropt.db_path = argv[optind];
 	ropt.gnuplot = gm_gnuplot_program();
 	ropt.version = GM_VERSION_STRING;
-	if (!ropt.out_dir && (ropt.force || !ropt.figures || !timelines ||
-			      tl_opts)) {
-		return gm_usage_error(usage, "--force, --no-figures and the"
-				      " timeline options need -o");
+	if (!ropt.out_dir && (ropt.force || ropt.figures != GM_FIGURES_DRAW ||
+			      !timelines || tl_opts)) {
+		return gm_usage_error(usage, "--force, --no-figures, "
+				      "--figure-scripts and the timeline "
+				      "options need -o");
 	}
 	if (!timelines && tl_opts) {
 		return gm_usage_error(usage, "--no-timelines and a --timeline-*"
@@ -387,7 +404,9 @@ static int report(int argc, char **argv, const char *usage)
 		}
 		gm_note("report: %zu runs, %zu tables, %zu figures%s, %zu timelines"
 			" in %s/index.md (%.1f s)", an.nruns, res.tables,
-			res.figures, ropt.figures ? "" : " (--no-figures)",
+			res.figures, ropt.figures == GM_FIGURES_DRAW ? "" :
+			ropt.figures == GM_FIGURES_NONE ? " (--no-figures)" :
+			" (data and scripts only: --figure-scripts)",
 			res.timelines, ropt.out_dir, gm_now_s() - t0);
 	}
 	ret = GM_EXIT_OK;

@@ -423,7 +423,7 @@ void exec_report_key(struct exec_ctx *x, int predict)
 	exec_key_add(h, x->s->paths.report);
 	exec_key_add(h, x->s->paths.database);
 	/* Installing gnuplot later redraws the report with its figures. */
-	exec_key_add(h, x->no_figures ? "tables" : "figures");
+	exec_key_add(h, x->figure_scripts ? "figure-scripts" : "figures");
 	/* In the listed order, not the shuffled one: another seed is not
 	 * another report. */
 	for (size_t c = 0; c < x->plan->nr_configs; c++) {

@@ -404,8 +404,9 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	strbuf_addf(sb, "- database: %s\n", db);
 	if (x->report_state > 0) {
 		strbuf_addf(sb, "- report: %s%s\n", rep,
-			    x->no_figures ? " (tables only: gnuplot was not "
-					    "found)" : "");
+			    x->figure_scripts ? " (figures not drawn: gnuplot "
+						"was not found; 'gnuplot *.gp' in "
+						"its figures/ draws them)" : "");
 	} else if (x->report_state < 0) {
 		strbuf_addf(sb, "- report: failed: %s\n", x->report_reason);
 	} else if (o->interrupted) {

@@ -111,7 +111,8 @@ struct exec_ctx {
 	char report_key[KEY_LEN];
 	char *report_reason, *report_log;
 	int report_state;	/* 0 not written, 1 written, -1 failed */
-	int no_figures;		/* gnuplot missing: tables only */
+	int figure_scripts;	/* gnuplot missing: the figures' data and
+				 * scripts, not drawn */
 	/* GPUMIX_STUDY_KILL_AT=STAGE-POINT:N (tests). */
 	int kill_stage, kill_point;
 	unsigned kill_n, kill_seen;

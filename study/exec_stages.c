@@ -607,8 +607,8 @@ int exec_report(struct exec_ctx *x)
 	exec_argv_push(&a, s->paths.database);
 	exec_argv_push(&a, "-o");
 	exec_argv_push(&a, s->paths.report);
-	if (x->no_figures) {
-		exec_argv_push(&a, "--no-figures");
+	if (x->figure_scripts) {
+		exec_argv_push(&a, "--figure-scripts");
 	}
 	ret = exec_run_stage(x, STUDY_STAGE_REPORT, "report", &a, s->root, log, &res);
 	if (ret == 0) {

@@ -456,8 +456,9 @@ static int execute(struct exec_ctx *x)
 
 /*
  * The report's figures need gnuplot. A study that finds none still writes
- * its tables (hours of GPU runs should not end in a failed report), and
- * says so before anything runs.
+ * its tables and each figure's data and script, to be drawn where
+ * gnuplot is (hours of GPU runs should not end in a failed report; GPU
+ * hosts often lack it), and says so before anything runs.
  */
 static void check_gnuplot(struct exec_ctx *x)
 {
@@ -466,9 +467,10 @@ static void check_gnuplot(struct exec_ctx *x)
 	if (gm_program_exists(g)) {
 		return;
 	}
-	x->no_figures = 1;
-	gm_warning("'%s' was not found: the report will have its tables but "
-		   "no figures (install gnuplot-nox, or set GPUMIX_GNUPLOT)", g);
+	x->figure_scripts = 1;
+	gm_warning("'%s' was not found: the report will have its tables and "
+		   "its figures' data and gnuplot scripts, not the figures "
+		   "(install gnuplot-nox, or set GPUMIX_GNUPLOT)", g);
 }
 
 /*

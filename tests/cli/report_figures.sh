@@ -81,6 +81,22 @@ check_eq "gnuplot failing: exit 1" 1 "$?"
 check_match "gnuplot failing: exit status named" "gnuplot failed with exit status 1" "$out"
 check_eq "gnuplot failing: nothing left behind" "" "$(ls "$tmp" | grep badgnuplot)"
 
+# --figure-scripts: data and scripts, gnuplot never run, drawable later
+out=$(GPUMIX_GNUPLOT=/nonexistent/gnuplot "$GPUMIX" report "$tmp/r.db" -o "$tmp/scripts" \
+	--figure-scripts 2>&1)
+check_eq "--figure-scripts without gnuplot: exit 0" 0 "$?"
+check_match "  the summary line says so" "figures \(data and scripts only: --figure-scripts\)" "$out"
+check "  each figure's script and data are written" \
+	test -s "$tmp/scripts/figures/fig10-stp.gp" -a -s "$tmp/scripts/figures/fig10-stp.dat"
+check_eq "  and no figure is drawn" "" "$(ls "$tmp/scripts/figures" | grep -E '\.(png|svg)$')"
+check_match "  index.md lists the scripts" "^- \[figures/fig10-stp\.gp\]\(figures/fig10-stp\.gp\)" \
+	"$(cat "$tmp/scripts/index.md")"
+check "  index.html says how to draw them" grep -q 'gnuplot \*\.gp' "$tmp/scripts/index.html"
+check "  the scripts draw the figures where gnuplot is" \
+	sh -c "cd '$tmp/scripts/figures' && gnuplot *.gp && test -s fig10-stp.png && test -s fig10-stp.svg"
+out=$("$GPUMIX" -q report "$tmp/r.db" -o "$tmp/both" --no-figures --figure-scripts 2>&1)
+check_eq "--no-figures with --figure-scripts: a usage error" 2 "$?"
+
 out=$("$GPUMIX" -q report "$tmp/r.db" --kernel no_such_kernel 2>&1)
 check_eq "--kernel unknown: exit 1" 1 "$?"
 check_match "--kernel unknown: message" "no kernel called 'no_such_kernel'" "$out"

@@ -351,11 +351,12 @@ cd "$d" || exit 1
 out=$(GPUMIX_GNUPLOT=$d/no-gnuplot "$GPUMIX" run study.yaml 2>err)
 check_eq "a study without gnuplot still succeeds" 0 $?
 check_match "it warns before anything runs" \
-	"^warning: '$d/no-gnuplot' was not found: the report will have its tables but no figures" \
+	"^warning: '$d/no-gnuplot' was not found: the report will have its tables and its figures' data and gnuplot scripts, not the figures" \
 	"$(head -n 1 err)"
-check_match "the report is asked for tables only" "^figures: no$" "$(cat results/t/report/index.md)"
+check_match "the report is asked for the figures' data and scripts" "^figures: scripts$" \
+	"$(cat results/t/report/index.md)"
 check_match "the summary says so" \
-	'^- report: results/t/report \(tables only: gnuplot was not found\)$' "$out"
+	"^- report: results/t/report \\(figures not drawn: gnuplot was not found; 'gnuplot \\*\\.gp' in its figures/ draws them\\)\$" "$out"
 plan=$(GPUMIX_GNUPLOT=$d/no-gnuplot "$GPUMIX" run --dry-run study.yaml 2>&1)
 check_match "the dry run warns too" "^warning: '$d/no-gnuplot' was not found" "$plan"
 ln -s "$(type -P true)" "$d/gnuplot"
