@@ -257,8 +257,8 @@ int gm_corun_dir_read(struct gm_corun_dir *c, const char *path)
 	c->path = gm_xstrdup(path);
 	mpath = gm_path_join(path, "manifest");
 	spath = gm_path_join(path, "sections.tsv");
-	if (read_manifest(c, mpath) || gm_read_regular_file(mpath, &manifest) ||
-	    gm_read_regular_file(spath, &sections)) {
+	if (read_manifest(c, mpath) || gm_read_file(mpath, &manifest) ||
+	    gm_read_file(spath, &sections)) {
 		goto out;
 	}
 	gm_dir_identity(&manifest, &sections, c->hash);

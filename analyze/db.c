@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "fs.h"
 #include "schema.h"
 #include "strbuf.h"
 
@@ -257,6 +258,11 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 	}
 	if (mode == GM_DB_READ && S_ISDIR(st.st_mode)) {
 		gm_error("cannot open database '%s': it is a directory", path);
+		goto fail;
+	}
+	/* SQLite would wait on a FIFO (and read a device) for ever. */
+	if (gm_regular_or_absent(path)) {
+		gm_error("cannot open database '%s'", path);
 		goto fail;
 	}
 	if (GM_SQL(NULL, sqlite3_open_v2(path, &db->sql, flags, NULL)) < 0) {

@@ -116,7 +116,7 @@ int gm_drivercalls_read(struct gm_drivercalls_data *d,
 		goto out;
 	}
 	d->present = 1;
-	if (gm_read_regular_file(path, &text)) {
+	if (gm_read_file(path, &text)) {
 		goto out;
 	}
 	if (text.len && text.buf[text.len - 1] != '\n') {

@@ -168,7 +168,7 @@ static int read_bin(struct gm_probe_data *pd, const char *path)
 	uint32_t version, size;
 	int ret = -1;
 
-	if (gm_read_regular_file(path, &bin)) {
+	if (gm_read_file(path, &bin)) {
 		goto out;
 	}
 	if (bin.len < HEADER_SIZE || memcmp(bin.buf, "GMPROBE\0", 8)) {
@@ -257,7 +257,7 @@ int gm_probe_data_read(struct gm_probe_data *pd, const struct gm_run_dir *run)
 		gm_error("'%s' without '%s'", tsv, bin);
 		goto out;
 	}
-	if (gm_read_regular_file(tsv, &text) ||
+	if (gm_read_file(tsv, &text) ||
 	    read_tsv(pd, run, tsv, &text) || read_bin(pd, bin) ||
 	    check_blocks(pd, run, bin)) {
 		goto out;

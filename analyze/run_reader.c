@@ -456,8 +456,8 @@ int gm_run_dir_read(struct gm_run_dir *run, const char *path)
 	if (read_manifest(run, mpath)) {
 		goto out;
 	}
-	if (gm_read_regular_file(mpath, &manifest) ||
-	    gm_read_regular_file(rpath, &replays)) {
+	if (gm_read_file(mpath, &manifest) ||
+	    gm_read_file(rpath, &replays)) {
 		goto out;
 	}
 	gm_dir_identity(&manifest, &replays, run->hash);

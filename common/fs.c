@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,11 +41,16 @@ int gm_mkdir_p(const char *path, mode_t mode)
 	return ret;
 }
 
-/* Append what @fd holds to @sb and close @fd; on failure undo the append. */
-static int read_fd(int fd, const char *path, struct strbuf *sb)
+/*
+ * Append what @fd holds, at most @max bytes, to @sb and close @fd; on
+ * failure undo the append.
+ */
+static int read_fd(int fd, const char *path, struct strbuf *sb, uint64_t max)
 {
 	size_t old_len = sb->len;
 	int was_empty = !sb->alloc;
+	uint64_t got = 0;
+	int saved;
 
 	for (;;) {
 		strbuf_grow(sb, 65536);
@@ -54,30 +60,55 @@ static int read_fd(int fd, const char *path, struct strbuf *sb)
 				continue;
 			}
 			gm_error_errno("cannot read '%s'", path);
-			close(fd);
-			if (was_empty) {
-				strbuf_release(sb);
-			} else {
-				strbuf_setlen(sb, old_len);
-			}
-			return -1;
+			goto fail;
 		}
 		if (n == 0) {
 			break;
+		}
+		got += (uint64_t)n;
+		if (got > max) {
+			gm_error("'%s' holds more than %" PRIu64 " bytes", path,
+				 max);
+			errno = EFBIG;
+			goto fail;
 		}
 		strbuf_setlen(sb, sb->len + (size_t)n);
 	}
 	close(fd);
 	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	if (was_empty) {
+		strbuf_release(sb);
+	} else {
+		strbuf_setlen(sb, old_len);
+	}
+	errno = saved;
+	return -1;
 }
 
 int gm_read_file(const char *path, struct strbuf *sb)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return gm_read_file_max(path, sb, UINT64_MAX);
+}
+
+int gm_read_file_max(const char *path, struct strbuf *sb, uint64_t max)
+{
+	struct stat st;
+	int fd = gm_open_regular(path);
+
 	if (fd < 0) {
-		return gm_error_errno("cannot open '%s'", path);
+		return -1;
 	}
-	return read_fd(fd, path, sb);
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > max) {
+		close(fd);
+		gm_error("'%s' holds more than %" PRIu64 " bytes (%llu)", path,
+			 max, (unsigned long long)st.st_size);
+		errno = EFBIG;
+		return -1;
+	}
+	return read_fd(fd, path, sb, max);
 }
 
 static const char *file_kind(mode_t m)
@@ -125,13 +156,18 @@ int gm_open_regular(const char *path)
 	return fd;
 }
 
-int gm_read_regular_file(const char *path, struct strbuf *sb)
+int gm_regular_or_absent(const char *path)
 {
-	int fd = gm_open_regular(path);
-	if (fd < 0) {
-		return -1;
+	struct stat st;
+
+	if (stat(path, &st)) {
+		return 0;	/* absent, or the library will say why */
 	}
-	return read_fd(fd, path, sb);
+	if (!S_ISREG(st.st_mode)) {
+		return gm_error("'%s' is not a regular file (%s)", path,
+				file_kind(st.st_mode));
+	}
+	return 0;
 }
 
 int gm_write_all(int fd, const void *buf, size_t len)

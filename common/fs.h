@@ -8,6 +8,7 @@
 #define GM_FS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "strbuf.h"
@@ -16,11 +17,23 @@
 int gm_mkdir_p(const char *path, mode_t mode);
 
 /*
- * Append the whole content of @path to @sb. On failure @sb is left as it
- * was (released when it was empty), so a caller's error path owns nothing
- * new.
+ * Append the whole content of the regular file @path to @sb. Every file
+ * gpumix reads whole comes through here (or gm_read_file_max()), so one
+ * rule holds for all of them: a FIFO, a device (a link to /dev/zero), a
+ * socket or a directory is refused at once (gm_open_regular()), never
+ * waited on or read without end. On failure @sb is left as it was
+ * (released when it was empty), so a caller's error path owns nothing new.
  */
 int gm_read_file(const char *path, struct strbuf *sb);
+
+/*
+ * gm_read_file() of at most @max bytes: a file that holds more is an
+ * error ("'PATH' holds more than MAX bytes", errno EFBIG), found from its
+ * size before anything is read and checked again while reading (a file
+ * still growing). For contents whose size is known or bounded (a blob of
+ * the size its trace says, a study file under its limit).
+ */
+int gm_read_file_max(const char *path, struct strbuf *sb, uint64_t max);
 
 /*
  * Open @path for reading, only if it is a regular file, and without
@@ -31,8 +44,12 @@ int gm_read_file(const char *path, struct strbuf *sb);
  */
 int gm_open_regular(const char *path);
 
-/* gm_read_file() of a file that must be regular (gm_open_regular()). */
-int gm_read_regular_file(const char *path, struct strbuf *sb);
+/*
+ * 0 when @path does not exist or is a regular file (links followed), else
+ * -1 with gm_open_regular()'s cause: for files that a library opens itself
+ * (SQLite databases), which would wait on a FIFO or read a device.
+ */
+int gm_regular_or_absent(const char *path);
 
 /* write(2) all @len bytes, retrying on EINTR and short writes. */
 int gm_write_all(int fd, const void *buf, size_t len);

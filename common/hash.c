@@ -4,7 +4,12 @@
  */
 #include "hash.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "fs.h"
 /*
  * Inline xxhash from its header: no run-time library is needed, so the
  * capture library and generated replay programs run on hosts that have
@@ -82,4 +87,45 @@ struct gm_hash gm_hasher_final(struct gm_hasher *h)
 void gm_hasher_free(struct gm_hasher *h)
 {
 	XXH3_freeState((XXH3_state_t *)h);
+}
+
+int gm_hash_file(const char *path, struct gm_hash *out, uint64_t *size)
+{
+	int fd = gm_open_regular(path);
+	struct gm_hasher *h;
+	uint64_t total = 0;
+	char buf[1 << 16];
+
+	if (fd < 0) {
+		return -1;
+	}
+	h = gm_hasher_new();
+	if (!h) {
+		close(fd);
+		return gm_error("out of memory hashing '%s'", path);
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			gm_error_errno("cannot read '%s'", path);
+			gm_hasher_free(h);
+			close(fd);
+			return -1;
+		}
+		if (!n) {
+			break;
+		}
+		gm_hasher_update(h, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	close(fd);
+	*out = gm_hasher_final(h);
+	gm_hasher_free(h);
+	if (size) {
+		*size = total;
+	}
+	return 0;
 }

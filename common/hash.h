@@ -33,4 +33,11 @@ void gm_hasher_update(struct gm_hasher *h, const void *data, size_t len);
 struct gm_hash gm_hasher_final(struct gm_hasher *h);
 void gm_hasher_free(struct gm_hasher *h);
 
+/*
+ * Hash the content of the regular file @path (gm_open_regular(): never a
+ * FIFO or a device) into @out and its length into @size (may be NULL).
+ * Returns 0, or -1 with a cause naming the file.
+ */
+int gm_hash_file(const char *path, struct gm_hash *out, uint64_t *size);
+
 #endif

@@ -8,8 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 
 #define NR_FIELDS 10
@@ -86,7 +88,8 @@ static int parse_row(char *line, struct gm_kprofile_row *r)
 
 int gm_kprofile_read(struct gm_kprofile *p, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	int fd = gm_open_regular(path);	/* never a FIFO or a device */
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	char *line = NULL;
 	size_t alloc = 0;
 	unsigned long lineno = 0;
@@ -95,7 +98,10 @@ int gm_kprofile_read(struct gm_kprofile *p, const char *path)
 
 	memset(p, 0, sizeof(*p));
 	if (!f) {
-		return gm_error_errno("cannot open profile '%s'", path);
+		if (fd >= 0) {
+			close(fd);
+		}
+		return gm_error("cannot open profile '%s'", path);
 	}
 	while ((len = getline(&line, &alloc, f)) >= 0) {
 		lineno++;

@@ -28,17 +28,15 @@ void kvfile_release(struct kvfile *kv)
 	}
 	free(kv->keys);
 	free(kv->values);
+	gm_strmap_clear(&kv->index);
 	kvfile_init(kv);
 }
 
 static long find(const struct kvfile *kv, const char *key)
 {
-	for (size_t i = 0; i < kv->nr; i++) {
-		if (!strcmp(kv->keys[i], key)) {
-			return (long)i;
-		}
-	}
-	return -1;
+	int64_t i;
+
+	return gm_strmap_get(&kv->index, key, &i) ? (long)i : -1;
 }
 
 void kvfile_set(struct kvfile *kv, const char *key, const char *value)
@@ -62,6 +60,7 @@ void kvfile_append(struct kvfile *kv, const char *key, const char *value)
 	}
 	kv->keys[kv->nr] = gm_xstrdup(key);
 	kv->values[kv->nr] = gm_xstrdup(value);
+	gm_strmap_put(&kv->index, key, (int64_t)kv->nr);
 	kv->nr++;
 }
 
@@ -222,7 +221,12 @@ int kvfile_parse(struct kvfile *kv, const char *text, size_t len,
 			ret = gm_error("%s:%d: duplicate key '%s'", what, line, key.buf);
 			break;
 		}
-		kvfile_set(kv, key.buf, val.buf);
+		if (kv->nr >= KVFILE_MAX_KEYS) {
+			ret = gm_error("%s:%d: more than %d keys, the limit for a "
+				       "manifest", what, line, KVFILE_MAX_KEYS);
+			break;
+		}
+		kvfile_append(kv, key.buf, val.buf);
 	}
 out:
 	strbuf_release(&key);
@@ -235,7 +239,11 @@ int kvfile_read(struct kvfile *kv, const char *path)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (gm_read_regular_file(path, &sb)) {
+	if (gm_read_file_max(path, &sb, KVFILE_MAX_BYTES)) {
+		if (errno == EFBIG) {
+			gm_error("%s: larger than %u MiB, the limit for a manifest",
+				 path, KVFILE_MAX_BYTES >> 20);
+		}
 		return -1;
 	}
 	if (memchr(sb.buf, '\0', sb.len)) {

@@ -16,13 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strmap.h"
+
+/*
+ * The most keys a parsed file may hold, and its most bytes: a manifest
+ * beyond them is refused with a message saying so rather than read (the
+ * largest gpumix writes hold a few thousand keys: bundles with many
+ * processes or trace files, runs of many programs).
+ */
+#define KVFILE_MAX_KEYS 1000000
+#define KVFILE_MAX_BYTES (64u << 20)
+
 struct kvfile {
 	size_t nr, alloc;
 	char **keys;		/* owned */
 	char **values;		/* owned, unescaped */
+	struct gm_strmap index;	/* key -> its position: every lookup, and
+				 * so every parse, takes constant time */
 };
 
-#define KVFILE_INIT { 0, 0, NULL, NULL }
+#define KVFILE_INIT { 0, 0, NULL, NULL, GM_STRMAP_INIT }
 
 void kvfile_init(struct kvfile *kv);
 void kvfile_release(struct kvfile *kv);
@@ -59,11 +72,18 @@ struct strbuf;
 void kvfile_format(const struct kvfile *kv, struct strbuf *out,
 		   const char *comment);
 
-/* Parse @len bytes; errors name "@what:LINE". Appends to @kv. */
+/*
+ * Parse @len bytes; errors name "@what:LINE". Appends to @kv. More than
+ * KVFILE_MAX_KEYS keys in all is an error ("@what: more than 1000000 keys,
+ * the limit for a manifest").
+ */
 int kvfile_parse(struct kvfile *kv, const char *text, size_t len,
 		 const char *what);
 
-/* Read and parse @path, which must be a regular file (gm_open_regular). */
+/*
+ * Read and parse @path, which must be a regular file (gm_open_regular) of
+ * at most KVFILE_MAX_BYTES.
+ */
 int kvfile_read(struct kvfile *kv, const char *path);
 
 /* Write atomically to @path (see atomic_file.h), replacing it. */

@@ -751,7 +751,7 @@ static int pointer_stores(struct model_prog *p, uint64_t ev,
 		return 0;
 	}
 	if (!bytes) {
-		if (gm_read_regular_file(b->path, &file) < 0) {
+		if (gm_read_file(b->path, &file) < 0) {
 			return -1;
 		}
 		if (file.len < c->blob_offset + c->size) {

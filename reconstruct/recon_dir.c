@@ -24,15 +24,17 @@
 #include "strbuf.h"
 #include "tmp_name.h"
 
-static int copy_file(const char *src, const char *dst)
+/* Copy the @size bytes of the regular file @src to the new file @dst. */
+static int copy_file(const char *src, const char *dst, uint64_t size)
 {
 	char buf[1 << 16];
+	uint64_t copied = 0;
 	int in, out, ret = 0;
 	ssize_t n;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = gm_open_regular(src);
 	if (in < 0) {
-		return gm_error_errno("cannot open '%s'", src);
+		return -1;
 	}
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
@@ -47,15 +49,28 @@ static int copy_file(const char *src, const char *dst)
 			ret = gm_error_errno("cannot read '%s'", src);
 			break;
 		}
+		copied += (uint64_t)n;
+		if (copied > size) {
+			ret = gm_error("'%s' holds more than the %" PRIu64
+				       " bytes the trace says", src, size);
+			break;
+		}
 		if (gm_write_all(out, buf, (size_t)n) < 0) {
 			ret = gm_error("cannot write '%s'", dst);
 			break;
 		}
 	}
+	if (!ret && copied != size) {
+		ret = gm_error("'%s' holds %" PRIu64 " bytes, the trace says %"
+			       PRIu64, src, copied, size);
+	}
 	if (close(out) < 0 && !ret) {
 		ret = gm_error_errno("cannot write '%s'", dst);
 	}
 	close(in);
+	if (ret) {
+		unlink(dst);
+	}
 	return ret;
 }
 
@@ -77,11 +92,14 @@ static int place(const char *dir, const char *hash, const char *src,
 		ret = gm_error("no source for %s", hash);
 	} else if (stat(src, &st) < 0) {
 		ret = gm_error_errno("cannot stat '%s'", src);
+	} else if (!S_ISREG(st.st_mode)) {
+		/* A link to /dev/zero or a FIFO in the bundle. */
+		ret = gm_error("'%s' is not a regular file", src);
 	} else if ((uint64_t)st.st_size != size) {
 		ret = gm_error("'%s' has %llu bytes, the trace says %" PRIu64,
 			       src, (unsigned long long)st.st_size, size);
-	} else if (link(src, dst) < 0) {
-		ret = copy_file(src, dst);
+	} else if (linkat(AT_FDCWD, src, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) < 0) {
+		ret = copy_file(src, dst, size);
 	}
 	free(dst);
 	return ret;

@@ -47,33 +47,12 @@ char *study_exe_resolve(const char *cmd, const char *cwd)
 
 int study_exe_hash_file(const char *path, char hex[GM_HASH_HEX_LEN + 1])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct gm_hasher *h;
-	char buf[1 << 16];
+	struct gm_hash h;
 
-	if (fd < 0) {
-		return gm_error_errno("cannot open '%s'", path);
+	if (gm_hash_file(path, &h, NULL)) {
+		return -1;
 	}
-	h = gm_hasher_new();
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			gm_error_errno("cannot read '%s'", path);
-			gm_hasher_free(h);
-			close(fd);
-			return -1;
-		}
-		if (!n) {
-			break;
-		}
-		gm_hasher_update(h, buf, (size_t)n);
-	}
-	close(fd);
-	gm_hash_hex(gm_hasher_final(h), hex);
-	gm_hasher_free(h);
+	gm_hash_hex(h, hex);
 	return 0;
 }
 

@@ -379,7 +379,14 @@ int yaml_doc_load(struct yaml_doc *d, const char *path)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (gm_read_file(path, &sb)) {
+	/* The limit applies to what is read, not to the size the name
+	 * shows (a link to /dev/zero has size 0). */
+	if (gm_read_file_max(path, &sb, YAML_DOC_MAX_BYTES)) {
+		if (errno == EFBIG) {
+			gm_error_clear();
+			gm_error("%s: the file is larger than %u MiB, the limit "
+				 "for a study file", path, YAML_DOC_MAX_BYTES >> 20);
+		}
 		d->path = gm_xstrdup(path);
 		d->loaded = 0;
 		d->tags = NULL;

@@ -38,5 +38,5 @@ check_match "... the command is the tagged string" "^  spmv +capture +tests/data
 
 out=$("$GPUMIX" run --dry-run "$data" 2>&1); rc=$?
 check_eq "a directory as the study file: exit 1" 1 "$rc"
-check_eq "... cannot read it" "error: cannot read '$data': Is a directory" "$out"
+check_eq "... it is not a file" "error: '$data' is not a regular file (a directory)" "$out"
 done_testing

@@ -251,12 +251,12 @@ static void test_run_reader(void)
 	char *fifo = gm_path_join(dir, "fifo");
 	struct strbuf sb = STRBUF_INIT;
 	mkfifo(fifo, 0600);
-	CHECK_INT(gm_read_regular_file(fifo, &sb), -1, "a FIFO is refused at once");
+	CHECK_INT(gm_read_file(fifo, &sb), -1, "a FIFO is refused at once");
 	CHECK(strstr(gm_error_message(), "fifo' is not a regular file (a FIFO)") != NULL,
 	      "... saying what it is");
 	CHECK(sb.alloc == 0, "... and nothing was allocated");
 	gm_error_clear();
-	CHECK_INT(gm_read_regular_file(dir, &sb), -1, "a directory is refused");
+	CHECK_INT(gm_read_file(dir, &sb), -1, "a directory is refused");
 	CHECK(strstr(gm_error_message(), "is not a regular file (a directory)") != NULL,
 	      "... saying what it is");
 	gm_error_clear();

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +131,75 @@ static void test_kvfile(const char *dir)
 	kvfile_release(&kv);
 	kvfile_release(&back);
 	free(path);
+}
+
+/*
+ * Manifests at the key limit parse, every key found, in time linear in
+ * their size, and one key more is refused by name: the parse that looked
+ * each key up in a list of the keys so far took 74 s for 100,000 keys and
+ * would take hours here. A child under a CPU-time limit (not wall-clock
+ * time: a loaded machine does not change it) does the parsing and says
+ * by its exit status what it found.
+ */
+static int kvfile_limits_child(struct strbuf *text)
+{
+	struct rlimit cpu = { 120, 120 };
+	struct kvfile kv = KVFILE_INIT;
+
+	setrlimit(RLIMIT_CPU, &cpu);
+	if (kvfile_parse(&kv, text->buf, text->len, "m")) {
+		return 2;
+	}
+	for (int i = 0; i < KVFILE_MAX_KEYS; i += 1009) {
+		char key[32], want[16];
+		snprintf(key, sizeof(key), "key.%d", i);
+		snprintf(want, sizeof(want), "%d", i);
+		if (!kvfile_get(&kv, key) || strcmp(kvfile_get(&kv, key), want)) {
+			return 3;
+		}
+	}
+	if (kv.nr != KVFILE_MAX_KEYS) {
+		return 4;
+	}
+	kvfile_release(&kv);
+	strbuf_addf(text, "one.more = 1\n");
+	if (!kvfile_parse(&kv, text->buf, text->len, "m")) {
+		return 5;
+	}
+	if (strcmp(gm_error_message(), "m:1000001: more than 1000000 keys, "
+		   "the limit for a manifest")) {
+		return 6;
+	}
+	kvfile_release(&kv);
+	return 0;
+}
+
+static void test_kvfile_limits(void)
+{
+	struct strbuf text = STRBUF_INIT;
+	pid_t pid;
+	int st = 0;
+
+	for (int i = 0; i < KVFILE_MAX_KEYS; i++) {
+		strbuf_addf(&text, "key.%d = %d\n", i, i);
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		_exit(kvfile_limits_child(&text));
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "1,000,000 keys parse, each found, one more refused by name, "
+	      "all in under 120 s of CPU");
+	if (WIFSIGNALED(st)) {
+		printf("#   killed by signal %d (SIGXCPU: the parse is not linear)\n",
+		       WTERMSIG(st));
+	} else if (WEXITSTATUS(st)) {
+		printf("#   step %d failed (2 parse, 3 lookup, 4 count, 5 limit, "
+		       "6 message)\n", WEXITSTATUS(st));
+	}
+	strbuf_release(&text);
 }
 
 static void test_atomic(const char *dir)
@@ -399,6 +469,7 @@ int main(void)
 	test_errors();
 	test_strbuf();
 	test_kvfile(dir);
+	test_kvfile_limits();
 	test_atomic(dir);
 	test_hash();
 	test_path_search(dir);
