@@ -24,6 +24,7 @@
 #include "api.h"
 #include "atomic_file.h"
 #include "counts.h"
+#include "ctf_files.h"
 #include "error.h"
 #include "fs.h"
 #include "output_dir.h"
@@ -665,7 +666,7 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 		    struct bundle_result *res)
 {
 	struct tally t;
-	struct kvfile m = KVFILE_INIT;
+	struct kvfile m = KVFILE_INIT, ctf = KVFILE_INIT;
 	char *path, *reserve;
 	uint64_t lib_losses = 0;
 	int ret = -1;
@@ -761,6 +762,13 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	if (disk_full(tmp)) {
 		note(&t.incomplete, "the disk holding the bundle is full");
 	}
+	/* The trace as it now is (other captures' streams gone), hashed so
+	 * that readers can tell a damaged file (common/ctf_files.h). */
+	if (gm_ctf_files_record(tmp, &ctf)) {
+		note(&t.incomplete, "the trace files cannot be hashed: %s",
+		     gm_error_message());
+		gm_error_clear();
+	}
 	t.losses += lib_losses + t.missing + found->discarded;
 
 	kvfile_set(&m, "format", GM_BUNDLE_FORMAT);
@@ -826,6 +834,9 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	kvfile_set_u64(&m, "bytes.h2d", t.h2d_bytes);
 	kvfile_set_u64(&m, "bytes.d2h", t.d2h_bytes);
 	call_counts(&t, &m);
+	for (size_t i = 0; i < ctf.nr; i++) {
+		kvfile_set(&m, ctf.keys[i], ctf.values[i]);
+	}
 
 	reserve = gm_path_join(tmp, RESERVE_NAME);
 	unlink(reserve);
@@ -862,6 +873,7 @@ out:
 					   : NULL;
 	tally_release(&t);
 	kvfile_release(&m);
+	kvfile_release(&ctf);
 	return ret;
 }
 

@@ -45,7 +45,7 @@ static void print_help(void)
 	       "           moved, blobs stored and deduplicated, losses\n"
 	       "  dump     every recorded call in order, one line each:\n"
 	       "           #EVENT TIME PID:TID NAME(ARGS) = STATUS [HOST] [RUNTIME CALL]\n"
-	       "           HOST (bundles of format 2): gap=US since the thread's\n"
+	       "           HOST (bundles of format 2 on): gap=US since the thread's\n"
 	       "           previous call returned, dur=US of the call, on the\n"
 	       "           captured host clock without the capture's own work\n"
 	       "           --events prints every event instead (activity,\n"
@@ -54,8 +54,9 @@ static void print_help(void)
 	       "  losses   completeness and the loss counters; exits 1 when\n"
 	       "           the bundle is incomplete or lost anything\n"
 	       "  check    read the bundle as a replay would: strictly, every\n"
-	       "           event decoded, every blob and module image read and\n"
-	       "           its hash checked, the per-process counters of procs/\n"
+	       "           event decoded, every blob, module image and trace\n"
+	       "           file read and its hash checked (trace files: bundles\n"
+	       "           of format 3 on), the per-process counters of procs/\n"
 	       "           compared with the trace and the manifest; exits 1\n"
 	       "           at the first problem\n"
 	       "  diff     which device-to-host results differ between two\n"
@@ -67,6 +68,8 @@ static void print_help(void)
 	       "           --window keeps what starts FROM..TO ms after the first\n"
 	       "           event, --max the first n slices (default 100000, 0:\n"
 	       "           all); --force replaces an existing file\n\n"
+	       "A damaged or unreadable trace file is an error naming it, for\n"
+	       "every subcommand; info, dump, kernels and export then exit 1.\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
 	       usage);
 }
@@ -220,6 +223,13 @@ static int cmd_info(const char *dir)
 	       st.by_kind[GM_EV_ACT_KERNEL] + st.by_kind[GM_EV_ACT_MEMCPY] +
 		       st.by_kind[GM_EV_ACT_MEMSET]);
 	print_gpu_section(r, &st);
+	if (trace_reader_verified_files(r)) {
+		printf("trace files: %zu, verified by hash\n",
+		       trace_reader_verified_files(r));
+	} else {
+		printf("trace files: unverified (no hashes in a bundle of this "
+		       "format)\n");
+	}
 
 	printf("\ncalls:\n");
 	for (int i = 0; i < GM_API_COUNT; i++) {
@@ -361,7 +371,8 @@ static int cmd_check(const char *dir)
 	struct strbuf buf = STRBUF_INIT;
 	struct trace_stats st;
 	uint64_t events = 0, blobs = 0, modules = 0;
-	size_t last = 0;
+	size_t last = 0, nfiles;
+	unsigned format;
 	int rc;
 
 	if (trace_reader_open(&r, dir, 0)) {
@@ -399,6 +410,8 @@ static int cmd_check(const char *dir)
 			rc = -1;
 		}
 	}
+	nfiles = trace_reader_verified_files(r);
+	format = trace_reader_format(r);
 	trace_stats_release(&st);
 	trace_reader_free(r);
 	if (rc < 0) {
@@ -406,7 +419,13 @@ static int cmd_check(const char *dir)
 		return gm_cli_fail();
 	}
 	printf("%s: ok, %" PRIu64 " events, %" PRIu64 " blob payloads and %" PRIu64
-	       " module images verified\n", dir, events, blobs, modules);
+	       " module images verified", dir, events, blobs, modules);
+	if (nfiles) {
+		printf(", %zu trace files by hash\n", nfiles);
+	} else {
+		printf("; its trace files are unverified (a bundle of format %u "
+		       "has no hashes of them)\n", format);
+	}
 	return GM_EXIT_OK;
 }
 

@@ -26,10 +26,12 @@
  *   2  every event carries host_ns (struct gm_record): captured host time
  */
 #define GM_BUNDLE_FORMAT_PREFIX "gpumix-bundle "
-#define GM_BUNDLE_FORMAT_VERSION 2
+#define GM_BUNDLE_FORMAT_VERSION 3
 #define GM_BUNDLE_FORMAT_MIN 1
-#define GM_BUNDLE_FORMAT "gpumix-bundle 2"
+#define GM_BUNDLE_FORMAT "gpumix-bundle 3"
 #define GM_BUNDLE_FORMAT_HOST_TIME 2	/* first version with host_ns */
+#define GM_BUNDLE_FORMAT_CTF_HASH 3	/* first with the trace files' hashes
+					 * in the manifest (ctf_files.h) */
 
 /* Event kinds: LTTng event name gpumix_capture:<name>. */
 #define GM_EVENT_KINDS(X)                                                      \

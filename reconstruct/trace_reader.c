@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "blob_store.h"
+#include "ctf_files.h"
 #include "image.h"
 #include "error.h"
 #include "fs.h"
@@ -93,7 +94,20 @@ struct trace_reader {
 	size_t nr_classes, alloc_classes;
 
 	size_t nr_traces;		/* CTF traces (one per process) */
-	char *broken;			/* why the trace cannot be read, or NULL */
+	char **trace_dirs;		/* their directories, source-N's at N */
+	size_t verified;		/* trace files checked by hash */
+	char *broken;			/* why the trace cannot be read, or NULL
+					 * (its causes, save_causes()) */
+	/*
+	 * A decoding error babeltrace2 left on the thread while handing out
+	 * the messages decoded before it (babeltrace2 2.0.4's ctf source
+	 * returns them with a success status and the error still set, and
+	 * the next call into the graph then aborts the process): taken at
+	 * once, reported when those messages are consumed. After it the
+	 * graph is never run again (@failed: the message to repeat).
+	 */
+	const bt_error *pending;
+	char *failed;
 	int count_checked;
 	struct last_entry *entries;
 	size_t nr_entries, alloc_entries;
@@ -117,11 +131,55 @@ const char *gm_event_name(const struct gm_event *ev)
 	return gm_event_kind_name(ev->kind) ? gm_event_kind_name(ev->kind) : "?";
 }
 
-/* Record babeltrace2's own error causes under our message. */
-static int bt_fail(const char *what)
+/*
+ * What a babeltrace2 error comes from, for a message naming the file, or
+ * NULL: a stream file where a cause names it (the ctf source names each
+ * output port after its stream file), else the trace directory of the
+ * source component that failed (the graph's "source-N" reads trace N).
+ * Newly allocated.
+ */
+static char *bt_error_file(const struct trace_reader *r, const bt_error *err)
 {
-	const bt_error *err = bt_current_thread_take_error();
+	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
+	const char *comp = NULL, *port = NULL;
+	char *end;
 
+	for (uint64_t i = 0; i < n && !port; i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+
+		switch (bt_error_cause_get_actor_type(c)) {
+		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
+			comp = bt_error_cause_message_iterator_actor_get_component_name(c);
+			port = bt_error_cause_message_iterator_actor_get_component_output_port_name(c);
+			break;
+		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
+			comp = bt_error_cause_component_actor_get_component_name(c);
+			break;
+		default:
+			continue;
+		}
+		if (!comp || strncmp(comp, "source-", 7)) {
+			comp = port = NULL;
+		}
+	}
+	if (port && *port) {
+		return gm_xstrdup(port);
+	}
+	if (comp) {
+		unsigned long t = strtoul(comp + 7, &end, 10);
+		if (!*end && t < r->nr_traces) {
+			return gm_xasprintf("%s/", r->trace_dirs[t]);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Record the causes of babeltrace2 error @err (taken from the thread, may
+ * be NULL) and release it.
+ */
+static void push_bt_causes(const bt_error *err)
+{
 	if (err) {
 		uint64_t n = bt_error_get_cause_count(err), shown = 0;
 		/*
@@ -142,6 +200,12 @@ static int bt_fail(const char *what)
 		}
 		bt_error_release(err);
 	}
+}
+
+/* Record babeltrace2's own error causes under our message. */
+static int bt_fail(const char *what)
+{
+	push_bt_causes(bt_current_thread_take_error());
 	return gm_error("%s", what);
 }
 
@@ -434,12 +498,15 @@ static int build_graph(struct trace_reader *r)
 		goto out;
 	}
 	r->nr_traces = nr;
+	r->trace_dirs = traces;	/* the reader's now */
+	traces = NULL;
 	if (!nr) {
 		r->ended = 1;	/* nothing was traced: an empty stream */
 		ret = 0;
 		goto out;
 	}
-	qsort(traces, nr, sizeof(*traces), cmp_str);
+	qsort(r->trace_dirs, nr, sizeof(char *), cmp_str);
+	traces = r->trace_dirs;
 	if (find_plugin("ctf", &r->ctf_plugin) ||
 	    find_plugin("utils", &r->utils_plugin)) {
 		goto out;
@@ -518,12 +585,55 @@ static int build_graph(struct trace_reader *r)
 	}
 	ret = 0;
 out:
-	for (size_t t = 0; t < nr; t++) {
-		free(traces[t]);
-	}
-	free(traces);
 	free(ctf);
 	return ret;
+}
+
+/* The recorded causes, oldest first, one a line (caller frees). */
+static char *save_causes(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = gm_error_count() - 1; i >= 0; i--) {
+		strbuf_addstr(&sb, gm_error_cause(i));
+		strbuf_addch(&sb, '\n');
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Record again the causes save_causes() kept in @saved; returns -1. */
+static int restore_causes(const char *saved)
+{
+	while (*saved) {
+		const char *nl = strchrnul(saved, '\n');
+		gm_error("%.*s", (int)(nl - saved), saved);
+		saved = *nl ? nl + 1 : nl;
+	}
+	return -1;
+}
+
+/*
+ * The trace's files before babeltrace2 sees them: their hashes where the
+ * manifest has them (it must, from GM_BUNDLE_FORMAT_CTF_HASH on), each
+ * index against its stream everywhere.
+ */
+static int check_files(struct trace_reader *r)
+{
+	const struct kvfile *m = r->flags & GM_READER_RAW ? NULL : &r->manifest;
+
+	if (m && r->format >= GM_BUNDLE_FORMAT_CTF_HASH &&
+	    !kvfile_get(m, GM_CTF_FILES_KEY)) {
+		gm_error("the manifest of bundle '%s' (format %u) lacks the "
+			 "hashes of its trace files ('%s')", r->dir, r->format,
+			 GM_CTF_FILES_KEY);
+		return -1;
+	}
+	if (gm_ctf_files_verify(r->dir, m, &r->verified)) {
+		gm_error("cannot read the trace files of bundle '%s'", r->dir);
+		gm_error_hint("capture again, or use a whole copy of the bundle");
+		return -1;
+	}
+	return 0;
 }
 
 int trace_reader_open(struct trace_reader **out, const char *dir,
@@ -553,12 +663,12 @@ int trace_reader_open(struct trace_reader **out, const char *dir,
 	if (read_api_table(r)) {
 		goto fail;
 	}
-	if (build_graph(r)) {
+	if (check_files(r) || build_graph(r)) {
 		if (!(flags & GM_READER_ALLOW_INCOMPLETE)) {
 			goto fail;
 		}
 		/* Inspection tools show the manifest, then this error. */
-		r->broken = gm_xstrdup(gm_error_message());
+		r->broken = save_causes();
 		gm_error_clear();
 	}
 	*out = r;
@@ -716,6 +826,25 @@ static int complete_exit(struct trace_reader *r, struct gm_event *ev)
 	return 0;
 }
 
+/*
+ * The file of @bev's stream, relative to the bundle, for messages: the
+ * ctf source names each stream by the path of its data file.
+ */
+static const char *stream_file(const struct trace_reader *r, const bt_event *bev)
+{
+	const bt_stream *s = bt_event_borrow_stream_const(bev);
+	const char *name = s ? bt_stream_get_name(s) : NULL;
+	size_t n = strlen(r->dir);
+
+	if (!name) {
+		return "?";
+	}
+	if (!strncmp(name, r->dir, n) && name[n] == '/') {
+		return name + n + 1;
+	}
+	return name;
+}
+
 static int decode_event(struct trace_reader *r, const bt_message *msg)
 {
 	const bt_event *bev = bt_message_event_borrow_event_const(msg);
@@ -738,7 +867,15 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 	ev->time_ns = 0;
 	if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
 		cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		bt_clock_snapshot_get_ns_from_origin(cs, &ev->time_ns);
+		if (bt_clock_snapshot_get_ns_from_origin(cs, &ev->time_ns) !=
+		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+			/* A damaged timestamp (the call leaves an error on
+			 * the thread: taken here). */
+			push_bt_causes(bt_current_thread_take_error());
+			return gm_error("event %" PRIu64 " in '%s': its time "
+					"is out of range (the stream is damaged)",
+					r->index, stream_file(r, bev));
+		}
 	}
 	ev->pid = ctx && ci->vpid >= 0 ? (uint32_t)uval(ctx, ci->vpid) : 0;
 	ev->tid = ctx && ci->vtid >= 0 ? (uint32_t)uval(ctx, ci->vtid) : 0;
@@ -870,8 +1007,12 @@ static int discarded(struct trace_reader *r, const bt_message *msg, int packets)
 		if (bt_message_discarded_events_borrow_stream_class_default_clock_class_const(msg)) {
 			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
 			e = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
-			bt_clock_snapshot_get_ns_from_origin(b, &bns);
-			bt_clock_snapshot_get_ns_from_origin(e, &ens);
+			if (bt_clock_snapshot_get_ns_from_origin(b, &bns) ||
+			    bt_clock_snapshot_get_ns_from_origin(e, &ens)) {
+				/* Out of range: the times are left out. */
+				bt_error_release(bt_current_thread_take_error());
+				bns = ens = 0;
+			}
 		}
 	}
 	if (!have || !count) {
@@ -913,6 +1054,33 @@ static int check_count(struct trace_reader *r)
 	return 0;
 }
 
+/*
+ * The graph failed with babeltrace2 error @err (owned, may be NULL): the
+ * trace cannot be read on. Every later call says so again.
+ */
+static int decode_failed(struct trace_reader *r, const bt_error *err)
+{
+	char *file = bt_error_file(r, err);
+	size_t n = file ? strlen(file) : 0;
+
+	r->pending = NULL;
+	push_bt_causes(err);
+	if (n && file[n - 1] == '/') {
+		gm_error("cannot decode trace '%.*s' (one of its stream files is "
+			 "damaged)", (int)n - 1, file);
+	} else if (file) {
+		gm_error("cannot decode trace file '%s' (the file is damaged)",
+			 file);
+	} else {
+		gm_error("cannot decode the trace");
+	}
+	gm_error("bundle '%s': trace unreadable after event %" PRIu64, r->dir,
+		 r->index);
+	r->failed = save_causes();
+	free(file);
+	return -1;
+}
+
 int trace_reader_next(struct trace_reader *r, const struct gm_event **out)
 {
 	if (r->cur) {
@@ -920,25 +1088,32 @@ int trace_reader_next(struct trace_reader *r, const struct gm_event **out)
 		r->cur = NULL;
 	}
 	if (r->broken) {
-		return gm_error("%s", r->broken);
+		return restore_causes(r->broken);
 	}
 	for (;;) {
 		const bt_message *msg;
 
 		while (r->q_head == r->q_len) {
 			bt_graph_run_once_status st;
+			if (r->failed) {
+				return restore_causes(r->failed);
+			}
+			if (r->pending) {
+				return decode_failed(r, r->pending);
+			}
 			if (r->ended) {
 				return check_count(r) ? -1 : 0;
 			}
 			st = bt_graph_run_once(r->graph);
+			/* Whatever the status: an error left on the thread
+			 * is a decoding error, and must not reach the graph's
+			 * next call (it aborts the process). */
+			r->pending = bt_current_thread_take_error();
 			if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
 				r->ended = 1;
-			} else if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
-				continue;
-			} else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
-				bt_fail("cannot decode the trace");
-				return gm_error("bundle '%s': trace unreadable after "
-						"event %" PRIu64, r->dir, r->index);
+			} else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK &&
+				   st != BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
+				return decode_failed(r, r->pending);
 			}
 		}
 		msg = r->queue[r->q_head++];
@@ -983,6 +1158,11 @@ const char *trace_reader_dir(const struct trace_reader *r)
 int trace_reader_host_time(const struct trace_reader *r)
 {
 	return r->format >= GM_BUNDLE_FORMAT_HOST_TIME;
+}
+
+size_t trace_reader_verified_files(const struct trace_reader *r)
+{
+	return r->verified;
 }
 
 unsigned trace_reader_format(const struct trace_reader *r)
@@ -1073,6 +1253,14 @@ void trace_reader_free(struct trace_reader *r)
 		bt_message_put_ref(r->queue[i]);
 	}
 	free(r->queue);
+	if (r->pending) {
+		bt_error_release(r->pending);
+	}
+	free(r->failed);
+	for (size_t t = 0; t < r->nr_traces; t++) {
+		free(r->trace_dirs[t]);
+	}
+	free(r->trace_dirs);
 	bt_graph_put_ref(r->graph);
 	bt_plugin_put_ref(r->ctf_plugin);
 	bt_plugin_put_ref(r->utils_plugin);

@@ -13,6 +13,11 @@
  * reader. Plugins are found in $BABELTRACE_PLUGIN_PATH first, then the
  * system directory.
  *
+ * Before babeltrace2 reads the trace, its files are checked (common/
+ * ctf_files.h): against the hashes of the manifest, and each index against
+ * its stream, as babeltrace2 trusts them; a damaged trace is an error
+ * naming the file, never a crash of the process.
+ *
  * Strict by default: an unknown bundle format, an incomplete bundle (the
  * program crashed or was killed), a bundle with losses, events discarded
  * by the tracer, or an event this gpumix does not know are errors with a
@@ -113,6 +118,15 @@ const struct kvfile *trace_reader_manifest(const struct trace_reader *r);
  * not known yet).
  */
 int trace_reader_host_time(const struct trace_reader *r);
+
+/*
+ * The number of the bundle's trace files (ctf/) whose size and content
+ * hash were checked against its manifest when it was opened; 0 for a
+ * bundle of a format without them (before GM_BUNDLE_FORMAT_CTF_HASH), or
+ * in GM_READER_RAW mode, whose files are then unverified (their structure
+ * is checked all the same: common/ctf_files.h).
+ */
+size_t trace_reader_verified_files(const struct trace_reader *r);
 
 /* The bundle's format version (1, 2, ...), 0 in GM_READER_RAW mode. */
 unsigned trace_reader_format(const struct trace_reader *r);

@@ -37,7 +37,7 @@ check_eq "capture for the trace tests" 0 "$?"
 n=$(( 3 * events ))
 out=$("$GPUMIX" trace info "$tmp/b"); rc=$?
 check_eq "info exits 0" 0 "$rc"
-check_match "info: format" "^format: gpumix-bundle 2$" "$out"
+check_match "info: format" "^format: gpumix-bundle 3$" "$out"
 check_match "info: complete" "^complete: yes$" "$out"
 check_match "info: program" "^program: capture_emitter$" "$out"
 check_match "info: processes" "^processes: 2$" "$out"
@@ -81,5 +81,5 @@ check_eq "kernels: one line per kernel" 3 "$(wc -l <<<"$out" | tr -d ' ')"
 check_eq "losses: exit 0 for a good bundle" 0 "$?"
 out=$("$GPUMIX" trace check "$tmp/b"); rc=$?
 check_eq "check: exit 0" 0 "$rc"
-check_match "check: everything verified" "^$tmp/b: ok, $n events, [0-9]+ blob payloads and [0-9]+ module images verified$" "$out"
+check_match "check: everything verified" "^$tmp/b: ok, $n events, [0-9]+ blob payloads and [0-9]+ module images verified, [0-9]+ trace files by hash$" "$out"
 done_testing

@@ -16,7 +16,7 @@ C=tests/fuzz/corpus
 SEP=$'\n==gpumix-fuzz-file==\n'
 NVCC=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 rm -rf "$C"
-mkdir -p "$C"/{kvfile,study_yaml,run_dir,bundle,ptx,fatbin}
+mkdir -p "$C"/{kvfile,study_yaml,run_dir,bundle,ptx,fatbin,ctf}
 
 name() { echo "$1" | sed 's|^tests/data/||; s|/|_|g'; }
 put() { # put HARNESS NAME < data: keep one copy of each content
@@ -64,6 +64,16 @@ for b in tests/data/bundles/*/ tests/data/reconstruct/bundles/*/; do
 	c=$(ls "$b"/procs/*.counts 2>/dev/null | head -1)
 	n=${c%.counts}.names
 	join "$b/manifest" "$b/api-table" "$c" "$n" | put bundle "$(name "$b")"
+done
+# ctf: each traced process of each bundle (fuzz_ctf.c: the api-table,
+# then the metadata, streams and indexes of one trace directory)
+for m in $(find tests/data/bundles tests/data/reconstruct/bundles \
+	-path '*/ctf/*' -name metadata | sort); do
+	t=$(dirname "$m")
+	b=${t%%/ctf/*}
+	join "$b/api-table" "$m" "$t/gpumix_0" "$t/index/gpumix_0.idx" \
+		"$t/gpumix_1" "$t/index/gpumix_1.idx" |
+		put ctf "$(name "$b")-$(basename "$t")"
 done
 for p in $(find tests/data -name '*.ptx' | sort); do
 	put ptx "$(name "$p")" <"$p"
