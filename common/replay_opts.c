@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "instance_name.h"
 #include "sm_share.h"
 #include "strbuf.h"
 
@@ -217,9 +218,30 @@ int gm_mps_threads_check(const char *spec)
 	return 0;
 }
 
+/* The percentage @spec gives the program named exactly @name (@exact),
+ * or the program @name is an instance of (gm_instance_of()); 0 if none. */
+static unsigned mps_threads_match(const char *spec, const char *name,
+				  int exact)
+{
+	unsigned pct = 0;
+
+	for (const char *s = spec; *s;) {
+		const char *end;
+		size_t n = strcspn(s, "=");
+		char *key = gm_xasprintf("%.*s", (int)n, s);
+		int hit = exact ? !strcmp(key, name) : gm_instance_of(name, key);
+		free(key);
+		if (hit && !parse_pct(s + n + 1, &end, &pct)) {
+			return pct;
+		}
+		s += strcspn(s, ",");
+		s += *s == ',';
+	}
+	return 0;
+}
+
 unsigned gm_mps_threads_for(const char *spec, const char *name)
 {
-	size_t len = strlen(name);
 	unsigned pct = 0;
 
 	if (!spec) {
@@ -228,17 +250,8 @@ unsigned gm_mps_threads_for(const char *spec, const char *name)
 	if (!parse_pct(spec, NULL, &pct)) {
 		return pct;
 	}
-	for (const char *s = spec; *s;) {
-		const char *end;
-		size_t n = strcspn(s, "=");
-		if (n == len && !strncmp(s, name, len) &&
-		    !parse_pct(s + n + 1, &end, &pct)) {
-			return pct;
-		}
-		s += strcspn(s, ",");
-		s += *s == ',';
-	}
-	return 0;
+	pct = mps_threads_match(spec, name, 1);
+	return pct ? pct : mps_threads_match(spec, name, 0);
 }
 
 /* A byte count with an optional K, M or G (binary) suffix. */

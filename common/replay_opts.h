@@ -134,7 +134,8 @@ void gm_replay_opts_help(FILE *f);
  * The MPS active-thread percentage of program @name under the
  * --mps-threads value @spec ("PCT" for every program, or
  * "NAME=PCT,NAME=PCT"): 1-100, or 0 for no limit (NULL @spec, or a
- * program the list does not name). @spec must have passed
+ * program the list does not name). An instance "lbm#2" of a program with
+ * copies takes "lbm"'s percentage unless the list names it exactly. @spec must have passed
  * gm_mps_threads_check().
  */
 unsigned gm_mps_threads_for(const char *spec, const char *name);

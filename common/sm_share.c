@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "instance_name.h"
 #include "strbuf.h"
 
 void gm_sm_share_release(struct gm_sm_share *s)
@@ -126,6 +127,21 @@ static unsigned share_groups(const struct gm_sm_share_item *it,
 	return g > 1e6 ? 1000000u : (unsigned)g;
 }
 
+/* The share of @program: its own, else that of the program it is an
+ * instance of ("lbm" for "lbm#2", common/instance_name.h). */
+static const struct gm_sm_share_item *share_of(const struct gm_sm_share *s,
+					       const char *program)
+{
+	const struct gm_sm_share_item *it = gm_sm_share_find(s, program);
+
+	for (size_t i = 0; !it && s && i < s->nr; i++) {
+		if (gm_instance_of(program, s->items[i].program)) {
+			it = &s->items[i];
+		}
+	}
+	return it;
+}
+
 int gm_sm_partition(const struct gm_sm_share *s, const char *const *programs,
 		    unsigned n, unsigned nr_groups, unsigned group_sms,
 		    unsigned sm_count, unsigned *groups_out)
@@ -140,8 +156,7 @@ int gm_sm_partition(const struct gm_sm_share *s, const char *const *programs,
 		return gm_error("the device's %u SMs give no partition", sm_count);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		const struct gm_sm_share_item *it =
-			gm_sm_share_find(s, programs[i]);
+		const struct gm_sm_share_item *it = share_of(s, programs[i]);
 		groups_out[i] = it ? share_groups(it, group_sms, sm_count) : 0;
 		used += groups_out[i];
 		unnamed += !it;
@@ -269,7 +284,7 @@ int gm_sm_knees_read(const char *path, const char *const *programs,
 			goto out;
 		}
 		for (unsigned i = 0; i < n; i++) {
-			if (!strcmp(programs[i], prog)) {
+			if (gm_instance_of(programs[i], prog)) {
 				if (full != sm_count) {
 					gm_error("%s:%u: '%s' was measured on a "
 						 "GPU of %u SMs, this one has "

@@ -54,7 +54,9 @@ char *gm_sm_share_format(const struct gm_sm_share *s);
  * without one get equal parts of the groups left (the same number each;
  * what does not divide stays unused). Shares for programs not among
  * @programs are ignored (a study names the programs of all its
- * workloads). Fails, with a cause giving the sizes in SMs, when the
+ * workloads). An instance "lbm#2" of a program with copies
+ * (common/instance_name.h) takes "lbm"'s share unless @s names it
+ * exactly. Fails, with a cause giving the sizes in SMs, when the
  * shares need more groups than there are, or when a program would get
  * no group.
  */
@@ -79,7 +81,8 @@ int gm_sm_partition_scaled(const unsigned *want_sms, unsigned n,
  * Read the knees file of `gpumix scale` (@path, "program,kernel,
  * knee_sms,full_sms,full_ms", the program's row has an empty kernel) and
  * give, for each of the @n programs @programs[i], its knee in
- * @knee_out[i]. Fails, with a cause naming the file, when it cannot be
+ * @knee_out[i] (an instance "lbm#2" the knee of "lbm"). Fails, with a
+ * cause naming the file, when it cannot be
  * read, is malformed, lacks one of the programs, or was measured on a
  * device whose whole GPU is not @sm_count SMs.
  */

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "instance_name.h"
 #include "kvfile.h"
 #include "reconstruct/recon.h"
 #include "strbuf.h"
@@ -194,34 +195,21 @@ void corun_program_release(struct corun_program *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int taken(const struct corun_program *progs, size_t before,
-		 const char *name)
-{
-	for (size_t i = 0; i < before; i++) {
-		if (!strcmp(progs[i].name, name)) {
-			return 1;
-		}
-	}
-	return 0;
-}
-
 void corun_programs_unique(struct corun_program *progs, size_t nr)
 {
-	for (size_t i = 1; i < nr; i++) {
-		char *base = progs[i].name;
-		if (!taken(progs, i, base)) {
-			continue;
-		}
-		for (unsigned k = 2;; k++) {
-			char *n = gm_xasprintf("%s-%u", base, k);
-			if (!taken(progs, i, n)) {
-				progs[i].name = n;
-				break;
-			}
-			free(n);
-		}
-		free(base);
+	const char **bases = gm_xcalloc(nr + 1, sizeof(*bases));
+	char **names;
+
+	for (size_t i = 0; i < nr; i++) {
+		bases[i] = progs[i].name;
 	}
+	names = gm_instance_names(bases, nr);
+	for (size_t i = 0; i < nr; i++) {
+		free(progs[i].name);
+		progs[i].name = names[i];
+	}
+	free(names);
+	free(bases);
 }
 
 char *corun_workload_name(const struct corun_program *progs, size_t nr)

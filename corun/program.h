@@ -41,8 +41,8 @@ int corun_program_from_spec(struct corun_program *p, const char *spec);
 void corun_program_release(struct corun_program *p);
 
 /*
- * Make the names of @progs unique as reconstruct does: a second "bfs"
- * becomes "bfs-2".
+ * Make the names of @progs unique as reconstruct does
+ * (common/instance_name.h): two "bfs" become "bfs#1" and "bfs#2".
  */
 void corun_programs_unique(struct corun_program *progs, size_t nr);
 

@@ -13,6 +13,8 @@
 #include "clock.h"
 #include "cu_result.h"
 #include "error.h"
+#include "fs.h"
+#include "instance_name.h"
 #include "kvfile.h"
 #include "model_int.h"
 #include "strbuf.h"
@@ -82,28 +84,28 @@ char *recon_program_name(const char *bundle, const char *manifest_program)
 	return gm_xstrdup("program");
 }
 
-static int name_taken(const struct model *m, const char *name)
+/*
+ * The program name of bundle @path before it is read: its directory's
+ * base name, or the manifest's `program` when that is not usable.
+ */
+static char *bundle_program_name(const char *path)
 {
-	for (size_t i = 0; i < m->nr_progs; i++) {
-		if (!strcmp(m->progs[i]->name, name)) {
-			return 1;
-		}
-	}
-	return 0;
-}
+	struct kvfile kv = KVFILE_INIT;
+	char *manifest, *name;
 
-/* A unique program name for @bundle in @m. */
-static char *unique_name(const struct model *m, const char *bundle,
-			 const struct kvfile *manifest)
-{
-	char *base = recon_program_name(bundle, kvfile_get(manifest, "program"));
-	char *name = gm_xstrdup(base);
-
-	for (unsigned k = 2; name_taken(m, name); k++) {
-		free(name);
-		name = gm_xasprintf("%s-%u", base, k);
+	name = base_name(path);
+	if (usable(name)) {
+		return name;
 	}
-	free(base);
+	free(name);
+	manifest = gm_path_join(path, "manifest");
+	/* An unreadable manifest is the reader's error to give. */
+	if (kvfile_read(&kv, manifest) < 0) {
+		gm_error_clear();
+	}
+	name = recon_program_name(path, kvfile_get(&kv, "program"));
+	kvfile_release(&kv);
+	free(manifest);
 	return name;
 }
 
@@ -125,6 +127,7 @@ static int is_nondeterministic(const struct recon_opts *o, const char *name,
 
 /* Read bundle @path into a new program of @m. */
 static int read_bundle(struct model *m, size_t index, const char *path,
+		       const char *name, const char *base,
 		       const struct recon_opts *o, struct recon_stats *st)
 {
 	struct trace_reader *r = NULL;
@@ -133,15 +136,11 @@ static int read_bundle(struct model *m, size_t index, const char *path,
 	struct model_prog *p;
 	const struct gm_event *ev;
 	uint64_t total = 0;
-	char *name = NULL, *base = NULL;
 	int ret = -1, got;
 
 	if (trace_reader_open(&r, path, GM_READER_ALLOW_UNSUPPORTED) < 0) {
 		goto fail;
 	}
-	name = unique_name(m, path, trace_reader_manifest(r));
-	base = recon_program_name(path, kvfile_get(trace_reader_manifest(r),
-						   "program"));
 	p = model_add_program(m, name, path,
 			      !is_nondeterministic(o, name, base));
 	if (!p) {
@@ -197,8 +196,6 @@ fail:
 out:
 	bundle_feed_free(f);
 	trace_reader_free(r);
-	free(name);
-	free(base);
 	return ret;
 }
 
@@ -220,8 +217,10 @@ int recon_build(struct model **out, const char *const *bundles, size_t nr,
 {
 	struct recon_stats dummy, *st = stp ? stp : &dummy;
 	struct model *m;
+	char **bases, **names;
 	double t0;
 	uint64_t n;
+	int failed = 0;
 
 	*out = NULL;
 	memset(st, 0, sizeof(*st));
@@ -234,11 +233,24 @@ int recon_build(struct model **out, const char *const *bundles, size_t nr,
 	}
 	m = model_new(NULL, o->variant ? o->variant : recon_default_variant());
 	t0 = gm_now_s();
+	bases = gm_xcalloc(nr + 1, sizeof(*bases));
 	for (size_t i = 0; i < nr; i++) {
-		if (read_bundle(m, i, bundles[i], o, st) < 0) {
-			model_free(m);
-			return -1;
-		}
+		bases[i] = bundle_program_name(bundles[i]);
+	}
+	names = gm_instance_names((const char *const *)bases, nr);
+	for (size_t i = 0; i < nr && !failed; i++) {
+		failed = read_bundle(m, i, bundles[i], names[i], bases[i], o,
+				     st) < 0;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(bases[i]);
+		free(names[i]);
+	}
+	free(bases);
+	free(names);
+	if (failed) {
+		model_free(m);
+		return -1;
 	}
 	st->read_s = gm_now_s() - t0;
 	for (size_t k = 0; k < o->nr_nondeterministic; k++) {

@@ -7,8 +7,10 @@
  * (recon_dir.h).
  *
  * Each bundle is one program, named after the bundle directory's base
- * name (the manifest's program name when the path has none), made unique
- * in the workload by a "-2", "-3", ... suffix.
+ * name (the manifest's program name when the path has none); a name
+ * that N > 1 bundles share (the same bundle given N times: N copies of
+ * one program) names their instances NAME#1 ... NAME#N in order
+ * (common/instance_name.h).
  */
 #ifndef GM_RECON_H
 #define GM_RECON_H

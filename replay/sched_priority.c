@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The priority scheduler (variant priority): the cuda variant with CUDA
- * stream priorities. One program, the one --high-priority names or else
- * the workload's first (also when the workload lacks the named one: a
- * warning says so), gets every stream at the device's greatest
+ * stream priorities. One program, the one --high-priority names (of a
+ * program with copies, its first instance NAME#1) or else the workload's
+ * first (also when the workload lacks the named one: a warning says
+ * so), gets every stream at the device's greatest
  * priority; the others get the least. Stream priorities make the
  * hardware prefer the high-priority stream's pending blocks when SMs free
  * up; they do not preempt running blocks. Everything else is the serial
@@ -13,6 +14,7 @@
 
 #include "cu_check.h"
 #include "error.h"
+#include "instance_name.h"
 #include "kvfile.h"
 #include "replay_int.h"
 #include "sched.h"
@@ -33,6 +35,14 @@ static int prio_run_init(struct gm_run *run)
 		while (i < run->w->nr_programs &&
 		       strcmp(run->w->programs[i]->name, want)) {
 			i++;
+		}
+		/* A program with copies: its first instance (NAME#1). */
+		if (i == run->w->nr_programs) {
+			i = 0;
+			while (i < run->w->nr_programs &&
+			       !gm_instance_of(run->w->programs[i]->name, want)) {
+				i++;
+			}
 		}
 		/* A study names one program for all its workloads. */
 		if (i == run->w->nr_programs) {

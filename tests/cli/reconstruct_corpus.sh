@@ -185,9 +185,9 @@ check_eq "--nondeterministic of no program: error" 1 "$rc"
 check_match "... naming the programs" "'nosuch' is not a program of the workload \(basic\)" "$out"
 out=$("$GPUMIX" reconstruct --variant single -o "$tmp/dup" "$B/good" "$B/good/" 2>&1); rc=$?
 check_eq "the same bundle twice: exit 0" 0 "$rc"
-check_eq "... program names made unique" "good good-2" \
+check_eq "... program names made unique: instances 1 and 2" "good#1 good#2" \
 	"$(sed -n 's/^program\.[01]\.name = //p' "$tmp/dup/manifest" | tr '\n' ' ' | sed 's/ $//')"
-check_eq "... the workload is named after them" "good+good-2" \
+check_eq "... the workload is named after them" "good#1+good#2" \
 	"$(sed -n 's/^workload = //p' "$tmp/dup/manifest")"
 out=$("$GPUMIX" reconstruct --variant single -o "$tmp/dup" "$B/good" 2>&1); rc=$?
 check_eq "an existing output directory: error" 1 "$rc"

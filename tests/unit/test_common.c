@@ -17,7 +17,9 @@
 #include "file_lock.h"
 #include "fs.h"
 #include "hash.h"
+#include "instance_name.h"
 #include "kvfile.h"
+#include "replay_opts.h"
 #include "strbuf.h"
 #include "test.h"
 #include "tmp_name.h"
@@ -461,6 +463,47 @@ static void test_tmp_name(const char *dir)
 	free(sub);
 }
 
+static void test_instance_names(void)
+{
+	const char *wl[] = { "lbm", "mm", "lbm", "lbm" };
+	const char *odd[] = { "lbm", "lbm#1", "lbm" };
+	char **n = gm_instance_names(wl, 4);
+
+	CHECK_STR(n[0], "lbm#1", "copies are numbered from 1");
+	CHECK_STR(n[1], "mm", "a program that appears once keeps its name");
+	CHECK_STR(n[2], "lbm#2", "in the order they appear");
+	CHECK_STR(n[3], "lbm#3", "... to N");
+	CHECK(n[4] == NULL, "the array ends with NULL");
+	for (size_t i = 0; i < 4; i++) {
+		free(n[i]);
+	}
+	free(n);
+	n = gm_instance_names(odd, 3);
+	CHECK_STR(n[1], "lbm#1-2", "a program literally called lbm#1 is "
+		  "made unique");
+	CHECK(strcmp(n[0], n[2]) && strcmp(n[0], n[1]) && strcmp(n[1], n[2]),
+	      "... every name differs");
+	for (size_t i = 0; i < 3; i++) {
+		free(n[i]);
+	}
+	free(n);
+	CHECK(gm_instance_of("lbm#3", "lbm"), "lbm#3 is an instance of lbm");
+	CHECK(gm_instance_of("lbm#12", "lbm"), "... lbm#12 too");
+	CHECK(gm_instance_of("lbm", "lbm"), "... and lbm itself");
+	CHECK(!gm_instance_of("lbm#0", "lbm"), "instances count from 1");
+	CHECK(!gm_instance_of("lbm#01", "lbm"), "no leading zero");
+	CHECK(!gm_instance_of("lbm#", "lbm"), "a number is needed");
+	CHECK(!gm_instance_of("lbm#2x", "lbm"), "only a number");
+	CHECK(!gm_instance_of("lbm2", "lbm"), "lbm2 is another program");
+	CHECK(!gm_instance_of("lb#1", "lbm"), "lb#1 is not lbm's");
+	CHECK_INT(gm_mps_threads_for("lbm=40,mm=60", "lbm#2"), 40,
+		  "--mps-threads: a copy takes its program's percentage");
+	CHECK_INT(gm_mps_threads_for("lbm=40,lbm#2=20", "lbm#2"), 20,
+		  "... unless named exactly");
+	CHECK_INT(gm_mps_threads_for("lbm=40", "lbm2"), 0,
+		  "... and another program none");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
@@ -475,6 +518,7 @@ int main(void)
 	test_path_search(dir);
 	test_file_lock(dir);
 	test_tmp_name(dir);
+	test_instance_names();
 	{
 		double t0 = gm_now_s();
 		uint64_t n0 = gm_now_ns();

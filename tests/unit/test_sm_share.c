@@ -92,6 +92,26 @@ static void test_partition(void)
 		  "a share of a program not in the workload is ignored");
 	CHECK(g[0] == 2 && g[1] == 14, "the other gets the rest");
 
+	{
+		/* N copies of one program (common/instance_name.h). */
+		const char *copies[] = { "lbm#1", "lbm#2", "lbm#3", "mm" };
+		unsigned h[4];
+		CHECK_INT(gm_sm_partition(NULL, copies, 4, 16, 8, 132, h), 0,
+			  "four instances, no shares");
+		CHECK(h[0] == 4 && h[1] == 4 && h[2] == 4 && h[3] == 4,
+		      "N partitions: 4 groups each");
+		gm_sm_share_parse(&s, "lbm=16");
+		CHECK_INT(gm_sm_partition(&s, copies, 4, 16, 8, 132, h), 0,
+			  "a program's share reaches its copies");
+		CHECK(h[0] == 2 && h[1] == 2 && h[2] == 2 && h[3] == 10,
+		      "each copy of lbm 16 SMs, mm the rest");
+		gm_sm_share_parse(&s, "lbm=16,lbm#2=32");
+		CHECK_INT(gm_sm_partition(&s, copies, 4, 16, 8, 132, h), 0,
+			  "a copy named exactly");
+		CHECK(h[0] == 2 && h[1] == 4 && h[2] == 2,
+		      "the exact name wins over the program's");
+	}
+
 	gm_error_clear();
 	gm_sm_share_parse(&s, "bfs=72,lbm=64");
 	CHECK_INT(gm_sm_partition(&s, two, 2, 16, 8, 132, g), -1,
