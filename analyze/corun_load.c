@@ -38,7 +38,7 @@ static int find(struct gm_loader *l, const char *sql, const char *key,
 	return rc < 0 ? -1 : 0;
 }
 
-static int delete_corun(struct gm_loader *l, int64_t id)
+int gm_loader_delete_corun(struct gm_loader *l, int64_t id)
 {
 	char *sql = gm_xasprintf("DELETE FROM corun_sections WHERE corunId = "
 				 "%" PRId64 "; DELETE FROM coruns WHERE id = "
@@ -67,7 +67,7 @@ static int check_existing(struct gm_loader *l, const struct gm_corun_dir *c,
 			return 1;
 		}
 		info->outcome = GM_LOAD_REPLACED;
-		if (delete_corun(l, old)) {
+		if (gm_loader_delete_corun(l, old)) {
 			return -1;
 		}
 	}
@@ -83,7 +83,7 @@ static int check_existing(struct gm_loader *l, const struct gm_corun_dir *c,
 					info->previous_path);
 		}
 		info->outcome = GM_LOAD_REPLACED;
-		if (delete_corun(l, old)) {
+		if (gm_loader_delete_corun(l, old)) {
 			return -1;
 		}
 	}

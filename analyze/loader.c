@@ -133,7 +133,7 @@ int gm_loader_step(struct gm_loader *l, sqlite3_stmt *st)
 	return rc < 0 ? -1 : 0;
 }
 
-static int delete_run(struct gm_loader *l, int64_t id)
+int gm_loader_delete_run(struct gm_loader *l, int64_t id)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
@@ -180,7 +180,7 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 			return 1;
 		}
 		info->outcome = GM_LOAD_REPLACED;
-		if (delete_run(l, old)) {
+		if (gm_loader_delete_run(l, old)) {
 			return -1;
 		}
 	}
@@ -217,7 +217,7 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 			return -1;
 		}
 		info->outcome = GM_LOAD_REPLACED;
-		if (delete_run(l, old)) {
+		if (gm_loader_delete_run(l, old)) {
 			return -1;
 		}
 	}

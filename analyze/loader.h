@@ -71,6 +71,15 @@ void gm_loader_release(struct gm_loader *l);
 int gm_loader_load(struct gm_loader *l, const char *dir,
 		   struct gm_load_info *info);
 
+/*
+ * Forget what was loaded from @dir (as runs.path and coruns.path hold it:
+ * the path given to gm_loader_load()): its runs and co-runs, with every
+ * row that belongs to them, in one transaction (loader_forget.c). *@nr
+ * is how many went (0 when none was loaded from @dir: not an error).
+ * Returns 0 or -1 (cause recorded, database unchanged).
+ */
+int gm_loader_forget(struct gm_loader *l, const char *dir, size_t *nr);
+
 /* Free what @info owns and zero it. */
 void gm_load_info_release(struct gm_load_info *info);
 

@@ -27,6 +27,14 @@ int gm_loader_step(struct gm_loader *l, sqlite3_stmt *st);
 int gm_loader_workload(struct gm_loader *l, const char *name, size_t nprog,
 		       int64_t *id);
 
+/*
+ * Delete run @id (co-run @id) with every row that belongs to it, and the
+ * workloads no run or co-run names any more; inside the caller's
+ * transaction. 0 or -1.
+ */
+int gm_loader_delete_run(struct gm_loader *l, int64_t id);
+int gm_loader_delete_corun(struct gm_loader *l, int64_t id);
+
 /* Deletes the workloads that neither a run nor a co-run names any more. */
 extern const char gm_loader_orphan_workloads_sql[];
 

@@ -29,6 +29,8 @@ static const char usage[] =
 	" <rundir>...\n"
 	"   or: gpumix analyze --merge [-o <database>] [--ci <method>]"
 	" <database>...\n"
+	"   or: gpumix analyze --forget [-o <database>] [--ci <method>]"
+	" <rundir>...\n"
 	"\n"
 	"    -o, --output <database>  database to create or add to"
 	" (default: results.db)\n"
@@ -41,6 +43,11 @@ static const char usage[] =
 	" into the\n"
 	"                             output (created, or added to), each run"
 	" once\n"
+	"    --forget                 remove from the database the runs and"
+	" co-runs\n"
+	"                             loaded from the given directories (as"
+	" they were\n"
+	"                             given then)\n"
 	"    --ci <method>            the method of the intervals table: t (the"
 	" default),\n"
 	"                             bootstrap or bootstrap:SEED"
@@ -170,6 +177,57 @@ static int merge_finish(struct gm_db *db)
 	return gm_intervals_store(db, &ci_method);
 }
 
+/* gpumix analyze --forget: what was loaded from @dirs leaves @out. */
+static int forget(const char *out, char **dirs, size_t n)
+{
+	struct gm_db db = GM_DB_INIT;
+	struct gm_loader loader;
+	size_t gone = 0, absent = 0, failed = 0;
+	double t0 = gm_now_s();
+	int ret = GM_EXIT_OK;
+
+	if (!gm_path_exists(out)) {
+		gm_note("analyze: '%s' does not exist: nothing to forget", out);
+		return GM_EXIT_OK;
+	}
+	db.waiting = on_waiting;
+	db.waiting_arg = (void *)out;
+	if (gm_db_open(&db, out, GM_DB_WRITE)) {
+		return gm_cli_fail();
+	}
+	if (gm_loader_init(&loader, &db)) {
+		ret = gm_cli_fail();
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t nr;
+		if (gm_loader_forget(&loader, dirs[i], &nr)) {
+			gm_error_report(stderr);
+			failed++;
+		} else if (!nr) {
+			absent++;
+			gm_note("note: nothing in %s was loaded from '%s'", out,
+				dirs[i]);
+		}
+		gone += nr;
+	}
+	if (gone && gm_intervals_store(&db, &ci_method)) {
+		gm_error_report(stderr);
+		ret = GM_EXIT_ERROR;
+	}
+	gm_note("analyze: %zu run%s forgotten from %s in %.1f s%s%s", gone,
+		gone == 1 ? "" : "s", out, gm_now_s() - t0,
+		failed ? "; some could not be" : "",
+		absent ? "; some directories were not in it" : "");
+	if (failed) {
+		ret = GM_EXIT_ERROR;
+	}
+	gm_loader_release(&loader);
+out:
+	gm_db_close(&db);
+	return ret;
+}
+
 /* gpumix analyze --merge: the databases @inputs into @out. */
 static int merge(const char *out, char **inputs, size_t n)
 {
@@ -206,12 +264,13 @@ int cmd_analyze(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "merge", no_argument, NULL, 'm' },
+		{ "forget", no_argument, NULL, 'g' },
 		{ "ci", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "results.db";
-	int force = 0, do_merge = 0, c, ret = GM_EXIT_OK;
+	int force = 0, do_merge = 0, do_forget = 0, c, ret = GM_EXIT_OK;
 	char **dirs = NULL;
 	size_t nr_dirs = 0, alloc_dirs = 0;
 	size_t loaded = 0, skipped = 0, replaced = 0, failed = 0;
@@ -236,6 +295,9 @@ int cmd_analyze(int argc, char **argv)
 		case 'm':
 			do_merge = 1;
 			break;
+		case 'g':
+			do_forget = 1;
+			break;
 		case 'c':
 			if (gm_ci_opts_parse(&ci_method, optarg)) {
 				char msg[GM_ERROR_MSG_LEN];
@@ -250,6 +312,17 @@ int cmd_analyze(int argc, char **argv)
 		default:
 			return gm_bad_option(usage, c, argv);
 		}
+	}
+	if (do_forget) {
+		if (force || do_merge) {
+			return gm_usage_error(usage, "--forget takes neither"
+					      " --force nor --merge");
+		}
+		if (optind == argc) {
+			return gm_usage_error(usage, "no run directory to forget"
+					      " given");
+		}
+		return forget(out, argv + optind, (size_t)(argc - optind));
 	}
 	if (do_merge) {
 		if (force) {

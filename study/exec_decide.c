@@ -447,7 +447,9 @@ void exec_report_key(struct exec_ctx *x, int predict)
  */
 int exec_report_needed(struct exec_ctx *x, int predict)
 {
-	int any = 0, loading = x->analyzed > 0;
+	/* Runs leaving the database change it as runs loaded do. */
+	int any = 0, loading = x->analyzed > 0 || x->forgotten > 0 ||
+			       (predict && x->nr_stale);
 
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		any |= x->runs[i].status == RUN_OK;
@@ -566,6 +568,7 @@ int exec_decide(struct exec_ctx *x)
 		decide_run(x, i);
 	}
 	exec_precision_decide(x);
+	exec_stale_decide(x);
 	x->report_planned = exec_report_needed(x, 1) == 1;
 	if (!x->o->dry_run && check_outputs(x)) {
 		return -1;

@@ -258,6 +258,14 @@ void exec_print_plan(struct exec_ctx *x)
 	}
 	fprintf(f, "%zu analyses, %zu report\n", todo[STUDY_STAGE_ANALYZE],
 		todo[STUDY_STAGE_REPORT]);
+	if (x->nr_stale) {
+		fprintf(f, "runs of an earlier version of the study, to leave the"
+			" database: %zu (", x->nr_stale);
+		for (size_t i = 0; i < x->nr_stale; i++) {
+			fprintf(f, "%s%s", i ? ", " : "", x->stale[i]);
+		}
+		fputs(")\n", f);
+	}
 	size_t kept = 0;
 	for (size_t i = 0; i < plan->nr_runs; i++) {
 		kept += x->runs[i].status == RUN_FAILED ||
@@ -401,7 +409,13 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 		strbuf_addf(sb, "- interrupted by %s: run the same command to "
 			    "continue\n", strsignal(o->interrupted));
 	}
-	strbuf_addf(sb, "- database: %s\n", db);
+	strbuf_addf(sb, "- database: %s", db);
+	if (x->forgotten) {
+		strbuf_addf(sb, " (%zu run%s of an earlier version of the study"
+			    " left it)", x->forgotten,
+			    x->forgotten == 1 ? "" : "s");
+	}
+	strbuf_addch(sb, '\n');
 	if (x->report_state > 0) {
 		strbuf_addf(sb, "- report: %s%s\n", rep,
 			    x->figure_scripts ? " (figures not drawn: gnuplot "

@@ -108,6 +108,11 @@ struct exec_ctx {
 	int executing;		/* runs finishing now count as progress */
 	int report_planned;
 	int analyzed;		/* runs loaded into the database just now */
+	/* Runs of an earlier version of the study still in the database
+	 * (exec_stale.c): their ids, and how many left it just now. */
+	char **stale;
+	size_t nr_stale, alloc_stale;
+	size_t forgotten;
 	char report_key[KEY_LEN];
 	char *report_reason, *report_log;
 	int report_state;	/* 0 not written, 1 written, -1 failed */
@@ -173,6 +178,19 @@ struct state_record *exec_current_record(struct exec_ctx *x,
 
 /* 1 when record @r says failed or hung. */
 int exec_is_failure(const struct state_record *r);
+
+/*
+ * Runs of an earlier version of the study (exec_stale.c): the runs its
+ * state says it loaded into the database that the plan no longer has.
+ * exec_stale_decide() lists them in x->stale; exec_stale_forget() takes
+ * them out of the database (gpumix analyze --forget RUNS/RUN...) and
+ * forgets their analyze records (0, 1 interrupted, -1: as
+ * exec_run_stage(); a failed stage keeps them for the next invocation);
+ * exec_stale_release() frees the list.
+ */
+void exec_stale_decide(struct exec_ctx *x);
+int exec_stale_forget(struct exec_ctx *x);
+void exec_stale_release(struct exec_ctx *x);
 
 /*
  * Remove the output @dir of @kind (output_dir.h) that its stage is about

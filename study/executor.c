@@ -374,6 +374,10 @@ static void plan_progress(struct exec_ctx *x)
 			study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
 		}
 	}
+	if (x->nr_stale && gm_path_exists(s->paths.database) &&
+	    (whole || t == STUDY_TASK_FINISH)) {
+		study_progress_plan(&x->pr, STUDY_STAGE_ANALYZE);
+	}
 	if (exec_profile_todo(x) && (whole || t == STUDY_TASK_PROFILE)) {
 		study_progress_plan(&x->pr, STUDY_STAGE_PROFILE);
 	}
@@ -413,6 +417,11 @@ static int execute(struct exec_ctx *x)
 
 	if (task == STUDY_TASK_PROFILE) {
 		return execute_profile_task(x);
+	}
+	/* The loader of the study (not a SLURM node's job) does it. */
+	if ((task == STUDY_TASK_NONE || task == STUDY_TASK_FINISH) &&
+	    (ret = exec_stale_forget(x))) {
+		return ret;
 	}
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		if (task != STUDY_TASK_NONE && task != STUDY_TASK_PREP) {
@@ -529,6 +538,7 @@ static void ctx_release(struct exec_ctx *x)
 	exec_profile_release(x);
 	exec_precision_release(x);
 	exec_pool_release(x);
+	exec_stale_release(x);
 	study_state_release(&x->st);
 }
 

@@ -226,4 +226,49 @@ check_match "gpumix help lists analyze" \
 check_match "gpumix help lists report" \
 	"report +print comparison tables and draw plots from a database" "$("$GPUMIX" help)"
 
+# --forget: what was loaded from a directory leaves the database, rows and
+# all; the intervals follow; a directory never loaded is a note.
+C=tests/data/runs/good/corun
+"$GPUMIX" -q analyze "$study" "$C" -o "$tmp/f.db"
+count() { sqlite3 "$tmp/f.db" "SELECT count(*) FROM $1"; }
+before="$(count runs) $(count coruns) $(count replays)"
+out=$("$GPUMIX" analyze --forget -o "$tmp/f.db" "$study/a+b.nss" "$C/x+y.corun" \
+	"$study/nowhere" 2>&1)
+check_eq "--forget: exit 0" 0 "$?"
+check_match "--forget: the summary" \
+	"^analyze: 2 runs forgotten from $tmp/f.db in [0-9.]+ s; some directories were not in it$" "$out"
+check_match "--forget: a directory never loaded is a note" \
+	"^note: nothing in $tmp/f.db was loaded from '$study/nowhere'$" "$out"
+check_eq "--forget: one run and one co-run fewer ($before before)" \
+	"9 0 0" "$(count runs) $(count coruns) $(sqlite3 "$tmp/f.db" \
+	"SELECT count(*) FROM runs WHERE path = '$study/a+b.nss'")"
+check_eq "--forget: none of its rows is left" "0 0" \
+	"$(sqlite3 "$tmp/f.db" "SELECT count(*) FROM replays WHERE runId NOT IN
+	   (SELECT id FROM runs)") $(sqlite3 "$tmp/f.db" "SELECT count(*) FROM
+	   CUPTI_ACTIVITY_KIND_KERNEL WHERE runId NOT IN (SELECT id FROM runs)")"
+"$GPUMIX" -q analyze "$study" "$C" -o "$tmp/g.db"
+"$GPUMIX" -q analyze --forget -o "$tmp/g.db" "$study/a+b.nss" "$C/x+y.corun"
+"$GPUMIX" -q analyze "$study/a+b.nss" "$C/x+y.corun" -o "$tmp/g.db"
+"$GPUMIX" -q analyze "$study" "$C" -o "$tmp/h.db"
+check_eq "--forget, then load again: the report of a database never forgotten" \
+	"$("$GPUMIX" -q report "$tmp/h.db" --format csv 2>/dev/null)" \
+	"$("$GPUMIX" -q report "$tmp/g.db" --format csv 2>/dev/null)"
+check_eq "... and its intervals" \
+	"$(sqlite3 "$tmp/h.db" "SELECT * FROM intervals ORDER BY 1, 2, 3, 4, 5")" \
+	"$(sqlite3 "$tmp/g.db" "SELECT * FROM intervals ORDER BY 1, 2, 3, 4, 5")"
+check_eq "--forget: the intervals follow the runs left" \
+	"$("$GPUMIX" -q analyze "$study/a+b.cuda" "$study/a+b.single" "$study/a+c.cuda" \
+	   "$study/a+c.elastic.median" "$C/x+y.mps" "$C/x+y.mps.one-shot" \
+	   "$C/x+y.procs.one-shot" "$C/x+y.single" "$C/x+y.single.one-shot" \
+	   -o "$tmp/k.db"; sqlite3 "$tmp/k.db" "SELECT * FROM intervals ORDER BY 1, 2, 3, 4, 5")" \
+	"$(sqlite3 "$tmp/f.db" "SELECT * FROM intervals ORDER BY 1, 2, 3, 4, 5")"
+out=$("$GPUMIX" analyze --forget -o "$tmp/none.db" "$study/a+b.nss" 2>&1)
+check_eq "--forget on a missing database: exit 0, a note, nothing created" \
+	"0 analyze: '$tmp/none.db' does not exist: nothing to forget no" \
+	"$? $out $([ -e "$tmp/none.db" ] && echo yes || echo no)"
+"$GPUMIX" analyze --forget -o "$tmp/f.db" >/dev/null 2>&1
+check_eq "--forget without a directory: usage error" 2 "$?"
+"$GPUMIX" analyze --forget --force -o "$tmp/f.db" "$study" >/dev/null 2>&1
+check_eq "--forget --force: usage error" 2 "$?"
+
 done_testing
