@@ -86,7 +86,7 @@ $(HOSTMEM_EMITTER): $(B)/tests/tools/hostmem_emitter.o $(CAPTURE_SO) \
 # More such programs, one per feature of real programs (each
 # tests/tools/NAME_emitter.c, with tests/tools/mock_call.h): the program
 # NAME-emitter.
-MOCK_EMITTERS := graph cmdbuf streams kernels
+MOCK_EMITTERS := graph cmdbuf streams kernels arrays
 CHECK_DEPS += $(MOCK_EMITTERS:%=$(B)/tests/%-emitter)
 
 define mock_emitter_rule
@@ -105,7 +105,7 @@ CAPTURE_PROGS_DIR := $(B)/tests/gpu/progs
 CAPTURE_PROGS := $(addprefix $(CAPTURE_PROGS_DIR)/,vecadd_shared driver_api \
 	coverage cublas_sgemm spin launch_loop h2d_big event_reuse fault \
 	clock_result cufft_c2c curand_gen cusparse_spmv zerocopy_managed graphs \
-	streams_reuse graph_host \
+	streams_reuse graph_host arrays2d \
 	hostfunc_pools ptr_table vmm_alloc cublas_batched cmdbuf)
 CHECK_DEPS += $(CAPTURE_PROGS)
 CAPTURE_NVCC := $(NVCC) $(NVCCFLAGS) -arch=sm_$(SM)

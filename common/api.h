@@ -81,7 +81,7 @@ enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 /*
  * What a recorded call becomes in the replay model: reconstruct has one
  * handler per kind (reconstruct/bundle_feed.c). NONE: not replayed yet
- * (CUDA arrays, 2-D and 3-D copies, surfaces, tensor maps; queries):
+ * (surfaces, tensor maps; queries):
  * each call is reported as unsupported. The SKIP_* kinds are settings the
  * replay leaves at their defaults, reported once per call name (SKIP_POOL:
  * memory pool attributes and trims, which the replay's bulk allocator has
@@ -104,7 +104,8 @@ enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 	X(GRAPH_KERNEL_SET) X(GRAPH_CLONE) X(GRAPH_DESTROY)                    \
 	X(GRAPH_EXEC_DESTROY) X(HOST_FUNC) X(SKIP_POOL)                       \
 	X(VMM_RESERVE) X(VMM_FREE) X(VMM_CREATE) X(VMM_RELEASE) X(VMM_MAP)    \
-	X(VMM_UNMAP) X(CAPTURE_TO_GRAPH) X(ATTACH_MEM)
+	X(VMM_UNMAP) X(CAPTURE_TO_GRAPH) X(ATTACH_MEM)                        \
+	X(COPY_2D) X(COPY_3D) X(COPY_ARRAY) X(ARRAY_CREATE) X(ARRAY_DESTROY)
 
 #define GM_RK_ENUM_(k) GM_RK_##k,
 enum gm_replay_kind { GM_REPLAY_KINDS(GM_RK_ENUM_) GM_RK_COUNT };
@@ -226,12 +227,9 @@ enum gm_gpu_op {
 
 /*
  * The GPU operation of call @api (GM_GPU_OP_NONE for an unknown id),
- * read from the table: its replay kind and, for the calls not replayed
- * yet, its special case (array, 2-D and 3-D copies). Queries (class
- * IGNORED) are none, even those that look at the GPU (cuStreamQuery). The
- * copies between arrays and device memory without a host side
- * (cuMemcpyDtoA, AtoD, AtoA) have neither a replay kind nor a special
- * case yet, so they are none too.
+ * read from the table: its replay kind and, for a call without one, its
+ * special case. Queries (class IGNORED) are none, even those that look at
+ * the GPU (cuStreamQuery).
  */
 enum gm_gpu_op gm_api_gpu_op(int api);
 

@@ -653,11 +653,13 @@ static int texture(struct bundle_feed *f, const struct pending *in,
 	memcpy(&rd, in->data.buf, sizeof(rd));
 	memcpy(&td, in->data.buf + sizeof(rd), sizeof(td));
 	if (rd.resType != CU_RESOURCE_TYPE_LINEAR &&
-	    rd.resType != CU_RESOURCE_TYPE_PITCH2D) {
-		/* Over a CUDA array: arrays are not replayed. */
+	    rd.resType != CU_RESOURCE_TYPE_PITCH2D &&
+	    rd.resType != CU_RESOURCE_TYPE_ARRAY) {
+		/* Over a mipmapped array: those are not replayed. */
 		handle_map_put(&f->skipped_textures, a->pTexObject, 1);
 		model_add_unsupported(f->p, in->index,
-				      "cuTexObjectCreate (over a CUDA array)");
+				      "cuTexObjectCreate (over a mipmapped "
+				      "array)");
 		f->st.unsupported++;
 		return 0;
 	}
@@ -667,7 +669,9 @@ static int texture(struct bundle_feed *f, const struct pending *in,
 	}
 	memset(&t, 0, sizeof(t));
 	t.res_type = rd.resType;
-	if (rd.resType == CU_RESOURCE_TYPE_LINEAR) {
+	if (rd.resType == CU_RESOURCE_TYPE_ARRAY) {
+		t.array = (uintptr_t)rd.res.array.hArray;
+	} else if (rd.resType == CU_RESOURCE_TYPE_LINEAR) {
 		t.addr = rd.res.linear.devPtr;
 		t.format = rd.res.linear.format;
 		t.channels = rd.res.linear.numChannels;
@@ -1017,6 +1021,269 @@ static int do_copy(const struct call *c)
 
 #undef COPY_WORDS
 #undef ASYNC_WORD
+
+/* ---- 2-D and 3-D copies, CUDA arrays ---- */
+
+/*
+ * The host result of a 2-D, 3-D or array copy, or its host source: the
+ * source's rows packed (a blob), the result's hash now (synchronous) or
+ * at the synchronization (its d2h_hash, registered like a copy's).
+ */
+static int copy_nd(struct bundle_feed *f, const struct pending *in,
+		   const struct gm_event *x, const char *api,
+		   struct model_copy_nd *c)
+{
+	char hex[GM_HASH_HEX_LEN + 1];
+	uint64_t packed = c->width * (c->height ? c->height : 1) *
+			  (c->depth ? c->depth : 1);
+	int later;
+
+	if (c->src.host && !c->dst.host && packed &&
+	    source_blob(f, in, api, packed, &c->blob) < 0) {
+		return -1;
+	}
+	c->d2h_hash = NULL;
+	if (c->dst.host) {
+		if (x->flags & GM_RF_HASH) {
+			gm_hash_hex(x->blob, hex);
+			c->d2h_hash = hex;
+		} else if (in->have_late_hash) {
+			gm_hash_hex(in->late_hash, hex);
+			c->d2h_hash = hex;
+		}
+	}
+	later = c->dst.host && !c->src.host && !c->d2h_hash &&
+		!(c->flags & MODEL_SYNC) && packed &&
+		!model_graph_stream(f->p, c->stream);
+	if (model_add_copy_nd(f->p, in->index, api, c) < 0) {
+		return -1;
+	}
+	if (later) {
+		uint32_t i = (uint32_t)f->nr_d2h;
+		GM_ALLOC_GROW(f->d2h_event, f->nr_d2h + 1, f->alloc_d2h);
+		f->d2h_event[f->nr_d2h++] = in->index;
+		handle_map_put(&f->pending_d2h, in->corr, i);
+	}
+	return 0;
+}
+
+/* Whether an end of memory type @type at @addr is host memory: HOST, or
+ * UNIFIED at an address no device memory has. */
+static int end_is_host(struct bundle_feed *f, uint64_t type, uint64_t addr)
+{
+	return type == CU_MEMORYTYPE_HOST ||
+	       (type == CU_MEMORYTYPE_UNIFIED &&
+		!model_device_address(f->p, addr));
+}
+
+/* The copy words of a 2-D row (GM_COPY2D_FIELDS) into @c. */
+static void copy2d_words(struct bundle_feed *f, const uint64_t *w,
+			 struct model_copy_nd *c)
+{
+	/* srcXInBytes, srcY, srcMemoryType, srcHost, srcDevice, srcArray,
+	 * srcPitch, then the same of dst, WidthInBytes, Height */
+	struct model_copy_end *e[2] = { &c->src, &c->dst };
+
+	for (int k = 0; k < 2; k++, w += 7) {
+		e[k]->type = (unsigned)w[2];
+		e[k]->addr = w[2] == CU_MEMORYTYPE_HOST ? w[3] :
+			     w[2] == CU_MEMORYTYPE_UNIFIED && w[4] ? w[4] :
+			     w[2] == CU_MEMORYTYPE_UNIFIED ? w[3] : w[4];
+		e[k]->array = w[5];
+		e[k]->x = w[0];
+		e[k]->y = w[1];
+		e[k]->pitch = w[6];
+		e[k]->host = end_is_host(f, w[2], e[k]->addr);
+	}
+	c->width = w[0];
+	c->height = w[1];
+	c->depth = 1;
+}
+
+static int do_copy_2d(const struct call *c)
+{
+	int a = gm_api_arg_index(c->x->api, "srcXInBytes");
+	int s = gm_api_arg_index(c->x->api, "hStream");
+	struct model_copy_nd nd;
+
+	memset(&nd, 0, sizeof(nd));
+	copy2d_words(c->f, c->x->args + a, &nd);
+	nd.call = strstr(c->api, "Unaligned") ? GM_COPYCALL_2D_UNALIGNED :
+						 GM_COPYCALL_2D;
+	nd.stream = stream_of(c->x, s >= 0 ? c->x->args[s] : 0);
+	nd.flags = s >= 0 ? 0 : MODEL_SYNC;
+	return copy_nd(c->f, c->in, c->x, c->api, &nd);
+}
+
+static int do_copy_3d(const struct call *c)
+{
+	int a = gm_api_arg_index(c->x->api, "srcXInBytes");
+	int s = gm_api_arg_index(c->x->api, "hStream");
+	const uint64_t *w = c->x->args + a;
+	struct model_copy_nd nd;
+	struct model_copy_end *e[2] = { &nd.src, &nd.dst };
+
+	memset(&nd, 0, sizeof(nd));
+	/* srcXInBytes, srcY, srcZ, srcLOD, srcMemoryType, srcHost, srcDevice,
+	 * srcArray, srcPitch, srcHeight, then dst's, then WidthInBytes,
+	 * Height, Depth (GM_COPY3D_FIELDS) */
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *v = w + 10 * k;
+		if (v[3]) {
+			unsupported(c->f, c->ev, c->api);	/* a mipmap level */
+			return 0;
+		}
+		e[k]->type = (unsigned)v[4];
+		e[k]->addr = v[4] == CU_MEMORYTYPE_HOST ? v[5] :
+			     v[4] == CU_MEMORYTYPE_UNIFIED && v[6] ? v[6] :
+			     v[4] == CU_MEMORYTYPE_UNIFIED ? v[5] : v[6];
+		e[k]->array = v[7];
+		e[k]->x = v[0];
+		e[k]->y = v[1];
+		e[k]->z = v[2];
+		e[k]->pitch = v[8];
+		e[k]->height = v[9];
+		e[k]->host = end_is_host(c->f, v[4], e[k]->addr);
+	}
+	nd.width = w[20];
+	nd.height = w[21];
+	nd.depth = w[22];
+	nd.call = GM_COPYCALL_3D;
+	nd.stream = stream_of(c->x, s >= 0 ? c->x->args[s] : 0);
+	nd.flags = s >= 0 ? 0 : MODEL_SYNC;
+	return copy_nd(c->f, c->in, c->x, c->api, &nd);
+}
+
+/*
+ * @bytes at linear @offset of array @h as a rectangle of its rows: within
+ * one row, or whole rows. 0, or 1 when it is neither (unsupported), -1
+ * for an unknown array.
+ */
+static int array_rect(struct bundle_feed *f, uint64_t ev, const char *api,
+		      uint64_t h, uint64_t offset, uint64_t bytes,
+		      struct model_copy_end *e, uint64_t *width,
+		      uint64_t *height)
+{
+	long id = model_array_id(f->p, h);
+	uint64_t row;
+
+	if (id < 0) {
+		return gm_error(EVF "unknown array 0x%" PRIx64, ev, api, h);
+	}
+	row = model_array_row_bytes(f->p, (uint32_t)id);
+	e->type = CU_MEMORYTYPE_ARRAY;
+	e->array = h;
+	if (!row) {
+		return 1;
+	}
+	if (offset % row + bytes <= row) {
+		e->x = offset % row;
+		e->y = offset / row;
+		*width = bytes;
+		*height = 1;
+		return 0;
+	}
+	if (offset % row == 0 && bytes % row == 0) {
+		e->y = offset / row;
+		*width = row;
+		*height = bytes / row;
+		return 0;
+	}
+	return 1;
+}
+
+/* The linear (host or device) end of an array copy of @width x @height. */
+static void linear_end(struct bundle_feed *f, unsigned type, uint64_t addr,
+		       uint64_t width, struct model_copy_end *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->addr = addr;
+	e->pitch = width;
+	e->host = type == CU_MEMORYTYPE_HOST;
+	(void)f;
+}
+
+static int do_copy_array(const struct call *c)
+{
+	const uint64_t *w = c->x->args;
+	enum gm_special sp = gm_api_table[c->x->api].special;
+	int s = gm_api_arg_index(c->x->api, "hStream");
+	struct model_copy_nd nd;
+	uint64_t width = 0, height = 0, w2 = 0, h2 = 0;
+	int r;
+
+	memset(&nd, 0, sizeof(nd));
+	nd.call = GM_COPYCALL_3D;
+	nd.depth = 1;
+	nd.stream = stream_of(c->x, s >= 0 ? c->x->args[s] : 0);
+	nd.flags = s >= 0 ? 0 : MODEL_SYNC;
+	if (gm_api_arg_index(c->x->api, "srcArray") < 0) {
+		/* HtoA, DtoA: dstArray, dstOffset, src, ByteCount */
+		r = array_rect(c->f, c->ev, c->api, w[0], w[1], w[3],
+			       &nd.dst, &width, &height);
+		if (!r) {
+			linear_end(c->f, sp == GM_SP_H2D ? CU_MEMORYTYPE_HOST :
+							   CU_MEMORYTYPE_DEVICE,
+				   w[2], width, &nd.src);
+		}
+	} else if (gm_api_arg_index(c->x->api, "dstArray") < 0) {
+		/* AtoH, AtoD: dst, srcArray, srcOffset, ByteCount */
+		r = array_rect(c->f, c->ev, c->api, w[1], w[2], w[3],
+			       &nd.src, &width, &height);
+		if (!r) {
+			linear_end(c->f, sp == GM_SP_D2H ||
+						 sp == GM_SP_D2H_ASYNC ?
+					 CU_MEMORYTYPE_HOST :
+					 CU_MEMORYTYPE_DEVICE,
+				   w[0], width, &nd.dst);
+		}
+	} else {
+		/* AtoA: dstArray, dstOffset, srcArray, srcOffset, ByteCount */
+		r = array_rect(c->f, c->ev, c->api, w[0], w[1], w[4],
+			       &nd.dst, &width, &height);
+		if (!r) {
+			r = array_rect(c->f, c->ev, c->api, w[2], w[3], w[4],
+				       &nd.src, &w2, &h2);
+		}
+		if (!r && (w2 != width || h2 != height)) {
+			r = 1;
+		}
+	}
+	if (r < 0) {
+		return -1;
+	}
+	if (r) {
+		/* across rows, not whole ones: no rectangle of the array */
+		unsupported(c->f, c->ev, c->api);
+		return 0;
+	}
+	nd.width = width;
+	nd.height = height;
+	return copy_nd(c->f, c->in, c->x, c->api, &nd);
+}
+
+static int do_array_create(const struct call *c)
+{
+	/* pHandle, pAllocateArray, Width, Height, Depth, Format,
+	 * NumChannels, Flags (both rows) */
+	const uint64_t *w = c->x->args;
+	struct gm_array_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.width = w[2];
+	d.height = w[3];
+	d.depth = w[4];
+	d.format = (uint32_t)w[5];
+	d.channels = (uint32_t)w[6];
+	d.flags = (uint32_t)w[7];
+	return model_add_array(c->f->p, c->ev, c->api, w[0], &d);
+}
+
+static int do_array_destroy(const struct call *c)
+{
+	return model_destroy_array(c->f->p, c->ev, c->api, c->x->args[0]);
+}
 
 /* ---- memsets: never synchronous with the host ---- */
 
@@ -1604,6 +1871,11 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_HOST_DEVPTR] = do_host_devptr,
 	[GM_RK_MANAGED_ALLOC] = do_managed_alloc,
 	[GM_RK_PREFETCH] = do_prefetch,
+	[GM_RK_COPY_2D] = do_copy_2d,
+	[GM_RK_COPY_3D] = do_copy_3d,
+	[GM_RK_COPY_ARRAY] = do_copy_array,
+	[GM_RK_ARRAY_CREATE] = do_array_create,
+	[GM_RK_ARRAY_DESTROY] = do_array_destroy,
 	[GM_RK_ATTACH_MEM] = do_attach_mem,
 	[GM_RK_ADVISE] = do_advise,
 	[GM_RK_CAPTURE_BEGIN] = do_capture_begin,

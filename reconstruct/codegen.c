@@ -81,6 +81,9 @@ static void ref(struct strbuf *out, uint32_t r)
 	case GM_REF_HOSTMEM:
 		m = "GM_H";
 		break;
+	case GM_REF_ARRAY:
+		m = "GM_R";
+		break;
 	}
 	strbuf_addf(out, "%s(%" PRIu32 ")", m, r & GM_REF_ID_MASK);
 }
@@ -416,6 +419,71 @@ static void emit_hostmems(struct strbuf *out, const struct model_prog *p)
 	strbuf_addstr(out, "};\n\n");
 }
 
+static void emit_arrays(struct strbuf *out, const struct model_prog *p)
+{
+	if (!p->nr_arrays) {
+		return;
+	}
+	strbuf_addstr(out, "/* CUDA arrays: width, height, depth, format, "
+		      "channels, flags */\nstatic const struct gm_array_desc ");
+	name(out, p, "arrays");
+	strbuf_addstr(out, "[] = {\n");
+	for (size_t i = 0; i < p->nr_arrays; i++) {
+		const struct gm_array_desc *a = &p->arrays[i].d;
+		strbuf_addf(out, "\t{ %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %"
+			    PRIu32 ", %" PRIu32 ", %" PRIu32 " },\t/* %zu */\n",
+			    a->width, a->height, a->depth, a->format,
+			    a->channels, a->flags, i);
+	}
+	strbuf_addstr(out, "};\n\n");
+}
+
+static void copy_end(struct strbuf *out, const struct gm_copy_end *e)
+{
+	static const char *const kinds[] = { "0", "GM_END_HOST",
+					     "GM_END_DEVICE", "GM_END_ARRAY" };
+
+	strbuf_addf(out, "{ %s, ", e->kind < 4 ? kinds[e->kind] : "0");
+	if (e->kind == GM_END_DEVICE) {
+		ref(out, e->ref);
+	} else {
+		strbuf_addf(out, "%" PRIu32, e->ref);
+	}
+	strbuf_addf(out, ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
+		    ", %" PRIu64 ", %" PRIu64 " }", e->offset, e->x, e->y,
+		    e->z, e->pitch, e->height);
+}
+
+static void emit_copydescs(struct strbuf *out, const struct model_prog *p)
+{
+	static const char *const calls[] = { "0", "GM_COPYCALL_2D",
+					     "GM_COPYCALL_2D_UNALIGNED",
+					     "GM_COPYCALL_3D" };
+
+	if (!p->copydescs.nr) {
+		return;
+	}
+	strbuf_addstr(out, "/* 2-D, 3-D and array copies: call, source, "
+		      "destination ({ kind, ref, offset,\n * x, y, z, pitch, "
+		      "height }), width (bytes), height, depth */\n"
+		      "static const struct gm_copy_desc ");
+	name(out, p, "copydescs");
+	strbuf_addstr(out, "[] = {\n");
+	for (size_t i = 0; i < p->copydescs.nr; i++) {
+		const struct gm_copy_desc *c = gm_strmap_key(&p->copydescs,
+							  (uint32_t)i, NULL);
+		strbuf_addf(out, "\t{ %s,\n\t  ",
+			    c->call < 4 ? calls[c->call] : "0");
+		copy_end(out, &c->src);
+		strbuf_addstr(out, ",\n\t  ");
+		copy_end(out, &c->dst);
+		strbuf_addf(out, ",\n\t  %" PRIu64 ", %" PRIu64 ", %" PRIu64
+			    " },\t/* %zu */\n", c->width, c->height,
+			    c->depth, i);
+	}
+	strbuf_addstr(out, "};\n\n");
+}
+
 static void emit_checks(struct strbuf *out, const struct model_prog *p)
 {
 	if (!p->checks.nr) {
@@ -616,6 +684,8 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 	emit_checks(out, p);
 	emit_texdescs(out, p);
 	emit_hostmems(out, p);
+	emit_arrays(out, p);
+	emit_copydescs(out, p);
 
 	if (p->nr_ops) {
 		strbuf_addstr(out, "/* the replay: one row per captured call, "
@@ -689,6 +759,16 @@ static void emit_program(struct strbuf *out, const struct model_prog *p)
 		strbuf_addf(out, ",\n\t.nr_graphs = %" PRIu32 ",\n\t.nr_execs"
 			    " = %" PRIu32 ",\n\t.nr_nodes = %" PRIu32, graphs,
 			    execs, nodes);
+	}
+	if (p->nr_arrays) {
+		strbuf_addf(out, ",\n\t.nr_arrays = %zu,\n\t.arrays = ",
+			    p->nr_arrays);
+		name(out, p, "arrays");
+	}
+	if (p->copydescs.nr) {
+		strbuf_addf(out, ",\n\t.nr_copydescs = %zu,\n\t.copydescs = ",
+			    p->copydescs.nr);
+		name(out, p, "copydescs");
 	}
 	if (p->host_gap) {
 		/* Only programs with host times: older output stays. */

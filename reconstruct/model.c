@@ -20,6 +20,7 @@
 #define WARM_ALIGN 65536	/* the warm rooms start on a page of any size */
 #define RES_LINEAR 2			/* CU_RESOURCE_TYPE_LINEAR */
 #define RES_PITCH2D 3			/* CU_RESOURCE_TYPE_PITCH2D */
+#define RES_ARRAY 0			/* CU_RESOURCE_TYPE_ARRAY */
 
 /* "event 12 (cuMemcpyHtoD_v2): " prefix of every per-call message. */
 #define EVF "event %" PRIu64 " (%s): "
@@ -83,6 +84,9 @@ static void free_prog(struct model_prog *p)
 	gm_strmap_clear(&p->raw_launches);
 	gm_strmap_clear(&p->checks);
 	gm_strmap_clear(&p->texdescs);
+	gm_strmap_clear(&p->copydescs);
+	free(p->arrays);
+	handle_map_release(&p->array_map);
 	gm_strmap_clear(&p->params_keys);
 	for (size_t i = 0; i < p->nr_params; i++) {
 		free(p->params[i].bytes);
@@ -1295,15 +1299,23 @@ int model_add_texture(struct model_prog *p, uint64_t ev, const char *api,
 	if (check_open(p) < 0) {
 		return -1;
 	}
-	if (t->res_type != RES_LINEAR && t->res_type != RES_PITCH2D) {
-		return gm_error(EVF "texture objects over CUDA arrays or "
-				"mipmaps (resource type %" PRIu32 ") are not "
+	if (t->res_type != RES_LINEAR && t->res_type != RES_PITCH2D &&
+	    t->res_type != RES_ARRAY) {
+		return gm_error(EVF "texture objects over mipmapped arrays "
+				"(resource type %" PRIu32 ") are not "
 				"supported", ev, api, t->res_type);
 	}
 	memset(&d, 0, sizeof(d));
 	len = t->res_type == RES_PITCH2D ? t->pitch * t->height : t->size_bytes;
-	if (resolve_dev(p, ev, api, "texture memory", t->addr, len, &d.ref,
-			&d.offset) < 0) {
+	if (t->res_type == RES_ARRAY) {
+		long id = model_array_id(p, t->array);
+		if (id < 0) {
+			return gm_error(EVF "texture over unknown array 0x%"
+					PRIx64, ev, api, t->array);
+		}
+		d.ref = GM_R((uint32_t)id);
+	} else if (resolve_dev(p, ev, api, "texture memory", t->addr, len,
+			       &d.ref, &d.offset) < 0) {
 		return -1;
 	}
 	d.res_type = t->res_type;
@@ -1567,6 +1579,7 @@ static void layout_arena(struct model_prog *p)
 		int w = !!(op->flags & GM_F_HOST_WARM);
 		switch (op->code) {
 		case GM_OP_D2H:
+		case GM_OP_COPY_OUT:
 			if (op->flags & GM_F_GRAPH) {
 				break;
 			}

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gm_array_desc;
+
 struct strbuf;
 struct model;
 struct model_prog;
@@ -259,11 +261,59 @@ int model_add_host_func(struct model_prog *p, uint64_t ev, const char *api,
 int model_set_host_func_ns(struct model_prog *p, uint64_t ev, uint64_t call_ev,
 			   uint64_t ns);
 
+/* ---- 2-D and 3-D copies, CUDA arrays (model_copy.c) ---- */
+
+/*
+ * cuArrayCreate, cuArray3DCreate: array @handle of description @d (an id
+ * of the same description whose array was destroyed is reused);
+ * cuArrayDestroy. model_array_id(): the id of live array @handle, or -1
+ * (no cause). model_array_row_bytes(): the bytes of a row of array @id (0
+ * for a format of unknown element size). Each other returns 0 or -1
+ * (cause recorded).
+ */
+int model_add_array(struct model_prog *p, uint64_t ev, const char *api,
+		    uint64_t handle, const struct gm_array_desc *d);
+int model_destroy_array(struct model_prog *p, uint64_t ev, const char *api,
+			uint64_t handle);
+long model_array_id(const struct model_prog *p, uint64_t handle);
+uint64_t model_array_row_bytes(const struct model_prog *p, uint32_t id);
+
+/* One end of a 2-D or 3-D copy, as captured (CUDA_MEMCPY3D's fields;
+ * @host: this end is host memory, whatever its memory type said). */
+struct model_copy_end {
+	int host;
+	unsigned type;			/* CUmemorytype */
+	uint64_t addr;			/* host or device address */
+	uint64_t array;			/* CUarray */
+	uint64_t x, y, z, pitch, height;
+};
+
+struct model_copy_nd {
+	unsigned call;			/* GM_COPYCALL_* */
+	struct model_copy_end src, dst;
+	uint64_t width, height, depth;	/* bytes, rows, slices */
+	uint64_t stream;		/* captured handle */
+	unsigned flags;			/* MODEL_SYNC */
+	uint32_t blob;			/* host source: the packed rows */
+	const char *d2h_hash;		/* host destination: what the program
+					   got, or NULL (later, or never) */
+};
+
+/*
+ * A 2-D or 3-D copy, or one with an array at an end. A host destination
+ * without a hash waits for model_set_result_hash() like a D2H copy's.
+ * Returns 0 or -1 (cause recorded).
+ */
+int model_add_copy_nd(struct model_prog *p, uint64_t ev, const char *api,
+		      const struct model_copy_nd *c);
+
 /* ---- texture objects ---- */
 
 struct model_texture {
-	uint32_t res_type;		/* CU_RESOURCE_TYPE_LINEAR / PITCH2D */
+	uint32_t res_type;		/* CU_RESOURCE_TYPE_LINEAR / PITCH2D /
+					   ARRAY */
 	uint64_t addr;			/* captured device address */
+	uint64_t array;			/* ARRAY: the CUarray */
 	uint32_t format, channels;
 	uint64_t size_bytes, width, height, pitch;
 	uint32_t address_mode[3], filter_mode, flags, max_anisotropy;

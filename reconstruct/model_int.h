@@ -104,6 +104,12 @@ struct model_warning {
 	char *text;
 };
 
+/* A CUDA array id: its description, and whether a handle holds it. */
+struct model_array {
+	struct gm_array_desc d;
+	int live;
+};
+
 struct model_graphs;
 struct model_vmm;
 
@@ -142,6 +148,10 @@ struct model_prog {
 	struct gm_strmap raw_launches;
 	struct gm_strmap checks;		/* expected D2H hashes (hex) */
 	struct gm_strmap texdescs;		/* struct gm_texture_desc */
+	struct gm_strmap copydescs;		/* struct gm_copy_desc */
+	struct model_array *arrays;		/* model_copy.c, by id */
+	size_t nr_arrays, alloc_arrays;
+	struct handle_map array_map;		/* CUarray -> id */
 
 	/* after model_finish() */
 	struct gm_strmap params_keys;
@@ -246,6 +256,9 @@ void model_graphs_free(struct model_graphs *g);
 int model_hostmem_add(struct model_prog *p, uint64_t ev, uint64_t start,
 		      uint64_t size, uint32_t kind);
 void model_hostmem_drop(struct model_prog *p, uint64_t start);
+
+/* model_copy.c: whether CUDA array @id is live (0: no such array). */
+int model_array_live(const struct model_prog *p, uint32_t id);
 
 /* The group column of GM_OPS (gpumix_replay.h) for operation @code. */
 enum gm_op_group model_op_group(unsigned code);

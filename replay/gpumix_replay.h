@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a struct below changes; checked by gm_replay_main(). */
-#define GM_REPLAY_ABI 5
+#define GM_REPLAY_ABI 6
 
 /* "no id" in an operand (e.g. a D2H copy without a recorded hash). */
 #define GM_NONE 0xffffffffu
@@ -60,10 +60,13 @@
 #define GM_REF_TEXTURE 0x20000000u	/* a texture object (relocs only) */
 #define GM_REF_HOSTMEM 0x30000000u	/* mapped page-locked or managed
 					   memory (gm_hostmem_desc) */
+#define GM_REF_ARRAY 0x40000000u	/* a CUDA array (gm_array_desc):
+					   texture descriptions only */
 #define GM_A(id) ((uint32_t)(id) | GM_REF_ALLOC)
 #define GM_G(id) ((uint32_t)(id) | GM_REF_GLOBAL)
 #define GM_T(id) ((uint32_t)(id) | GM_REF_TEXTURE)
 #define GM_H(id) ((uint32_t)(id) | GM_REF_HOSTMEM)
+#define GM_R(id) ((uint32_t)(id) | GM_REF_ARRAY)
 
 /*
  * The operations: one row each, the only description of them. The code
@@ -114,6 +117,15 @@
  * gm_program_desc.host_arena) and, unless check is GM_NONE, its hash is
  * compared with checks[check]: at once for a GM_F_SYNC copy, at the next
  * synchronization of its stream (or of the program) otherwise.
+ *
+ * COPY_IN, COPY_OUT and COPY_DEV: a 2-D or 3-D copy, or one with a CUDA
+ * array at an end (cuMemcpy2D*, cuMemcpy3D*, cuMemcpyHtoA and kin), as
+ * copy description a says (struct gm_copy_desc): from host data (blob b
+ * at offset y, its rows packed), into the host arena (offset y, rows
+ * packed, checked like a D2H copy's result against check b), or between
+ * device memory and arrays; z is the bytes on the host side (COPY_DEV:
+ * 0). ARRAY_CREATE and ARRAY_DESTROY: array a (made at init, as the
+ * program made it) becomes live, or not.
  *
  * HOST_FILL and HOST_CHECK are the program's own host accesses to mapped
  * or managed memory (a GM_H reference): the fill writes what the captured
@@ -180,7 +192,20 @@
 	GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
 	GM_OP(ATTACH, "managed memory stream attach", GM_OPG_OTHER,            \
 	      GM_OPND(stream, STREAM) GM_OPND(a, REF) GM_OPND(x, NUM)          \
-	      GM_OPND(z, NUM) GM_OPND(c, NUM))
+	      GM_OPND(z, NUM) GM_OPND(c, NUM))                                 \
+	GM_OP(COPY_IN, "host-to-device copy (2-D, 3-D or array)",              \
+	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
+	      GM_OPND(a, COPYDESC) GM_OPND(b, BLOB) GM_OPND(y, NUM)            \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(COPY_OUT, "device-to-host copy (2-D, 3-D or array)",             \
+	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
+	      GM_OPND(a, COPYDESC) GM_OPND(b, CHECK) GM_OPND(y, HOST)          \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(COPY_DEV, "device-to-device copy (2-D, 3-D or array)",           \
+	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
+	      GM_OPND(a, COPYDESC))                                            \
+	GM_OP(ARRAY_CREATE, "array create", GM_OPG_MEMORY, GM_OPND(a, ARRAY))  \
+	GM_OP(ARRAY_DESTROY, "array destroy", GM_OPG_MEMORY, GM_OPND(a, ARRAY))
 /*
  * CUDA graphs (doc/graphs.md). Stream capture replays as captured: the
  * operations between CAPTURE_BEGIN and CAPTURE_END on a stream (and on
@@ -263,7 +288,7 @@ enum gm_operand_kind {
 	GM_OPK_STREAM, GM_OPK_FLAGS, GM_OPK_REF, GM_OPK_ALLOC, GM_OPK_LAUNCH,
 	GM_OPK_EVENT, GM_OPK_TEXTURE, GM_OPK_TEXDESC, GM_OPK_CHECK,
 	GM_OPK_BLOB, GM_OPK_HOST, GM_OPK_NUM, GM_OPK_GRAPH, GM_OPK_EXEC,
-	GM_OPK_NODE, GM_OPK_ADDR,
+	GM_OPK_NODE, GM_OPK_COPYDESC, GM_OPK_ARRAY, GM_OPK_ADDR,
 };
 
 enum gm_opcode {
@@ -346,6 +371,16 @@ struct gm_op {
 	{ GM_OP_ADVISE, 0, 0, (dst), (advice), (where), (doff), 0, (n), (ev) }
 #define GM_ATTACH(ev, s, dst, doff, n, flags) \
 	{ GM_OP_ATTACH, 0, (s), (dst), 0, (flags), (doff), 0, (n), (ev) }
+#define GM_COPY_IN(ev, s, f, desc, blob, boff, n) \
+	{ GM_OP_COPY_IN, (f), (s), (desc), (blob), 0, 0, (boff), (n), (ev) }
+#define GM_COPY_OUT(ev, s, f, desc, check, hoff, n) \
+	{ GM_OP_COPY_OUT, (f), (s), (desc), (check), 0, 0, (hoff), (n), (ev) }
+#define GM_COPY_DEV(ev, s, f, desc) \
+	{ GM_OP_COPY_DEV, (f), (s), (desc), 0, 0, 0, 0, 0, (ev) }
+#define GM_ARRAY_CREATE(ev, r) \
+	{ GM_OP_ARRAY_CREATE, 0, 0, (r), 0, 0, 0, 0, 0, (ev) }
+#define GM_ARRAY_DESTROY(ev, r) \
+	{ GM_OP_ARRAY_DESTROY, 0, 0, (r), 0, 0, 0, 0, 0, (ev) }
 
 /* Where PREFETCH and ADVISE mean (operand c). */
 #define GM_LOC_DEVICE 0		/* the replay's device */
@@ -461,11 +496,12 @@ struct gm_launch_desc {
 	uint32_t flags;		/* GM_LAUNCH_* */
 };
 
-/* A texture object over device memory (linear or pitch 2-D); the numbers
- * are the CUDA driver API's enum values. */
+/* A texture object over device memory (linear or pitch 2-D) or a CUDA
+ * array; the numbers are the CUDA driver API's enum values. */
 struct gm_texture_desc {
-	uint32_t res_type;	/* CUresourcetype: LINEAR (2) or PITCH2D (3) */
-	uint32_t ref;		/* memory: reference + offset */
+	uint32_t res_type;	/* CUresourcetype: ARRAY (0), LINEAR (2) or
+				   PITCH2D (3) */
+	uint32_t ref;		/* memory: reference + offset; ARRAY: GM_R */
 	uint64_t offset;
 	uint32_t format;	/* CUarray_format */
 	uint32_t channels;
@@ -492,6 +528,44 @@ struct gm_texture_desc {
 struct gm_hostmem_desc {
 	uint32_t kind;		/* GM_HOSTMEM_* */
 	uint64_t size;
+};
+
+/*
+ * A CUDA array (cuArrayCreate: depth 0; cuArray3DCreate), as captured:
+ * made at init (untimed) and kept for the program's life; ARRAY_CREATE
+ * and ARRAY_DESTROY say when the program had it. Arrays of the same
+ * description whose lives do not overlap share an id.
+ */
+struct gm_array_desc {
+	uint64_t width, height, depth;	/* elements, rows, slices */
+	uint32_t format;		/* CUarray_format */
+	uint32_t channels;
+	uint32_t flags;			/* CUDA_ARRAY3D_* */
+};
+
+/* One end of a 2-D or 3-D copy (gm_copy_desc). */
+#define GM_END_HOST 1		/* the op's host data or arena room, rows
+				   packed: pitch = width, height = rows */
+#define GM_END_DEVICE 2		/* device memory: ref + offset */
+#define GM_END_ARRAY 3		/* array ref (an id) */
+
+struct gm_copy_end {
+	uint32_t kind;		/* GM_END_* */
+	uint32_t ref;		/* DEVICE: a reference; ARRAY: an array id */
+	uint64_t offset;	/* DEVICE: bytes past the reference */
+	uint64_t x, y, z;	/* position: bytes, rows, slices */
+	uint64_t pitch, height;	/* DEVICE: row pitch, rows per slice */
+};
+
+/* How the replay issues a copy (what the program called). */
+#define GM_COPYCALL_2D 1	/* cuMemcpy2DAsync */
+#define GM_COPYCALL_2D_UNALIGNED 2 /* cuMemcpy2DUnaligned (synchronous) */
+#define GM_COPYCALL_3D 3	/* cuMemcpy3DAsync */
+
+struct gm_copy_desc {
+	uint32_t call;		/* GM_COPYCALL_* */
+	struct gm_copy_end src, dst;
+	uint64_t width, height, depth;	/* bytes, rows, slices */
 };
 
 /* Blob flags. */
@@ -570,6 +644,10 @@ struct gm_program_desc {
 	uint32_t nr_graphs;		/* CUDA graph ids are < nr_graphs, */
 	uint32_t nr_execs;		/* executable graph ids < nr_execs, */
 	uint32_t nr_nodes;		/* graph node ids < nr_nodes */
+	uint32_t nr_arrays;		/* CUDA array ids are < nr_arrays */
+	const struct gm_array_desc *arrays;
+	uint32_t nr_copydescs;		/* 2-D, 3-D and array copies */
+	const struct gm_copy_desc *copydescs;
 	/* Captured host time: per operation its gap (gm_host_gap_ns()), or
 	 * NULL when the program has none (a bundle without host times);
 	 * per operation its captured thread (0 .. nr_host_threads - 1), or

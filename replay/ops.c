@@ -15,6 +15,7 @@
 
 #include "addr_space.h"
 #include "clock.h"
+#include "copy_nd.h"
 #include "cu_check.h"
 #include "sched.h"
 #include "error.h"
@@ -265,13 +266,20 @@ int gm_tex_create(struct gm_prog *p, const struct gm_op *op)
 		return gm_error("texture object %" PRIu32 " is already live",
 				op->a);
 	}
-	if (gm_resolve(p, t->ref, t->offset, len, &base) < 0) {
-		return -1;
-	}
 	memset(&res, 0, sizeof(res));
 	memset(&tex, 0, sizeof(tex));
 	res.resType = (CUresourcetype)t->res_type;
-	if (t->res_type == CU_RESOURCE_TYPE_PITCH2D) {
+	if (t->res_type == CU_RESOURCE_TYPE_ARRAY) {
+		if (!(res.res.array.hArray =
+			      gm_array_live(p, t->ref & GM_REF_ID_MASK))) {
+			return -1;
+		}
+	} else if (gm_resolve(p, t->ref, t->offset, len, &base) < 0) {
+		return -1;
+	}
+	if (t->res_type == CU_RESOURCE_TYPE_ARRAY) {
+		/* the array says format and size */
+	} else if (t->res_type == CU_RESOURCE_TYPE_PITCH2D) {
 		res.res.pitch2D.devPtr = base;
 		res.res.pitch2D.format = (CUarray_format)t->format;
 		res.res.pitch2D.numChannels = t->channels;

@@ -19,6 +19,7 @@
 
 #include "addr_space.h"
 #include "clock.h"
+#include "copy_nd.h"
 #include "cu_check.h"
 #include "error.h"
 #include "graph_ops.h"
@@ -61,6 +62,12 @@ static int check_ref(const struct gm_program_desc *d, uint32_t ref,
 		return id < d->nr_hostmems && d->hostmems[id].size ? 0 :
 		       BAD("mapped or managed memory %" PRIu32
 			   " out of range or unused", id);
+	case GM_REF_ARRAY:
+		if (allow_tex) {
+			return id < d->nr_arrays ? 0 :
+			       BAD("array %" PRIu32 " out of range", id);
+		}
+		break;
 	}
 	return BAD("bad reference 0x%" PRIx32, ref);
 }
@@ -109,8 +116,30 @@ static int check_tables(const struct gm_run *run, const struct gm_program_desc *
 		}
 	}
 	for (uint32_t i = 0; i < d->nr_texdescs; i++) {
-		if (check_ref(d, d->texdescs[i].ref, 0) < 0) {
+		const struct gm_texture_desc *t = &d->texdescs[i];
+		int array = t->res_type == CU_RESOURCE_TYPE_ARRAY;
+		if ((array != ((t->ref & GM_REF_KIND_MASK) == GM_REF_ARRAY)) ||
+		    check_ref(d, t->ref, array) < 0) {
 			return BAD("texture description %" PRIu32, i);
+		}
+	}
+	for (uint32_t i = 0; i < d->nr_copydescs; i++) {
+		const struct gm_copy_desc *c = &d->copydescs[i];
+		const struct gm_copy_end *e[2] = { &c->src, &c->dst };
+		if (c->call < GM_COPYCALL_2D || c->call > GM_COPYCALL_3D) {
+			return BAD("copy description %" PRIu32 ": bad call", i);
+		}
+		for (int k = 0; k < 2; k++) {
+			if ((e[k]->kind == GM_END_DEVICE &&
+			     check_ref(d, e[k]->ref, 0) < 0) ||
+			    (e[k]->kind == GM_END_ARRAY &&
+			     e[k]->ref >= d->nr_arrays) ||
+			    e[k]->kind < GM_END_HOST ||
+			    e[k]->kind > GM_END_ARRAY) {
+				return BAD("copy description %" PRIu32
+					   ": bad %s", i, k ? "destination" :
+							      "source");
+			}
 		}
 	}
 	for (uint64_t i = 0; d->host_thread && i < d->nr_ops; i++) {
@@ -177,6 +206,12 @@ static int check_operand(const struct gm_run *run,
 	case GM_OPK_NODE:
 		return v < d->nr_nodes ? 0 :
 		       BAD("graph node %" PRIu64 " out of range", v);
+	case GM_OPK_COPYDESC:
+		return v < d->nr_copydescs ? 0 :
+		       BAD("copy description %" PRIu64 " out of range", v);
+	case GM_OPK_ARRAY:
+		return v < d->nr_arrays ? 0 :
+		       BAD("array %" PRIu64 " out of range", v);
 	case GM_OPK_FLAGS:
 	case GM_OPK_NUM:
 	case GM_OPK_ADDR:
@@ -231,7 +266,8 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 				 d->name, i, op->event);
 			goto out;
 		}
-		if (op->code == GM_OP_D2H && (op->flags & GM_F_PINNED)) {
+		if ((op->code == GM_OP_D2H || op->code == GM_OP_COPY_OUT) &&
+		    (op->flags & GM_F_PINNED)) {
 			*pinned_arena = 1;
 		}
 		if (op->code == GM_OP_ALLOC) {
@@ -514,7 +550,7 @@ static int prog_init(struct gm_prog *p)
 	    resolve_kernels(p) < 0 ||
 	    (run->planner->prog_init && run->planner->prog_init(p) < 0) ||
 	    resolve_globals(p) < 0 || create_streams(p) < 0 ||
-	    gm_hostmem_init(p) < 0) {
+	    gm_hostmem_init(p) < 0 || gm_arrays_init(p) < 0) {
 		return -1;
 	}
 	bulk_alloc_init(&p->pool, 0);
@@ -654,6 +690,7 @@ static int reset_replay_state(struct gm_prog *p)
 	bulk_alloc_reset(&p->pool);
 	p->nr_pending = 0;
 	p->nr_lh_used = 0;	/* the streams are drained */
+	gm_arrays_reset(p);
 	if (p->run->sched->replay_end && p->run->sched->replay_end(p) < 0) {
 		ret = -1;
 	}
@@ -867,6 +904,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 			}
 		}
 	}
+	gm_arrays_release(p);
 	for (uint32_t e = 0; e < p->nr_events_created; e++) {
 		cuEventDestroy(p->events[e]);
 	}

@@ -100,6 +100,8 @@ struct gm_prog {
 	uint64_t *alloc_size;
 	CUtexObject *tex;
 	uint8_t **hm_host;		/* mapped/managed memory (hostmem.c) */
+	CUarray *arrays;		/* CUDA arrays (copy_nd.c), and */
+	uint8_t *array_live;		/* whether the program has them now */
 	CUdeviceptr *hm_dev;
 	struct bulk_alloc pool;
 	CUdeviceptr *chunks;

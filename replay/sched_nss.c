@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "copy_nd.h"
 #include "cu_check.h"
 #include "dep_tracker.h"
 #include "error.h"
@@ -57,6 +58,7 @@ struct nss_cmd {
 	const void *host_src;
 	void *host_dst;
 	uint64_t ptr_value;		/* PTR_STORE: the address stored */
+	struct gm_copy_nd nd;		/* COPY_IN, _OUT, _DEV (copy_nd.h) */
 	/* kernels */
 	uint8_t *params;
 	int64_t params_size;
@@ -289,6 +291,15 @@ static int issue_copy(struct gm_prog *p, struct nss_cmd *c)
 		break;
 	case GM_OP_PTR_STORE:
 		if (CU_CHECK(cuMemcpyHtoDAsync(c->dst, &c->ptr_value, 8, st))) {
+			return -1;
+		}
+		break;
+	case GM_OP_COPY_IN:
+	case GM_OP_COPY_OUT:
+	case GM_OP_COPY_DEV:
+		/* Not chunked; an unaligned 2-D copy is synchronous: its
+		 * stream's earlier work is done (the command is ready). */
+		if (gm_copy_nd_issue(&c->nd, st) < 0) {
 			return -1;
 		}
 		break;
@@ -618,6 +629,11 @@ static int op_memory(struct gm_prog *p, const struct gm_op *op,
 			c->ptr_value = (uint64_t)c->src;
 		}
 		break;
+	case GM_OP_COPY_IN:
+	case GM_OP_COPY_OUT:
+	case GM_OP_COPY_DEV:
+		r = gm_copy_nd_prepare(p, op, &c->nd);
+		break;
 	default:
 		r = gm_resolve(p, op->a, op->x, len, &c->dst);
 		break;
@@ -634,10 +650,10 @@ static int op_memory(struct gm_prog *p, const struct gm_op *op,
 		if (r) {
 			return r < 0 ? -1 : 0;
 		}
-		if (op->code == GM_OP_D2H) {
+		if (op->code == GM_OP_D2H || op->code == GM_OP_COPY_OUT) {
 			return gm_verify(p, op);
 		}
-	} else if (op->code == GM_OP_D2H) {
+	} else if (op->code == GM_OP_D2H || op->code == GM_OP_COPY_OUT) {
 		gm_pending_add(p, op, index);
 	}
 	return 0;
@@ -736,7 +752,15 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	case GM_OP_MEMSET8:
 	case GM_OP_MEMSET16:
 	case GM_OP_MEMSET32:
+	case GM_OP_COPY_IN:
+	case GM_OP_COPY_OUT:
+	case GM_OP_COPY_DEV:
 		return op_memory(p, op, index);
+	case GM_OP_ARRAY_CREATE:
+	case GM_OP_ARRAY_DESTROY:
+		/* Arrays live for the program's life; kernels still queued
+		 * may read one the program has given back. */
+		return gm_array_op(p, op);
 	case GM_OP_LAUNCH:
 		return op_launch(p, op, index);
 	case GM_OP_EVENT_RECORD:

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "copy_nd.h"
 #include "cu_check.h"
 #include "error.h"
 #include "graph_ops.h"
@@ -261,6 +262,39 @@ static int op_launch(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
+/* COPY_IN, COPY_OUT, COPY_DEV: a 2-D, 3-D or array copy (copy_nd.h). */
+static int op_copy_nd(struct gm_prog *p, const struct gm_op *op,
+		      uint64_t index)
+{
+	struct gm_copy_nd c;
+
+	if (gm_copy_nd_prepare(p, op, &c) < 0 ||
+	    enter_stream(p, op->stream) < 0) {
+		return -1;
+	}
+	/* The unaligned copy has no asynchronous form: after its stream's
+	 * work, as the program's synchronous call was. */
+	if (c.call == GM_COPYCALL_2D_UNALIGNED && !in_capture(p, op->stream) &&
+	    stream_sync(p, op->stream) < 0) {
+		return -1;
+	}
+	if (gm_copy_nd_issue(&c, p->streams[op->stream]) < 0) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	if (op->flags & GM_F_SYNC) {
+		if (stream_sync(p, op->stream) < 0) {
+			return -1;
+		}
+		if (op->code == GM_OP_COPY_OUT) {
+			return gm_verify(p, op);
+		}
+	} else if (op->code == GM_OP_COPY_OUT) {
+		gm_pending_add(p, op, index);
+	}
+	return 0;
+}
+
 int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		   uint64_t index)
 {
@@ -286,6 +320,13 @@ int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		return op_memset(p, op);
 	case GM_OP_LAUNCH:
 		return op_launch(p, op, index);
+	case GM_OP_COPY_IN:
+	case GM_OP_COPY_OUT:
+	case GM_OP_COPY_DEV:
+		return op_copy_nd(p, op, index);
+	case GM_OP_ARRAY_CREATE:
+	case GM_OP_ARRAY_DESTROY:
+		return gm_array_op(p, op);
 	case GM_OP_EVENT_RECORD:
 		if (enter_stream(p, op->stream) < 0 ||
 		    CU_CHECK(cuEventRecord(p->events[op->a],

@@ -14,7 +14,10 @@
 # functions (hostfunc, timed), virtual memory management (vmm), tables
 # of device pointers in device memory (pointer-table, at its captured
 # addresses where the driver gives them, relocated otherwise: the log
-# says which); single and cuda variants, and two bundles at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
+# says which); 2-D and 3-D copies with CUDA arrays read through a
+# texture (copies2d), graphs with host nodes (graph-host), copies
+# overwritten before their synchronization (streams); single and cuda
+# variants, and two bundles at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
 # same on the mock driver.)
 . "$(dirname "$0")/../lib.sh"
 require_gpu
@@ -29,7 +32,9 @@ for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
 	"basic+threads:$R/basic $R/threads" "hostmem:$R/hostmem" \
 	"hostmem+basic:$R/hostmem $R/basic" "hostfunc:$R/hostfunc" \
 	"vmm:$R/vmm" "pointer-table:$R/pointer-table" \
-	"pointer-table+vmm:$R/pointer-table $R/vmm"; do
+	"pointer-table+vmm:$R/pointer-table $R/vmm" "copies2d:$R/copies2d" \
+	"graph-host:$R/graph-host" "streams:$R/streams" \
+	"copies2d+streams:$R/copies2d $R/streams"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086

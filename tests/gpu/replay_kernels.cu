@@ -66,6 +66,17 @@ __global__ void tex_copy(unsigned *out, cudaTextureObject_t t, unsigned n)
 	}
 }
 
+// _Z10tex2d_copyPjyjj: a texture object over a CUDA array of 32-bit
+// elements, read at element coordinates (point sampling)
+__global__ void tex2d_copy(unsigned *out, cudaTextureObject_t t, unsigned w,
+			   unsigned h)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < w * h) {
+		out[i] = tex2D<unsigned>(t, i % w, i / w);
+	}
+}
+
 // _Z4spinPVj: never returns unless *flag becomes non-zero (watchdog test)
 __global__ void spin(volatile unsigned *flag)
 {

@@ -468,6 +468,7 @@ static int nr_host_allocs;
 struct mtex {
 	uintptr_t base;
 	size_t size;
+	size_t width, height;	/* over an array: its elements, rows */
 	int live;
 };
 static struct mtex texs[1024];
@@ -542,8 +543,20 @@ static int inside(uintptr_t p, size_t n, uintptr_t start, size_t size)
 }
 
 /* Is [p, p + n) inside one live allocation, library global or
- * host-mapped allocation? */
+ * host-mapped allocation? (@quiet: no message when not) */
+static int valid_range(uintptr_t p, size_t n, int quiet);
+
 static int valid(uintptr_t p, size_t n)
+{
+	return valid_range(p, n, 0);
+}
+
+int mock_quietly_valid(uintptr_t p, size_t n)
+{
+	return valid_range(p, n, 1);
+}
+
+static int valid_range(uintptr_t p, size_t n, int quiet)
 {
 	int ok = 0;
 
@@ -563,7 +576,7 @@ static int valid(uintptr_t p, size_t n)
 		ok = mock_vmm_valid(p, n);
 	}
 	pthread_mutex_unlock(&mock_lock);
-	if (!ok) {
+	if (!ok && !quiet) {
 		fprintf(stderr, "mock cuda: invalid device range 0x%lx+%zu\n",
 			(unsigned long)p, n);
 	}
@@ -571,6 +584,13 @@ static int valid(uintptr_t p, size_t n)
 }
 
 /* Is [p, p + n) page-locked host memory (cuMemHostAlloc)? */
+static int page_locked(const void *p, size_t n);
+
+int mock_page_locked(const void *p, size_t n)
+{
+	return page_locked(p, n);
+}
+
 static int page_locked(const void *p, size_t n)
 {
 	int ok = 0;
@@ -666,7 +686,7 @@ static void k_tex_copy(struct mlib *lib, uint64_t first, uint64_t end,
 	unsigned *out = *(unsigned **)args[0];
 	unsigned long long t = *(unsigned long long *)args[1];
 	unsigned n = *(unsigned *)args[2];
-	struct mtex tex = { 0, 0, 0 };
+	struct mtex tex = { 0, 0, 0, 0, 0 };
 	const unsigned *base;
 
 	(void)lib;
@@ -686,6 +706,43 @@ static void k_tex_copy(struct mlib *lib, uint64_t first, uint64_t end,
 	}
 	for (uint64_t i = first; i < end && i < n; i++) {
 		out[i] = i * 4 < tex.size ? base[i] : 0;
+	}
+}
+
+/* tex2d_copy(out, t, w, h): out[y * w + x] = tex2D(t, x, y) of a texture
+ * over an array of 32-bit elements (element coordinates, point sampling). */
+static void k_tex2d_copy(struct mlib *lib, uint64_t first, uint64_t end,
+			 void **args)
+{
+	unsigned *out = *(unsigned **)args[0];
+	unsigned long long t = *(unsigned long long *)args[1];
+	unsigned w = *(unsigned *)args[2], h = *(unsigned *)args[3];
+	struct mtex tex = { 0, 0, 0, 0, 0 };
+
+	(void)lib;
+	pthread_mutex_lock(&mock_lock);
+	if (t && t < 1024) {
+		tex = texs[t];
+	}
+	pthread_mutex_unlock(&mock_lock);
+	if (!tex.live || !tex.width) {
+		fprintf(stderr, "mock cuda: tex2d_copy: %llu is not a texture "
+			"over an array\n", t);
+		abort();
+	}
+	if (!valid((uintptr_t)out, (size_t)w * h * 4)) {
+		abort();
+	}
+	for (uint64_t i = first; i < end && i < (uint64_t)w * h; i++) {
+		uint64_t x = i % w, y = i / w;
+		/* clamped, as the address mode of the tests is */
+		if (x >= tex.width) {
+			x = tex.width - 1;
+		}
+		if (y >= tex.height) {
+			y = tex.height - 1;
+		}
+		out[i] = ((const unsigned *)tex.base)[y * tex.width + x];
 	}
 }
 
@@ -712,6 +769,8 @@ static const struct kdesc known[] = {
 	{ "_Z10scale_ptrsPKPjPKPKjjj", k_scale_ptrs, 4, { 0, 8, 16, 20 },
 	  { 8, 8, 4, 4 }, 1 },
 	{ "_Z8tex_copyPjyj", k_tex_copy, 3, { 0, 8, 16 }, { 8, 8, 4 }, 1 },
+	{ "_Z10tex2d_copyPjyjj", k_tex2d_copy, 4, { 0, 8, 16, 20 },
+	  { 8, 8, 4, 4 }, 1 },
 	{ "_Z4spinPVj", k_spin, 1, { 0 }, { 8 }, 0 },
 };
 
@@ -2125,7 +2184,7 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 				   const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
 	uintptr_t base;
-	size_t size;
+	size_t size, width = 0, height = 0;
 
 	(void)pTexDesc;
 	(void)pResViewDesc;
@@ -2136,10 +2195,15 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 		base = pResDesc->res.pitch2D.devPtr;
 		size = pResDesc->res.pitch2D.pitchInBytes *
 		       pResDesc->res.pitch2D.height;
+	} else if (pResDesc->resType == CU_RESOURCE_TYPE_ARRAY) {
+		if (mock_array_span(pResDesc->res.array.hArray, &base, &size,
+				    &width, &height) < 0) {
+			return CUDA_ERROR_INVALID_HANDLE;
+		}
 	} else {
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
-	if (!valid(base, size)) {
+	if (!width && !valid(base, size)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&mock_lock);
@@ -2149,6 +2213,8 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 			texs[i].live = 1;
 			texs[i].base = base;
 			texs[i].size = size;
+			texs[i].width = width;
+			texs[i].height = height;
 			*pTexObject = i;
 			pthread_mutex_unlock(&mock_lock);
 			return CUDA_SUCCESS;

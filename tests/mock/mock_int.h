@@ -140,6 +140,14 @@ struct mock_cmd *mock_memset_cmd(CUdeviceptr dst, unsigned v, size_t n,
 				 unsigned w) MOCK_HIDDEN;
 /* 1 when [@p, @p + @n) is device memory of a live allocation. */
 int mock_valid_device(uintptr_t p, size_t n) MOCK_HIDDEN;
+/* The same without a message; whether [p, p + n) is page-locked host
+ * memory (cuMemHostAlloc). */
+int mock_quietly_valid(uintptr_t p, size_t n) MOCK_HIDDEN;
+int mock_page_locked(const void *p, size_t n) MOCK_HIDDEN;
+
+/* Array @h's elements (mock_array.c): 0 and where they are, or -1. */
+int mock_array_span(CUarray h, uintptr_t *base, size_t *bytes, size_t *width,
+		    size_t *height) MOCK_HIDDEN;
 
 /*
  * The device address space (mock_vmm.c): device addresses come from one

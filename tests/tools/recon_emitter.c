@@ -12,7 +12,9 @@
  *   recon-emitter basic   [--fatbin F]   one thread: most of the call table
  *   recon-emitter threads [--fatbin F]   two worker threads, one program
  *   recon-emitter fork    [--fatbin F]   a forked child calls CUDA too
- *   recon-emitter unsupported [--fatbin F]  CUDA arrays, 2-D copies
+ *   recon-emitter unsupported [--fatbin F]  a CUDA array, copied into
+ *       (one copy across its rows, not whole ones), read by a texture
+ *       and a surface object (surfaces are not replayed)
  *   recon-emitter reset   [--fatbin F]   cudaDeviceReset, then more work
  *   recon-emitter bad-copy [--fatbin F]  a copy into freed memory
  *   recon-emitter fault   [--fatbin F]   a kernel that faults: the copy
@@ -787,7 +789,7 @@ static void unsupported_calls(void)
 
 	load_code();
 	CALL(cuMemAlloc_v2, 0, NULL, NULL, A_IN, BYTES);
-	CALL(cuArrayCreate_v2, 0, NULL, NULL, 0xa1, 0x8000, 64, 1, 0,
+	CALL(cuArrayCreate_v2, 0, NULL, NULL, 0xa1, 0x8000, 64, 2, 0,
 	     CU_AD_FORMAT_UNSIGNED_INT32, 1, 0);
 	CALL(cuMemcpyHtoA_v2, 0, &src, NULL, 0xa1, 0, HOST, sizeof(small));
 	memset(desc, 0, sizeof(desc));
@@ -799,6 +801,13 @@ static void unsupported_calls(void)
 	     ATT(.data = desc, .len = sizeof(desc)), NULL, 0x9002,
 	     0x8000, 0x8100, 0, CU_RESOURCE_TYPE_ARRAY, 0xa1, 0);
 	CALL(cuTexObjectDestroy, 0, NULL, NULL, 0x9002);
+	/* Still unsupported: a copy across rows of the array, not whole
+	 * ones (no rectangle of it), a surface object over it. */
+	src.plen = 8 * 4;
+	CALL(cuMemcpyHtoA_v2, 0, &src, NULL, 0xa1, 60 * 4, HOST, 8 * 4);
+	CALL(cuSurfObjectCreate, 0, ATT(.data = &rd, .len = sizeof(rd)), NULL,
+	     0x9003, 0x8200, CU_RESOURCE_TYPE_ARRAY, 0xa1, 0);
+	CALL(cuSurfObjectDestroy, 0, NULL, NULL, 0x9003);
 	CALL(cuArrayDestroy, 0, NULL, NULL, 0xa1);
 	CALL(cuMemsetD32_v2, 0, NULL, NULL, A_IN, 0, N_ELEMS);
 	CALL(cuMemFree_v2, 0, NULL, NULL, A_IN);

@@ -130,11 +130,17 @@ static void test_errors(void)
 		struct model_texture t;
 		memset(&t, 0, sizeof(t));
 		t.res_type = 0;	/* array */
+		t.array = 0xa1;
+		expect_error(model_add_texture(p, 17, "cuTexObjectCreate", 1,
+					       &t),
+			     "event 17 (cuTexObjectCreate): texture over unknown"
+			     " array 0xa1", "texture over an unknown array");
+		t.res_type = 1;	/* mipmapped array */
 		expect_error(model_add_texture(p, 17, "cuTexObjectCreate", 1,
 					       &t),
 			     "event 17 (cuTexObjectCreate): texture objects over"
-			     " CUDA arrays or mipmaps (resource type 0) are not"
-			     " supported", "array texture");
+			     " mipmapped arrays (resource type 1) are not"
+			     " supported", "mipmapped array texture");
 	}
 	expect_error(model_add_blob(m, "xyz", 4, "f", &blob),
 		     "bad blob hash 'xyz'", "bad blob hash");

@@ -15,12 +15,7 @@
 
 /* Recorded, not replayed yet: reconstruct reports them as unsupported. */
 static const char *const not_yet[] = {
-	"cuMemcpyHtoA_v2", "cuMemcpyHtoAAsync_v2", "cuMemcpyAtoH_v2",
-	"cuMemcpyAtoHAsync_v2", "cuMemcpyDtoA_v2", "cuMemcpyAtoD_v2",
-	"cuMemcpyAtoA_v2", "cuMemcpy2D_v2", "cuMemcpy2DUnaligned_v2",
-	"cuMemcpy2DAsync_v2", "cuMemcpy3D_v2", "cuMemcpy3DAsync_v2",
 	"cuTensorMapEncodeTiled", "cuTensorMapReplaceAddress",
-	"cuArrayCreate_v2", "cuArray3DCreate_v2", "cuArrayDestroy",
 	"cuSurfObjectCreate", "cuSurfObjectDestroy",
 };
 

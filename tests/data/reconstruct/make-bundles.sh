@@ -18,6 +18,11 @@
 #          build/tests/hostmem-emitter on the mock driver)
 #          graphs (stream capture and explicit graphs)
 #          hostfunc (host functions, memory pools)
+#          copies2d (2-D and 3-D copies, CUDA arrays, a texture over one),
+#          graph-host (graphs with host nodes, a free during a capture,
+#          kernel node arguments changed per launch), streams (copies into
+#          one page-locked buffer overwritten before a synchronization),
+#          each by its program on the mock driver (tests/tools/*_emitter.c)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
 #
@@ -41,7 +46,11 @@ for m in basic threads reset untraced pointer-global pointer-table vmm \
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" \
 		>/dev/null || case $n in fork|arrays|bad-copy|unnamed) ;; *) exit 1 ;; esac
 done
-rm -rf "${D:?}/hostmem"
-"$G" -q capture -o "$D/hostmem" -- build/tests/hostmem-emitter \
-	--fatbin "$tmp/k.fatbin" >/dev/null
+for m in hostmem:hostmem arrays:copies2d graph:graph-host streams:streams; do
+	n=${m#*:}
+	rm -rf "${D:?}/$n"
+	"$G" -q capture -o "$D/$n" -- "build/tests/${m%%:*}-emitter" \
+		--fatbin "$tmp/k.fatbin" >/dev/null
+	rm -f "$D/$n/.gpumix"
+done
 echo "corpus: $(du -sh "$D" | cut -f1)"
