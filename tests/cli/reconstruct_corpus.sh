@@ -39,7 +39,8 @@ for w in "good:$B/good" "basic:$R/basic" "threads:$R/threads" "graphs:$R/graphs"
 	"reset:$R/reset" "basic+threads:$R/basic $R/threads" \
 	"hostmem:$R/hostmem" "hostfunc:$R/hostfunc" "vmm:$R/vmm" \
 	"pointer-table:$R/pointer-table" "copies2d:$R/copies2d" \
-	"graph-host:$R/graph-host" "streams:$R/streams"; do
+	"graph-host:$R/graph-host" "streams:$R/streams" \
+	"kernel-paths:$R/kernel-paths"; do
 	name=${w%%:*}
 	bundles=${w#*:}
 	for v in single cuda; do

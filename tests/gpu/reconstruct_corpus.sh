@@ -16,7 +16,8 @@
 # addresses where the driver gives them, relocated otherwise: the log
 # says which); 2-D and 3-D copies with CUDA arrays read through a
 # texture (copies2d), graphs with host nodes (graph-host), copies
-# overwritten before their synchronization (streams); single and cuda
+# overwritten before their synchronization (streams), kernel handles
+# named before the calls that take them (kernel-paths); single and cuda
 # variants, and two bundles at once. (tests/cli/reconstruct_mock.sh and replay_hostfunc.sh do the
 # same on the mock driver.)
 . "$(dirname "$0")/../lib.sh"
@@ -34,7 +35,8 @@ for w in "basic:$R/basic" "threads:$R/threads" "reset:$R/reset" \
 	"vmm:$R/vmm" "pointer-table:$R/pointer-table" \
 	"pointer-table+vmm:$R/pointer-table $R/vmm" "copies2d:$R/copies2d" \
 	"graph-host:$R/graph-host" "streams:$R/streams" \
-	"copies2d+streams:$R/copies2d $R/streams"; do
+	"copies2d+streams:$R/copies2d $R/streams" \
+	"kernel-paths:$R/kernel-paths"; do
 	name=${w%%:*}
 	for v in single cuda; do
 		# shellcheck disable=SC2086

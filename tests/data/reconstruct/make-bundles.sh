@@ -22,6 +22,8 @@
 #          graph-host (graphs with host nodes, a free during a capture,
 #          kernel node arguments changed per launch), streams (copies into
 #          one page-locked buffer overwritten before a synchronization),
+#          kernel-paths (kernel handles got where CUPTI does not see,
+#          named before the recorded calls that take them),
 #          each by its program on the mock driver (tests/tools/*_emitter.c)
 #   bad:   fork (two processes) arrays (unsupported calls) bad-copy
 #          unnamed (a kernel whose library the capture could not name)
@@ -46,7 +48,8 @@ for m in basic threads reset untraced pointer-global pointer-table vmm \
 	"$G" -q capture -o "$D/$n" -- "$E" "${m%%:*}" --fatbin "$tmp/k.fatbin" \
 		>/dev/null || case $n in fork|arrays|bad-copy|unnamed) ;; *) exit 1 ;; esac
 done
-for m in hostmem:hostmem arrays:copies2d graph:graph-host streams:streams; do
+for m in hostmem:hostmem arrays:copies2d graph:graph-host streams:streams \
+	kernels:kernel-paths; do
 	n=${m#*:}
 	rm -rf "${D:?}/$n"
 	"$G" -q capture -o "$D/$n" -- "build/tests/${m%%:*}-emitter" \

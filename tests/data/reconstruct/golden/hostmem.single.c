@@ -15,7 +15,7 @@
 /*
  * Program 0: hostmem
  * bundle: tests/data/reconstruct/bundles/hostmem
- * 30 operations, 2 streams, 0 events, 0 allocation ids, 1 modules, 2 kernels, 0 globals,
+ * 31 operations, 2 streams, 0 events, 0 allocation ids, 1 modules, 2 kernels, 0 globals,
  * 3 parameter buffers, 3 launch configurations, 6 result checks
  */
 
@@ -25,7 +25,7 @@ static const struct gm_stream_desc p0_hostmem_streams[] = {
 };
 
 static const struct gm_module_desc p0_hostmem_modules[] = {
-	{ "c12806b06f89cbfe9e9d71d8c170b4a1", 12528 },	/* module 0: event 2 */
+	{ "b94ae07dd6cb55ba11375fbef61e84c7", 17536 },	/* module 0: event 2 */
 };
 
 static const uint32_t p0_hostmem_k0_offsets[] = { 0, 8, 16, 20 };
@@ -112,25 +112,27 @@ static const struct gm_op p0_hostmem_ops[] = {
 	/* 40 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(40, 0, 1),
 	/* 42 cuCtxSynchronize */ GM_CTX_SYNC(42),
 	/* 44 hostmem */ GM_HOST_CHECK(44, GM_H(2), 0, 4, 4096),
-	/* 49 cuMemAdvise_v2 */ GM_ADVISE(49, GM_H(3), 0, 4096, 3, 0),
-	/* 51 hostmem */ GM_HOST_FILL(51, GM_H(3), 0, 4, 0, 4096),
-	/* 52 cuMemPrefetchAsync_v2 */ GM_PREFETCH(52, 1, GM_H(3), 0, 4096, 0),
-	/* 54 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(54, 1, 2),
+	/* 49 cuStreamAttachMemAsync */ GM_ATTACH(49, 1, GM_H(3), 0, 0, 4),
+	/* 51 cuMemAdvise_v2 */ GM_ADVISE(51, GM_H(3), 0, 4096, 3, 0),
+	/* 53 hostmem */ GM_HOST_FILL(53, GM_H(3), 0, 4, 0, 4096),
+	/* 54 cuMemPrefetchAsync_v2 */ GM_PREFETCH(54, 1, GM_H(3), 0, 4096, 0),
 	/* 56 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(56, 1, 2),
 	/* 58 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(58, 1, 2),
 	/* 60 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(60, 1, 2),
-	/* 62 cuStreamSynchronize */ GM_STREAM_SYNC(62, 1),
-	/* 64 hostmem */ GM_HOST_CHECK(64, GM_H(3), 0, 5, 4096),
-	/* 65 cuMemPrefetchAsync_v2 */ GM_PREFETCH(65, 1, GM_H(3), 0, 4096, 1),
-	/* 67 cuStreamSynchronize */ GM_STREAM_SYNC(67, 1),
+	/* 62 cuLaunchKernel _Z4incr4span */ GM_LAUNCH(62, 1, 2),
+	/* 64 cuStreamSynchronize */ GM_STREAM_SYNC(64, 1),
+	/* 66 hostmem */ GM_HOST_CHECK(66, GM_H(3), 0, 5, 4096),
+	/* 67 cuMemPrefetchAsync_v2 */ GM_PREFETCH(67, 1, GM_H(3), 0, 4096, 1),
+	/* 69 cuStreamSynchronize */ GM_STREAM_SYNC(69, 1),
 };
 
 /* captured host time: before each operation, the gap since its thread's
- * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000014 s in all */
-static const uint32_t p0_hostmem_host_gap[30] = {
-	0, 0, 0, 51, 0, 0, 570, 0, 70, 0,
-	0, 371, 49, 0, 0, 2345, 0, 70, 0, 9929,
-	50, 0, 40, 61, 70, 71, 110, 0, 250, 61,
+ * previous operation returned (ns; with GM_HOST_GAP_US: us), 0.000026 s in all */
+static const uint32_t p0_hostmem_host_gap[31] = {
+	0, 0, 0, 101, 0, 0, 1453, 0, 80, 0,
+	0, 490, 80, 0, 0, 5860, 0, 100, 0, 16501,
+	70, 70, 0, 70, 70, 50, 70, 70, 0, 371,
+	60,
 };
 
 static void *p0_hostmem_thread(void *arg)
@@ -141,7 +143,7 @@ static void *p0_hostmem_thread(void *arg)
 	if (gm_prog_init(p) == 0) {
 		/* replay (timed), repeated until the runtime says stop */
 		while (gm_replay_next(p)) {
-			gm_replay_ops(p, p0_hostmem_ops, 30);
+			gm_replay_ops(p, p0_hostmem_ops, 31);
 		}
 	}
 	/* cleanup: everything the program holds */
@@ -177,7 +179,7 @@ static const struct gm_program_desc p0_hostmem = {
 	.host_arena = 0,
 	.nr_hostmems = 4,
 	.hostmems = p0_hostmem_hostmems,
-	.nr_ops = 30,
+	.nr_ops = 31,
 	.ops = p0_hostmem_ops,
 	.host_gap = p0_hostmem_host_gap,
 	.host_thread = NULL,
