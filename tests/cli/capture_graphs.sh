@@ -74,13 +74,12 @@ check_eq "results read inside their launch are checked at the launch's end (18)"
 # capture with a free (3 launches), the jacobi graph (4)
 check_eq "the others at the next synchronization (9)" 9 \
 	"$(grep 'GM_GRAPH_CHECK(' "$tmp/w.cuda/replay.c" | grep -v LAUNCH_END | grep -vc GM_NONE)"
-check_match "a kernel node's arguments change between launches" \
-	'GM_KNODE_SET\([0-9]+, [0-9]+, [0-9]+, [0-9]+\),
-.*GM_GRAPH_LAUNCH' "$(cat "$tmp/w.cuda/replay.c")"
-check_match "the free is replayed where the program made it, inside the capture" \
-	'GM_CAPTURE_BEGIN\([0-9]+, 1\),
-.*GM_LAUNCH\([0-9]+, 1, [0-9]+\),
-.*cuMemFree_v2 \*/ GM_FREE\(' "$(cat "$tmp/w.cuda/replay.c")"
+check_eq "a kernel node's arguments change in the executable graph before each of 4 launches" \
+	"4 4" "$(grep -c 'cuGraphExecKernelNodeSetParams_v2 \*/ GM_KNODE_SET([0-9]*, [0-9]*, [0-9]*, [0-9]*)' "$tmp/w.cuda/replay.c") $(grep -A1 'GM_KNODE_SET(' "$tmp/w.cuda/replay.c" | grep -c 'GM_GRAPH_LAUNCH(')"
+check_eq "the free is replayed where the program made it, inside the capture" \
+	"CAPTURE_BEGIN FREE CAPTURE_END" \
+	"$(grep -o 'GM_CAPTURE_BEGIN\|cuMemFree_v2 \*/ GM_FREE\|GM_CAPTURE_END' "$tmp/w.cuda/replay.c" |
+		sed 's/.*GM_//' | head -3 | tr '\n' ' ' | sed 's/ $//')"
 
 "$GPUMIX" -q reconstruct --variant cuda -o "$tmp/pair" "$B" \
 	tests/data/reconstruct/bundles/basic 2>/dev/null
