@@ -5,15 +5,20 @@
  */
 #include "db.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "fs.h"
 #include "schema.h"
 #include "strbuf.h"
+
+/* How long a statement waits for another connection's lock. */
+#define GM_DB_BUSY_MS 10000
 
 int gm_sql_check(sqlite3 *sql, int rc, const char *call, const char *file,
 		 int line)
@@ -193,6 +198,18 @@ static int check_version(struct gm_db *db, enum gm_db_mode mode)
 	    gm_db_query_int(db, "PRAGMA user_version", 0, &version) ||
 	    gm_db_query_int(db, "SELECT count(*) FROM sqlite_master", 0,
 			    &objects)) {
+		int code = sqlite3_errcode(db->sql);
+
+		if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+			/* Not damage: another connection holds it. */
+			gm_error("database '%s' is locked: another program kept "
+				 "it locked for %d s", db->path,
+				 GM_DB_BUSY_MS / 1000);
+			gm_error_hint("wait for the program using it (a gpumix "
+				      "analyze, an open sqlite3 session) to "
+				      "finish, then run this again");
+			return -1;
+		}
 		return gm_error("cannot read '%s' as a SQLite database",
 				db->path);
 	}
@@ -234,6 +251,31 @@ static int check_version(struct gm_db *db, enum gm_db_mode mode)
 	return check_tables(db);
 }
 
+/*
+ * Why @path cannot be opened in @mode, as the system says ("Permission
+ * denied"), or NULL: the file, or for a new one its directory, must be
+ * readable (and writable to write).
+ */
+static const char *why_not_open(const char *path, enum gm_db_mode mode)
+{
+	int want = mode == GM_DB_READ ? R_OK : R_OK | W_OK;
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int bad;
+
+	if (!access(path, F_OK)) {
+		return access(path, want) ? strerror(errno) : NULL;
+	}
+	if (mode == GM_DB_READ) {
+		return strerror(errno);
+	}
+	dir = slash ? gm_xasprintf("%.*s", (int)(slash - path + 1), path)
+		    : gm_xstrdup(".");
+	bad = access(dir, W_OK | X_OK);
+	free(dir);
+	return bad ? strerror(errno) : NULL;
+}
+
 int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 {
 	/* One connection, one thread: no need for SQLite's own mutexes. */
@@ -266,13 +308,15 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 		goto fail;
 	}
 	if (GM_SQL(NULL, sqlite3_open_v2(path, &db->sql, flags, NULL)) < 0) {
+		const char *why = why_not_open(path, mode);
+		/* SQLite's "unable to open database file" says not why. */
 		gm_error("cannot open database '%s'%s%s", path,
-			 db->sql ? ": " : "",
-			 db->sql ? sqlite3_errmsg(db->sql) : "");
+			 why || db->sql ? ": " : "",
+			 why ? why : db->sql ? sqlite3_errmsg(db->sql) : "");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->sql, 0);
-	sqlite3_busy_timeout(db->sql, 10000);
+	sqlite3_busy_timeout(db->sql, GM_DB_BUSY_MS);
 	if (check_version(db, mode)) {
 		goto fail;
 	}

@@ -536,6 +536,26 @@ static int progress(void *data)
 	return 0;
 }
 
+/*
+ * 0 when the existing database @out (@st its stat) may be replaced by a
+ * merge, else -1 with a cause: a merge writes a copy and renames it over
+ * @out, which a directory's write permission allows even where @out
+ * itself is read-only (the merge then succeeded, and the file changed
+ * owner and mode). Read-only is a mode without write permission for
+ * anyone (root may write anything) or a file this user cannot write.
+ */
+static int writable(const char *out, const struct stat *st)
+{
+	if (!(st->st_mode & 0222)) {
+		return gm_error("'%s' is read-only (mode %04o): a merge would "
+				"replace it", out, (unsigned)(st->st_mode & 07777));
+	}
+	if (access(out, W_OK)) {
+		return gm_error_errno("cannot write '%s'", out);
+	}
+	return 0;
+}
+
 int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		struct gm_merge_info *info)
 {
@@ -577,6 +597,9 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		goto out;
 	}
 	remove_tmp(tmp);
+	if (exists && writable(out, &st)) {
+		goto out;
+	}
 	if (exists) {
 		/* Adding to an existing database: it must be one of ours. */
 		if (gm_db_open(&db, out, GM_DB_READ)) {
@@ -605,6 +628,11 @@ int gm_db_merge(const char *out, const char *const *inputs, size_t n,
 		goto fail;
 	}
 	gm_db_close(&db);
+	/* The merged database takes the place, and the mode, of the old. */
+	if (exists && chmod(tmp, st.st_mode & 07777)) {
+		gm_error_errno("cannot set the mode of '%s'", tmp);
+		goto fail;
+	}
 	if (rename(tmp, out)) {
 		gm_error_errno("cannot rename '%s' to '%s'", tmp, out);
 		goto fail;

@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "strbuf.h"
 #include "tsv.h"
+#include "variant.h"
 
 static const char replays_header[] = "program\treplay\tstart_ns\tend_ns\tio_ns\tkept";
 
@@ -211,6 +212,47 @@ static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
 	return 0;
 }
 
+/*
+ * The workload, variant and policy must be a run gpumix can make: a
+ * variant of the table (common/variant.h), a known policy exactly for the
+ * variants that run under one ("none" for the others), and the workload
+ * of a run with programs named after them joined by '+' (as reconstruct
+ * names it). A
+ * manifest saying otherwise was edited or made by hand, and would be
+ * filed under a run that never happened.
+ */
+static int check_combination(const struct gm_run_dir *run, const char *what)
+{
+	const struct gm_variant *v = gm_variant_find(run->variant);
+	struct strbuf want = STRBUF_INIT;
+	int ret = 0;
+
+	if (!v) {
+		return gm_error("%s: unknown variant '%s'", what, run->variant);
+	}
+	if ((v->flags & GM_VARIANT_POLICY) && !gm_policy_find(run->policy)) {
+		return gm_error("%s: variant '%s' runs under a policy (median, "
+				"mpmax, equal, queuemold), not '%s'", what,
+				run->variant, run->policy);
+	}
+	if (!(v->flags & GM_VARIANT_POLICY) && strcmp(run->policy, "none")) {
+		return gm_error("%s: variant '%s' takes no policy, but policy is "
+				"'%s'", what, run->variant, run->policy);
+	}
+	for (size_t i = 0; i < run->nr_programs; i++) {
+		if (i) {
+			strbuf_addch(&want, '+');
+		}
+		strbuf_addstr(&want, run->programs[i].name);
+	}
+	if (run->nr_programs && strcmp(run->workload, want.buf)) {
+		ret = gm_error("%s: workload '%s' is not its programs joined by "
+			       "'+' ('%s')", what, run->workload, want.buf);
+	}
+	strbuf_release(&want);
+	return ret;
+}
+
 static int read_manifest(struct gm_run_dir *run, const char *what)
 {
 	const char *format, *v;
@@ -328,6 +370,9 @@ static int read_manifest(struct gm_run_dir *run, const char *what)
 	if (kvfile_get(&run->manifest, key)) {
 		return gm_error("%s: '%s' is set but 'programs' is %zu", what,
 				key, run->nr_programs);
+	}
+	if (check_combination(run, what)) {
+		return -1;
 	}
 	/* The latency table singles this program out: it must be one. */
 	run->high_priority = -1;

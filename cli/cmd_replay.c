@@ -8,6 +8,7 @@
  * doc/gpumix-replay.md); CUDA is $CUDA_HOME or the one gpumix was built
  * with.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -420,6 +421,33 @@ static int parse(int argc, char **argv, struct replay_opts *o, char ***words)
 	return 0;
 }
 
+/*
+ * The replay program exited 127 without writing its manifest: it never
+ * ran (the dynamic loader's own message, above, is all the user would
+ * otherwise see). Say why where it can be found: the CUDA driver, which
+ * every replay program needs and a host without an NVIDIA driver lacks,
+ * is looked for as the program's loader looks (this process's library
+ * path is the program's).
+ */
+#define CUDA_DRIVER "libcuda.so.1"
+
+static void not_started(void)
+{
+	void *h = dlopen(CUDA_DRIVER, RTLD_LAZY | RTLD_LOCAL);
+
+	if (!h) {
+		const char *why = dlerror();
+		gm_error("the CUDA driver library '%s' cannot be loaded: %s",
+			 CUDA_DRIVER, why ? why : "not found");
+		gm_error("the replay program could not start: this host has no "
+			 "NVIDIA driver, or the library path does not reach it");
+		return;
+	}
+	dlclose(h);
+	gm_error("the replay program could not start (a library it needs is "
+		 "missing: the loader's message is above)");
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o;
@@ -534,6 +562,9 @@ int cmd_replay(int argc, char **argv)
 			gm_error("the replay of '%s' was killed by signal %d",
 				 o.dir, st - 128);
 		} else {
+			if (st == 127 && !status) {
+				not_started();
+			}
 			gm_error("the replay of '%s' failed (exit status %d%s%s)",
 				 o.dir, st, status ? ", run directory " : "",
 				 status ? run_dir : "");

@@ -31,6 +31,7 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "output_dir.h"
+#include "replay_opts.h"
 #include "strbuf.h"
 
 static const char usage[] =
@@ -46,7 +47,7 @@ static const char help[] =
 	"\n"
 	"  -o DIR              output directory (default: scale)\n"
 	"  --replays R         replays per size (gpumix replay --min-replays;\n"
-	"                      default 3, at least 2)\n"
+	"                      default 3, from 2 to 1000)\n"
 	"  --watchdog SECONDS  per replay (default 120)\n"
 	"  --force             replace an existing DIR (only one gpumix scale\n"
 	"                      wrote)\n"
@@ -449,10 +450,12 @@ int cmd_scale(int argc, char **argv)
 			break;
 		case 'r': {
 			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' || v < 2 ||
-			    v > 1000) {
+			if (*end || !*optarg || *optarg == '-' ||
+			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
 				return gm_usage_error(usage, "--replays takes an "
-						      "integer from 2 to 1000");
+						      "integer from %d to %d",
+						      GM_MIN_REPLAYS_MIN,
+						      GM_MIN_REPLAYS_MAX);
 			}
 			o.replays = (unsigned)v;
 			break;

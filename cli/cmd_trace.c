@@ -111,9 +111,13 @@ static int print_unsupported(const struct trace_stats *st)
 {
 	for (size_t k = 0; k < st->nr_unsupported; k++) {
 		const struct trace_name_count *u = &st->unsupported[k];
+		struct strbuf name = STRBUF_INIT;
+
+		strbuf_add_escaped(&name, u->name);
 		printf("  %-44s %" PRIu64 " first=#%" PRIu64 "\n    %s\n",
-		       u->name, u->count, u->first,
+		       name.buf, u->count, u->first,
 		       gm_unsupported_hint(u->name));
+		strbuf_release(&name);
 	}
 	return (int)st->nr_unsupported;
 }
@@ -146,7 +150,12 @@ static void print_kernels(const struct trace_stats *st)
 {
 	for (size_t i = 0; i < st->nr_kernels; i++) {
 		const struct trace_kernel_stat *k = &st->kernels[i];
-		printf("kernel %s launches=%" PRIu64, k->name, k->launches);
+		struct strbuf name = STRBUF_INIT;
+
+		/* (names come from the trace: one line each, whatever they hold) */
+		strbuf_add_escaped(&name, k->name);
+		printf("kernel %s launches=%" PRIu64, name.buf, k->launches);
+		strbuf_release(&name);
 		if (k->nparams >= 0) {
 			printf(" params=%d param_bytes=%u layout=%s", k->nparams,
 			       k->param_bytes, k->layout ? k->layout : "");
@@ -521,7 +530,11 @@ static void fmt_call(struct strbuf *sb, const struct gm_event *ev)
 	}
 	strbuf_addch(sb, ')');
 	if (ev->str[0]) {
-		strbuf_addf(sb, " \"%s\"", ev->str);
+		/* A name from the trace: a newline in it must not end
+		 * the line (or make up one). */
+		strbuf_addstr(sb, " \"");
+		strbuf_add_escaped(sb, ev->str);
+		strbuf_addch(sb, '"');
 	}
 }
 
@@ -540,9 +553,10 @@ static void fmt_event(struct strbuf *sb, const struct gm_event *ev,
 		}
 	} else {
 		/* A host_func names the call whose function ran. */
-		strbuf_addf(sb, "%s api=%u", ev->str[0] ? ev->str :
-			    ev->kind == GM_EV_HOST_FUNC && ev->api >= 0 ?
-			    gm_api_table[ev->api].name : "-", ev->raw_api);
+		strbuf_add_escaped(sb, ev->str[0] ? ev->str :
+				   ev->kind == GM_EV_HOST_FUNC && ev->api >= 0 ?
+				   gm_api_table[ev->api].name : "-");
+		strbuf_addf(sb, " api=%u", ev->raw_api);
 		for (unsigned i = 0; names && names[i] && i < ev->nr_args; i++) {
 			strbuf_addf(sb, " %s=%" PRIu64, names[i], ev->args[i]);
 		}
@@ -644,14 +658,15 @@ static int cmd_dump(const char *dir, int events)
 		switch (ev->kind) {
 		case GM_EV_RT_ENTER:
 			strbuf_reset(&t->rt[t->rt_next]);
-			strbuf_addstr(&t->rt[t->rt_next], ev->str);
+			strbuf_add_escaped(&t->rt[t->rt_next], ev->str);
 			t->rt_corr[t->rt_next] = ev->corr;
 			t->rt_next = (t->rt_next + 1) % DUMP_RT_DEPTH;
 			break;
 		case GM_EV_RT_EXIT:
-			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u %s failed: %d",
-				    ev->index, (ev->time_ns - t0) / 1e9, ev->pid,
-				    ev->tid, ev->str, ev->status);
+			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u ", ev->index,
+				    (ev->time_ns - t0) / 1e9, ev->pid, ev->tid);
+			strbuf_add_escaped(&line, ev->str);
+			strbuf_addf(&line, " failed: %d", ev->status);
 			puts(line.buf);
 			break;
 		case GM_EV_ENTER:
@@ -704,9 +719,10 @@ static int cmd_dump(const char *dir, int events)
 			strbuf_reset(&t->enter);
 			break;
 		case GM_EV_UNSUPPORTED:
-			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u UNSUPPORTED %s",
+			strbuf_addf(&line, "#%" PRIu64 " %.6f %u:%u UNSUPPORTED ",
 				    ev->index, (ev->time_ns - t0) / 1e9, ev->pid,
-				    ev->tid, ev->str);
+				    ev->tid);
+			strbuf_add_escaped(&line, ev->str);
 			puts(line.buf);
 			break;
 		default:

@@ -303,11 +303,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			break;
 		case OPT_MIN_REPLAYS: {
 			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' || v < 2 ||
-			    v > 1000000) {
+			if (*end || !*optarg || *optarg == '-' ||
+			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
 				return gm_error("--min-replays takes an integer "
-						"of at least 2 (each program's "
-						"last replay is discarded)");
+						"from %d to %d (each program's "
+						"last replay is discarded), not "
+						"'%s'", GM_MIN_REPLAYS_MIN,
+						GM_MIN_REPLAYS_MAX, optarg);
 			}
 			o->min_replays = (unsigned)v;
 			o->min_replays_given = 1;
@@ -593,8 +595,9 @@ void gm_replay_opts_help(FILE *f)
 	      "runs/<workload>.<variant>)\n"
 	      "  --min-replays R       every program replays until each has "
 	      "completed R\n"
-	      "                        replays; each program's last one is "
-	      "discarded (7)\n"
+	      "                        replays, 2 to 1000; each program's last "
+	      "one is\n"
+	      "                        discarded (7)\n"
 	      "  --repetition R        this run is repetition R (0-based) of a "
 	      "study's run:\n"
 	      "                        recorded in the manifest as "

@@ -16,6 +16,10 @@
 #include "variant.h"
 
 #define GM_DEFAULT_MIN_REPLAYS 7
+/* The bounds of --min-replays and a study's min_replays (one rule): each
+ * program's last replay is discarded, so at least 2. */
+#define GM_MIN_REPLAYS_MIN 2
+#define GM_MIN_REPLAYS_MAX 1000
 #define GM_DEFAULT_WATCHDOG_S 60.0
 #define GM_DEFAULT_TIMESLICE_US 1000.0
 #define GM_DEFAULT_COPY_CHUNK (UINT64_C(4) << 20)

@@ -205,6 +205,27 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 	}
 }
 
+void strbuf_add_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '\\': strbuf_addstr(sb, "\\\\"); break;
+		case '"': strbuf_addstr(sb, "\\\""); break;
+		case '\n': strbuf_addstr(sb, "\\n"); break;
+		case '\t': strbuf_addstr(sb, "\\t"); break;
+		case '\r': strbuf_addstr(sb, "\\r"); break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				strbuf_addf(sb, "\\x%02x", c);
+			} else {
+				strbuf_addch(sb, c);
+			}
+		}
+	}
+}
+
 void strbuf_add_shell_word(struct strbuf *sb, const char *s)
 {
 	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {

@@ -36,6 +36,10 @@ void strbuf_addch(struct strbuf *sb, int c);
 /* @s as one POSIX shell word: as it is when nothing in it is special,
  * else in single quotes (a quote inside as '\'') */
 void strbuf_add_shell_word(struct strbuf *sb, const char *s);
+/* @s for a line of text output, as C writes it in a string: a backslash,
+ * a double quote and every control byte escaped (\\, \", \n, \t, \r,
+ * else \xHH), so that a name from a trace cannot break or forge a line */
+void strbuf_add_escaped(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) GM_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Remove trailing whitespace. */

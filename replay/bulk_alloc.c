@@ -37,6 +37,9 @@ uint64_t bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size)
 	if (!size) {
 		size = 1;
 	}
+	if (size > UINT64_MAX - (ba->align - 1)) {
+		return 0;	/* it would wrap to a small block */
+	}
 	return (size + ba->align - 1) & ~(ba->align - 1);
 }
 
@@ -92,6 +95,9 @@ int bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr)
 	struct bulk_chunk *best_c = NULL, *tail_c = NULL;
 	size_t best_i = 0, tail_i = 0;
 
+	if (!need) {
+		return 1;	/* larger than any memory */
+	}
 	/* Best fit among holes; first chunk with a big enough tail. */
 	for (size_t ci = 0; ci < ba->nr_chunks; ci++) {
 		struct bulk_chunk *c = &ba->chunks[ci];
@@ -154,7 +160,7 @@ int bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size)
 			break;
 		}
 	}
-	if (!c || addr + need > c->base + c->size) {
+	if (!c || !need || need > c->base + c->size - addr) {
 		return gm_error("freeing 0x%llx (%llu bytes): not a block of the"
 				" bulk allocator", (unsigned long long)addr,
 				(unsigned long long)size);

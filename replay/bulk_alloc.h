@@ -56,12 +56,17 @@ void bulk_alloc_release(struct bulk_alloc *ba);
  */
 int bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base, uint64_t size);
 
-/* Size a request is rounded to (at least one alignment unit). */
+/*
+ * Size a request is rounded to (at least one alignment unit), or 0 when
+ * that does not fit in 64 bits (a size within an alignment unit of 2^64,
+ * which would wrap to a small block): no memory has room for it.
+ */
 uint64_t bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size);
 
 /*
  * Carve a block of @size bytes. Returns 0 and the address in *@addr, or 1
- * when no chunk has room (nothing recorded; the caller may add a chunk).
+ * when no chunk has room (nothing recorded; the caller may add a chunk,
+ * except for a size bulk_alloc_round() gives 0 for: none will do).
  */
 int bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr);
 

@@ -196,6 +196,10 @@ int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
 		p->alloc_size[op->a] = op->z;
 		return 0;
 	}
+	if (!bulk_alloc_round(&p->pool, op->z)) {
+		return gm_error("allocation %" PRIu32 " of %" PRIu64 " bytes: "
+				"larger than any device memory", op->a, op->z);
+	}
 	r = bulk_alloc_get(&p->pool, op->z, &addr);
 	if (r == 1) {
 		if (grow_pool(p, bulk_alloc_round(&p->pool, op->z)) < 0) {

@@ -285,7 +285,15 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 					 d->name, i, op->z, op->x);
 				goto out;
 			}
-			bulk_alloc_get(&plan, op->z, &addr[op->a]);
+			/* (the plan's one chunk is 2^60 bytes: a request it
+			 * cannot hold fits no device) */
+			if (bulk_alloc_get(&plan, op->z, &addr[op->a])) {
+				gm_error("program '%s': operation %" PRIu64
+					 " allocates %" PRIu64 " bytes, more "
+					 "than any device memory", d->name, i,
+					 op->z);
+				goto out;
+			}
 			size[op->a] = bulk_alloc_round(&plan, op->z);
 		} else if (op->code == GM_OP_FREE) {
 			if (!size[op->a]) {

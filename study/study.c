@@ -542,7 +542,8 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 		return -1;
 	}
 	if ((v = yaml_doc_get(l->d, map, "min_replays"))) {
-		if (yaml_doc_int(l->d, v, "'min_replays'", 2, 1000, &n)) {
+		if (yaml_doc_int(l->d, v, "'min_replays'", GM_MIN_REPLAYS_MIN,
+				 GM_MIN_REPLAYS_MAX, &n)) {
 			return -1;
 		}
 		s->min_replays = (unsigned)n;

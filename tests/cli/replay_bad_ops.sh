@@ -39,5 +39,6 @@ event|event 999 out of range|s/GM_EVENT_SYNC($N, $N)/GM_EVENT_SYNC(\1, 999)/
 alloc|allocation 999 out of range|s/GM_FREE($N, $N)/GM_FREE(\1, 999)/
 blob|blob 999 out of range|s/GM_H2D($N, $N, \([A-Z_0-9]*\), \(GM_[AG]($N)\), 0, $N,/GM_H2D(\1, \2, \3, \4, 0, 999,/
 host|host arena offset out of range|s/GM_D2H(\([^)]*)\), $N, \([A-Z_0-9]*\), $N, $N)/GM_D2H(\1, \2, \3, 99999999999, 1)/
+huge|allocates 18446744073709551615 bytes, more than any device memory|s/GM_ALLOC($N, $N, $N,/GM_ALLOC(\1, \2, 18446744073709551615ULL,/
 CASES
 done_testing

@@ -64,7 +64,25 @@ out=$("$GPUMIX" replay 2>&1); rc=$?
 check_eq "no directory: usage error" 2 "$rc"
 out=$("$GPUMIX" replay --min-replays 1 "$tmp/tiny" 2>&1); rc=$?
 check_eq "--min-replays 1: usage error" 2 "$rc"
-check_match "explained" "at least 2" "$out"
+check_match "explained, with its bounds" \
+	"^error: --min-replays takes an integer from 2 to 1000 \(each program's last replay is discarded\), not '1'$" "$out"
+out=$("$GPUMIX" replay --min-replays 1001 "$tmp/tiny" 2>&1); rc=$?
+check_eq "--min-replays 1001: usage error" 2 "$rc"
+check_match "... saying the bound it passed" "from 2 to 1000 .*, not '1001'$" "$out"
+# A host without the CUDA driver: the program cannot start (the loader
+# exits 127), and gpumix says which library is missing, not only the
+# exit status. (Skipped where the system has a driver.)
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+	skip "this host has libcuda.so.1: no host without a driver to mimic"
+else
+	out=$(LD_LIBRARY_PATH= "$GPUMIX" replay --min-replays 2 \
+		-o "$tmp/run-nodriver" "$tmp/tiny" 2>&1); rc=$?
+	check_eq "no CUDA driver: exit 1" 1 "$rc"
+	check_match "... the library named" \
+		"caused by: the CUDA driver library 'libcuda.so.1' cannot be loaded" "$out"
+	check_match "... and what it means" \
+		"the replay program could not start: this host has no NVIDIA driver" "$out"
+fi
 out=$("$GPUMIX" replay --bogus "$tmp/tiny" 2>&1); rc=$?
 check_eq "unknown option: usage error" 2 "$rc"
 check_match "gpumix replay --help" "usage: gpumix replay" "$("$GPUMIX" replay --help)"

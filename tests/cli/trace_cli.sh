@@ -82,4 +82,19 @@ check_eq "losses: exit 0 for a good bundle" 0 "$?"
 out=$("$GPUMIX" trace check "$tmp/b"); rc=$?
 check_eq "check: exit 0" 0 "$rc"
 check_match "check: everything verified" "^$tmp/b: ok, $n events, [0-9]+ blob payloads and [0-9]+ module images verified, [0-9]+ trace files by hash$" "$out"
+# A kernel name holding a newline (a trace can hold any bytes): every
+# line of dump, --events and kernels stays one line, the name escaped.
+"$GPUMIX" -q capture -o "$tmp/nl" -- "$GPUMIX_BUILD/tests/capture_emitter" \
+	--mini --kernel-name "$(printf 'k\nforged line\t"q"')" >/dev/null 2>&1
+check_eq "a kernel named with a newline: captured" 0 "$?"
+out=$("$GPUMIX" trace dump "$tmp/nl")
+check_eq "dump: no line starts with the name's second line" "" \
+	"$(printf '%s\n' "$out" | grep '^forged')"
+check_match "... the name escaped" 'cuLibraryGetKernel\(.*\) "k\\nforged line\\t\\"q\\""' "$out"
+out=$("$GPUMIX" trace dump --events "$tmp/nl")
+check_eq "dump --events: no line starts with it either" "" \
+	"$(printf '%s\n' "$out" | grep '^forged')"
+out=$("$GPUMIX" trace kernels "$tmp/nl")
+check_match "kernels: one line, the name escaped" '^kernel k\\nforged line\\t\\"q\\" launches=1 ' "$out"
+check_eq "... and only one" 1 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"
 done_testing

@@ -8,7 +8,7 @@
  *
  * usage: capture_emitter [--threads N] [--fork] [--orphan MS] [--hang-after N]
  *                        [--lose N] [--unsupported] [--long-name]
- *                        [--exit N] [--repeat N]
+ *                        [--exit N] [--repeat N] [--mini [--kernel-name S]]
  *   --threads N     emit the sequence from N threads (default 1)
  *   --fork          a forked child emits the sequence too
  *   --orphan MS     a forked child the emitter does not wait for emits the
@@ -24,6 +24,7 @@
  *                   disk: no deduplication)
  *   --mini          emit a short sequence of a dozen calls instead (the
  *                   committed corpus of tests/data/bundles is made of it)
+ *   --kernel-name S the kernel's name in --mini (default _Z1kPfi), any bytes
  *   --bench N       emit N launch-like entry/exit pairs and print the
  *                   cost per event (the CPU part of the per-call cost)
  *   --count         print "events=E calls=C launches=L" of one thread's
@@ -165,6 +166,9 @@ static void write_module_file(void)
 	}
 }
 
+/* The kernel's name in --mini (--kernel-name: any bytes a trace may hold). */
+static const char *kernel_name = "_Z1kPfi";
+
 /* A short, plausible program: load, allocate, copy in, launch, copy out. */
 static void emit_mini(void)
 {
@@ -201,10 +205,10 @@ static void emit_mini(void)
 	gm_capture_emit(GM_EV_EXIT, &r);
 	corr++;
 	MINI_CALL(cuLibraryGetKernel, 0, 0, 0xa000, 0x2000);
-	gm_capture_str(&r, "_Z1kPfi");
+	gm_capture_str(&r, kernel_name);
 	gm_capture_emit(GM_EV_ENTER, &r);
 	MINI_CALL(cuLibraryGetKernel, 1, 0xb000, 0xa000, 0x2000);
-	gm_capture_str(&r, "_Z1kPfi");
+	gm_capture_str(&r, kernel_name);
 	memcpy(gm_capture_data(&r, sizeof(layout)), layout, sizeof(layout));
 	gm_capture_emit(GM_EV_EXIT, &r);
 	corr++;
@@ -243,7 +247,7 @@ static void emit_mini(void)
 		r.corr = 5;
 		r.args = w;
 		r.nr_args = GM_NR_WORDS(gm_ev_act_kernel);
-		gm_capture_str(&r, "_Z1kPfi");
+		gm_capture_str(&r, kernel_name);
 		gm_capture_emit(GM_EV_ACT_KERNEL, &r);
 	}
 #undef MINI_CALL
@@ -322,6 +326,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--bench") && i + 1 < argc) {
 			bench = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--kernel-name") && i + 1 < argc) {
+			kernel_name = argv[++i];
 		} else if (!strcmp(argv[i], "--mini")) {
 			mini = 1;
 		} else if (!strcmp(argv[i], "--vary")) {

@@ -308,7 +308,8 @@ static void test_edges(void)
 	struct gm_analysis_options opt = { 0 };
 	char *path = gm_path_join(scratch, "edges.db");
 	char *empty = write_run("empty", "programs = 0\n", "", "END\t0\n");
-	char *edge = write_run("edge",
+	/* (a workload is named after its programs: "p") */
+	char *edge = write_run("p",
 		"programs = 1\nprogram.0.name = p\nprogram.0.bundle = b\n"
 		"program.0.deterministic = 0\n", "",
 		"KERNEL\tp\t1\t0\t0\t0\t0\t0\t1\t7\t1\t1\t1\t32\t1\t1\t16\t0\t0\tk\n"
@@ -327,7 +328,7 @@ static void test_edges(void)
 	CHECK_INT(gm_analysis_compute(&a, &db, &opt), 0, "analyse the edge cases");
 	const struct gm_an_run *e = NULL;
 	for (size_t i = 0; i < a.nruns; i++) {
-		if (!strcmp(a.runs[i].workload, "edge")) {
+		if (!strcmp(a.runs[i].workload, "p")) {
 			e = &a.runs[i];
 		}
 	}

@@ -169,10 +169,46 @@ static void test_plan_matches_replay(void)
 	bulk_alloc_release(&real);
 }
 
+/*
+ * Sizes near 2^64 (a damaged or forged trace): rounding them up to the
+ * alignment wrapped to a small block, so that the allocator handed out
+ * a few hundred bytes for an 18-exabyte request.
+ */
+static void test_huge_sizes(void)
+{
+	struct bulk_alloc ba, plan;
+	uint64_t a = 0;
+
+	bulk_alloc_init(&ba, 0);
+	CHECK_INT(bulk_alloc_round(&ba, UINT64_MAX), 0,
+		  "2^64 - 1 bytes: no rounded size (0)");
+	CHECK_INT(bulk_alloc_round(&ba, UINT64_MAX - 510), 0,
+		  "... nor 2^64 - 511");
+	CHECK(bulk_alloc_round(&ba, UINT64_MAX - 511) == UINT64_MAX - 511,
+	      "2^64 - 512 rounds to itself");
+	CHECK_INT(bulk_alloc_add_chunk(&ba, 0x100000, 1 << 20), 0, "a chunk");
+	CHECK_INT(bulk_alloc_get(&ba, UINT64_MAX, &a), 1,
+		  "2^64 - 1 bytes: no room (not a small block)");
+	CHECK_INT(ba.live_bytes, 0, "... nothing allocated");
+	CHECK(bulk_alloc_put(&ba, 0x100000, UINT64_MAX) < 0,
+	      "putting back 2^64 - 1 bytes is refused");
+	gm_error_clear();
+	CHECK(bulk_alloc_put(&ba, 0x100000, UINT64_MAX - 600) < 0,
+	      "... and a block past the chunk's end (no wrap-around)");
+	gm_error_clear();
+	bulk_alloc_release(&ba);
+	bulk_alloc_plan_init(&plan, 0);
+	CHECK_INT(bulk_alloc_get(&plan, UINT64_MAX - 1000, &a), 1,
+		  "the plan has no room either");
+	CHECK_INT(plan.high_water, 0, "... and plans nothing");
+	bulk_alloc_release(&plan);
+}
+
 int main(void)
 {
 	test_basic();
 	test_best_fit_and_tail();
 	test_plan_matches_replay();
+	test_huge_sizes();
 	return test_done();
 }
