@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "instance_name.h"
 #include "strbuf.h"
 #include "tsv.h"
 #include "variant.h"
@@ -216,15 +217,14 @@ static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
  * The workload, variant and policy must be a run gpumix can make: a
  * variant of the table (common/variant.h), a known policy exactly for the
  * variants that run under one ("none" for the others), and the workload
- * of a run with programs named after them joined by '+' (as reconstruct
- * names it). A
- * manifest saying otherwise was edited or made by hand, and would be
+ * of a run with programs named after them joined by '+', consecutive
+ * copies once (gm_workload_name(), as reconstruct names it). A manifest saying otherwise was edited or made by hand, and would be
  * filed under a run that never happened.
  */
 static int check_combination(const struct gm_run_dir *run, const char *what)
 {
 	const struct gm_variant *v = gm_variant_find(run->variant);
-	struct strbuf want = STRBUF_INIT;
+	char *want;
 	int ret = 0;
 
 	if (!v) {
@@ -239,17 +239,18 @@ static int check_combination(const struct gm_run_dir *run, const char *what)
 		return gm_error("%s: variant '%s' takes no policy, but policy is "
 				"'%s'", what, run->variant, run->policy);
 	}
+	const char **names = gm_xcalloc(run->nr_programs + 1, sizeof(*names));
 	for (size_t i = 0; i < run->nr_programs; i++) {
-		if (i) {
-			strbuf_addch(&want, '+');
-		}
-		strbuf_addstr(&want, run->programs[i].name);
+		names[i] = run->programs[i].name;
 	}
-	if (run->nr_programs && strcmp(run->workload, want.buf)) {
+	/* (copies written once: "lbm#1-8", common/instance_name.h) */
+	want = gm_workload_name(names, run->nr_programs);
+	free(names);
+	if (run->nr_programs && strcmp(run->workload, want)) {
 		ret = gm_error("%s: workload '%s' is not its programs joined by "
-			       "'+' ('%s')", what, run->workload, want.buf);
+			       "'+' ('%s')", what, run->workload, want);
 	}
-	strbuf_release(&want);
+	free(want);
 	return ret;
 }
 

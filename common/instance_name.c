@@ -60,6 +60,52 @@ char **gm_instance_names(const char *const *names, size_t nr)
 	return out;
 }
 
+/* The length of @name's program part and its instance number K when it
+ * is PROGRAM#K, else 0. */
+static unsigned long instance_number(const char *name, size_t *prog_len)
+{
+	const char *sep = strrchr(name, GM_INSTANCE_SEP);
+	char *end;
+	unsigned long k;
+
+	if (!sep || sep == name || sep[1] < '1' || sep[1] > '9') {
+		return 0;
+	}
+	k = strtoul(sep + 1, &end, 10);
+	if (*end) {
+		return 0;
+	}
+	*prog_len = (size_t)(sep - name);
+	return k;
+}
+
+char *gm_workload_name(const char *const *names, size_t nr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < nr;) {
+		size_t len, len2, j = i + 1;
+		unsigned long k = instance_number(names[i], &len);
+		/* The run of consecutive instances of one program. */
+		while (k && j < nr &&
+		       instance_number(names[j], &len2) == k + (j - i) &&
+		       len2 == len && !strncmp(names[j], names[i], len)) {
+			j++;
+		}
+		if (sb.len) {
+			strbuf_addch(&sb, '+');
+		}
+		if (j - i > 1) {
+			strbuf_addf(&sb, "%.*s%c%lu-%lu", (int)len, names[i],
+				    GM_INSTANCE_SEP, k, k + (j - i) - 1);
+		} else {
+			strbuf_addstr(&sb, names[i]);
+		}
+		i = j;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 int gm_instance_of(const char *instance, const char *program)
 {
 	size_t len = strlen(program);

@@ -30,6 +30,17 @@
 char **gm_instance_names(const char *const *names, size_t nr);
 
 /*
+ * The name of the workload whose programs are called @names[0..@nr)
+ * (instance names, as gm_instance_names() gives them): the names joined
+ * by '+', except that consecutive instances NAME#K, NAME#K+1, ...
+ * NAME#M (M > K) of one program are written once as NAME#K-M, so that N
+ * copies stay a short name: "lbm#1-8" for eight copies of lbm,
+ * "lbm#1-2+mm" for lbm lbm mm, "lbm#1+mm+lbm#2" for lbm mm lbm. A new
+ * string (the caller frees it).
+ */
+char *gm_workload_name(const char *const *names, size_t nr);
+
+/*
  * 1 when @instance names program @program: the same name, or @program
  * followed by '#' and a decimal instance number (1 or more, no leading
  * zero); 0 otherwise.

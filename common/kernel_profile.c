@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "instance_name.h"
 #include "strbuf.h"
 
 #define NR_FIELDS 10
@@ -210,16 +211,22 @@ gm_kprofile_find(const struct gm_kprofile *p, const char *program,
 {
 	const struct gm_kprofile_row *best = NULL;
 
-	for (size_t i = 0; i < p->nr; i++) {
-		const struct gm_kprofile_row *r = &p->rows[i];
-		if (strcmp(r->program, program) || strcmp(r->kernel, kernel)) {
-			continue;
-		}
-		if (r->grid_blocks == grid_blocks) {
-			return r;
-		}
-		if (!best || r->launches > best->launches) {
-			best = r;
+	/* The program's own rows, else (a copy "lbm#2" profiled as
+	 * "lbm") those of the program it is an instance of. */
+	for (int exact = 1; exact >= 0 && !best; exact--) {
+		for (size_t i = 0; i < p->nr; i++) {
+			const struct gm_kprofile_row *r = &p->rows[i];
+			int mine = exact ? !strcmp(r->program, program)
+					 : gm_instance_of(program, r->program);
+			if (!mine || strcmp(r->kernel, kernel)) {
+				continue;
+			}
+			if (r->grid_blocks == grid_blocks) {
+				return r;
+			}
+			if (!best || r->launches > best->launches) {
+				best = r;
+			}
 		}
 	}
 	return best;

@@ -58,7 +58,9 @@ void gm_kprofile_add(struct gm_kprofile *p, const char *program,
 
 /*
  * The row of @program's @kernel with @grid_blocks blocks, else the row
- * of that kernel with the most launches (any grid), else NULL.
+ * of that kernel with the most launches (any grid), else NULL. A copy
+ * "lbm#2" (common/instance_name.h) that has no rows of its own takes
+ * those of "lbm".
  */
 const struct gm_kprofile_row *
 gm_kprofile_find(const struct gm_kprofile *p, const char *program,

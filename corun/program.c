@@ -214,13 +214,13 @@ void corun_programs_unique(struct corun_program *progs, size_t nr)
 
 char *corun_workload_name(const struct corun_program *progs, size_t nr)
 {
-	struct strbuf sb = STRBUF_INIT;
+	const char **names = gm_xcalloc(nr + 1, sizeof(*names));
+	char *name;
 
 	for (size_t i = 0; i < nr; i++) {
-		if (i) {
-			strbuf_addch(&sb, '+');
-		}
-		strbuf_addstr(&sb, progs[i].name);
+		names[i] = progs[i].name;
 	}
-	return strbuf_detach(&sb, NULL);
+	name = gm_workload_name(names, nr);
+	free(names);
+	return name;
 }

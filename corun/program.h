@@ -46,7 +46,8 @@ void corun_program_release(struct corun_program *p);
  */
 void corun_programs_unique(struct corun_program *progs, size_t nr);
 
-/* "bfs+mm": the workload of @progs, by name (newly allocated). */
+/* "bfs+mm": the workload of @progs, by name, as gm_workload_name() writes
+ * it ("lbm#1-2+mm"; newly allocated). */
 char *corun_workload_name(const struct corun_program *progs, size_t nr);
 
 #endif

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "fs.h"
 #include "hash.h"
+#include "instance_name.h"
 
 #define STREAM_LEGACY_HANDLE 0x1	/* CU_STREAM_LEGACY */
 #define STREAM_PER_THREAD_HANDLE 0x2	/* CU_STREAM_PER_THREAD */
@@ -1656,14 +1657,12 @@ int model_finish(struct model *m)
 		}
 	}
 	if (!m->name) {
-		struct strbuf sb = STRBUF_INIT;
+		const char **names = gm_xcalloc(m->nr_progs + 1, sizeof(*names));
 		for (size_t i = 0; i < m->nr_progs; i++) {
-			if (i) {
-				strbuf_addch(&sb, '+');
-			}
-			strbuf_addstr(&sb, m->progs[i]->name);
+			names[i] = m->progs[i]->name;
 		}
-		m->name = strbuf_detach(&sb, NULL);
+		m->name = gm_workload_name(names, m->nr_progs);
+		free(names);
 	}
 	m->finished = 1;
 	return 0;

@@ -47,7 +47,7 @@ enum model_copy_kind {
 
 /*
  * A new, empty workload. @name may be NULL (the program names joined by
- * '+'); @variant is the generated program's default variant, a name of
+ * '+', gm_workload_name()); @variant is the generated program's default variant, a name of
  * the variant table (common/variant.h) that the caller has checked
  * (recon_variant_check()); the program itself is the same for every
  * variant. Never fails (aborts on OOM).
@@ -56,7 +56,8 @@ struct model *model_new(const char *name, const char *variant);
 void model_free(struct model *m);
 
 /* The workload's name: the one given to model_new(), else (after
- * model_finish()) the program names joined by '+'; NULL before that. */
+ * model_finish()) the program names joined by '+' (copies written once,
+ * "lbm#1-8": gm_workload_name()); NULL before that. */
 const char *model_name(const struct model *m);
 
 /*

@@ -221,11 +221,15 @@ static int workload_met(struct exec_ctx *x, size_t w, unsigned rep, char **why)
 			size_t j = plan_run_index(plan, c, q);
 			int ok = 1;
 			for (size_t p = 0; p < wl->nr && ok; p++) {
-				const char *name = x->s->programs[wl->progs[p]].name;
+				/* a copy "lbm#2" here, "lbm" in a shared
+				 * alone run (a one-program workload) */
+				const char *name = wl->inst[p];
 				size_t a = alone_run(x, w, wl->progs[p], q);
 				mp[p] = mean_time(x, j, name);
 				alone[p] = a == (size_t)-1 ? NAN :
-					   mean_time(x, a, name);
+					   mean_time(x, a, plan->runs[a].baseline ?
+						     plan->workloads[plan->runs[a].workload].inst[0] :
+						     name);
 				ok = !isnan(mp[p]) && !isnan(alone[p]);
 			}
 			double v = ok ? gm_stp(alone, mp, wl->nr) : NAN;

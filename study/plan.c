@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "instance_name.h"
 #include "plan_order.h"
 #include "strbuf.h"
 
@@ -58,8 +59,6 @@ static void add_workload(struct study_plan *plan, const struct study *s,
 			 const size_t *progs, size_t nr, struct yaml_pos pos,
 			 int baseline_only)
 {
-	struct strbuf name = STRBUF_INIT;
-
 	GM_ALLOC_GROW(plan->workloads, plan->nr_workloads + 1,
 		      plan->alloc_workloads);
 	struct plan_workload *w = &plan->workloads[plan->nr_workloads++];
@@ -67,10 +66,15 @@ static void add_workload(struct study_plan *plan, const struct study *s,
 	w->nr = nr;
 	w->progs = gm_xmalloc(nr * sizeof(size_t));
 	memcpy(w->progs, progs, nr * sizeof(size_t));
+	const char **names = gm_xcalloc(nr + 1, sizeof(*names));
 	for (size_t i = 0; i < nr; i++) {
-		strbuf_addf(&name, "%s%s", i ? "+" : "", s->programs[progs[i]].name);
+		names[i] = s->programs[progs[i]].name;
 	}
-	w->name = strbuf_detach(&name, NULL);
+	/* Reconstruct's names (common/instance_name.h): the study's runs,
+	 * its database and its builds agree on them. */
+	w->inst = gm_instance_names(names, nr);
+	w->name = gm_workload_name((const char *const *)w->inst, nr);
+	free(names);
 	w->pos = pos;
 	w->baseline_only = baseline_only;
 }
@@ -486,6 +490,11 @@ void study_plan_release(struct study_plan *plan)
 	for (size_t i = 0; i < plan->nr_workloads; i++) {
 		free(plan->workloads[i].name);
 		free(plan->workloads[i].progs);
+		for (size_t j = 0; plan->workloads[i].inst &&
+				   j < plan->workloads[i].nr; j++) {
+			free(plan->workloads[i].inst[j]);
+		}
+		free(plan->workloads[i].inst);
 	}
 	free(plan->workloads);
 	for (size_t i = 0; i < plan->nr_runs; i++) {

@@ -2,7 +2,8 @@
 /*
  * The plan of a study: its workloads (explicit lists and expanded
  * combinations, minus exclusions, each named "a+b+c" in the order its
- * programs were listed) and its runs, one per workload, variant, policy
+ * programs were listed; N copies of a program are its instances
+ * "lbm#1" ... "lbm#N", the workload "lbm#1-N") and its runs, one per workload, variant, policy
  * and repetition, in the order they are executed. Every run of a
  * workload replays the same reconstructed program (the variant is chosen
  * at replay time).
@@ -56,9 +57,13 @@ const char *study_stage_name(enum study_stage stage);
 #define STUDY_MAX_WORKLOADS 10000
 
 struct plan_workload {
-	char *name;		/* "a+b", owned */
+	char *name;		/* "a+b", "lbm#1-8" (gm_workload_name()), owned */
 	size_t nr;
-	size_t *progs;		/* indices into study.programs, listed order */
+	size_t *progs;		/* indices into study.programs, listed order;
+				   a program with copies is listed N times */
+	char **inst;		/* the programs' names in the workload's runs:
+				   "a", or "lbm#1" ... "lbm#8" for copies
+				   (common/instance_name.h), owned */
 	struct yaml_pos pos;	/* the list or combinations it came from */
 	int baseline_only;	/* exists only for a program's alone run */
 };

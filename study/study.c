@@ -38,7 +38,9 @@ static const char *const path_keys[] = {
 	"output", "bundles", "builds", "runs", "database", "report", "state",
 	"logs", "summary", "profile", NULL,
 };
-static const char *const workload_keys[] = { "combinations", NULL };
+static const char *const workload_keys[] = { "combinations", "program",
+					     "copies", NULL };
+static const char *const copies_keys[] = { "program", "copies", NULL };
 static const char *const combination_keys[] = { "of", "size", "exclude", NULL };
 static const char *const baseline_names[] = { "program", "workload", NULL };
 
@@ -862,12 +864,57 @@ static int unknown_program(struct loader *l, const yaml_node_t *n,
 }
 
 /*
+ * `{program: NAME, copies: N}` at @n: N copies of program NAME added to
+ * @out (doc/study-yaml.md, "N copies of one program").
+ */
+static int load_copies(struct loader *l, const yaml_node_t *n,
+		       struct study_names *out)
+{
+	yaml_node_t *prog, *copies;
+	const char *name;
+	long p, k;
+
+	if (yaml_doc_check_map(l->d, n, "copies of a program", copies_keys)) {
+		return -1;
+	}
+	prog = yaml_doc_get(l->d, n, "program");
+	copies = yaml_doc_get(l->d, n, "copies");
+	if (!prog || !copies) {
+		return yaml_doc_error(l->d, n, "copies of a program need both "
+				      "'program' and 'copies'");
+	}
+	name = yaml_doc_scalar(prog);
+	if (!name || yaml_doc_is_null(prog)) {
+		return yaml_doc_error(l->d, prog, "'program' must be a program "
+				      "name, not %s", yaml_doc_kind(prog));
+	}
+	p = study_find_program(l->s, name);
+	if (p < 0) {
+		return unknown_program(l, prog, name);
+	}
+	if (yaml_doc_int(l->d, copies, "'copies'", 1, STUDY_MAX_COPIES, &k)) {
+		return -1;
+	}
+	if (out->nr + (size_t)k > STUDY_MAX_COPIES) {
+		return yaml_doc_error(l->d, copies, "a workload holds at most %d "
+				      "programs", STUDY_MAX_COPIES);
+	}
+	for (long i = 0; i < k; i++) {
+		names_add(out, (size_t)p, yaml_doc_pos(prog));
+	}
+	return 0;
+}
+
+/*
  * A sequence of program names (@what in messages: "a workload", "'of'",
- * "an exclusion"), each known and listed once. @within, when not NULL,
- * restricts the names to that set.
+ * "an exclusion"), each known. @within, when not NULL, restricts the
+ * names to that set. With @copies a name may be listed several times and
+ * an item may be `{program: NAME, copies: N}` (a workload's N copies of
+ * one program); otherwise each is listed once.
  */
 static int load_names(struct loader *l, const yaml_node_t *n, const char *what,
-		      const struct study_names *within, struct study_names *out)
+		      const struct study_names *within, int copies,
+		      struct study_names *out)
 {
 	out->at = yaml_doc_pos(n);
 	if (n->type != YAML_SEQUENCE_NODE) {
@@ -881,9 +928,17 @@ static int load_names(struct loader *l, const yaml_node_t *n, const char *what,
 	for (size_t i = 0; i < nr; i++) {
 		yaml_node_t *item = yaml_doc_seq_item(l->d, n, i);
 		const char *name = yaml_doc_scalar(item);
+		if (copies && item->type == YAML_MAPPING_NODE) {
+			if (load_copies(l, item, out)) {
+				return -1;
+			}
+			continue;
+		}
 		if (!name || yaml_doc_is_null(item)) {
 			return yaml_doc_error(l->d, item, "%s must list program "
-					      "names, not %s", what,
+					      "names%s, not %s", what,
+					      copies ? " or {program: NAME, "
+					      "copies: N}" : "",
 					      yaml_doc_kind(item));
 		}
 		long p = study_find_program(l->s, name);
@@ -900,11 +955,15 @@ static int load_names(struct loader *l, const yaml_node_t *n, const char *what,
 						      "in 'of'", name);
 			}
 		}
-		for (size_t j = 0; j < out->nr; j++) {
+		for (size_t j = 0; !copies && j < out->nr; j++) {
 			if (out->progs[j] == (size_t)p) {
 				return yaml_doc_error(l->d, item, "program '%s' appears "
 						      "twice in %s", name, what);
 			}
+		}
+		if (out->nr >= STUDY_MAX_COPIES) {
+			return yaml_doc_error(l->d, item, "a workload holds at most "
+					      "%d programs", STUDY_MAX_COPIES);
 		}
 		names_add(out, (size_t)p, yaml_doc_pos(item));
 	}
@@ -927,7 +986,7 @@ static int load_combinations(struct loader *l, const yaml_node_t *n,
 	size = yaml_doc_get(l->d, n, "size");
 	ex = yaml_doc_get(l->d, n, "exclude");
 	if (of) {
-		if (load_names(l, of, "'of'", NULL, &spec->set)) {
+		if (load_names(l, of, "'of'", NULL, 0, &spec->set)) {
 			return -1;
 		}
 	} else {
@@ -961,7 +1020,7 @@ static int load_combinations(struct loader *l, const yaml_node_t *n,
 		yaml_node_t *e = yaml_doc_seq_item(l->d, ex, i);
 		struct study_names *x = &spec->exclude[i];
 		spec->nr_exclude = i + 1;
-		if (load_names(l, e, "an exclusion", &spec->set, x)) {
+		if (load_names(l, e, "an exclusion", &spec->set, 0, x)) {
 			return -1;
 		}
 		if (x->nr > spec->size) {
@@ -979,21 +1038,37 @@ static int load_workload_item(struct loader *l, const yaml_node_t *n,
 	if (n->type == YAML_SEQUENCE_NODE) {
 		spec->kind = STUDY_SPEC_LIST;
 		spec->pos = yaml_doc_pos(n);
-		return load_names(l, n, "a workload", NULL, &spec->set);
+		return load_names(l, n, "a workload", NULL, 1, &spec->set);
 	}
 	if (n->type != YAML_MAPPING_NODE) {
 		return yaml_doc_error(l->d, n, "a workload must be a list of "
-				      "program names or a 'combinations' "
-				      "mapping, not %s", yaml_doc_kind(n));
+				      "program names, a 'combinations' "
+				      "mapping or {program: NAME, copies: N}, "
+				      "not %s", yaml_doc_kind(n));
 	}
 	if (yaml_doc_check_map(l->d, n, "a workload", workload_keys)) {
 		return -1;
 	}
 	yaml_node_t *c = yaml_doc_get(l->d, n, "combinations");
+	if (!c && (yaml_doc_get(l->d, n, "program") ||
+		   yaml_doc_get(l->d, n, "copies"))) {
+		/* `- {program: lbm, copies: 8}`: a workload of 8 copies */
+		spec->kind = STUDY_SPEC_LIST;
+		spec->pos = yaml_doc_pos(n);
+		spec->set.at = spec->pos;
+		return load_copies(l, n, &spec->set);
+	}
+	if (c && (yaml_doc_get(l->d, n, "program") ||
+		  yaml_doc_get(l->d, n, "copies"))) {
+		return yaml_doc_error(l->d, n, "a workload is either "
+				      "'combinations' or {program: NAME, "
+				      "copies: N}, not both");
+	}
 	if (!c) {
 		return yaml_doc_error(l->d, n, "a workload must be a list of "
-				      "program names or a 'combinations' "
-				      "mapping, not an empty mapping");
+				      "program names, a 'combinations' "
+				      "mapping or {program: NAME, copies: N}, "
+				      "not an empty mapping");
 	}
 	return load_combinations(l, c, spec);
 }

@@ -21,6 +21,8 @@
 #define STUDY_DEFAULT_MAX_REPEATS 10
 #define STUDY_DEFAULT_SEED 0
 #define STUDY_MAX_REPEATS 1000
+/* The most programs one workload holds (its copies included). */
+#define STUDY_MAX_COPIES 256
 
 /* Where the alone times come from (see doc/gpumix-run.md): the runs of
  * the variants flagged GM_VARIANT_ALONE in the table (common/variant.h). */

@@ -170,7 +170,7 @@ check_eq "... and must be an integer >= 0" 2 "$?"
 # Two programs of the same bundle: reconstruct's names.
 "$GPUMIX" -q corun -o "$tmp/twice" -k 1 "$tmp/bundles/first" "$tmp/bundles/first" \
 	>/dev/null 2>&1
-check "the same bundle twice: first#1 and first#2" grep -qx 'workload = first#1+first#2' "$tmp/twice/manifest"
+check "the same bundle twice: first#1 and first#2" grep -qx 'workload = first#1-2' "$tmp/twice/manifest"
 
 # A program of two processes: one slot at the barrier, its section spans both.
 "$GPUMIX" -q corun -o "$tmp/two" -k 1 "a=$S" "b=$S --rounds 1 & $S --rounds 2; wait" \

@@ -189,7 +189,7 @@ out=$("$GPUMIX" reconstruct --variant single -o "$tmp/dup" "$B/good" "$B/good/" 
 check_eq "the same bundle twice: exit 0" 0 "$rc"
 check_eq "... program names made unique: instances 1 and 2" "good#1 good#2" \
 	"$(sed -n 's/^program\.[01]\.name = //p' "$tmp/dup/manifest" | tr '\n' ' ' | sed 's/ $//')"
-check_eq "... the workload is named after them" "good#1+good#2" \
+check_eq "... the workload is named after them, the copies once" "good#1-2" \
 	"$(sed -n 's/^workload = //p' "$tmp/dup/manifest")"
 out=$("$GPUMIX" reconstruct --variant single -o "$tmp/dup" "$B/good" 2>&1); rc=$?
 check_eq "an existing output directory: error" 1 "$rc"

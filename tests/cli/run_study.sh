@@ -366,4 +366,25 @@ check_match "and the report is redrawn with its figures" "^figures: yes$" \
 	"$(cat results/t/report/index.md)"
 check_match "  and only the report" '^- this invocation: 1 stages run \(0 failed\)' "$out"
 cd "$tmp" || exit 1
+# ---- N copies of one program (doc/study-yaml.md, "copies") ----
+# {program: a, copies: 3}: one build of the bundle given three times,
+# its instances a#1 ... a#3 in its runs, and a's alone run their baseline.
+d=$tmp/s9
+make_study "$d" "a b" "" "single, cuda"
+sed -i 's/^  - combinations: {size: 2}$/  - {program: a, copies: 3}\n  - [b, a, b]/' "$d/study.yaml"
+cd "$d" || exit 1
+plan=$("$GPUMIX" run --dry-run study.yaml 2>&1)
+check_match "copies: the dry run lists their build" '^  a#1-3 +to do: reconstruct$' "$plan"
+check_match "... and the one of b twice" '^  b#1\+a\+b#2 +to do: reconstruct$' "$plan"
+check_match "... and their runs" '^  a#1-3\.cuda +to do: replay analyze$' "$plan"
+out=$("$GPUMIX" run study.yaml 2>err)
+check_eq "copies: the study succeeds" 0 $?
+check_eq "... the alone runs are a's and b's" "a.single b.single" \
+	"$(ls results/t/runs | grep '\.single$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "... reconstruct is given a's bundle three times: a#1 a#2 a#3" "a#1 a#2 a#3" \
+	"$(sed -n 's/^programs = //p' results/t/builds/a#1-3/manifest)"
+check_eq "... the copies' run replayed them" "a#1 a#2 a#3" \
+	"$(sed -n 's/^program\.[0-9]*\.name = //p' results/t/runs/a#1-3.cuda/manifest | tr '\n' ' ' | sed 's/ $//')"
+check_match "... all runs ok" '^- runs: 4: 4 ok, 0 failed' "$out"
+cd "$tmp" || exit 1
 done_testing

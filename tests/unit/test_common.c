@@ -487,6 +487,23 @@ static void test_instance_names(void)
 		free(n[i]);
 	}
 	free(n);
+	{
+		const char *a[] = { "lbm#1", "lbm#2", "lbm#3", "mm" };
+		const char *b[] = { "lbm#1", "mm", "lbm#2" };
+		const char *c[] = { "a", "b#2", "b#3", "b#5", "b#6-2" };
+		char *w = gm_workload_name(a, 4);
+		CHECK_STR(w, "lbm#1-3+mm", "copies in a row are written once");
+		free(w);
+		w = gm_workload_name(b, 3);
+		CHECK_STR(w, "lbm#1+mm+lbm#2", "copies apart are not");
+		free(w);
+		w = gm_workload_name(c, 5);
+		CHECK_STR(w, "a+b#2-3+b#5+b#6-2", "only consecutive numbers");
+		free(w);
+		w = gm_workload_name(a + 3, 1);
+		CHECK_STR(w, "mm", "one program");
+		free(w);
+	}
 	CHECK(gm_instance_of("lbm#3", "lbm"), "lbm#3 is an instance of lbm");
 	CHECK(gm_instance_of("lbm#12", "lbm"), "... lbm#12 too");
 	CHECK(gm_instance_of("lbm", "lbm"), "... and lbm itself");

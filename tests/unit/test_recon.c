@@ -103,7 +103,7 @@ static void good(void)
 	CHECK_INT(recon_build(&m, two, 2, &o, &rep, &st), 0, "a bundle twice");
 	CHECK_STR(m->progs[0]->name, "good#1", "first copy: instance 1");
 	CHECK_STR(m->progs[1]->name, "good#2", "second copy: instance 2");
-	CHECK_STR(model_name(m), "good#1+good#2", "workload name");
+	CHECK_STR(model_name(m), "good#1-2", "workload name: the copies once");
 	CHECK(!m->progs[0]->deterministic && !m->progs[1]->deterministic,
 	      "--nondeterministic of the base name marks both copies");
 	model_free(m);

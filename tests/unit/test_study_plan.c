@@ -172,6 +172,39 @@ static void test_lists(void)
 	release(&s, &p);
 }
 
+/* N copies of one program (doc/study-yaml.md): instances lbm#1 ... */
+static void test_copies(void)
+{
+	struct study s;
+	struct study_plan p;
+
+	CHECK_INT(load(&s, &p, "  - {program: lbm, copies: 3}\n"
+		       "  - [mm, {program: lbm, copies: 2}]\n"
+		       "  - [lbm, spmv, lbm]\n", "variants: [single, cuda]\n"),
+		  0, "copies and a program listed twice load");
+	CHECK_INT(p.nr_user_workloads, 3, "  three workloads");
+	CHECK_STR(p.workloads[0].name, "lbm#1-3", "  three copies: lbm#1-3");
+	CHECK_INT(p.workloads[0].nr, 3, "  of three programs");
+	CHECK_STR(p.workloads[0].inst[0], "lbm#1", "  instance 1");
+	CHECK_STR(p.workloads[0].inst[2], "lbm#3", "  ... to 3");
+	CHECK_STR(p.workloads[1].name, "mm+lbm#1-2", "  copies beside mm");
+	CHECK_STR(p.workloads[1].inst[0], "mm", "  mm keeps its name");
+	CHECK_STR(p.workloads[2].name, "lbm#1+spmv+lbm#2",
+		  "  a program listed twice: copies apart");
+	CHECK_INT(p.nr_baselines, 3, "  one alone run per program: lbm, mm, spmv");
+	CHECK(has_workload(&p, "lbm"), "  lbm's alone run is lbm alone");
+	CHECK_STR(p.runs[p.nr_baselines].id, "lbm#1-3.cuda",
+		  "  the copies' run");
+	release(&s, &p);
+
+	CHECK_INT(load(&s, &p, "  - {program: lbm, copies: 2}\n",
+		       "variants: [single, cuda]\nbaseline: workload\n"), 0,
+		  "baseline: workload");
+	CHECK_STR(p.runs[0].id, "lbm#1-2.single",
+		  "  the copies' own alone run (each copy alone)");
+	release(&s, &p);
+}
+
 /* With a profile and a baseline per workload, every alone run first. */
 static void test_profile_order(void)
 {
@@ -399,6 +432,7 @@ int main(void)
 	test_pairs();
 	test_quads();
 	test_lists();
+	test_copies();
 	test_profile_order();
 	test_repetitions();
 	test_shipped();
