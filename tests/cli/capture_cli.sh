@@ -81,7 +81,7 @@ check "... it is traces/<program>" test -f "$tmp/traces/capture_emitter/manifest
 "$GPUMIX" capture -o "$tmp/killed" -- "$E" --hang-after 40 >/dev/null 2>"$tmp/kerr" &
 gp=$!
 counts=
-for _ in $(seq 200); do
+while kill -0 "$gp" 2>/dev/null; do	# (as long as it takes)
 	counts=$(ls "$tmp"/killed.tmp-*/procs/*.counts 2>/dev/null | head -1)
 	[ -n "$counts" ] && grep -q "waiting to be killed" "$tmp/kerr" && break
 	sleep 0.05
@@ -106,7 +106,7 @@ check_match "... because it is incomplete" "^error: bundle '$tmp/killed' is inco
 # (A background job ignores SIGINT, so the test uses SIGTERM.)
 "$GPUMIX" capture -o "$tmp/int" -- "$E" --mini --hang-after 0 >/dev/null 2>"$tmp/ierr" &
 gp=$!
-for _ in $(seq 200); do
+while kill -0 "$gp" 2>/dev/null; do	# (as long as it takes)
 	grep -q "waiting to be killed" "$tmp/ierr" && break
 	sleep 0.05
 done

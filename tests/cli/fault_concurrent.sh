@@ -72,18 +72,22 @@ check_eq "two studies at once: both exit 0" "0 0" "$r1 $r2"
 check_eq "... the first has the undisturbed database" "$(db_dump "$ref")" "$(db_dump "$tmp/s1")"
 check_eq "... the second too" "$(db_dump "$ref")" "$(db_dump "$tmp/s2")"
 
-# The same study twice at once: its capture of a takes a second, so the
-# second invocation finds the first running.
+# The same study twice at once: the first one's capture of a waits (a
+# rendezvous through files, FAKE_MEET) until the second invocation has
+# ended, so the second finds the first running however loaded the
+# machine is.
 make_study "$tmp/s3" "a b c"
-(cd "$tmp/s3" && FAKE_SLEEP="capture:a=1" "$GPUMIX" run study.yaml >"$tmp/s3a.out" 2>&1) &
+meet=$tmp/meet3
+mkdir "$meet"
+(cd "$tmp/s3" && FAKE_MEET="capture:a go:now" FAKE_MEET_DIR=$meet \
+	"$GPUMIX" run study.yaml >"$tmp/s3a.out" 2>&1) &
 p1=$!
-for _ in $(seq 100); do
-	[ -e "$tmp/s3/results/t/study.state.lock" ] && break
+while [ ! -e "$meet/capture:a" ] && kill -0 "$p1" 2>/dev/null; do
 	sleep 0.05
 done
-sleep 0.2
 (cd "$tmp/s3" && "$GPUMIX" run study.yaml >"$tmp/s3b.out" 2>&1)
 r2=$?
+: >"$meet/go:now"
 wait $p1; r1=$?
 check_eq "the same study twice: the first completes, the second exits 1" "0 1" "$r1 $r2"
 check_match "... saying the study is already running" \

@@ -87,8 +87,7 @@ if command -v flock >/dev/null; then
 	flock 8
 	"$GPUMIX" analyze "$L/x+y.cuda" -o "$tmp/w.db" >"$tmp/w.out" 2>&1 8>&- &
 	p=$!
-	for _ in $(seq 600); do
-		grep -q "waiting for" "$tmp/w.out" && break
+	while ! grep -q "waiting for" "$tmp/w.out" && kill -0 "$p" 2>/dev/null; do
 		sleep 0.1
 	done
 	check_match "a writer finding the lock held says it waits" \

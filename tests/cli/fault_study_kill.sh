@@ -63,7 +63,8 @@ for i in $(seq "$iters"); do
 		resumes=$((resumes + 1))
 		grep -q "is already running" "$d/out" || break
 		waits=$((waits + 1))
-		sleep 0.1
+		# until that stage has ended (300 s: a hang guard)
+		timeout 300 flock "$d/results/t/study.state.lock" true 2>/dev/null
 	done
 	what="study $i ($nkills kill(s))"
 	if [ "$rc" != 0 ]; then

@@ -12,7 +12,17 @@ tmp=$_scratch
 check "a 400k-call bundle is captured" test -f "$tmp/big/manifest"
 "$GPUMIX" reconstruct --variant single -o "$tmp/out" "$tmp/big" 2>"$tmp/err" &
 pid=$!
-sleep 0.3
+# SIGINT once it catches SIGINT (SigCgt: it installs its handler just
+# before it reads the bundle), not after some time, which a loaded
+# machine may spend before it gets there.
+catches_int() {
+	local m
+	m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$m" ] && (( (16#$m >> 1) & 1 ))
+}
+while kill -0 "$pid" 2>/dev/null && ! catches_int "$pid"; do
+	sleep 0.01
+done
 kill -INT "$pid"
 wait "$pid"
 rc=$?

@@ -74,11 +74,10 @@ check_eq "a nondeterministic program is not verified" 0 "$rc"
 check_eq "and marked so" 0 "$(field "$tmp/runnd/manifest" program.1.deterministic)"
 
 "$GEN" hang --fatbin "$FATBIN" -o "$tmp/hang" 2>/dev/null
-start=$(date +%s)
-out=$("$GPUMIX" replay --watchdog 1 -o "$tmp/runhang" "$tmp/hang" 2>&1); rc=$?
-secs=$(($(date +%s) - start))
+# (The watchdog stops it: its status and failure say so. The timeout only
+# turns a watchdog that never fires into a failure, 124.)
+out=$(timeout 300 "$GPUMIX" replay --watchdog 1 -o "$tmp/runhang" "$tmp/hang" 2>&1); rc=$?
 check_eq "a hung replay is stopped: exit 1" 1 "$rc"
-check "within a few seconds ($secs s)" test "$secs" -le 10
 check_eq "status hung" hung "$(field "$tmp/runhang/manifest" status)"
 # The launch returns at once (the mock driver is asynchronous, as CUDA
 # is): the thread hangs in the synchronization after it.

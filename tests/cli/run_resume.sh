@@ -50,12 +50,9 @@ for kind in capture reconstruct replay analyze report; do
 			first=$(stages "$d/log")
 			# The killed study's stage holds the lock until it has
 			# seen the study die and stopped (a user would wait too:
-			# "already running"); give it up to 5 s.
-			for _ in $(seq 50); do
-				[ -e "$d/results/t/study.state.lock" ] || break
-				flock -n "$d/results/t/study.state.lock" true 2>/dev/null && break
-				sleep 0.1
-			done
+			# "already running"); wait for it (300 s: a hang guard).
+			[ -e "$d/results/t/study.state.lock" ] &&
+				timeout 300 flock "$d/results/t/study.state.lock" true 2>/dev/null
 			(cd "$d" && "$GPUMIX" run study.yaml >"$d/out" 2>&1)
 			rc2=$?
 			# Only a stage that finished but was not recorded runs twice.
@@ -82,9 +79,9 @@ for kind in capture reconstruct replay analyze report; do
 done
 unset FAKE_LOG
 
-wait_for() { # wait_for FILE: up to 20 s
+wait_for() { # wait_for FILE: up to 300 s (a hang guard, not a time to keep)
 	local i
-	for i in $(seq 400); do
+	for i in $(seq 6000); do
 		[ -e "$1" ] && return 0
 		sleep 0.05
 	done

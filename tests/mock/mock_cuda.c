@@ -88,7 +88,15 @@
  *                               appends "NS TID WHAT BYTES" to FILE: its
  *                               entry time (the CUPTI clock), thread,
  *                               kind and size (launch: 0), so a test can
- *                               see when the replay issued its calls.
+ *                               see when the replay issued its calls;
+ *                               "NS TID host_ran OFFSET" when the device
+ *                               runs a host function (OFFSET: the
+ *                               function's in its object, the same for
+ *                               every run of one program), and
+ *                               "NS TID sleep NS" for each nanosleep()
+ *                               of the program (mock_sleep.c), so a test
+ *                               can assert what the replay did rather
+ *                               than how long it took.
  *   MOCK_CUDA_DRIVER_BYTES=N    cuInit takes the first N bytes of the
  *                               device range for the driver itself, as a
  *                               driver whose own memory lies where a
@@ -2254,7 +2262,15 @@ struct host_cmd {
 static void host_exec(struct mock_cmd *c)
 {
 	struct host_cmd *h = (struct host_cmd *)c;
+	Dl_info info;
+	uintptr_t at = (uintptr_t)h->fn;
 
+	/* Which function ran, as its offset in its object: the same in
+	 * every run of one program, whatever the load address. */
+	if (dladdr((void *)h->fn, &info) && info.dli_fbase) {
+		at -= (uintptr_t)info.dli_fbase;
+	}
+	mock_call_log("host_ran", at, mock_now());
 	h->fn(h->arg);
 }
 

@@ -107,7 +107,9 @@ int mock_failing(const char *fn) MOCK_HIDDEN;
 void mock_slow(const char *fn) MOCK_HIDDEN;
 
 /* MOCK_CUDA_CALL_LOG: note a call that issues work (@what: copy, memset,
- * launch, host_func) of @bytes bytes, entered at @t0 (mock_now()). */
+ * launch, host_func) of @bytes bytes, entered at @t0 (mock_now()); also
+ * a host function run (host_ran) and a sleep of the program (sleep), with
+ * their own number in place of @bytes. */
 void mock_call_log(const char *what, uint64_t bytes, uint64_t t0) MOCK_HIDDEN;
 
 /* Create a stream of context @ctx (cuStreamCreateWithPriority and

@@ -66,7 +66,7 @@ static void test_outcomes(void)
 	free(text);
 	run_sh("cat; echo done", NULL, 5, &r);
 	CHECK(!r.timed_out && r.exit_code == 0, "stdin is empty, not the terminal");
-	CHECK(r.seconds >= 0 && r.seconds < 5, "the duration is measured");
+	CHECK(r.seconds > 0, "the duration is measured");
 }
 
 /* 1 when process @pid ends (or is a zombie) within 2 s. */
@@ -97,8 +97,7 @@ static void test_timeout(void)
 	char *script = gm_xasprintf("sleep 20 & echo $! >%s; wait", pidfile);
 	CHECK_INT(run_sh(script, NULL, 0.2, &r), 0, "a stage that hangs");
 	CHECK_INT(r.timed_out, 1, "  is stopped at its time limit");
-	CHECK_INT(r.signal, SIGTERM, "  with SIGTERM");
-	CHECK(r.seconds < 5, "  promptly");
+	CHECK_INT(r.signal, SIGTERM, "  with SIGTERM (so before its 20 s)");
 	struct strbuf pid = STRBUF_INIT;
 	gm_read_file(pidfile, &pid);
 	CHECK(pid.len && gone_soon(atoi(pid.buf)),
@@ -111,7 +110,8 @@ static void test_timeout(void)
 			       .timeout_s = 0.2, .grace_s = 0.5 };
 	CHECK_INT(stage_exec_run(&c, &r), 0, "a stage that ignores SIGTERM");
 	CHECK_INT(r.signal, SIGKILL, "  is killed after the grace period");
-	CHECK(r.seconds > 0.6 && r.seconds < 5, "  (0.5 s here)");
+	/* A lower bound: a loaded machine only lengthens it. */
+	CHECK(r.seconds > 0.6, "  (0.5 s here, after the 0.2 s limit)");
 }
 
 static void test_start_failures(void)
@@ -162,7 +162,10 @@ static void test_callbacks(void)
 
 	ticks = 0;
 	stage_exec_run(&c, &r);
-	CHECK(ticks >= 2 && ticks <= 8, "progress ticks about every 100 ms");
+	/* Bounds from the stage's own measured length, not the clock's
+	 * expectations: a loaded machine stretches both alike. */
+	CHECK(ticks >= 1, "progress ticks while a stage runs");
+	CHECK(ticks <= r.seconds / 0.1 + 1, "  at most every 100 ms");
 
 	char *argv2[] = { "/bin/sh", "-c", "exec sleep 20", NULL };
 	struct stage_cmd c2 = { .argv = argv2, .log_path = log_file,
@@ -172,8 +175,8 @@ static void test_callbacks(void)
 		  "interrupted");
 	stage_exec_restore_signals();
 	CHECK_INT(r.interrupted, 1, "  is marked interrupted");
-	CHECK_INT(r.signal, SIGTERM, "  and got the study's SIGTERM");
-	CHECK(r.seconds < 5, "  at once");
+	CHECK_INT(r.signal, SIGTERM, "  and got the study's SIGTERM (so before"
+		  " its 20 s)");
 	CHECK_INT(stage_exec_interrupted(), SIGTERM, "the study remembers the signal");
 	stage_exec_clear_interrupt();
 	CHECK_INT(stage_exec_interrupted(), 0, "  until cleared");
