@@ -16,13 +16,17 @@
 #include "corun_reader.h"
 #include "demangle.h"
 #include "error.h"
+#include "instance_name.h"
 #include "loader_int.h"
 #include "loader_parts.h"
+#include "occupancy.h"
 #include "run_reader.h"
+#include "sharing_scenario.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "string_ids.h"
 #include "strmap.h"
+#include "variant.h"
 
 enum {
 	ST_FIND_HASH,
@@ -75,7 +79,7 @@ static const char *const st_sql[NR_ST] = {
 		" start, end, io, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_INS_KERNEL] = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
 		" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
 	[ST_INS_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES"
 		" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_INS_MEMSET] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES"
@@ -435,7 +439,38 @@ struct load_ctx {
 	size_t nr_names, alloc_names;
 	int64_t run_id;
 	const int64_t *pids;
+	/* The scenario column: the run's device and, per program, the
+	 * copies of its program that ran together (1 in an alone run). */
+	struct gm_device_limits dev;
+	unsigned *copies;
+	size_t nr_programs;
 };
+
+/* The sharing scenario of kernel record @a (common/sharing_scenario.h):
+ * its blocks per SM on the run's device, its grid, and the copies of its
+ * program in the run; NULL when one block does not fit. */
+static const char *kernel_scenario(const struct load_ctx *c,
+				   const struct gm_activity *a)
+{
+	struct gm_kernel_usage k = {
+		.threads_per_block = (int)(a->block[0] * a->block[1] *
+					   a->block[2]),
+		.regs_per_thread = (int)a->regs_per_thread,
+		.smem_per_block = (size_t)(a->static_smem + a->dynamic_smem),
+	};
+	struct gm_occupancy occ;
+	enum gm_scenario sc;
+
+	if ((size_t)a->program >= c->nr_programs ||
+	    gm_occupancy_compute(&c->dev, &k, &occ) < 0) {
+		return NULL;
+	}
+	sc = gm_scenario_classify((uint64_t)a->grid[0] * a->grid[1] *
+				  a->grid[2], c->copies[a->program],
+				  (unsigned)occ.blocks_per_sm,
+				  (unsigned)c->dev.sm_count);
+	return sc == GM_SCENARIO_NONE ? NULL : gm_scenario_name(sc);
+}
 
 static int kernel_name_ids(struct load_ctx *c, const char *mangled,
 			   int64_t **out)
@@ -485,6 +520,15 @@ static int insert_record(struct load_ctx *c, const struct gm_activity *a)
 		B(a->block[0]); B(a->block[1]); B(a->block[2]);
 		B(a->regs_per_thread); B(a->static_smem); B(a->dynamic_smem);
 		B(names[0]); B(names[1]); B(names[2]);
+		{
+			const char *sc = kernel_scenario(c, a);
+			if (sc) {
+				sqlite3_bind_text(st, i++, sc, -1,
+						  SQLITE_STATIC);
+			} else {
+				sqlite3_bind_null(st, i++);
+			}
+		}
 		break;
 	case GM_ACT_MEMCPY:
 		st = l->st[ST_INS_MEMCPY];
@@ -532,6 +576,23 @@ static int load_activity(struct gm_loader *l, const struct gm_run_dir *run,
 	c.l = l;
 	c.run_id = rid;
 	c.pids = pids;
+	gm_device_limits_for_run(&c.dev, run->device_name, run->device_cc,
+				 run->sm_count, run->max_threads_per_sm,
+				 run->max_blocks_per_sm, run->regs_per_sm,
+				 run->smem_per_sm);
+	c.nr_programs = run->nr_programs;
+	c.copies = gm_xcalloc(run->nr_programs + 1, sizeof(*c.copies));
+	for (size_t i = 0; i < run->nr_programs; i++) {
+		const char *n = run->programs[i].name;
+		size_t len = gm_instance_program_len(n);
+		int alone = gm_variant_is(run->variant, GM_VARIANT_ALONE);
+		for (size_t j = 0; j < run->nr_programs; j++) {
+			const char *m = run->programs[j].name;
+			c.copies[i] += alone ? i == j :
+				gm_instance_program_len(m) == len &&
+				!strncmp(m, n, len);
+		}
+	}
 	if (gm_string_ids_init(&c.ids, l->db) ||
 	    gm_activity_reader_open(&r, run)) {
 		goto out;
@@ -564,6 +625,7 @@ out:
 	gm_string_ids_release(&c.ids);
 	gm_strmap_clear(&c.kernel_names);
 	free(c.names);
+	free(c.copies);
 	return ret;
 }
 

@@ -79,6 +79,13 @@ static unsigned long instance_number(const char *name, size_t *prog_len)
 	return k;
 }
 
+size_t gm_instance_program_len(const char *name)
+{
+	size_t len;
+
+	return instance_number(name, &len) ? len : strlen(name);
+}
+
 char *gm_workload_name(const char *const *names, size_t nr)
 {
 	struct strbuf sb = STRBUF_INIT;

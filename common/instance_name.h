@@ -47,4 +47,10 @@ char *gm_workload_name(const char *const *names, size_t nr);
  */
 int gm_instance_of(const char *instance, const char *program);
 
+/*
+ * The length of the program part of @name: up to its '#' for an
+ * instance "lbm#2" (strlen("lbm")), the whole name otherwise.
+ */
+size_t gm_instance_program_len(const char *name);
+
 #endif

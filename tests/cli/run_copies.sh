@@ -11,7 +11,7 @@
 # and the database; each copy's alone time is basic's own `single` run
 # (the analyzer maps it through the bundle), so every run has an STP;
 # the study's per-program options (high_priority, sm_share, mps_threads)
-# reach the copies. Then `baseline: workload`: the copies' own single
+# reach the copies; each kernel's sharing scenario counts the copies. Then `baseline: workload`: the copies' own single
 # run gives each its alone time, by instance name.
 . "$(dirname "$0")/../lib.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
@@ -108,6 +108,24 @@ check_eq "each copy's T_SP is basic's alone time" "basic#1 basic#2 basic#3" \
 	"$(sqlite3 "$db" "SELECT i.program FROM intervals i WHERE i.workload = 'basic#1-3' AND i.variant = 'cuda' AND i.metric = 'T_SP (ns)' AND i.mean = (SELECT mean FROM intervals WHERE workload = 'basic' AND variant = 'single' AND metric = 'T_MP (ns)' AND program = 'basic') ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
 csv=$(cat "$out/report/tables/summary.csv")
 check_match "the report summarises the 3-program workloads" "^3,cuda,2," "$csv"
+
+# The scenario column (common/sharing_scenario.h): basic's kernels of 16
+# blocks fit an SM each, alone and as 3 copies (48 <= 132 SMs)
+check_eq "scenario: every kernel of the copies and of basic alone is exclusive space" \
+	"cuda exclusive-space|single exclusive-space" \
+	"$(sqlite3 "$db" "SELECT DISTINCT r.variant || ' ' || k.scenario FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN runs r ON r.id = k.runId JOIN workloads w ON w.id = r.workloadId WHERE w.name IN ('basic', 'basic#1-3') AND r.variant IN ('cuda', 'single') ORDER BY 1" | tr '\n' '|' | sed 's/|$//')"
+# ... grids of 45 blocks: 3 copies (135 blocks) share SMs, one alone not
+mkdir "$tmp/grid45"
+for r in 'basic#1-3.cuda' basic.single; do
+	cp -r "$out/runs/$r" "$tmp/grid45/$r"
+	awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "KERNEL" { $11 = 45 } { print }' \
+		"$out/runs/$r/activity.tsv" >"$tmp/grid45/$r/activity.tsv"
+done
+"$GPUMIX" -q analyze "$tmp/grid45/basic#1-3.cuda" "$tmp/grid45/basic.single" \
+	-o "$tmp/grid45.db" 2>/dev/null
+check_eq "scenario: 3 copies of 45 blocks (135 > 132 SMs) are non-exclusive space; one alone is exclusive" \
+	"cuda non-exclusive-space|single exclusive-space" \
+	"$(sqlite3 "$tmp/grid45.db" "SELECT DISTINCT r.variant || ' ' || k.scenario FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN runs r ON r.id = k.runId ORDER BY 1" | tr '\n' '|' | sed 's/|$//')"
 
 # baseline: workload: the copies' own alone run, by instance name
 out=$tmp/out2
