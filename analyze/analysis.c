@@ -17,6 +17,7 @@
 #include "metrics_resource.h"
 #include "metrics_stp.h"
 #include "run_reader.h"
+#include "sharing_scenario.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "strmap.h"
@@ -227,6 +228,30 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 				p->mp_ns /= (double)p->kept;
 			}
 		}
+	}
+	/* Each run's sharing scenario: the one its kernels spent the
+	 * most time in (doc/database.md, "Sharing scenarios"). */
+	if (gm_db_prepare(db, &st, "SELECT runId, scenario, sum(end - start) AS t"
+			  " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE scenario IS NOT"
+			  " NULL GROUP BY runId, scenario ORDER BY runId, t DESC,"
+			  " scenario")) {
+		goto out;
+	}
+	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
+		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
+		const char *sc = (const char *)sqlite3_column_text(st, 1);
+		if (!r || r->scenario || !sc) {
+			continue;
+		}
+		for (int k = 0; k < GM_NR_SCENARIOS; k++) {
+			if (!strcmp(sc, gm_scenario_name((enum gm_scenario)k))) {
+				r->scenario = gm_scenario_name((enum gm_scenario)k);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		goto out;
 	}
 	ret = 0;
 out:

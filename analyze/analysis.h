@@ -180,6 +180,11 @@ struct gm_an_run {
 	double running;
 	double util[GM_UTIL_KINDS];
 
+	const char *scenario;		/* the sharing scenario its kernels
+					   spent the most time in (static,
+					   common/sharing_scenario.h), NULL:
+					   none classified */
+
 	size_t nnames;			/* kernel instances per short name */
 	int64_t (*names)[2];		/* (shortName id, count) */
 

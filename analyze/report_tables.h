@@ -67,6 +67,13 @@ void gm_report_ranking_table(const struct gm_analysis *a, struct gm_table *t);
 void gm_report_corun_table(const struct gm_analysis *a, struct gm_table *t);
 
 /*
+ * STP and ANTT by sharing scenario (report_scenario.c): per workload
+ * size, variant label and the scenario a run's kernels spent the most
+ * time in, the geometric means over its ok runs ("scenarios").
+ */
+void gm_report_scenario_table(const struct gm_analysis *a, struct gm_table *t);
+
+/*
  * The noise diagnostics (report_noise.c): each ok run's programs' replay
  * time CV, unusual ones marked ("noise"), and the GPU's state at each
  * run's start and end ("gpu").

@@ -126,6 +126,11 @@ done
 check_eq "scenario: 3 copies of 45 blocks (135 > 132 SMs) are non-exclusive space; one alone is exclusive" \
 	"cuda non-exclusive-space|single exclusive-space" \
 	"$(sqlite3 "$tmp/grid45.db" "SELECT DISTINCT r.variant || ' ' || k.scenario FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN runs r ON r.id = k.runId ORDER BY 1" | tr '\n' '|' | sed 's/|$//')"
+check_match "the report's scenarios table: the copies under cuda are exclusive space" \
+	"^3,cuda,exclusive-space,2," "$(cat "$out/report/tables/scenarios.csv")"
+check_match "... and with 45 blocks non-exclusive space" \
+	"^\| 3 \| cuda \| non-exclusive-space \| 1 \|" \
+	"$("$GPUMIX" report --table scenarios "$tmp/grid45.db" 2>/dev/null)"
 
 # baseline: workload: the copies' own alone run, by instance name
 out=$tmp/out2
