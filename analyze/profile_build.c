@@ -9,6 +9,7 @@
 
 #include "activity_reader.h"
 #include "error.h"
+#include "instance_name.h"
 #include "run_reader.h"
 #include "strbuf.h"
 #include "variant.h"
@@ -34,12 +35,18 @@ static int add_run(struct gm_kprofile *p, const struct gm_run_dir *run)
 		    a.regs_per_thread < 0 || a.regs_per_thread > 255) {
 			continue;
 		}
-		gm_kprofile_add(p, run->programs[a.program].name, a.name,
+		/* the copies "lbm#1" ... "lbm#N" of a program are one
+		 * program of the suite: their rows add up under "lbm" */
+		const char *prog = run->programs[a.program].name;
+		char *name = gm_xasprintf("%.*s",
+					  (int)gm_instance_program_len(prog), prog);
+		gm_kprofile_add(p, name, a.name,
 				run->device_name, blocks, (uint32_t)threads,
 				(uint32_t)a.regs_per_thread,
 				(uint64_t)a.static_smem,
 				(uint64_t)a.dynamic_smem, 1,
 				(double)(a.end - a.start));
+		free(name);
 	}
 	gm_activity_reader_close(&r);
 	return ret < 0 ? -1 : 0;

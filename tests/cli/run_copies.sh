@@ -135,7 +135,7 @@ check_match "... and with 45 blocks non-exclusive space" \
 # baseline: workload: the copies' own alone run, by instance name
 out=$tmp/out2
 write_study "$tmp/study2.yaml" "$out" "baseline: workload"
-sed -i 's/variants: \[.*\]/variants: [single, cuda]/; /^policies/d; s/high_priority: threads,//; s/sm_share: {basic: 16}, mps_threads: {basic: 40}//; s/watchdog: 30s,/watchdog: 30s/' "$tmp/study2.yaml"
+sed -i 's/variants: \[.*\]/variants: [single, cuda, elastic]/; s/high_priority: threads,//; s/sm_share: {basic: 16}, mps_threads: {basic: 40}//; s/watchdog: 30s,/watchdog: 30s/' "$tmp/study2.yaml"
 summary=$("$GPUMIX" run "$tmp/study2.yaml" 2>"$tmp/err2")
 rc=$?
 check_eq "baseline: workload: the study succeeds" 0 "$rc"
@@ -143,7 +143,9 @@ check_eq "baseline: workload: the study succeeds" 0 "$rc"
 m=$out/runs/basic#1-3.single/manifest
 check_eq "... the copies' own single run, each copy alone" \
 	"single ok 3" "$(field "$m" variant) $(field "$m" status) $(field "$m" programs)"
-check_eq "... the cuda run has an STP" "cuda" "$(stp "$out/results.db" 'basic#1-3')"
+check_eq "... the cuda and elastic runs have an STP" "cuda elastic+mpmax" "$(stp "$out/results.db" 'basic#1-3')"
+check_eq "... the kernel profile counts the copies under their program" "basic threads" \
+	"$(awk -F'\t' 'NR > 2 { print $1 }' "$out/profile.tsv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check_eq "... each copy's T_SP its own alone time in that run" "basic#1 basic#2 basic#3" \
 	"$(sqlite3 "$out/results.db" "SELECT i.program FROM intervals i JOIN intervals s ON s.workload = i.workload AND s.program = i.program AND s.variant = 'single' AND s.metric = 'T_MP (ns)' WHERE i.workload = 'basic#1-3' AND i.variant = 'cuda' AND i.metric = 'T_SP (ns)' AND i.mean = s.mean ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
 done_testing
