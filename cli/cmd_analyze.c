@@ -197,7 +197,7 @@ static int forget(const char *out, char **dirs, size_t n)
 	}
 	if (gm_loader_init(&loader, &db)) {
 		ret = gm_cli_fail();
-		goto out;
+		goto out_loader;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t nr;
@@ -222,8 +222,8 @@ static int forget(const char *out, char **dirs, size_t n)
 	if (failed) {
 		ret = GM_EXIT_ERROR;
 	}
+out_loader:
 	gm_loader_release(&loader);
-out:
 	gm_db_close(&db);
 	return ret;
 }
