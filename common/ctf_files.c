@@ -28,6 +28,13 @@
 #define INDEX_MAX_ENTRY 4096
 #define INDEX_MAX_BYTES (256u << 20)
 
+/* A packetized metadata file (CTF 1.8, section 7.1): packets of a 37-byte
+ * header (magic, UUID, checksum, content and packet sizes in bits, ...)
+ * and text, in the byte order of the magic. */
+#define METADATA_MAGIC 0x75D11D57u
+#define METADATA_HEADER 37
+#define METADATA_MAX_BYTES (256u << 20)
+
 /* Directory levels under ctf/ (ust/pid/NAME/index: 4). */
 #define MAX_DEPTH 16
 
@@ -219,6 +226,53 @@ int gm_ctf_index_check(const unsigned char *idx, size_t len, const char *name,
 	return 0;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[1] << 8 | p[0];
+}
+
+int gm_ctf_metadata_check(const unsigned char *meta, size_t len,
+			  const char *name)
+{
+	size_t at = 0, i = 0;
+	int be;
+
+	if (len < 4 || (le32(meta) != METADATA_MAGIC &&
+			be32(meta) != METADATA_MAGIC)) {
+		return 0;	/* plain text (TSDL): babeltrace2's parser's */
+	}
+	be = be32(meta) == METADATA_MAGIC;
+	for (; at < len; i++) {
+		const unsigned char *h = meta + at;
+		uint32_t content, size;
+
+		if (len - at < METADATA_HEADER) {
+			return gm_error("metadata '%s': packet %zu is cut short "
+					"(%zu bytes)", name, i, len - at);
+		}
+		if ((be ? be32(h) : le32(h)) != METADATA_MAGIC) {
+			return gm_error("metadata '%s': packet %zu has no "
+					"packet header", name, i);
+		}
+		content = be ? be32(h + 24) : le32(h + 24);
+		size = be ? be32(h + 28) : le32(h + 28);
+		if (content % 8 || size % 8 || content < METADATA_HEADER * 8 ||
+		    size < content) {
+			return gm_error("metadata '%s': packet %zu holds %" PRIu32
+					" bits of content in %" PRIu32, name, i,
+					content, size);
+		}
+		if (size / 8 > len - at) {
+			return gm_error("metadata '%s': packet %zu of %" PRIu32
+					" bytes ends past the file's %zu", name,
+					i, size / 8, len);
+		}
+		at += size / 8;
+	}
+	return 0;
+}
+
 /* The file @rel of @l, or NULL. */
 static struct ctf_file *find_file(struct ctf_list *l, const char *rel)
 {
@@ -246,7 +300,16 @@ static char *stream_of(const char *rel)
 			    (int)(rel + n - 4 - base - 1), base + 1);
 }
 
-/* Every index of @l against its stream; every stream openable. */
+/* Is @rel a trace's metadata file ("DIR/metadata")? */
+static int is_metadata(const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+
+	return !strcmp(base ? base + 1 : rel, "metadata");
+}
+
+/* Every index of @l against its stream; every stream openable; every
+ * packetized metadata file whole. */
 static int check_structure(const char *bundle, struct ctf_list *l)
 {
 	struct strbuf idx = STRBUF_INIT;
@@ -257,7 +320,14 @@ static int check_structure(const char *bundle, struct ctf_list *l)
 		char *path = gm_xasprintf("%s/ctf/%s", bundle, l->files[i].rel);
 		struct ctf_file *s = stream ? find_file(l, stream) : NULL;
 
-		if (!stream) {
+		if (!stream && is_metadata(l->files[i].rel)) {
+			strbuf_reset(&idx);
+			if (gm_read_file_max(path, &idx, METADATA_MAX_BYTES) ||
+			    gm_ctf_metadata_check((const unsigned char *)idx.buf,
+						  idx.len, path)) {
+				ret = -1;
+			}
+		} else if (!stream) {
 			/* Babeltrace opens it: it must open now. */
 			int fd = gm_open_regular(path);
 			if (fd < 0) {
@@ -413,4 +483,45 @@ out:
 	}
 	list_release(&l);
 	return ret;
+}
+
+char *gm_ctf_stream_file(const char *trace, uint64_t instance)
+{
+	char *dir = gm_path_join(trace, "index"), *found = NULL;
+	struct strbuf idx = STRBUF_INIT;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && !found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *path;
+		int bad;
+
+		if (n < 5 || strcmp(de->d_name + n - 4, ".idx")) {
+			continue;
+		}
+		path = gm_path_join(dir, de->d_name);
+		strbuf_reset(&idx);
+		bad = gm_read_file_max(path, &idx, INDEX_MAX_BYTES);
+		free(path);
+		if (bad) {
+			gm_error_clear();
+			continue;
+		}
+		/* The first entry's instance id (version 1.1: word 8). */
+		if (idx.len >= INDEX_HEADER + 64 &&
+		    be32((const unsigned char *)idx.buf) == INDEX_MAGIC &&
+		    be32((const unsigned char *)idx.buf + 12) >= 64 &&
+		    be64((const unsigned char *)idx.buf + INDEX_HEADER + 56) ==
+			    instance) {
+			found = gm_xasprintf("%s/%.*s", trace, (int)(n - 4),
+					     de->d_name);
+		}
+	}
+	if (d) {
+		closedir(d);
+	}
+	strbuf_release(&idx);
+	free(dir);
+	return found;
 }

@@ -15,9 +15,10 @@
  *   an error naming it;
  * - in every bundle, with hashes or without (older formats, the capture's
  *   own reading before the manifest exists), each file must be a regular
- *   one and each index must describe its stream exactly (header, packets
- *   back to back, sizes in whole bytes, the stream's length), so that
- *   nothing babeltrace2 cannot survive reaches it.
+ *   one, each index must describe its stream exactly (header, packets
+ *   back to back, sizes in whole bytes, the stream's length) and each
+ *   packetized metadata file must be whole packets, so that nothing
+ *   babeltrace2 cannot survive reaches it.
  */
 #ifndef GM_CTF_FILES_H
 #define GM_CTF_FILES_H
@@ -41,7 +42,8 @@ int gm_ctf_files_record(const char *bundle, struct kvfile *m);
 /*
  * Check the files under @bundle/ctf: each regular, each index consistent
  * with its stream (gm_ctf_index_check()), no stream emptied or removed
- * under its index; and, when @m (may be NULL) holds the capture's hashes,
+ * under its index, each metadata file whole (gm_ctf_metadata_check());
+ * and, when @m (may be NULL) holds the capture's hashes,
  * each listed file present with its size and hash and no other file
  * there. *@verified (may be NULL) is set to the number of files whose
  * hash was checked (0: the bundle has no hashes). Returns 0, or -1 with a
@@ -60,5 +62,26 @@ int gm_ctf_files_verify(const char *bundle, const struct kvfile *m,
  */
 int gm_ctf_index_check(const unsigned char *idx, size_t len, const char *name,
 		       uint64_t stream_size);
+
+/*
+ * Check the metadata file @meta (@len bytes, @name for messages): plain
+ * text passes (babeltrace2 parses it); a packetized one (its magic
+ * 0x75D11D57 in either byte order) must be whole packets, each with its
+ * header, content of whole bytes no shorter than the header and no
+ * longer than the packet, the packets ending with the file. babeltrace2
+ * 2.0.4 reads a packet that runs past the end of the file for ever.
+ * Returns 0, or -1 with a cause naming @name and the packet.
+ */
+int gm_ctf_metadata_check(const unsigned char *meta, size_t len,
+			  const char *name);
+
+/*
+ * The stream file of the trace directory @trace whose packets carry the
+ * stream instance id @instance (the number babeltrace2 ends its name of
+ * a stream with, "UUID | CLASS | INSTANCE"), found through the indexes
+ * (their version 1.1 entries hold it): "TRACE/NAME", newly allocated, or
+ * NULL when no index says. For naming the file a decoding error is in.
+ */
+char *gm_ctf_stream_file(const char *trace, uint64_t instance);
 
 #endif

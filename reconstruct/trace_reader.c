@@ -9,6 +9,7 @@
 #include "trace_reader.h"
 
 #include <babeltrace2/babeltrace.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -133,10 +134,11 @@ const char *gm_event_name(const struct gm_event *ev)
 
 /*
  * What a babeltrace2 error comes from, for a message naming the file, or
- * NULL: a stream file where a cause names it (the ctf source names each
- * output port after its stream file), else the trace directory of the
- * source component that failed (the graph's "source-N" reads trace N).
- * Newly allocated.
+ * NULL: the stream file where a cause names its stream (the ctf source
+ * names each output port "UUID | CLASS | INSTANCE", the instance found
+ * in the trace's indexes: gm_ctf_stream_file()), else the trace
+ * directory, with a '/' at its end, of the source component that failed
+ * (the graph's "source-N" reads trace N). Newly allocated.
  */
 static char *bt_error_file(const struct trace_reader *r, const bt_error *err)
 {
@@ -162,16 +164,59 @@ static char *bt_error_file(const struct trace_reader *r, const bt_error *err)
 			comp = port = NULL;
 		}
 	}
-	if (port && *port) {
-		return gm_xstrdup(port);
-	}
 	if (comp) {
 		unsigned long t = strtoul(comp + 7, &end, 10);
-		if (!*end && t < r->nr_traces) {
-			return gm_xasprintf("%s/", r->trace_dirs[t]);
+		const char *bar = port ? strrchr(port, '|') : NULL;
+		char *file = NULL;
+
+		if (*end || t >= r->nr_traces) {
+			return NULL;
 		}
+		if (bar) {
+			unsigned long long inst = strtoull(bar + 1, &end, 10);
+			if (end != bar + 1 && !*end) {
+				file = gm_ctf_stream_file(r->trace_dirs[t], inst);
+			}
+		}
+		return file ? file : gm_xasprintf("%s/", r->trace_dirs[t]);
 	}
 	return NULL;
+}
+
+/*
+ * Record babeltrace2's message @m without the addresses of its objects
+ * ("msg-it-addr=0x55d1c3a0f400, "): they differ from run to run and mean
+ * nothing to a user.
+ */
+static void push_bt_message(const char *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	while (*m) {
+		const char *a = strstr(m, "-addr=0x");
+		const char *start, *end;
+
+		if (!a) {
+			strbuf_addstr(&sb, m);
+			break;
+		}
+		for (start = a; start > m && start[-1] != ' ' && start[-1] != '(';
+		     start--) {
+		}
+		for (end = a + 8; isxdigit((unsigned char)*end); end++) {
+		}
+		if (*end == ',') {
+			end++;
+		}
+		while (*end == ' ') {
+			end++;
+		}
+		strbuf_add(&sb, m, (size_t)(start - m));
+		m = end;
+	}
+	strbuf_rtrim(&sb);
+	gm_error("babeltrace2: %s", sb.buf);
+	strbuf_release(&sb);
 }
 
 /*
@@ -195,7 +240,7 @@ static void push_bt_causes(const bt_error *err)
 			    !strncmp(m, "Component's \"consume\" method failed", 36)) {
 				continue;
 			}
-			gm_error("babeltrace2: %s", m);
+			push_bt_message(m);
 			shown++;
 		}
 		bt_error_release(err);

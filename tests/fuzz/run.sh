@@ -27,8 +27,10 @@ for n in "$@"; do
 	mkdir -p "$work" "$art"
 	seeds=("tests/fuzz/corpus/$n")
 	[ -d "tests/fuzz/regress/$n" ] && seeds+=("tests/fuzz/regress/$n")
-	# (libFuzzer's own leak check runs per input; stdout/stderr of the
+	# (libFuzzer's own leak check runs per input, with the suppressions
+	# of leaks inside libraries gpumix does not own; stdout/stderr of the
 	# code under test are closed: nothing of ours prints there)
+	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
 	"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -close_fd_mask=3 -artifact_prefix="$art/" \
 		"$work" "${seeds[@]}" >"$log" 2>&1

@@ -22,7 +22,8 @@ D=tests/data/bundles
 
 names="good killed lost-events unsupported format no-manifest corrupt-blob
 	missing-blob missing-module truncated-stream unknown-call changed-call
-	bad-losses counts-truncated counts-edited counts-missing"
+	bad-losses counts-truncated counts-edited counts-missing index-damaged
+	stream-empty stream-missing stream-undecodable metadata-cut"
 for n in $names; do rm -rf "${D:?}/$n"; done
 
 cap() { "$G" -q capture -o "$D/$1" -- "$E" --mini "${@:2}" >/dev/null 2>&1 || true; }
@@ -78,6 +79,34 @@ printf "$(printf '%016x' $((n + 2)) | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)
 	dd of="$c" bs=1 seek="$off" conv=notrunc status=none
 copy counts-missing
 rm "$D"/counts-missing/procs/*.counts
+
+# The trace files (issue 26), all caught before babeltrace2 reads them
+# but stream-undecodable: the first packet's offset in an index
+# (babeltrace2's ctf plugin aborted on it), a stream emptied or removed
+# under its index, eight flipped bits of a stream that babeltrace2
+# cannot decode, and the metadata cut inside its second packet
+# (babeltrace2 read it for ever).
+# flip FILE OFFSET:MASK...: xor bytes of FILE
+flip() {
+	local f=$1 om b
+	shift
+	for om in "$@"; do
+		b=$(od -An -tu1 -j "${om%:*}" -N1 "$f" | tr -d ' ')
+		printf "$(printf '\\%03o' $((b ^ ${om#*:})))" |
+			dd of="$f" bs=1 seek="${om%:*}" conv=notrunc status=none
+	done
+}
+copy index-damaged
+flip "$(ls "$D"/index-damaged/ctf/ust/pid/*/index/gpumix_0.idx)" 16:255
+copy stream-empty
+: >"$(ls "$D"/stream-empty/ctf/ust/pid/*/gpumix_0)"
+copy stream-missing
+rm "$(ls "$D"/stream-missing/ctf/ust/pid/*/gpumix_1)"
+copy metadata-cut
+truncate -s 5000 "$(ls "$D"/metadata-cut/ctf/ust/pid/*/metadata)"
+copy stream-undecodable
+flip "$(ls "$D"/stream-undecodable/ctf/ust/pid/*/gpumix_0)" 246:8 397:64 \
+	1098:2 62:8 595:4 2854:2 192:8 3512:2
 
 for n in $names; do
 	"$G" trace check "$D/$n" >/dev/null 2>"$D/$n.error" || true
