@@ -213,8 +213,17 @@ int blob_store_read(const char *dir, struct gm_hash hash, const char *suffix,
 		gm_error("blob '%s%s' is missing from '%s'", hex, suffix, dir);
 		goto out;
 	}
-	/* Never more than the trace says: a blob replaced by a link to
-	 * /dev/zero or a huge file is refused, not read. */
+	/* A regular file of another size is named as such, with both
+	 * sizes; and never read more than the trace says: a blob replaced
+	 * by a link to /dev/zero or a huge file is refused, not read. */
+	struct stat st;
+	if (!stat(path.buf, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size != size) {
+		gm_error("blob '%s' has %llu bytes, the trace says %llu",
+			 path.buf, (unsigned long long)st.st_size,
+			 (unsigned long long)size);
+		goto out;
+	}
 	if (gm_read_file_max(path.buf, out, size)) {
 		goto out;
 	}
