@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "kvfile.h"
 #include "output_dir.h"
+#include "tmp_name.h"
 
 #define FLUSH_AT (1u << 20)
 
@@ -194,11 +195,20 @@ int run_dir_prepare(const char *dir, int force)
 					dir);
 		}
 	}
-	/* Ours from the start: a run killed half-way may be replaced. */
-	if (gm_mkdir_p(dir, 0777) < 0 || gm_output_mark(dir, GM_OUTPUT_RUN)) {
-		return gm_error("cannot create run directory '%s'", dir);
+	/* Ours from the start: a run killed half-way may be replaced. The
+	 * directory appears with its marker (made under a temporary name,
+	 * marked, renamed into place), so no kill leaves it unmarked. */
+	char *tmp = gm_tmp_name(dir, "tmp");
+	int ret = 0;
+	if (gm_tmp_remove_stale(dir, GM_TMP_DEAD) < 0 ||
+	    gm_mkdir_p(tmp, 0777) < 0 || gm_output_mark(tmp, GM_OUTPUT_RUN) ||
+	    (rename(tmp, dir) &&
+	     gm_error_errno("cannot rename '%s' to '%s'", tmp, dir))) {
+		gm_remove_tree(tmp);
+		ret = gm_error("cannot create run directory '%s'", dir);
 	}
-	return 0;
+	free(tmp);
+	return ret;
 }
 
 void run_utc_now(char *buf, size_t len)

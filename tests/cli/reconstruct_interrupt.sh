@@ -12,11 +12,15 @@ tmp=$_scratch
 check "a 400k-call bundle is captured" test -f "$tmp/big/manifest"
 "$GPUMIX" reconstruct --variant single -o "$tmp/out" "$tmp/big" 2>"$tmp/err" &
 pid=$!
-# SIGINT once it catches SIGINT (SigCgt: it installs its handler just
+# SIGINT once gpumix catches SIGINT (SigCgt: it installs its handler just
 # before it reads the bundle), not after some time, which a loaded
-# machine may spend before it gets there.
+# machine may spend before it gets there; and gpumix, not the shell's
+# child before its exec (which may catch SIGINT too, and die of it
+# before it opened the error file).
+exe=$(readlink -f "$GPUMIX")
 catches_int() {
 	local m
+	[ "$(readlink -f "/proc/$1/exe" 2>/dev/null)" = "$exe" ] || return 1
 	m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
 	[ -n "$m" ] && (( (16#$m >> 1) & 1 ))
 }
