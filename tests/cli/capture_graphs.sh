@@ -51,8 +51,11 @@ check_match "trace info counts them" "^  d2h_overwritten=4$" "$("$GPUMIX" trace 
 out=$("$GPUMIX" -q capture -o "$tmp/writes" -- "$GPUMIX_BUILD/tests/graph-emitter" \
 	--host-writes-source 2>&1); rc=$?
 check_eq "a host node rewriting a graph's host source: capture exits 1" 1 "$rc"
-check_match "... naming it, once per launch whose host node did" \
-	"unsupported: cuGraphLaunch.host_node_changed_source \(6 calls\)" "$out"
+# (the trampoline sees the change as the node returns, or the next
+# launch sees its source changed first: which one names a launch depends
+# on when CUDA's thread runs the node, the count of each name too)
+check_match "... naming it" \
+	"unsupported: cuGraphLaunch.host_node_changed_source \([1-6] calls?\)" "$out"
 check_match "trace info says what it means for the replay" \
 	"host node changed the host source of one of the graph's copies" \
 	"$("$GPUMIX" trace info "$tmp/writes" 2>&1)"
