@@ -26,15 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CK(x)                                                                  \
-	do {                                                                   \
-		CUresult r_ = (x);                                             \
-		if (r_ != CUDA_SUCCESS) {                                      \
-			fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__,    \
-				__LINE__, #x, (int)r_);                        \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#include "../bench_cuda.h"
 
 static const char ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n"

@@ -32,15 +32,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define CK(x)                                                                  \
-	do {                                                                   \
-		CUresult r_ = (x);                                             \
-		if (r_ != CUDA_SUCCESS) {                                      \
-			fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__,    \
-				__LINE__, #x, (int)r_);                        \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#include "../bench_cuda.h"
 
 static double now_ms(void)
 {
