@@ -11,3 +11,4 @@ BENCHES += bench/drivercalls_cost.sh
 BENCHES += bench/placement.sh
 BENCHES += bench/corun_fidelity.sh
 BENCHES += bench/host_time_loop.sh
+BENCHES += bench/host_pages.sh
