@@ -110,33 +110,28 @@ struct gnode_wrap *gnode_wrap_new(CUhostFn fn, void *user, CUhostFn *tramp,
 	return w;
 }
 
-int gnode_expect(struct gnode_wrap *w, uint64_t key, uint64_t position,
-		 uint32_t corr, const uint64_t *seqs, size_t nr_seqs,
-		 const struct gtrack_node *sources, size_t nr_sources)
+struct gnode_run *gnode_expect(struct gnode_wrap *w, uint64_t key,
+			       uint64_t position, uint32_t corr,
+			       const uint64_t *seqs, size_t nr_seqs,
+			       const struct gtrack_node *sources,
+			       size_t nr_sources)
 {
 	struct gnode_run *r = calloc(1, sizeof(*r));
 
-	if (!r || (nr_seqs && !(r->seqs = malloc(nr_seqs * sizeof(*seqs)))) ||
-	    (nr_sources &&
-	     !(r->sources = malloc(nr_sources * sizeof(*sources))))) {
-		run_free(r);
-		r = NULL;
+	if (!r) {
+		return NULL;
 	}
-	if (r) {
-		r->key = key;
-		r->position = position;
-		r->corr = corr;
+	r->key = key;
+	r->position = position;
+	r->corr = corr;
+	if (nr_seqs && (r->seqs = malloc(nr_seqs * sizeof(*seqs)))) {
+		memcpy(r->seqs, seqs, nr_seqs * sizeof(*seqs));
 		r->nr_seqs = nr_seqs;
+	}
+	if (nr_sources &&
+	    (r->sources = malloc(nr_sources * sizeof(*sources)))) {
+		memcpy(r->sources, sources, nr_sources * sizeof(*sources));
 		r->nr_sources = nr_sources;
-		if (nr_seqs) {
-			memcpy(r->seqs, seqs, nr_seqs * sizeof(*seqs));
-		}
-		if (nr_sources) {
-			memcpy(r->sources, sources,
-			       nr_sources * sizeof(*sources));
-		}
-	} else if (!(r = calloc(1, sizeof(*r)))) {
-		return -1;	/* the run will take a later launch's place */
 	}
 	pthread_mutex_lock(&w->lock);
 	if (w->tail) {
@@ -146,5 +141,29 @@ int gnode_expect(struct gnode_wrap *w, uint64_t key, uint64_t position,
 	}
 	w->tail = r;
 	pthread_mutex_unlock(&w->lock);
-	return r->nr_seqs == nr_seqs ? 0 : -1;
+	return r;
+}
+
+void gnode_cancel(struct gnode_wrap *w, struct gnode_run *r)
+{
+	struct gnode_run **at, *prev = NULL;
+	int found = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (at = &w->head; *at; prev = *at, at = &(*at)->next) {
+		if (*at == r) {
+			*at = r->next;
+			if (w->tail == r) {
+				w->tail = prev;
+			}
+			found = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	/* (not found: a run took it, as when another thread's launch of
+	 * the same node ran first) */
+	if (found) {
+		run_free(r);
+	}
 }

@@ -11,7 +11,9 @@
  * run completes (gnode_expect: runs follow launches in order, as a
  * graph's launches on one stream run in order); after the function has
  * run, the graph's host-to-device sources are checked against what the
- * replay will copy. Wrappers live as long as the process (a node may run
+ * replay will copy. A launch announces its runs before the driver sees it
+ * (the entry of cuGraphLaunch): CUDA's thread may run a node before the
+ * launching call returns. Wrappers live as long as the process (a node may run
  * at any later launch). Internal to libgpumix-capture.so; thread-safe.
  */
 #ifndef GM_CAPTURE_GRAPH_HOST_H
@@ -49,15 +51,24 @@ void gnode_set_hooks(const struct gnode_hooks *h);
 struct gnode_wrap *gnode_wrap_new(CUhostFn fn, void *user, CUhostFn *tramp,
 				  void **arg);
 
+struct gnode_run;
+
 /*
  * A launch of a graph that holds @w's node, on stream @key at @position,
  * made at correlation id @corr: its run completes the @nr_seqs copies
  * @seqs (copied) and checks the @nr_sources host-to-device @sources
- * (the nodes' spans and recorded hashes, copied) afterwards. Returns 0,
- * or -1 without memory (that run completes nothing).
+ * (the nodes' spans and recorded hashes, copied) afterwards. Returns the
+ * run, for gnode_cancel(); NULL without memory (then a later launch's run
+ * takes its place: results are checked at the synchronization instead).
+ * A run that lacks memory for @seqs completes nothing.
  */
-int gnode_expect(struct gnode_wrap *w, uint64_t key, uint64_t position,
-		 uint32_t corr, const uint64_t *seqs, size_t nr_seqs,
-		 const struct gtrack_node *sources, size_t nr_sources);
+struct gnode_run *gnode_expect(struct gnode_wrap *w, uint64_t key,
+			       uint64_t position, uint32_t corr,
+			       const uint64_t *seqs, size_t nr_seqs,
+			       const struct gtrack_node *sources,
+			       size_t nr_sources);
+
+/* The launch of run @r failed: its node will not run for it. */
+void gnode_cancel(struct gnode_wrap *w, struct gnode_run *r);
 
 #endif

@@ -1379,30 +1379,87 @@ static void graph_edges_made(const uint64_t *a)
 }
 
 /*
- * A graph launch of @exec on stream @key, made at correlation id @corr:
- * its copy nodes deliver at the next synchronization that covers the
- * launch, or at the start of a host node that follows them
- * (graph_host.h); its event record nodes are recorded after the copies
- * made before them. Returns 1 when a host source changed since its node
- * was made (the replay would copy what was recorded).
+ * What a graph launch's entry set up, undone at its exit if the launch
+ * failed: the pending copies (by sequence number) and the host-node runs
+ * it announced. (Another pending copy it overwrote stays overwritten: a
+ * lost check, never a wrong one.)
  */
-static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
+struct launch_setup {
+	uint64_t *seqs;
+	size_t nr_seqs;
+	struct gnode_wrap **wraps;
+	struct gnode_run **runs;
+	size_t nr_runs;
+};
+
+static void launch_setup_free(struct launch_setup *ls)
+{
+	if (ls) {
+		free(ls->seqs);
+		free(ls->wraps);
+		free(ls->runs);
+		free(ls);
+	}
+}
+
+static void drop_pending(const struct gm_pending *p, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+}
+
+/* cuGraphLaunch failed: its copies deliver nothing, its nodes never run. */
+static void launch_setup_undo(struct launch_setup *ls)
+{
+	track_pending_complete_seqs(ls->seqs, ls->nr_seqs, drop_pending, NULL);
+	for (size_t i = 0; i < ls->nr_runs; i++) {
+		if (ls->runs[i]) {
+			gnode_cancel(ls->wraps[i], ls->runs[i]);
+		}
+	}
+}
+
+/*
+ * A graph launch of @exec on stream @key, made at correlation id @corr,
+ * at the entry of its call (CUDA's thread may run a host node of it
+ * before the call returns): its copy nodes deliver at the next
+ * synchronization that covers the launch, or at the start of a host node
+ * that follows them (graph_host.h); its event record nodes are recorded
+ * after the copies made before them. What it set up goes to *@setup
+ * (NULL without memory: a failed launch then leaves it). Returns 1 when
+ * a host source changed since its node was made (the replay would copy
+ * what was recorded).
+ */
+static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec,
+			struct launch_setup **setup)
 {
 	struct gtrack_launch v;
 	uint64_t position = track_position();	/* before its copies */
 	uint64_t *seq = NULL, *mine = NULL;
 	struct gtrack_node *src = NULL;
+	struct launch_setup *ls;
 	size_t nr_src = 0;
 	int changed = 0, hosts = 0;
 
+	*setup = NULL;
 	if (!gtrack_launch_view(exec, &v)) {
 		return 0;
 	}
 	for (unsigned i = 0; i < v.nr; i++) {
-		hosts |= v.nodes[i].kind == GTRACK_HOST;
+		hosts += v.nodes[i].kind == GTRACK_HOST;
+	}
+	seq = calloc(v.nr + 1, sizeof(*seq));
+	ls = calloc(1, sizeof(*ls));
+	if (ls) {
+		ls->seqs = calloc(v.nr + 1, sizeof(*ls->seqs));
+		ls->wraps = calloc((size_t)hosts + 1, sizeof(*ls->wraps));
+		ls->runs = calloc((size_t)hosts + 1, sizeof(*ls->runs));
+		if (!ls->seqs || !ls->wraps || !ls->runs) {
+			launch_setup_free(ls);
+			ls = NULL;
+		}
 	}
 	if (hosts) {
-		seq = calloc(v.nr, sizeof(*seq));
 		mine = calloc(v.nr + 1, sizeof(*mine));
 		src = calloc(v.nr, sizeof(*src));
 	}
@@ -1428,6 +1485,9 @@ static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
 			gm_capture_add(d2h_bytes, gm_span_size(&n->span));
 			if (track_pending_add(api, corr, key, &n->span,
 					      seq ? &seq[i] : NULL) == 0) {
+				if (seq && ls) {
+					ls->seqs[ls->nr_seqs++] = seq[i];
+				}
 				break;
 			}
 			/* no memory: hash at once, best effort */
@@ -1444,7 +1504,9 @@ static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
 		}
 	}
 	for (unsigned i = 0; hosts && i < v.nr; i++) {
+		struct gnode_run *run;
 		size_t k = 0;
+
 		if (v.nodes[i].kind != GTRACK_HOST) {
 			continue;
 		}
@@ -1452,8 +1514,12 @@ static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
 		     c++) {
 			mine[k++] = seq[v.copies[v.first[i] + c]];
 		}
-		gnode_expect(v.nodes[i].host, key, position, corr, mine, k,
-			     src, nr_src);
+		run = gnode_expect(v.nodes[i].host, key, position, corr, mine,
+				   k, src, nr_src);
+		if (ls) {
+			ls->wraps[ls->nr_runs] = v.nodes[i].host;
+			ls->runs[ls->nr_runs++] = run;
+		}
 		/* What it completes is seen before later copies on the
 		 * launch's stream write. */
 		track_pending_watch(key, position);
@@ -1463,6 +1529,7 @@ static int graph_launch(int api, uint32_t corr, uint64_t key, uint64_t exec)
 	free(mine);
 	free(src);
 	gtrack_launch_release(&v);
+	*setup = ls;
 	return changed;
 }
 
@@ -2069,16 +2136,27 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
 			gtrack_inherit(a[0], a[1]);
 		}
 		break;
-	case GM_SP_GRAPH_LAUNCH:
+	case GM_SP_GRAPH_LAUNCH: {
+		struct launch_setup *ls;
+
 		a[0] = params ? (uintptr_t)*(const CUgraphExec *)params : 0;
-		if (ok) {
-			/* The replay copies what the node was made with. */
-			if (graph_launch(api, r->corr, key, a[0])) {
+		if (!exit) {
+			/* Before the driver runs any of it (graph_launch()). The
+			 * replay copies what the node was made with. */
+			if (graph_launch(api, r->corr, key, a[0], &ls)) {
 				unsupported_named(cb, cbid, GRAPH_SOURCE_CHANGED,
 						  t);
 			}
+			*cb->correlationData = (uintptr_t)ls;
+			break;
 		}
+		ls = (struct launch_setup *)(uintptr_t)*cb->correlationData;
+		if (ls && !ok) {
+			launch_setup_undo(ls);
+		}
+		launch_setup_free(ls);
 		break;
+	}
 	case GM_SP_COUNT:
 		break;
 	}

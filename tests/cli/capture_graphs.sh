@@ -47,6 +47,15 @@ check_eq "the copy no host node follows: overwritten by the next launch (4 of 6)
 	"$(grep -c ' d2h_hash .* OVERWRITTEN$' <<<"$dump")"
 check_match "trace info counts them" "^  d2h_overwritten=4$" "$("$GPUMIX" trace info "$B" 2>&1)"
 
+# CUDA's thread may run a launch's host node before the launching call
+# returns (always so with CUDA_LAUNCH_BLOCKING=1, which the mock honours
+# for graph launches): each run is announced at the launch's entry.
+out=$(CUDA_LAUNCH_BLOCKING=1 "$GPUMIX" -q capture -o "$tmp/blocking" -- \
+	"$GPUMIX_BUILD/tests/graph-emitter" 2>&1)
+check_eq "launches that return when done: capture exits 0" 0 "$?"
+check_eq "... each launch's copies a host node follows still hashed as it starts (18)" 18 \
+	"$("$GPUMIX" trace dump --events "$tmp/blocking" 2>&1 | grep -c ' d2h_hash .* result=.* AT-HOST-NODE$')"
+
 # A host node that rewrites a host source of its graph.
 out=$("$GPUMIX" -q capture -o "$tmp/writes" -- "$GPUMIX_BUILD/tests/graph-emitter" \
 	--host-writes-source 2>&1); rc=$?

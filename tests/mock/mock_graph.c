@@ -1047,6 +1047,13 @@ static void host_exec(struct mock_cmd *c)
 	h->fn(h->data);
 }
 
+static int launch_blocking(void)
+{
+	const char *v = getenv("CUDA_LAUNCH_BLOCKING");
+
+	return v && !strcmp(v, "1");
+}
+
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
 	MOCK_API(cuGraphLaunch);
@@ -1099,6 +1106,12 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 		if (r != CUDA_SUCCESS) {
 			free(c);
 		}
+	}
+	/* As CUDA does with CUDA_LAUNCH_BLOCKING=1: the launch returns when
+	 * its work is done (its host nodes have run before the launching
+	 * call returns, and before its CUPTI exit callback). */
+	if (r == CUDA_SUCCESS && launch_blocking()) {
+		r = cuStreamSynchronize(hStream);
 	}
 	return r;
 }
