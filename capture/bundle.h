@@ -93,10 +93,11 @@ int bundle_own_process(const char *dir, unsigned long pid);
 /*
  * Remove from bundle directory @dir the trace streams of every process
  * without a counter file in procs/: another capture's, recorded by the
- * same session daemon (bundle_finalize removes them after reading). For
- * when the trace cannot be read, as such a stream may be what broke it
- * (a capture beside this one on a full disk). Adds the processes removed
- * to @removed. Returns 0, or -1 with a cause.
+ * same session daemon. Before the trace is read back: a process that
+ * recorded no event in this session still has its (empty) streams here,
+ * which reading cannot tell from ours, and another's stream may be what
+ * breaks the reading (a capture beside this one on a full disk). Adds
+ * the processes removed to @removed. Returns 0, or -1 with a cause.
  */
 int bundle_prune_foreign(const char *dir, uint64_t *removed);
 

@@ -197,7 +197,8 @@ int cmd_capture(int argc, char **argv)
 	struct bundle_run run = { 0 };
 	struct bundle_result res = { 0 };
 	char *out_default = NULL, *lib = NULL, *read_error = NULL;
-	int i, status, rc;
+	char *prune_error = NULL;
+	int i, status;
 
 	o.kernel = GM_KERNEL_AUTO;
 	o.wait_s = -1;
@@ -283,26 +284,21 @@ int cmd_capture(int argc, char **argv)
 	}
 	capture_run_end(&cr);
 
-	/* Count the trace back. */
-	if (count_trace(cr.tmp, &st, &own)) {
-		read_error = gm_xstrdup(gm_error_message());
-		gm_error_clear();
-		/* Another capture's stream may be what cannot be read (one
-		 * beside this on a full disk): without them, once more. */
-		if (bundle_prune_foreign(cr.tmp, &found.foreign_pruned)) {
-			char *why = gm_xasprintf("%s (other captures' streams "
-						 "could not all be removed: %s)",
-						 read_error, gm_error_message());
-			free(read_error);
-			read_error = why;
-		} else if (found.foreign_pruned) {
-			trace_stats_release(&st);
-			rc = count_trace(cr.tmp, &st, &own);
-			free(read_error);
-			read_error = rc ? gm_xstrdup(gm_error_message()) : NULL;
-		}
+	/* Other captures' processes leave first, those that recorded
+	 * nothing here included; then count the trace back. */
+	if (bundle_prune_foreign(cr.tmp, &found.foreign_pruned)) {
+		prune_error = gm_xstrdup(gm_error_message());
 		gm_error_clear();
 	}
+	if (count_trace(cr.tmp, &st, &own)) {
+		read_error = prune_error
+			? gm_xasprintf("%s (other captures' streams could "
+				       "not all be removed: %s)",
+				       gm_error_message(), prune_error)
+			: gm_xstrdup(gm_error_message());
+		gm_error_clear();
+	}
+	free(prune_error);
 	found.threads = st.threads;
 	found.nr_threads = st.nr_threads;
 	found.events = st.events;

@@ -39,6 +39,27 @@ check_eq "... and its own processes" "1 2" \
 check_match "... the other capture's processes were seen and left out" \
 	"^foreign.processes = [1-9]" "$(cat "$tmp/one/manifest" "$tmp/two/manifest")"
 
+# A process of another capture that records nothing while this one
+# records: its session gave it (empty) streams here too (a CI run with
+# two .ci/run at once found a bundle with a second process directory).
+mkdir -p "$tmp/w5" "$tmp/w6"
+(cd "$tmp/w5" && exec "$GPUMIX" -q capture -o "$tmp/idle" -- "$E" --mini --hang-after 0) \
+	>/dev/null 2>"$tmp/idle.err" &
+pi=$!
+while kill -0 "$pi" 2>/dev/null; do	# (as long as it takes)
+	grep -q "waiting to be killed" "$tmp/idle.err" && break
+	sleep 0.1
+done
+(cd "$tmp/w6" && exec "$GPUMIX" -q capture -o "$tmp/busy" -- "$E" --mini) >/dev/null 2>&1
+check_eq "beside a process that records nothing: the capture exits 0" 0 "$?"
+check_eq "... its bundle holds its own process's streams only" 1 \
+	"$(ls "$tmp/busy/ctf/ust/pid" | wc -l)"
+check_eq "... and counts the other as foreign" 1 "$(field "$tmp/busy" foreign.processes)"
+kill -INT "$pi"
+wait "$pi"
+check_eq "the idle one, interrupted, keeps its own process only" 1 \
+	"$(ls "$tmp/idle/ctf/ust/pid" | wc -l)"
+
 # Two captures racing for one name.
 for i in 1 2; do
 	(cd "$tmp/w$((i + 2))" && exec "$GPUMIX" -q capture -o "$tmp/same" -- \
