@@ -44,6 +44,8 @@ static const char usage[] =
 	"                     [--host-callbacks empty|timed]\n"
 	"                     [--addresses captured|relocated]\n"
 	"                     [--host-time captured|none] [--max-host-gap SECONDS]\n"
+	"                     [--arrivals PROGRAM=SPEC [--requests N]\n"
+	"                     [--arrival-seed N]]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"

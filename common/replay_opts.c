@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrivals.h"
 #include "error.h"
 #include "instance_name.h"
 #include "sm_share.h"
@@ -44,6 +45,9 @@ enum {
 	OPT_PROBE,
 	OPT_HOST_TIME,
 	OPT_MAX_HOST_GAP,
+	OPT_ARRIVALS,
+	OPT_REQUESTS,
+	OPT_ARRIVAL_SEED,
 	OPT_HELP,
 };
 
@@ -78,6 +82,9 @@ static const struct option longopts[] = {
 	{ "probe", required_argument, NULL, OPT_PROBE },
 	{ "host-time", required_argument, NULL, OPT_HOST_TIME },
 	{ "max-host-gap", required_argument, NULL, OPT_MAX_HOST_GAP },
+	{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
+	{ "requests", required_argument, NULL, OPT_REQUESTS },
+	{ "arrival-seed", required_argument, NULL, OPT_ARRIVAL_SEED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -174,6 +181,7 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->host_time = GM_HOST_TIME_CAPTURED;
 	o->max_host_gap_s = -1;
 	o->addresses = GM_ADDRESSES_CAPTURED;
+	o->arrival_seed = GM_DEFAULT_ARRIVAL_SEED;
 }
 
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
@@ -485,6 +493,47 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			}
 			o->given |= GM_KNOB_MAX_HOST_GAP;
 			break;
+		case OPT_ARRIVALS: {
+			struct gm_arrival_spec spec;
+			if (gm_arrival_spec_parse(&spec, optarg) < 0) {
+				return -1;
+			}
+			gm_arrival_spec_release(&spec);
+			if (o->nr_arrivals == GM_MAX_ARRIVALS) {
+				return gm_error("--arrivals: at most %d "
+						"latency-critical programs",
+						GM_MAX_ARRIVALS);
+			}
+			o->arrivals[o->nr_arrivals++] = optarg;
+			o->given |= GM_KNOB_ARRIVALS;
+			break;
+		}
+		case OPT_REQUESTS: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || *optarg < '1' || *optarg > '9' ||
+			    v > GM_ARRIVALS_MAX_REQUESTS) {
+				return gm_error("--requests takes an integer "
+						"from 1 to %u, not '%s'",
+						GM_ARRIVALS_MAX_REQUESTS,
+						optarg);
+			}
+			o->requests = (unsigned)v;
+			o->requests_given = 1;
+			break;
+		}
+		case OPT_ARRIVAL_SEED: {
+			unsigned long long v;
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*end || *optarg < '0' || *optarg > '9' || errno) {
+				return gm_error("--arrival-seed takes an integer "
+						"from 0 to 2^64-1, not '%s'",
+						optarg);
+			}
+			o->arrival_seed = (uint64_t)v;
+			o->arrival_seed_given = 1;
+			break;
+		}
 		case OPT_PROCESS_CHILD: {
 			int idx, fd, n = 0;
 			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
@@ -579,6 +628,26 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("--one-shot replays every program once: "
 				"--min-replays does not apply");
 	}
+	if (o->nr_arrivals && o->one_shot) {
+		return gm_error("--arrivals starts a program's replays at their "
+				"arrivals: --one-shot does not apply");
+	}
+	if (!o->nr_arrivals && (o->requests_given || o->arrival_seed_given)) {
+		return gm_error("%s applies to the programs of --arrivals, and "
+				"none was given", o->requests_given ?
+				"--requests" : "--arrival-seed");
+	}
+	for (unsigned i = 0; i < o->nr_arrivals; i++) {
+		size_t ni = strcspn(o->arrivals[i], "=");
+		for (unsigned j = 0; j < i; j++) {
+			if (strcspn(o->arrivals[j], "=") == ni &&
+			    !strncmp(o->arrivals[i], o->arrivals[j], ni)) {
+				return gm_error("--arrivals names program "
+						"'%.*s' twice", (int)ni,
+						o->arrivals[i]);
+			}
+		}
+	}
 	if (o->one_shot) {
 		o->min_replays = 1;
 	}
@@ -662,6 +731,13 @@ void gm_replay_opts_help(FILE *f)
 		strbuf_release(&head);
 		strbuf_release(&takers);
 	}
+	fputs("  --requests N          with --arrivals: the requests of a "
+	      "Poisson process\n"
+	      "                        (200), the first N rows of a trace "
+	      "(default: all)\n"
+	      "  --arrival-seed N      with --arrivals: the seed of the "
+	      "Poisson processes (1),\n"
+	      "                        recorded in the manifest\n", f);
 	fputs("  --elastic-slice BLOCKS  with --elastic: launch each elastic "
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "

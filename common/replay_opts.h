@@ -23,6 +23,9 @@
 #define GM_DEFAULT_WATCHDOG_S 60.0
 #define GM_DEFAULT_TIMESLICE_US 1000.0
 #define GM_DEFAULT_COPY_CHUNK (UINT64_C(4) << 20)
+/* Latency-critical programs one replay may have (--arrivals). */
+#define GM_MAX_ARRIVALS 8
+#define GM_DEFAULT_ARRIVAL_SEED 1
 
 /* How the runtime learns that a kernel finished (nss, elastic). */
 enum gm_completion {
@@ -98,6 +101,14 @@ struct gm_replay_opts {
 	enum gm_probe_mode probe;
 	enum gm_host_time host_time;
 	double max_host_gap_s;		/* < 0: no limit */
+	/* Open-loop programs (common/arrivals.h): "PROG=SPEC" as given,
+	 * each checked; their requests (0: the process's default) and the
+	 * seed of their Poisson processes. */
+	const char *arrivals[GM_MAX_ARRIVALS];
+	unsigned nr_arrivals;
+	unsigned requests;
+	uint64_t arrival_seed;
+	int requests_given, arrival_seed_given;
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -125,8 +136,9 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
  * the program was reconstructed with) and check the knobs against it;
  * --one-shot sets min_replays to 1. Fails with a recorded cause for an
  * unknown or unimplemented variant, a knob the variant does not take, a
- * policy missing or given without need, or --min-replays with
- * --one-shot.
+ * policy missing or given without need, --min-replays with --one-shot,
+ * or --arrivals with --one-shot, twice for one program, or --requests
+ * and --arrival-seed without it.
  */
 int gm_replay_opts_finish(struct gm_replay_opts *o,
 			  const char *default_variant);

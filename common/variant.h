@@ -55,12 +55,15 @@ enum gm_knob {
 	GM_KNOB_PROBE = 1 << 12,	/* --probe blocks|off */
 	GM_KNOB_HOST_TIME = 1 << 13,	/* --host-time captured|none */
 	GM_KNOB_MAX_HOST_GAP = 1 << 14,	/* --max-host-gap SECONDS */
+	GM_KNOB_ARRIVALS = 1 << 15,	/* --arrivals PROG=SPEC, --requests,
+					   --arrival-seed (arrivals.h) */
 };
 
 /* The knobs every variant takes (each row of the table has them): the
  * host time, for one, is spent the same whatever the mechanism. */
 #define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
-				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP)
+				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP | \
+				GM_KNOB_ARRIVALS)
 
 struct gm_variant {
 	const char *name;

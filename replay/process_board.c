@@ -158,14 +158,30 @@ int gm_process_board_completed(struct gm_process_board *b, unsigned i,
 	lock(b);
 	if (i < b->nr) {
 		b->done[i]++;
-		if (b->done[i] == b->min_replays) {
+		if (b->done[i] == (b->fixed[i] ? b->fixed[i] : b->min_replays)) {
 			b->below--;
 		}
+	}
+	if (i < b->nr && b->fixed[i]) {
+		more = b->done[i] < b->fixed[i];
+		*kept = 1;
+		unlock(b);
+		return more;
 	}
 	more = i < b->nr && !b->one_shot && b->below > 0;
 	*kept = i < b->nr && (more || b->one_shot);
 	unlock(b);
 	return more;
+}
+
+void gm_process_board_set_fixed(struct gm_process_board *b, unsigned i,
+				unsigned n)
+{
+	lock(b);
+	if (i < b->nr) {
+		b->fixed[i] = n;
+	}
+	unlock(b);
 }
 
 void gm_process_board_finish(struct gm_process_board *b, unsigned i,

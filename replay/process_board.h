@@ -30,6 +30,8 @@ struct gm_process_board {
 	unsigned nr, min_replays;
 	int one_shot;			/* each program replays once, kept */
 	unsigned done[GM_PROCESS_MAX_PROGRAMS];	/* completed replays */
+	unsigned fixed[GM_PROCESS_MAX_PROGRAMS];	/* 0, or an open-loop
+					   program's exact replays (repeat.h) */
 	unsigned below;			/* programs with done < R */
 	unsigned ready, finished;	/* at the init / cleanup barrier */
 	int stop;			/* a process failed or died */
@@ -64,6 +66,11 @@ void gm_process_board_detach(struct gm_process_board *b);
  */
 int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 		       double timeout_s);
+
+/* Program @i replays exactly @n times, each kept (repeat_set_fixed());
+ * the parent calls it before starting the processes. */
+void gm_process_board_set_fixed(struct gm_process_board *b, unsigned i,
+				unsigned n);
 
 /* Program @i completed a replay: 1 to start another, 0 when it was its
  * last; *@kept whether it counts (as repeat_completed()). */

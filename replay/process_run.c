@@ -430,6 +430,47 @@ static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
 	return ret;
 }
 
+/* Append child's requests.tsv lines (no header) to @out, their times
+ * shifted; none when it has no such file (a batch program). */
+static int merge_requests(struct strbuf *out, const char *dir, int64_t shift)
+{
+	char *path = gm_path_join(dir, "requests.tsv");
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int first = 1, ret = 0;
+
+	if (!f) {
+		free(path);
+		return 0;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *fl[8];
+		if (first) {
+			first = 0;
+			continue;
+		}
+		if (line[len - 1] == '\n') {
+			line[--len] = 0;
+		}
+		if (split(line, fl, 8) != 5) {
+			ret = gm_error("'%s': malformed line", path);
+			break;
+		}
+		strbuf_addf(out, "%s\t%s", fl[0], fl[1]);
+		for (int k = 2; k < 5; k++) {
+			strbuf_addch(out, '\t');
+			add_shifted(out, fl[k], shift);
+		}
+		strbuf_addch(out, '\n');
+	}
+	fclose(f);
+	free(line);
+	free(path);
+	return ret;
+}
+
 /*
  * Append child @dir's drivercalls.tsv lines but its END line to @out,
  * the SLOW lines' times + @shift, counting them in *@n. 0 or -1.
@@ -679,7 +720,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
 	struct run_activity ra;
 	struct merged_probe mp = { 0 };
-	struct strbuf reps = STRBUF_INIT, drv = STRBUF_INIT;
+	struct strbuf reps = STRBUF_INIT, drv = STRBUF_INIT, reqs = STRBUF_INIT;
 	uint64_t drv_lines = 0;
 	uint64_t corr = 0, streams = 0, dropped = 0, clients = 0;
 	int64_t spread = clock_shifts(b, c, w->nr_programs);
@@ -695,6 +736,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		ret = -1;
 	}
 	strbuf_addstr(&reps, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n");
+	strbuf_addstr(&reqs, RUN_REQUESTS_HEADER "\n");
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		char *m = gm_path_join(c[i].dir, "manifest");
 		uint64_t v;
@@ -754,6 +796,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		uint64_t base = corr;
 		if (merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
 		    merge_replays(&reps, c[i].dir, c[i].shift) < 0 ||
+		    merge_requests(&reqs, c[i].dir, c[i].shift) < 0 ||
 		    merge_drivercalls(&drv, c[i].dir, c[i].shift,
 				      &drv_lines) < 0 ||
 		    (mp.open && merge_probe(&mp, c[i].dir, base,
@@ -799,6 +842,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	kvfile_set(&kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
 	gm_manifest_repetition(&kv, &run->opt);
 	gm_manifest_host_time(&kv, &run->opt);
+	gm_open_loop_manifest(run, &kv);
 	kvfile_set(&kv, "started_at", run->started_at);
 	run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);
@@ -834,6 +878,13 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		ret = -1;
 	}
 	free(path);
+	if (run->open_loop) {
+		path = gm_path_join(run->opt.run_dir, "requests.tsv");
+		if (gm_write_file_atomic(path, reqs.buf, reqs.len, 1) < 0) {
+			ret = -1;
+		}
+		free(path);
+	}
 	strbuf_addf(&drv, "END\t%" PRIu64 "\n", drv_lines);
 	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
 	if (gm_write_file_atomic(path, drv.buf, drv.len, 1) < 0) {
@@ -852,6 +903,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	kvfile_release(&kv);
 	kvfile_release(&part);
 	strbuf_release(&reps);
+	strbuf_release(&reqs);
 	return ret;
 }
 
@@ -862,7 +914,7 @@ static void drop_parts(struct child *c, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		static const char *const parts[] = {
 			"activity.tsv", "replays.tsv", "probe.tsv", "probe.bin",
-			"drivercalls.tsv",
+			"drivercalls.tsv", "requests.tsv",
 		};
 		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
 			char *path = gm_path_join(c[i].dir, parts[k]);
@@ -948,6 +1000,9 @@ int gm_process_run(struct gm_run *run, int argc, char **argv)
 	if (unique_names(w) == 0) {
 		b = gm_process_board_create(w->nr_programs, run->opt.min_replays,
 					    run->opt.one_shot, &board_fd);
+		if (b) {
+			gm_open_loop_board(run, b);
+		}
 	}
 	if (!b || (mps && gm_mps_daemon_start(&daemon, log_dir,
 					      gm_mps_daemon_timeout_s()) < 0)) {

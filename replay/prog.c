@@ -832,6 +832,7 @@ int gm_replay_next(struct gm_prog *p)
 			.io_ns = p->io_ns,
 			.kept = kept,
 		};
+		gm_open_loop_ended(p, p->start_ns, end);
 		pthread_mutex_unlock(&run->lock);
 		p->replay++;
 		if (!more) {
@@ -853,6 +854,11 @@ int gm_replay_next(struct gm_prog *p)
 	if (!p->prepared && prepare_replay(p) < 0) {
 		p->failed = 1;
 		gm_record_failure(run);
+		end_turn(p);
+		return 0;
+	}
+	/* An open-loop program's request starts at its arrival. */
+	if (gm_open_loop_wait(p)) {
 		end_turn(p);
 		return 0;
 	}

@@ -21,6 +21,9 @@ struct repeat_ctl {
 	unsigned *done;		/* completed replays per program */
 	unsigned below;		/* programs with done < R */
 	int one_shot;		/* each program replays once, kept */
+	unsigned *fixed;	/* per program: 0, or its exact number of
+				   replays (an open-loop program's
+				   requests), every one kept */
 };
 
 /* Start a group of @nr programs that must each complete @min_replays
@@ -28,6 +31,15 @@ struct repeat_ctl {
 void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
 		 int one_shot);
 void repeat_release(struct repeat_ctl *rc);
+
+/*
+ * Program @i of the group replays exactly @n times (@n >= 1), each
+ * replay kept: an open-loop program, whose replays are its requests
+ * (common/arrivals.h). The group is not done before it has; the other
+ * programs keep their rule (R replays, the last discarded) and go on
+ * beside it until it has. Call before the first repeat_completed().
+ */
+void repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n);
 
 /*
  * Program @i completed a replay. Returns 1 when it must start another, 0

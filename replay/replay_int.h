@@ -22,6 +22,7 @@
 #include "gpumix_replay.h"
 #include "hash.h"
 #include "host_gap.h"
+#include "open_loop.h"
 #include "profiler.h"
 #include "replay_opts.h"
 #include "repeat.h"
@@ -138,6 +139,9 @@ struct gm_prog {
 	struct gm_probe_prog *probe;	/* --probe blocks (probe.h), or NULL */
 	struct gm_drvcalls *drv;	/* its thread's driver calls (drvcalls.h) */
 	int init_done, failed, arrived_end;
+	/* An open-loop program (open_loop.h): its clock origin and its
+	 * current request's arrival, on the run's clock. */
+	uint64_t ol_origin, ol_arrival;
 };
 
 enum gm_phase {
@@ -193,6 +197,9 @@ struct gm_run {
 	unsigned nr_groups;
 	struct run_replay_rec *replays;
 	size_t nr_replays, alloc_replays;
+	struct gm_open_loop *open_loop;	/* per program, or NULL: none */
+	struct run_request_rec *requests;	/* open-loop requests */
+	size_t nr_requests, alloc_requests;
 	char failure[1024];
 	atomic_int stop;		/* a program failed, or hung */
 	atomic_int finishing;		/* the run directory is being written */

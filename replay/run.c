@@ -261,6 +261,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	kvfile_set(kv, "host_callbacks",
 		   gm_host_callbacks_name(run->opt.host_callbacks));
 	gm_manifest_host_time(kv, &run->opt);
+	gm_open_loop_manifest(run, kv);
 	gm_gpu_state_manifest(kv, "gpu.start", &run->gpu_start);
 	gm_gpu_state_manifest(kv, "gpu.end", &run->gpu_end);
 	if (run->board) {
@@ -363,7 +364,8 @@ static int write_run(struct gm_run *run, const char *status,
 	}
 	pthread_mutex_unlock(&run->lock);
 	qsort_r(reps, nr, sizeof(*reps), cmp_replay, (void *)w);
-	if (run_write_replays(run->opt.run_dir, reps, nr) < 0) {
+	if (run_write_replays(run->opt.run_dir, reps, nr) < 0 ||
+	    gm_open_loop_write(run) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
@@ -675,6 +677,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 {
 	struct gm_run run;
 	struct gm_workload_desc one;	/* a replay process's one program */
+	const struct gm_workload_desc *full;	/* the whole workload */
 	char *owned_data = NULL, *owned_run = NULL;
 	pthread_t *threads = NULL;
 	unsigned started = 0;
@@ -691,6 +694,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		return 1;
 	}
 	run.w = w;
+	full = w;
 	rc = parse_options(&run, argc, argv, &owned_data, &owned_run);
 	if (rc) {
 		return rc == 1 ? 0 : rc;
@@ -712,6 +716,21 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		one.programs = &w->programs[run.process_index];
 		one.nr_programs = 1;
 		run.w = w = &one;
+	}
+	{
+		/* Before anything runs: the requests' arrival times. */
+		const char **all = gm_xcalloc(full->nr_programs + 1,
+					      sizeof(*all));
+		for (unsigned i = 0; i < full->nr_programs; i++) {
+			all[i] = full->programs[i]->name;
+		}
+		rc = gm_open_loop_setup(&run, all, full->nr_programs);
+		free(all);
+		if (rc < 0) {
+			gm_error_report(stderr);
+			gm_open_loop_release(&run);
+			return 2;
+		}
 	}
 	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
 	run.sched = gm_sched_find(run.opt.variant->sched);
@@ -836,6 +855,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		gm_record_failure(&run);
 		goto finish;
 	}
+	gm_open_loop_groups(&run);
 	if (watchdog_start(&run.wd, run.targets, w->nr_programs,
 			   run.opt.watchdog_s, on_hang, &run) < 0) {
 		gm_record_failure(&run);
@@ -914,6 +934,7 @@ release:
 	}
 	gm_elastic_index_release(&run.el_index);
 	gm_probe_run_release(&run);
+	gm_open_loop_release(&run);
 	free(run.groups);
 	for (unsigned i = 0; run.progs && i < w->nr_programs; i++) {
 		free(run.progs[i].drv);

@@ -177,6 +177,44 @@ int run_write_replays(const char *dir, const struct run_replay_rec *r,
 	return ret;
 }
 
+static int cmp_request(const void *a, const void *b)
+{
+	const struct run_request_rec *x = a, *y = b;
+	int c = strcmp(x->program, y->program);
+
+	if (c) {
+		return c;
+	}
+	return x->request < y->request ? -1 : x->request > y->request;
+}
+
+int run_write_requests(const char *dir, const struct run_request_rec *r,
+		       size_t nr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct run_request_rec *v = gm_xcalloc(nr + 1, sizeof(*v));
+	char *path = gm_path_join(dir, "requests.tsv");
+	int ret;
+
+	if (nr) {
+		memcpy(v, r, nr * sizeof(*v));
+	}
+	qsort(v, nr, sizeof(*v), cmp_request);
+	strbuf_addstr(&sb, RUN_REQUESTS_HEADER "\n");
+	for (size_t i = 0; i < nr; i++) {
+		run_escape(&sb, v[i].program);
+		strbuf_addf(&sb,
+			    "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+			    v[i].request, v[i].arrival_ns, v[i].start_ns,
+			    v[i].end_ns);
+	}
+	ret = gm_write_file_atomic(path, sb.buf, sb.len, 1);
+	free(path);
+	free(v);
+	strbuf_release(&sb);
+	return ret;
+}
+
 int run_dir_prepare(const char *dir, int force)
 {
 	if (gm_path_exists(dir)) {

@@ -64,6 +64,13 @@ struct run_replay_rec {
 	int kept;
 };
 
+/* One request of an open-loop program (replay/open_loop.h). */
+struct run_request_rec {
+	const char *program;
+	unsigned request;		/* its replay number, 0-based */
+	uint64_t arrival_ns, start_ns, end_ns;
+};
+
 /* Append one activity.tsv line (with its newline) to @out. */
 void run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r);
 void run_format_memcpy(struct strbuf *out, const struct run_memcpy_rec *r);
@@ -99,6 +106,14 @@ void run_activity_abort(struct run_activity *ra);
 /* Write @dir/replays.tsv (header plus @nr lines). Returns 0 or -1. */
 int run_write_replays(const char *dir, const struct run_replay_rec *r,
 		      size_t nr);
+
+/* The header line of requests.tsv (without its newline). */
+#define RUN_REQUESTS_HEADER "program\trequest\tarrival_ns\tstart_ns\tend_ns"
+
+/* Write @dir/requests.tsv (header plus @nr lines, in program then
+ * request order). Returns 0 or -1 (cause recorded). */
+int run_write_requests(const char *dir, const struct run_request_rec *r,
+		       size_t nr);
 
 /*
  * Prepare @dir for a run: create it, or when it exists refuse unless

@@ -93,6 +93,27 @@ int main(void)
 	CHECK(repeat_all_done(&rc), "all done");
 	CHECK_INT(repeat_completed(&rc, 0, &k), 0, "the other stops at its next");
 	repeat_release(&rc);
+	/* An open-loop program (repeat_set_fixed): exactly its requests,
+	 * every one kept; the batch program goes on until it is done. */
+	repeat_init(&rc, 2, 2, 0);
+	repeat_set_fixed(&rc, 0, 4);
+	CHECK_INT(repeat_completed(&rc, 1, &k), 1, "fixed: batch below R");
+	CHECK_INT(repeat_completed(&rc, 1, &k), 1,
+		  "fixed: batch at R goes on while the open-loop one serves");
+	CHECK_INT(k, 1, "fixed: and keeps that replay");
+	for (int r = 0; r < 3; r++) {
+		CHECK_INT(repeat_completed(&rc, 0, &k), 1,
+			  "fixed: open-loop program before its last request");
+		CHECK_INT(k, 1, "fixed: each request kept");
+	}
+	CHECK(!repeat_all_done(&rc), "fixed: not done before its last");
+	CHECK_INT(repeat_completed(&rc, 0, &k), 0,
+		  "fixed: its last request ends it");
+	CHECK_INT(k, 1, "fixed: the last request kept too");
+	CHECK(repeat_all_done(&rc), "fixed: done");
+	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "fixed: batch stops next");
+	CHECK_INT(k, 0, "fixed: its last replay discarded");
+	repeat_release(&rc);
 	repeat_init(&rc, 2, 7, 1);
 	CHECK_INT(repeat_completed(&rc, 0, &k), 0,
 		  "one-shot: the first to finish stops while the other runs");
