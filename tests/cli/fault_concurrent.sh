@@ -54,7 +54,8 @@ done
 check_eq "beside a process that records nothing: the capture exits 0" 0 "$?"
 check_eq "... its bundle holds its own process's streams only" 1 \
 	"$(ls "$tmp/busy/ctf/ust/pid" | wc -l)"
-check_eq "... and counts the other as foreign" 1 "$(field "$tmp/busy" foreign.processes)"
+# (at least: any other capture on the machine counts too)
+check "... and counts the other as foreign" test "$(field "$tmp/busy" foreign.processes)" -ge 1
 kill -INT "$pi"
 wait "$pi"
 check_eq "the idle one, interrupted, keeps its own process only" 1 \
