@@ -38,6 +38,15 @@ int gm_elastic_setting_parse(const char *mode, const char *slice,
 		out->mode = GM_ELASTIC_IDENTITY;
 	} else if (!strcmp(mode, "sm")) {
 		out->mode = GM_ELASTIC_SM;
+		out->blocks = 1;
+	} else if (!strncmp(mode, "sm=", 3)) {
+		if (parse_count(mode + 3, &out->blocks) < 0 ||
+		    out->blocks > GM_ELASTIC_MAX_PER_SM) {
+			return gm_error("bad elastic mode '%s' (sm=K takes "
+					"blocks per SM from 1 to %u)", mode,
+					GM_ELASTIC_MAX_PER_SM);
+		}
+		out->mode = GM_ELASTIC_SM;
 	} else if (!strcmp(mode, "resident")) {
 		out->mode = GM_ELASTIC_RESIDENT;
 	} else if (!strcmp(mode, "orig")) {
@@ -47,7 +56,8 @@ int gm_elastic_setting_parse(const char *mode, const char *slice,
 		out->mode = GM_ELASTIC_GRID;
 	} else {
 		return gm_error("bad elastic mode '%s' (off, identity, grid=N, "
-				"N, sm, resident, orig; N from 1 to %u)", mode,
+				"N, sm, sm=K, resident, orig; N from 1 to %u)",
+				mode,
 				GM_ELASTIC_MAX_GRID_X);
 	}
 	if (slice && (slice[0] == '/' ? parse_count(slice + 1, &out->parts)
@@ -78,6 +88,8 @@ void gm_elastic_setting_name(const struct gm_elastic_setting *s, char *buf,
 
 	if (s->mode == GM_ELASTIC_GRID) {
 		snprintf(buf, len, "grid=%" PRIu32, s->blocks);
+	} else if (s->mode == GM_ELASTIC_SM && s->blocks > 1) {
+		snprintf(buf, len, "sm=%" PRIu32, s->blocks);
 	} else {
 		snprintf(buf, len, "%s", names[s->mode]);
 	}
@@ -94,7 +106,11 @@ uint32_t gm_elastic_phys_blocks(const struct gm_elastic_setting *s,
 		n = s->blocks;
 		break;
 	case GM_ELASTIC_SM:
-		n = sms ? sms : 1;
+		/* K per SM, never more than fit at once (the SM-stretch
+		 * microbenchmark: exactly K resident on every SM) */
+		n = (uint64_t)(sms ? sms : 1) *
+		    (s->blocks > resident_per_sm && resident_per_sm ?
+			     resident_per_sm : (s->blocks ? s->blocks : 1));
 		break;
 	case GM_ELASTIC_RESIDENT:
 		n = (uint64_t)(sms ? sms : 1) *

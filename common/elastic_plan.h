@@ -6,8 +6,9 @@
  *
  * Modes: off (the original modules), identity (the elastic modules with
  * elasticity off: the captured grid, offset 0, every block), and the
- * physical grid sizes grid=N (or just N), sm (one block per SM),
- * resident (the most blocks that can be resident at once: the
+ * physical grid sizes grid=N (or just N), sm (one block per SM), sm=K
+ * (K blocks per SM, at most the resident maximum per SM when it is
+ * known: the SM-stretch microbenchmark of doc/spmd-model.md), resident (the most blocks that can be resident at once: the
  * occupancy of the transformed kernel x SMs) and orig (as many blocks as
  * the logical grid has). A physical grid is 1-D, never larger than the
  * blocks it has to run, never below 1; the block size is the captured
@@ -41,10 +42,14 @@ enum gm_elastic_mode {
 
 struct gm_elastic_setting {
 	enum gm_elastic_mode mode;
-	uint32_t blocks;	/* GM_ELASTIC_GRID: physical blocks */
+	uint32_t blocks;	/* GM_ELASTIC_GRID: physical blocks;
+				   GM_ELASTIC_SM: blocks per SM (1 for sm) */
 	uint32_t slice;		/* logical blocks per launch, 0: no slicing */
 	uint32_t parts;		/* or ("/N") launches per grid, 0: none */
 };
+
+/* The most blocks per SM sm=K takes (sm_90's cap is 32). */
+#define GM_ELASTIC_MAX_PER_SM 1024u
 
 /* The largest x dimension of a grid (CUDA's limit). */
 #define GM_ELASTIC_MAX_GRID_X 2147483647u
@@ -59,7 +64,7 @@ int gm_elastic_setting_parse(const char *mode, const char *slice,
 			     struct gm_elastic_setting *out);
 
 /* The mode as the option spells it: "off", "identity", "grid=N", "sm",
- * "resident", "orig". */
+ * "sm=K" (K > 1), "resident", "orig". */
 void gm_elastic_setting_name(const struct gm_elastic_setting *s, char *buf,
 			     size_t len);
 

@@ -114,7 +114,8 @@ static const struct gm_knob_desc knobs[] = {
 	  "rescaled to RATE); repeatable (a study's 'arrivals' key)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
-	  "physical grid: identity, N, sm, resident, orig" },
+	  "physical grid: identity, N, sm, sm=K (K blocks per SM), "
+	  "resident, orig" },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))

@@ -124,6 +124,16 @@ el=$(field "$tmp/run-1/manifest" elastic.launches)
 check "grid=1: launches made elastic" test "${el:-0}" -gt 0
 check_eq "grid=1: one kernel launch each" "$el" \
 	"$(field "$tmp/run-1/manifest" elastic.physical_launches)"
+# sm=K: K blocks on every SM (the SM-stretch microbenchmark); 4 mock SMs
+# so that the 16-block grids of scale and tex_copy hold 3 per SM
+MOCK_CUDA_SMS=4 run_mode sm3 --elastic sm=3
+check_eq "sm=3 recorded" sm=3 "$(field "$tmp/run-sm3/manifest" elastic)"
+check_eq "sm=3: scale and tex_copy on 3 x 4 physical blocks" "12 12" \
+	"$(awk -F'\t' '$1 == "KERNEL" && $NF ~ /scale|tex_copy/ { g[$NF] = $11 * $12 * $13 }
+		END { for (k in g) printf "%s%s", n++ ? " " : "", g[k] }' "$tmp/run-sm3/activity.tsv")"
+out=$("$GPUMIX" replay --elastic sm=0 -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
+check_eq "sm=0: usage error" 2 "$rc"
+check_match "saying the range" "sm=K takes blocks per SM from 1 to 1024" "$out"
 run_mode quarter --elastic resident --elastic-slice /4
 check_eq "slice /4 recorded" /4 "$(field "$tmp/run-quarter/manifest" elastic.slice)"
 for s in 1 7; do

@@ -31,7 +31,7 @@ static void test_parse(void)
 
 	CHECK_INT(gm_elastic_setting_parse("big", NULL, &s), -1, "unknown mode");
 	CHECK_STR(gm_error_message(), "bad elastic mode 'big' (off, identity, "
-		  "grid=N, N, sm, resident, orig; N from 1 to 2147483647)",
+		  "grid=N, N, sm, sm=K, resident, orig; N from 1 to 2147483647)",
 		  "its message");
 	gm_error_clear();
 	CHECK_INT(gm_elastic_setting_parse("0", NULL, &s), -1, "0 blocks");
@@ -74,6 +74,31 @@ static void test_phys(void)
 		  "sm: never more than the blocks");
 	CHECK_INT(gm_elastic_phys_blocks(&s, 1000, 7, 132, 8), 7,
 		  "sm: never more than the slice");
+	/* sm=K: the SM-stretch microbenchmark's K blocks on every SM */
+	CHECK_INT(gm_elastic_setting_parse("sm=3", NULL, &s), 0, "sm=3");
+	CHECK_INT(gm_elastic_phys_blocks(&s, 5000, 5000, 132, 8), 396,
+		  "sm=3: 3 x 132");
+	CHECK_INT(gm_elastic_phys_blocks(&s, 5000, 5000, 132, 3), 396,
+		  "sm=3 with 3 resident: all of them");
+	CHECK_INT(gm_elastic_phys_blocks(&s, 5000, 5000, 132, 2), 264,
+		  "sm=3 with 2 resident: capped at 2 per SM");
+	CHECK_INT(gm_elastic_phys_blocks(&s, 5000, 5000, 132, 0), 396,
+		  "sm=3, resident unknown: 3 per SM");
+	CHECK_INT(gm_elastic_phys_blocks(&s, 300, 300, 132, 8), 300,
+		  "sm=3: capped at the grid");
+	{
+		char name[32];
+		gm_elastic_setting_name(&s, name, sizeof(name));
+		CHECK_STR(name, "sm=3", "sm=3 named");
+		gm_elastic_setting_parse("sm=1", NULL, &s);
+		gm_elastic_setting_name(&s, name, sizeof(name));
+		CHECK_STR(name, "sm", "sm=1 is sm");
+	}
+	CHECK_INT(gm_elastic_setting_parse("sm=0", NULL, &s), -1, "sm=0");
+	CHECK_INT(gm_elastic_setting_parse("sm=1025", NULL, &s), -1,
+		  "sm=1025: above the limit");
+	CHECK_INT(gm_elastic_setting_parse("sm=x", NULL, &s), -1, "sm=x");
+	gm_error_clear();
 	gm_elastic_setting_parse("resident", NULL, &s);
 	CHECK_INT(gm_elastic_phys_blocks(&s, 5000, 5000, 132, 8), 1056,
 		  "resident: 8 x 132");
