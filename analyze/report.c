@@ -276,6 +276,11 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 		}
 		res->tables++;
 	}
+	strbuf_reset(&sb);
+	gm_report_tables_json(t, gm_report_table_count, -1, &sb);
+	if ((ret = write_file(dir, "tables.json", &sb))) {
+		goto out;
+	}
 	ret = -1;
 	if (opt->figures != GM_FIGURES_NONE &&
 	    gm_plot_figures(a, fdir, opt->figures == GM_FIGURES_DRAW ?

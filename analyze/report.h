@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The report directory: tables/<name>.md and .csv for every table,
- * figures/ (plot.h), and index.md, which shows the key tables and every
+ * tables.json with all of them (report_tables.h), figures/ (plot.h), and index.md, which shows the key tables and every
  * figure and links the rest, so a whole study reads in one place; the
  * same page as index.html (report_html.c), and timelines/<run>.json, each
  * run's timeline for Perfetto (timeline.h). The

@@ -3,9 +3,11 @@
  * index.html of a report directory (see report_priv.h): the index.md
  * page as one HTML file a browser shows without a network or a Markdown
  * viewer. The figures are gnuplot's SVG files copied in whole (the XML
- * prolog dropped), so the page needs none of its neighbours to show them;
- * links still go to the tables' files, the figures' PNGs and the
- * timelines.
+ * prolog dropped), and every table is shown (the key ones first, the
+ * rest after the figures and timelines), so the page needs none of its
+ * neighbours; links still go to the tables' CSV files, the figures' PNGs
+ * and the timelines. A wide table scrolls inside its box: the page
+ * itself never scrolls sideways.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,8 @@
 static const char style[] =
 	"body{font:14px/1.4 sans-serif;margin:1.5em auto;max-width:1100px;"
 	"padding:0 1em;color:#222;background:#fff}\n"
-	"table{border-collapse:collapse;margin:.5em 0 1em}\n"
+	"div.scroll{overflow-x:auto;max-width:100%;margin:.5em 0 1em}\n"
+	"table{border-collapse:collapse}\n"
 	"th,td{border:1px solid #ccc;padding:2px 8px}\n"
 	"th{background:#eee}td.num{text-align:right;"
 	"font-variant-numeric:tabular-nums}\n"
@@ -55,7 +58,7 @@ static void header(const struct gm_report_page *pg, struct strbuf *sb)
 		strbuf_addstr(sb, ".</p>\n");
 	}
 	strbuf_addf(sb, "<p>Beside the paper's numbers (Pai et al., ASPLOS'13,"
-		    " on Fermi): <a href=\"tables/%s.md\">",
+		    " on Fermi): <a href=\"#%s\">",
 		    pg->t[gm_report_table_find("paper")].name);
 	gm_html_escape(sb, pg->t[gm_report_table_find("paper")].title);
 	strbuf_addstr(sb, "</a>.</p>\n");
@@ -93,7 +96,7 @@ static int figures(const struct gm_report_page *pg, struct strbuf *sb)
 {
 	const struct gm_figures *f = pg->figs;
 
-	strbuf_addstr(sb, "<h2>Figures</h2>\n");
+	strbuf_addstr(sb, "<h2 id=\"figures\">Figures</h2>\n");
 	if (!f) {
 		strbuf_addstr(sb, pg->opt->figures == GM_FIGURES_SCRIPTS ?
 			      "<p>Not drawn: gnuplot was not run "
@@ -143,7 +146,7 @@ static void timelines(const struct gm_report_page *pg, struct strbuf *sb)
 	if (!pg->ntl) {
 		return;
 	}
-	strbuf_addstr(sb, "<h2>Timelines</h2>\n<p>Each run in Chrome"
+	strbuf_addstr(sb, "<h2 id=\"timelines\">Timelines</h2>\n<p>Each run in Chrome"
 		      " trace-event JSON: open it in ui.perfetto.dev (Open trace"
 		      " file; the file stays on this machine) or chrome://tracing."
 		      " One process per program, a track per host thread and per"
@@ -164,33 +167,52 @@ static void timelines(const struct gm_report_page *pg, struct strbuf *sb)
 	strbuf_addstr(sb, "</ul>\n");
 }
 
+/* The contents: every table and section, linked by its id. */
+static void contents(const struct gm_report_page *pg, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "<nav><p>Tables:");
+	for (size_t i = 0; i < gm_report_table_count; i++) {
+		strbuf_addf(sb, "%s <a href=\"#%s\">", i ? "," : "",
+			    pg->t[i].name);
+		gm_html_escape(sb, pg->t[i].title);
+		strbuf_addstr(sb, "</a>");
+	}
+	strbuf_addstr(sb, ". <a href=\"#figures\">Figures</a>");
+	if (pg->ntl) {
+		strbuf_addstr(sb, ", <a href=\"#timelines\">timelines</a>");
+	}
+	strbuf_addstr(sb, ".</p></nav>\n");
+}
+
+static void table(const struct gm_table *t, struct strbuf *out)
+{
+	gm_table_html(t, out);
+	strbuf_addf(out, "<p><a href=\"tables/%s.csv\">CSV</a></p>\n",
+		    t->name);
+}
+
 int gm_report_html(const struct gm_report_page *pg, struct strbuf *out)
 {
 	strbuf_addf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		    "<meta charset=\"utf-8\">\n<title>gpumix report</title>\n"
 		    "<style>\n%s</style>\n</head>\n<body>\n", style);
 	header(pg, out);
+	contents(pg, out);
 	for (size_t i = 0; i < gm_report_table_count; i++) {
-		const struct gm_table *t = &pg->t[i];
-		if (!gm_report_table_list[i].inline_shown) {
-			continue;
+		if (gm_report_table_list[i].inline_shown) {
+			table(&pg->t[i], out);
 		}
-		gm_table_html(t, out);
-		strbuf_addf(out, "<p><a href=\"tables/%s.csv\">CSV</a></p>\n",
-			    t->name);
 	}
 	if (figures(pg, out)) {
 		return gm_error("cannot write index.html");
 	}
 	timelines(pg, out);
-	strbuf_addstr(out, "<h2>All tables</h2>\n<ul>\n");
+	strbuf_addstr(out, "<h1 id=\"more\">More tables</h1>\n");
 	for (size_t i = 0; i < gm_report_table_count; i++) {
-		int shown = gm_report_table_list[i].inline_shown;
-		strbuf_addf(out, "<li><a href=\"tables/%s.md\">", pg->t[i].name);
-		gm_html_escape(out, pg->t[i].title);
-		strbuf_addf(out, "</a> (<a href=\"tables/%s.csv\">CSV</a>)%s</li>\n",
-			    pg->t[i].name, shown ? " (shown above)" : "");
+		if (!gm_report_table_list[i].inline_shown) {
+			table(&pg->t[i], out);
+		}
 	}
-	strbuf_addstr(out, "</ul>\n</body>\n</html>\n");
+	strbuf_addstr(out, "</body>\n</html>\n");
 	return 0;
 }

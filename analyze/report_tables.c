@@ -490,3 +490,22 @@ void gm_report_tables_release(struct gm_table *t)
 		gm_table_release(&t[i]);
 	}
 }
+
+void gm_report_tables_json(const struct gm_table *t, size_t n, long only,
+			   struct strbuf *out)
+{
+	int first = 1;
+
+	strbuf_addstr(out, "{\"tables\":[\n");
+	for (size_t i = 0; i < n; i++) {
+		if (only >= 0 && (long)i != only) {
+			continue;
+		}
+		if (!first) {
+			strbuf_addstr(out, ",\n");
+		}
+		gm_table_json(&t[i], out);
+		first = 0;
+	}
+	strbuf_addstr(out, "\n]}\n");
+}

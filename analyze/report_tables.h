@@ -39,6 +39,15 @@ long gm_report_table_find(const char *name);
  */
 void gm_report_tables(const struct gm_analysis *a, struct gm_table *t);
 
+/*
+ * Append the tables @t[0..n) (only @t[only] when @only >= 0) as one JSON
+ * document, {"tables": [...]}, each table an object (gm_table_json()):
+ * what `gpumix report --format json` prints and a report's tables.json
+ * holds.
+ */
+void gm_report_tables_json(const struct gm_table *t, size_t n, long only,
+			   struct strbuf *out);
+
 /* Release the gm_report_table_count tables @t. */
 void gm_report_tables_release(struct gm_table *t);
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_json.h"
+
 void gm_table_init(struct gm_table *t, const char *name, const char *title,
 		   const char *const *cols)
 {
@@ -234,18 +236,56 @@ void gm_html_inline(struct strbuf *out, const char *s)
 	}
 }
 
+/* A cell that says nothing: a missing number, no text, or "n/a". */
+static int cell_na(const struct gm_table_cell *c)
+{
+	return c->text ? !*c->text || !strcmp(c->text, "n/a") : isnan(c->num);
+}
+
+int gm_table_col_na(const struct gm_table *t, size_t col)
+{
+	if (!t->nrows) {
+		return 0;
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!cell_na(&t->cells[r * t->ncols + col])) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 void gm_table_html(const struct gm_table *t, struct strbuf *out)
 {
+	struct strbuf dropped = STRBUF_INIT;
+
 	strbuf_addf(out, "<h2 id=\"%s\">", t->name);
 	gm_html_escape(out, t->title);
 	strbuf_addstr(out, "</h2>\n");
-	if (t->caption) {
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (gm_table_col_na(t, i)) {
+			strbuf_addf(&dropped, "%s<code>", dropped.len ? ", " : "");
+			gm_html_escape(&dropped, t->cols[i]);
+			strbuf_addstr(&dropped, "</code>");
+		}
+	}
+	if (t->caption || dropped.len) {
 		strbuf_addstr(out, "<p>");
-		gm_html_inline(out, t->caption);
+		if (t->caption) {
+			gm_html_inline(out, t->caption);
+		}
+		if (dropped.len) {
+			strbuf_addf(out, "%sLeft out, n/a in every row: %s.",
+				    t->caption ? " " : "", dropped.buf);
+		}
 		strbuf_addstr(out, "</p>\n");
 	}
-	strbuf_addstr(out, "<table>\n<thead><tr>");
+	strbuf_release(&dropped);
+	strbuf_addstr(out, "<div class=\"scroll\"><table>\n<thead><tr>");
 	for (size_t i = 0; i < t->ncols; i++) {
+		if (gm_table_col_na(t, i)) {
+			continue;
+		}
 		strbuf_addstr(out, "<th>");
 		gm_html_escape(out, t->cols[i]);
 		strbuf_addstr(out, "</th>");
@@ -255,6 +295,9 @@ void gm_table_html(const struct gm_table *t, struct strbuf *out)
 		strbuf_addstr(out, "<tr>");
 		for (size_t i = 0; i < t->ncols; i++) {
 			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (gm_table_col_na(t, i)) {
+				continue;
+			}
 			if (c->text) {
 				strbuf_addstr(out, "<td>");
 				gm_html_escape(out, c->text);
@@ -268,7 +311,7 @@ void gm_table_html(const struct gm_table *t, struct strbuf *out)
 		}
 		strbuf_addstr(out, "</tr>\n");
 	}
-	strbuf_addstr(out, "</tbody></table>\n");
+	strbuf_addstr(out, "</tbody></table></div>\n");
 	if (!t->nrows) {
 		strbuf_addstr(out, "<p>(no rows)</p>\n");
 	}
@@ -291,27 +334,62 @@ static void csv_field(struct strbuf *out, const char *s)
 	strbuf_addch(out, '"');
 }
 
-void gm_table_csv(const struct gm_table *t, struct strbuf *out)
+void gm_table_key(const char *label, struct strbuf *out)
+{
+	size_t start = out->len;
+	int sep = 0;
+
+	for (const char *s = label; *s; s++) {
+		const char *word = *s == '%' ? "pct" : NULL;
+		if (!word && !alnum(*s)) {
+			sep = 1;
+			continue;
+		}
+		if (sep && out->len > start) {
+			strbuf_addch(out, '_');
+		}
+		sep = word != NULL;
+		if (word) {
+			if (out->len > start && out->buf[out->len - 1] != '_') {
+				strbuf_addch(out, '_');
+			}
+			strbuf_addstr(out, word);
+			continue;
+		}
+		strbuf_addch(out, (*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s);
+	}
+}
+
+/* Column @i's key, with @suffix ("", "_lo", "_hi"), as a CSV field. */
+static void csv_key(struct strbuf *out, const struct gm_table *t, size_t i,
+		    const char *suffix)
+{
+	gm_table_key(t->cols[i], out);
+	strbuf_addstr(out, suffix);
+}
+
+void gm_table_csv_header(const struct gm_table *t, struct strbuf *out)
 {
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (i) {
 			strbuf_addch(out, ',');
 		}
-		csv_field(out, t->cols[i]);
+		csv_key(out, t, i, "");
 	}
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (t->interval[i]) {
-			char *lo = gm_xasprintf("%s lo", t->cols[i]);
-			char *hi = gm_xasprintf("%s hi", t->cols[i]);
 			strbuf_addch(out, ',');
-			csv_field(out, lo);
+			csv_key(out, t, i, "_lo");
 			strbuf_addch(out, ',');
-			csv_field(out, hi);
-			free(lo);
-			free(hi);
+			csv_key(out, t, i, "_hi");
 		}
 	}
 	strbuf_addch(out, '\n');
+}
+
+void gm_table_csv(const struct gm_table *t, struct strbuf *out)
+{
+	gm_table_csv_header(t, out);
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t i = 0; i < t->ncols; i++) {
 			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
@@ -340,6 +418,90 @@ void gm_table_csv(const struct gm_table *t, struct strbuf *out)
 		}
 		strbuf_addch(out, '\n');
 	}
+}
+
+/* A number as JSON: integers exactly, others with 17 digits, NAN null. */
+static void json_num(struct strbuf *out, double v)
+{
+	if (isnan(v) || isinf(v)) {
+		strbuf_addstr(out, "null");
+	} else if (v == (double)(long long)v && fabs(v) < 9007199254740992.0) {
+		strbuf_addf(out, "%lld", (long long)v);
+	} else {
+		strbuf_addf(out, "%.17g", v);
+	}
+}
+
+void gm_table_json(const struct gm_table *t, struct strbuf *out)
+{
+	struct strbuf key = STRBUF_INIT;
+
+	strbuf_addstr(out, "{\"name\":");
+	gm_json_str(out, t->name);
+	strbuf_addstr(out, ",\"title\":");
+	gm_json_str(out, t->title);
+	strbuf_addstr(out, ",\"caption\":");
+	if (t->caption) {
+		gm_json_str(out, t->caption);
+	} else {
+		strbuf_addstr(out, "null");
+	}
+	/* The CSV's header, in its order, then the labels people read. */
+	strbuf_addstr(out, ",\n \"columns\":[");
+	gm_table_csv_header(t, &key);
+	for (size_t i = 0, n = 0; i < key.len; n++) {
+		size_t len = strcspn(key.buf + i, ",\n");
+		strbuf_addf(out, "%s\"%.*s\"", n ? "," : "", (int)len,
+			    key.buf + i);
+		i += len + 1;
+	}
+	strbuf_release(&key);
+	strbuf_addstr(out, "],\n \"labels\":[");
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (i) {
+			strbuf_addch(out, ',');
+		}
+		gm_json_str(out, t->cols[i]);
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (t->interval[i]) {
+			char *lo = gm_xasprintf("%s lo", t->cols[i]);
+			char *hi = gm_xasprintf("%s hi", t->cols[i]);
+			strbuf_addch(out, ',');
+			gm_json_str(out, lo);
+			strbuf_addch(out, ',');
+			gm_json_str(out, hi);
+			free(lo);
+			free(hi);
+		}
+	}
+	strbuf_addstr(out, "],\n \"rows\":[");
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addstr(out, r ? ",\n  [" : "\n  [");
+		for (size_t i = 0; i < t->ncols; i++) {
+			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (i) {
+				strbuf_addch(out, ',');
+			}
+			if (c->text) {
+				gm_json_str(out, c->text);
+			} else {
+				json_num(out, c->num);
+			}
+		}
+		for (size_t i = 0; i < t->ncols; i++) {
+			const struct gm_table_cell *c = &t->cells[r * t->ncols + i];
+			if (!t->interval[i]) {
+				continue;
+			}
+			strbuf_addch(out, ',');
+			json_num(out, c->text ? NAN : c->lo);
+			strbuf_addch(out, ',');
+			json_num(out, c->text ? NAN : c->hi);
+		}
+		strbuf_addch(out, ']');
+	}
+	strbuf_addstr(out, "]}");
 }
 
 void gm_table_release(struct gm_table *t)

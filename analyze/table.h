@@ -9,9 +9,14 @@
  *
  * An interval column holds a value with its 95% confidence interval:
  * Markdown and HTML show "1.28 [1.19, 1.37]" ("1.28 [n/a]" without an
- * interval), CSV the value in the column and the bounds in two more
- * columns, "<name> lo" and "<name> hi", after all the others (so that
+ * interval), CSV and JSON the value in the column and the bounds in two
+ * more columns, "<key>_lo" and "<key>_hi", after all the others (so that
  * the other columns keep their places).
+ *
+ * Programs read columns by key, not by label: the label's words in
+ * lower case joined by "_", "%" spelled "pct", so the unit is part of
+ * the name ("p50 (ms)" is p50_ms, "threads %" threads_pct). CSV's header
+ * and JSON's "columns" are the keys.
  */
 #ifndef GM_TABLE_H
 #define GM_TABLE_H
@@ -80,7 +85,10 @@ void gm_table_markdown(const struct gm_table *t, struct strbuf *out,
 
 /*
  * Append the table as HTML: an <h2> with the name as id, the caption, and
- * a <table> whose number cells have class "num". Text is escaped.
+ * a <table> whose number cells have class "num", inside a <div
+ * class="scroll"> (a wide table scrolls in its box, not the page).
+ * Columns that say nothing in every row (gm_table_col_na()) are left
+ * out, and the caption names them. Text is escaped.
  */
 void gm_table_html(const struct gm_table *t, struct strbuf *out);
 
@@ -90,8 +98,28 @@ void gm_html_escape(struct strbuf *out, const char *s);
 /* @s, a line of Markdown-like text, as HTML: `code` spans, the rest escaped. */
 void gm_html_inline(struct strbuf *out, const char *s);
 
-/* Append the table as CSV (a header line, then the rows). */
+/* Append the key of the column labelled @label ("p50 (ms)": p50_ms). */
+void gm_table_key(const char *label, struct strbuf *out);
+
+/* Append the CSV header line: every column's key, then the bounds'. */
+void gm_table_csv_header(const struct gm_table *t, struct strbuf *out);
+
+/* Append the table as CSV (the header line, then the rows). */
 void gm_table_csv(const struct gm_table *t, struct strbuf *out);
+
+/*
+ * Append the table as one JSON object: "name", "title", "caption" (or
+ * null), "columns" (the CSV header's keys), "labels" (the same columns'
+ * labels) and "rows", an array per row in the columns' order: text as
+ * strings, numbers as numbers (full precision), a missing one as null.
+ */
+void gm_table_json(const struct gm_table *t, struct strbuf *out);
+
+/*
+ * Whether column @col says nothing in any row: every cell a missing
+ * number, empty or "n/a" (false for a table without rows).
+ */
+int gm_table_col_na(const struct gm_table *t, size_t col);
 
 /* Escape @s for a Markdown table cell or paragraph, appending to @out. */
 void gm_markdown_escape(struct strbuf *out, const char *s);

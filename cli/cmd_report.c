@@ -24,21 +24,23 @@
 static const char usage_fmt[] =
 	"usage: gpumix report <database> [-o <dir> [--force]\n"
 	"                     [--no-figures | --figure-scripts]]\n"
-	"                     [--format md|csv] [--table <name>] [--ci <method>]\n"
+	"                     [--format md|csv|json] [--table <name>]"
+	" [--ci <method>]\n"
 	"                     [--kernel <name>] [--run <run>]\n"
 	"                     [--no-timelines | [--timeline-replays <n>]\n"
 	"                      [--timeline-window <from>:<to>]"
 	" [--timeline-max <n>]]\n"
-	"   or: gpumix report --compare <A.db> <B.db> [--format md|csv]\n"
+	"   or: gpumix report --compare <A.db> <B.db> [--format md|csv|json]\n"
 	"                     [--table compare-summary|compare-workloads]"
 	" [--ci <method>]\n"
 	"\n"
 	"    -o, --output <dir>  write the report directory: index.md and"
 	" index.html,\n"
-	"                        tables/ (Markdown and CSV), figures/ (gnuplot"
-	" PNG and\n"
-	"                        SVG), timelines/ (one Perfetto JSON file per"
-	" run)\n"
+	"                        tables/ (Markdown and CSV), tables.json,"
+	" figures/\n"
+	"                        (gnuplot PNG and SVG), timelines/ (one"
+	" Perfetto JSON\n"
+	"                        file per run)\n"
 	"    -f, --force         replace an existing report directory (only a\n"
 	"                        report gpumix wrote)\n"
 	"    --no-figures        do not draw figures (gnuplot is not needed)\n"
@@ -47,8 +49,14 @@ static const char usage_fmt[] =
 	"                        running gnuplot (draw them elsewhere: cd"
 	" figures &&\n"
 	"                        gnuplot *.gp)\n"
-	"    --format md|csv     format of the tables printed on stdout"
-	" (default: md)\n"
+	"    --format md|csv|json\n"
+	"                        format of the tables printed on stdout"
+	" (default: md);\n"
+	"                        csv is one table (--table), its header the"
+	" columns'\n"
+	"                        keys (p50_ms); json is every table (or"
+	" --table's) as\n"
+	"                        {\"tables\": [{name, columns, rows}]}\n"
 	"    --table <name>      print only this table: %s\n"
 	"    --ci <method>       how the 95%% intervals are computed: t (Student"
 	" t over\n"
@@ -127,19 +135,51 @@ static int usage_from_error(const char *u)
 	return gm_usage_error(u, "%s", msg);
 }
 
-static void print_tables(struct gm_table *t, size_t n, long only, int csv)
+/* The formats of the tables on stdout (--format). */
+enum format { FORMAT_MD, FORMAT_CSV, FORMAT_JSON };
+
+static int parse_format(const char *arg, int *format, const char *usage)
+{
+	static const char *const names[] = { "md", "csv", "json" };
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(arg, names[i])) {
+			*format = i;
+			return 0;
+		}
+	}
+	return gm_usage_error(usage, "--format must be md, csv or json, not"
+			      " '%s'", arg);
+}
+
+/*
+ * CSV is one table per file: without --table there is nowhere to put
+ * the others (-o writes them all as tables/NAME.csv).
+ */
+static int check_csv(int format, const char *table, int out_dir,
+		     const char *usage)
+{
+	if (format != FORMAT_CSV || table || out_dir) {
+		return 0;
+	}
+	return gm_usage_error(usage, "--format csv prints one table: name it"
+			      " with --table (every table: --format json, or -o"
+			      " <dir> writes each as <dir>/tables/NAME.csv)");
+}
+
+static void print_tables(struct gm_table *t, size_t n, long only, int format)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (format == FORMAT_JSON) {
+		gm_report_tables_json(t, n, only, &sb);
+		n = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (only >= 0 && (long)i != only) {
 			continue;
 		}
-		if (csv) {
-			if (only < 0) {
-				strbuf_addf(&sb, "%s# table: %s\n", sb.len ? "\n" : "",
-					    t[i].name);
-			}
+		if (format == FORMAT_CSV) {
 			gm_table_csv(&t[i], &sb);
 		} else {
 			if (sb.len) {
@@ -156,7 +196,7 @@ static int report(int argc, char **argv, const char *usage);
 
 /* gpumix report --compare: two databases, two tables on stdout. */
 static int compare_studies(const char *pa, const char *pb, const char *table,
-			   int csv, const struct gm_ci_opts *ci,
+			   int format, const struct gm_ci_opts *ci,
 			   const char *usage)
 {
 	static const char *const names[GM_COMPARE_TABLES] = {
@@ -195,7 +235,7 @@ static int compare_studies(const char *pa, const char *pb, const char *table,
 		nl = strchr(line, '\n');
 		gm_note("note: %.*s", (int)(nl - line), line);
 	}
-	print_tables(t, GM_COMPARE_TABLES, only, csv);
+	print_tables(t, GM_COMPARE_TABLES, only, format);
 	for (int i = 0; i < GM_COMPARE_TABLES; i++) {
 		gm_table_release(&t[i]);
 	}
@@ -255,7 +295,7 @@ static int report(int argc, char **argv, const char *usage)
 	struct gm_db db = GM_DB_INIT;
 	long only = -1;
 	const char *table = NULL;
-	int csv = 0, c, ret = GM_EXIT_ERROR, compare = 0, other = 0;
+	int format = FORMAT_MD, c, ret = GM_EXIT_ERROR, compare = 0, other = 0;
 	int timelines = 1, tl_opts = 0;
 	double t0 = gm_now_s();
 
@@ -274,11 +314,8 @@ static int report(int argc, char **argv, const char *usage)
 			ropt.force = 1;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "csv")) {
-				csv = 1;
-			} else if (strcmp(optarg, "md")) {
-				return gm_usage_error(usage, "--format must be md or"
-						      " csv, not '%s'", optarg);
+			if (parse_format(optarg, &format, usage)) {
+				return GM_EXIT_USAGE;
 			}
 			break;
 		case OPT_TABLE:
@@ -342,8 +379,14 @@ static int report(int argc, char **argv, const char *usage)
 		if (argc - optind != 2) {
 			return gm_usage_error(usage, "--compare takes two databases");
 		}
+		if (check_csv(format, table, 0, usage)) {
+			return GM_EXIT_USAGE;
+		}
 		return compare_studies(argv[optind], argv[optind + 1], table,
-				       csv, &aopt.ci, usage);
+				       format, &aopt.ci, usage);
+	}
+	if (check_csv(format, table, ropt.out_dir != NULL, usage)) {
+		return GM_EXIT_USAGE;
 	}
 	if (table) {
 		only = gm_report_table_find(table);
@@ -389,7 +432,7 @@ static int report(int argc, char **argv, const char *usage)
 		gm_note("note: %s", an.notes[i]);
 	}
 	if (!ropt.out_dir || only >= 0) {
-		print_tables(tables, gm_report_table_count, only, csv);
+		print_tables(tables, gm_report_table_count, only, format);
 		if (fflush(stdout) || ferror(stdout)) {
 			gm_error_errno("cannot write the tables to stdout");
 			gm_cli_fail();

@@ -45,7 +45,7 @@ x+y.single.one-shot|1" \
 # 1.02; y 242 -> 1.21, ratio 1.1 (differs); mps x 120 -> 1.2, ratio 1; y
 # 190 -> 0.95, ratio 0.904761905 (differs).
 check_eq "the corun table, hand-computed" \
-	"workload,mechanism,program,native slowdown,sd,runs,replayed slowdown,replays,replayed/native,differs > 5%
+	"workload,mechanism,program,native_slowdown,sd,runs,replayed_slowdown,replays,replayed_native,differs_5_pct
 x+y,procs,x,1.6,0.1,3,1.632,1,1.02,no
 x+y,procs,y,1.1,0,3,1.21,1,1.1,yes
 x+y,mps,x,1.2,0,3,1.2,1,1,no

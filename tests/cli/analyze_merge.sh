@@ -19,7 +19,7 @@ latency=tests/data/runs/good/latency
 "$GPUMIX" -q analyze "$study" "$latency" -o "$tmp/all.db"
 check_eq "build the inputs and the reference" 0 "$?"
 
-report() { "$GPUMIX" -q report "$1" --format csv; }
+report() { "$GPUMIX" -q report "$1" --format json; }
 # The rows of every table, loadedAt (the time of the load) masked.
 rows() { sqlite3 "$1" .dump | sed -E "s/,'[0-9-]{10}T[0-9:]{8}Z'\);$/,'LOADED');/"; }
 q() { sqlite3 "$1" "$2"; }

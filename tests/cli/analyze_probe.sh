@@ -53,14 +53,14 @@ check_eq "probe_launches: joined to its kernel by correlation id" "_Z2kqPf|20000
 # (7.5%); both on one SM: SM 2 [20, 40) and SM 3 [25, 30) [32, 35), 28
 # (7%); busy 160 (40%).
 expect probe-sm <<'CSV'
-workload,variant,program,SM-time %,shared with another program %,SMs,busy %,idle %,window (ms)
+workload,variant,program,sm_time_pct,shared_with_another_program_pct,sms,busy_pct,idle_pct,window_ms
 p+q,cuda,p,39.5,7,4,40,60,0.1
 p+q,cuda,q,7.5,7,2,40,60,0.1
 CSV
 # p's launch call at 0: first block 10 us, last 32 us, 4 SMs; q's at 5
 # us: 20 and 25 us, 2 SMs; q's second kernel not probed.
 expect probe-kernels <<'CSV'
-workload,variant,program,kernel,launches,probed,launch to first block (ms),launch to last block (ms),SMs (mean),SMs (min),not probed because
+workload,variant,program,kernel,launches,probed,launch_to_first_block_ms,launch_to_last_block_ms,sms_mean,sms_min,not_probed_because
 p+q,cuda,p,kp,1,1,0.01,0.032,4,4,
 p+q,cuda,q,kq,1,1,0.015,0.02,2,2,
 p+q,cuda,q,kr,1,0,,,,,a reason of the transformer
@@ -69,13 +69,13 @@ CSV
 # (8 queued behind its own stream, 2 waiting for SMs); q's wait 15 and 5
 # us, their stream idle: 10 waiting for SMs on average.
 expect waiting-split <<'CSV'
-workload,variant,program,kernels,waiting (ms),queued behind its own stream (ms),waiting for SMs (ms)
+workload,variant,program,kernels,waiting_ms,queued_behind_its_own_stream_ms,waiting_for_sms_ms
 p+q,cuda,p,1,0.01,0.008,0.002
 p+q,cuda,q,2,0.01,0,0.01
 CSV
 # The timed part's calls only (p's module load is setup), longest first.
 expect drivercalls <<'CSV'
-workload,variant,program,call,kind,calls,total (ms),mean (us),max (ms)
+workload,variant,program,call,kind,calls,total_ms,mean_us,max_ms
 p+q,cuda,p,cuLaunchKernel,launch,1,0.003,3,0.003
 p+q,cuda,q,cuTexObjectCreate,texture,2,205.003,102501.5,205
 CSV

@@ -18,27 +18,27 @@ expect() { check_eq "$1" "$(cat)" "$(table "$1")"; }
 # STP = 100/200 + 200/250 = 1.3; ANTT = (2 + 1.25)/2 = 1.625 (cuda);
 # STP = 100/125 + 200/200 = 1.8; ANTT = (1.25 + 1)/2 = 1.125 (nss).
 expect summary <<'CSV'
-programs,variant,workloads,STP geomean,STP best,ANTT geomean,ANTT worst,repetitions,STP geomean lo,STP geomean hi,STP best lo,STP best hi,ANTT geomean lo,ANTT geomean hi,ANTT worst lo,ANTT worst hi
+programs,variant,workloads,stp_geomean,stp_best,antt_geomean,antt_worst,repetitions,stp_geomean_lo,stp_geomean_hi,stp_best_lo,stp_best_hi,antt_geomean_lo,antt_geomean_hi,antt_worst_lo,antt_worst_hi
 2,cuda,1,1.3,1.3,1.625,1.625,1,,,,,,,,
 2,nss,1,1.8,1.8,1.125,1.125,1,,,,,,,,
 CSV
 # 1.8/1.3 = 1.38461538; 1.625/1.125 = 1.44444444; MTSpeedup: workload
 # time 250 (cuda) / 200 (nss) = 1.25; a+c has only cuda (1.0).
 expect improvement <<'CSV'
-programs,variant,workloads,STP,ANTT,MTSpeedup workloads,MTSpeedup,STP vs cuda,ANTT vs cuda,MTSpeedup vs cuda,STP lo,STP hi,ANTT lo,ANTT hi,MTSpeedup lo,MTSpeedup hi
+programs,variant,workloads,stp,antt,mtspeedup_workloads,mtspeedup,stp_vs_cuda,antt_vs_cuda,mtspeedup_vs_cuda,stp_lo,stp_hi,antt_lo,antt_hi,mtspeedup_lo,mtspeedup_hi
 2,cuda,1,1,1,2,1,n/a,n/a,n/a,,,,,,
 2,nss,1,1.38461538,1.44444444,1,1.25,n/a,n/a,n/a,,,,,,
 CSV
 # a+c has no single run of c: no STP/ANTT, the rest is there.
 expect workloads <<'CSV'
-workload,programs,variant,STP,ANTT,workload time (ms),MTSpeedup,repetitions,STP lo,STP hi,ANTT lo,ANTT hi,workload time (ms) lo,workload time (ms) hi,MTSpeedup lo,MTSpeedup hi
+workload,programs,variant,stp,antt,workload_time_ms,mtspeedup,repetitions,stp_lo,stp_hi,antt_lo,antt_hi,workload_time_ms_lo,workload_time_ms_hi,mtspeedup_lo,mtspeedup_hi
 a+b,2,cuda,1.3,1.625,0.25,1,1,,,,,,,,
 a+b,2,nss,1.8,1.125,0.2,1.25,1,,,,,,,,
 a+c,2,cuda,,,0.3,1,1,,,,,,,,
 CSV
 # Alone times come from a+b.single, also for a in a+c (same bundle).
 expect programs <<'CSV'
-workload,variant,program,kept replays,T_MP (ms),T_SP (ms),T_SP/T_MP,alone time from,repetitions,T_MP (ms) lo,T_MP (ms) hi,T_SP (ms) lo,T_SP (ms) hi,T_SP/T_MP lo,T_SP/T_MP hi
+workload,variant,program,kept_replays,t_mp_ms,t_sp_ms,t_sp_t_mp,alone_time_from,repetitions,t_mp_ms_lo,t_mp_ms_hi,t_sp_ms_lo,t_sp_ms_hi,t_sp_t_mp_lo,t_sp_t_mp_hi
 a+b,single,a,2,0.1,0.1,1,a+b.single,1,,,,,,
 a+b,single,b,2,0.2,0.2,1,a+b.single,1,,,,,,
 a+b,cuda,a,2,0.2,0.1,0.5,a+b.single,1,,,,,,
@@ -52,14 +52,14 @@ CSV
 # p95 = 90 + 0.55 (100 - 90) = 95.5 us; kernel 1 alone has queued and
 # submitted: splits 2, 3, 5 us.
 expect waiting <<'CSV'
-variant,kernels,mean (ms),median (ms),p95 (ms),kernels with split,API->queued (ms),queued->submitted (ms),submitted->start (ms)
+variant,kernels,mean_ms,median_ms,p95_ms,kernels_with_split,api_queued_ms,queued_submitted_ms,submitted_start_ms
 single,4,0.005,0.005,0.005,0,,,
 cuda,12,0.0483333333,0.045,0.0945,1,0.002,0.003,0.005
 nss,0,,,,0,,,
 elastic+median,0,,,,0,,,
 CSV
 expect waiting-runs <<'CSV'
-workload,variant,kernels,mean (ms),median (ms),p95 (ms),repetition
+workload,variant,kernels,mean_ms,median_ms,p95_ms,repetition
 a+b,single,4,0.005,0.005,0.005,0
 a+b,cuda,10,0.055,0.055,0.0955,0
 a+b,nss,0,,,,0
@@ -72,7 +72,7 @@ CSV
 # mean 12 of 60. a+b.single: each kernel's copy or memset ended before its
 # launch call (a's copy ends exactly at it): 5 us waiting for SMs each.
 expect waiting-split <<'CSV'
-workload,variant,program,kernels,waiting (ms),queued behind its own stream (ms),waiting for SMs (ms)
+workload,variant,program,kernels,waiting_ms,queued_behind_its_own_stream_ms,waiting_for_sms_ms
 a+b,single,a,2,0.005,0,0.005
 a+b,single,b,2,0.005,0,0.005
 a+b,cuda,a,5,0.05,0,0.05
@@ -86,14 +86,14 @@ CSV
 # (K1, K9), RESTRICTED 300 (K6, K7, K8, K10), PARTIAL 200 (K2, K5) of
 # 1000 us; ties: K5/K6 and K7/K8 start together, K3 ends when K4 starts.
 expect overlap-runs <<'CSV'
-workload,variant,EXCLUSIVE %,SHARED/FULL %,SHARED/RESTRICTED %,SHARED/PARTIAL %,EXCLUSIVE n,FULL n,RESTRICTED n,PARTIAL n,repetition
+workload,variant,exclusive_pct,shared_full_pct,shared_restricted_pct,shared_partial_pct,exclusive_n,full_n,restricted_n,partial_n,repetition
 a+b,single,100,0,0,0,4,0,0,0,0
 a+b,cuda,20,30,30,20,3,2,4,2,0
 a+b,nss,,,,,0,0,0,0,0
 a+c,cuda,0,33.3333333,0,66.6666667,0,1,0,1,0
 CSV
 expect overlap <<'CSV'
-variant,EXCLUSIVE %,SHARED/FULL %,SHARED/RESTRICTED %,SHARED/PARTIAL %,EXCLUSIVE n,FULL n,RESTRICTED n,PARTIAL n
+variant,exclusive_pct,shared_full_pct,shared_restricted_pct,shared_partial_pct,exclusive_n,full_n,restricted_n,partial_n
 single,100,0,0,0,4,0,0,0
 cuda,15.3846154,30.7692308,23.0769231,30.7692308,3,3,4,3
 nss,,,,,0,0,0,0
@@ -103,14 +103,14 @@ CSV
 # each kernel holds 132 blocks x 256 threads = 12.5% of the threads and
 # registers and 1/32 of the block slots: 10%, 10%, 2.5%.
 expect utilization-runs <<'CSV'
-workload,variant,span (ms),kernels,running kernels,threads %,registers %,shared memory %,blocks %,repetition
+workload,variant,span_ms,kernels,running_kernels,threads_pct,registers_pct,shared_memory_pct,blocks_pct,repetition
 a+b,single,1,4,0.3,11.25,21.25,4.21052632,0.9375,0
 a+b,cuda,1.25,11,0.8,10,10,0,2.5,0
 a+b,nss,0.45,0,0,0,0,0,0,0
 a+c,cuda,0.8,2,0.375,4.6875,4.6875,0,1.171875,0
 CSV
 expect utilization <<'CSV'
-variant,runs,running kernels,threads %,registers %,shared memory %,blocks %
+variant,runs,running_kernels,threads_pct,registers_pct,shared_memory_pct,blocks_pct
 single,1,0.3,11.25,21.25,4.21052632,0.9375
 cuda,2,0.5875,7.34375,7.34375,0,1.8359375
 nss,1,0,0,0,0,0
@@ -120,7 +120,7 @@ CSV
 # 132 of 2000 blocks resident: T 50%, R 100%, S 49152/233472 = 21.05%,
 # B 1/32. kernelA: 8 blocks per SM (threads and registers tie).
 expect resources <<'CSV'
-device,program,kernel,TB,TPB,regs,smem (B),instances,T%,R%,S%,B%,limited by
+device,program,kernel,tb,tpb,regs,smem_b,instances,t_pct,r_pct,s_pct,b_pct,limited_by
 NVIDIA H100 80GB HBM3,a,kernelA,132,256,32,0,2,12.5,12.5,0,3.125,registers+threads
 NVIDIA H100 80GB HBM3,b,kernel_b,2000,1024,64,49152,2,50,100,21.0526316,3.125,registers
 Average,,,,,,,,31.25,56.25,10.5263158,3.125,
@@ -157,7 +157,8 @@ check_match "paper: the kernels (the failed elastic run does not count)" \
 	"Kernels: all variants ran the captured kernels \(the paper: the same transformed kernels in every variant\)\. Copy chunks: off \(copy_chunk: 0; the paper: 4 MB\)\." \
 	"$("$GPUMIX" -q report "$db" --table paper)"
 
-all=$("$GPUMIX" -q report "$db" --format csv)
-check_eq "all tables in CSV: 24 of them" 24 "$(printf '%s\n' "$all" | grep -c '^# table: ')"
+all=$("$GPUMIX" -q report "$db" --format json)
+check_eq "all tables in JSON: 24 of them" 24 \
+	"$(printf '%s\n' "$all" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tables"]))')"
 
 done_testing

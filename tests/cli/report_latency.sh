@@ -35,7 +35,7 @@ expect() { check_eq "$1" "$(cat)" "$(table "$1")"; }
 # y under priority: 300 400 500 600 1000: 500, 600 + 0.8 x 400 = 920,
 #   984; slowdowns 2.5, 4.6, 4.92.
 expect latency-runs <<'CSV'
-workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from,repetitions,p50 (ms) lo,p50 (ms) hi,p95 (ms) lo,p95 (ms) hi,p99 (ms) lo,p99 (ms) hi,p50 slowdown lo,p50 slowdown hi,p95 slowdown lo,p95 slowdown hi,p99 slowdown lo,p99 slowdown hi
+workload,variant,program,priority,kept_replays,p50_ms,p95_ms,p99_ms,p50_slowdown,p95_slowdown,p99_slowdown,alone_time_from,repetitions,p50_ms_lo,p50_ms_hi,p95_ms_lo,p95_ms_hi,p99_ms_lo,p99_ms_hi,p50_slowdown_lo,p50_slowdown_hi,p95_slowdown_lo,p95_slowdown_hi,p99_slowdown_lo,p99_slowdown_hi
 x+y,single,x,,5,0.1,0.116,0.1192,1,1,1,x+y.single,1,,,,,,,,,,,,
 x+y,single,y,,5,0.2,0.2,0.2,1,1,1,x+y.single,1,,,,,,,,,,,,
 x+y,cuda,x,,5,0.3,0.48,0.496,3,4.13793103,4.16107383,x+y.single,1,,,,,,,,,,,,
@@ -49,7 +49,7 @@ CSV
 # high-priority program x: 1.25503356, the other (y) 4.92, and x under
 # cuda 4.16107383.
 expect latency <<'CSV'
-programs,variant,program runs,p50 slowdown geomean,p99 slowdown geomean,p99 slowdown worst,worst in,high-priority runs,high-priority p99 slowdown geomean,high-priority p99 slowdown worst,others' p99 slowdown geomean,high-priority programs under cuda,their p99 slowdown geomean under cuda,p50 slowdown geomean lo,p50 slowdown geomean hi,p99 slowdown geomean lo,p99 slowdown geomean hi
+programs,variant,program_runs,p50_slowdown_geomean,p99_slowdown_geomean,p99_slowdown_worst,worst_in,high_priority_runs,high_priority_p99_slowdown_geomean,high_priority_p99_slowdown_worst,others_p99_slowdown_geomean,high_priority_programs_under_cuda,their_p99_slowdown_geomean_under_cuda,p50_slowdown_geomean_lo,p50_slowdown_geomean_hi,p99_slowdown_geomean_lo,p99_slowdown_geomean_hi
 2,cuda,2,1.81659021,2.86164171,4.16107383,x+y.cuda: x,0,,,,0,,,,,
 2,priority,2,1.80277564,2.48490746,4.92,x+y.priority: y,1,1.25503356,1.25503356,4.92,1,4.16107383,,,,
 CSV
@@ -91,7 +91,7 @@ check_match "... named" "'priority.program' is 'z', which is not a program of th
 # No single run: the percentiles are there, the slowdowns n/a.
 "$GPUMIX" -q analyze tests/data/runs/good/latency/x+y.cuda -o "$tmp/nosingle.db"
 check_eq "no baseline: percentiles without slowdowns" \
-"workload,variant,program,priority,kept replays,p50 (ms),p95 (ms),p99 (ms),p50 slowdown,p95 slowdown,p99 slowdown,alone time from,repetitions,p50 (ms) lo,p50 (ms) hi,p95 (ms) lo,p95 (ms) hi,p99 (ms) lo,p99 (ms) hi,p50 slowdown lo,p50 slowdown hi,p95 slowdown lo,p95 slowdown hi,p99 slowdown lo,p99 slowdown hi
+"workload,variant,program,priority,kept_replays,p50_ms,p95_ms,p99_ms,p50_slowdown,p95_slowdown,p99_slowdown,alone_time_from,repetitions,p50_ms_lo,p50_ms_hi,p95_ms_lo,p95_ms_hi,p99_ms_lo,p99_ms_hi,p50_slowdown_lo,p50_slowdown_hi,p95_slowdown_lo,p95_slowdown_hi,p99_slowdown_lo,p99_slowdown_hi
 x+y,cuda,x,,5,0.3,0.48,0.496,,,,,1,,,,,,,,,,,,
 x+y,cuda,y,,5,0.22,0.368,0.3936,,,,,1,,,,,,,,,,,," \
 	"$("$GPUMIX" -q report "$tmp/nosingle.db" --format csv --table latency-runs)"

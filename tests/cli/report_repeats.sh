@@ -36,7 +36,7 @@ expect() { check_eq "$1" "$(cat)" "$(table "$1")"; }
 # cuda ANTT: (2 + 1.25)/2, (2 + 1.2)/2, (2 + 1.3333)/2 = 1.625, 1.6,
 # 1.666667; MTSpeedup of nss: 250/200, 264/220, 240/200 = 1.25, 1.2, 1.2.
 expect workloads <<'CSV'
-workload,programs,variant,STP,ANTT,workload time (ms),MTSpeedup,repetitions,STP lo,STP hi,ANTT lo,ANTT hi,workload time (ms) lo,workload time (ms) hi,MTSpeedup lo,MTSpeedup hi
+workload,programs,variant,stp,antt,workload_time_ms,mtspeedup,repetitions,stp_lo,stp_hi,antt_lo,antt_hi,workload_time_ms_lo,workload_time_ms_hi,mtspeedup_lo,mtspeedup_hi
 a+b,2,cuda,1.29444444,1.63055556,0.251333333,1,3,1.19025095,1.39863794,1.54689286,1.71421825,0.221385991,0.281280676,1,1
 a+b,2,nss,1.82666667,1.10143098,0.206666667,1.21666667,3,1.71192926,1.94140407,1.02785036,1.17501159,0.177982315,0.235351018,1.14495579,1.28837755
 a+b,2,green,1.8,1.12037037,0.223333333,1.13333333,3,1.30317246,2.29682754,0.809214888,1.43152585,0.160817239,0.285849428,0.846489818,1.42017685
@@ -48,7 +48,7 @@ CSV
 # MTSpeedup 250/250, 264/220, 240/200 = 1, 1.2, 1.2: [0.869, 1.467], no
 # difference. cuda against itself: exactly 1.
 expect improvement <<'CSV'
-programs,variant,workloads,STP,ANTT,MTSpeedup workloads,MTSpeedup,STP vs cuda,ANTT vs cuda,MTSpeedup vs cuda,STP lo,STP hi,ANTT lo,ANTT hi,MTSpeedup lo,MTSpeedup hi
+programs,variant,workloads,stp,antt,mtspeedup_workloads,mtspeedup,stp_vs_cuda,antt_vs_cuda,mtspeedup_vs_cuda,stp_lo,stp_hi,antt_lo,antt_hi,mtspeedup_lo,mtspeedup_hi
 2,cuda,1,1,1,1,1,no difference,no difference,no difference,1,1,1,1,1,1
 2,nss,1,1.41135712,1.48054735,1,1.2164404,better,better,better,1.34419184,1.48187846,1.40392607,1.56135034,1.14726548,1.28978625
 2,green,1,1.38529881,1.46122871,1,1.12924323,better,better,no difference,1.06872025,1.79565493,1.12220288,1.90267677,0.869409462,1.46673154
@@ -175,7 +175,7 @@ check_match "compare: A and B named in the caption" "A: \`.*rep\.db\`, B: \`.*sl
 	"$("$GPUMIX" -q report --compare "$db" "$tmp/slow.db")"
 check_eq "compare: one repetition on a side: n/a" "n/a" \
 	"$("$GPUMIX" -q report --compare "$tmp/r0.db" "$db" --format csv --table compare-workloads | awk -F, '$3 == "nss" { print $7 }')"
-out=$("$GPUMIX" report --compare "$tmp/r0.db" "$tmp/r12.db" --format csv 2>&1 >/dev/null)
+out=$("$GPUMIX" report --compare "$tmp/r0.db" "$tmp/r12.db" --format json 2>&1 >/dev/null)
 check_eq "compare: pairs in both are compared, without a note" "" "$out"
 "$GPUMIX" -q report --compare "$db" >/dev/null 2>&1
 check_eq "compare with one database: usage error" 2 "$?"

@@ -429,8 +429,62 @@ static void test_tables(void)
 		  "| o'brien \"q\", a\\|b | 1.23 |\n"
 		  "| ünï code_x \\*y\\* \\_z\\_ | n/a |\n",
 		  "Markdown: pipes and emphasis escaped, tab to space, n/a");
+	strbuf_reset(&sb);
+	gm_table_json(&t, &sb);
+	CHECK_STR(sb.buf, "{\"name\":\"x\",\"title\":\"A | title\",\"caption\":null,\n"
+		  " \"columns\":[\"name\",\"value\"],\n \"labels\":[\"name\",\"value\"],\n"
+		  " \"rows\":[\n  [\"o'brien \\\"q\\\", a|b\",1.2345600000000001],\n"
+		  "  [\"ünï\\u0009code_x *y* _z_\",null]]}",
+		  "JSON: strings escaped, numbers in full, n/a null");
+	strbuf_reset(&sb);
+	gm_table_html(&t, &sb);
+	CHECK(strstr(sb.buf, "<th>value</th>") && !strstr(sb.buf, "Left out"),
+	      "HTML: a column with a value is shown");
+	gm_table_row(&t);
+	gm_table_text(&t, 0, "z");
+	gm_table_text(&t, 1, "n/a");
+	t.cells[1].num = NAN;
+	free(t.cells[1].text);
+	t.cells[1].text = gm_xstrdup("");
+	strbuf_reset(&sb);
+	gm_table_html(&t, &sb);
+	CHECK(!strstr(sb.buf, "<th>value</th>") &&
+	      strstr(sb.buf, "Left out, n/a in every row: <code>value</code>"),
+	      "HTML: a column n/a in every row is left out, and named");
+	CHECK(strstr(sb.buf, "<div class=\"scroll\"><table>") != NULL,
+	      "HTML: the table scrolls in its own box");
 	strbuf_release(&sb);
 	gm_table_release(&t);
+}
+
+/* The keys programs read the columns by: the label's words, % as pct. */
+static void test_table_keys(void)
+{
+	static const char *const cases[][2] = {
+		{ "p50 (ms)", "p50_ms" }, { "ours / paper", "ours_paper" },
+		{ "STP vs cuda", "stp_vs_cuda" }, { "SM-time %", "sm_time_pct" },
+		{ "T_SP/T_MP", "t_sp_t_mp" }, { "differs > 5%", "differs_5_pct" },
+		{ "API->queued (ms)", "api_queued_ms" }, { "T%", "t_pct" },
+		{ "smem (B)", "smem_b" }, { "workload", "workload" },
+	};
+	static const char *const cols[] = { "STP geomean", "p99 (ms)", NULL };
+	static const char *const ci[] = { "STP geomean", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	struct gm_table t;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&sb);
+		gm_table_key(cases[i][0], &sb);
+		CHECK_STR(sb.buf, cases[i][1], "key of a label");
+	}
+	gm_table_init(&t, "x", "X", cols);
+	gm_table_intervals(&t, ci);
+	strbuf_reset(&sb);
+	gm_table_csv(&t, &sb);
+	CHECK_STR(sb.buf, "stp_geomean,p99_ms,stp_geomean_lo,stp_geomean_hi\n",
+		  "CSV header: keys, the bounds' after the others");
+	gm_table_release(&t);
+	strbuf_release(&sb);
 }
 
 int main(void)
@@ -445,6 +499,7 @@ int main(void)
 	test_no_runs();
 	test_damaged();
 	test_tables();
+	test_table_keys();
 	gm_remove_tree(scratch);
 	return test_done();
 }
