@@ -647,6 +647,9 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	gm_an_cells(a);
 	gm_an_latency_rows(a);
 	gm_an_ranking(a);
+	if (gm_an_open_loop(a, db)) {
+		goto out;
+	}
 	if (!opt->metrics_only && gm_an_coruns(a, db)) {
 		goto out;
 	}
@@ -761,6 +764,7 @@ void gm_analysis_release(struct gm_analysis *a)
 	gm_an_cells_release(a);
 	free(a->runs);
 	gm_an_coruns_release(a);
+	gm_an_open_loop_release(a);
 	for (size_t v = 0; v < a->nvariants; v++) {
 		free(a->variants[v].label);
 	}

@@ -333,6 +333,37 @@ struct gm_an_replay {
 	int program;
 };
 
+/*
+ * One open-loop program of an ok run (analysis_open_loop.c;
+ * doc/database.md "Open-loop metrics"): its requests' latency (end -
+ * arrival), queueing delay (start - arrival) and service time (end -
+ * start); the SLO attainment at its target; the offered and achieved
+ * request rates, the load (offered rate x alone service time) and the
+ * batch programs' throughput relative to alone.
+ */
+enum gm_ol_pct { GM_OL_P50, GM_OL_P95, GM_OL_P99, GM_OL_P999, GM_OL_PCTS };
+
+struct gm_an_open_loop {
+	const struct gm_an_run *run;	/* borrowed */
+	size_t prog;			/* index into run->progs */
+	char *arrivals, *slo;		/* open_loop.arrivals, .slo */
+	int64_t seed;
+	size_t n;			/* requests */
+	double *latency;		/* ns, sorted ascending (the CDF) */
+	double lat[GM_OL_PCTS];		/* ns */
+	double queue_mean, service_mean;	/* ns */
+	double slo_ns;			/* NAN: a relative target, no alone
+					   time */
+	double slo_attained;		/* fraction of requests within the
+					   target, NAN without one */
+	double offered_rate, achieved_rate;	/* requests/s */
+	double alone_ns;		/* its alone service time, NAN */
+	double load;			/* offered rate x alone_ns, NAN */
+	size_t nbatch;			/* batch programs with an alone time */
+	double batch_speed;		/* mean over them of alone / MP time,
+					   NAN without */
+};
+
 struct gm_analysis {
 	size_t nruns;
 	struct gm_an_run *runs;		/* by workload, label, repetition */
@@ -358,6 +389,8 @@ struct gm_analysis {
 	struct gm_an_resource *resources;
 	size_t ncoruns;
 	struct gm_an_corun *coruns;	/* by workload, mechanism, program */
+	size_t nopen_loop;
+	struct gm_an_open_loop *open_loop;	/* in run order, then program */
 	int resources_from_alone;	/* 1: alone (single) runs only */
 	const char *alone_variant;	/* its name, "single" (static) */
 	const char *reference_variant;	/* the comparison baseline, "cuda" */

@@ -213,4 +213,16 @@ void gm_an_noise(struct gm_analysis *a);
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 		       const struct gm_analysis_options *opt);
 
+/* ---- analysis_open_loop.c ---- */
+
+/* The open-loop programs of the ok runs and their metrics (after
+ * gm_an_cells(): the alone times are known). 0 or -1. */
+int gm_an_open_loop(struct gm_analysis *a, struct gm_db *db);
+void gm_an_open_loop_release(struct gm_analysis *a);
+
+/* The percentile (0..100) of each enum gm_ol_pct, and its column name
+ * ("p50", "p99.9"). */
+double gm_an_ol_pct(enum gm_ol_pct p);
+const char *gm_an_ol_pct_name(enum gm_ol_pct p);
+
 #endif

@@ -95,7 +95,7 @@ static const char *const run_tables[] = {
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 	"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
 	"probe_blocks", "probe_launches", "probe_runs", "drivercalls",
-	"drivercalls_slow", "replays", "programs",
+	"drivercalls_slow", "requests", "open_loop", "replays", "programs",
 };
 
 const char gm_loader_orphan_workloads_sql[] =
@@ -662,7 +662,8 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	    insert_programs(l, &run, rid, pids) ||
 	    load_activity(l, &run, rid, pids, info) ||
 	    gm_load_probe(l->db, &run, rid, pids, &info->probe_blocks) ||
-	    gm_load_drivercalls(l->db, &run, rid, pids)) {
+	    gm_load_drivercalls(l->db, &run, rid, pids) ||
+	    gm_load_requests(l->db, &run, rid, pids)) {
 		goto out;
 	}
 	sqlite3_stmt *st = l->st[ST_SET_COUNTS];

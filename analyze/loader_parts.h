@@ -2,8 +2,9 @@
 /*
  * The optional files of a run directory that the loader (loader.c)
  * stores after the activity log, inside the run's transaction: the block
- * probe's (probe.tsv, probe.bin: load_probe.c) and the replay's driver
- * calls (drivercalls.tsv: load_drivercalls.c). Internal to analyze/.
+ * probe's (probe.tsv, probe.bin: load_probe.c), the replay's driver
+ * calls (drivercalls.tsv: load_drivercalls.c) and the open-loop
+ * requests (requests.tsv: load_requests.c). Internal to analyze/.
  */
 #ifndef GM_LOADER_PARTS_H
 #define GM_LOADER_PARTS_H
@@ -27,5 +28,10 @@ int gm_load_probe(struct gm_db *db, const struct gm_run_dir *run, int64_t rid,
 /* Store @run's drivercalls.tsv (nothing without one). 0 or -1. */
 int gm_load_drivercalls(struct gm_db *db, const struct gm_run_dir *run,
 			int64_t rid, const int64_t *pids);
+
+/* Store @run's open-loop programs and their requests (requests.tsv;
+ * nothing without them). 0 or -1. */
+int gm_load_requests(struct gm_db *db, const struct gm_run_dir *run,
+		     int64_t rid, const int64_t *pids);
 
 #endif

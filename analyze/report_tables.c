@@ -444,6 +444,8 @@ const struct gm_report_table_def gm_report_table_list[] = {
 	{ "latency", 1, gm_report_latency_table },
 	{ "latency-runs", 0, gm_report_latency_runs_table },
 	{ "corun", 1, gm_report_corun_table },
+	{ "open-loop", 0, gm_report_open_loop_table },
+	{ "open-loop-load", 1, gm_report_open_loop_load_table },
 	{ "scenarios", 0, gm_report_scenario_table },
 	{ "waiting", 1, waiting },
 	{ "waiting-runs", 0, waiting_runs },

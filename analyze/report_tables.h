@@ -61,6 +61,19 @@ void gm_report_latency_runs_table(const struct gm_analysis *a,
 				  struct gm_table *t);
 
 /*
+ * The open-loop tables (report_open_loop.c): per run and open-loop
+ * program its requests' latency percentiles, SLO attainment, rates and
+ * the batch programs' throughput ("open-loop"), and their means per
+ * program, variant and load ("open-loop-load"). gm_report_open_loop_load()
+ * is the load a run is grouped by (two decimals; -1: unknown), for the
+ * figures too.
+ */
+void gm_report_open_loop_table(const struct gm_analysis *a, struct gm_table *t);
+void gm_report_open_loop_load_table(const struct gm_analysis *a,
+				    struct gm_table *t);
+double gm_report_open_loop_load(const struct gm_an_open_loop *o);
+
+/*
  * The ranking of the mechanisms (report_ranking.c): per workload size,
  * the variants by STP over the workloads all of them ran, with their
  * ANTT and p99-slowdown ranks.

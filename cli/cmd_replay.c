@@ -45,7 +45,7 @@ static const char usage[] =
 	"                     [--addresses captured|relocated]\n"
 	"                     [--host-time captured|none] [--max-host-gap SECONDS]\n"
 	"                     [--arrivals PROGRAM=SPEC [--requests N]\n"
-	"                     [--arrival-seed N]]\n"
+	"                     [--arrival-seed N] [--slo Nx|Nms]]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"

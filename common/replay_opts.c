@@ -48,6 +48,7 @@ enum {
 	OPT_ARRIVALS,
 	OPT_REQUESTS,
 	OPT_ARRIVAL_SEED,
+	OPT_SLO,
 	OPT_HELP,
 };
 
@@ -85,6 +86,7 @@ static const struct option longopts[] = {
 	{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
 	{ "requests", required_argument, NULL, OPT_REQUESTS },
 	{ "arrival-seed", required_argument, NULL, OPT_ARRIVAL_SEED },
+	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -534,6 +536,14 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->arrival_seed_given = 1;
 			break;
 		}
+		case OPT_SLO: {
+			double f, ms;
+			if (gm_slo_parse(optarg, &f, &ms) < 0) {
+				return -1;
+			}
+			o->slo = optarg;
+			break;
+		}
 		case OPT_PROCESS_CHILD: {
 			int idx, fd, n = 0;
 			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
@@ -575,6 +585,30 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 	}
 	*first_arg = optind;
 	return 0;
+}
+
+int gm_slo_parse(const char *s, double *factor, double *ms)
+{
+	char *end;
+	double v;
+
+	*factor = *ms = 0;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *s != '-' && *s != '+' && !errno && v > 0 &&
+	    isfinite(v)) {
+		if (!strcmp(end, "x")) {
+			*factor = v;
+			return 0;
+		}
+		if (!strcmp(end, "ms")) {
+			*ms = v;
+			return 0;
+		}
+	}
+	return gm_error("a latency target (slo) is a multiple of the alone "
+			"service time ('2x') or milliseconds ('50ms'), above "
+			"0, not '%s'", s);
 }
 
 static int knob_refused(const struct gm_variant *v, unsigned knob)
@@ -632,10 +666,12 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("--arrivals starts a program's replays at their "
 				"arrivals: --one-shot does not apply");
 	}
-	if (!o->nr_arrivals && (o->requests_given || o->arrival_seed_given)) {
+	if (!o->nr_arrivals &&
+	    (o->requests_given || o->arrival_seed_given || o->slo)) {
 		return gm_error("%s applies to the programs of --arrivals, and "
 				"none was given", o->requests_given ?
-				"--requests" : "--arrival-seed");
+				"--requests" : o->arrival_seed_given ?
+				"--arrival-seed" : "--slo");
 	}
 	for (unsigned i = 0; i < o->nr_arrivals; i++) {
 		size_t ni = strcspn(o->arrivals[i], "=");
@@ -737,7 +773,12 @@ void gm_replay_opts_help(FILE *f)
 	      "(default: all)\n"
 	      "  --arrival-seed N      with --arrivals: the seed of the "
 	      "Poisson processes (1),\n"
-	      "                        recorded in the manifest\n", f);
+	      "                        recorded in the manifest\n"
+	      "  --slo Nx|Nms          with --arrivals: the requests' latency "
+	      "target, N times\n"
+	      "                        the alone service time or N ms (2x), "
+	      "recorded in the\n"
+	      "                        manifest for the report\n", f);
 	fputs("  --elastic-slice BLOCKS  with --elastic: launch each elastic "
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "

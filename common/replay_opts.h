@@ -26,6 +26,9 @@
 /* Latency-critical programs one replay may have (--arrivals). */
 #define GM_MAX_ARRIVALS 8
 #define GM_DEFAULT_ARRIVAL_SEED 1
+/* The latency target of open-loop programs' requests when none is given:
+ * twice the program's alone service time. */
+#define GM_DEFAULT_SLO "2x"
 
 /* How the runtime learns that a kernel finished (nss, elastic). */
 enum gm_completion {
@@ -109,6 +112,8 @@ struct gm_replay_opts {
 	unsigned requests;
 	uint64_t arrival_seed;
 	int requests_given, arrival_seed_given;
+	const char *slo;		/* --slo as given (checked), or NULL:
+					   GM_DEFAULT_SLO */
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -158,6 +163,14 @@ unsigned gm_mps_threads_for(const char *spec, const char *name);
 
 /* 0 when @spec is a valid --mps-threads value, else -1 with a cause. */
 int gm_mps_threads_check(const char *spec);
+
+/*
+ * A latency target (--slo, a study's `slo`): "Nx", N times the program's
+ * alone service time (its mean alone replay time), or "Nms", N
+ * milliseconds; N a positive number. Sets *@factor (0 for an absolute
+ * target) and *@ms (0 for a relative one). Returns 0, or -1 with a cause.
+ */
+int gm_slo_parse(const char *s, double *factor, double *ms);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);

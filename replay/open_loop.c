@@ -203,6 +203,8 @@ void gm_open_loop_manifest(struct gm_run *run, struct kvfile *kv)
 		return;
 	}
 	kvfile_set_u64(kv, "arrivals.seed", run->opt.arrival_seed);
+	kvfile_set(kv, "arrivals.slo", run->opt.slo ? run->opt.slo :
+		   GM_DEFAULT_SLO);
 	for (unsigned i = 0; i < run->w->nr_programs; i++) {
 		const struct gm_open_loop *ol = &run->open_loop[i];
 		char key[64];

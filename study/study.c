@@ -447,8 +447,10 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
+	case GM_KNOB_ARRIVALS:
 		/* No study key: 'policies' and the plan set the policy, the
-		 * study makes the profile. */
+		 * study makes the profile, its 'arrivals' mapping the
+		 * open-loop programs. */
 		ret = yaml_doc_error(l->d, v, "%s cannot be set in a study",
 				     what);
 		break;
@@ -1709,6 +1711,8 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		snprintf(buf, len, "%s", gm_probe_mode_name(s->probe));
 		return 0;
 	case GM_KNOB_POLICY:
+	case GM_KNOB_ARRIVALS:
+		/* (Several options per run: the plan adds them.) */
 		break;
 	}
 	return -1;

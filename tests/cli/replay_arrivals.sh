@@ -120,6 +120,20 @@ check_eq "single: the open-loop program is the second" "3 scale-b" \
 check_eq "manifest: program.1's arrivals" poisson:500 \
 	"$(field "$tmp/single/manifest" program.1.arrivals)"
 
+# What analyze loads from them: every request, the process and the SLO.
+replay slo --variant cuda --arrivals scale-a=poisson:500 --requests 4 --slo 3ms
+check_eq "manifest: the SLO" 3ms "$(field "$tmp/slo/manifest" arrivals.slo)"
+check_eq "manifest: the default SLO" 2x "$(field "$tmp/seed5/manifest" arrivals.slo)"
+"$GPUMIX" -q analyze "$tmp/slo" "$tmp/procs" -o "$tmp/ol.db"
+check_eq "analyze: loaded" 0 "$?"
+check_eq "analyze: the open-loop rows" "cuda poisson:500 4 1 3ms
+procs poisson:500 6 5 2x" "$(sqlite3 -separator ' ' "$tmp/ol.db" "SELECT r.variant,
+	o.arrivals, o.requests, o.seed, o.slo FROM open_loop o JOIN runs r ON
+	r.id = o.runId ORDER BY r.variant")"
+check_eq "analyze: every request" "cuda 4
+procs 6" "$(sqlite3 -separator ' ' "$tmp/ol.db" "SELECT r.variant, count(*) FROM
+	requests q JOIN runs r ON r.id = q.runId GROUP BY r.variant ORDER BY 1")"
+
 # Usage errors.
 refused() { # refused WHAT MESSAGE ARGS...
 	local what=$1 msg=$2 out rc; shift 2
@@ -135,6 +149,9 @@ refused "a program named twice" "names program 'scale-a' twice" \
 	--arrivals scale-a=poisson:5 --arrivals scale-a=poisson:6
 refused "a bad rate" "rate in requests per second above 0" \
 	--arrivals scale-a=poisson:fast
+refused "a bad SLO" "a latency target .* not '2'" \
+	--arrivals scale-a=poisson:5 --slo 2
+refused "--slo alone" "--slo applies to the programs of --arrivals" --slo 2x
 out=$("$GPUMIX" replay -o "$tmp/nope" --arrivals nope=poisson:5 "$tmp/wl" 2>&1)
 check_match "an unknown program named" "the workload has no program 'nope'" "$out"
 check_fails "... and no run directory" test -e "$tmp/nope/manifest"
