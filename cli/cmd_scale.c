@@ -10,6 +10,12 @@
  * the driver made), never from an assumed granularity. The reconstruct
  * and replays are this gpumix run as child processes, their output in
  * DIR/logs/.
+ *
+ * With --stretch, the SM-stretch microbenchmark instead (doc/spmd-model.md,
+ * analyze/stretch_curve.c): each bundle reconstructed with its elastic
+ * modules and replayed alone once as captured (--elastic identity) and
+ * once per k = 1, 2, ... with --elastic sm=K, k blocks on every SM, until
+ * no launch can have k (every kernel at its resident maximum or grid).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +31,7 @@
 
 #include "analyze/gnuplot_program.h"
 #include "analyze/scale_curve.h"
+#include "analyze/stretch_curve.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "error.h"
@@ -36,7 +43,8 @@
 
 static const char usage[] =
 	"usage: gpumix scale [-o DIR] [--replays R] [--watchdog SECONDS]\n"
-	"                    [--force] [--no-plot] BUNDLE...";
+	"                    [--force] [--no-plot] [--stretch [--max-per-sm K]]\n"
+	"                    BUNDLE...";
 
 static const char help[] =
 	"\n"
@@ -52,10 +60,17 @@ static const char help[] =
 	"  --force             replace an existing DIR (only one gpumix scale\n"
 	"                      wrote)\n"
 	"  --no-plot           do not draw the curves (gnuplot not needed)\n"
+	"  --stretch           the SM-stretch microbenchmark instead: each kernel\n"
+	"                      with exactly k blocks resident on every SM, k = 1\n"
+	"                      .. its maximum (--elastic sm=K), giving T(k) and\n"
+	"                      TSM_str(k) (doc/spmd-model.md)\n"
+	"  --max-per-sm K      with --stretch: stop at k = K (default 32, the\n"
+	"                      H100's cap)\n"
 	"\n"
 	"Writes DIR/scale.csv, DIR/knees.csv, DIR/scale.md (also printed) and,\n"
-	"when gnuplot runs, DIR/scale-PROGRAM.png; DIR/runs/ keeps the run\n"
-	"directories, DIR/logs/ the output of each step.\n"
+	"when gnuplot runs, DIR/scale-PROGRAM.png; with --stretch\n"
+	"DIR/stretch.csv and DIR/stretch.md (also printed). DIR/runs/ keeps the\n"
+	"run directories, DIR/logs/ the output of each step.\n"
 	"\n"
 	"exit status: 0 ok; 1 error; 2 usage error.\n";
 
@@ -63,7 +78,8 @@ struct scale_opts {
 	const char *dir;
 	unsigned replays;
 	double watchdog_s;
-	int force, plot;
+	int force, plot, stretch;
+	unsigned max_per_sm;
 	char exe[PATH_MAX];
 };
 
@@ -141,13 +157,14 @@ static char *manifest_str(const char *run, const char *key)
 	return v;
 }
 
-/* One replay of build @build alone: variant @variant, @share or NULL. */
+/* One replay of build @build alone: variant @variant, @share or NULL,
+ * --elastic @elastic or NULL. */
 static int replay(const struct scale_opts *o, const char *build,
-		  const char *variant, const char *share, const char *run,
-		  const char *log, const char *what)
+		  const char *variant, const char *share, const char *elastic,
+		  const char *run, const char *log, const char *what)
 {
 	char reps[16], wd[32];
-	char *argv[16];
+	char *argv[18];
 	int n = 1;
 
 	snprintf(reps, sizeof(reps), "%u", o->replays);
@@ -159,6 +176,10 @@ static int replay(const struct scale_opts *o, const char *build,
 	if (share) {
 		argv[n++] = "--sm-share";
 		argv[n++] = (char *)share;
+	}
+	if (elastic) {
+		argv[n++] = "--elastic";
+		argv[n++] = (char *)elastic;
 	}
 	argv[n++] = "--min-replays";
 	argv[n++] = reps;
@@ -234,7 +255,7 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 	run = gm_xasprintf("%s/runs/%s.full", o->dir, name);
 	what = gm_xasprintf("the replay of '%s' on the whole GPU", name);
 	gm_note("scale: %s: the whole GPU", name);
-	if (replay(o, build, "cuda", NULL, run, log, what) < 0 ||
+	if (replay(o, build, "cuda", NULL, NULL, run, log, what) < 0 ||
 	    manifest_u64(run, "device.sm_count", &full_sms) < 0 ||
 	    !(prog = manifest_str(run, "program.0.name")) ||
 	    gm_scale_add_run(sc, run, (unsigned)full_sms) < 0) {
@@ -251,7 +272,7 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 			    "every group", name);
 	gm_note("scale: %s: green, every partition group", name);
 	/* A replay that failed after the split still says what it was. */
-	r = replay(o, build, "green", NULL, run, log, what);
+	r = replay(o, build, "green", NULL, NULL, run, log, what);
 	if (manifest_u64(run, "green.group_sms", &group) < 0 ||
 	    manifest_u64(run, "green.groups", &groups) < 0 ||
 	    manifest_u64(run, "program.0.sm_count", &all_sms) < 0) {
@@ -277,7 +298,7 @@ static int scale_bundle(const struct scale_opts *o, const char *bundle,
 		what = gm_xasprintf("the replay of '%s' on %" PRIu64 " SMs",
 				    name, sms);
 		gm_note("scale: %s: %" PRIu64 " SMs", name, sms);
-		r = replay(o, build, "green", share, run, log, what);
+		r = replay(o, build, "green", share, NULL, run, log, what);
 		free(share);
 		if (r < 0) {
 			cannot_run(name, sms, run);
@@ -307,6 +328,78 @@ out:
 	free(run);
 	free(what);
 	free(prog);
+	return ret;
+}
+
+/*
+ * The SM-stretch curves of @bundle into @st: its elastic build replayed
+ * as captured, then with k = 1, 2, ... blocks on every SM until no
+ * launch has k or k passes --max-per-sm. 0, or -1 on an error.
+ */
+static int stretch_bundle(const struct scale_opts *o, const char *bundle,
+			  struct gm_stretch *st)
+{
+	char *name = base_name(bundle);
+	char *build = gm_xasprintf("%s/builds/%s", o->dir, name);
+	char *log, *run = NULL, *what;
+	int ret = -1;
+
+	log = gm_xasprintf("%s/logs/%s.reconstruct.log", o->dir, name);
+	what = gm_xasprintf("the reconstruct of '%s'", bundle);
+	{
+		char *argv[] = { NULL, "-q", "reconstruct", "--variant",
+				 "single", "--elastic", "-o", build,
+				 (char *)bundle, NULL };
+		if (run_gpumix(o, log, what, argv) < 0) {
+			goto out;
+		}
+	}
+	for (unsigned k = 0; k <= o->max_per_sm; k++) {
+		char mode[32];
+		size_t exact = 0;
+
+		free(log);
+		free(run);
+		free(what);
+		if (!k) {
+			snprintf(mode, sizeof(mode), "identity");
+		} else {
+			snprintf(mode, sizeof(mode), "sm=%u", k);
+		}
+		log = gm_xasprintf("%s/logs/%s.%s.log", o->dir, name, mode);
+		run = gm_xasprintf("%s/runs/%s.%s", o->dir, name, mode);
+		what = gm_xasprintf("the replay of '%s' with --elastic %s", name,
+				    mode);
+		gm_note("scale: %s: --elastic %s", name, mode);
+		if (replay(o, build, "single", NULL, mode, run, log, what) < 0) {
+			goto out;
+		}
+		if (!k) {
+			if (gm_stretch_add_identity(st, run) < 0) {
+				goto out;
+			}
+			continue;
+		}
+		if (gm_stretch_add_run(st, run, k, &exact) < 0) {
+			goto out;
+		}
+		if (!exact) {
+			gm_note("scale: %s: no launch holds %u blocks on every "
+				"SM: every kernel is at its resident maximum or "
+				"its grid", name, k);
+			break;
+		}
+	}
+	ret = 0;
+out:
+	if (ret < 0) {
+		gm_error("cannot measure the SM stretch of '%s'", bundle);
+	}
+	free(name);
+	free(build);
+	free(log);
+	free(run);
+	free(what);
 	return ret;
 }
 
@@ -345,6 +438,37 @@ static int write_tables(const char *dir, const struct gm_scale *s,
 	for (int i = 0; i < 3; i++) {
 		free(buf[i]);
 	}
+	return ret;
+}
+
+/* DIR/stretch.csv and DIR/stretch.md, the latter also into @md_out. */
+static int write_stretch(const char *dir, const struct gm_stretch *st,
+			 struct strbuf *md_out)
+{
+	char *buf[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	FILE *f[2];
+	static const char *const names[] = { "stretch.csv", "stretch.md" };
+	int ret = 0;
+
+	for (int i = 0; i < 2; i++) {
+		f[i] = open_memstream(&buf[i], &len[i]);
+		if (!f[i]) {
+			return gm_error_errno("cannot write the tables");
+		}
+	}
+	gm_stretch_write(st, f[0], f[1]);
+	for (int i = 0; i < 2; i++) {
+		char *path = gm_path_join(dir, names[i]);
+		fclose(f[i]);
+		if (!ret && write_text(path, buf[i], len[i]) < 0) {
+			ret = -1;
+		}
+		free(path);
+	}
+	strbuf_add(md_out, buf[1], len[1]);
+	free(buf[0]);
+	free(buf[1]);
 	return ret;
 }
 
@@ -430,12 +554,17 @@ int cmd_scale(int argc, char **argv)
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-plot", no_argument, NULL, 'n' },
+		{ "stretch", no_argument, NULL, 's' },
+		{ "max-per-sm", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scale_opts o = { .dir = "scale", .replays = 3,
-				.watchdog_s = 120, .plot = 1 };
+				.watchdog_s = 120, .plot = 1,
+				.max_per_sm = 32 };
 	struct gm_scale sc = GM_SCALE_INIT;
+	struct gm_stretch st = GM_STRETCH_INIT;
+	int max_given = 0;
 	struct strbuf md = STRBUF_INIT;
 	char *end;
 	int c, ret = GM_EXIT_ERROR, failed = 0, partial = 0;
@@ -474,6 +603,21 @@ int cmd_scale(int argc, char **argv)
 		case 'n':
 			o.plot = 0;
 			break;
+		case 's':
+			o.stretch = 1;
+			break;
+		case 'k': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || v < 1 ||
+			    v > 1024) {
+				return gm_usage_error(usage, "--max-per-sm takes "
+						      "an integer from 1 to "
+						      "1024");
+			}
+			o.max_per_sm = (unsigned)v;
+			max_given = 1;
+			break;
+		}
 		case 'h':
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
@@ -483,6 +627,9 @@ int cmd_scale(int argc, char **argv)
 	}
 	if (optind == argc) {
 		return gm_usage_error(usage, "no bundle given");
+	}
+	if (max_given && !o.stretch) {
+		return gm_usage_error(usage, "--max-per-sm needs --stretch");
 	}
 	n = readlink("/proc/self/exe", o.exe, sizeof(o.exe) - 1);
 	if (n <= 0) {
@@ -531,7 +678,8 @@ int cmd_scale(int argc, char **argv)
 	}
 	/* One program that cannot be measured does not stop the others. */
 	for (int i = optind; i < argc; i++) {
-		int r = scale_bundle(&o, argv[i], &sc);
+		int r = o.stretch ? stretch_bundle(&o, argv[i], &st)
+				  : scale_bundle(&o, argv[i], &sc);
 		if (r < 0) {
 			gm_error_report(stderr);
 			failed++;
@@ -539,12 +687,18 @@ int cmd_scale(int argc, char **argv)
 			partial++;
 		}
 	}
-	gm_scale_sort(&sc);
-	if (write_tables(o.dir, &sc, &md) < 0) {
-		goto out;
+	if (o.stretch) {
+		if (write_stretch(o.dir, &st, &md) < 0) {
+			goto out;
+		}
+	} else {
+		gm_scale_sort(&sc);
+		if (write_tables(o.dir, &sc, &md) < 0) {
+			goto out;
+		}
 	}
 	fwrite(md.buf, 1, md.len, stdout);
-	if (o.plot) {
+	if (o.plot && !o.stretch) {
 		if (!gm_program_exists(gm_gnuplot_program())) {
 			gm_note("scale: no plot: '%s' is not installed (Debian: "
 				"gnuplot-nox)", gm_gnuplot_program());
@@ -566,6 +720,7 @@ out:
 		gm_cli_fail();
 	}
 	gm_scale_release(&sc);
+	gm_stretch_release(&st);
 	strbuf_release(&md);
 	return ret;
 }

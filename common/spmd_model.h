@@ -12,7 +12,7 @@
  *
  * Times are in any one unit (gpumix uses ms). T(k), the time of one SM
  * round with k blocks on every SM (each block one logical block's work),
- * is measured for k = 1 .. n by the SM-stretch microbenchmark (T(k) is the
+ * is measured for k = 1 .. n by `gpumix scale --stretch` (T(k) is the
  * elastic run's time with k * N_SM physical blocks times k * N_SM /
  * Nblks, doc/spmd-model.md); T(0) = 0. Pure arithmetic, for the report
  * and its tests.
