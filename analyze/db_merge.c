@@ -40,6 +40,7 @@ enum role {
 	R_CHILD,	/* rows of those runs (a runId column) */
 	R_CORUNS,	/* the co-runs the output lacks, by hash */
 	R_CORUN_CHILD,	/* rows of those co-runs (a corunId column) */
+	R_STRETCH,	/* SM-stretch points the output lacks, by key */
 };
 
 /* Every table that is not R_CHILD, in the order they are copied. */
@@ -55,6 +56,7 @@ static const struct {
 	{ "programs", R_PROGRAMS },
 	{ "coruns", R_CORUNS },
 	{ "corun_sections", R_CORUN_CHILD },
+	{ "stretch", R_STRETCH },
 	{ "intervals", R_SKIP },		/* derived: info->finish */
 };
 
@@ -98,6 +100,7 @@ static const char *const before_sql[] = {
 	[R_CORUNS] = "INSERT INTO newcoruns SELECT id FROM src.coruns"
 		" WHERE hash NOT IN (SELECT hash FROM main.coruns);",
 	[R_CORUN_CHILD] = "",
+	[R_STRETCH] = "",
 };
 
 static const char *const after_sql[] = {
@@ -115,6 +118,7 @@ static const char *const after_sql[] = {
 		" JOIN newcoruns n ON n.id = s.id JOIN main.coruns m"
 		" ON m.hash = s.hash;",
 	[R_CORUN_CHILD] = "",
+	[R_STRETCH] = "",
 };
 
 /* Which input rows of a table are copied. */
@@ -126,6 +130,9 @@ static const char *const where_sql[] = {
 	[R_CHILD] = " WHERE t.runId IN (SELECT old FROM rmap)",
 	[R_CORUNS] = " WHERE t.id IN (SELECT id FROM newcoruns)",
 	[R_CORUN_CHILD] = " WHERE t.corunId IN (SELECT old FROM cmap)",
+	[R_STRETCH] = " WHERE NOT EXISTS (SELECT 1 FROM main.stretch m"
+		" WHERE m.deviceName = t.deviceName AND m.program = t.program"
+		" AND m.kernel = t.kernel AND m.k = t.k)",
 };
 
 static enum role role_of(const char *table, int has_run_id)

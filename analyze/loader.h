@@ -32,6 +32,8 @@ struct gm_load_info {
 	uint64_t kernels, memcpys, memsets, apis, replays;
 	int corun;		/* a corun directory (gpumix corun) ... */
 	uint64_t sections;	/* ... and its programs' sections */
+	int stretch;		/* SM-stretch curves (gpumix scale
+				   --stretch): kernels counts the points */
 	uint64_t probe_blocks;	/* the block probe's records (0: none) */
 	int interrupted;	/* the progress callback asked to stop */
 };

@@ -48,4 +48,15 @@ extern const char gm_loader_orphan_workloads_sql[];
 int gm_loader_load_corun(struct gm_loader *l, const char *dir,
 			 struct gm_load_info *info);
 
+/* Whether @dir is the output of gpumix scale --stretch (stretch.csv). */
+int gm_stretch_dir_is(const char *dir);
+
+/*
+ * Load the SM-stretch curves of @dir (load_stretch.c) in one transaction:
+ * each program's rows for its device replace those loaded before
+ * (info->stretch set, info->kernels the points).
+ */
+int gm_loader_load_stretch(struct gm_loader *l, const char *dir,
+			   struct gm_load_info *info);
+
 #endif

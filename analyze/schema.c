@@ -4,7 +4,8 @@
  * follow Nsight Systems' SQLite export where it has one
  * (CUPTI_ACTIVITY_KIND_*, StringIds, start/end/correlationId/gridX...,
  * names as ids into StringIds); runId/programId replace its globalPid, and
- * the run, workload, program and replay tables are gpumix's own, as is
+ * the run, workload, program and replay tables are gpumix's own, as are
+ * stretch (gpumix scale --stretch's curves, stretch_curve.h) and
  * intervals, the one table derived from the others (interval_store.h). No
  * foreign keys are enforced (bulk loads stay fast); the loader keeps them
  * consistent inside one transaction per run.
@@ -293,6 +294,21 @@ const char gm_schema_sql[] =
 	"  end INTEGER NOT NULL\n"
 	");\n"
 	"CREATE INDEX requests_run ON requests (runId, programId, request);\n"
+	"CREATE TABLE stretch (\n"
+	"  deviceName TEXT NOT NULL,\n"
+	"  smCount INTEGER NOT NULL,\n"
+	"  program TEXT NOT NULL,\n"
+	"  kernel TEXT NOT NULL,\n"
+	"  k INTEGER NOT NULL,\n"
+	"  launches INTEGER NOT NULL,\n"
+	"  timeMs REAL NOT NULL,\n"
+	"  roundMs REAL NOT NULL,\n"
+	"  stretchMs REAL,\n"
+	"  linearMs REAL,\n"
+	"  path TEXT NOT NULL,\n"
+	"  loadedAt TEXT NOT NULL,\n"
+	"  PRIMARY KEY (deviceName, program, kernel, k)\n"
+	");\n"
 	"CREATE TABLE intervals (\n"
 	"  programs INTEGER NOT NULL,\n"
 	"  workload TEXT,\n"

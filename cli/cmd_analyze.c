@@ -391,10 +391,14 @@ int cmd_analyze(int argc, char **argv)
 			} else {
 				loaded++;
 			}
-			kernels += info.kernels;
+			kernels += info.stretch ? 0 : info.kernels;
 			records += info.kernels + info.memcpys + info.memsets +
 				   info.apis;
-			if (gm_cli.verbosity > 0 && info.corun) {
+			if (gm_cli.verbosity > 0 && info.stretch) {
+				gm_note("loaded '%s' (SM-stretch curves): %llu "
+					"points", dirs[i],
+					(unsigned long long)info.kernels);
+			} else if (gm_cli.verbosity > 0 && info.corun) {
 				gm_note("loaded '%s' (%s): %llu GPU sections",
 					dirs[i], info.label,
 					(unsigned long long)info.sections);

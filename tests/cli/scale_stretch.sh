@@ -40,6 +40,32 @@ check_match "the Markdown table is printed: a column per k" \
 	"\| kernel \| alone \| k=1 \| k=2 \| k=3 \| k=4 \|" "$out"
 check_eq "and written to stretch.md" "$out" "$(cat "$tmp/st/stretch.md")"
 
+# ---- into the database (doc/database.md, stretch) ----
+out=$("$GPUMIX" analyze -o "$tmp/st.db" "$tmp/st" 2>&1); rc=$?
+check_eq "gpumix analyze DIR: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_eq "a row per point of stretch.csv" "$(($(wc -l < "$tmp/st/stretch.csv") - 1))" \
+	"$(db_query "$tmp/st.db" 'SELECT count(*) FROM stretch')"
+check_eq "the device and SMs of the identity run" "Mock GPU|4" \
+	"$(db_query "$tmp/st.db" 'SELECT DISTINCT deviceName, smCount FROM stretch')"
+check_eq "T(2) of scale as in the CSV" \
+	"$(awk -F, '$2 ~ /scale/ && $3 == 2 { printf "%.6f", $6 }' "$tmp/st/stretch.csv")" \
+	"$(db_query "$tmp/st.db" "SELECT printf('%.6f', roundMs) FROM stretch WHERE kernel LIKE '%scale%' AND k = 2")"
+check_eq "no TSM_str where k - 1 has no point (incr at 4)" "1" \
+	"$(db_query "$tmp/st.db" "SELECT count(*) FROM stretch WHERE stretchMs IS NULL")"
+"$GPUMIX" analyze -o "$tmp/st.db" "$tmp/st" >/dev/null 2>&1
+check_eq "loaded again: replaced, not added" "$(($(wc -l < "$tmp/st/stretch.csv") - 1))" \
+	"$(db_query "$tmp/st.db" 'SELECT count(*) FROM stretch')"
+"$GPUMIX" analyze --merge "$tmp/st.db" -o "$tmp/merged.db" >/dev/null 2>&1
+check_eq "merged into another database" "$(($(wc -l < "$tmp/st/stretch.csv") - 1))" \
+	"$(db_query "$tmp/merged.db" 'SELECT count(*) FROM stretch')"
+cp -r "$tmp/st" "$tmp/bad"
+echo 'basic,_Z5scalePjPKjjj,x,1,1,1,,' >> "$tmp/bad/stretch.csv"
+out=$("$GPUMIX" analyze -o "$tmp/bad.db" "$tmp/bad" 2>&1); rc=$?
+check_eq "a damaged stretch.csv: exit 1" 1 "$rc"
+check_match "naming its line" "stretch.csv:$(wc -l < "$tmp/bad/stretch.csv"): not a stretch point" "$out"
+check_eq "and nothing of it loaded" "0" "$(db_query "$tmp/bad.db" 'SELECT count(*) FROM stretch')"
+
 out=$("$GPUMIX" scale --max-per-sm 4 -o "$tmp/x" "$B" 2>&1); rc=$?
 check_eq "--max-per-sm without --stretch: usage error" 2 "$rc"
 check_match "saying so" "--max-per-sm needs --stretch" "$out"
