@@ -58,6 +58,8 @@ static const struct {
 	{ "corun_sections", R_CORUN_CHILD },
 	{ "stretch", R_STRETCH },
 	{ "intervals", R_SKIP },		/* derived: info->finish */
+	{ "run_metrics", R_SKIP },		/* derived, the same */
+	{ "program_metrics", R_SKIP },		/* derived, the same */
 };
 
 /* Columns that hold the id of another row, and the map that translates it. */

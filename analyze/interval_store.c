@@ -2,7 +2,8 @@
 /*
  * The intervals table (see interval_store.h): the analysis computed
  * without the kernel metrics (metrics_only), and each of its intervals
- * written as a row.
+ * written as a row; the same analysis fills the per-run metrics tables
+ * (metrics_store.h).
  */
 #include "interval_store.h"
 
@@ -11,6 +12,7 @@
 
 #include "analysis.h"
 #include "error.h"
+#include "metrics_store.h"
 
 struct store {
 	struct gm_db *db;
@@ -144,7 +146,8 @@ int gm_intervals_store(struct gm_db *db, const struct gm_ci_opts *ci)
 		goto out;
 	}
 	computed = 1;
-	if (gm_analysis_compute(&a, db, &opt) || store_analysis(&s, &a)) {
+	if (gm_analysis_compute(&a, db, &opt) || store_analysis(&s, &a) ||
+	    gm_metrics_store(db, &a)) {
 		goto out;
 	}
 	ret = gm_db_commit(db);
@@ -155,7 +158,8 @@ out:
 	sqlite3_finalize(s.st);
 	if (ret) {
 		gm_db_rollback(db);
-		gm_error("cannot refresh the intervals table of '%s'", db->path);
+		gm_error("cannot refresh the intervals and metrics tables of"
+			 " '%s'", db->path);
 	}
 	return ret;
 }

@@ -95,7 +95,8 @@ static const char *const run_tables[] = {
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 	"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
 	"probe_blocks", "probe_launches", "probe_runs", "drivercalls",
-	"drivercalls_slow", "requests", "open_loop", "replays", "programs",
+	"drivercalls_slow", "requests", "open_loop", "replays",
+	"program_metrics", "run_metrics", "programs",
 };
 
 const char gm_loader_orphan_workloads_sql[] =

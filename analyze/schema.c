@@ -6,7 +6,8 @@
  * names as ids into StringIds); runId/programId replace its globalPid, and
  * the run, workload, program and replay tables are gpumix's own, as are
  * stretch (gpumix scale --stretch's curves, stretch_curve.h) and
- * intervals, the one table derived from the others (interval_store.h). No
+ * intervals, run_metrics and program_metrics, the tables derived from
+ * the others (interval_store.h, metrics_store.h). No
  * foreign keys are enforced (bulk loads stay fast); the loader keeps them
  * consistent inside one transaction per run.
  */
@@ -321,4 +322,30 @@ const char gm_schema_sql[] =
 	"  mean REAL,\n"
 	"  lo REAL,\n"
 	"  hi REAL\n"
-	");\n";
+	");\n"
+	"CREATE TABLE run_metrics (\n"
+	"  runId INTEGER PRIMARY KEY,\n"
+	"  variant TEXT NOT NULL,\n"
+	"  programs INTEGER NOT NULL,\n"
+	"  stp REAL,\n"
+	"  antt REAL,\n"
+	"  workloadTime REAL,\n"
+	"  mtspeedup REAL\n"
+	");\n"
+	"CREATE TABLE program_metrics (\n"
+	"  runId INTEGER NOT NULL,\n"
+	"  programId INTEGER PRIMARY KEY,\n"
+	"  keptReplays INTEGER NOT NULL,\n"
+	"  highPriority INTEGER NOT NULL,\n"
+	"  tMp REAL,\n"
+	"  tSp REAL,\n"
+	"  speedup REAL,\n"
+	"  slowdown REAL,\n"
+	"  p50 REAL,\n"
+	"  p95 REAL,\n"
+	"  p99 REAL,\n"
+	"  p50Slowdown REAL,\n"
+	"  p95Slowdown REAL,\n"
+	"  p99Slowdown REAL\n"
+	");\n"
+	"CREATE INDEX program_metrics_run ON program_metrics (runId);\n";
