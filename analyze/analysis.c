@@ -78,8 +78,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			  " r.timesliceUs, r.copyChunk, r.hostname, r.gpu,"
 			  " r.oneShot, r.repetition, r.gpuStartSmClockMhz,"
 			  " r.gpuStartTempC, r.gpuStartThrottle,"
-			  " r.gpuEndSmClockMhz, r.gpuEndTempC, r.gpuEndThrottle"
-			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
+			  " r.gpuEndSmClockMhz, r.gpuEndTempC, r.gpuEndThrottle,"
+			  " r.openLoop FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
@@ -124,14 +124,18 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			r->gpu_throttle[k] = sqlite3_column_type(st, col + 2) ==
 				SQLITE_NULL ? NULL : gm_an_col_str(st, col + 2);
 		}
+		r->open_loop = gm_an_col_str(st, 29);
 		r->cell = SIZE_MAX;
-		r->label = gm_run_label(r->workload, r->variant, r->policy,
-					r->one_shot, r->repetition);
+		r->label = gm_run_label_open(r->workload, r->variant, r->policy,
+					     r->open_loop, r->one_shot,
+					     r->repetition);
 		/* A one-shot run measures otherwise than repeated replays:
-		 * a label of its own, after its variant's (gm_variant_rank) */
-		r->vlabel = gm_xasprintf("%s%s%s%s", r->variant,
+		 * a label of its own, after its variant's (gm_variant_rank);
+		 * so does each point of an open-loop sweep. */
+		r->vlabel = gm_xasprintf("%s%s%s%s%s%s", r->variant,
 					 strcmp(r->policy, "none") ? "+" : "",
 					 strcmp(r->policy, "none") ? r->policy : "",
+					 *r->open_loop ? "+" : "", r->open_loop,
 					 r->one_shot ? GM_ONE_SHOT_SUFFIX : "");
 		r->ok = !strcmp(r->status, "ok");
 		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
@@ -751,6 +755,7 @@ void gm_analysis_release(struct gm_analysis *a)
 		free(r->hostname);
 		free(r->gpu);
 		free(r->elastic);
+		free(r->open_loop);
 		free(r->gpu_throttle[0]);
 		free(r->gpu_throttle[1]);
 		for (size_t j = 0; j < r->nprog; j++) {

@@ -145,6 +145,8 @@ struct gm_an_run {
 	int64_t repetition;		/* runs.repetition */
 	char *vlabel;			/* variant[+policy][+one-shot] */
 	int one_shot;			/* runs.oneShot */
+	char *open_loop;		/* runs.openLoop: its point of an
+					   open-loop sweep ("load0.5"), "" */
 	char *device_name, *device_cc;
 	char *hostname, *gpu;		/* runs.hostname, runs.gpu; NULL:
 					   not in the run's manifest */

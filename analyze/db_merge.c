@@ -346,6 +346,7 @@ static int check_conflicts(struct gm_db *db, const char *input)
 		      " JOIN main.runs m ON m.workloadId = mw.id"
 		      " AND m.variant = s.variant AND m.policy = s.policy"
 		      " AND m.repetition = s.repetition AND m.oneShot = s.oneShot"
+		      " AND m.openLoop = s.openLoop"
 		      " WHERE m.hash != s.hash", row, 7);
 	if (rc > 0) {
 		char *label = gm_run_label(row[0], row[1], row[2],

@@ -49,7 +49,7 @@ static const char *const st_sql[NR_ST] = {
 	[ST_FIND_SLOT] = "SELECT r.id, r.path, r.hash FROM runs r"
 		" JOIN workloads w ON w.id = r.workloadId"
 		" WHERE w.name = ?1 AND r.variant = ?2 AND r.policy = ?3"
-		" AND r.repetition = ?4 AND r.oneShot = ?5",
+		" AND r.repetition = ?4 AND r.oneShot = ?5 AND r.openLoop = ?6",
 	[ST_FIND_WORKLOAD] = "SELECT id, programCount FROM workloads"
 		" WHERE name = ?1",
 	[ST_INS_WORKLOAD] = "INSERT INTO workloads (name, programCount)"
@@ -63,12 +63,12 @@ static const char *const st_sql[NR_ST] = {
 		" loadedAt, elastic, timesliceUs, copyChunk,"
 		" hostname, gpu, repetition, gpuStartSmClockMhz, gpuStartTempC,"
 		" gpuStartThrottle, gpuEndSmClockMhz, gpuEndTempC,"
-		" gpuEndThrottle, oneShot, kernelCount, memcpyCount, memsetCount,"
-		" apiCount)"
+		" gpuEndThrottle, oneShot, openLoop, kernelCount, memcpyCount,"
+		" memsetCount, apiCount)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
 		" ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,"
-		" ?36, ?37, 0, 0, 0, 0)",
+		" ?36, ?37, ?38, 0, 0, 0, 0)",
 	[ST_INS_PROGRAM] = "INSERT INTO programs (runId, idx, name, bundle,"
 		" deterministic, highPriority, replayCv, hostTime, maxHostGap,"
 		" hostGapCount, hostGapTime, hostErrorMedianUs, hostErrorP99Us,"
@@ -195,7 +195,8 @@ static int check_existing(struct gm_loader *l, const struct gm_run_dir *run,
 	    BIND_TEXT(l, st, 2, run->variant) < 0 ||
 	    BIND_TEXT(l, st, 3, run->policy) < 0 ||
 	    BIND_INT(l, st, 4, run->repetition) < 0 ||
-	    BIND_INT(l, st, 5, run->one_shot) < 0) {
+	    BIND_INT(l, st, 5, run->one_shot) < 0 ||
+	    BIND_TEXT(l, st, 6, run->open_loop) < 0) {
 		return -1;
 	}
 	rc = GM_SQL(l->db->sql, sqlite3_step(st));
@@ -329,7 +330,8 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 	    BIND_INT(l, st, i++, run->repetition) < 0 ||
 	    bind_gpu(l, st, &i, &run->gpu_start) < 0 ||
 	    bind_gpu(l, st, &i, &run->gpu_end) < 0 ||
-	    BIND_INT(l, st, i++, run->one_shot) < 0) {
+	    BIND_INT(l, st, i++, run->one_shot) < 0 ||
+	    BIND_TEXT(l, st, i++, run->open_loop) < 0) {
 		return -1;
 	}
 	/* SQLITE_STATIC text must outlive the step: it does (run, now). */
@@ -651,8 +653,9 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 	if (gm_run_dir_read(&run, dir)) {
 		goto out;
 	}
-	info->label = gm_run_label(run.workload, run.variant, run.policy,
-				   run.one_shot, run.repetition);
+	info->label = gm_run_label_open(run.workload, run.variant, run.policy,
+					run.open_loop, run.one_shot,
+					run.repetition);
 	info->replays = run.nr_replays;
 	if (gm_db_begin(l->db)) {
 		goto out;

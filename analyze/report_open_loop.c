@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis_priv.h"
+#include "variant.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -67,6 +68,14 @@ void gm_report_open_loop_table(const struct gm_analysis *a, struct gm_table *t)
 	}
 }
 
+char *gm_report_open_loop_variant(const struct gm_an_run *r)
+{
+	return gm_xasprintf("%s%s%s%s", r->variant,
+			    strcmp(r->policy, "none") ? "+" : "",
+			    strcmp(r->policy, "none") ? r->policy : "",
+			    r->one_shot ? GM_ONE_SHOT_SUFFIX : "");
+}
+
 /* The load of @o to two decimals (the group of the sweep it belongs
  * to), or -1 when unknown. */
 double gm_report_open_loop_load(const struct gm_an_open_loop *o)
@@ -92,17 +101,26 @@ void gm_report_open_loop_load_table(const struct gm_analysis *a,
 	for (size_t i = 0; i < a->nopen_loop; i++) {
 		const struct gm_an_open_loop *o = &a->open_loop[i];
 		const char *name = o->run->progs[o->prog].name;
+		char *base = gm_report_open_loop_variant(o->run);
 		double load = gm_report_open_loop_load(o);
 		double p99 = 0, slo = 0, batch = 0;
 		size_t n = 0, nslo = 0, nbatch = 0;
 		if (done[i]) {
+			free(base);
 			continue;
 		}
 		for (size_t j = i; j < a->nopen_loop; j++) {
 			const struct gm_an_open_loop *x = &a->open_loop[j];
-			if (done[j] || x->run->vindex != o->run->vindex ||
-			    strcmp(x->run->progs[x->prog].name, name) ||
+			char *xb;
+			int same;
+			if (done[j] || strcmp(x->run->progs[x->prog].name, name) ||
 			    gm_report_open_loop_load(x) != load) {
+				continue;
+			}
+			xb = gm_report_open_loop_variant(x->run);
+			same = !strcmp(xb, base);
+			free(xb);
+			if (!same) {
 				continue;
 			}
 			done[j] = 1;
@@ -119,7 +137,8 @@ void gm_report_open_loop_load_table(const struct gm_analysis *a,
 		}
 		gm_table_row(t);
 		gm_table_text(t, 0, "%s", name);
-		gm_table_text(t, 1, "%s", o->run->vlabel);
+		gm_table_text(t, 1, "%s", base);
+		free(base);
 		gm_table_num(t, 2, load, 2);
 		gm_table_num(t, 3, (double)n, 0);
 		gm_table_num(t, 4, MS(p99 / (double)n), 3);

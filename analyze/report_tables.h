@@ -64,7 +64,8 @@ void gm_report_latency_runs_table(const struct gm_analysis *a,
  * The open-loop tables (report_open_loop.c): per run and open-loop
  * program its requests' latency percentiles, SLO attainment, rates and
  * the batch programs' throughput ("open-loop"), and their means per
- * program, variant and load ("open-loop-load"). gm_report_open_loop_load()
+ * program, variant (without the point's label) and load
+ * ("open-loop-load"). gm_report_open_loop_load()
  * is the load a run is grouped by (two decimals; -1: unknown), for the
  * figures too.
  */
@@ -72,6 +73,10 @@ void gm_report_open_loop_table(const struct gm_analysis *a, struct gm_table *t);
 void gm_report_open_loop_load_table(const struct gm_analysis *a,
 				    struct gm_table *t);
 double gm_report_open_loop_load(const struct gm_an_open_loop *o);
+
+/* The variant label of run @r without its open-loop point ("cuda",
+ * "elastic+mpmax"): the series of the open-loop figures. Caller frees. */
+char *gm_report_open_loop_variant(const struct gm_an_run *r);
 
 /*
  * The ranking of the mechanisms (report_ranking.c): per workload size,

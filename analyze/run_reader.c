@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fs.h"
 #include "instance_name.h"
+#include "replay_opts.h"
 #include "strbuf.h"
 #include "tsv.h"
 #include "variant.h"
@@ -193,6 +194,16 @@ static int read_repetition_gpu(struct gm_run_dir *run, const char *what)
 					"'%" PRId64 "'", what, one);
 		}
 		run->one_shot = one == 1;
+	}
+	run->open_loop = kvfile_get(&run->manifest, "arrivals.label");
+	if (!run->open_loop) {
+		run->open_loop = "";
+	} else if (gm_arrivals_label_check(run->open_loop)) {
+		char *why = gm_xstrdup(gm_error_message());
+		gm_error_clear();
+		gm_error("%s: key 'arrivals.label': %s", what, why);
+		free(why);
+		return -1;
 	}
 	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
 		struct gm_run_gpu *g = sides[i].g;
@@ -546,11 +557,22 @@ void gm_run_dir_release(struct gm_run_dir *run)
 char *gm_run_label(const char *workload, const char *variant,
 		   const char *policy, int one_shot, int64_t repetition)
 {
+	return gm_run_label_open(workload, variant, policy, NULL, one_shot,
+				 repetition);
+}
+
+char *gm_run_label_open(const char *workload, const char *variant,
+			const char *policy, const char *open_loop,
+			int one_shot, int64_t repetition)
+{
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, "%s.%s", workload, variant);
 	if (policy && *policy && strcmp(policy, "none")) {
 		strbuf_addf(&sb, ".%s", policy);
+	}
+	if (open_loop && *open_loop) {
+		strbuf_addf(&sb, ".%s", open_loop);
 	}
 	if (one_shot) {
 		strbuf_addstr(&sb, ".one-shot");

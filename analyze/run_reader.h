@@ -76,6 +76,9 @@ struct gm_run_dir {
 	/* `replay.one_shot`: 1 when every program replayed exactly once,
 	 * all starting together (0 when absent). */
 	int one_shot;
+	/* `arrivals.label`: the run's point of a study's open-loop sweep
+	 * ("load0.5"), "" when absent (runs.openLoop). */
+	const char *open_loop;
 	/* The GPU's state at the start and end (`gpu.start.*`, `gpu.end.*`):
 	 * -1 and NULL for what the manifest does not have. */
 	struct gm_run_gpu {
@@ -123,5 +126,11 @@ long gm_run_dir_find_program(const struct gm_run_dir *run, const char *name,
  */
 char *gm_run_label(const char *workload, const char *variant,
 		   const char *policy, int one_shot, int64_t repetition);
+
+/* The same with an open-loop sweep's point @open_loop ("load0.5"; "" or
+ * NULL: none) after the policy: "a+b.cuda.load0.5.r1". */
+char *gm_run_label_open(const char *workload, const char *variant,
+			const char *policy, const char *open_loop,
+			int one_shot, int64_t repetition);
 
 #endif

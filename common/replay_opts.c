@@ -49,6 +49,7 @@ enum {
 	OPT_REQUESTS,
 	OPT_ARRIVAL_SEED,
 	OPT_SLO,
+	OPT_ARRIVALS_LABEL,
 	OPT_HELP,
 };
 
@@ -87,6 +88,7 @@ static const struct option longopts[] = {
 	{ "requests", required_argument, NULL, OPT_REQUESTS },
 	{ "arrival-seed", required_argument, NULL, OPT_ARRIVAL_SEED },
 	{ "slo", required_argument, NULL, OPT_SLO },
+	{ "arrivals-label", required_argument, NULL, OPT_ARRIVALS_LABEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -544,6 +546,12 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->slo = optarg;
 			break;
 		}
+		case OPT_ARRIVALS_LABEL:
+			if (gm_arrivals_label_check(optarg) < 0) {
+				return -1;
+			}
+			o->arrivals_label = optarg;
+			break;
 		case OPT_PROCESS_CHILD: {
 			int idx, fd, n = 0;
 			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
@@ -611,6 +619,21 @@ int gm_slo_parse(const char *s, double *factor, double *ms)
 			"0, not '%s'", s);
 }
 
+int gm_arrivals_label_check(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 32 || !((*s >= 'a' && *s <= 'z') ||
+				 (*s >= 'A' && *s <= 'Z')) ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") != n) {
+		return gm_error("--arrivals-label takes 1 to 32 letters, digits, "
+				"'.', '-' and '_' starting with a letter, not "
+				"'%s'", s);
+	}
+	return 0;
+}
+
 static int knob_refused(const struct gm_variant *v, unsigned knob)
 {
 	const struct gm_knob_desc *k = gm_knob_find((enum gm_knob)knob);
@@ -666,12 +689,13 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("--arrivals starts a program's replays at their "
 				"arrivals: --one-shot does not apply");
 	}
-	if (!o->nr_arrivals &&
-	    (o->requests_given || o->arrival_seed_given || o->slo)) {
+	if (!o->nr_arrivals && (o->requests_given || o->arrival_seed_given ||
+				o->slo || o->arrivals_label)) {
 		return gm_error("%s applies to the programs of --arrivals, and "
 				"none was given", o->requests_given ?
 				"--requests" : o->arrival_seed_given ?
-				"--arrival-seed" : "--slo");
+				"--arrival-seed" : o->slo ? "--slo" :
+				"--arrivals-label");
 	}
 	for (unsigned i = 0; i < o->nr_arrivals; i++) {
 		size_t ni = strcspn(o->arrivals[i], "=");
@@ -778,7 +802,11 @@ void gm_replay_opts_help(FILE *f)
 	      "target, N times\n"
 	      "                        the alone service time or N ms (2x), "
 	      "recorded in the\n"
-	      "                        manifest for the report\n", f);
+	      "                        manifest for the report\n"
+	      "  --arrivals-label L    with --arrivals: the run's point of a "
+	      "sweep (load0.5),\n"
+	      "                        its runs told apart by it (a study sets "
+	      "it)\n", f);
 	fputs("  --elastic-slice BLOCKS  with --elastic: launch each elastic "
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "

@@ -114,6 +114,9 @@ struct gm_replay_opts {
 	int requests_given, arrival_seed_given;
 	const char *slo;		/* --slo as given (checked), or NULL:
 					   GM_DEFAULT_SLO */
+	const char *arrivals_label;	/* --arrivals-label: the run's point
+					   of a study's sweep ("load0.5"), or
+					   NULL */
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -171,6 +174,10 @@ int gm_mps_threads_check(const char *spec);
  * target) and *@ms (0 for a relative one). Returns 0, or -1 with a cause.
  */
 int gm_slo_parse(const char *s, double *factor, double *ms);
+
+/* 0 when @s is a valid --arrivals-label (1 to 32 letters, digits, '.',
+ * '-' and '_', starting with a letter), else -1 with a cause. */
+int gm_arrivals_label_check(const char *s);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);

@@ -160,11 +160,15 @@ int gm_variant_rank(const char *label)
 		}
 	}
 	if (label[n] == '+') {
-		size_t p = 0;
-		while (policies[p] && strcmp(policies[p], label + n + 1)) {
+		const char *rest = label + n + 1;
+		size_t p = 0, pn = strcspn(rest, "+");
+		while (policies[p] && (strlen(policies[p]) != pn ||
+				       strncmp(policies[p], rest, pn))) {
 			p++;
 		}
-		rank += 1 + (int)p;
+		/* An open-loop sweep's point ("cuda+load0.5"): its base's
+		 * rank (the points then sort by name). */
+		rank += policies[p] ? 1 + (int)p : 0;
 	}
 	return rank;
 }

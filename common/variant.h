@@ -97,9 +97,10 @@ const struct gm_variant *gm_variant_at(size_t i);
 #define GM_ONE_SHOT_SUFFIX "+one-shot"
 
 /* Sort key of a report label, "variant" or "variant+policy", either
- * perhaps with GM_ONE_SHOT_SUFFIX: table order of the variants, then of
- * the policies, then the one-shot labels; unknown names sort after every
- * known one. */
+ * perhaps with an open-loop sweep's point ("cuda+load0.5": its base's
+ * rank) and with GM_ONE_SHOT_SUFFIX: table order of the variants, then
+ * of the policies, then the one-shot labels; unknown variants sort after
+ * every known one. */
 int gm_variant_rank(const char *label);
 
 /* NULL-terminated list of every variant name (for suggestions). */

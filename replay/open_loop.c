@@ -205,6 +205,9 @@ void gm_open_loop_manifest(struct gm_run *run, struct kvfile *kv)
 	kvfile_set_u64(kv, "arrivals.seed", run->opt.arrival_seed);
 	kvfile_set(kv, "arrivals.slo", run->opt.slo ? run->opt.slo :
 		   GM_DEFAULT_SLO);
+	if (run->opt.arrivals_label) {
+		kvfile_set(kv, "arrivals.label", run->opt.arrivals_label);
+	}
 	for (unsigned i = 0; i < run->w->nr_programs; i++) {
 		const struct gm_open_loop *ol = &run->open_loop[i];
 		char key[64];

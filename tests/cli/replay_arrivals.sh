@@ -134,6 +134,19 @@ check_eq "analyze: every request" "cuda 4
 procs 6" "$(sqlite3 -separator ' ' "$tmp/ol.db" "SELECT r.variant, count(*) FROM
 	requests q JOIN runs r ON r.id = q.runId GROUP BY r.variant ORDER BY 1")"
 
+# Two points of a sweep under one variant: two runs, told apart by their
+# label (runs.openLoop), each a configuration of its own.
+replay low --variant cuda --arrivals scale-a=poisson:200 --requests 3 --arrivals-label load0.2
+replay high --variant cuda --arrivals scale-a=poisson:800 --requests 3 --arrivals-label load0.8
+check_eq "manifest: the label" load0.2 "$(field "$tmp/low/manifest" arrivals.label)"
+"$GPUMIX" -q analyze "$tmp/low" "$tmp/high" -o "$tmp/sweep.db"
+check_eq "analyze: both points loaded" 0 "$?"
+check_eq "analyze: runs.openLoop" "load0.2
+load0.8" "$(sqlite3 "$tmp/sweep.db" "SELECT openLoop FROM runs ORDER BY 1")"
+check_eq "report: a variant label per point" "cuda+load0.2 cuda+load0.8" \
+	"$("$GPUMIX" -q report "$tmp/sweep.db" --format csv --table open-loop |
+	   awk -F, 'NR > 1 { print $2 }' | sort | tr '\n' ' ' | sed 's/ $//')"
+
 # Usage errors.
 refused() { # refused WHAT MESSAGE ARGS...
 	local what=$1 msg=$2 out rc; shift 2
@@ -152,6 +165,8 @@ refused "a bad rate" "rate in requests per second above 0" \
 refused "a bad SLO" "a latency target .* not '2'" \
 	--arrivals scale-a=poisson:5 --slo 2
 refused "--slo alone" "--slo applies to the programs of --arrivals" --slo 2x
+refused "a bad label" "--arrivals-label takes 1 to 32 letters" \
+	--arrivals scale-a=poisson:5 --arrivals-label "0.5"
 out=$("$GPUMIX" replay -o "$tmp/nope" --arrivals nope=poisson:5 "$tmp/wl" 2>&1)
 check_match "an unknown program named" "the workload has no program 'nope'" "$out"
 check_fails "... and no run directory" test -e "$tmp/nope/manifest"
