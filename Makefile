@@ -183,22 +183,34 @@ demo: all $(CHECK_DEPS)
 # replay program; the man pages (doc/build.mk); the study files and the
 # suite they run (share/gpumix: workloads/*.yaml find the programs under
 # build/workloads/parboil there, as in the source tree, so a copy of that
-# directory is a place to run a study). make uninstall removes them.
+# directory is a place to run a study); the bash completion that `gpumix
+# completion bash` prints (share/bash-completion/completions/gpumix).
+# make uninstall removes them.
 MAN1_DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 MAN7_DIR = $(DESTDIR)$(PREFIX)/share/man/man7
 STUDY_DIR = $(DESTDIR)$(PREFIX)/share/gpumix
 PC_DIR = $(DESTDIR)$(PREFIX)/lib/pkgconfig
+BASH_COMPLETION_DIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+
+# (gpumix of a sanitizer build must not fail on a leak report)
+$(B)/gpumix.bash: $(GPUMIX)
+	$(QUIET) GEN $@
+	$(Q)ASAN_OPTIONS=detect_leaks=0 $(GPUMIX) completion bash >$@.tmp
+	$(Q)mv $@.tmp $@
+all: $(B)/gpumix.bash
 
 install: all parboil
 	$(QUIET) INSTALL $(DESTDIR)$(PREFIX)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpumix \
-		$(MAN1_DIR) $(MAN7_DIR) $(PC_DIR) $(STUDY_DIR)/workloads \
+		$(MAN1_DIR) $(MAN7_DIR) $(PC_DIR) $(BASH_COMPLETION_DIR) \
+		$(STUDY_DIR)/workloads \
 		$(STUDY_DIR)/build/workloads/parboil
 	$(Q)install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 755 $(SHLIBS) $(DESTDIR)$(PREFIX)/lib/gpumix/
 	$(Q)install -m 644 $(MAN_CMD_PAGES) $(MAN1_DIR)/
 	$(Q)install -m 644 $(MAN_OTHER_PAGES) $(MAN7_DIR)/
 	$(Q)install -m 644 workloads/*.yaml $(STUDY_DIR)/workloads/
+	$(Q)install -m 644 $(B)/gpumix.bash $(BASH_COMPLETION_DIR)/gpumix
 	$(Q)install -m 755 $(PARBOIL_BINS) $(STUDY_DIR)/build/workloads/parboil/
 	$(Q){ echo 'prefix=$(PREFIX)'; \
 	  echo 'includedir=$${prefix}/include/gpumix'; \
@@ -218,7 +230,7 @@ uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGRAMS))) \
 		$(addprefix $(MAN1_DIR)/,$(notdir $(MAN_CMD_PAGES))) \
 		$(addprefix $(MAN7_DIR)/,$(notdir $(MAN_OTHER_PAGES))) \
-		$(PC_DIR)/gpumix-replay.pc
+		$(PC_DIR)/gpumix-replay.pc $(BASH_COMPLETION_DIR)/gpumix
 	$(Q)rm -rf $(DESTDIR)$(PREFIX)/lib/gpumix $(DESTDIR)$(PREFIX)/include/gpumix \
 		$(STUDY_DIR)
 

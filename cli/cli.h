@@ -6,6 +6,8 @@
 #ifndef GM_CLI_H
 #define GM_CLI_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit codes (documented in `gpumix --help`). */
@@ -27,18 +29,81 @@ struct gm_cli_options {
 extern struct gm_cli_options gm_cli;
 
 /*
+ * A command's options, as getopt_long takes them: the one description of
+ * them that parsing, `gpumix completion`, the CLI conventions test
+ * (tests/cli/cli_conventions.sh) and the man pages' checks read. -h/--help,
+ * -q/--quiet and -v/--verbose are every command's and are not listed.
+ */
+struct gm_cmd_options {
+	const char *shorts;		/* short letters, "o:f" (no leading '+'/':') */
+	const struct option *longopts;	/* { NULL } terminated, or NULL */
+	const struct option *more_longopts; /* a second table, or NULL (replay:
+					   the replay program's options) */
+	int in_order;			/* options end at the first argument
+					   (what follows is a program's) */
+	const char *const *subcommands;	/* NULL, or the words the first
+					   argument may be (NULL terminated) */
+};
+
+/* An entry of the command table (cli/commands.c). */
+struct gm_command {
+	const char *name;
+	gm_command_fn fn;
+	const char *summary;
+	const struct gm_cmd_options *options;
+};
+
+/* The @i-th command of the table, NULL past its end. */
+const struct gm_command *gm_command_at(size_t i);
+
+/* The command called @name, or NULL. */
+const struct gm_command *gm_command_find(const char *name);
+
+/* Every command's options parser; see gm_opt_next(). */
+struct gm_opt_parser {
+	const struct gm_cmd_options *opts;
+	const char *usage;
+	int argc;
+	char **argv;
+	const char *arg;	/* the value of the option just returned */
+	int ind;		/* after -1: argv index of the first argument */
+	struct option all[64];	/* the command's options and the global ones */
+	char shorts[96];
+};
+
+/* What gm_opt_next() returns besides an option's key. */
+enum {
+	GM_OPT_END = -1,	/* no more options: the arguments start at ind */
+	GM_OPT_FAIL = -2,	/* a usage error was printed: exit GM_EXIT_USAGE */
+	GM_OPT_HELP = 'h',	/* -h or --help: print the help, exit 0 */
+};
+
+/*
+ * Start parsing @argv (argv[0] the command's name) with @opts; @usage is
+ * printed after any usage error.
+ */
+void gm_opt_init(struct gm_opt_parser *p, const struct gm_cmd_options *opts,
+		 const char *usage, int argc, char **argv);
+
+/*
+ * The next option's key (its short letter or its getopt_long val), with
+ * its value in p->arg; GM_OPT_HELP; GM_OPT_END; or GM_OPT_FAIL after
+ * printing "unknown option 'X' (did you mean 'Y'?)" or "option 'X' needs
+ * a value" and the usage. Long options take their value after '=' or as
+ * the next word. -q/-v are handled here (gm_cli.verbosity). With
+ * GPUMIX_CLI_PARSE_ONLY=1 in the environment (tests/cli/cli_conventions.sh)
+ * it prints each option and argument in one canonical form instead of
+ * returning them and exits 0 at the end: what a command line means to the
+ * parser, whatever the command would do.
+ */
+int gm_opt_next(struct gm_opt_parser *p);
+
+/*
  * Print "usage: ..." plus @usage to stderr and return GM_EXIT_USAGE; when
  * @msg is set, print "error: <msg>" first.
  */
 int gm_usage_error(const char *usage, const char *msg, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/*
- * The usage error for what getopt_long returned as @c when it is not an
- * option of the command: ':' (a missing value, with ":..." optstrings) or
- * anything else (an unknown option), naming @argv[optind - 1].
- */
-int gm_bad_option(const char *usage, int c, char **argv);
 
 /* Print the recorded error (error.h) and return GM_EXIT_ERROR. */
 int gm_cli_fail(void);
@@ -68,5 +133,13 @@ int cmd_reconstruct(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_scale(int argc, char **argv);
 int cmd_corun(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+
+/* Each command's options (in its cmd_<name>.c). */
+extern const struct gm_cmd_options gm_capture_options, gm_trace_options,
+	gm_help_options, gm_elastic_options, gm_version_options,
+	gm_analyze_options, gm_report_options, gm_run_options,
+	gm_reconstruct_options, gm_replay_options, gm_profile_options,
+	gm_scale_options, gm_corun_options, gm_completion_options;
 
 #endif

@@ -258,17 +258,23 @@ static int merge(const char *out, char **inputs, size_t n)
 	return GM_EXIT_OK;
 }
 
+static const struct option analyze_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "merge", no_argument, NULL, 'm' },
+	{ "forget", no_argument, NULL, 'g' },
+	{ "ci", required_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_analyze_options = {
+	.shorts = "o:f",
+	.longopts = analyze_longopts,
+};
+
 int cmd_analyze(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ "forget", no_argument, NULL, 'g' },
-		{ "ci", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	const char *out = "results.db";
 	int force = 0, do_merge = 0, do_forget = 0, c, ret = GM_EXIT_OK;
 	char **dirs = NULL;
@@ -282,12 +288,11 @@ int cmd_analyze(int argc, char **argv)
 	struct strbuf summary = STRBUF_INIT;
 	double t0 = gm_now_s();
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_analyze_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			out = op.arg;
 			break;
 		case 'f':
 			force = 1;
@@ -299,7 +304,7 @@ int cmd_analyze(int argc, char **argv)
 			do_forget = 1;
 			break;
 		case 'c':
-			if (gm_ci_opts_parse(&ci_method, optarg)) {
+			if (gm_ci_opts_parse(&ci_method, op.arg)) {
 				char msg[GM_ERROR_MSG_LEN];
 				snprintf(msg, sizeof(msg), "%s", gm_error_message());
 				gm_error_clear();
@@ -310,7 +315,7 @@ int cmd_analyze(int argc, char **argv)
 			puts(usage);
 			return GM_EXIT_OK;
 		default:
-			return gm_bad_option(usage, c, argv);
+			return GM_EXIT_USAGE;
 		}
 	}
 	if (do_forget) {
@@ -318,26 +323,26 @@ int cmd_analyze(int argc, char **argv)
 			return gm_usage_error(usage, "--forget takes neither"
 					      " --force nor --merge");
 		}
-		if (optind == argc) {
+		if (op.ind == argc) {
 			return gm_usage_error(usage, "no run directory to forget"
 					      " given");
 		}
-		return forget(out, argv + optind, (size_t)(argc - optind));
+		return forget(out, argv + op.ind, (size_t)(argc - op.ind));
 	}
 	if (do_merge) {
 		if (force) {
 			return gm_usage_error(usage, "--force does not apply to"
 					      " --merge (it never replaces runs)");
 		}
-		if (optind == argc) {
+		if (op.ind == argc) {
 			return gm_usage_error(usage, "no database to merge given");
 		}
-		return merge(out, argv + optind, (size_t)(argc - optind));
+		return merge(out, argv + op.ind, (size_t)(argc - op.ind));
 	}
-	if (optind == argc) {
+	if (op.ind == argc) {
 		return gm_usage_error(usage, "no run directory given");
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = op.ind; i < argc; i++) {
 		expand_arg(argv[i], &dirs, &nr_dirs, &alloc_dirs);
 	}
 

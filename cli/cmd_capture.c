@@ -30,8 +30,8 @@
 
 static const char usage[] =
 	"usage: gpumix capture [-o <dir>] [--force] [--no-kernel]\n"
-	"                      [--subbuf-size=<bytes>] [--num-subbuf=<n>]\n"
-	"                      [--no-fork-helper] [--wait-children=<s>]\n"
+	"                      [--subbuf-size <bytes>] [--num-subbuf <n>]\n"
+	"                      [--no-fork-helper] [--wait-children <s>]\n"
 	"                      [--] <program> [<args>...]";
 
 static void print_help(void)
@@ -43,6 +43,7 @@ static void print_help(void)
 	       "and the GPU time of its kernels and copies, into a trace bundle\n"
 	       "(doc/bundle-format.md). Works for static and shared cudart,\n"
 	       "driver-API programs and libraries such as cuBLAS.\n\n"
+	       "Long options take their value after '=' or as the next word.\n\n"
 	       "options:\n"
 	       "  -o, --output <dir>    bundle directory (default: traces/<program>)\n"
 	       "  -f, --force           replace an existing bundle (only a\n"
@@ -51,12 +52,12 @@ static void print_help(void)
 	       "                        is needed, without kernel tracing (the\n"
 	       "                        default as root when no LTTng kernel\n"
 	       "                        modules are installed)\n"
-	       "  --subbuf-size=<bytes> LTTng sub-buffer size (default %zu)\n"
-	       "  --num-subbuf=<n>      sub-buffers per CPU and process (default %d)\n"
+	       "  --subbuf-size <bytes> LTTng sub-buffer size (default %zu)\n"
+	       "  --num-subbuf <n>      sub-buffers per CPU and process (default %d)\n"
 	       "  --no-fork-helper      do not preload liblttng-ust-fork.so (it\n"
 	       "                        lets children forked after CUDA started\n"
 	       "                        be traced)\n"
-	       "  --wait-children=<s>   after the program exits, wait up to <s>\n"
+	       "  --wait-children <s>   after the program exits, wait up to <s>\n"
 	       "                        seconds for traced processes it started\n"
 	       "                        (default %g)\n\n"
 	       "exit status: the program's own status when it exits non-zero;\n"
@@ -186,8 +187,30 @@ static void warn_failed_calls(const struct trace_stats *st)
 	strbuf_release(&sb);
 }
 
+enum { OPT_NO_KERNEL = 256, OPT_NO_FORK_HELPER, OPT_WAIT_CHILDREN,
+       OPT_SUBBUF_SIZE, OPT_NUM_SUBBUF };
+
+static const struct option capture_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "subbuf-size", required_argument, NULL, OPT_SUBBUF_SIZE },
+	{ "num-subbuf", required_argument, NULL, OPT_NUM_SUBBUF },
+	{ "no-fork-helper", no_argument, NULL, OPT_NO_FORK_HELPER },
+	{ "wait-children", required_argument, NULL, OPT_WAIT_CHILDREN },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The program's own options follow it: options end at the program. */
+const struct gm_cmd_options gm_capture_options = {
+	.shorts = "o:f",
+	.longopts = capture_longopts,
+	.in_order = 1,
+};
+
 int cmd_capture(int argc, char **argv)
 {
+	struct gm_opt_parser op;
 	struct capture_opts o = { 0 };
 	struct capture_run cr;
 	struct trace_stats st;
@@ -198,58 +221,59 @@ int cmd_capture(int argc, char **argv)
 	struct bundle_result res = { 0 };
 	char *out_default = NULL, *lib = NULL, *read_error = NULL;
 	char *prune_error = NULL;
-	int i, status;
+	int c, i, status;
 
 	o.kernel = GM_KERNEL_AUTO;
 	o.wait_s = -1;
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	gm_opt_init(&op, &gm_capture_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
+		char *end;
+		size_t n;
+		switch (c) {
+		case GM_OPT_HELP:
 			print_help();
 			return GM_EXIT_OK;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i == argc) {
-				return gm_usage_error(usage, "%s needs a directory", a);
-			}
-			o.output = argv[i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			o.output = a + 9;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+		case 'o':
+			o.output = op.arg;
+			break;
+		case 'f':
 			o.force = 1;
-		} else if (!strcmp(a, "--no-kernel")) {
+			break;
+		case OPT_NO_KERNEL:
 			o.kernel = GM_KERNEL_NO;
-		} else if (!strcmp(a, "--no-fork-helper")) {
+			break;
+		case OPT_NO_FORK_HELPER:
 			o.no_fork_helper = 1;
-		} else if (!strncmp(a, "--wait-children=", 16)) {
-			char *end;
+			break;
+		case OPT_WAIT_CHILDREN:
 			errno = 0;
-			o.wait_s = strtod(a + 16, &end);
-			if (errno || end == a + 16 || *end || o.wait_s < 0 ||
+			o.wait_s = strtod(op.arg, &end);
+			if (errno || end == op.arg || *end || o.wait_s < 0 ||
 			    o.wait_s > 86400) {
 				return gm_usage_error(usage, "bad waiting time '%s' "
 						      "(seconds, 0 to 86400)",
-						      a + 16);
+						      op.arg);
 			}
-		} else if (!strncmp(a, "--subbuf-size=", 14)) {
-			if (parse_size(a + 14, &o.subbuf_size) ||
+			break;
+		case OPT_SUBBUF_SIZE:
+			if (parse_size(op.arg, &o.subbuf_size) ||
 			    o.subbuf_size < 4096) {
 				return gm_usage_error(usage, "bad sub-buffer size '%s'",
-						      a + 14);
+						      op.arg);
 			}
-		} else if (!strncmp(a, "--num-subbuf=", 13)) {
-			size_t n;
-			if (parse_size(a + 13, &n) || n < 2 || n > 1024) {
+			break;
+		case OPT_NUM_SUBBUF:
+			if (parse_size(op.arg, &n) || n < 2 || n > 1024) {
 				return gm_usage_error(usage, "bad sub-buffer count '%s'",
-						      a + 13);
+						      op.arg);
 			}
 			o.nr_subbuf = (unsigned)n;
-		} else {
-			return gm_usage_error(usage, "unknown option '%s'", a);
+			break;
+		default:
+			return GM_EXIT_USAGE;
 		}
 	}
+	i = op.ind;
 	if (i == argc) {
 		return gm_usage_error(usage, "no program to capture");
 	}

@@ -171,6 +171,26 @@ static void print_slowdowns(const struct corun_plan *plan,
 	free(corun);
 }
 
+enum { OPT_MECH = 256, OPT_BARRIER, OPT_LIMIT, OPT_DRY, OPT_REP };
+
+static const struct option corun_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "repeats", required_argument, NULL, 'k' },
+	{ "mechanism", required_argument, NULL, OPT_MECH },
+	{ "barrier-timeout", required_argument, NULL, OPT_BARRIER },
+	{ "time-limit", required_argument, NULL, OPT_LIMIT },
+	{ "dry-run", no_argument, NULL, OPT_DRY },
+	{ "repetition", required_argument, NULL, OPT_REP },
+	{ "force", no_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_corun_options = {
+	.shorts = "o:k:f",
+	.longopts = corun_longopts,
+	.in_order = 1,
+};
+
 struct corun_cmd {
 	const char *out;
 	unsigned repeats;
@@ -182,65 +202,52 @@ struct corun_cmd {
 
 static int parse(struct corun_cmd *c, int argc, char **argv)
 {
-	enum { OPT_MECH = 256, OPT_BARRIER, OPT_LIMIT, OPT_DRY, OPT_REP };
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "repeats", required_argument, NULL, 'k' },
-		{ "mechanism", required_argument, NULL, OPT_MECH },
-		{ "barrier-timeout", required_argument, NULL, OPT_BARRIER },
-		{ "time-limit", required_argument, NULL, OPT_LIMIT },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "repetition", required_argument, NULL, OPT_REP },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	int o;
 
-	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:o:k:fh", opts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_corun_options, usage, argc, argv);
+	while ((o = gm_opt_next(&op)) != GM_OPT_END) {
 		char *end;
 		switch (o) {
 		case 'o':
-			c->out = optarg;
+			c->out = op.arg;
 			break;
 		case 'k':
-			c->repeats = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || optarg[0] == '-' || !c->repeats ||
+			c->repeats = (unsigned)strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || op.arg[0] == '-' || !c->repeats ||
 			    c->repeats > CORUN_MAX_REPEATS) {
 				return gm_usage_error(usage, "-k wants 1 to %d, "
 						      "not '%s'",
-						      CORUN_MAX_REPEATS, optarg);
+						      CORUN_MAX_REPEATS, op.arg);
 			}
 			break;
 		case OPT_MECH:
-			c->mechanisms = optarg;
+			c->mechanisms = op.arg;
 			break;
 		case OPT_BARRIER:
-			if (parse_seconds(optarg, &c->barrier_timeout_s) ||
+			if (parse_seconds(op.arg, &c->barrier_timeout_s) ||
 			    !(c->barrier_timeout_s > 0)) {
 				return gm_usage_error(usage, "--barrier-timeout "
 						      "wants seconds above 0, "
-						      "not '%s'", optarg);
+						      "not '%s'", op.arg);
 			}
 			break;
 		case OPT_LIMIT:
-			if (parse_seconds(optarg, &c->time_limit_s)) {
+			if (parse_seconds(op.arg, &c->time_limit_s)) {
 				return gm_usage_error(usage, "--time-limit wants "
-						      "seconds, not '%s'", optarg);
+						      "seconds, not '%s'", op.arg);
 			}
 			break;
 		case OPT_DRY:
 			c->dry_run = 1;
 			break;
 		case OPT_REP:
-			c->repetition = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || optarg[0] == '-' ||
+			c->repetition = (unsigned)strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || op.arg[0] == '-' ||
 			    c->repetition > 1000000) {
 				return gm_usage_error(usage, "--repetition wants an "
 						      "integer >= 0, not '%s'",
-						      optarg);
+						      op.arg);
 			}
 			break;
 		case 'f':
@@ -251,10 +258,10 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 			printf(help, corun_mechanism_list());
 			return GM_EXIT_OK;
 		default:
-			return gm_bad_option(usage, o, argv);
+			return GM_EXIT_USAGE;
 		}
 	}
-	if (argc - optind < 2) {
+	if (argc - op.ind < 2) {
 		return gm_usage_error(usage, "a co-run needs at least two "
 				      "programs");
 	}

@@ -38,7 +38,8 @@ static const char help[] =
 	"are kept unmodified.\n"
 	"\n"
 	"options:\n"
-	"  -o <out>          write the transformed PTX to <out> ('-': stdout);\n"
+	"  -o, --output <out>\n"
+	"                    write the transformed PTX to <out> ('-': stdout);\n"
 	"                    with several PTX modules <out> is a directory that\n"
 	"                    receives one <module>.ptx each\n"
 	"  -f, --force       overwrite existing output files\n"
@@ -409,47 +410,72 @@ static int write_output(const char *path, const struct strbuf *sb, int force)
 	return gm_write_file_atomic(path, sb->buf, sb->len, force);
 }
 
+enum { OPT_ARCH = 256, OPT_NO_ASSEMBLE, OPT_BLOCK_ONLY, OPT_LIST,
+       OPT_NO_REGISTER_CAP };
+
+static const struct option elastic_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "no-assemble", no_argument, NULL, OPT_NO_ASSEMBLE },
+	{ "block-only", no_argument, NULL, OPT_BLOCK_ONLY },
+	{ "no-register-cap", no_argument, NULL, OPT_NO_REGISTER_CAP },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_elastic_options = {
+	.shorts = "o:f",
+	.longopts = elastic_longopts,
+};
+
 int cmd_elastic(int argc, char **argv)
 {
+	struct gm_opt_parser op;
 	const char *outpath = NULL, *arch = "sm_90", *input = NULL;
 	int assemble = 1, force = 0, list = 0, cap = 1, ret = GM_EXIT_ERROR;
-	int block_only = 0;
+	int block_only = 0, c;
 	struct modules ms = { 0 };
 	struct strbuf *outs = NULL;
 	struct totals tot = { 0 };
 	unsigned sm = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	gm_opt_init(&op, &gm_elastic_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
+		switch (c) {
+		case GM_OPT_HELP:
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--arch")) {
-			if (i + 1 >= argc) {
-				return gm_usage_error(usage, "'%s' needs a value", a);
-			}
-			if (!strcmp(a, "-o")) {
-				outpath = argv[++i];
-			} else {
-				arch = argv[++i];
-			}
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+		case 'o':
+			outpath = op.arg;
+			break;
+		case OPT_ARCH:
+			arch = op.arg;
+			break;
+		case 'f':
 			force = 1;
-		} else if (!strcmp(a, "--no-assemble")) {
+			break;
+		case OPT_NO_ASSEMBLE:
 			assemble = 0;
-		} else if (!strcmp(a, "--block-only")) {
+			break;
+		case OPT_BLOCK_ONLY:
 			block_only = 1;
-		} else if (!strcmp(a, "--list")) {
+			break;
+		case OPT_LIST:
 			list = 1;
-		} else if (!strcmp(a, "--no-register-cap")) {
+			break;
+		case OPT_NO_REGISTER_CAP:
 			cap = 0;
-		} else if (a[0] == '-' && a[1]) {
-			return gm_usage_error(usage, "unknown option '%s'", a);
-		} else if (input) {
-			return gm_usage_error(usage, "more than one input");
-		} else {
-			input = a;
+			break;
+		default:
+			return GM_EXIT_USAGE;
 		}
+	}
+	if (op.ind + 1 < argc) {
+		return gm_usage_error(usage, "more than one input");
+	}
+	if (op.ind < argc) {
+		input = argv[op.ind];
 	}
 	if (!input) {
 		return gm_usage_error(usage, "no input");

@@ -24,29 +24,35 @@ static const char help[] =
 	"Write the kernel profile of the programs replayed alone in the single\n"
 	"run directories RUNDIR... (doc/gpumix-profile.md).\n"
 	"\n"
-	"  -o FILE      where to write it ('-' or none: standard output)\n"
+	"  -o, --output FILE\n"
+	"               where to write it ('-' or none: standard output)\n"
 	"  --force      replace an existing FILE\n"
 	"\n"
 	"exit status: 0 ok; 1 error; 2 usage error.\n";
 
+static const struct option profile_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_profile_options = {
+	.shorts = "o:",
+	.longopts = profile_longopts,
+};
+
 int cmd_profile(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	struct gm_kprofile p = { 0 };
 	const char *out = NULL;
 	int force = 0, c, ret = GM_EXIT_ERROR;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_profile_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			out = op.arg;
 			break;
 		case 'f':
 			force = 1;
@@ -55,13 +61,13 @@ int cmd_profile(int argc, char **argv)
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
 		default:
-			return gm_bad_option(usage, c, argv);
+			return GM_EXIT_USAGE;
 		}
 	}
-	if (optind == argc) {
+	if (op.ind == argc) {
 		return gm_usage_error(usage, "which run directories?");
 	}
-	if (gm_profile_build(&p, argv + optind, (size_t)(argc - optind)) < 0) {
+	if (gm_profile_build(&p, argv + op.ind, (size_t)(argc - op.ind)) < 0) {
 		goto out;
 	}
 	if (!p.nr) {

@@ -46,7 +46,7 @@ static const char help_head[] =
 	"                         %s); one of: %s\n";
 
 static const char help[] =
-	"  -o DIR                 output directory (default build/<workload>.<variant>;\n"
+	"  -o, --output DIR       output directory (default build/<workload>.<variant>;\n"
 	"                         '-' prints the generated C only)\n"
 	"  --force                replace an existing DIR (only a build gpumix\n"
 	"                         wrote)\n"
@@ -135,38 +135,43 @@ static void progress_end(struct progress *pr)
 	}
 }
 
+static const struct option reconstruct_longopts[] = {
+	{ "variant", required_argument, NULL, 'V' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "allow-unsupported", no_argument, NULL, 'u' },
+	{ "allow-failed-calls", no_argument, NULL, 'F' },
+	{ "nondeterministic", required_argument, NULL, 'n' },
+	{ "elastic", no_argument, NULL, 'e' },
+	{ "elastic-arch", required_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_reconstruct_options = {
+	.shorts = "o:",
+	.longopts = reconstruct_longopts,
+};
+
 /* ---- the command ---- */
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "variant", required_argument, NULL, 'V' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "allow-unsupported", no_argument, NULL, 'u' },
-		{ "allow-failed-calls", no_argument, NULL, 'F' },
-		{ "nondeterministic", required_argument, NULL, 'n' },
-		{ "elastic", no_argument, NULL, 'e' },
-		{ "elastic-arch", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	unsigned sm;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_reconstruct_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'V':
-			o->variant = optarg;
+			o->variant = op.arg;
 			break;
 		case 'o':
-			if (!*optarg) {
+			if (!*op.arg) {
 				return gm_usage_error(usage, "-o needs a "
 						      "directory");
 			}
-			o->out = optarg;
+			o->out = op.arg;
 			break;
 		case 'f':
 			o->force = 1;
@@ -180,18 +185,18 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'n':
 			GM_ALLOC_GROW(o->nondet, o->nr_nondet + 1,
 				      o->alloc_nondet);
-			o->nondet[o->nr_nondet++] = optarg;
+			o->nondet[o->nr_nondet++] = op.arg;
 			break;
 		case 'e':
 			o->elastic = 1;
 			break;
 		case 'a':
-			if (sscanf(optarg, "sm_%u", &sm) != 1 || sm < 50) {
+			if (sscanf(op.arg, "sm_%u", &sm) != 1 || sm < 50) {
 				return gm_usage_error(usage, "bad --elastic-arch "
 						      "'%s' (expected sm_NN, "
-						      "e.g. sm_90)", optarg);
+						      "e.g. sm_90)", op.arg);
 			}
-			o->elastic_arch = optarg;
+			o->elastic_arch = op.arg;
 			break;
 		case 'h':
 			printf("%s\n", usage);
@@ -199,17 +204,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			       gm_variant_implemented_list());
 			fputs(help, stdout);
 			return -1;
-		case ':':
-			return gm_usage_error(usage, "option '%s' needs a value",
-					      argv[optind - 1]);
 		default:
-			if (optopt && strchr("oVna", optopt)) {
-				return gm_usage_error(usage, "option '%s' needs "
-						      "a value",
-						      argv[optind - 1]);
-			}
-			return gm_usage_error(usage, "unknown option '%s'",
-					      argv[optind - 1]);
+			return GM_EXIT_USAGE;
 		}
 	}
 	if (!o->variant) {
@@ -220,7 +216,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		gm_error_clear();
 		return rc;
 	}
-	if (optind == argc) {
+	if (op.ind == argc) {
 		return gm_usage_error(usage, "which bundles?");
 	}
 	if (o->elastic_arch && !o->elastic) {
@@ -230,8 +226,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		return gm_usage_error(usage, "--elastic writes files: it needs "
 				      "an output directory, not '-o -'");
 	}
-	o->bundles = (const char *const *)argv + optind;
-	o->nr_bundles = (size_t)(argc - optind);
+	o->bundles = (const char *const *)argv + op.ind;
+	o->nr_bundles = (size_t)(argc - op.ind);
 	return 0;
 }
 

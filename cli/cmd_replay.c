@@ -79,6 +79,7 @@ struct replay_opts {
 	struct gm_replay_opts r;	/* checked here, forwarded as given */
 	char **fwd;			/* the option words to forward */
 	int nr_fwd;
+	int nr_owned;			/* words[1 .. nr_owned - 1] are ours */
 	int build_only, rebuild;
 };
 
@@ -385,22 +386,64 @@ out:
  * program's, parsed by the same code it uses (common/replay_opts.c) so
  * that mistakes show before a build, and forwarded as given.
  */
+enum { OPT_BUILD_ONLY = 1000, OPT_REBUILD };
+
+static const struct option replay_longopts[] = {
+	{ "build-only", no_argument, NULL, OPT_BUILD_ONLY },
+	{ "rebuild", no_argument, NULL, OPT_REBUILD },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Ours, and the replay program's (common/replay_opts.c). */
+const struct gm_cmd_options gm_replay_options = {
+	.shorts = "o:",
+	.longopts = replay_longopts,
+	.more_longopts = gm_replay_longopts,
+};
+
+/* The word that gives option @key (with @value) to the replay program. */
+static char *forward_word(int key, const char *value)
+{
+	for (const struct option *l = gm_replay_longopts; l->name; l++) {
+		if (l->val == key) {
+			return value ? gm_xasprintf("--%s=%s", l->name, value)
+				     : gm_xasprintf("--%s", l->name);
+		}
+	}
+	return gm_xasprintf("-%c%s", key, value ? value : "");
+}
+
 static int parse(int argc, char **argv, struct replay_opts *o, char ***words)
 {
 	char **v = gm_xcalloc((size_t)argc + 1, sizeof(char *));
-	int n = 0, first = 0, rc;
+	struct gm_opt_parser op;
+	int n = 0, first = 0, rc, c;
 
+	*words = v;
 	v[n++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--build-only")) {
+	gm_opt_init(&op, &gm_replay_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
+		switch (c) {
+		case GM_OPT_HELP:
+			print_help();
+			return -1;
+		case GM_OPT_FAIL:
+			return GM_EXIT_USAGE;
+		case OPT_BUILD_ONLY:
 			o->build_only = 1;
-		} else if (!strcmp(argv[i], "--rebuild")) {
+			break;
+		case OPT_REBUILD:
 			o->rebuild = 1;
-		} else {
-			v[n++] = argv[i];
+			break;
+		default:
+			v[n++] = forward_word(c, op.arg);
+			o->nr_owned = n;
+			break;
 		}
 	}
-	*words = v;
+	for (int i = op.ind; i < argc; i++) {
+		v[n++] = argv[i];
+	}
 	gm_replay_opts_init(&o->r);
 	rc = gm_replay_opts_parse(&o->r, n, v, &first);
 	if (rc == 1) {
@@ -451,6 +494,14 @@ static void not_started(void)
 		 "missing: the loader's message is above)");
 }
 
+static void free_words(char **words, const struct replay_opts *o)
+{
+	for (int i = 1; words && i < o->nr_owned; i++) {
+		free(words[i]);
+	}
+	free(words);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o;
@@ -463,7 +514,7 @@ int cmd_replay(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	st = parse(argc, argv, &o, &words);
 	if (st) {
-		free(words);
+		free_words(words, &o);
 		return st < 0 ? GM_EXIT_OK : st;
 	}
 	manifest = gm_path_join(o.dir, "manifest");
@@ -583,6 +634,6 @@ done:
 	kvfile_release(&run_kv);
 	free(run_dir);
 	free(exe);
-	free(words);
+	free_words(words, &o);
 	return ret;
 }

@@ -264,30 +264,37 @@ int cmd_report(int argc, char **argv)
 	return ret;
 }
 
+enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
+       OPT_FIG_SCRIPTS,
+       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_CI,
+       OPT_COMPARE };
+
+static const struct option report_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "no-figures", no_argument, NULL, OPT_NO_FIG },
+	{ "figure-scripts", no_argument, NULL, OPT_FIG_SCRIPTS },
+	{ "no-timelines", no_argument, NULL, OPT_NO_TL },
+	{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
+	{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
+	{ "timeline-max", required_argument, NULL, OPT_TL_MAX },
+	{ "ci", required_argument, NULL, OPT_CI },
+	{ "compare", no_argument, NULL, OPT_COMPARE },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_report_options = {
+	.shorts = "o:f",
+	.longopts = report_longopts,
+};
+
 static int report(int argc, char **argv, const char *usage)
 {
-	enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
-	       OPT_FIG_SCRIPTS,
-	       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_CI,
-	       OPT_COMPARE };
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "table", required_argument, NULL, OPT_TABLE },
-		{ "kernel", required_argument, NULL, OPT_KERNEL },
-		{ "run", required_argument, NULL, OPT_RUN },
-		{ "no-figures", no_argument, NULL, OPT_NO_FIG },
-		{ "figure-scripts", no_argument, NULL, OPT_FIG_SCRIPTS },
-		{ "no-timelines", no_argument, NULL, OPT_NO_TL },
-		{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
-		{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
-		{ "timeline-max", required_argument, NULL, OPT_TL_MAX },
-		{ "ci", required_argument, NULL, OPT_CI },
-		{ "compare", no_argument, NULL, OPT_COMPARE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	struct gm_report_options ropt = { 0 };
 	struct gm_analysis_options aopt = { 0 };
 	struct gm_analysis an;
@@ -303,26 +310,25 @@ static int report(int argc, char **argv, const char *usage)
 	ropt.timeline.from_ns = -1;
 	ropt.timeline.to_ns = -1;
 	ropt.timeline.max_slices = GM_TIMELINE_MAX_SLICES;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_report_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			ropt.out_dir = optarg;
+			ropt.out_dir = op.arg;
 			break;
 		case 'f':
 			ropt.force = 1;
 			break;
 		case OPT_FORMAT:
-			if (parse_format(optarg, &format, usage)) {
+			if (parse_format(op.arg, &format, usage)) {
 				return GM_EXIT_USAGE;
 			}
 			break;
 		case OPT_TABLE:
-			table = optarg;
+			table = op.arg;
 			break;
 		case OPT_CI:
-			if (gm_ci_opts_parse(&aopt.ci, optarg)) {
+			if (gm_ci_opts_parse(&aopt.ci, op.arg)) {
 				return usage_from_error(usage);
 			}
 			break;
@@ -330,11 +336,11 @@ static int report(int argc, char **argv, const char *usage)
 			compare = 1;
 			break;
 		case OPT_KERNEL:
-			aopt.kernel = optarg;
+			aopt.kernel = op.arg;
 			other = 1;
 			break;
 		case OPT_RUN:
-			aopt.run = optarg;
+			aopt.run = op.arg;
 			other = 1;
 			break;
 		case OPT_NO_FIG:
@@ -356,7 +362,7 @@ static int report(int argc, char **argv, const char *usage)
 			if (gm_timeline_limit_set(&ropt.timeline,
 						  c == OPT_TL_REPLAYS ? "replays" :
 						  c == OPT_TL_WINDOW ? "window" : "max",
-						  optarg)) {
+						  op.arg)) {
 				return usage_from_error(usage);
 			}
 			tl_opts = 1;
@@ -365,7 +371,7 @@ static int report(int argc, char **argv, const char *usage)
 			puts(usage);
 			return GM_EXIT_OK;
 		default:
-			return gm_bad_option(usage, c, argv);
+			return GM_EXIT_USAGE;
 		}
 	}
 	if (compare) {
@@ -376,13 +382,13 @@ static int report(int argc, char **argv, const char *usage)
 					      " -o, --kernel, --run and the figure"
 					      " and timeline options do not apply");
 		}
-		if (argc - optind != 2) {
+		if (argc - op.ind != 2) {
 			return gm_usage_error(usage, "--compare takes two databases");
 		}
 		if (check_csv(format, table, 0, usage)) {
 			return GM_EXIT_USAGE;
 		}
-		return compare_studies(argv[optind], argv[optind + 1], table,
+		return compare_studies(argv[op.ind], argv[op.ind + 1], table,
 				       format, &aopt.ci, usage);
 	}
 	if (check_csv(format, table, ropt.out_dir != NULL, usage)) {
@@ -394,14 +400,14 @@ static int report(int argc, char **argv, const char *usage)
 			return gm_usage_error(usage, "no table called '%s'", table);
 		}
 	}
-	if (optind == argc) {
+	if (op.ind == argc) {
 		return gm_usage_error(usage, "no database given");
 	}
-	if (argc - optind > 1) {
+	if (argc - op.ind > 1) {
 		return gm_usage_error(usage, "one database only ('%s' is extra)",
-				      argv[optind + 1]);
+				      argv[op.ind + 1]);
 	}
-	ropt.db_path = argv[optind];
+	ropt.db_path = argv[op.ind];
 	ropt.gnuplot = gm_gnuplot_program();
 	ropt.version = GM_VERSION_STRING;
 	if (!ropt.out_dir && (ropt.force || ropt.figures != GM_FIGURES_DRAW ||

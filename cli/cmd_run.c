@@ -24,7 +24,7 @@
 #include "study/study_path.h"
 
 static const char usage[] =
-	"usage: gpumix run [--dry-run] [--retry-failed] [-o <dir>] [--gpus <which>]\n"
+	"usage: gpumix run [-n | --dry-run] [--retry-failed] [-o <dir>] [--gpus <which>]\n"
 	"                  [--slurm [--partition <p>] [--gres <g>] [--status]]\n"
 	"                  <file.yaml>";
 
@@ -41,12 +41,13 @@ static const char help[] =
 	"stages are not repeated. A failed or hung run is recorded with its\n"
 	"reason and the study goes on.\n"
 	"\n"
-	"    --dry-run       print the plan: programs, builds (one per\n"
+	"    -n, --dry-run   print the plan: programs, builds (one per\n"
 	"                    workload), the profile, runs (workloads x\n"
 	"                    variants x repetitions, in the order they run),\n"
 	"                    which captures are missing, what is still to do\n"
 	"    --retry-failed  run failed and hung stages again\n"
-	"    -o <dir>        put the study's outputs under <dir> (paths.output)\n"
+	"    -o, --output <dir>\n"
+	"                    put the study's outputs under <dir> (paths.output)\n"
 	"    --gpus <which>  replay side by side on GPUs of this node, one run\n"
 	"                    per GPU: 'all', a number N (the first N) or a list\n"
 	"                    of indexes (0,2,3), as nvidia-smi numbers them\n"
@@ -179,8 +180,31 @@ static char *self_path(void)
 	return gm_xstrdup(buf);
 }
 
+enum { OPT_RETRY = 256, OPT_GPUS, OPT_PARTITION, OPT_GRES, OPT_TASK,
+       OPT_SLURM, OPT_STATUS };
+
+static const struct option run_longopts[] = {
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "retry-failed", no_argument, NULL, OPT_RETRY },
+	{ "output", required_argument, NULL, 'o' },
+	{ "gpus", required_argument, NULL, OPT_GPUS },
+	{ "slurm", no_argument, NULL, OPT_SLURM },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "gres", required_argument, NULL, OPT_GRES },
+	{ "status", no_argument, NULL, OPT_STATUS },
+	/* Internal: one stage of a --slurm submission (study/slurm.c). */
+	{ "task", required_argument, NULL, OPT_TASK },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_run_options = {
+	.shorts = "no:",
+	.longopts = run_longopts,
+};
+
 int cmd_run(int argc, char **argv)
 {
+	struct gm_opt_parser op;
 	struct study_run_opts opts = { 0 };
 	struct study s;
 	struct study_plan plan;
@@ -190,49 +214,47 @@ int cmd_run(int argc, char **argv)
 	const char *output = NULL, *file = NULL, *gpu_spec = NULL;
 	const char *task = NULL;
 	char *task_run = NULL, *self = NULL, *abs_file = NULL;
-	int i, ret, slurm = 0, status = 0;
+	int c, i, ret, slurm = 0, status = 0;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	gm_opt_init(&op, &gm_run_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
+		switch (c) {
+		case GM_OPT_HELP:
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
-		} else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n")) {
+		case 'n':
 			opts.dry_run = 1;
-		} else if (!strcmp(a, "--retry-failed")) {
+			break;
+		case OPT_RETRY:
 			opts.retry_failed = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i == argc) {
-				return gm_usage_error(usage, "'%s' needs a directory", a);
+			break;
+		case 'o':
+			output = op.arg;
+			break;
+		case OPT_GPUS:
+		case OPT_PARTITION:
+		case OPT_GRES:
+		case OPT_TASK:
+			if (!*op.arg) {
+				return gm_usage_error(usage, "'--%s' needs a value",
+						      c == OPT_GPUS ? "gpus" :
+						      c == OPT_PARTITION ? "partition" :
+						      c == OPT_GRES ? "gres" : "task");
 			}
-			output = argv[i];
-		} else if (!strcmp(a, "--gpus") || !strcmp(a, "--partition") ||
-			   !strcmp(a, "--gres") || !strcmp(a, "--task")) {
-			if (++i == argc || !*argv[i]) {
-				return gm_usage_error(usage, "'%s' needs a value", a);
-			}
-			if (!strcmp(a, "--gpus")) {
-				gpu_spec = argv[i];
-			} else if (!strcmp(a, "--partition")) {
-				so.partition = argv[i];
-			} else if (!strcmp(a, "--gres")) {
-				so.gres = argv[i];
-			} else {
-				task = argv[i];
-			}
-		} else if (!strcmp(a, "--slurm")) {
+			*(c == OPT_GPUS ? &gpu_spec : c == OPT_PARTITION ?
+			  &so.partition : c == OPT_GRES ? &so.gres : &task) = op.arg;
+			break;
+		case OPT_SLURM:
 			slurm = 1;
-		} else if (!strcmp(a, "--status")) {
+			break;
+		case OPT_STATUS:
 			status = 1;
-		} else if (!strcmp(a, "--")) {
-			i++;
 			break;
-		} else if (a[0] == '-' && a[1]) {
-			return gm_usage_error(usage, "unknown option '%s'", a);
-		} else {
-			break;
+		default:
+			return GM_EXIT_USAGE;
 		}
 	}
+	i = op.ind;
 	if (i == argc) {
 		return gm_usage_error(usage, "no study file given");
 	}

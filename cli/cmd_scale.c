@@ -53,7 +53,7 @@ static const char help[] =
 	"its kernels' against the SM count, with the knee: the smallest\n"
 	"partition within 5% of the whole GPU's time (doc/gpumix-scale.md).\n"
 	"\n"
-	"  -o DIR              output directory (default: scale)\n"
+	"  -o, --output DIR    output directory (default: scale)\n"
 	"  --replays R         replays per size (gpumix replay --min-replays;\n"
 	"                      default 3, from 2 to 1000)\n"
 	"  --watchdog SECONDS  per replay (default 120)\n"
@@ -546,19 +546,25 @@ out:
 	return ret;
 }
 
+static const struct option scale_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "replays", required_argument, NULL, 'r' },
+	{ "watchdog", required_argument, NULL, 'w' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-plot", no_argument, NULL, 'n' },
+	{ "stretch", no_argument, NULL, 's' },
+	{ "max-per-sm", required_argument, NULL, 'k' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct gm_cmd_options gm_scale_options = {
+	.shorts = "o:",
+	.longopts = scale_longopts,
+};
+
 int cmd_scale(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replays", required_argument, NULL, 'r' },
-		{ "watchdog", required_argument, NULL, 'w' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-plot", no_argument, NULL, 'n' },
-		{ "stretch", no_argument, NULL, 's' },
-		{ "max-per-sm", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct gm_opt_parser op;
 	struct scale_opts o = { .dir = "scale", .replays = 3,
 				.watchdog_s = 120, .plot = 1,
 				.max_per_sm = 32 };
@@ -570,16 +576,15 @@ int cmd_scale(int argc, char **argv)
 	int c, ret = GM_EXIT_ERROR, failed = 0, partial = 0;
 	ssize_t n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	gm_opt_init(&op, &gm_scale_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			o.dir = optarg;
+			o.dir = op.arg;
 			break;
 		case 'r': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' ||
+			unsigned long v = strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || *op.arg == '-' ||
 			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
 				return gm_usage_error(usage, "--replays takes an "
 						      "integer from %d to %d",
@@ -590,8 +595,8 @@ int cmd_scale(int argc, char **argv)
 			break;
 		}
 		case 'w':
-			o.watchdog_s = strtod(optarg, &end);
-			if (*end || !*optarg || !(o.watchdog_s >= 0) ||
+			o.watchdog_s = strtod(op.arg, &end);
+			if (*end || !*op.arg || !(o.watchdog_s >= 0) ||
 			    o.watchdog_s > 86400) {
 				return gm_usage_error(usage, "--watchdog takes a "
 						      "number of seconds");
@@ -607,8 +612,8 @@ int cmd_scale(int argc, char **argv)
 			o.stretch = 1;
 			break;
 		case 'k': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' || v < 1 ||
+			unsigned long v = strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || *op.arg == '-' || v < 1 ||
 			    v > 1024) {
 				return gm_usage_error(usage, "--max-per-sm takes "
 						      "an integer from 1 to "
@@ -622,10 +627,10 @@ int cmd_scale(int argc, char **argv)
 			printf("%s\n%s", usage, help);
 			return GM_EXIT_OK;
 		default:
-			return gm_bad_option(usage, c, argv);
+			return GM_EXIT_USAGE;
 		}
 	}
-	if (optind == argc) {
+	if (op.ind == argc) {
 		return gm_usage_error(usage, "no bundle given");
 	}
 	if (max_given && !o.stretch) {
@@ -637,10 +642,10 @@ int cmd_scale(int argc, char **argv)
 		return gm_cli_fail();
 	}
 	o.exe[n] = 0;
-	for (int i = optind; i < argc; i++) {
+	for (int i = op.ind; i < argc; i++) {
 		char *name = base_name(argv[i]);
 		int dup = 0;
-		for (int j = optind; j < i && !dup; j++) {
+		for (int j = op.ind; j < i && !dup; j++) {
 			char *other = base_name(argv[j]);
 			dup = !strcmp(name, other);
 			free(other);
@@ -677,7 +682,7 @@ int cmd_scale(int argc, char **argv)
 		}
 	}
 	/* One program that cannot be measured does not stop the others. */
-	for (int i = optind; i < argc; i++) {
+	for (int i = op.ind; i < argc; i++) {
 		int r = o.stretch ? stretch_bundle(&o, argv[i], &st)
 				  : scale_bundle(&o, argv[i], &sc);
 		if (r < 0) {
@@ -707,11 +712,11 @@ int cmd_scale(int argc, char **argv)
 		}
 	}
 	gm_note("scale: %d program%s measured (%d with sizes they cannot run "
-		"in), %d could not be, tables in '%s'", argc - optind - failed,
-		argc - optind - failed == 1 ? "" : "s", partial, failed, o.dir);
+		"in), %d could not be, tables in '%s'", argc - op.ind - failed,
+		argc - op.ind - failed == 1 ? "" : "s", partial, failed, o.dir);
 	if (failed) {
 		gm_error("%d of %d programs could not be measured (above)", failed,
-			 argc - optind);
+			 argc - op.ind);
 		goto out;
 	}
 	ret = GM_EXIT_OK;

@@ -23,6 +23,7 @@
 #include "reconstruct/trace_stats.h"
 #include "reconstruct/unsupported_hint.h"
 #include "atomic_file.h"
+#include "closest.h"
 #include "fs.h"
 #include "strbuf.h"
 #include "trace_diff.h"
@@ -64,10 +65,11 @@ static void print_help(void)
 	       "           of their copies); exits 1 when any does\n"
 	       "  export   the calls per thread and the captured GPU activity per\n"
 	       "           stream as Chrome trace-event JSON (ui.perfetto.dev,\n"
-	       "           chrome://tracing) in <file.json> (-o - : stdout);\n"
+	       "           chrome://tracing) in <file.json> (-o, --output;\n"
+	       "           - : stdout);\n"
 	       "           --window keeps what starts FROM..TO ms after the first\n"
 	       "           event, --max the first n slices (default 100000, 0:\n"
-	       "           all); --force replaces an existing file\n\n"
+	       "           all); -f, --force replaces an existing file\n\n"
 	       "A damaged or unreadable trace file is an error naming it, for\n"
 	       "every subcommand; info, dump, kernels and export then exit 1.\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
@@ -744,69 +746,20 @@ static int cmd_dump(const char *dir, int events)
 	return rc < 0 ? gm_cli_fail() : GM_EXIT_OK;
 }
 
-/* gpumix trace export: its own options, so its own parser. */
-static int cmd_export(int argc, char **argv)
+/* gpumix trace export -o OUT [--force] [--window ..] [--max ..] DIR */
+static int cmd_export(const char *dir, const char *out, int force,
+		      const struct gm_timeline_limits *lim)
 {
-	struct gm_timeline_limits lim = { 0, -1, -1, GM_BUNDLE_TIMELINE_MAX_SLICES };
 	struct gm_bundle_timeline_stats st;
 	struct strbuf sb = STRBUF_INIT;
-	const char *out = NULL, *dir = NULL;
-	int force = 0, ret = GM_EXIT_ERROR;
+	int ret = GM_EXIT_ERROR;
 
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *lname = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_help();
-			return GM_EXIT_OK;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
-			force = 1;
-			continue;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i == argc) {
-				return gm_usage_error(usage, "option '%s' needs a value", a);
-			}
-			out = argv[i];
-			continue;
-		} else if (!strcmp(a, "--window")) {
-			lname = "window";
-		} else if (!strcmp(a, "--max")) {
-			lname = "max";
-		} else if (a[0] == '-' && a[1]) {
-			return gm_usage_error(usage, "unknown option '%s'", a);
-		} else if (dir) {
-			return gm_usage_error(usage, "too many arguments");
-		} else {
-			dir = a;
-			continue;
-		}
-		if (++i == argc) {
-			return gm_usage_error(usage, "option '%s' needs a value", a);
-		}
-		if (gm_timeline_limit_set(&lim, lname, argv[i])) {
-			char msg[GM_ERROR_MSG_LEN];
-			/* The message names --timeline-X; here it is --X. */
-			snprintf(msg, sizeof(msg), "%s", gm_error_message());
-			gm_error_clear();
-			char *p = strstr(msg, "--timeline-");
-			if (p) {
-				memmove(p + 2, p + 11, strlen(p + 11) + 1);
-			}
-			return gm_usage_error(usage, "%s", msg);
-		}
-	}
-	if (!dir) {
-		return gm_usage_error(usage, "missing bundle directory");
-	}
-	if (!out) {
-		return gm_usage_error(usage, "export needs -o <file.json> (- for"
-				      " stdout)");
-	}
 	if (strcmp(out, "-") && gm_path_exists(out) && !force) {
 		gm_error("'%s' already exists", out);
 		gm_error_hint("use --force to replace it");
 		return gm_cli_fail();
 	}
-	if (gm_bundle_timeline(dir, &lim, &sb, &st)) {
+	if (gm_bundle_timeline(dir, lim, &sb, &st)) {
 		gm_cli_fail();
 		goto out;
 	}
@@ -843,46 +796,119 @@ out:
 	return ret;
 }
 
+enum { OPT_EVENTS = 256, OPT_WINDOW, OPT_MAX };
+
+static const struct option trace_longopts[] = {
+	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "max", required_argument, NULL, OPT_MAX },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const trace_subcommands[] = {
+	"info", "dump", "kernels", "losses", "check", "diff", "export", NULL
+};
+
+const struct gm_cmd_options gm_trace_options = { "o:f", trace_longopts, NULL, 0,
+						 trace_subcommands };
+
+/* A --window or --max of export, its message naming --X (not --timeline-X). */
+static int set_limit(struct gm_timeline_limits *lim, const char *name,
+		     const char *value)
+{
+	char msg[GM_ERROR_MSG_LEN];
+	char *p;
+
+	if (!gm_timeline_limit_set(lim, name, value)) {
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "%s", gm_error_message());
+	gm_error_clear();
+	p = strstr(msg, "--timeline-");
+	if (p) {
+		memmove(p + 2, p + 11, strlen(p + 11) + 1);
+	}
+	return gm_usage_error(usage, "%s", msg);
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	const char *sub;
-	int events = 0, i = 2;
+	struct gm_timeline_limits lim = { 0, -1, -1, GM_BUNDLE_TIMELINE_MAX_SLICES };
+	struct gm_opt_parser op;
+	const char *sub, *out = NULL, *export_opt = NULL;
+	int events = 0, force = 0, c, i, nr_args;
 
-	if (argc < 2) {
+	gm_opt_init(&op, &gm_trace_options, usage, argc, argv);
+	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
+		switch (c) {
+		case GM_OPT_HELP:
+			print_help();
+			return GM_EXIT_OK;
+		case OPT_EVENTS:
+			events = 1;
+			break;
+		case 'o':
+			out = op.arg;
+			export_opt = "--output";
+			break;
+		case 'f':
+			force = 1;
+			export_opt = "--force";
+			break;
+		case OPT_WINDOW:
+		case OPT_MAX:
+			export_opt = c == OPT_WINDOW ? "--window" : "--max";
+			if (set_limit(&lim, export_opt + 2, op.arg)) {
+				return GM_EXIT_USAGE;
+			}
+			break;
+		default:
+			return GM_EXIT_USAGE;
+		}
+	}
+	i = op.ind;
+	if (i == argc) {
 		return gm_usage_error(usage, "missing subcommand");
 	}
-	sub = argv[1];
-	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		print_help();
-		return GM_EXIT_OK;
+	sub = argv[i++];
+	nr_args = argc - i;
+	for (c = 0; trace_subcommands[c]; c++) {
+		if (!strcmp(trace_subcommands[c], sub)) {
+			break;
+		}
 	}
-	if (!strcmp(sub, "export")) {
-		return cmd_export(argc, argv);
+	if (!trace_subcommands[c]) {
+		const char *near = gm_closest(sub, trace_subcommands);
+		return gm_usage_error(usage, "unknown subcommand '%s'%s%s%s", sub,
+				      near ? " (did you mean '" : "",
+				      near ? near : "", near ? "'?)" : "");
+	}
+	if (events && strcmp(sub, "dump")) {
+		return gm_usage_error(usage, "--events is an option of trace dump");
+	}
+	if (export_opt && strcmp(sub, "export")) {
+		return gm_usage_error(usage, "%s is an option of trace export",
+				      export_opt);
 	}
 	if (!strcmp(sub, "diff")) {
-		if (argc != 4 || argv[2][0] == '-' || argv[3][0] == '-') {
+		if (nr_args != 2) {
 			return gm_usage_error(usage, "trace diff takes two "
 					      "bundles");
 		}
-		return trace_diff(argv[2], argv[3]);
+		return trace_diff(argv[i], argv[i + 1]);
 	}
-	if (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "kernels") &&
-	    strcmp(sub, "losses") && strcmp(sub, "check")) {
-		return gm_usage_error(usage, "unknown subcommand '%s'", sub);
+	if (nr_args != 1) {
+		return gm_usage_error(usage, nr_args ? "too many arguments"
+						     : "missing bundle directory");
 	}
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			print_help();
-			return GM_EXIT_OK;
-		} else if (!strcmp(sub, "dump") && !strcmp(argv[i], "--events")) {
-			events = 1;
-		} else {
-			return gm_usage_error(usage, "unknown option '%s'", argv[i]);
+	if (!strcmp(sub, "export")) {
+		if (!out) {
+			return gm_usage_error(usage, "export needs -o <file.json>"
+					      " (- for stdout)");
 		}
-	}
-	if (i != argc - 1) {
-		return gm_usage_error(usage, i == argc ? "missing bundle directory"
-						       : "too many arguments");
+		return cmd_export(argv[i], out, force, &lim);
 	}
 	if (!strcmp(sub, "info")) {
 		return cmd_info(argv[i]);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The gpumix command: global options, then dispatch to one cmd_<name>()
- * per sub-command. The table below is the only list of commands; it holds
- * only commands that work.
+ * per sub-command of the command table (commands.c); help and version.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,34 +12,11 @@
 
 #include "build/version.h"
 #include "cli.h"
+#include "closest.h"
 #include "error.h"
 #include "study/study_state.h"
 
 struct gm_cli_options gm_cli;
-
-struct command {
-	const char *name;
-	gm_command_fn fn;
-	const char *summary;
-};
-
-static const struct command commands[] = {
-	{ "capture", cmd_capture, "run a program and record its CUDA calls into a trace bundle" },
-	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline, result diff" },
-	{ "help", cmd_help, "show help for gpumix or one of its commands" },
-	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic" },
-	{ "version", cmd_version, "print the gpumix version" },
-	{ "analyze", cmd_analyze, "load run directories into a SQLite database" },
-	{ "report", cmd_report, "print comparison tables and draw plots from a database" },
-	{ "run", cmd_run, "run a whole study described by a YAML file" },
-	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload" },
-	{ "replay", cmd_replay, "build and run a generated replay program" },
-	{ "profile", cmd_profile, "kernel profile of a suite from its single runs" },
-	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get" },
-	{ "corun", cmd_corun, "run the original programs of a workload together: native slowdowns" },
-};
-
-#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char main_usage[] =
 	"usage: gpumix [--version] [--help] [-v | -q] <command> [<args>]";
@@ -48,26 +24,33 @@ static const char main_usage[] =
 static void print_main_help(FILE *out)
 {
 	fprintf(out, "%s\n\ncommands:\n", main_usage);
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		fprintf(out, "   %-12s %s\n", commands[i].name,
-			commands[i].summary);
+	for (size_t i = 0; gm_command_at(i); i++) {
+		fprintf(out, "   %-12s %s\n", gm_command_at(i)->name,
+			gm_command_at(i)->summary);
 	}
 	fputs("\n'gpumix help <command>' or 'gpumix <command> --help' describes"
 	      " one command.\n"
+	      "-q/--quiet and -v/--verbose go before or after the command.\n"
 	      "\nexit status: 0 success; 1 error (including detected data"
 	      " loss);\n2 usage error; 130 interrupted.\n"
 	      "\nenvironment: GPUMIX_DEBUG=1 prints debug lines.\n",
 	      out);
 }
 
-static const struct command *find_command(const char *name)
+/* "unknown command 'X' (did you mean 'Y'?)" and the usage: exit 2. */
+static int unknown_command(const char *name)
 {
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		if (!strcmp(commands[i].name, name)) {
-			return &commands[i];
-		}
+	const char *names[64];
+	size_t n = 0;
+
+	for (; gm_command_at(n) && n + 1 < 64; n++) {
+		names[n] = gm_command_at(n)->name;
 	}
-	return NULL;
+	names[n] = NULL;
+	const char *near = gm_closest(name, names);
+	return gm_usage_error(main_usage, "'%s' is not a gpumix command%s%s%s",
+			      name, near ? " (did you mean '" : "",
+			      near ? near : "", near ? "'?)" : "");
 }
 
 int gm_usage_error(const char *usage, const char *msg, ...)
@@ -82,13 +65,6 @@ int gm_usage_error(const char *usage, const char *msg, ...)
 	}
 	fprintf(stderr, "%s\n", usage);
 	return GM_EXIT_USAGE;
-}
-
-int gm_bad_option(const char *usage, int c, char **argv)
-{
-	return gm_usage_error(usage, c == ':' ? "option '%s' needs a value"
-					      : "unknown option '%s'",
-			      argv[optind - 1]);
 }
 
 int gm_cli_fail(void)
@@ -110,32 +86,61 @@ void gm_note(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+const struct gm_cmd_options gm_version_options = { 0 };
+
 int cmd_version(int argc, char **argv)
 {
-	if (argc > 1) {
-		return gm_usage_error("usage: gpumix version", "unexpected argument '%s'",
-				      argv[1]);
+	static const char usage[] = "usage: gpumix version";
+	struct gm_opt_parser p;
+	int c;
+
+	gm_opt_init(&p, &gm_version_options, usage, argc, argv);
+	while ((c = gm_opt_next(&p)) != GM_OPT_END) {
+		if (c == GM_OPT_HELP) {
+			printf("%s\n\nPrint the version of gpumix.\n", usage);
+			return GM_EXIT_OK;
+		}
+		return GM_EXIT_USAGE;
+	}
+	if (p.ind < argc) {
+		return gm_usage_error(usage, "unexpected argument '%s'",
+				      argv[p.ind]);
 	}
 	printf("gpumix %s\n", GM_VERSION_STRING);
 	return GM_EXIT_OK;
 }
 
+const struct gm_cmd_options gm_help_options = { 0 };
+
 int cmd_help(int argc, char **argv)
 {
-	if (argc < 2) {
+	static const char usage[] = "usage: gpumix help [<command>]";
+	struct gm_opt_parser p;
+	int c;
+
+	gm_opt_init(&p, &gm_help_options, usage, argc, argv);
+	while ((c = gm_opt_next(&p)) != GM_OPT_END) {
+		if (c == GM_OPT_HELP) {
+			printf("%s\n\nDescribe gpumix (no command) or one of its"
+			       " commands, as\n'gpumix <command> --help' does.\n",
+			       usage);
+			return GM_EXIT_OK;
+		}
+		return GM_EXIT_USAGE;
+	}
+	if (p.ind == argc) {
 		print_main_help(stdout);
 		return GM_EXIT_OK;
 	}
-	if (argc > 2) {
-		return gm_usage_error("usage: gpumix help [<command>]",
-				      "too many arguments");
+	if (p.ind + 1 < argc) {
+		return gm_usage_error(usage, "too many arguments");
 	}
-	const struct command *c = find_command(argv[1]);
-	if (!c) {
-		return gm_usage_error(main_usage, "unknown command '%s'", argv[1]);
+	const struct gm_command *cmd = gm_command_find(argv[p.ind]);
+	if (!cmd) {
+		return unknown_command(argv[p.ind]);
 	}
-	char *args[] = { argv[1], "--help", NULL };
-	return c->fn(2, args);
+	char *args[] = { argv[p.ind], "--help", NULL };
+	return cmd->fn(2, args);
 }
 
 /*
@@ -179,17 +184,23 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			gm_cli.verbosity--;
 		} else {
-			return gm_usage_error(main_usage, "unknown option '%s'", a);
+			static const char *const names[] = {
+				"--help", "--version", "--verbose", "--quiet",
+				NULL
+			};
+			const char *near = gm_closest(a, names);
+			return gm_usage_error(main_usage, "unknown option '%s'%s%s%s",
+					      a, near ? " (did you mean '" : "",
+					      near ? near : "", near ? "'?)" : "");
 		}
 	}
 	if (i == argc) {
 		print_main_help(stderr);
 		return GM_EXIT_USAGE;
 	}
-	const struct command *c = find_command(argv[i]);
+	const struct gm_command *c = gm_command_find(argv[i]);
 	if (!c) {
-		return gm_usage_error(main_usage, "'%s' is not a gpumix command",
-				      argv[i]);
+		return unknown_command(argv[i]);
 	}
 	/* Interrupted children should not leave us half-way silently. */
 	signal(SIGPIPE, SIG_DFL);

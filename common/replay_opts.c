@@ -53,7 +53,7 @@ enum {
 	OPT_HELP,
 };
 
-static const struct option longopts[] = {
+const struct option gm_replay_longopts[] = {
 	{ "data", required_argument, NULL, OPT_DATA },
 	{ "output", required_argument, NULL, 'o' },
 	{ "min-replays", required_argument, NULL, OPT_MIN_REPLAYS },
@@ -304,7 +304,8 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", gm_replay_longopts,
+				NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case OPT_DATA:
@@ -571,8 +572,8 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			return 1;
 		default:
 			if (optopt && optopt != '?') {
-				for (const struct option *l = longopts; l->name;
-				     l++) {
+				for (const struct option *l = gm_replay_longopts;
+				     l->name; l++) {
 					if (l->val == optopt) {
 						return gm_error("option '--%s' "
 								"needs a value",
@@ -720,7 +721,7 @@ void gm_replay_opts_help(FILE *f)
 	fputs("  --data DIR            replay data (blobs/, modules/); default: "
 	      "the program's\n"
 	      "                        directory\n"
-	      "  -o RUNDIR             run directory (default "
+	      "  -o, --output RUNDIR   run directory (default "
 	      "runs/<workload>.<variant>)\n"
 	      "  --min-replays R       every program replays until each has "
 	      "completed R\n"

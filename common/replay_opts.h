@@ -9,6 +9,7 @@
 #ifndef GM_REPLAY_OPTS_H
 #define GM_REPLAY_OPTS_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -150,6 +151,13 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
  */
 int gm_replay_opts_finish(struct gm_replay_opts *o,
 			  const char *default_variant);
+
+/*
+ * The replay options, getopt_long's table (what gm_replay_opts_parse()
+ * takes; gpumix replay checks and forwards them, its completion lists
+ * them). { NULL } terminated.
+ */
+extern const struct option gm_replay_longopts[];
 
 /* The option lines of --help, from the tables (variant list included). */
 void gm_replay_opts_help(FILE *f);

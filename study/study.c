@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "closest.h"
 #include "error.h"
 #include "fs.h"
 #include "sm_share.h"
@@ -374,7 +375,7 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 			}
 		}
 		if (ret) {
-			const char *near = yaml_doc_closest(word, names);
+			const char *near = gm_closest(word, names);
 			yaml_doc_error(l->d, v, "%s must be '%s' or '%s', not "
 				       "'%s'%s%s%s", what, names[0], names[1],
 				       word, near ? " (did you mean '" : "",
@@ -849,7 +850,7 @@ static void names_add(struct study_names *set, size_t prog, struct yaml_pos pos)
 static int unknown_program(struct loader *l, const yaml_node_t *n,
 			   const char *name)
 {
-	const char *near = yaml_doc_closest(name, (const char *const *)l->names);
+	const char *near = gm_closest(name, (const char *const *)l->names);
 	struct strbuf sb = STRBUF_INIT;
 
 	if (near) {
@@ -1136,7 +1137,7 @@ static int load_name_list(struct loader *l, const yaml_node_t *n,
 		}
 		const void *e = find(name);
 		if (!e) {
-			const char *near = yaml_doc_closest(name, known);
+			const char *near = gm_closest(name, known);
 			struct strbuf sb = STRBUF_INIT;
 			for (size_t j = 0; known[j]; j++) {
 				strbuf_addf(&sb, "%s%s", j ? ", " : "", known[j]);
@@ -1280,7 +1281,7 @@ static int load_baseline(struct loader *l, const yaml_node_t *root)
 	if (!strcmp(v, "workload")) {
 		l->s->baseline = STUDY_BASELINE_WORKLOAD;
 	} else if (strcmp(v, "program")) {
-		const char *near = yaml_doc_closest(v, baseline_names);
+		const char *near = gm_closest(v, baseline_names);
 		ret = yaml_doc_error(l->d, n, "'baseline' must be 'program' or "
 				     "'workload', not '%s'%s%s%s", v,
 				     near ? " (did you mean '" : "",
@@ -1396,7 +1397,7 @@ static int check_high_priority(struct loader *l)
 	for (size_t i = 0; i < s->nr_programs; i++) {
 		names[i] = s->programs[i].name;
 	}
-	near = yaml_doc_closest(s->high_priority, names);
+	near = gm_closest(s->high_priority, names);
 	ret = yaml_doc_error_at(s->path, s->high_priority_pos,
 				"'high_priority' names no program of the study: "
 				"'%s'%s%s%s", s->high_priority,

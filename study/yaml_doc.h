@@ -152,10 +152,4 @@ int yaml_doc_fraction(struct yaml_doc *d, const yaml_node_t *n,
 int yaml_doc_size(struct yaml_doc *d, const yaml_node_t *n, const char *what,
 		  uint64_t min, uint64_t max, uint64_t *out);
 
-/*
- * The entry of @names (NULL-terminated) closest to @word by edit distance,
- * or NULL when none is close enough to be a likely typo.
- */
-const char *yaml_doc_closest(const char *word, const char *const *names);
-
 #endif

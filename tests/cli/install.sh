@@ -25,7 +25,8 @@ for f in bin/gpumix lib/gpumix/libgpumix-capture.so lib/gpumix/libgpumix-corun.s
 	include/gpumix/gpumix_replay.h lib/gpumix/libgpumix-replay.a \
 	lib/gpumix/libgpumix-common.a lib/pkgconfig/gpumix-replay.pc \
 	share/man/man1/gpumix.1 share/man/man1/gpumix-capture.1 \
-	share/man/man7/gpumix-bundle-format.7 share/gpumix/workloads/demo.yaml; do
+	share/man/man7/gpumix-bundle-format.7 share/gpumix/workloads/demo.yaml \
+	share/bash-completion/completions/gpumix; do
 	check "it installs $f" test -s "$p/$f"
 done
 check_eq "a man page for every doc page" "$(ls "$GPUMIX_TOP"/doc/*.md | wc -l)" \

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "closest.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
@@ -550,11 +551,11 @@ static void test_closest(void)
 	static const char *const names[] = { "programs", "paths", "policies",
 					     "variants", NULL };
 
-	CHECK_STR(yaml_doc_closest("programz", names), "programs", "one substitution");
-	CHECK_STR(yaml_doc_closest("pahts", names), "paths", "one transposition");
-	CHECK_STR(yaml_doc_closest("variant", names), "variants", "one deletion");
-	CHECK(yaml_doc_closest("colour", names) == NULL, "no suggestion when far");
-	CHECK(yaml_doc_closest("p", names) == NULL, "no suggestion for one letter");
+	CHECK_STR(gm_closest("programz", names), "programs", "one substitution");
+	CHECK_STR(gm_closest("pahts", names), "paths", "one transposition");
+	CHECK_STR(gm_closest("variant", names), "variants", "one deletion");
+	CHECK(gm_closest("colour", names) == NULL, "no suggestion when far");
+	CHECK(gm_closest("p", names) == NULL, "no suggestion for one letter");
 }
 
 /* Load @paths (the study's 'paths' mapping) with root @dir; -o @output. */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command table: every gpumix command, its summary and its options
+ * (each command's struct gm_cmd_options, beside its code). Dispatch, help,
+ * "did you mean", `gpumix completion` and the CLI conventions test all read
+ * this one table; it holds only commands that work.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const struct gm_command commands[] = {
+	{ "capture", cmd_capture, "run a program and record its CUDA calls into a trace bundle", &gm_capture_options },
+	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline, result diff", &gm_trace_options },
+	{ "help", cmd_help, "show help for gpumix or one of its commands", &gm_help_options },
+	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic", &gm_elastic_options },
+	{ "version", cmd_version, "print the gpumix version", &gm_version_options },
+	{ "analyze", cmd_analyze, "load run directories into a SQLite database", &gm_analyze_options },
+	{ "report", cmd_report, "print comparison tables and draw plots from a database", &gm_report_options },
+	{ "run", cmd_run, "run a whole study described by a YAML file", &gm_run_options },
+	{ "reconstruct", cmd_reconstruct, "generate the replay program of an n-program workload", &gm_reconstruct_options },
+	{ "replay", cmd_replay, "build and run a generated replay program", &gm_replay_options },
+	{ "profile", cmd_profile, "kernel profile of a suite from its single runs", &gm_profile_options },
+	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get", &gm_scale_options },
+	{ "corun", cmd_corun, "run the original programs of a workload together: native slowdowns", &gm_corun_options },
+	{ "completion", cmd_completion, "print the shell completion script (bash) or the option table", &gm_completion_options },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct gm_command *gm_command_at(size_t i)
+{
+	return i < NR_COMMANDS ? &commands[i] : NULL;
+}
+
+const struct gm_command *gm_command_find(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		if (!strcmp(commands[i].name, name)) {
+			return &commands[i];
+		}
+	}
+	return NULL;
+}
