@@ -132,11 +132,8 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		/* A one-shot run measures otherwise than repeated replays:
 		 * a label of its own, after its variant's (gm_variant_rank);
 		 * so does each point of an open-loop sweep. */
-		r->vlabel = gm_xasprintf("%s%s%s%s%s%s", r->variant,
-					 strcmp(r->policy, "none") ? "+" : "",
-					 strcmp(r->policy, "none") ? r->policy : "",
-					 *r->open_loop ? "+" : "", r->open_loop,
-					 r->one_shot ? GM_ONE_SHOT_SUFFIX : "");
+		r->vlabel = gm_variant_label(r->variant, r->policy,
+					     r->open_loop, r->one_shot);
 		r->ok = !strcmp(r->status, "ok");
 		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
 		r->reference = !strcmp(r->policy, "none") &&

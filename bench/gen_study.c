@@ -509,7 +509,7 @@ static int want_variant(const char *list, const struct variant *v)
 	const char *p = list;
 	size_t n;
 
-	snprintf(label, sizeof(label), "%s%s%s", v->name, v->policy ? "." : "",
+	snprintf(label, sizeof(label), "%s%s%s", v->name, v->policy ? "+" : "",
 		 v->policy ? v->policy : "");
 	n = strlen(label);
 	while (p && *p) {
@@ -525,7 +525,7 @@ static int want_variant(const char *list, const struct variant *v)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	const char *variants = "single,cuda,nss,elastic.median,elastic.mpmax";
+	const char *variants = "single,cuda,nss,elastic+median,elastic+mpmax";
 	long kernels = 20000, workloads = 6, nprog = 2, replays = 7;
 	unsigned long seed = 1;
 	int odd = 0, captured = 0;

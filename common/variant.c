@@ -135,6 +135,18 @@ const struct gm_variant *gm_variant_at(size_t i)
 	return i < NR_VARIANTS ? &variants[i] : NULL;
 }
 
+char *gm_variant_label(const char *variant, const char *policy,
+		       const char *point, int one_shot)
+{
+	int with_policy = policy && *policy && strcmp(policy, "none");
+	int with_point = point && *point;
+
+	return gm_xasprintf("%s%s%s%s%s%s", variant, with_policy ? "+" : "",
+			    with_policy ? policy : "", with_point ? "+" : "",
+			    with_point ? point : "",
+			    one_shot ? GM_ONE_SHOT_SUFFIX : "");
+}
+
 int gm_variant_rank(const char *label)
 {
 	size_t n = strcspn(label, "+"), len = strlen(label);

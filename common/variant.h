@@ -96,6 +96,18 @@ const struct gm_variant *gm_variant_at(size_t i);
  * with: "mps+one-shot", "elastic+median+one-shot". */
 #define GM_ONE_SHOT_SUFFIX "+one-shot"
 
+/*
+ * The one spelling of a variant under a policy, everywhere gpumix prints
+ * one (report, database labels, study progress and summary): "variant",
+ * "variant+policy" (@policy neither NULL nor "none"), "+@point" for a
+ * point of an open-loop sweep (@point neither NULL nor ""), then
+ * GM_ONE_SHOT_SUFFIX when @one_shot: "cuda", "elastic+median",
+ * "cuda+load0.5", "mps+one-shot". A run's id (its directory,
+ * `a+b.elastic.median.r1`) is a name, not a label. Newly allocated.
+ */
+char *gm_variant_label(const char *variant, const char *policy,
+		       const char *point, int one_shot);
+
 /* Sort key of a report label, "variant" or "variant+policy", either
  * perhaps with an open-loop sweep's point ("cuda+load0.5": its base's
  * rank) and with GM_ONE_SHOT_SUFFIX: table order of the variants, then

@@ -437,12 +437,13 @@ static void format_summary(struct exec_ctx *x, struct strbuf *sb)
 	for (size_t i = 0; i < x->plan->nr_runs; i++) {
 		const struct plan_run *run = &x->plan->runs[i];
 		const struct run_info *ri = &x->runs[i];
-		strbuf_addf(sb, "| %s | %s | %s%s%s%s | %s | ", run->id,
-			    x->plan->workloads[run->workload].name,
-			    run->variant ? run->variant->name : "corun",
-			    run->policy ? "/" : "", run->policy ? run->policy : "",
-			    run->kind == PLAN_ONE_SHOT ? " one-shot" : "",
+		char *label = gm_variant_label(run->variant ? run->variant->name
+							    : "corun", run->policy,
+					       NULL, run->kind == PLAN_ONE_SHOT);
+		strbuf_addf(sb, "| %s | %s | %s | %s | ", run->id,
+			    x->plan->workloads[run->workload].name, label,
 			    exec_run_status_names[ri->status]);
+		free(label);
 		if (gpus) {
 			md_cell(sb, gpus[i]);
 			strbuf_addstr(sb, " | ");

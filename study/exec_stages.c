@@ -166,16 +166,12 @@ char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
 	if (!run->variant) {
 		return gm_xasprintf("%s%s: %s", wname, rep, study_stage_name(k));
 	}
-	if (run->kind == PLAN_ONE_SHOT) {
-		return gm_xasprintf("%s %s one-shot%s: %s", wname,
-				    run->variant->name, rep, study_stage_name(k));
-	}
-	if (run->policy) {
-		return gm_xasprintf("%s %s/%s%s: %s", wname, run->variant->name,
-				    run->policy, rep, study_stage_name(k));
-	}
-	return gm_xasprintf("%s %s%s: %s", wname, run->variant->name, rep,
-			    study_stage_name(k));
+	char *label = gm_variant_label(run->variant->name, run->policy, NULL,
+				       run->kind == PLAN_ONE_SHOT);
+	char *s = gm_xasprintf("%s %s%s: %s", wname, label, rep,
+			       study_stage_name(k));
+	free(label);
+	return s;
 }
 
 /*

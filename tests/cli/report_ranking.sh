@@ -13,7 +13,7 @@ cd "$GPUMIX_TOP" || exit 1
 gen=$GPUMIX_BUILD/bench/gen_study
 
 "$GPUMIX_BUILD/bench/gen_study" -o "$tmp/runs" --kernels 400 --workloads 5 \
-	--variants single,cuda,nss,elastic.mpmax,elastic.queuemold >/dev/null
+	--variants single,cuda,nss,elastic+mpmax,elastic+queuemold >/dev/null
 check_eq "generate a study of 5 workloads under 4 concurrent variants" 0 "$?"
 # One variant misses one workload: that workload must leave the ranking.
 gone=$(find "$tmp/runs" -maxdepth 1 -name '*.nss' | sort | sed -n 2p)

@@ -22,7 +22,7 @@ gen=$GPUMIX_BUILD/bench/gen_study
 
 P="median mpmax equal queuemold"
 "$gen" -o "$tmp/runs" --kernels 3000 --workloads 3 \
-	--variants single,cuda,nss,elastic.median,elastic.mpmax,elastic.equal,elastic.queuemold \
+	--variants single,cuda,nss,elastic+median,elastic+mpmax,elastic+equal,elastic+queuemold \
 	>/dev/null
 check_eq "generate a study with single, cuda, nss and elastic runs (4 policies)" 0 "$?"
 "$GPUMIX" -q analyze "$tmp/runs" -o "$tmp/r.db"
@@ -173,7 +173,7 @@ check_match "index: which kernels the variants ran" \
 check_match "index: a link to the comparison" '\]\(tables/paper\.md\)' "$(cat "$tmp/rep/index.md")"
 
 "$gen" -o "$tmp/runs2" --kernels 600 --workloads 2 --captured-kernels \
-	--variants single,cuda,nss,elastic.median,elastic.mpmax >/dev/null
+	--variants single,cuda,nss,elastic+median,elastic+mpmax >/dev/null
 "$GPUMIX" -q analyze "$tmp/runs2" -o "$tmp/r2.db"
 out=$("$GPUMIX" report "$tmp/r2.db" -o "$tmp/rep2" --no-figures 2>&1)
 want="the variants ran different code: the captured kernels in single, cuda, nss; the transformed kernels under a policy in elastic\\+median, elastic\\+mpmax"

@@ -54,7 +54,7 @@ check_match "every run is ok: 2 single, cuda, 2 one-shot single, procs and mps o
 check_match "the co-run is a run of the summary" \
 	'^\| basic\+threads.corun \| basic\+threads \| corun \| ok \|' "$sum"
 check_match "... the one-shot replays too" \
-	'^\| basic\+threads.mps.one-shot \| basic\+threads \| mps one-shot \| ok \|' "$sum"
+	'^\| basic\+threads.mps.one-shot \| basic\+threads \| mps\+one-shot \| ok \|' "$sum"
 R=$tmp/out/runs
 m=$R/basic+threads.corun/manifest
 check_eq "the co-run: its directory, both mechanisms, K = 2, ok" \

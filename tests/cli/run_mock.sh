@@ -93,7 +93,7 @@ for p in median mpmax; do
 		"$(field "$m" elastic) $(field "$m" elastic.policy) $(field "$m" elastic.profile) \
 $(field "$m" elastic.timeslice_us) $(field "$m" nss.copy_chunk)"
 done
-check_eq "elastic/median: the median kernel of the profile" profile \
+check_eq "elastic+median: the median kernel of the profile" profile \
 	"$(field "$out/runs/basic+threads.elastic.median/manifest" elastic.median_from)"
 check_eq "elastic: the database knows which code each run ran" \
 	"cuda|identity elastic|policy elastic|policy nss|identity single|identity single|identity" \
