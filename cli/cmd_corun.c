@@ -198,6 +198,7 @@ struct corun_cmd {
 	double barrier_timeout_s, time_limit_s;
 	int force, dry_run;
 	unsigned repetition;
+	int first;			/* argv index of the first program */
 };
 
 static int parse(struct corun_cmd *c, int argc, char **argv)
@@ -268,13 +269,14 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 	if (!c->out && !c->dry_run) {
 		return gm_usage_error(usage, "where to? (-o <dir>)");
 	}
+	c->first = op.ind;
 	return -1;	/* go on */
 }
 
 int cmd_corun(int argc, char **argv)
 {
 	struct corun_cmd c = { NULL, CORUN_DEFAULT_REPEATS, NULL, 120.0, 0, 0, 0,
-				0 };
+				0, 0 };
 	struct corun_program *progs = NULL;
 	struct corun_plan plan = { 0 };
 	struct corun_results r = { 0 };
@@ -289,11 +291,11 @@ int cmd_corun(int argc, char **argv)
 		return ret;
 	}
 	ret = GM_EXIT_ERROR;
-	nr = (size_t)(argc - optind);
+	nr = (size_t)(argc - c.first);
 	progs = gm_xcalloc(nr, sizeof(*progs));
 	names = gm_xcalloc(nr, sizeof(*names));
 	for (size_t i = 0; i < nr; i++) {
-		if (load_program(&progs[i], argv[optind + (int)i])) {
+		if (load_program(&progs[i], argv[c.first + (int)i])) {
 			goto out;
 		}
 	}
