@@ -648,7 +648,7 @@ int gm_analysis_compute(struct gm_analysis *a, struct gm_db *db,
 	gm_an_cells(a);
 	gm_an_latency_rows(a);
 	gm_an_ranking(a);
-	if (gm_an_open_loop(a, db)) {
+	if (gm_an_open_loop(a, db) || gm_an_spmd(a, db)) {
 		goto out;
 	}
 	if (!opt->metrics_only && gm_an_coruns(a, db)) {
@@ -767,6 +767,7 @@ void gm_analysis_release(struct gm_analysis *a)
 	free(a->runs);
 	gm_an_coruns_release(a);
 	gm_an_open_loop_release(a);
+	gm_an_spmd_release(a);
 	for (size_t v = 0; v < a->nvariants; v++) {
 		free(a->variants[v].label);
 	}

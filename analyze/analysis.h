@@ -366,6 +366,30 @@ struct gm_an_open_loop {
 					   NAN without */
 };
 
+/*
+ * Li et al.'s model against the measurement (analysis_spmd.c,
+ * doc/spmd-model.md): one ok run of N copies of one program.
+ */
+struct gm_an_spmd {
+	const struct gm_an_run *run;	/* borrowed */
+	char *program;			/* the copies' program */
+	unsigned copies;		/* N */
+	const char *scenario;		/* the model's (static) */
+	int io_intensive;		/* Tin >= Tcomp: eq. (20) */
+	double t_in, t_comp, t_out;	/* of the alone run, ms per replay */
+	double alone_ms;		/* its alone replay time */
+	double measured_ms;		/* the slowest copy's mean replay */
+	double predicted_ms;
+	double deviation;		/* |predicted - measured| / measured */
+	size_t kernels;			/* kernels of the program */
+	size_t no_stretch;		/* of which without a T(k) */
+	size_t extrapolated;		/* of which T(Nmax) extrapolated */
+};
+
+/* The copy engines the predictor assumes (the manifest does not record
+ * asyncEngineCount): copies in and out overlap, as on an H100. */
+#define GM_AN_SPMD_COPY_ENGINES 2
+
 struct gm_analysis {
 	size_t nruns;
 	struct gm_an_run *runs;		/* by workload, label, repetition */
@@ -393,6 +417,8 @@ struct gm_analysis {
 	struct gm_an_corun *coruns;	/* by workload, mechanism, program */
 	size_t nopen_loop;
 	struct gm_an_open_loop *open_loop;	/* in run order, then program */
+	size_t nspmd;
+	struct gm_an_spmd *spmd;	/* in run order */
 	int resources_from_alone;	/* 1: alone (single) runs only */
 	const char *alone_variant;	/* its name, "single" (static) */
 	const char *reference_variant;	/* the comparison baseline, "cuda" */

@@ -213,6 +213,13 @@ void gm_an_noise(struct gm_analysis *a);
 int gm_an_choose_focus(struct gm_analysis *a, struct gm_db *db,
 		       const struct gm_analysis_options *opt);
 
+/* ---- analysis_spmd.c ---- */
+
+/* The SPMD predictor's rows (struct gm_an_spmd), after the alone times
+ * are known. 0 or -1. */
+int gm_an_spmd(struct gm_analysis *a, struct gm_db *db);
+void gm_an_spmd_release(struct gm_analysis *a);
+
 /* ---- analysis_open_loop.c ---- */
 
 /* The open-loop programs of the ok runs and their metrics (after

@@ -447,6 +447,8 @@ const struct gm_report_table_def gm_report_table_list[] = {
 	{ "open-loop", 0, gm_report_open_loop_table },
 	{ "open-loop-load", 1, gm_report_open_loop_load_table },
 	{ "scenarios", 0, gm_report_scenario_table },
+	{ "spmd-model", 0, gm_report_spmd_table },
+	{ "spmd-deviation", 0, gm_report_spmd_deviation_table },
 	{ "waiting", 1, waiting },
 	{ "waiting-runs", 0, waiting_runs },
 	{ "waiting-split", 0, gm_report_waiting_split_table },

@@ -100,6 +100,13 @@ void gm_report_corun_table(const struct gm_analysis *a, struct gm_table *t);
  */
 void gm_report_scenario_table(const struct gm_analysis *a, struct gm_table *t);
 
+/* The SPMD model against the measurement (report_spmd.c, doc/spmd-model.md):
+ * per run of N copies of one program, and the mean deviation per
+ * scenario and variant (Li et al.'s Table 5). */
+void gm_report_spmd_table(const struct gm_analysis *a, struct gm_table *t);
+void gm_report_spmd_deviation_table(const struct gm_analysis *a,
+				    struct gm_table *t);
+
 /*
  * The noise diagnostics (report_noise.c): each ok run's programs' replay
  * time CV, unusual ones marked ("noise"), and the GPU's state at each

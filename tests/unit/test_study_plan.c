@@ -401,6 +401,8 @@ static void test_shipped(void)
 		{ "workloads/parboil-sample.yaml", 10, 3 * 71 },
 		{ "workloads/parboil-mechanisms.yaml", 55, 3 * 561 },
 		{ "workloads/mechanisms-sample.yaml", 10, 3 * 101 },
+		/* 6 programs x 5 copy counts; 6 alone runs and 30 x 2 */
+		{ "workloads/spmd-copies.yaml", 30, 66 },
 	};
 
 	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
