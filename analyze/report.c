@@ -167,7 +167,7 @@ void gm_report_timeline_line(const struct gm_report_timeline *tl,
 }
 
 /* A file name for @label: letters, digits and ._+- kept, the rest '_'. */
-static char *timeline_file(const struct gm_an_run *r)
+static char *timeline_file(const struct gm_an_run *r, const char *ext)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int changed = 0;
@@ -183,7 +183,7 @@ static char *timeline_file(const struct gm_an_run *r)
 		/* Two labels may map to one name: the run id tells them apart. */
 		strbuf_addf(&sb, "-%lld", (long long)r->id);
 	}
-	strbuf_addstr(&sb, ".json");
+	strbuf_addstr(&sb, ext);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -203,10 +203,11 @@ static int write_timelines(const struct gm_analysis *a,
 	for (size_t i = 0; i < a->nruns; i++) {
 		struct gm_report_timeline *tl = &(*out)[(*n)++];
 		tl->run = &a->runs[i];
-		tl->file = timeline_file(tl->run);
+		tl->file = timeline_file(tl->run,
+					 gm_trace_format_ext(opt->timeline_format));
 		strbuf_reset(&sb);
-		if (gm_timeline_run(opt->db, tl->run, &opt->timeline, &sb,
-				    &tl->stats) ||
+		if (gm_timeline_run(opt->db, tl->run, &opt->timeline,
+				    opt->timeline_format, &sb, &tl->stats) ||
 		    write_file(dir, tl->file, &sb)) {
 			goto out;
 		}
@@ -218,18 +219,33 @@ out:
 	return ret;
 }
 
+const char *gm_report_timeline_format_name(enum gm_trace_format format)
+{
+	switch (format) {
+	case GM_TRACE_HTA:
+		return "Chrome trace-event JSON as Kineto writes it (for"
+		       " Holistic Trace Analysis)";
+	case GM_TRACE_PERFETTO:
+		return "Perfetto's protobuf trace format";
+	default:
+		return "Chrome trace-event JSON";
+	}
+}
+
 static void index_timelines(const struct gm_report_timeline *tl, size_t n,
-			    struct strbuf *sb)
+			    enum gm_trace_format format, struct strbuf *sb)
 {
 	if (!n) {
 		return;
 	}
-	strbuf_addstr(sb, "## Timelines\n\n"
-		      "Each run in Chrome trace-event JSON: open it in"
+	strbuf_addf(sb, "## Timelines\n\n"
+		      "Each run in %s: open it in"
 		      " <https://ui.perfetto.dev> (Open trace file; the file"
-		      " stays on this machine) or chrome://tracing. One process"
+		      " stays on this machine)%s. One process"
 		      " per program, a track per host thread and per stream,"
-		      " arrows from each launch call to its kernel (doc/timeline.md).\n\n");
+		      " arrows from each launch call to its kernel (doc/timeline.md).\n\n",
+		      gm_report_timeline_format_name(format),
+		      format == GM_TRACE_PERFETTO ? "" : " or chrome://tracing");
 	for (size_t i = 0; i < n; i++) {
 		strbuf_addstr(sb, "- [");
 		gm_markdown_escape(sb, tl[i].run->label);
@@ -302,7 +318,7 @@ static int build(const struct gm_analysis *a, const struct gm_table *t,
 		}
 	}
 	index_figures(&figs, &idx, opt->figures);
-	index_timelines(tl, ntl, &idx);
+	index_timelines(tl, ntl, opt->timeline_format, &idx);
 	strbuf_addstr(&idx, "## All tables\n\n");
 	for (size_t i = 0; i < gm_report_table_count; i++) {
 		strbuf_addstr(&idx, "- [");

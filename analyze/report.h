@@ -36,6 +36,7 @@ struct gm_report_options {
 	const char *version;	/* gpumix version, shown in the index */
 	struct gm_db *db;	/* the timelines' records (NULL: none) */
 	struct gm_timeline_limits timeline;	/* limits of each timeline */
+	enum gm_trace_format timeline_format;	/* their format */
 };
 
 struct gm_report_result {

@@ -146,12 +146,14 @@ static void timelines(const struct gm_report_page *pg, struct strbuf *sb)
 	if (!pg->ntl) {
 		return;
 	}
-	strbuf_addstr(sb, "<h2 id=\"timelines\">Timelines</h2>\n<p>Each run in Chrome"
-		      " trace-event JSON: open it in ui.perfetto.dev (Open trace"
-		      " file; the file stays on this machine) or chrome://tracing."
-		      " One process per program, a track per host thread and per"
-		      " stream, arrows from each launch call to its kernel"
-		      " (doc/timeline.md).</p>\n<ul>\n");
+	strbuf_addf(sb, "<h2 id=\"timelines\">Timelines</h2>\n<p>Each run in %s:"
+		    " open it in ui.perfetto.dev (Open trace file; the file stays"
+		    " on this machine)%s. One process per program, a track per"
+		    " host thread and per stream, arrows from each launch call"
+		    " to its kernel (doc/timeline.md).</p>\n<ul>\n",
+		    gm_report_timeline_format_name(pg->opt->timeline_format),
+		    pg->opt->timeline_format == GM_TRACE_PERFETTO ? "" :
+		    " or chrome://tracing");
 	for (size_t i = 0; i < pg->ntl; i++) {
 		struct strbuf line = STRBUF_INIT;
 		strbuf_addstr(sb, "<li><a href=\"");

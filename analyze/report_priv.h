@@ -27,6 +27,9 @@ struct gm_report_page {
 	size_t ntl;
 };
 
+/* What the index calls the timelines' @format ("Chrome trace-event JSON"). */
+const char *gm_report_timeline_format_name(enum gm_trace_format format);
+
 /* One line saying what timeline @tl holds and what it left out. */
 void gm_report_timeline_line(const struct gm_report_timeline *tl,
 			     struct strbuf *sb);

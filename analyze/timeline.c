@@ -21,6 +21,15 @@ static const char *const kind_names[GM_TL_KINDS] = {
 	[GM_TL_MEMSET] = "memset", [GM_TL_API] = "api",
 };
 
+/*
+ * The categories of Kineto's traces, which HTA selects on (the API's by
+ * its domain: cuda_runtime or cuda_driver).
+ */
+static const char *const hta_names[GM_TL_KINDS] = {
+	[GM_TL_KERNEL] = "kernel", [GM_TL_MEMCPY] = "gpu_memcpy",
+	[GM_TL_MEMSET] = "gpu_memset", [GM_TL_API] = "cuda_runtime",
+};
+
 const char *gm_timeline_kind_name(enum gm_timeline_kind k)
 {
 	return k < GM_TL_KINDS ? kind_names[k] : "?";
@@ -291,8 +300,21 @@ static const struct rec *launch_call(const struct tl *t,
 	return lo < n && ix[lo].corr == x->corr ? &t->recs[ix[lo].i] : NULL;
 }
 
+static const char *category(enum gm_trace_format f, const struct rec *x,
+			    const char *detail)
+{
+	if (f != GM_TRACE_HTA) {
+		return kind_names[x->kind];
+	}
+	if (x->kind == GM_TL_API && !strcmp(detail, "driver")) {
+		return "cuda_driver";
+	}
+	return hta_names[x->kind];
+}
+
 static void slice_args(struct strbuf *sb, const struct rec *x,
-		       const char *detail, const struct rec *call)
+		       const char *detail, const struct rec *call,
+		       enum gm_trace_format f)
 {
 	strbuf_reset(sb);
 	switch ((enum gm_timeline_kind)x->kind) {
@@ -328,6 +350,14 @@ static void slice_args(struct strbuf *sb, const struct rec *x,
 		break;
 	}
 	gm_tj_arg_int(sb, "correlation_id", x->corr);
+	if (f == GM_TRACE_HTA) {
+		/* Kineto's names: HTA joins calls and GPU work on them. */
+		gm_tj_arg_int(sb, "correlation", x->corr);
+		if (x->kind != GM_TL_API) {
+			gm_tj_arg_int(sb, "stream", x->track);
+			gm_tj_arg_int(sb, "device", 0);
+		}
+	}
 }
 
 static void other_data(struct strbuf *sb, const struct gm_an_run *r,
@@ -342,7 +372,11 @@ static void other_data(struct strbuf *sb, const struct gm_an_run *r,
 	gm_tj_arg_str(sb, "device", r->device_name);
 	gm_tj_arg_str(sb, "clock", "CUPTI (ns); ts 0 is origin_ns, the run's"
 		      " first replay start or earlier record");
-	gm_tj_arg_int(sb, "origin_ns", origin);
+	/* A string: 2^53 and more, which a JavaScript number rounds. */
+	strbuf_reset(&o);
+	strbuf_addf(&o, "%lld", (long long)origin);
+	gm_tj_arg_str(sb, "origin_ns", o.buf);
+	strbuf_reset(&o);
 	gm_tj_arg_double(sb, "window_from_us", s->from_ns / 1e3);
 	if (s->to_ns >= 0) {
 		gm_tj_arg_double(sb, "window_to_us", s->to_ns / 1e3);
@@ -514,7 +548,8 @@ out:
 static int write_json(struct tl *t, struct gm_db *db,
 		      const struct gm_timeline_limits *lim,
 		      struct lookups *lk, int64_t origin, int64_t from,
-		      int64_t to, struct strbuf *out, struct gm_timeline_stats *s)
+		      int64_t to, enum gm_trace_format format, struct strbuf *out,
+		      struct gm_timeline_stats *s)
 {
 	int ret = 0;
 	struct gm_trace_json j;
@@ -550,7 +585,8 @@ static int write_json(struct tl *t, struct gm_db *db,
 	}
 	ntr = u;
 
-	gm_tj_begin(&j, out, origin);
+	gm_tj_begin_as(&j, out, origin, format);
+	j.device = r->device_name;
 	for (size_t p = 0; p < r->nprog; p++) {
 		gm_tj_process(&j, (int64_t)p + 1, r->progs[p].name, (int)p);
 	}
@@ -574,14 +610,22 @@ static int write_json(struct tl *t, struct gm_db *db,
 		}
 		char *nm = lookup(lk->name[x->kind], x->name_id);
 		char *detail = lookup(lk->detail[x->kind], x->detail_id);
-		slice_args(&args, x, detail, call);
-		gm_tj_slice(&j, x->prog + 1, tid, kind_names[x->kind], nm,
+		slice_args(&args, x, detail, call, format);
+		gm_tj_slice(&j, x->prog + 1, tid, category(format, x, detail), nm,
 			    x->start, x->end, args.buf);
 		free(nm);
 		free(detail);
 		if (call && call->in) {
-			gm_tj_flow(&j, "launch", call->prog + 1, tid_of(tr, ntr, call),
-				   call->start, x->prog + 1, tid, x->start);
+			if (format == GM_TRACE_HTA) {
+				gm_tj_flow_id(&j, "ac2g", (uint64_t)x->corr,
+					      call->prog + 1, tid_of(tr, ntr, call),
+					      call->start, x->prog + 1, tid,
+					      x->start);
+			} else {
+				gm_tj_flow(&j, "launch", call->prog + 1,
+					   tid_of(tr, ntr, call), call->start,
+					   x->prog + 1, tid, x->start);
+			}
 			s->flows++;
 		}
 	}
@@ -626,7 +670,8 @@ static int write_json(struct tl *t, struct gm_db *db,
 }
 
 int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
-		    const struct gm_timeline_limits *lim, struct strbuf *out,
+		    const struct gm_timeline_limits *lim,
+		    enum gm_trace_format format, struct strbuf *out,
 		    struct gm_timeline_stats *stats)
 {
 	struct tl t;
@@ -655,7 +700,7 @@ int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
 		origin = 0;
 	}
 	window(&t, lim, origin, &from, &to);
-	if (write_json(&t, db, lim, &lk, origin, from, to, out, stats)) {
+	if (write_json(&t, db, lim, &lk, origin, from, to, format, out, stats)) {
 		gm_error("cannot read the SM tracks of run '%s'", r->label);
 		goto out;
 	}

@@ -58,12 +58,17 @@ struct gm_timeline_stats {
 };
 
 /*
- * Append the timeline of run @r (of @a, loaded from @db) to @out, limited
- * by @lim. Fills @stats. Returns 0, or -1 with a cause on a database
- * error.
+ * Append the timeline of run @r (of @a, loaded from @db) to @out in
+ * @format, limited by @lim. Fills @stats. Returns 0, or -1 with a cause
+ * on a database error. GM_TRACE_HTA names the categories as Kineto does
+ * (cuda_runtime or cuda_driver, kernel, gpu_memcpy, gpu_memset), adds
+ * the args correlation, stream and device, and links each call to its
+ * GPU work by an "ac2g" flow whose id is the correlation id;
+ * GM_TRACE_PERFETTO writes the same tracks and events as a .pftrace.
  */
 int gm_timeline_run(struct gm_db *db, const struct gm_an_run *r,
-		    const struct gm_timeline_limits *lim, struct strbuf *out,
+		    const struct gm_timeline_limits *lim,
+		    enum gm_trace_format format, struct strbuf *out,
 		    struct gm_timeline_stats *stats);
 
 /* "kernel", "memcpy", "memset", "api": the slices' category names. */

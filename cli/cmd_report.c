@@ -29,7 +29,8 @@ static const char usage_fmt[] =
 	"                     [--kernel <name>] [--run <run>]\n"
 	"                     [--no-timelines | [--timeline-replays <n>]\n"
 	"                      [--timeline-window <from>:<to>]"
-	" [--timeline-max <n>]]\n"
+	" [--timeline-max <n>]\n"
+	"                      [--timeline-format chrome|hta|perfetto]]\n"
 	"   or: gpumix report --compare <A.db> <B.db> [--format md|csv|json]\n"
 	"                     [--table compare-summary|compare-workloads]"
 	" [--ci <method>]\n"
@@ -87,6 +88,14 @@ static const char usage_fmt[] =
 	"                        the run's start; either side may be empty)\n"
 	"    --timeline-max <n>  GPU slices per timeline at most (default:"
 	" 1000; 0: all)\n"
+	"    --timeline-format chrome|hta|perfetto\n"
+	"                        chrome: trace-event JSON (the default); hta:"
+	" the same\n"
+	"                        JSON with Kineto's categories and args, for"
+	" Holistic\n"
+	"                        Trace Analysis; perfetto: Perfetto's"
+	" protobuf trace\n"
+	"                        (.pftrace, for large runs)\n"
 	"    -h, --help          show this help\n"
 	"\n"
 	"Without -o the tables are printed on stdout; with -o only --table is.\n"
@@ -266,8 +275,8 @@ int cmd_report(int argc, char **argv)
 
 enum { OPT_FORMAT = 256, OPT_TABLE, OPT_KERNEL, OPT_RUN, OPT_NO_FIG,
        OPT_FIG_SCRIPTS,
-       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_CI,
-       OPT_COMPARE };
+       OPT_NO_TL, OPT_TL_REPLAYS, OPT_TL_WINDOW, OPT_TL_MAX, OPT_TL_FORMAT,
+       OPT_CI, OPT_COMPARE };
 
 static const struct option report_longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -282,6 +291,7 @@ static const struct option report_longopts[] = {
 	{ "timeline-replays", required_argument, NULL, OPT_TL_REPLAYS },
 	{ "timeline-window", required_argument, NULL, OPT_TL_WINDOW },
 	{ "timeline-max", required_argument, NULL, OPT_TL_MAX },
+	{ "timeline-format", required_argument, NULL, OPT_TL_FORMAT },
 	{ "ci", required_argument, NULL, OPT_CI },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ NULL, 0, NULL, 0 },
@@ -363,6 +373,12 @@ static int report(int argc, char **argv, const char *usage)
 						  c == OPT_TL_REPLAYS ? "replays" :
 						  c == OPT_TL_WINDOW ? "window" : "max",
 						  op.arg)) {
+				return usage_from_error(usage);
+			}
+			tl_opts = 1;
+			break;
+		case OPT_TL_FORMAT:
+			if (gm_trace_format_parse(optarg, &ropt.timeline_format)) {
 				return usage_from_error(usage);
 			}
 			tl_opts = 1;

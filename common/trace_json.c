@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "strbuf.h"
+#include "trace_perfetto.h"
 
 /* Length of the valid UTF-8 sequence at @s, or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s)
@@ -88,14 +89,45 @@ static void event_head(struct gm_trace_json *j, const char *ph, int64_t pid,
 		    ph, pid, tid);
 }
 
-void gm_tj_begin(struct gm_trace_json *j, struct strbuf *sb,
-		 int64_t origin_ns)
+static const char *const format_names[] = {
+	[GM_TRACE_CHROME] = "chrome",
+	[GM_TRACE_HTA] = "hta",
+	[GM_TRACE_PERFETTO] = "perfetto",
+};
+
+int gm_trace_format_parse(const char *name, enum gm_trace_format *format)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(*format_names); i++) {
+		if (!strcmp(name, format_names[i])) {
+			*format = (enum gm_trace_format)i;
+			return 0;
+		}
+	}
+	return gm_error("no timeline format '%s' (chrome, hta or perfetto)", name);
+}
+
+const char *gm_trace_format_ext(enum gm_trace_format format)
+{
+	return format == GM_TRACE_PERFETTO ? ".pftrace" : ".json";
+}
+
+void gm_tj_begin_as(struct gm_trace_json *j, struct strbuf *sb,
+		    int64_t origin_ns, enum gm_trace_format format)
 {
 	memset(j, 0, sizeof(*j));
 	j->sb = sb;
 	j->origin_ns = origin_ns;
 	j->next_flow = 1;
-	strbuf_addstr(sb, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	j->format = format;
+	if (format != GM_TRACE_PERFETTO) {
+		strbuf_addstr(sb, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	}
+}
+
+void gm_tj_begin(struct gm_trace_json *j, struct strbuf *sb,
+		 int64_t origin_ns)
+{
+	gm_tj_begin_as(j, sb, origin_ns, GM_TRACE_CHROME);
 }
 
 static void meta(struct gm_trace_json *j, int64_t pid, int64_t tid,
@@ -113,12 +145,20 @@ static void meta(struct gm_trace_json *j, int64_t pid, int64_t tid,
 void gm_tj_process(struct gm_trace_json *j, int64_t pid, const char *name,
 		   int sort)
 {
+	if (j->format == GM_TRACE_PERFETTO) {
+		gm_pf_process(j->sb, pid, name);
+		return;
+	}
 	meta(j, pid, 0, "process", name, sort);
 }
 
 void gm_tj_thread(struct gm_trace_json *j, int64_t pid, int64_t tid,
 		  const char *name, int sort)
 {
+	if (j->format == GM_TRACE_PERFETTO) {
+		gm_pf_thread(j->sb, pid, tid, name);
+		return;
+	}
 	meta(j, pid, tid, "thread", name, sort);
 }
 
@@ -145,6 +185,15 @@ void gm_tj_slice(struct gm_trace_json *j, int64_t pid, int64_t tid,
 		 const char *cat, const char *name, int64_t start_ns,
 		 int64_t end_ns, const char *args)
 {
+	if (j->format == GM_TRACE_PERFETTO) {
+		j->events++;
+		gm_pf_event(j->sb, 1, pid, tid, start_ns - j->origin_ns, cat, name,
+			    args, 0, 0);
+		gm_pf_event(j->sb, 2, pid, tid, (end_ns > start_ns ? end_ns :
+						 start_ns) - j->origin_ns,
+			    NULL, NULL, NULL, 0, 0);
+		return;
+	}
 	event_head(j, "X", pid, tid);
 	name_cat_ts(j, cat, name, start_ns);
 	strbuf_addstr(j->sb, ",\"dur\":");
@@ -156,6 +205,12 @@ void gm_tj_instant(struct gm_trace_json *j, int64_t pid, int64_t tid,
 		   const char *cat, const char *name, int64_t ts_ns,
 		   const char *args)
 {
+	if (j->format == GM_TRACE_PERFETTO) {
+		j->events++;
+		gm_pf_event(j->sb, 3, pid, tid, ts_ns - j->origin_ns, cat, name,
+			    args, 0, 0);
+		return;
+	}
 	event_head(j, "i", pid, tid);
 	name_cat_ts(j, cat, name, ts_ns);
 	strbuf_addstr(j->sb, ",\"s\":\"p\"");
@@ -166,8 +221,24 @@ void gm_tj_flow(struct gm_trace_json *j, const char *cat, int64_t from_pid,
 		int64_t from_tid, int64_t from_ns, int64_t to_pid,
 		int64_t to_tid, int64_t to_ns)
 {
-	uint64_t id = j->next_flow++;
+	gm_tj_flow_id(j, cat, j->next_flow++, from_pid, from_tid, from_ns,
+		      to_pid, to_tid, to_ns);
+}
 
+void gm_tj_flow_id(struct gm_trace_json *j, const char *cat, uint64_t id,
+		   int64_t from_pid, int64_t from_tid, int64_t from_ns,
+		   int64_t to_pid, int64_t to_tid, int64_t to_ns)
+{
+	if (j->format == GM_TRACE_PERFETTO) {
+		/* Perfetto binds a flow to an event: an instant inside the
+		 * slice at each end, the arrow between them. */
+		j->events += 2;
+		gm_pf_event(j->sb, 3, from_pid, from_tid, from_ns - j->origin_ns,
+			    cat, cat, NULL, id, 0);
+		gm_pf_event(j->sb, 3, to_pid, to_tid, to_ns - j->origin_ns, cat,
+			    cat, NULL, 0, id);
+		return;
+	}
 	event_head(j, "s", from_pid, from_tid);
 	name_cat_ts(j, cat, cat, from_ns);
 	strbuf_addf(j->sb, ",\"id\":%" PRIu64 "}", id);
@@ -176,9 +247,27 @@ void gm_tj_flow(struct gm_trace_json *j, const char *cat, int64_t from_pid,
 	strbuf_addf(j->sb, ",\"id\":%" PRIu64 ",\"bp\":\"e\"}", id);
 }
 
+/* The process that holds the file's own description (Perfetto). */
+#define INFO_PID 0x7fffffff
+
 void gm_tj_end(struct gm_trace_json *j, const char *other)
 {
-	strbuf_addf(j->sb, "\n],\"otherData\":{%s}}\n", other ? other : "");
+	if (j->format == GM_TRACE_PERFETTO) {
+		gm_pf_process(j->sb, INFO_PID, "gpumix");
+		gm_pf_event(j->sb, 3, INFO_PID, 0, 0, "gpumix", "timeline",
+			    other, 0, 0);
+		return;
+	}
+	strbuf_addstr(j->sb, "\n]");
+	if (j->format == GM_TRACE_HTA) {
+		/* What HTA's parser reads besides the events (one rank). */
+		strbuf_addstr(j->sb, ",\"schemaVersion\":1,\"distributedInfo\":"
+			      "{\"rank\":0,\"world_size\":1},"
+			      "\"deviceProperties\":[{\"id\":0,\"name\":");
+		gm_json_str(j->sb, j->device ? j->device : "");
+		strbuf_addstr(j->sb, "}]");
+	}
+	strbuf_addf(j->sb, ",\"otherData\":{%s}}\n", other ? other : "");
 }
 
 static void arg_key(struct strbuf *sb, const char *key)

@@ -40,16 +40,47 @@ struct gm_timeline_limits {
 int gm_timeline_limit_set(struct gm_timeline_limits *lim, const char *name,
 			  const char *value);
 
+/*
+ * The formats one writer speaks: Chrome's JSON; the same JSON as
+ * PyTorch's Kineto profiler writes it, for Holistic Trace Analysis (the
+ * caller names the categories cuda_runtime, kernel, gpu_memcpy and
+ * gives the args correlation, stream and device; flows are "ac2g" with
+ * the correlation id; the document has schemaVersion, deviceProperties
+ * and distributedInfo); and Perfetto's native protobuf trace
+ * (trace_perfetto.h), where the otherData members become the debug
+ * annotations of an instant at time 0 on a track "gpumix".
+ */
+enum gm_trace_format {
+	GM_TRACE_CHROME,
+	GM_TRACE_HTA,
+	GM_TRACE_PERFETTO,
+};
+
 struct gm_trace_json {
 	struct strbuf *sb;	/* borrowed: the document is appended here */
 	int64_t origin_ns;	/* time 0 of the file */
 	size_t events;		/* trace events written */
 	uint64_t next_flow;	/* id of the next flow arrow */
+	enum gm_trace_format format;
+	const char *device;	/* HTA: the deviceProperties' name (or NULL) */
 };
 
 /* Start a document in @sb (appended), with time 0 at @origin_ns. */
 void gm_tj_begin(struct gm_trace_json *j, struct strbuf *sb,
 		 int64_t origin_ns);
+
+/* The same in another format (gm_tj_begin() is GM_TRACE_CHROME). */
+void gm_tj_begin_as(struct gm_trace_json *j, struct strbuf *sb,
+		    int64_t origin_ns, enum gm_trace_format format);
+
+/*
+ * The format called @name ("chrome", "hta", "perfetto") into *@format.
+ * Returns 0, or -1 with a cause naming the choices.
+ */
+int gm_trace_format_parse(const char *name, enum gm_trace_format *format);
+
+/* The file name extension of @format: ".json" or ".pftrace". */
+const char *gm_trace_format_ext(enum gm_trace_format format);
 
 /*
  * Name process @pid (shown as @name, ordered by @sort) and thread @tid
@@ -81,6 +112,11 @@ void gm_tj_instant(struct gm_trace_json *j, int64_t pid, int64_t tid,
 void gm_tj_flow(struct gm_trace_json *j, const char *cat, int64_t from_pid,
 		int64_t from_tid, int64_t from_ns, int64_t to_pid,
 		int64_t to_tid, int64_t to_ns);
+
+/* The same with the id @id (HTA: the correlation id), not a fresh one. */
+void gm_tj_flow_id(struct gm_trace_json *j, const char *cat, uint64_t id,
+		   int64_t from_pid, int64_t from_tid, int64_t from_ns,
+		   int64_t to_pid, int64_t to_tid, int64_t to_ns);
 
 /*
  * Close the document; @other is the text of the otherData object's

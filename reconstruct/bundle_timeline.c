@@ -465,7 +465,12 @@ static void write_json(struct bt *b, const struct kvfile *m,
 		      kvfile_get(m, "losses") : "unknown");
 	gm_tj_arg_str(&args, "clock", "tracer (ns); GPU records moved from"
 		      " CUPTI's clock by each process event");
-	gm_tj_arg_int(&args, "origin_ns", origin);
+	{
+		/* A string: 2^53 and more, which a JavaScript number rounds. */
+		char o[32];
+		snprintf(o, sizeof(o), "%lld", (long long)origin);
+		gm_tj_arg_str(&args, "origin_ns", o);
+	}
 	gm_tj_arg_int(&args, "unaligned_processes", (int64_t)st->unaligned);
 	gm_tj_arg_double(&args, "window_from_us",
 			 from == INT64_MIN ? 0 : (from - origin) / 1e3);

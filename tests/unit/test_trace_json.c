@@ -5,10 +5,13 @@
  * forms and surrogates replaced), exact microsecond timestamps (negative
  * ones too), the event shapes, and the timeline limits' parser.
  */
+#include <string.h>
+
 #include "error.h"
 #include "strbuf.h"
 #include "test.h"
 #include "trace_json.h"
+#include "trace_perfetto.h"
 
 static void check_json_str(const char *in, const char *want, const char *what)
 {
@@ -103,10 +106,47 @@ static void test_limits(void)
 	CHECK_INT(l.max_slices, 0, "no cap");
 }
 
+/* The protobuf bytes of a process track and a slice, worked by hand. */
+static void test_perfetto(void)
+{
+	static const unsigned char process[] = {
+		0x0a, 0x12,			/* Trace.packet, 18 bytes */
+		0xe2, 0x03, 0x0d,		/* .track_descriptor (60), 13 */
+		0x08, 0x81, 0x80, 0x80, 0x80, 0x10,	/* uuid 2^32 + 1 */
+		0x1a, 0x05,			/* .process (3), 5 bytes */
+		0x08, 0x01, 0x32, 0x01, 'p',	/* pid 1, process_name "p" */
+		0x50, 0x01,			/* trusted_packet_sequence_id 1 */
+	};
+	static const unsigned char instant[] = {
+		0x0a, 0x23,			/* Trace.packet, 35 bytes */
+		0x40, 0x96, 0x01,		/* timestamp (8) 150 */
+		0x5a, 0x1c,			/* .track_event (11), 28 bytes */
+		0x22, 0x0e, 0x52, 0x01, 'n',	/* debug_annotations (4), 14: name "n" */
+		0x20, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x01,				/* int_value -3 */
+		0x48, 0x03,			/* type INSTANT */
+		0x58, 0x03,			/* track_uuid 3 (pid 0, tid 2) */
+		0xb2, 0x01, 0x01, 'c',		/* categories (22) "c" */
+		0xba, 0x01, 0x01, 'x',		/* name (23) "x" */
+		0x50, 0x01,
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	gm_pf_process(&sb, 1, "p");
+	CHECK(sb.len == sizeof(process) && !memcmp(sb.buf, process, sb.len),
+	      "perfetto: a process track, byte for byte");
+	strbuf_reset(&sb);
+	gm_pf_event(&sb, 3, 0, 2, 150, "c", "x", "\"n\":-3,\"z\":null", 0, 0);
+	CHECK(sb.len == sizeof(instant) && !memcmp(sb.buf, instant, sb.len),
+	      "perfetto: an instant with an int annotation, null left out");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	test_strings();
 	test_events();
 	test_limits();
+	test_perfetto();
 	return test_done();
 }
