@@ -20,17 +20,44 @@
 /* How long a statement waits for another connection's lock. */
 #define GM_DB_BUSY_MS 10000
 
-int gm_sql_check(sqlite3 *sql, int rc, const char *call, const char *file,
-		 int line)
+/* What each SQLite call does, for errors (by the start of its name). */
+static const struct {
+	const char *call;
+	const char *what;
+} sql_calls[] = {
+	{ "sqlite3_open", "open the database" },
+	{ "sqlite3_prepare", "prepare a statement" },
+	{ "sqlite3_bind", "bind a statement's value" },
+	{ "sqlite3_step", "run a statement" },
+	{ "sqlite3_exec", "run SQL" },
+	{ "sqlite3_backup", "copy the database" },
+	{ "sqlite3_reset", "reset a statement" },
+	{ "sqlite3_finalize", "finish a statement" },
+};
+
+int gm_sql_check(sqlite3 *sql, int rc, const char *call)
 {
+	const char *what = "use the database";
+	const char *file = sql ? sqlite3_db_filename(sql, "main") : NULL;
+
 	if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) {
 		return rc;
+	}
+	for (size_t i = 0; i < sizeof(sql_calls) / sizeof(sql_calls[0]); i++) {
+		if (!strncmp(call, sql_calls[i].call, strlen(sql_calls[i].call))) {
+			what = sql_calls[i].what;
+			break;
+		}
 	}
 	/* errmsg is only meaningful while the connection's last call failed. */
 	const char *msg = sql && sqlite3_errcode(sql) == rc
 		? sqlite3_errmsg(sql) : sqlite3_errstr(rc);
-	return gm_error("sqlite: %s failed at %s:%d: %s (%s)", call, file, line,
-			msg, sqlite3_errstr(rc));
+	if (file && *file) {
+		return gm_error("sqlite: cannot %s on '%s': %s (%s)", what, file,
+				msg, sqlite3_errstr(rc));
+	}
+	return gm_error("sqlite: cannot %s: %s (%s)", what, msg,
+			sqlite3_errstr(rc));
 }
 
 int gm_db_exec(struct gm_db *db, const char *sql)
@@ -332,6 +359,22 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode)
 fail:
 	gm_db_close(db);
 	return -1;
+}
+
+int gm_db_close_unused(struct gm_db *db)
+{
+	int removed = 0;
+
+	if (db->sql && db->created && db->path && strcmp(db->path, ":memory:")) {
+		char *journal = gm_xasprintf("%s-journal", db->path);
+		sqlite3_close_v2(db->sql);
+		db->sql = NULL;
+		removed = !unlink(db->path);
+		unlink(journal);
+		free(journal);
+	}
+	gm_db_close(db);
+	return removed;
 }
 
 void gm_db_close(struct gm_db *db)

@@ -32,13 +32,14 @@ struct gm_db {
 /*
  * Check the result @rc of the SQLite call whose source text is @call.
  * SQLITE_OK, SQLITE_ROW and SQLITE_DONE are returned unchanged; any other
- * code records "sqlite: CALL failed at FILE:LINE: message (code)" and
- * returns -1. @sql may be NULL (then only the code is decoded).
+ * code records "sqlite: cannot OPERATION on 'FILE': message (code)" (the
+ * operation the call does, "run a statement"; the connection's file) and
+ * returns -1: what went wrong, not where in gpumix's source. @sql may be
+ * NULL (then only the code is decoded).
  */
-int gm_sql_check(sqlite3 *sql, int rc, const char *call, const char *file,
-		 int line);
+int gm_sql_check(sqlite3 *sql, int rc, const char *call);
 
-#define GM_SQL(sql, call) gm_sql_check((sql), (call), #call, __FILE__, __LINE__)
+#define GM_SQL(sql, call) gm_sql_check((sql), (call), #call)
 
 enum gm_db_mode {
 	GM_DB_READ,		/* existing database, read only */
@@ -69,6 +70,15 @@ int gm_db_open(struct gm_db *db, const char *path, enum gm_db_mode mode);
 
 /* Close @db (harmless when not open); frees what gm_db_open allocated. */
 void gm_db_close(struct gm_db *db);
+
+/*
+ * Close @db, which this gm_db_open() created (@db->created) and into which
+ * nothing was loaded, and remove its file (and SQLite's journal), before
+ * its lock is released: a command that loaded nothing leaves no empty
+ * database behind. A database that existed before is only closed.
+ * Returns 1 when the file was removed, 0 when it was not.
+ */
+int gm_db_close_unused(struct gm_db *db);
 
 /* Run one or more SQL statements without results. Returns 0 or -1. */
 int gm_db_exec(struct gm_db *db, const char *sql);

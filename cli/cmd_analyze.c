@@ -441,6 +441,13 @@ int cmd_analyze(int argc, char **argv)
 	if (failed) {
 		strbuf_addf(&summary, "; %zu failed", failed);
 	}
+	gm_loader_release(&loader);
+	if (!loaded && !replaced && !skipped && db.created) {
+		/* Nothing went in: no new, empty database (not even its schema). */
+		if (gm_db_close_unused(&db)) {
+			strbuf_addf(&summary, "; %s not created", out);
+		}
+	}
 	gm_note("%s", summary.buf);
 	strbuf_release(&summary);
 	if (interrupted) {
@@ -450,7 +457,6 @@ int cmd_analyze(int argc, char **argv)
 	} else if (failed) {
 		ret = GM_EXIT_ERROR;
 	}
-	gm_loader_release(&loader);
 out_close:
 	gm_db_close(&db);
 out_free:

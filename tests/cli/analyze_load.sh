@@ -229,6 +229,19 @@ out=$("$GPUMIX" analyze "$study" -o "$tmp/text.db" 2>&1)
 check_eq "not SQLite: exit 1" 1 "$?"
 check_match "not SQLite: message" "cannot read '.*text.db' as a SQLite database" "$out"
 
+# Nothing loaded into a database this command would create: none is left.
+out=$("$GPUMIX" analyze "$tmp/no-such-run" -o "$tmp/none.db" 2>&1)
+check_eq "a missing run directory: exit 1" 1 "$?"
+check_match "... named" "cannot open run directory '.*no-such-run'" "$out"
+check_fails "... and no empty database created" test -e "$tmp/none.db"
+check_match "... the summary says so" "none.db not created" "$out"
+check_eq "... nor its journal" "" "$(ls "$tmp" | grep '^none\.db')"
+cp "$db" "$tmp/kept.db"
+"$GPUMIX" analyze "$tmp/no-such-run" -o "$tmp/kept.db" >/dev/null 2>&1
+check_eq "an existing database stays when nothing is loaded" \
+	"$(db_query "$db" 'SELECT count(*) FROM runs')" \
+	"$(db_query "$tmp/kept.db" 'SELECT count(*) FROM runs')"
+
 out=$("$GPUMIX" report "$tmp/missing.db" 2>&1)
 check_eq "report on a missing database: exit 1" 1 "$?"
 check_match "report on a missing database: message" \

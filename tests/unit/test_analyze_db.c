@@ -66,8 +66,8 @@ static void test_db(void)
 	gm_error_clear();
 	sqlite3_stmt *st = NULL;
 	CHECK_INT(gm_db_prepare(&db, &st, "SELEKT 1"), -1, "checked prepare");
-	CHECK(strstr(gm_error_cause(1), "sqlite3_prepare_v2") != NULL,
-	      "GM_SQL records the call text");
+	CHECK(strstr(gm_error_cause(1), "cannot prepare a statement") != NULL,
+	      "GM_SQL records the operation");
 	gm_error_clear();
 
 	/* Load, reload, force. */
@@ -487,6 +487,33 @@ static void test_table_keys(void)
 	strbuf_release(&sb);
 }
 
+/* A failed SQLite call says what it was doing and on which file, never
+ * where in gpumix's source it was made. */
+static void test_sql_errors(void)
+{
+	sqlite3 *sql = NULL;
+	char *path = gm_xasprintf("%s/errors.db", scratch);
+
+	CHECK_INT(gm_sql_check(NULL, SQLITE_DONE, "sqlite3_step(st)"),
+		  SQLITE_DONE, "SQLITE_DONE is no error");
+	CHECK_INT(gm_sql_check(NULL, SQLITE_BUSY, "sqlite3_step(st)"), -1,
+		  "SQLITE_BUSY is one");
+	CHECK_STR(gm_error_message(), "sqlite: cannot run a statement: "
+		  "database is locked (database is locked)",
+		  "the operation, not a source location");
+	gm_error_clear();
+	CHECK_INT(sqlite3_open(path, &sql), SQLITE_OK, "open a database");
+	GM_SQL(sql, sqlite3_exec(sql, "SELECT * FROM missing_table", NULL, NULL, NULL));
+	char *want = gm_xasprintf("sqlite: cannot run SQL on '%s': no such "
+				  "table: missing_table (SQL logic error)", path);
+	CHECK_STR(gm_error_message(), want, "... and the database's file");
+	CHECK(!strstr(gm_error_message(), ".c:"), "no source file in it");
+	gm_error_clear();
+	sqlite3_close(sql);
+	free(want);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(scratch)) {
@@ -500,6 +527,7 @@ int main(void)
 	test_damaged();
 	test_tables();
 	test_table_keys();
+	test_sql_errors();
 	gm_remove_tree(scratch);
 	return test_done();
 }
