@@ -46,7 +46,7 @@ static const char usage[] =
 	"                     [--host-time captured|none] [--max-host-gap SECONDS]\n"
 	"                     [--arrivals PROGRAM=SPEC [--requests N]\n"
 	"                     [--arrival-seed N] [--slo Nx|Nms]\n"
-	"                     [--arrivals-label LABEL]]\n"
+	"                     [--arrivals-label LABEL] [--alone RUNDIR]]\n"
 	"                     [--policy P] [--timeslice-us US] [--copy-chunk BYTES]\n"
 	"                     [--completion event|poll] [--high-priority PROGRAM]\n"
 	"                     [--sm-share PROGRAM=SHARE,... | --scale KNEES]\n"

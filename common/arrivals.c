@@ -60,6 +60,16 @@ int gm_arrival_spec_parse(struct gm_arrival_spec *s, const char *text)
 		}
 		return 0;
 	}
+	if (!strncmp(spec, "load:", 5)) {
+		s->kind = GM_ARRIVALS_LOAD;
+		if (parse_rate(spec + 5, &s->load) < 0) {
+			gm_error("arrivals of '%s': a load is a fraction of the "
+				 "program's alone capacity above 0, not '%s'",
+				 s->program, spec + 5);
+			goto fail;
+		}
+		return 0;
+	}
 	if (!strncmp(spec, "trace:", 6)) {
 		const char *file = spec + 6, *at = strrchr(file, '@');
 		const char *hash;
@@ -94,8 +104,8 @@ int gm_arrival_spec_parse(struct gm_arrival_spec *s, const char *text)
 		s->trace = gm_xasprintf("%.*s", (int)flen, file);
 		return 0;
 	}
-	gm_error("arrivals of '%s': unknown arrival process '%s' (poisson:RATE "
-		 "or trace:FILE[#COLUMN][@RATE])", s->program, spec);
+	gm_error("arrivals of '%s': unknown arrival process '%s' (poisson:RATE, "
+		 "load:L or trace:FILE[#COLUMN][@RATE])", s->program, spec);
 fail:
 	gm_arrival_spec_release(s);
 	return -1;
@@ -105,7 +115,9 @@ char *gm_arrival_spec_format(const struct gm_arrival_spec *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (s->kind == GM_ARRIVALS_POISSON) {
+	if (s->kind == GM_ARRIVALS_LOAD) {
+		strbuf_addf(&sb, "load:%.17g", s->load);
+	} else if (s->kind == GM_ARRIVALS_POISSON) {
 		strbuf_addf(&sb, "poisson:%.17g", s->rate);
 	} else {
 		strbuf_addf(&sb, "trace:%s#%s", s->trace, s->column);
@@ -336,11 +348,61 @@ out:
 	return ret;
 }
 
+int gm_arrivals_at_load(struct gm_arrival_spec *s, const char *alone_dir)
+{
+	char *path = gm_xasprintf("%s/replays.tsv", alone_dir);
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	double sum = 0;
+	int ret = -1;
+
+	if (!f) {
+		gm_error_errno("cannot read the alone times in '%s'", path);
+		free(path);
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		char name[256];
+		unsigned long long start, end, io;
+		unsigned replay;
+		int kept;
+		if (sscanf(line, "%255[^\t]\t%u\t%llu\t%llu\t%llu\t%d",
+			   name, &replay, &start, &end, &io, &kept) == 6 &&
+		    kept && !strcmp(name, s->program) && end >= start + io) {
+			sum += (double)(end - start - io);
+			n++;
+		}
+	}
+	if (!n) {
+		gm_error("'%s' has no kept replay of '%s': no alone time to "
+			 "measure a load against", path, s->program);
+		goto out;
+	}
+	s->alone_s = sum / (double)n / 1e9;
+	if (!(s->alone_s > 0)) {
+		gm_error("'%s': the alone time of '%s' is 0", path, s->program);
+		goto out;
+	}
+	s->rate = s->load / s->alone_s;
+	s->kind = GM_ARRIVALS_POISSON;
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	free(path);
+	return ret;
+}
+
 int gm_arrivals_generate(const struct gm_arrival_spec *s, uint64_t seed,
 			 unsigned requests, uint64_t **out, unsigned *nr)
 {
 	*out = NULL;
 	*nr = 0;
+	if (s->kind == GM_ARRIVALS_LOAD) {
+		return gm_error("arrivals of '%s' at load %g: no alone time "
+				"(--alone)", s->program, s->load);
+	}
 	if (requests > GM_ARRIVALS_MAX_REQUESTS) {
 		return gm_error("%u requests: at most %u", requests,
 				GM_ARRIVALS_MAX_REQUESTS);

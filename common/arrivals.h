@@ -14,6 +14,10 @@
  *
  * A specification, as `gpumix replay --arrivals PROG=SPEC` takes it:
  *   poisson:RATE                 RATE requests per second
+ *   load:L                       a Poisson process at L times the
+ *                                program's alone capacity (1 / its mean
+ *                                alone replay time, from the run
+ *                                directory of --alone)
  *   trace:FILE                   FILE's TIMESTAMP column, as recorded
  *   trace:FILE@RATE              the same, rescaled to RATE per second
  *   trace:FILE#COLUMN[@RATE]     another column
@@ -32,12 +36,15 @@
 enum gm_arrival_kind {
 	GM_ARRIVALS_POISSON,
 	GM_ARRIVALS_TRACE,
+	GM_ARRIVALS_LOAD,	/* Poisson at a load: gm_arrivals_at_load() */
 };
 
 struct gm_arrival_spec {
 	char *program;		/* the latency-critical program */
 	enum gm_arrival_kind kind;
 	double rate;		/* requests/s; 0 for a trace as recorded */
+	double load;		/* load: the fraction of its alone capacity */
+	double alone_s;		/* load: its alone replay time, once known */
 	char *trace;		/* trace: the file */
 	char *column;		/* trace: the column's header name */
 };
@@ -50,6 +57,15 @@ struct gm_arrival_spec {
  */
 int gm_arrival_spec_parse(struct gm_arrival_spec *s, const char *text);
 void gm_arrival_spec_release(struct gm_arrival_spec *s);
+
+/*
+ * Turn load specification @s into a Poisson process: its rate is the
+ * load over the mean replay time (end - start - io, kept replays) of
+ * @s->program in @alone_dir/replays.tsv (a run directory of the
+ * alone-time variant, doc/run-directory.md). Returns 0, or -1 with a
+ * cause (no such file or program, no kept replay).
+ */
+int gm_arrivals_at_load(struct gm_arrival_spec *s, const char *alone_dir);
 
 /* The specification without its program, as the manifest records it
  * ("poisson:50", "trace:azure.csv#TIMESTAMP@20"): free() it. */

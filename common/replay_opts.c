@@ -50,6 +50,7 @@ enum {
 	OPT_ARRIVAL_SEED,
 	OPT_SLO,
 	OPT_ARRIVALS_LABEL,
+	OPT_ALONE,
 	OPT_HELP,
 };
 
@@ -89,6 +90,7 @@ const struct option gm_replay_longopts[] = {
 	{ "arrival-seed", required_argument, NULL, OPT_ARRIVAL_SEED },
 	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "arrivals-label", required_argument, NULL, OPT_ARRIVALS_LABEL },
+	{ "alone", required_argument, NULL, OPT_ALONE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -547,6 +549,9 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->slo = optarg;
 			break;
 		}
+		case OPT_ALONE:
+			o->alone_dir = optarg;
+			break;
 		case OPT_ARRIVALS_LABEL:
 			if (gm_arrivals_label_check(optarg) < 0) {
 				return -1;
@@ -691,12 +696,12 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 				"arrivals: --one-shot does not apply");
 	}
 	if (!o->nr_arrivals && (o->requests_given || o->arrival_seed_given ||
-				o->slo || o->arrivals_label)) {
+				o->slo || o->arrivals_label || o->alone_dir)) {
 		return gm_error("%s applies to the programs of --arrivals, and "
 				"none was given", o->requests_given ?
 				"--requests" : o->arrival_seed_given ?
 				"--arrival-seed" : o->slo ? "--slo" :
-				"--arrivals-label");
+				o->alone_dir ? "--alone" : "--arrivals-label");
 	}
 	for (unsigned i = 0; i < o->nr_arrivals; i++) {
 		size_t ni = strcspn(o->arrivals[i], "=");
@@ -804,6 +809,11 @@ void gm_replay_opts_help(FILE *f)
 	      "                        the alone service time or N ms (2x), "
 	      "recorded in the\n"
 	      "                        manifest for the report\n"
+	      "  --alone RUNDIR        with --arrivals PROG=load:L: the run "
+	      "directory (of the\n"
+	      "                        single variant) whose replays of PROG "
+	      "give its alone\n"
+	      "                        time, the rate being L / that time\n"
 	      "  --arrivals-label L    with --arrivals: the run's point of a "
 	      "sweep (load0.5),\n"
 	      "                        its runs told apart by it (a study sets "

@@ -115,6 +115,8 @@ struct gm_replay_opts {
 	int requests_given, arrival_seed_given;
 	const char *slo;		/* --slo as given (checked), or NULL:
 					   GM_DEFAULT_SLO */
+	const char *alone_dir;		/* --alone: the run directory of the
+					   alone times a load:L is against */
 	const char *arrivals_label;	/* --arrivals-label: the run's point
 					   of a study's sweep ("load0.5"), or
 					   NULL */

@@ -110,7 +110,8 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_ARRIVALS, "--arrivals", NULL, "PROG=SPEC",
 	  "PROG is latency-critical: each replay is one request, started at "
 	  "its arrival (queued while the one before runs): poisson:RATE "
-	  "(per second) or trace:FILE[#COLUMN][@RATE] (a CSV's timestamps, "
+	  "(per second), load:L (Poisson at L times its alone capacity, "
+	  "--alone) or trace:FILE[#COLUMN][@RATE] (a CSV's timestamps, "
 	  "rescaled to RATE); repeatable (a study's 'arrivals' key)" },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "

@@ -50,6 +50,17 @@ int gm_open_loop_setup(struct gm_run *run, const char *const *all,
 			if (strcmp(run->w->programs[i]->name, spec.program)) {
 				continue;
 			}
+			if (spec.kind == GM_ARRIVALS_LOAD &&
+			    (!o->alone_dir ?
+			     gm_error("--arrivals %s=load:%g needs --alone (the "
+				      "run directory of its alone times)",
+				      spec.program, spec.load) :
+			     gm_arrivals_at_load(&spec, o->alone_dir)) < 0) {
+				gm_arrival_spec_release(&spec);
+				return -1;
+			}
+			ol->load = spec.load;
+			ol->alone_s = spec.alone_s;
 			if (gm_arrivals_generate(&spec, o->arrival_seed,
 						 o->requests, &ol->times,
 						 &ol->nr) < 0) {
@@ -218,5 +229,11 @@ void gm_open_loop_manifest(struct gm_run *run, struct kvfile *kv)
 		kvfile_set(kv, key, ol->spec);
 		snprintf(key, sizeof(key), "program.%u.requests", i);
 		kvfile_set_u64(kv, key, ol->nr);
+		if (ol->load > 0) {
+			snprintf(key, sizeof(key), "program.%u.load", i);
+			kvfile_setf(kv, key, "%.17g", ol->load);
+			snprintf(key, sizeof(key), "program.%u.alone_s", i);
+			kvfile_setf(kv, key, "%.9g", ol->alone_s);
+		}
 	}
 }

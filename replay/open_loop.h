@@ -28,6 +28,7 @@ struct gm_open_loop {
 				   a batch program */
 	unsigned nr;
 	char *spec;		/* as recorded: "poisson:50" */
+	double load, alone_s;	/* load:L: L and the alone time; 0: none */
 };
 
 /*

@@ -223,6 +223,7 @@ static void run_keys(struct exec_ctx *x, size_t i)
 	exec_key_addf(h, "variant=%s", run->variant->name);
 	exec_key_addf(h, "min_replays=%u", s->min_replays);
 	exec_knob_args(s, run, &knobs);
+	exec_open_loop_args(x, i, &knobs, 1);
 	for (size_t j = 0; j < knobs.nr; j++) {
 		exec_key_add(h, knobs.v[j]);
 	}

@@ -357,6 +357,13 @@ int exec_report(struct exec_ctx *x);
 /* "mm+spmv cuda: replay": run @i's stage @k on the progress line
  * (caller frees). */
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k);
+/*
+ * The replay options of run @i's point of the open-loop sweep
+ * (exec_open_loop.c), none for a closed-loop run; with @for_key the alone
+ * run's input key in place of its directory (the run's input hash).
+ */
+void exec_open_loop_args(const struct exec_ctx *x, size_t i,
+			 struct exec_argv *a, int for_key);
 /* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
 int exec_replay_done(struct exec_ctx *x, size_t i,
 		     const struct stage_result *res, const char *log);

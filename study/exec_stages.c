@@ -318,6 +318,7 @@ static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
 	snprintf(buf, sizeof(buf), "%" PRIu64, s->seed);
 	exec_argv_push(a, buf);
 	exec_knob_args(s, run, a);
+	exec_open_loop_args(x, i, a, 0);
 }
 
 /* The command line of co-run @i (a workload's programs run natively

@@ -239,6 +239,7 @@ struct config {
 	int baseline;
 	size_t block;
 	enum plan_run_kind kind;
+	size_t point;		/* of the open-loop sweep, or SIZE_MAX */
 };
 
 struct config_list {
@@ -252,7 +253,41 @@ static void add_config(struct config_list *c, size_t wl,
 {
 	GM_ALLOC_GROW(c->v, c->nr + 1, c->alloc);
 	c->v[c->nr++] = (struct config){ wl, v, policy, baseline, block,
-					 PLAN_REPLAY };
+					 PLAN_REPLAY, SIZE_MAX };
+}
+
+/* 1 when workload @wl holds the study's open-loop program. */
+static int open_loop_in(const struct study_plan *plan, const struct study *s,
+			size_t wl)
+{
+	const struct plan_workload *w = &plan->workloads[wl];
+
+	for (size_t j = 0; j < w->nr; j++) {
+		if (w->progs[j] == s->open_loop.program) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A replay configuration of a workload's variant: one per point of the
+ * open-loop sweep when the workload holds the open-loop program and the
+ * variant is no alone-time one (which measures the alone capacity, back
+ * to back), else one. */
+static void add_configs(struct config_list *c, const struct study_plan *plan,
+			const struct study *s, size_t wl,
+			const struct gm_variant *v, const char *policy,
+			size_t block)
+{
+	if (s->open_loop.program == SIZE_MAX || !open_loop_in(plan, s, wl) ||
+	    (v->flags & GM_VARIANT_ALONE)) {
+		add_config(c, wl, v, policy, 0, block);
+		return;
+	}
+	for (size_t i = 0; i < s->open_loop.nr_points; i++) {
+		add_config(c, wl, v, policy, 0, block);
+		c->v[c->nr - 1].point = i;
+	}
 }
 
 /* A configuration of the co-runs (corun key): @v NULL for the co-run. */
@@ -262,7 +297,8 @@ static void add_corun_config(struct config_list *c, size_t wl,
 {
 	GM_ALLOC_GROW(c->v, c->nr + 1, c->alloc);
 	c->v[c->nr++] = (struct config){ wl, v, NULL, baseline, block,
-					 v ? PLAN_ONE_SHOT : PLAN_CORUN };
+					 v ? PLAN_ONE_SHOT : PLAN_CORUN,
+					 SIZE_MAX };
 }
 
 /* 1 when variant @v needs one-shot runs for the co-runs: a one-shot
@@ -304,8 +340,8 @@ static void add_corun_configs(struct study_plan *plan, const struct study *s,
 	add_corun_config(c, w, NULL, 0, 1 + w);
 }
 
-static void add_run(struct study_plan *plan, const struct config *c,
-		    size_t config, unsigned rep)
+static void add_run(struct study_plan *plan, const struct study *s,
+		    const struct config *c, size_t config, unsigned rep)
 {
 	GM_ALLOC_GROW(plan->runs, plan->nr_runs + 1, plan->alloc_runs);
 	struct plan_run *r = &plan->runs[plan->nr_runs++];
@@ -316,6 +352,11 @@ static void add_run(struct study_plan *plan, const struct config *c,
 								    "corun");
 	if (c->policy) {
 		strbuf_addf(&id, ".%s", c->policy);
+	}
+	if (c->point != SIZE_MAX) {
+		char label[64];
+		study_open_loop_label(s, c->point, label, sizeof(label));
+		strbuf_addf(&id, ".%s", label);
 	}
 	if (c->kind == PLAN_ONE_SHOT) {
 		strbuf_addstr(&id, ".one-shot");
@@ -331,6 +372,7 @@ static void add_run(struct study_plan *plan, const struct config *c,
 	r->baseline = c->baseline;
 	r->repetition = rep;
 	r->config = config;
+	r->point = c->point;
 	plan->by_config[config * plan->nr_repetitions + rep] = plan->nr_runs - 1;
 }
 
@@ -409,11 +451,12 @@ static void list_configs(struct study_plan *plan, const struct study *s,
 				continue;
 			}
 			if (!(var->flags & GM_VARIANT_POLICY)) {
-				add_config(c, i, var, NULL, 0, 1 + i);
+				add_configs(c, plan, s, i, var, NULL, 1 + i);
 				continue;
 			}
 			for (size_t p = 0; p < s->nr_policies; p++) {
-				add_config(c, i, var, s->policies[p], 0, 1 + i);
+				add_configs(c, plan, s, i, var, s->policies[p],
+					    1 + i);
 			}
 		}
 		add_corun_configs(plan, s, c, i, !shared);
@@ -449,7 +492,7 @@ static void list_runs(struct study_plan *plan, const struct study *s)
 						   PLAN_ORDER_ALONE_BLOCK);
 			}
 			for (size_t k = 0; k < e - b; k++) {
-				add_run(plan, &c.v[order[k]], order[k], r);
+				add_run(plan, s, &c.v[order[k]], order[k], r);
 			}
 			b = e;
 		}

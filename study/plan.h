@@ -98,6 +98,10 @@ struct plan_run {
 	size_t config;		/* its configuration: the same for every
 				   repetition, 0 .. nr_configs - 1 in the
 				   listed (unshuffled) order */
+	size_t point;		/* its point of the open-loop sweep
+				   (study.open_loop.points), or SIZE_MAX:
+				   closed loop; in the id after the policy:
+				   "a+b.cuda.load0.5" */
 };
 
 struct study_plan {

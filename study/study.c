@@ -33,7 +33,10 @@ static const char *const top_keys[] = {
 	"corun", "stage_timeout", "paths", NULL,
 };
 static const char *const program_keys[] = {
-	"name", "command", "bundle", "cwd", "deterministic", NULL,
+	"name", "command", "bundle", "cwd", "deterministic",
+	/* an open-loop program's (study_arrivals.c, study_arrival_keys) */
+	"arrivals", "load", "rate", "trace", "column", "slo", "seed",
+	"requests", NULL,
 };
 static const char *const path_keys[] = {
 	"output", "bundles", "builds", "runs", "database", "report", "state",
@@ -798,6 +801,9 @@ static int load_program(struct loader *l, const yaml_node_t *n,
 	if (det && yaml_doc_bool(l->d, det, "'deterministic'", &p->deterministic)) {
 		return -1;
 	}
+	if (study_load_arrivals(s, l->d, n, (size_t)(p - s->programs))) {
+		return -1;
+	}
 	for (size_t i = 0; i < (size_t)(p - s->programs); i++) {
 		if (!strcmp(s->programs[i].name, p->name)) {
 			return yaml_doc_error(l->d, name, "program '%s' is defined "
@@ -1455,6 +1461,47 @@ static int check_sm_share(struct loader *l)
 	return ret;
 }
 
+/* A load sweep needs the program's alone capacity: the alone-time
+ * variant among the study's, and repeated runs (a one-shot study's
+ * replays start together, not at arrivals). */
+static int check_open_loop(struct loader *l)
+{
+	const struct study *s = l->s;
+	const struct gm_variant *alone = gm_variant_with(GM_VARIANT_ALONE);
+	int have = 0;
+
+	if (s->open_loop.program == SIZE_MAX) {
+		return 0;
+	}
+	for (size_t i = 0; i < s->nr_variants; i++) {
+		have |= s->variants[i] == alone;
+	}
+	if (s->open_loop.by_load && !have) {
+		return yaml_doc_error_at(s->path, s->open_loop.pos, "a 'load' "
+					 "is a fraction of the program's alone "
+					 "capacity, measured by its '%s' run: "
+					 "add '%s' to 'variants', or give a "
+					 "'rate'", alone->name, alone->name);
+	}
+	if (s->open_loop.by_load && s->baseline != STUDY_BASELINE_PROGRAM) {
+		return yaml_doc_error_at(s->path, s->open_loop.pos, "a 'load' "
+					 "is measured against the program's "
+					 "alone run, which must run first: "
+					 "'baseline: program' (the default)");
+	}
+	if (s->open_loop.by_load && s->open_loop.trace) {
+		return yaml_doc_error_at(s->path, s->open_loop.pos, "a trace is "
+					 "rescaled to a 'rate', not a 'load'");
+	}
+	if (s->one_shot) {
+		return yaml_doc_error_at(s->path, s->open_loop.pos, "an "
+					 "open-loop program's requests start at "
+					 "their arrivals: 'one_shot' does not "
+					 "apply");
+	}
+	return 0;
+}
+
 static int load(struct loader *l)
 {
 	yaml_node_t *root = yaml_doc_root(l->d);
@@ -1465,7 +1512,8 @@ static int load(struct loader *l)
 	    load_programs(l, root) || load_workloads(l, root) ||
 	    load_variants(l, root) || load_policies(l, root) ||
 	    load_baseline(l, root) || load_repeats(l, root) ||
-	    load_corun(l, root) || check_high_priority(l) ||
+	    load_corun(l, root) || check_open_loop(l) ||
+	    check_high_priority(l) ||
 	    check_sm_share(l) ||
 	    check_mps_threads(l) || study_check_paths(l->s, l->d)) {
 		return -1;
@@ -1481,6 +1529,7 @@ static int load_common(struct study *s, struct yaml_doc *d, const char *path,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->open_loop.program = SIZE_MAX;
 	s->path = gm_xstrdup(path);
 	ret = load(&l);
 	free(l.names);
@@ -1526,6 +1575,7 @@ static void names_release(struct study_names *n)
 
 void study_release(struct study *s)
 {
+	study_open_loop_release(&s->open_loop);
 	free(s->high_priority);
 	free(s->sm_share);
 	free(s->scale);

@@ -71,6 +71,28 @@ struct study_paths {
 		*logs, *summary, *profile;	/* all absolute, owned */
 };
 
+/*
+ * The study's open-loop (latency-critical) program (study_arrivals.c,
+ * doc/study-yaml.md "Open-loop programs"): its arrival process and the
+ * points of its sweep, loads (fractions of its alone capacity) or rates
+ * (requests per second); @program is SIZE_MAX without one.
+ */
+struct study_open_loop {
+	size_t program;		/* index into study.programs */
+	int trace;		/* arrivals: trace (else poisson) */
+	char *trace_path;	/* absolute */
+	char *column;		/* NULL: the default TIMESTAMP */
+	int by_load;		/* points are loads (else rates) */
+	double *points;		/* at least one (a trace without a rate:
+				   one point of 0, as recorded) */
+	size_t nr_points;
+	char *slo;		/* NULL: the replay's default (2x) */
+	uint64_t seed;
+	int seed_given;
+	unsigned requests;	/* 0: the process's default */
+	struct yaml_pos pos;	/* its 'arrivals' key */
+};
+
 struct study {
 	char *path;		/* the YAML file, as given */
 	char *name;
@@ -128,6 +150,7 @@ struct study {
 	const struct gm_variant **corun_mechs;	/* process variants */
 	size_t nr_corun_mechs;
 	struct yaml_pos corun_pos;
+	struct study_open_loop open_loop;
 	double stage_timeout_s;
 	struct study_paths paths;
 	/* "FILE:LINE:COL: message" for what is valid but has no effect
@@ -166,6 +189,20 @@ int study_load_corun(struct study *s, struct yaml_doc *d, yaml_node_t *n);
  * paths, at the file position where the first was set.
  */
 int study_check_paths(const struct study *s, struct yaml_doc *d);
+
+/*
+ * The open-loop keys of program @prog's entry @n (study_arrivals.c, for
+ * study.c's loader): 'arrivals', 'load' or 'rate', 'trace', 'column',
+ * 'slo', 'seed', 'requests' into @s->open_loop. 0 (nothing without
+ * 'arrivals'), or -1 with the file position.
+ */
+int study_load_arrivals(struct study *s, struct yaml_doc *d,
+			const yaml_node_t *n, size_t prog);
+void study_open_loop_release(struct study_open_loop *o);
+
+/* Point @i of the sweep's label ("load0.5", "rate20", "trace"). */
+void study_open_loop_label(const struct study *s, size_t i, char *buf,
+			   size_t len);
 
 /* "procs,mps": the study's co-run mechanisms (static buffer). */
 const char *study_corun_mechanisms(const struct study *s);

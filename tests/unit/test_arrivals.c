@@ -178,5 +178,40 @@ int main(void)
 	}
 	unlink(f);
 	free(f);
+	/* A load against an alone run: its kept replays of the program. */
+	{
+		char dir[] = "/tmp/gm-alone-XXXXXX", path[64];
+		FILE *fp;
+		CHECK(mkdtemp(dir) != NULL, "a run directory");
+		snprintf(path, sizeof(path), "%s/replays.tsv", dir);
+		fp = fopen(path, "w");
+		/* svc: 100 and 300 us kept (one with 100 us of I/O: 200),
+		 * a discarded 900 and another program's 50: mean 150 us. */
+		fputs("program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n"
+		      "svc\t0\t1000\t101000\t0\t1\n"
+		      "svc\t1\t101000\t401000\t100000\t1\n"
+		      "svc\t2\t401000\t1301000\t0\t0\n"
+		      "other\t0\t0\t50000\t0\t1\n", fp);
+		fclose(fp);
+		CHECK(!gm_arrival_spec_parse(&s, "svc=load:0.6") &&
+		      s.kind == GM_ARRIVALS_LOAD, "load:0.6 parses");
+		CHECK(gm_arrivals_generate(&s, 1, 3, &a, &na) < 0 &&
+		      strstr(gm_error_message(), "no alone time"),
+		      "a load without its alone time refused");
+		gm_error_clear();
+		CHECK(!gm_arrivals_at_load(&s, dir), "the alone time read");
+		CHECK_NEAR(s.alone_s, 150e-6, 1e-12, "mean kept replay: 150 us");
+		CHECK_NEAR(s.rate, 4000, 1e-6, "0.6 / 150 us = 4000/s");
+		CHECK(s.kind == GM_ARRIVALS_POISSON, "now a Poisson process");
+		gm_arrival_spec_release(&s);
+		CHECK(!gm_arrival_spec_parse(&s, "nope=load:0.6") &&
+		      gm_arrivals_at_load(&s, dir) < 0 &&
+		      strstr(gm_error_message(), "no kept replay of 'nope'"),
+		      "a program without replays there refused");
+		gm_error_clear();
+		gm_arrival_spec_release(&s);
+		unlink(path);
+		rmdir(dir);
+	}
 	return test_done();
 }
