@@ -132,6 +132,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_reconstruct(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_scale(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_corun(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 
@@ -140,6 +141,6 @@ extern const struct gm_cmd_options gm_capture_options, gm_trace_options,
 	gm_help_options, gm_elastic_options, gm_version_options,
 	gm_analyze_options, gm_report_options, gm_run_options,
 	gm_reconstruct_options, gm_replay_options, gm_profile_options,
-	gm_scale_options, gm_corun_options, gm_completion_options;
+	gm_scale_options, gm_sweep_options, gm_corun_options, gm_completion_options;
 
 #endif

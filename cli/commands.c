@@ -22,6 +22,7 @@ static const struct gm_command commands[] = {
 	{ "replay", cmd_replay, "build and run a generated replay program", &gm_replay_options },
 	{ "profile", cmd_profile, "kernel profile of a suite from its single runs", &gm_profile_options },
 	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get", &gm_scale_options },
+	{ "sweep", cmd_sweep, "resource-specification sweeps: the plan and the cliffs of measured points", &gm_sweep_options },
 	{ "corun", cmd_corun, "run the original programs of a workload together: native slowdowns", &gm_corun_options },
 	{ "completion", cmd_completion, "print the shell completion script (bash) or the option table", &gm_completion_options },
 };
