@@ -16,8 +16,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "blob_store.h"
+#include "bt_report.h"
+#include "child_call.h"
 #include "ctf_files.h"
 #include "image.h"
 #include "error.h"
@@ -130,128 +133,6 @@ const char *gm_event_name(const struct gm_event *ev)
 		return ev->str;
 	}
 	return gm_event_kind_name(ev->kind) ? gm_event_kind_name(ev->kind) : "?";
-}
-
-/*
- * What a babeltrace2 error comes from, for a message naming the file, or
- * NULL: the stream file where a cause names its stream (the ctf source
- * names each output port "UUID | CLASS | INSTANCE", the instance found
- * in the trace's indexes: gm_ctf_stream_file()), else the trace
- * directory, with a '/' at its end, of the source component that failed
- * (the graph's "source-N" reads trace N). Newly allocated.
- */
-static char *bt_error_file(const struct trace_reader *r, const bt_error *err)
-{
-	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
-	const char *comp = NULL, *port = NULL;
-	char *end;
-
-	for (uint64_t i = 0; i < n && !port; i++) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-
-		switch (bt_error_cause_get_actor_type(c)) {
-		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
-			comp = bt_error_cause_message_iterator_actor_get_component_name(c);
-			port = bt_error_cause_message_iterator_actor_get_component_output_port_name(c);
-			break;
-		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
-			comp = bt_error_cause_component_actor_get_component_name(c);
-			break;
-		default:
-			continue;
-		}
-		if (!comp || strncmp(comp, "source-", 7)) {
-			comp = port = NULL;
-		}
-	}
-	if (comp) {
-		unsigned long t = strtoul(comp + 7, &end, 10);
-		const char *bar = port ? strrchr(port, '|') : NULL;
-		char *file = NULL;
-
-		if (*end || t >= r->nr_traces) {
-			return NULL;
-		}
-		if (bar) {
-			unsigned long long inst = strtoull(bar + 1, &end, 10);
-			if (end != bar + 1 && !*end) {
-				file = gm_ctf_stream_file(r->trace_dirs[t], inst);
-			}
-		}
-		return file ? file : gm_xasprintf("%s/", r->trace_dirs[t]);
-	}
-	return NULL;
-}
-
-/*
- * Record babeltrace2's message @m without the addresses of its objects
- * ("msg-it-addr=0x55d1c3a0f400, "): they differ from run to run and mean
- * nothing to a user.
- */
-static void push_bt_message(const char *m)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	while (*m) {
-		const char *a = strstr(m, "-addr=0x");
-		const char *start, *end;
-
-		if (!a) {
-			strbuf_addstr(&sb, m);
-			break;
-		}
-		for (start = a; start > m && start[-1] != ' ' && start[-1] != '(';
-		     start--) {
-		}
-		for (end = a + 8; isxdigit((unsigned char)*end); end++) {
-		}
-		if (*end == ',') {
-			end++;
-		}
-		while (*end == ' ') {
-			end++;
-		}
-		strbuf_add(&sb, m, (size_t)(start - m));
-		m = end;
-	}
-	strbuf_rtrim(&sb);
-	gm_error("babeltrace2: %s", sb.buf);
-	strbuf_release(&sb);
-}
-
-/*
- * Record the causes of babeltrace2 error @err (taken from the thread, may
- * be NULL) and release it.
- */
-static void push_bt_causes(const bt_error *err)
-{
-	if (err) {
-		uint64_t n = bt_error_get_cause_count(err), shown = 0;
-		/*
-		 * Cause 0 is the root (most specific) cause: push it first so
-		 * that it is printed last, under the more general ones; skip
-		 * the generic "method failed" causes.
-		 */
-		for (uint64_t i = 0; i < n && shown < 3; i++) {
-			const char *m = bt_error_cause_get_message(
-				bt_error_borrow_cause_by_index(err, i));
-			if (!strncmp(m, "Component initialization method failed", 39) ||
-			    !strncmp(m, "Component class's", 17) ||
-			    !strncmp(m, "Component's \"consume\" method failed", 36)) {
-				continue;
-			}
-			push_bt_message(m);
-			shown++;
-		}
-		bt_error_release(err);
-	}
-}
-
-/* Record babeltrace2's own error causes under our message. */
-static int bt_fail(const char *what)
-{
-	push_bt_causes(bt_current_thread_take_error());
-	return gm_error("%s", what);
 }
 
 /* ---- bundle files --------------------------------------------------------- */
@@ -487,7 +368,7 @@ static int find_plugin(const char *name, const bt_plugin **out)
 			      "to its plugin directory");
 		return -1;
 	}
-	return bt_fail("cannot load babeltrace2 plugins");
+	return gm_bt_fail("cannot load babeltrace2 plugins");
 }
 
 /* Directories under @dir holding a CTF "metadata" file, sorted. */
@@ -524,34 +405,45 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int build_graph(struct trace_reader *r)
+/* The CTF traces of the bundle (r->trace_dirs), sorted. */
+static int list_traces(struct trace_reader *r)
+{
+	char *ctf = gm_path_join(r->dir, "ctf");
+	size_t alloc = 0;
+	int ret = 0;
+
+	if (gm_is_dir(ctf)) {
+		find_traces(ctf, 0, &r->trace_dirs, &r->nr_traces, &alloc);
+		if (r->nr_traces) {
+			qsort(r->trace_dirs, r->nr_traces, sizeof(char *),
+			      cmp_str);
+		}
+	} else if (!(r->flags & GM_READER_RAW)) {
+		ret = gm_error("bundle '%s' has no ctf/ trace directory", r->dir);
+	}
+	free(ctf);
+	return ret;
+}
+
+/*
+ * The graph over the traces list_traces() found, its components logging
+ * at @level (to stderr: only read_through() asks for any).
+ */
+static int build_graph(struct trace_reader *r, bt_logging_level level)
 {
 	const bt_component_class_source *src_cls;
 	const bt_component_class_filter *mux_cls;
 	const bt_component_filter *mux;
 	const bt_component_sink *sink;
-	char *ctf = gm_path_join(r->dir, "ctf");
-	char **traces = NULL;
-	size_t nr = 0, alloc = 0;
+	char **traces = r->trace_dirs;
+	size_t nr = r->nr_traces;
 	uint64_t mux_port = 0;
 	int ret = -1;
 
-	if (gm_is_dir(ctf)) {
-		find_traces(ctf, 0, &traces, &nr, &alloc);
-	} else if (!(r->flags & GM_READER_RAW)) {
-		gm_error("bundle '%s' has no ctf/ trace directory", r->dir);
-		goto out;
-	}
-	r->nr_traces = nr;
-	r->trace_dirs = traces;	/* the reader's now */
-	traces = NULL;
 	if (!nr) {
 		r->ended = 1;	/* nothing was traced: an empty stream */
-		ret = 0;
-		goto out;
+		return 0;
 	}
-	qsort(r->trace_dirs, nr, sizeof(char *), cmp_str);
-	traces = r->trace_dirs;
 	if (find_plugin("ctf", &r->ctf_plugin) ||
 	    find_plugin("utils", &r->utils_plugin)) {
 		goto out;
@@ -567,10 +459,10 @@ static int build_graph(struct trace_reader *r)
 	r->graph = bt_graph_create(0);
 	if (!r->graph ||
 	    bt_graph_add_filter_component(r->graph, mux_cls, "muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &mux) ||
+					  level, &mux) ||
 	    bt_graph_add_simple_sink_component(r->graph, "sink", sink_init,
 					       sink_consume, NULL, r, &sink)) {
-		bt_fail("cannot build the trace graph");
+		gm_bt_fail("cannot build the trace graph");
 		goto out;
 	}
 	for (size_t t = 0; t < nr; t++) {
@@ -598,10 +490,10 @@ static int build_graph(struct trace_reader *r)
 			goto out;
 		}
 		bad = bt_graph_add_source_component(r->graph, src_cls, name, params,
-						    BT_LOGGING_LEVEL_NONE, &src);
+						    level, &src);
 		bt_value_put_ref(params);
 		if (bad) {
-			bt_fail("cannot open a CTF trace");
+			gm_bt_fail("cannot open a CTF trace");
 			gm_error("cannot read trace '%s' of bundle '%s'",
 				 traces[t] + strlen(r->dir) + 1, r->dir);
 			goto out;
@@ -615,7 +507,7 @@ static int build_graph(struct trace_reader *r)
 				bt_component_filter_borrow_input_port_by_index_const(
 					mux, mux_port++);
 			if (!ip || bt_graph_connect_ports(r->graph, op, ip, NULL)) {
-				bt_fail("cannot connect the trace graph");
+				gm_bt_fail("cannot connect the trace graph");
 				goto out;
 			}
 		}
@@ -625,12 +517,11 @@ static int build_graph(struct trace_reader *r)
 		    bt_component_filter_borrow_output_port_by_index_const(mux, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0),
 		    NULL)) {
-		bt_fail("cannot connect the trace graph");
+		gm_bt_fail("cannot connect the trace graph");
 		goto out;
 	}
 	ret = 0;
 out:
-	free(ctf);
 	return ret;
 }
 
@@ -681,6 +572,101 @@ static int check_files(struct trace_reader *r)
 	return 0;
 }
 
+/*
+ * Whether babeltrace2 is known to decode the trace to its end without an
+ * error: every trace file matched the capture's hash (so is the bytes the
+ * capture read) and the bundle is complete (so the capture's own reading,
+ * a raw one checked in a child by check_decodes(), ended without an
+ * error: one that failed makes the bundle incomplete, capture/bundle.c).
+ * babeltrace2 decodes the same bytes the same way; a failure-free
+ * decoding leaves no error for it to abort on.
+ */
+static int decodes_cleanly(const struct trace_reader *r)
+{
+	const char *v = kvfile_get(&r->manifest, "complete");
+
+	return !(r->flags & GM_READER_RAW) && r->verified && v &&
+	       !strcmp(v, "yes");
+}
+
+/*
+ * In the child of check_decodes(): read the trace through as the reader
+ * will, past the errors of gpumix's own checks (a caller may read on
+ * after them), up to the end of the graph or its failure. The components
+ * log their errors (to the pipe check_decodes() reads).
+ */
+static int read_through(void *ctx)
+{
+	struct trace_reader *r = ctx;
+	const struct gm_event *ev;
+	int rc;
+
+	if (build_graph(r, BT_LOGGING_LEVEL_ERROR)) {
+		return -1;
+	}
+	do {
+		rc = trace_reader_next(r, &ev);
+		gm_error_clear();
+	} while (rc && !r->failed);
+	return rc;
+}
+
+/*
+ * Read the trace once in a child process before reading it here, unless
+ * decodes_cleanly(). babeltrace2 2.0.4 ends the process on some damaged
+ * streams whatever its caller does: the ctf source, failing to decode a
+ * packet after it decoded messages, returns those with a success status
+ * and leaves its error on the thread; filter.utils.muxer, in the same
+ * call, asks the next stream for messages, and the library's precondition
+ * check aborts ("API function called while current thread has an error:
+ * bt_packet_create", issue 26). gpumix gets no control between the two,
+ * and which bytes do it cannot be told without decoding them, which only
+ * babeltrace2 does (the index and metadata checks of common/ctf_files.h
+ * catch what can be). A child that babeltrace2 kills is an error naming
+ * the trace, with what babeltrace2 printed. The price is a second
+ * decoding where the trace is not known clean: the capture's own reading,
+ * bundles of formats before 3, incomplete ones.
+ */
+static int check_decodes(struct trace_reader *r)
+{
+	struct strbuf log = STRBUF_INIT;
+	const char *trace;
+	int st;
+
+	if (!r->nr_traces || decodes_cleanly(r)) {
+		return 0;
+	}
+	st = gm_call_in_child(read_through, r, &log);
+	if (st < 0) {
+		strbuf_release(&log);
+		return gm_error("cannot check the trace of bundle '%s'", r->dir);
+	}
+	if (WIFEXITED(st)) {
+		/* Read through, or failed as a reading here will. */
+		strbuf_release(&log);
+		return 0;
+	}
+	trace = gm_bt_push_log(log.buf, r->trace_dirs, r->nr_traces);
+	if (!trace && r->nr_traces == 1) {
+		trace = r->trace_dirs[0];
+	}
+	strbuf_release(&log);
+	if (gm_child_crashed(st)) {
+		gm_error("babeltrace2 crashed reading it: the reading process "
+			 "%s", gm_child_status(st));
+		if (trace) {
+			gm_error("the CTF trace '%s' is damaged",
+				 trace + strlen(r->dir) + 1);
+		} else {
+			gm_error("one of the CTF traces under '%s/ctf' is "
+				 "damaged", r->dir);
+		}
+	} else {
+		gm_error("the check of the trace %s", gm_child_status(st));
+	}
+	return gm_error("cannot read the trace of bundle '%s'", r->dir);
+}
+
 int trace_reader_open(struct trace_reader **out, const char *dir,
 		      unsigned flags)
 {
@@ -708,7 +694,8 @@ int trace_reader_open(struct trace_reader **out, const char *dir,
 	if (read_api_table(r)) {
 		goto fail;
 	}
-	if (check_files(r) || build_graph(r)) {
+	if (check_files(r) || list_traces(r) || check_decodes(r) ||
+	    build_graph(r, BT_LOGGING_LEVEL_NONE)) {
 		if (!(flags & GM_READER_ALLOW_INCOMPLETE)) {
 			goto fail;
 		}
@@ -916,7 +903,7 @@ static int decode_event(struct trace_reader *r, const bt_message *msg)
 		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 			/* A damaged timestamp (the call leaves an error on
 			 * the thread: taken here). */
-			push_bt_causes(bt_current_thread_take_error());
+			gm_bt_push_causes(bt_current_thread_take_error());
 			return gm_error("event %" PRIu64 " in '%s': its time "
 					"is out of range (the stream is damaged)",
 					r->index, stream_file(r, bev));
@@ -1105,11 +1092,11 @@ static int check_count(struct trace_reader *r)
  */
 static int decode_failed(struct trace_reader *r, const bt_error *err)
 {
-	char *file = bt_error_file(r, err);
+	char *file = gm_bt_error_file(err, r->trace_dirs, r->nr_traces);
 	size_t n = file ? strlen(file) : 0;
 
 	r->pending = NULL;
-	push_bt_causes(err);
+	gm_bt_push_causes(err);
 	if (n && file[n - 1] == '/') {
 		gm_error("cannot decode trace '%.*s' (one of its stream files is "
 			 "damaged)", (int)n - 1, file);

@@ -15,8 +15,11 @@
  *
  * Before babeltrace2 reads the trace, its files are checked (common/
  * ctf_files.h): against the hashes of the manifest, and each index against
- * its stream, as babeltrace2 trusts them; a damaged trace is an error
- * naming the file, never a crash of the process.
+ * its stream, as babeltrace2 trusts them. A trace not known to decode
+ * cleanly (no hashes, or an incomplete bundle) is then read through once
+ * in a child process, as babeltrace2 aborts on some damaged streams
+ * whatever its caller does. A damaged trace is an error naming the file
+ * or the trace, never a crash of the process.
  *
  * Strict by default: an unknown bundle format, an incomplete bundle (the
  * program crashed or was killed), a bundle with losses, events discarded

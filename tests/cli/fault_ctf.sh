@@ -119,6 +119,31 @@ check_match "... naming the trace" \
 	"cannot decode trace '$t' \(one of its stream files is damaged\)" \
 	"$(cat "$tmp/err.trace")"
 
+# Stream bytes on which babeltrace2 ends the process whatever gpumix
+# does (the trace is read through in a child process first): the top
+# byte of the first packet's content size (an assertion in its ctf
+# plugin), and an event payload running past its packet, after which
+# the muxer asks the next stream for events with the error still on the
+# thread ("API function called while current thread has an error", found
+# by make fuzz). Every reader fails naming the trace, none aborts.
+for case in "packet size|$OLD|gpumix_0:55:255" \
+	    "muxer after an error|tests/data/reconstruct/bundles/untraced|gpumix_0:881:255 gpumix_0:882:19"; do
+	IFS='|' read -r what from flips <<<"$case"
+	copy abort "$from"
+	for fo in $flips; do
+		IFS=: read -r f o m <<<"$fo"
+		flip "$t/$f" "$o" "$m"
+	done
+	readers "$tmp/abort"
+	check_eq "$what: every reader fails, none aborts" "1 1 1 1 1 " "$statuses"
+	check_match "... naming the trace" \
+		"the CTF trace 'ctf/ust/pid/$(basename "$t")' is damaged" \
+		"$(cat "$tmp/err.trace")"
+	check_match "... and why" \
+		"babeltrace2 crashed reading it: the reading process was killed by signal 6 \(Aborted\)" \
+		"$(cat "$tmp/err.trace")"
+done
+
 # A stream emptied, removed, unreadable; a file added. Each named, and
 # `trace info` exits 1 (before: 0 events shown, exit 0, no file named).
 for b in new old; do

@@ -35,7 +35,7 @@ out=$("$GPUMIX" trace info "$D/format" 2>&1); rc=$?
 check_eq "format: trace info refuses an unknown format too" 1 "$rc"
 out=$("$GPUMIX" trace info "$D/bad-losses" 2>&1); rc=$?
 check_eq "bad-losses: trace info refuses a damaged manifest too" 1 "$rc"
-check_eq "the corpus has 21 bundles" 21 "$(ls -d "$D"/*/ | wc -l | tr -d ' ')"
+check_eq "the corpus has 22 bundles" 22 "$(ls -d "$D"/*/ | wc -l | tr -d ' ')"
 
 "$GPUMIX" trace dump "$D/good" |
 	sed -E 's/^(#[0-9]+) [0-9.]+ [0-9]+:[0-9]+ /\1 TIME PID:TID /' >"$tmp/dump"

@@ -17,9 +17,8 @@ FUZZ_TARGETS := $(FUZZ_NAMES:%=$(B)/tests/fuzz/fuzz_%)
 FUZZ_COMMON := $(B)/tests/fuzz/harness.o
 FUZZ_SECONDS ?= 20
 # Harnesses with a known crash still to fix, left out of `make fuzz` (run
-# them by hand: tests/fuzz/run.sh ctf): ctf aborted inside babeltrace2 on
-# CI 2026-11-28 (deadly signal; see doc/reliability.md).
-FUZZ_KNOWN_CRASHES := ctf
+# them by hand: tests/fuzz/run.sh NAME); none now.
+FUZZ_KNOWN_CRASHES :=
 CHECK_DEPS += $(FUZZ_REPLAYERS)
 EXTRA_CFLAGS_tests/fuzz := $(call pkg_cflags,sqlite3 babeltrace2 yaml-0.1) \
 	$(CUDA_INC)

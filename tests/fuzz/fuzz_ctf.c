@@ -2,10 +2,12 @@
 /*
  * Fuzz harness: the bytes of a bundle's LTTng trace, read the way every
  * gpumix command reads them (reconstruct/trace_reader.c): the trace files
- * checked (common/ctf_files.h), then decoded by libbabeltrace2 in this
- * process and every event taken. A damaged trace must be an error, never
- * a crash or an abort inside babeltrace2 (issue 26: one flipped index
- * byte, or an error babeltrace2 left on the thread, aborted gpumix).
+ * checked (common/ctf_files.h), read through by libbabeltrace2 in a child
+ * process (the bytes are not known clean), then decoded in this process
+ * and every event taken. A damaged trace must be an error, never a crash
+ * or an abort inside babeltrace2 (issue 26: one flipped index byte, an
+ * error babeltrace2 left on the thread, a packet size in a stream, an
+ * error left before the muxer pulled the next stream, aborted gpumix).
  *
  * The input holds the api-table, then one traced process's `metadata`,
  * its two per-CPU streams `gpumix_0` and `gpumix_1` and their indexes

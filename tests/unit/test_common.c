@@ -2,9 +2,12 @@
 /*
  * Unit tests for common/: error causes, strbuf, kvfile round trips and
  * parse errors, atomic writes, hashes, the PATH search, the clock, file
- * locks, temporary names and their leftovers.
+ * locks, temporary names and their leftovers, calls in a child process.
  */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "child_call.h"
 #include "clock.h"
 #include "error.h"
 #include "file_lock.h"
@@ -521,6 +525,105 @@ static void test_instance_names(void)
 		  "... and another program none");
 }
 
+static int child_prints(void *ctx)
+{
+	fprintf(stderr, "to stderr %s\n", (const char *)ctx);
+	printf("to stdout\n");	/* flushed as the child exits */
+	return 0;
+}
+
+static int child_fails(void *ctx)
+{
+	(void)ctx;
+	return -1;
+}
+
+static int child_aborts(void *ctx)
+{
+	(void)ctx;
+	/* a handler of the parent's must not catch it in the child */
+	fprintf(stderr, "last words\n");
+	abort();
+}
+
+static int child_big_output(void *ctx)
+{
+	(void)ctx;
+	for (int i = 0; i < 100000; i++) {
+		printf("line %d\n", i);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int child_interrupted(void *ctx)
+{
+	(void)ctx;
+	raise(SIGINT);
+	return 0;
+}
+
+static int child_changes(void *ctx)
+{
+	*(int *)ctx = 42;
+	return 0;
+}
+
+static void on_abort(int sig)
+{
+	(void)sig;
+	_exit(99);
+}
+
+static void test_child_call(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct sigaction sa, old;
+	int st, x = 1;
+
+	st = gm_call_in_child(child_prints, "hello", &out);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "a call that returns 0: the child exits 0");
+	CHECK(strstr(out.buf, "to stderr hello\n") &&
+	      strstr(out.buf, "to stdout\n"), "its stdout and stderr are kept");
+	CHECK(!gm_child_crashed(st), "... and it did not crash");
+	strbuf_reset(&out);
+	st = gm_call_in_child(child_fails, NULL, &out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "a failed call exits 1");
+	CHECK_STR(gm_child_status(st), "exited with status 1", "... in words");
+	st = gm_call_in_child(child_changes, &x, &out);
+	CHECK(WIFEXITED(st) && x == 1, "what the child changes stays there");
+
+	/* a fuzzer's or sanitizer's handler of this process */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_abort;
+	sigaction(SIGABRT, &sa, &old);
+	strbuf_reset(&out);
+	st = gm_call_in_child(child_aborts, NULL, &out);
+	sigaction(SIGABRT, &old, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+	      "an abort kills the child, whatever handler this process has");
+	CHECK(gm_child_crashed(st), "... a crash");
+	CHECK_STR(gm_child_status(st), "was killed by signal 6 (Aborted)",
+		  "... in words");
+	CHECK_STR(out.buf, "last words\n", "... its last words kept");
+
+	strbuf_reset(&out);
+	st = gm_call_in_child(child_big_output, NULL, &out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "a child printing far more than a pipe holds ends");
+	CHECK_INT((int)out.len, GM_CHILD_OUTPUT_MAX, "... its last bytes kept");
+	CHECK(out.len >= 12 && !strcmp(out.buf + out.len - 11, "line 99999\n"),
+	      "... up to its very last");
+
+	signal(SIGINT, SIG_IGN);
+	st = gm_call_in_child(child_interrupted, NULL, &out);
+	signal(SIGINT, SIG_DFL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT && !gm_child_crashed(st),
+	      "SIGINT ends the child (ignored here), and is no crash");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gpumix-unit.XXXXXX";
@@ -536,6 +639,7 @@ int main(void)
 	test_file_lock(dir);
 	test_tmp_name(dir);
 	test_instance_names();
+	test_child_call();
 	{
 		double t0 = gm_now_s();
 		uint64_t n0 = gm_now_ns();

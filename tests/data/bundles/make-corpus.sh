@@ -23,7 +23,8 @@ D=tests/data/bundles
 names="good killed lost-events unsupported format no-manifest corrupt-blob
 	missing-blob missing-module truncated-stream unknown-call changed-call
 	bad-losses counts-truncated counts-edited counts-missing index-damaged
-	stream-empty stream-missing stream-undecodable metadata-cut"
+	stream-empty stream-missing stream-undecodable metadata-cut
+	stream-packet-size"
 for n in $names; do rm -rf "${D:?}/$n"; done
 
 cap() { "$G" -q capture -o "$D/$1" -- "$E" --mini "${@:2}" >/dev/null 2>&1 || true; }
@@ -81,11 +82,13 @@ copy counts-missing
 rm "$D"/counts-missing/procs/*.counts
 
 # The trace files (issue 26), all caught before babeltrace2 reads them
-# but stream-undecodable: the first packet's offset in an index
-# (babeltrace2's ctf plugin aborted on it), a stream emptied or removed
-# under its index, eight flipped bits of a stream that babeltrace2
-# cannot decode, and the metadata cut inside its second packet
-# (babeltrace2 read it for ever).
+# but stream-undecodable and stream-packet-size: the first packet's
+# offset in an index (babeltrace2's ctf plugin aborted on it), a stream
+# emptied or removed under its index, eight flipped bits of a stream that
+# babeltrace2 cannot decode, the metadata cut inside its second packet
+# (babeltrace2 read it for ever), and the top byte of the first packet's
+# content size in a stream (babeltrace2 fails an assertion on it: the
+# reading in a child process names the trace).
 # flip FILE OFFSET:MASK...: xor bytes of FILE
 flip() {
 	local f=$1 om b
@@ -107,6 +110,8 @@ truncate -s 5000 "$(ls "$D"/metadata-cut/ctf/ust/pid/*/metadata)"
 copy stream-undecodable
 flip "$(ls "$D"/stream-undecodable/ctf/ust/pid/*/gpumix_0)" 246:8 397:64 \
 	1098:2 62:8 595:4 2854:2 192:8 3512:2
+copy stream-packet-size
+flip "$(ls "$D"/stream-packet-size/ctf/ust/pid/*/gpumix_0)" 55:255
 
 for n in $names; do
 	"$G" trace check "$D/$n" >/dev/null 2>"$D/$n.error" || true
