@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fs.h"
 #include "metrics_overlap.h"
+#include "plot_priv.h"
 #include "strbuf.h"
 
 #define WIDTH 960
@@ -128,6 +129,23 @@ static void skipped(struct fig_ctx *c, const char *fmt, const char *what)
 
 	f->skipped = gm_xrealloc(f->skipped, (f->nskipped + 1) * sizeof(char *));
 	f->skipped[f->nskipped++] = gm_xasprintf(fmt, what);
+}
+
+int gm_plot_add_figure(struct fig_ctx *c, const char *stem, const char *title,
+		       const char *note, const struct strbuf *data,
+		       const char *setup, const char *plot)
+{
+	return add_figure(c, stem, title, note, data, setup, plot);
+}
+
+void gm_plot_skipped(struct fig_ctx *c, const char *fmt, const char *what)
+{
+	skipped(c, fmt, what);
+}
+
+void gm_plot_gp_str(struct strbuf *sb, const char *s)
+{
+	gp_str(sb, s);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -916,6 +934,7 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 			  "Fig. 9: mean kernel waiting time per workload, sorted",
 			  "mean waiting time (ms)", v_wait, 1, 1) ||
 	    latency_figure(&c, a) ||
+	    gm_plot_open_loop(&c, a) ||
 	    overlap_figure(&c, a) ||
 	    sorted_figure(&c, a, "fig12-running",
 			  "Fig. 12: average running kernels per workload, sorted",

@@ -59,6 +59,23 @@ s,cuda,0.2,1,0.482,70,0.8
 s,mps,0.4,1,0.3955,75,0.5
 CSV
 
+# The figures' data: the CDF of each variant's requests (cuda's 10
+# latencies sorted, each at its rank / 10), the p99 and SLO against load
+# with the batch throughput (the open-loop-load rows).
+"$GPUMIX" -q report "$db" -o "$tmp/rep" >/dev/null 2>&1
+check_eq "report -o: exit 0" 0 "$?"
+check_eq "the CDF: cuda's first and last points, mps's last" \
+	"0.1 0.1|0.5 1|0.4 1" \
+	"$(awk '/^# cuda/ { b = "c" } /^# mps/ { b = "m" } /^[0-9]/ { last[b] = $0; if (!first[b]) first[b] = $0 }
+	   END { print first["c"] "|" last["c"] "|" last["m"] }' "$tmp/rep/figures/open-loop-cdf-all.dat")"
+check_eq "the CDF: 10 and 4 points" "14" \
+	"$(grep -c '^[0-9]' "$tmp/rep/figures/open-loop-cdf-all.dat")"
+check_eq "p99 and SLO against load: load, p99 (ms), SLO %, batch x alone" \
+	"0.2 0.482 70 0.8|0.4 0.3955 75 0.5" \
+	"$(grep '^[0-9]' "$tmp/rep/figures/open-loop-p99.dat" | tr '\n' '|' | sed 's/|$//')"
+check_match "the SLO figure plots the attainment column" "using 1:3" \
+	"$(cat "$tmp/rep/figures/open-loop-slo.gp")"
+
 # Without the single run: no alone time, so no load, no relative SLO.
 "$GPUMIX" -q analyze tests/data/runs/good/open-loop/s+b.cuda -o "$tmp/nosingle.db"
 out=$("$GPUMIX" -q report "$tmp/nosingle.db" --format csv --table open-loop)
