@@ -36,7 +36,7 @@ static const char usage[] =
 	"   or: gpumix trace check <bundle>\n"
 	"   or: gpumix trace diff <bundle-A> <bundle-B>\n"
 	"   or: gpumix trace export [--force] [--window <from>:<to>] [--max <n>]\n"
-	"                           -o <file.json> <bundle>";
+	"                           [--format chrome|perfetto] -o <file> <bundle>";
 
 static void print_help(void)
 {
@@ -69,7 +69,9 @@ static void print_help(void)
 	       "           - : stdout);\n"
 	       "           --window keeps what starts FROM..TO ms after the first\n"
 	       "           event, --max the first n slices (default 100000, 0:\n"
-	       "           all); -f, --force replaces an existing file\n\n"
+	       "           all); -f, --force replaces an existing file;\n"
+	       "           --format perfetto writes Perfetto's protobuf trace\n"
+	       "           (.pftrace) instead of JSON (--format chrome)\n\n"
 	       "A damaged or unreadable trace file is an error naming it, for\n"
 	       "every subcommand; info, dump, kernels and export then exit 1.\n\n"
 	       "exit status: 0 success, 1 error, 2 usage error.\n",
@@ -748,7 +750,8 @@ static int cmd_dump(const char *dir, int events)
 
 /* gpumix trace export -o OUT [--force] [--window ..] [--max ..] DIR */
 static int cmd_export(const char *dir, const char *out, int force,
-		      const struct gm_timeline_limits *lim)
+		      const struct gm_timeline_limits *lim,
+		      enum gm_trace_format format)
 {
 	struct gm_bundle_timeline_stats st;
 	struct strbuf sb = STRBUF_INIT;
@@ -759,7 +762,7 @@ static int cmd_export(const char *dir, const char *out, int force,
 		gm_error_hint("use --force to replace it");
 		return gm_cli_fail();
 	}
-	if (gm_bundle_timeline(dir, lim, &sb, &st)) {
+	if (gm_bundle_timeline(dir, lim, format, &sb, &st)) {
 		gm_cli_fail();
 		goto out;
 	}
@@ -796,7 +799,7 @@ out:
 	return ret;
 }
 
-enum { OPT_EVENTS = 256, OPT_WINDOW, OPT_MAX };
+enum { OPT_EVENTS = 256, OPT_WINDOW, OPT_MAX, OPT_FORMAT };
 
 static const struct option trace_longopts[] = {
 	{ "events", no_argument, NULL, OPT_EVENTS },
@@ -804,6 +807,7 @@ static const struct option trace_longopts[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "max", required_argument, NULL, OPT_MAX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -838,6 +842,7 @@ int cmd_trace(int argc, char **argv)
 	struct gm_timeline_limits lim = { 0, -1, -1, GM_BUNDLE_TIMELINE_MAX_SLICES };
 	struct gm_opt_parser op;
 	const char *sub, *out = NULL, *export_opt = NULL;
+	enum gm_trace_format format = GM_TRACE_CHROME;
 	int events = 0, force = 0, c, i, nr_args;
 
 	gm_opt_init(&op, &gm_trace_options, usage, argc, argv);
@@ -862,6 +867,23 @@ int cmd_trace(int argc, char **argv)
 			export_opt = c == OPT_WINDOW ? "--window" : "--max";
 			if (set_limit(&lim, export_opt + 2, op.arg)) {
 				return GM_EXIT_USAGE;
+			}
+			break;
+		case OPT_FORMAT:
+			export_opt = "--format";
+			if (gm_trace_format_parse(op.arg, &format) ||
+			    format == GM_TRACE_HTA) {
+				if (format == GM_TRACE_HTA) {
+					gm_error("--format hta is for a report's"
+						 " timelines (gpumix report"
+						 " --timeline-format hta)");
+				}
+				char msg[GM_ERROR_MSG_LEN];
+				snprintf(msg, sizeof(msg), "%s", gm_error_message());
+				gm_error_clear();
+				return gm_usage_error(usage, "%s", strstr(msg, "(chrome")
+						      ? "--format must be chrome or"
+						      " perfetto" : msg);
 			}
 			break;
 		default:
@@ -905,10 +927,10 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!strcmp(sub, "export")) {
 		if (!out) {
-			return gm_usage_error(usage, "export needs -o <file.json>"
+			return gm_usage_error(usage, "export needs -o <file>"
 					      " (- for stdout)");
 		}
-		return cmd_export(argv[i], out, force, &lim);
+		return cmd_export(argv[i], out, force, &lim, format);
 	}
 	if (!strcmp(sub, "info")) {
 		return cmd_info(argv[i]);

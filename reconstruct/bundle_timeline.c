@@ -356,7 +356,8 @@ static void args_of(const struct slice *s, struct strbuf *sb)
 
 static void write_json(struct bt *b, const struct kvfile *m,
 		       const char *dir, const struct gm_timeline_limits *lim,
-		       struct strbuf *out, struct gm_bundle_timeline_stats *st)
+		       enum gm_trace_format format, struct strbuf *out,
+		       struct gm_bundle_timeline_stats *st)
 {
 	struct gm_trace_json j;
 	struct strbuf args = STRBUF_INIT, name = STRBUF_INIT;
@@ -395,7 +396,7 @@ static void write_json(struct bt *b, const struct kvfile *m,
 	}
 	ntr = u;
 
-	gm_tj_begin(&j, out, origin);
+	gm_tj_begin_as(&j, out, origin, format);
 	for (size_t i = 0; i < b->np; i++) {
 		const char *exe = b->p[i].exe ? b->p[i].exe : kvfile_get(m, "program");
 		const char *base = exe ? strrchr(exe, '/') : NULL;
@@ -497,7 +498,8 @@ static void write_json(struct bt *b, const struct kvfile *m,
 }
 
 int gm_bundle_timeline(const char *dir, const struct gm_timeline_limits *lim,
-		       struct strbuf *out, struct gm_bundle_timeline_stats *st)
+		       enum gm_trace_format format, struct strbuf *out,
+		       struct gm_bundle_timeline_stats *st)
 {
 	struct trace_reader *r = NULL;
 	struct bt b;
@@ -515,7 +517,7 @@ int gm_bundle_timeline(const char *dir, const struct gm_timeline_limits *lim,
 		goto out;
 	}
 	place(&b, st);
-	write_json(&b, trace_reader_manifest(r), dir, lim, out, st);
+	write_json(&b, trace_reader_manifest(r), dir, lim, format, out, st);
 	ret = 0;
 out:
 	for (size_t i = 0; i < b.n; i++) {

@@ -39,10 +39,12 @@ struct gm_bundle_timeline_stats {
 /*
  * Append the timeline of the bundle @dir (read as `gpumix trace dump`
  * does: incomplete and lossy bundles too, and say so in otherData) to
- * @out, limited by @lim (@lim->replays is ignored: a bundle has none).
- * Returns 0, or -1 with a cause when the bundle cannot be read.
+ * @out in @format (GM_TRACE_CHROME or GM_TRACE_PERFETTO), limited by
+ * @lim (@lim->replays is ignored: a bundle has none). Returns 0, or -1
+ * with a cause when the bundle cannot be read.
  */
 int gm_bundle_timeline(const char *dir, const struct gm_timeline_limits *lim,
-		       struct strbuf *out, struct gm_bundle_timeline_stats *st);
+		       enum gm_trace_format format, struct strbuf *out,
+		       struct gm_bundle_timeline_stats *st);
 
 #endif

@@ -97,15 +97,20 @@ check_eq "fig10-stp.dat: no single series (alone runs have no STP)" 0 \
 
 # ---- the comparison with the paper ----
 C=$T/paper.csv
+# key LABEL: the CSV header's key of a column label (doc/gpumix-report.md,
+# "Tables for programs": lower case, % as pct, words joined by _)
+key() {
+	printf '%s' "$1" | tr 'A-Z' 'a-z' | sed -E 's/%/ pct /g; s/[^a-z0-9]+/_/g; s/^_+|_+$//g'
+}
 # cell SOURCE VARIANT METRIC COLUMN: a cell of the comparison
 cell() {
-	awk -F, -v src="$1" -v v="$2" -v m="$3" -v col="$4" '
+	awk -F, -v src="$1" -v v="$2" -v m="$3" -v col="$(key "$4")" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		$1 == src && $3 == v && $4 == m { print $c }' "$C"
 }
 # value TABLE VARIANT COLUMN: a 2-program cell of another table
 value() {
-	awk -F, -v v="$2" -v col="$3" '
+	awk -F, -v v="$2" -v col="$(key "$3")" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		$1 == 2 && $2 == v { print $c }' "$T/$1.csv"
 }

@@ -118,4 +118,15 @@ check_eq "--window 1:: follows the rules" 0 "$?"
 read -r _ first _ <<<"$(grep '^range' <<<"$got")"
 check "--window 1:: nothing starts before 1 ms ($first ns)" test "$first" -ge 1000000
 
+# --format perfetto: the same timeline as a .pftrace, decoded by the
+# test's own protobuf decoder and compared with the JSON.
+"$GPUMIX" -q trace export --format perfetto -o "$tmp/cap.pftrace" "$tmp/cap"
+check_eq "--format perfetto: exit 0" 0 "$?"
+check_match "--format perfetto: decodes, the JSON's slices and arrows" "^ok [0-9]+ packets" \
+	"$(python3 tests/tools/pftrace_check.py "$tmp/cap.pftrace" "$tmp/cap.json" 2>&1)"
+"$GPUMIX" trace export --format hta -o "$tmp/x" "$tmp/cap" >/dev/null 2>&1
+check_eq "--format hta: usage error (a report's format)" 2 "$?"
+"$GPUMIX" trace info --format perfetto "$tmp/cap" >/dev/null 2>&1
+check_eq "--format with another subcommand: usage error" 2 "$?"
+
 done_testing
