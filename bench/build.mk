@@ -12,3 +12,4 @@ BENCHES += bench/placement.sh
 BENCHES += bench/corun_fidelity.sh
 BENCHES += bench/host_time_loop.sh
 BENCHES += bench/host_pages.sh
+BENCHES += bench/arrivals.sh
