@@ -15,8 +15,9 @@
  * kernel without T(k) whose grid has no more blocks than the device has
  * SMs takes its mean launch as T(1) (one round of one block per SM). What
  * the alone replay time holds beyond Tin + Tcomp + Tout (host time,
- * launch gaps) is added to every prediction once: the copies' threads
- * spend it side by side.
+ * launch gaps; negative where a copy's own copies and kernels overlap)
+ * is added to every prediction once: the copies' threads spend it side
+ * by side, and one copy predicts exactly its alone time.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -191,10 +192,8 @@ static int load_input(struct gm_db *db, const struct gm_an_run *r,
 	}
 	in->p.kernels = in->k;
 	in->p.nr_kernels = (unsigned)in->nk;
+	/* negative when one copy's own copies and kernels overlap */
 	in->extra_ms = prog->mp_ns / 1e6 - (in->p.t_in + comp + in->p.t_out);
-	if (in->extra_ms < 0) {
-		in->extra_ms = 0;
-	}
 	return 0;
 }
 
