@@ -176,6 +176,11 @@ bench: all $(CHECK_DEPS)
 demo: all $(CHECK_DEPS)
 	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh bench/demo.sh
 
+# make demo-mock: the demo's kind of study without a GPU, on the tests' mock
+# CUDA driver (workloads/demo-mock.yaml): every output, with the mock's times.
+demo-mock: all $(CHECK_DEPS)
+	$(Q)GPUMIX_TOP=$(CURDIR) GPUMIX_BUILD=$(CURDIR)/$(B) sh bench/demo.sh --mock
+
 # make install [PREFIX=/usr/local] [DESTDIR=]: gpumix, the capture library
 # (lib/gpumix, where gpumix looks for it), the replay header and libraries
 # (replay/build.mk) with a pkg-config file, gpumix-replay.pc: `cc
@@ -209,7 +214,8 @@ install: all parboil
 	$(Q)install -m 755 $(SHLIBS) $(DESTDIR)$(PREFIX)/lib/gpumix/
 	$(Q)install -m 644 $(MAN_CMD_PAGES) $(MAN1_DIR)/
 	$(Q)install -m 644 $(MAN_OTHER_PAGES) $(MAN7_DIR)/
-	$(Q)install -m 644 workloads/*.yaml $(STUDY_DIR)/workloads/
+	$(Q)install -m 644 $(filter-out workloads/demo-mock.yaml,$(wildcard \
+		workloads/*.yaml)) $(STUDY_DIR)/workloads/
 	$(Q)install -m 644 $(B)/gpumix.bash $(BASH_COMPLETION_DIR)/gpumix
 	$(Q)install -m 755 $(PARBOIL_BINS) $(STUDY_DIR)/build/workloads/parboil/
 	$(Q){ echo 'prefix=$(PREFIX)'; \
@@ -238,10 +244,10 @@ clean:
 	$(Q)rm -rf $(B)
 
 help:
-	@echo 'targets: all check check-gpu check-gpu-sanitize tests bench demo install uninstall clean fuzz'
+	@echo 'targets: all check check-gpu check-gpu-sanitize tests bench demo demo-mock install uninstall clean fuzz'
 	@echo 'variables: V=1 DEVELOPER=1 SANITIZE=1 FUZZ_SECONDS=20 CUDA_HOME=$(CUDA_HOME) SM=$(SM) PREFIX=$(PREFIX) DESTDIR= INSTALL_DEPS=no'
 
-.PHONY: all check check-gpu check-gpu-sanitize tests bench demo install uninstall clean help FORCE
+.PHONY: all check check-gpu check-gpu-sanitize tests bench demo demo-mock install uninstall clean help FORCE
 
 .SECONDARY:
 
