@@ -19,8 +19,9 @@
  *   DebugAnnotation  bool 2, int 4, double 5, string 6, name 10
  *
  * Timestamps are nanoseconds relative to the writer's origin, as the
- * JSON's are microseconds. Binary: about a third of the JSON's size, and
- * no JSON parser's limits (doc/timeline.md). Used through trace_json.h
+ * JSON's are microseconds. Binary, with no JSON parser's size limits;
+ * names and categories are written in every event, not interned, so a
+ * file is about 80% of its JSON's size (doc/timeline.md). Used through trace_json.h
  * (GM_TRACE_PERFETTO); not an API of its own.
  */
 #ifndef GM_TRACE_PERFETTO_H
