@@ -10,7 +10,9 @@
 # model's arithmetic is checked by hand in tests/unit/test_spmd_model.c;
 # here: which runs get a row, that one copy predicts its alone time
 # exactly (the model adds nothing to N = 1), that the prediction grows
-# with the copies, and that the curves are what it reads.
+# with the copies, and that the curves are what it reads. Then on 32 mock
+# SMs: kernels of no more blocks than SMs take T(1) from their alone
+# launches, and 2 copies are exclusive space, eq. (10).
 . "$(dirname "$0")/../lib.sh"
 cd "$GPUMIX_TOP" || exit 1
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -78,4 +80,21 @@ check_eq "its rows hold the 3 cuda runs" 3 \
 csv=$("$GPUMIX" report "$tmp/nocurves.db" --table spmd-model --format csv 2>&1)
 check_match "without the curves: kernels without T(k) named" \
 	"3 of 3 kernels without T\(k\)" "$csv"
+
+# 32 SMs: the 16-block kernels fit one round of one block per SM, so
+# without curves each takes its mean launch alone as T(1); 2 copies (32
+# blocks) are exclusive space, eq. (10): the alone time plus Tin + Tout.
+sed -e "s|$tmp/out|$tmp/out32|" -e '/copies: 4/d' "$tmp/study.yaml" >"$tmp/study32.yaml"
+MOCK_CUDA_SMS=32 "$GPUMIX" run "$tmp/study32.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "the 32-SM study succeeds" 0 "$rc"
+"$GPUMIX" analyze -o "$tmp/r32.db" "$tmp/out32/runs" >/dev/null 2>&1
+csv=$("$GPUMIX" report "$tmp/r32.db" --table spmd-model --format csv 2>&1)
+c_copies=$(col copies); c_alone=$(col alone_ms); c_pred=$(col predicted_ms)
+c_in=$(col tin_ms); c_out=$(col tout_ms); c_sc=$(col scenario); c_note=$(col note)
+check_eq "2 copies on 32 SMs: exclusive space, T(1) of every kernel (only T(Nmax) extrapolated)" \
+	"exclusive-space T(Nmax) extrapolated for 3" \
+	"$(printf '%s\n' "$csv" | awk -F, -v c="$c_copies" -v s="$c_sc" -v n="$c_note" 'NR > 1 && $c == 2 { print $s, $n }')"
+check_eq "eq. (10): predicted = alone + Tin + Tout" "" \
+	"$(printf '%s\n' "$csv" | awk -F, -v c="$c_copies" -v a="$c_alone" -v p="$c_pred" -v i="$c_in" -v o="$c_out" \
+		'NR > 1 && $c == 2 { d = $p - ($a + $i + $o); if (d < 0) d = -d; if (d > 0.003) print }')"
 done_testing
