@@ -70,7 +70,7 @@ check_eq "incr (not elastic: only its own 4 per SM, no T(1)) is the kernel witho
 	"1 of 3 kernels without T(k)" \
 	"$(printf '%s\n' "$csv" | awk -F, -v c="$c_copies" -v n="$c_note" 'NR > 1 && $c == 4 { print $n }' | sed 's/;.*//')"
 
-dev=$("$GPUMIX" report "$tmp/r.db" --table spmd-deviation --format csv 2>&1); rc=$?
+dev=$("$GPUMIX" report "$tmp/r.db" --table spmd-deviation --format csv 2>/dev/null); rc=$?
 check_eq "report --table spmd-deviation: exit 0" 0 "$rc"
 check_eq "its rows hold the 3 cuda runs" 3 \
 	"$(printf '%s\n' "$dev" | awk -F, 'NR > 1 && $2 == "cuda" { n += $3 } END { print n + 0 }')"
@@ -88,7 +88,7 @@ sed -e "s|$tmp/out|$tmp/out32|" -e '/copies: 4/d' "$tmp/study.yaml" >"$tmp/study
 MOCK_CUDA_SMS=32 "$GPUMIX" run "$tmp/study32.yaml" >/dev/null 2>"$tmp/err"; rc=$?
 check_eq "the 32-SM study succeeds" 0 "$rc"
 "$GPUMIX" analyze -o "$tmp/r32.db" "$tmp/out32/runs" >/dev/null 2>&1
-csv=$("$GPUMIX" report "$tmp/r32.db" --table spmd-model --format csv 2>&1)
+csv=$("$GPUMIX" report "$tmp/r32.db" --table spmd-model --format csv 2>/dev/null)
 c_copies=$(col copies); c_alone=$(col alone_ms); c_pred=$(col predicted_ms)
 c_in=$(col tin_ms); c_out=$(col tout_ms); c_sc=$(col scenario); c_note=$(col note)
 check_eq "2 copies on 32 SMs: exclusive space, T(1) of every kernel (only T(Nmax) extrapolated)" \
