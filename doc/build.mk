@@ -4,7 +4,9 @@
 # (doc/gpumix*.md) in section 1 under their own names (gpumix-capture(1)),
 # the others in section 7 as gpumix-PAGE (gpumix-bundle-format(7)). The
 # NAME line of a command is its line of `gpumix --help`; of another page,
-# its title. make install puts them under $(PREFIX)/share/man.
+# its title. A command's page gets its OPTIONS and EXIT STATUS from its
+# --help where the page has no such section (build-aux/man-page). make
+# install puts them under $(PREFIX)/share/man.
 
 MAN_CMD_PAGES := $(patsubst doc/%.md,$(B)/man/man1/%.1,$(wildcard doc/gpumix*.md))
 MAN_OTHER_PAGES := $(patsubst doc/%.md,$(B)/man/man7/gpumix-%.7,\
@@ -19,13 +21,17 @@ $(B)/man/man1/%.1: doc/%.md build-aux/man-page $(B)/gpumix VERSION
 	$(Q)mkdir -p $(@D)
 	$(Q)c='$*'; if [ "$$c" = gpumix ]; then \
 		s='record, replay and compare CUDA programs sharing one GPU'; \
+		ASAN_OPTIONS=detect_leaks=0 $(B)/gpumix --help >$@.help; \
 	else \
 		s=$$(ASAN_OPTIONS=detect_leaks=0 $(B)/gpumix --help | \
 		     sed -n "s/^   $${c#gpumix-}  *//p"); \
+		ASAN_OPTIONS=detect_leaks=0 $(B)/gpumix $${c#gpumix-} --help \
+			>$@.help 2>/dev/null || :; \
 	fi; \
 	[ -n "$$s" ] || { echo "$@: '$${c#gpumix-}' is not in gpumix --help" >&2; exit 1; }; \
 	GO_MD2MAN='$(GO_MD2MAN)' build-aux/man-page "$$c" 1 "$$s" '$(VERSION)' \
-		<$< >$@.tmp
+		$@.help <$< >$@.tmp
+	$(Q)rm -f $@.help
 	$(Q)mv $@.tmp $@
 
 $(B)/man/man7/gpumix-%.7: doc/%.md build-aux/man-page VERSION

@@ -81,6 +81,28 @@ for f in "$p"/share/man/man[17]/*; do
 	[ -z "$w" ] || bad="$bad $(basename "$f"): $w"
 done
 check_eq "groff reports no error in any page" "" "$bad"
+# The sections of a man page (build-aux/man-page), and no Markdown left:
+# no link syntax, no code fence, no heading mark in what man shows.
+missing=
+leaks=
+for f in "$p"/share/man/man[17]/*; do
+	want="NAME DESCRIPTION SEE_ALSO"
+	case $f in *.1) want="NAME SYNOPSIS DESCRIPTION OPTIONS EXIT_STATUS SEE_ALSO" ;; esac
+	for sect in $want; do
+		grep -qx ".SH ${sect/_/ }" "$f" || missing="$missing $(basename "$f"):$sect"
+	done
+	l=$(MANWIDTH=200 man -l "$f" 2>/dev/null | grep -E '\]\(|⟨|```|^ {0,7}#+ ')
+	[ -z "$l" ] || leaks="$leaks $(basename "$f"): $l"
+done
+check_eq "every page has its sections (commands: SYNOPSIS, OPTIONS, EXIT STATUS)" \
+	"" "$missing"
+check_eq "no page shows Markdown (links, fences, headings)" "" "$leaks"
+check_match "a command's OPTIONS are its --help's" "--subbuf-size <bytes>" \
+	"$(MANWIDTH=200 man -l "$p/share/man/man1/gpumix-capture.1" 2>&1 |
+	   sed -n '/^OPTIONS/,/^EXIT STATUS/p')"
+check_match "... its SEE ALSO names the pages it links to" "gpumix-bundle-format\(7\)" \
+	"$(MANWIDTH=200 man -l "$p/share/man/man1/gpumix-capture.1" 2>&1 |
+	   sed -n '/^SEE ALSO/,$p')"
 
 "${mk[@]}" uninstall PREFIX="$p" >"$tmp/out" 2>&1; rc=$?
 check_eq "make uninstall exits 0" 0 "$rc"
