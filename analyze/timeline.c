@@ -610,6 +610,11 @@ static int write_json(struct tl *t, struct gm_db *db,
 		}
 		char *nm = lookup(lk->name[x->kind], x->name_id);
 		char *detail = lookup(lk->detail[x->kind], x->detail_id);
+		if (format == GM_TRACE_HTA && (x->kind == GM_TL_MEMCPY ||
+					       x->kind == GM_TL_MEMSET) &&
+		    nm[0] == 'm') {
+			nm[0] = 'M';	/* Kineto's "Memcpy ...": HTA's memory */
+		}
 		slice_args(&args, x, detail, call, format);
 		gm_tj_slice(&j, x->prog + 1, tid, category(format, x, detail), nm,
 			    x->start, x->end, args.buf);

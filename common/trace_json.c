@@ -260,9 +260,10 @@ void gm_tj_end(struct gm_trace_json *j, const char *other)
 	}
 	strbuf_addstr(j->sb, "\n]");
 	if (j->format == GM_TRACE_HTA) {
-		/* What HTA's parser reads besides the events (one rank). */
+		/* What HTA's parser reads besides the events (one rank;
+		 * it finds the rank by the pattern "rank":<space>N). */
 		strbuf_addstr(j->sb, ",\"schemaVersion\":1,\"distributedInfo\":"
-			      "{\"rank\":0,\"world_size\":1},"
+			      "{\"rank\": 0, \"world_size\": 1},"
 			      "\"deviceProperties\":[{\"id\":0,\"name\":");
 		gm_json_str(j->sb, j->device ? j->device : "");
 		strbuf_addstr(j->sb, "}]");
