@@ -5,6 +5,7 @@
 # Analysis reads Kineto's traces: the top-level schemaVersion,
 # distributedInfo.rank and deviceProperties; the categories HTA selects
 # on (cuda_runtime/cuda_driver calls, kernel, gpu_memcpy, gpu_memset);
+# copies and memsets named Memcpy .../Memset (HTA's memory work by name);
 # every GPU event with integer args correlation, stream and device, every
 # call with correlation; each "ac2g" flow (s then f) carrying the
 # correlation id of a call where it starts and of GPU work where it ends;
@@ -13,6 +14,7 @@
 # Usage: hta_check.py RUN.hta.json RUN.json
 import collections
 import json
+import re
 import sys
 
 GPU = {"kernel", "gpu_memcpy", "gpu_memset"}
@@ -20,11 +22,15 @@ CALLS = {"cuda_runtime", "cuda_driver"}
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
+    text = open(sys.argv[1]).read()
+    doc = json.loads(text)
     chrome = json.load(open(sys.argv[2]))
     problems = []
     if doc.get("schemaVersion") != 1 or doc.get("distributedInfo", {}).get("rank") != 0:
         problems.append("no schemaVersion 1 or distributedInfo.rank 0")
+    # HTA finds a file's rank by this pattern, line by line.
+    if not re.search(r'"rank":\s+(\d+)', text):
+        problems.append("no rank where HTA looks for it ('\"rank\": N')")
     if not doc.get("deviceProperties") or "id" not in doc["deviceProperties"][0]:
         problems.append("no deviceProperties")
     ev = doc["traceEvents"]
@@ -34,6 +40,9 @@ def main():
         if e["ph"] != "X":
             continue
         a = e.get("args", {})
+        if e["cat"] in ("gpu_memcpy", "gpu_memset") and \
+                not e["name"].startswith(("Memcpy", "Memset")):
+            problems.append(f"{e['cat']} '{e['name']}' not named Memcpy/Memset")
         if e["cat"] in GPU:
             for k in ("correlation", "stream", "device"):
                 if not isinstance(a.get(k), int):
