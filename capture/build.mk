@@ -26,7 +26,11 @@ $(B)/pic/capture/provider.o $(B)/pic/capture/emit.o: $(CAPTURE_TP_ENUM)
 # Everything that runs inside the captured program.
 CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/hostmem.c \
 	capture/graph_track.c capture/graph_host.c capture/host_resident.c \
-	capture/inject.c capture/provider.c
+	capture/inject.c capture/inject_activity.c capture/inject_code.c \
+	capture/inject_copy.c capture/inject_graph.c \
+	capture/inject_graph_launch.c capture/inject_host_func.c \
+	capture/inject_launch.c capture/inject_objects.c \
+	capture/inject_results.c capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
 # build: there the executable holds the sanitizer runtime the library calls.

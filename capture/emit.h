@@ -8,7 +8,7 @@
  *
  * These functions are exported so that tests can drive every event kind
  * through the real provider without a GPU (tests/unit/capture_emitter.c);
- * the CUPTI subscriber (inject.c) calls exactly the same ones. They never
+ * the CUPTI subscriber (inject*.c) calls exactly the same ones. They never
  * print, never exit, and allocate only once per thread or for
  * non-contiguous payloads; every failure is counted in the counter file.
  */

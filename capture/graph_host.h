@@ -27,7 +27,8 @@
 
 struct gnode_wrap;
 
-/* What a run does around the program's function (set once, inject.c). */
+/* What a run does around the program's function (set once: the hooks of
+ * inject_graph_launch.c). */
 struct gnode_hooks {
 	/* before it: complete the copies a run follows: those before
 	 * @position in stream @key's work, and the launch's copies @seqs */

@@ -37,7 +37,7 @@ struct gtrack_node {
 		GTRACK_SOURCE,	/* span: a host-to-device copy's host source,
 				   hash: its content when the node was made */
 		GTRACK_HOST,	/* host: the capture's wrapper of its
-				   function (inject.c) */
+				   function (inject_graph.c) */
 	} kind;
 	struct gm_span span;
 	uint64_t event;
