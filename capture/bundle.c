@@ -661,6 +661,183 @@ out:
 	return ret;
 }
 
+/* What the run and the trace say of the capture's completeness. */
+static void note_run(struct tally *t, const struct bundle_run *run,
+		     const struct bundle_found *found)
+{
+	if (!run->started) {
+		note(&t->incomplete, "the program could not be started");
+	} else if (run->signal) {
+		note(&t->incomplete, "the program was killed by signal %d",
+		     run->signal);
+	}
+	if (run->interrupted) {
+		note(&t->incomplete, "the capture was interrupted");
+	}
+	if (run->capture_error) {
+		note(&t->incomplete, "%s", run->capture_error);
+	}
+	if (run->still_running) {
+		note(&t->incomplete, "%zu process%s started by the program %s "
+		     "still running when the capture stopped",
+		     run->still_running,
+		     run->still_running == 1 ? "" : "es",
+		     run->still_running == 1 ? "was" : "were");
+	}
+	if (found->read_error) {
+		note(&t->incomplete, "the trace cannot be read: %s",
+		     found->read_error);
+	}
+}
+
+/*
+ * Events of a process without a counter file here are another capture's:
+ * a session daemon (one per machine for root) traces every registered
+ * application in each of its sessions, so a capture running beside this
+ * one records into this session too. A process of ours always has its
+ * file: the library creates it before the first event, and a forked
+ * child that cannot records nothing and is counted in its ancestor's file
+ * (children_without_counts). The other process's streams leave the
+ * bundle in @tmp.
+ */
+static void drop_foreign(struct tally *t, const char *tmp,
+			 const struct bundle_found *found)
+{
+	for (size_t i = 0; i < found->nr_threads; i++) {
+		uint32_t pid = found->threads[i].pid;
+		if (proc_of(t, pid)) {
+			continue;
+		}
+		t->foreign_events += found->threads[i].events;
+		int first = 1;
+		for (size_t j = 0; j < i; j++) {
+			first &= found->threads[j].pid != pid;
+		}
+		if (first) {
+			t->foreign++;
+			if (remove_streams(tmp, pid)) {
+				note(&t->incomplete, "%s", gm_error_message());
+				gm_error_clear();
+			}
+		}
+	}
+}
+
+/*
+ * The losses and the damage the capture saw, in t->why and t->incomplete,
+ * and the hashes of the trace files as it now is into @ctf. Returns the
+ * losses the capture library counted.
+ */
+static uint64_t note_losses(struct tally *t, const char *tmp,
+			    const struct bundle_found *found,
+			    struct kvfile *ctf)
+{
+	uint64_t lib_losses = 0;
+
+#define ADD_(name, what)                                                       \
+	if (t->loss.name) {                                                    \
+		note(&t->why, "%" PRIu64 " %s", t->loss.name, what);           \
+		lib_losses += t->loss.name;                                    \
+	}
+	GM_LOSSES(ADD_)
+#undef ADD_
+	if (found->discarded) {
+		note(&t->why, "the tracer discarded %" PRIu64 " events",
+		     found->discarded);
+	}
+	if (t->last_errno) {
+		note(&t->why, "writes failed: %s",
+		     strerror((int)t->last_errno));
+	}
+	if (disk_full(tmp)) {
+		note(&t->incomplete, "the disk holding the bundle is full");
+	}
+	/* The trace as it now is (other captures' streams gone), hashed so
+	 * that readers can tell a damaged file (common/ctf_files.h). */
+	if (gm_ctf_files_record(tmp, ctf)) {
+		note(&t->incomplete, "the trace files cannot be hashed: %s",
+		     gm_error_message());
+		gm_error_clear();
+	}
+	return lib_losses;
+}
+
+/* The manifest's keys, in their order (doc/bundle-format.md). */
+static void manifest_keys(struct kvfile *m, struct tally *t,
+			  const struct bundle_run *run,
+			  const struct bundle_found *found,
+			  const struct kvfile *ctf)
+{
+	kvfile_set(m, "format", GM_BUNDLE_FORMAT);
+	kvfile_set(m, "tool",
+		   run->tool_version ? run->tool_version : "gpumix");
+	kvfile_set(m, "complete", t->incomplete.len ? "no" : "yes");
+	if (t->incomplete.len) {
+		kvfile_set(m, "incomplete", t->incomplete.buf);
+	}
+	kvfile_set_u64(m, "losses", t->losses);
+	if (t->why.len) {
+		kvfile_set(m, "losses.summary", t->why.buf);
+	}
+	run_keys(m, run);
+	if (found->device) {
+		kvfile_set(m, "device.name", found->device);
+		kvfile_setf(m, "device.cc", "%" PRIu64 ".%" PRIu64,
+			    found->device_cc / 10, found->device_cc % 10);
+		kvfile_set_u64(m, "device.sms", found->device_sms);
+		kvfile_setf(m, "driver.version", "%" PRIu64 ".%" PRIu64,
+			    found->driver_version / 1000,
+			    found->driver_version % 1000 / 10);
+	}
+	kvfile_set_u64(m, "processes", t->nr);
+	for (size_t i = 0; i < t->nr; i++) {
+		struct proc *p = &t->procs[i];
+		char key[64];
+		snprintf(key, sizeof(key), "process.%" PRIu64, p->pid);
+		if (!p->c) {
+			kvfile_set(m, key, "no counters");
+			continue;
+		}
+		kvfile_setf(m, key, "ppid=%" PRIu64 " threads=%" PRIu64
+			    " events=%" PRIu64 " state=%s", p->c->ppid,
+			    p->c->nr_slots, gm_counts_events(p->c),
+			    p->c->state == GM_STATE_EXITED	 ? "exited"
+			    : p->c->state == GM_STATE_EXITING ? "stopped while exiting"
+							      : "running");
+	}
+	kvfile_set_u64(m, "events.emitted", t->emitted);
+	kvfile_set_u64(m, "events.found", found->events - t->foreign_events);
+	kvfile_set_u64(m, "events.missing", t->missing);
+	kvfile_set_u64(m, "events.discarded", found->discarded);
+	if (t->extra) {
+		kvfile_set_u64(m, "events.extra", t->extra);
+	}
+	t->foreign += found->foreign_pruned;
+	if (t->foreign) {
+		kvfile_set_u64(m, "foreign.processes", t->foreign);
+		kvfile_set_u64(m, "foreign.events", t->foreign_events);
+	}
+#define KEY_(name, what) kvfile_set_u64(m, "loss." #name, t->loss.name);
+	GM_LOSSES(KEY_)
+#undef KEY_
+#define KEYW_(name, what)                                                      \
+	kvfile_set_u64(m, "warning." #name, t->warn.name);
+	GM_WARNINGS(KEYW_)
+#undef KEYW_
+	kvfile_set_u64(m, "blobs.stored", t->blobs_written);
+	kvfile_set_u64(m, "blobs.stored_bytes", t->blob_bytes_written);
+	kvfile_set_u64(m, "blobs.deduplicated", t->blobs_deduped);
+	kvfile_set_u64(m, "blobs.deduplicated_bytes", t->blob_bytes_deduped);
+	kvfile_set_u64(m, "modules.stored", t->modules_written);
+	kvfile_set_u64(m, "modules.stored_bytes", t->module_bytes);
+	kvfile_set_u64(m, "bytes.h2d", t->h2d_bytes);
+	kvfile_set_u64(m, "bytes.d2h", t->d2h_bytes);
+	call_counts(t, m);
+	for (size_t i = 0; i < ctf->nr; i++) {
+		kvfile_set(m, ctf->keys[i], ctf->values[i]);
+	}
+}
+
 int bundle_finalize(const char *tmp, const char *final, int force,
 		    const struct bundle_run *run, const struct bundle_found *found,
 		    struct bundle_result *res)
@@ -668,7 +845,6 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	struct tally t;
 	struct kvfile m = KVFILE_INIT, ctf = KVFILE_INIT;
 	char *path, *reserve;
-	uint64_t lib_losses = 0;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -678,61 +854,13 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 	kill_point("counted");
 	load_procs(&t, tmp);
 
-	if (!run->started) {
-		note(&t.incomplete, "the program could not be started");
-	} else if (run->signal) {
-		note(&t.incomplete, "the program was killed by signal %d",
-		     run->signal);
-	}
-	if (run->interrupted) {
-		note(&t.incomplete, "the capture was interrupted");
-	}
-	if (run->capture_error) {
-		note(&t.incomplete, "%s", run->capture_error);
-	}
-	if (run->still_running) {
-		note(&t.incomplete, "%zu process%s started by the program %s still "
-		     "running when the capture stopped", run->still_running,
-		     run->still_running == 1 ? "" : "es",
-		     run->still_running == 1 ? "was" : "were");
-	}
-	if (found->read_error) {
-		note(&t.incomplete, "the trace cannot be read: %s",
-		     found->read_error);
-	}
+	note_run(&t, run, found);
 	for (size_t i = 0; i < t.nr; i++) {
 		if (t.procs[i].c) {
 			check_proc(&t, &t.procs[i], found);
 		}
 	}
-	/*
-	 * Events of a process without a counter file here are another
-	 * capture's: a session daemon (one per machine for root) traces every
-	 * registered application in each of its sessions, so a capture
-	 * running beside this one records into this session too. A process
-	 * of ours always has its file: the library creates it before the
-	 * first event, and a forked child that cannot records nothing and is
-	 * counted in its ancestor's file (children_without_counts). The
-	 * other process's streams leave this bundle.
-	 */
-	for (size_t i = 0; i < found->nr_threads; i++) {
-		uint32_t pid = found->threads[i].pid;
-		if (proc_of(&t, pid)) {
-			continue;
-		}
-		t.foreign_events += found->threads[i].events;
-		int first = 1;
-		for (size_t j = 0; j < i; j++) {
-			first &= found->threads[j].pid != pid;
-		}
-		if (first) {
-			t.foreign++;
-			if (remove_streams(tmp, pid)) {
-				note(&t.incomplete, "%s", gm_error_message());
-				gm_error_clear();
-			}
-		}
-	}
+	drop_foreign(&t, tmp, found);
 	if (t.children_without_counts) {
 		note(&t.why, "%" PRIu64 " forked process%s could not create %s "
 		     "counter file and recorded nothing",
@@ -745,98 +873,10 @@ int bundle_finalize(const char *tmp, const char *final, int force,
 		/* No CUDA at all, or the library never loaded. */
 		kvfile_set(&m, "note", "the program made no CUDA driver calls");
 	}
-#define ADD_(name, what)                                                       \
-	if (t.loss.name) {                                                     \
-		note(&t.why, "%" PRIu64 " %s", t.loss.name, what);              \
-		lib_losses += t.loss.name;                                     \
-	}
-	GM_LOSSES(ADD_)
-#undef ADD_
-	if (found->discarded) {
-		note(&t.why, "the tracer discarded %" PRIu64 " events",
-		     found->discarded);
-	}
-	if (t.last_errno) {
-		note(&t.why, "writes failed: %s", strerror((int)t.last_errno));
-	}
-	if (disk_full(tmp)) {
-		note(&t.incomplete, "the disk holding the bundle is full");
-	}
-	/* The trace as it now is (other captures' streams gone), hashed so
-	 * that readers can tell a damaged file (common/ctf_files.h). */
-	if (gm_ctf_files_record(tmp, &ctf)) {
-		note(&t.incomplete, "the trace files cannot be hashed: %s",
-		     gm_error_message());
-		gm_error_clear();
-	}
-	t.losses += lib_losses + t.missing + found->discarded;
+	t.losses += note_losses(&t, tmp, found, &ctf) + t.missing +
+		    found->discarded;
 
-	kvfile_set(&m, "format", GM_BUNDLE_FORMAT);
-	kvfile_set(&m, "tool", run->tool_version ? run->tool_version : "gpumix");
-	kvfile_set(&m, "complete", t.incomplete.len ? "no" : "yes");
-	if (t.incomplete.len) {
-		kvfile_set(&m, "incomplete", t.incomplete.buf);
-	}
-	kvfile_set_u64(&m, "losses", t.losses);
-	if (t.why.len) {
-		kvfile_set(&m, "losses.summary", t.why.buf);
-	}
-	run_keys(&m, run);
-	if (found->device) {
-		kvfile_set(&m, "device.name", found->device);
-		kvfile_setf(&m, "device.cc", "%" PRIu64 ".%" PRIu64,
-			    found->device_cc / 10, found->device_cc % 10);
-		kvfile_set_u64(&m, "device.sms", found->device_sms);
-		kvfile_setf(&m, "driver.version", "%" PRIu64 ".%" PRIu64,
-			    found->driver_version / 1000,
-			    found->driver_version % 1000 / 10);
-	}
-	kvfile_set_u64(&m, "processes", t.nr);
-	for (size_t i = 0; i < t.nr; i++) {
-		struct proc *p = &t.procs[i];
-		char key[64];
-		snprintf(key, sizeof(key), "process.%" PRIu64, p->pid);
-		if (!p->c) {
-			kvfile_set(&m, key, "no counters");
-			continue;
-		}
-		kvfile_setf(&m, key, "ppid=%" PRIu64 " threads=%" PRIu64
-			    " events=%" PRIu64 " state=%s", p->c->ppid,
-			    p->c->nr_slots, gm_counts_events(p->c),
-			    p->c->state == GM_STATE_EXITED	 ? "exited"
-			    : p->c->state == GM_STATE_EXITING ? "stopped while exiting"
-							      : "running");
-	}
-	kvfile_set_u64(&m, "events.emitted", t.emitted);
-	kvfile_set_u64(&m, "events.found", found->events - t.foreign_events);
-	kvfile_set_u64(&m, "events.missing", t.missing);
-	kvfile_set_u64(&m, "events.discarded", found->discarded);
-	if (t.extra) {
-		kvfile_set_u64(&m, "events.extra", t.extra);
-	}
-	t.foreign += found->foreign_pruned;
-	if (t.foreign) {
-		kvfile_set_u64(&m, "foreign.processes", t.foreign);
-		kvfile_set_u64(&m, "foreign.events", t.foreign_events);
-	}
-#define KEY_(name, what) kvfile_set_u64(&m, "loss." #name, t.loss.name);
-	GM_LOSSES(KEY_)
-#undef KEY_
-#define KEYW_(name, what) kvfile_set_u64(&m, "warning." #name, t.warn.name);
-	GM_WARNINGS(KEYW_)
-#undef KEYW_
-	kvfile_set_u64(&m, "blobs.stored", t.blobs_written);
-	kvfile_set_u64(&m, "blobs.stored_bytes", t.blob_bytes_written);
-	kvfile_set_u64(&m, "blobs.deduplicated", t.blobs_deduped);
-	kvfile_set_u64(&m, "blobs.deduplicated_bytes", t.blob_bytes_deduped);
-	kvfile_set_u64(&m, "modules.stored", t.modules_written);
-	kvfile_set_u64(&m, "modules.stored_bytes", t.module_bytes);
-	kvfile_set_u64(&m, "bytes.h2d", t.h2d_bytes);
-	kvfile_set_u64(&m, "bytes.d2h", t.d2h_bytes);
-	call_counts(&t, &m);
-	for (size_t i = 0; i < ctf.nr; i++) {
-		kvfile_set(&m, ctf.keys[i], ctf.values[i]);
-	}
+	manifest_keys(&m, &t, run, found, &ctf);
 
 	reserve = gm_path_join(tmp, RESERVE_NAME);
 	unlink(reserve);
