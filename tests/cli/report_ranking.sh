@@ -36,28 +36,28 @@ check_eq "one row per variant but single" "cuda elastic+mpmax elastic+queuemold 
 check_eq "every row over the 4 workloads all ran" "4 4 4 4" \
 	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col workloads)" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "every row says one workload was left out" "1 1 1 1" \
-	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col 'left out')" | tr '\n' ' ' | sed 's/ $//')"
+	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col left_out)" | tr '\n' ' ' | sed 's/ $//')"
 
 # The geomeans, computed here from the per-workload STPs without the
 # left-out workload.
 expect=$(awk -F, -v gone="$gone_wl" '
 	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	$h["workload"] != gone { s[$h["variant"]] += log($h["STP"]); n[$h["variant"]]++ }
+	$h["workload"] != gone { s[$h["variant"]] += log($h["stp"]); n[$h["variant"]]++ }
 	END { for (v in s) printf "%s %.4f\n", v, exp(s[v] / n[v]) }' "$T/workloads.csv" | sort)
-got=$(awk -F, -v c="$(col variant)" -v g="$(col 'STP geomean')" \
+got=$(awk -F, -v c="$(col variant)" -v g="$(col stp_geomean)" \
 	'NR > 1 { printf "%s %.4f\n", $c, $g }' "$T/ranking.csv" | sort)
 check_eq "STP geomeans over the common workloads" "$expect" "$got"
 check_eq "rows in STP order" \
-	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col 'STP geomean')" | sort -gr | tr '\n' ' ')" \
-	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col 'STP geomean')" | tr '\n' ' ')"
+	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col stp_geomean)" | sort -gr | tr '\n' ' ')" \
+	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col stp_geomean)" | tr '\n' ' ')"
 check_eq "the rank column counts 1, 2, ..." "1 2 3 4" \
 	"$(sed 1d "$T/ranking.csv" | cut -d, -f"$(col rank)" | tr '\n' ' ' | sed 's/ $//')"
 # ANTT rank: 1 + the rows with a strictly lower ANTT geomean.
 check_eq "ANTT ranks follow the ANTT geomeans" "" \
-	"$(awk -F, -v a="$(col 'ANTT geomean')" -v r="$(col 'ANTT rank')" '
+	"$(awk -F, -v a="$(col antt_geomean)" -v r="$(col antt_rank)" '
 		NR > 1 { v[NR] = $a; k[NR] = $r }
 		END { for (i in v) { n = 1; for (j in v) if (v[j] < v[i]) n++;
 			if (n != k[i]) print "row " i ": rank " k[i] ", expected " n } }' "$T/ranking.csv")"
 check_match "best-STP counts cover the common workloads" "^([4-9]|[1-9][0-9])$" \
-	"$(awk -F, -v c="$(col 'best STP in')" 'NR > 1 { n += $c } END { print n }' "$T/ranking.csv")"
+	"$(awk -F, -v c="$(col best_stp_in)" 'NR > 1 { n += $c } END { print n }' "$T/ranking.csv")"
 done_testing
