@@ -26,6 +26,7 @@
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
+#include "tmp_name.h"
 
 static volatile sig_atomic_t got_signal;
 static volatile pid_t child_pid;
@@ -130,6 +131,17 @@ int capture_run_begin(struct capture_run *cr, const struct capture_opts *o)
 				 o->nr_subbuf ? o->nr_subbuf
 					      : GM_LTTNG_NUM_SUBBUF_DEFAULT)) {
 		goto fail;
+	}
+	/*
+	 * What killed captures of this name left (NAME.tmp-PID, NAME.old-PID
+	 * of a dead PID) goes now that their LTTng sessions are gone
+	 * (lttng_session_create() destroyed them: nothing writes there any
+	 * more), if it is a bundle gpumix wrote (its marker) or empty. One
+	 * that cannot be removed is worth a warning, not the capture.
+	 */
+	if (gm_tmp_remove_stale_output(o->output, GM_OUTPUT_BUNDLE) < 0) {
+		gm_warning("%s", gm_error_message());
+		gm_error_clear();
 	}
 	if (lttng_session_start(&cr->session)) {
 		lttng_session_destroy(&cr->session);

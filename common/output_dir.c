@@ -138,6 +138,18 @@ static int legacy_kind(const char *dir, enum gm_output_kind kind)
 	return found;
 }
 
+int gm_output_is(const char *path, enum gm_output_kind kind)
+{
+	struct stat st;
+	int marked;
+
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode)) {
+		return 0;
+	}
+	marked = marked_kind(path);
+	return marked == (int)kind || (marked < 0 && legacy_kind(path, kind));
+}
+
 int gm_output_may_replace(const char *path, enum gm_output_kind kind)
 {
 	const char *what = kinds[kind].name;

@@ -42,6 +42,13 @@ const char *gm_output_kind_name(enum gm_output_kind kind);
 int gm_output_mark(const char *dir, enum gm_output_kind kind);
 
 /*
+ * 1 when @path is a directory (not a symbolic link) that gpumix wrote as a
+ * @kind: its marker, or from before markers its contents; else 0. Records
+ * no error.
+ */
+int gm_output_is(const char *path, enum gm_output_kind kind);
+
+/*
  * 0 when an output of @kind may be written at @path, replacing what is
  * there: nothing is there, or a directory that gpumix wrote as a @kind
  * (its marker, or from before markers its contents). Otherwise -1 with a

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -58,7 +59,30 @@ static int alive(long pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-int gm_tmp_remove_stale(const char *path, enum gm_tmp_stale which)
+/* Whether leftover @p may go: anything (@kind < 0), or a directory
+ * that gpumix wrote as a @kind, or an empty one. */
+static int may_go(const char *p, int kind)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int empty = 1;
+
+	if (kind < 0 || gm_output_is(p, (enum gm_output_kind)kind)) {
+		return 1;
+	}
+	if (lstat(p, &st) || !S_ISDIR(st.st_mode) || !(d = opendir(p))) {
+		return 0;
+	}
+	while (empty && (e = readdir(d))) {
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	}
+	closedir(d);
+	return empty;
+}
+
+/* The leftovers of @path that @which calls stale and may_go() lets go. */
+static int remove_stale(const char *path, enum gm_tmp_stale which, int kind)
 {
 	char *dir = gm_xstrdup(path), *slash = strrchr(dir, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -82,6 +106,10 @@ int gm_tmp_remove_stale(const char *path, enum gm_tmp_stale which)
 			continue;
 		}
 		char *p = gm_path_join(where, e->d_name);
+		if (!may_go(p, kind)) {
+			free(p);
+			continue;
+		}
 		if (gm_remove_tree(p)) {
 			gm_error("cannot remove '%s', left by a gpumix process"
 				 " (%ld) that ended before it finished", p, pid);
@@ -94,4 +122,14 @@ int gm_tmp_remove_stale(const char *path, enum gm_tmp_stale which)
 	closedir(d);
 	free(dir);
 	return failed ? -1 : n;
+}
+
+int gm_tmp_remove_stale(const char *path, enum gm_tmp_stale which)
+{
+	return remove_stale(path, which, -1);
+}
+
+int gm_tmp_remove_stale_output(const char *path, enum gm_output_kind kind)
+{
+	return remove_stale(path, GM_TMP_DEAD, (int)kind);
 }

@@ -16,6 +16,8 @@
 #ifndef GM_TMP_NAME_H
 #define GM_TMP_NAME_H
 
+#include "output_dir.h"
+
 /* "@path.@tag-PID" for this process, @tag "tmp" or "old" (caller frees). */
 char *gm_tmp_name(const char *path, const char *tag);
 
@@ -31,5 +33,16 @@ enum gm_tmp_stale {
  * removed (cause recorded, naming it).
  */
 int gm_tmp_remove_stale(const char *path, enum gm_tmp_stale which);
+
+/*
+ * Like gm_tmp_remove_stale(@path, GM_TMP_DEAD) for an output directory of
+ * @kind that no lock guards (a bundle: common/output_dir.h), with the
+ * marker checked too: a leftover goes only when it is a directory that
+ * gpumix wrote as a @kind (gm_output_is()) or an empty directory (its
+ * writer killed between making and marking it); anything else bearing
+ * such a name stays. Returns how many were removed, or -1 when one could
+ * not be removed (cause recorded, naming it).
+ */
+int gm_tmp_remove_stale_output(const char *path, enum gm_output_kind kind);
 
 #endif

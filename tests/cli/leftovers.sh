@@ -5,7 +5,7 @@
 # (common/tmp_name.h: PATH.tmp-PID, PATH.old-PID) is removed by the next
 # writer of PATH, and nothing else beside it: a replay build killed while
 # compiling (its builds/W/replay.tmp-PID, 1.2 MB for a real program), a
-# reconstruct's, a report's and a merge's leftovers.
+# reconstruct's, a report's, a merge's and a capture's leftovers.
 . "$(dirname "$0")/../lib.sh"
 cd "$GPUMIX_TOP" || exit 1
 scratch_dir
@@ -62,4 +62,33 @@ check_eq "... removes a dead report's leftovers" "" \
 check "merge" quiet "$GPUMIX" analyze --merge "$tmp/r.db" -o "$tmp/all.db"
 check_eq "... removes every earlier merge's copy and journal" "" \
 	"$(cd "$tmp" && ls all.db.* 2>/dev/null)"
+# capture: NAME.tmp-PID (a capture killed after reading its trace back
+# leaves it whole) and NAME.old-PID of dead captures go with the next
+# capture of NAME, when they are bundles (their marker) or empty (killed
+# between making the directory and marking it); a directory of the
+# user's, a file, a live process's bundle and other names stay.
+E=$GPUMIX_BUILD/tests/capture_emitter
+GPUMIX_CAPTURE_KILL_AT=counted "$GPUMIX" -q capture -o "$tmp/c" -- "$E" --mini \
+	>/dev/null 2>&1
+killed=$(cd "$tmp" && ls -d c.tmp-* 2>/dev/null)
+check_match "a capture killed after its count-back leaves its c.tmp-PID" \
+	'^c\.tmp-[0-9]+$' "$killed"
+check "... a bundle by its marker" grep -qx "gpumix trace bundle" "$tmp/$killed/.gpumix"
+dead2=$(sh -c 'echo $$') dead3=$(sh -c 'echo $$') dead4=$(sh -c 'echo $$')
+cp -a "$tmp/$killed" "$tmp/c.old-$dead"	# a replaced bundle moved aside
+mkdir "$tmp/c.tmp-$dead2"			# killed before its marker
+mkdir "$tmp/c.tmp-$dead3"			# the user's
+echo mine >"$tmp/c.tmp-$dead3/notes"
+echo mine >"$tmp/c.tmp-$dead4"			# the user's file
+cp -a "$tmp/$killed" "$tmp/c.tmp-1"		# init's: alive
+echo mine >"$tmp/c.tmp-notes"
+check "the next capture of that name" quiet "$GPUMIX" capture -o "$tmp/c" -- "$E" --mini
+check "... removes the killed capture's temporary bundle" test ! -e "$tmp/$killed"
+check "... and a dead capture's bundle moved aside" test ! -e "$tmp/c.old-$dead"
+check "... and an empty one" test ! -e "$tmp/c.tmp-$dead2"
+check_eq "... not a directory without the marker, a file, other names" \
+	"mine mine mine" \
+	"$(cat "$tmp/c.tmp-$dead3/notes" "$tmp/c.tmp-$dead4" "$tmp/c.tmp-notes" | tr '\n' ' ' | sed 's/ $//')"
+check "... nor a live process's" test -f "$tmp/c.tmp-1/.gpumix"
+check "... and leaves its own bundle" test -f "$tmp/c/manifest"
 done_testing
