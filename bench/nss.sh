@@ -6,14 +6,14 @@
 # benchmarks), reconstructed with --elastic and replayed alone, R replays
 # each, as
 #   single      the serial scheduler, the original modules
-#   nss/event   nss, kernel completion from CUDA events
-#   nss/poll    nss, completion from the flag the transformed kernel sets
+#   nss (event) nss, kernel completion from CUDA events
+#   nss (poll)  nss, completion from the flag the transformed kernel sets
 #               (elastic modules with elasticity off)
 # Per program: the mean kept replay time (replays.tsv, trace I/O
 # subtracted) of each, the ratios to single, the host CPU time the nss
 # dispatcher spent waiting, and the mean time a kernel waited in the nss
 # queue before its launch. Prints a Markdown table and the median ratios
-# (target for nss/event: within 2% of single), and writes it to
+# (target for nss (event): within 2% of single), and writes it to
 # build/nss-bench.md.
 #   GPUMIX_SUITE_BUNDLES=DIR, GPUMIX_SUITE="bfs mm", GPUMIX_NSS_REPLAYS=R (5)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs sh
@@ -59,13 +59,13 @@ for p in $SUITE_PROGRAMS; do
 done
 
 {
-	echo "| program | single (ms) | nss/event (ms) | ratio | nss/poll (ms) | ratio | wait CPU event/poll (s) | kernel queue event/poll (us) |"
+	echo "| program | single (ms) | nss (event) (ms) | ratio | nss (poll) (ms) | ratio | wait CPU event/poll (s) | kernel queue event/poll (us) |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	awk '{ printf "| %s | %.2f | %.2f | %.4f | %.2f | %.4f | %.3f / %.3f | %.1f / %.1f |\n",
 		$1, $2, $3, $3 / $2, $6, $6 / $2, $4, $7, $5, $8 }' "$tmp/rows"
 	echo
-	echo "median nss/event / single: $(awk '{ print $3 / $2 }' "$tmp/rows" | median)"
-	echo "median nss/poll / single: $(awk '{ print $6 / $2 }' "$tmp/rows" | median)"
+	echo "median nss (event) / single: $(awk '{ print $3 / $2 }' "$tmp/rows" | median)"
+	echo "median nss (poll) / single: $(awk '{ print $6 / $2 }' "$tmp/rows" | median)"
 	echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $R replays each"
 } | tee "$out"
 exit $status

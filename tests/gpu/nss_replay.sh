@@ -36,8 +36,8 @@ for p in $SUITE_PROGRAMS; do
 			--min-replays 2 --watchdog 120 -o "$run" "$tmp/$p" 2>&1)
 		rc=$?
 		st=$(field "$run/manifest" status)
-		check_eq "$p nss/$c: replay exits 0" 0 "$rc"
-		check_eq "$p nss/$c: status ok: results bit-identical to the captured run" \
+		check_eq "$p nss ($c): replay exits 0" 0 "$rc"
+		check_eq "$p nss ($c): status ok: results bit-identical to the captured run" \
 			ok "$st"
 		if [ "$st" != ok ]; then
 			printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
@@ -45,15 +45,15 @@ for p in $SUITE_PROGRAMS; do
 			continue
 		fi
 		check_run "$run" 1 2
-		check_eq "$p nss/$c: recorded as nss" nss "$(field "$run/manifest" variant)"
-		check_eq "$p nss/$c: two streams per program (+ the runtime's)" 3 \
+		check_eq "$p nss ($c): recorded as nss" nss "$(field "$run/manifest" variant)"
+		check_eq "$p nss ($c): two streams per program (+ the runtime's)" 3 \
 			"$(field "$run/manifest" streams)"
 		polled=$(field "$run/manifest" nss.kernels_polled)
 		if [ "$c" = poll ] && [ "$elastic" -gt 0 ]; then
-			check "$p nss/poll: kernels completed by their flag ($polled)" \
+			check "$p nss (poll): kernels completed by their flag ($polled)" \
 				test "${polled:-0}" -gt 0
 		elif [ "$c" = event ]; then
-			check_eq "$p nss/event: no flag polled" 0 "$polled"
+			check_eq "$p nss (event): no flag polled" 0 "$polled"
 		fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$c" "$st" \
 			"$(field "$run/manifest" nss.commands)" "$polled" \
