@@ -39,6 +39,7 @@ SHLIBS += $(CAPTURE_SO)
 
 # What the CLI links (no CUPTI, no LTTng-UST).
 CAPTURE_LIB_SRCS := capture/counts.c capture/session.c capture/bundle.c \
+	capture/bundle_streams.c \
 	capture/capture_run.c capture/descendants.c
 CAPTURE_LIB := $(B)/libgpumix-capture.a
 LIBS += $(CAPTURE_LIB)

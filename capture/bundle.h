@@ -101,6 +101,10 @@ int bundle_own_process(const char *dir, unsigned long pid);
  */
 int bundle_prune_foreign(const char *dir, uint64_t *removed);
 
+/* Remove the trace streams of process @pid from bundle directory @dir.
+ * Returns 0, or -1 with a cause. */
+int bundle_remove_streams(const char *dir, uint32_t pid);
+
 /*
  * Count the finished bundle @dir back as bundle_finalize() did: every
  * procs/PID.counts must be a valid counter file, every process in the
