@@ -56,9 +56,9 @@ check_eq "... its bundle holds its own process's streams only" 1 \
 	"$(ls "$tmp/busy/ctf/ust/pid" | wc -l)"
 # (at least: any other capture on the machine counts too)
 check "... and counts the other as foreign" test "$(field "$tmp/busy" foreign.processes)" -ge 1
-kill -INT "$pi"
+kill -TERM "$pi"	# (a background job ignores SIGINT)
 wait "$pi"
-check_eq "the idle one, interrupted, keeps its own process only" 1 \
+check_eq "the idle one, interrupted (SIGTERM), keeps its own process only" 1 \
 	"$(ls "$tmp/idle/ctf/ust/pid" | wc -l)"
 
 # Two captures racing for one name.
