@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -215,6 +216,23 @@ int run_write_requests(const char *dir, const struct run_request_rec *r,
 	return ret;
 }
 
+/*
+ * Test hook: GPUMIX_RUN_KILL_AT=POINT kills this process with SIGKILL at
+ * that point of making the run directory (tests/cli/leftovers.sh), a
+ * window that a kill at a random time almost never hits: "made" (the
+ * temporary directory made, not yet marked), "marked" (marked, not yet
+ * renamed into place).
+ */
+static int kill_point(const char *point)
+{
+	const char *at = getenv("GPUMIX_RUN_KILL_AT");
+
+	if (at && !strcmp(at, point)) {
+		raise(SIGKILL);
+	}
+	return 0;
+}
+
 int run_dir_prepare(const char *dir, int force)
 {
 	if (gm_path_exists(dir)) {
@@ -239,7 +257,8 @@ int run_dir_prepare(const char *dir, int force)
 	char *tmp = gm_tmp_name(dir, "tmp");
 	int ret = 0;
 	if (gm_tmp_remove_stale(dir, GM_TMP_DEAD) < 0 ||
-	    gm_mkdir_p(tmp, 0777) < 0 || gm_output_mark(tmp, GM_OUTPUT_RUN) ||
+	    gm_mkdir_p(tmp, 0777) < 0 || kill_point("made") ||
+	    gm_output_mark(tmp, GM_OUTPUT_RUN) || kill_point("marked") ||
 	    (rename(tmp, dir) &&
 	     gm_error_errno("cannot rename '%s' to '%s'", tmp, dir))) {
 		gm_remove_tree(tmp);
