@@ -16,6 +16,9 @@
 #   GPUMIX_CORUN_PAIRS="a:b .."  the pairs (default: 12 or more below,
 #                             those of the real-library set this host can run)
 #   GPUMIX_CORUN_K=K          runs alone and together (default 5)
+#   GPUMIX_CORUN_GPUS=LIST    spread the study's runs over these GPUs
+#                             (gpumix run --gpus: "all", "0,1"; default
+#                             one GPU at a time)
 #   OUT=DIR                   keeps corun.csv, corun.md, summary.txt and the
 #                             study itself in DIR/corun_fidelity: run again
 #                             (say, after a time limit stopped it), the
@@ -56,7 +59,9 @@ corun_study "$tmp/corun.yaml" "$study" "$K" "$mechs" ${GPUMIX_CORUN_PAIRS:-$pair
 set -- $corun_pairs
 echo "$BENCH_NAME: $# pairs, K = $K, under $mechs"
 t0=$(date +%s)
-if ! "$GPUMIX" run "$tmp/corun.yaml" >"$tmp/summary.md" 2>"$tmp/err"; then
+gpus=()
+[ -z "${GPUMIX_CORUN_GPUS:-}" ] || gpus=(--gpus "$GPUMIX_CORUN_GPUS")
+if ! "$GPUMIX" run "${gpus[@]}" "$tmp/corun.yaml" >"$tmp/summary.md" 2>"$tmp/err"; then
 	not_ok "the study did not end with every run ok (see below)"
 	grep -v '| ok |' "$tmp/summary.md" | grep '^| ' >&2
 fi

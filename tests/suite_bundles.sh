@@ -28,13 +28,16 @@ suite_cache() {
 }
 
 # suite_current B: bundle B is of the format this gpumix writes (a cached
-# bundle of an older one has no captured host times: captured again)
+# bundle of an older one lacks what later formats added, captured host
+# times and the trace's hashes: captured again)
 suite_current() {
 	[ -f "$1/manifest" ] &&
 		[ "$(sed -n 's/^format = //p' "$1/manifest")" = "$SUITE_BUNDLE_FORMAT" ]
 }
-# (what gpumix capture writes: GM_BUNDLE_FORMAT, common/record.h)
-SUITE_BUNDLE_FORMAT="gpumix-bundle 2"
+# (what gpumix capture writes: GM_BUNDLE_FORMAT, read from common/record.h
+# so that a new format is never taken for an old one)
+SUITE_BUNDLE_FORMAT=$(sed -n 's/^#define GM_BUNDLE_FORMAT "\(.*\)"$/\1/p' \
+	"${GPUMIX_TOP:-.}/common/record.h")
 
 # suite_bundle P: the bundle of program P in $SUITE_CACHE, captured when
 # missing or of an older format (its PASS line checked). Returns 1 when
