@@ -75,10 +75,10 @@ for s in $specs; do
 	p=${s%%:*} n=${s#*:}
 	[ -d "$SUITE_CACHE/$p" ] || continue
 	check_eq "$p#1-$n: an STP under each of the 7 variants (each copy against $p.single)" 7 \
-		"$(sqlite3 "$db" "SELECT count(DISTINCT variant) FROM intervals WHERE workload = '$p#1-$n' AND metric = 'STP' AND mean > 0")"
+		"$(db_query "$db" "SELECT count(DISTINCT variant) FROM intervals WHERE workload = '$p#1-$n' AND metric = 'STP' AND mean > 0")"
 done
 check_eq "every kernel has a sharing scenario" 0 \
-	"$(sqlite3 "$db" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE scenario IS NULL")"
+	"$(db_query "$db" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE scenario IS NULL")"
 check "the report has the scenarios table" test -s "$tmp/out/report/tables/scenarios.csv"
 cp "$tmp/out/report/tables/scenarios.csv" "$_results/scenarios.csv" 2>/dev/null
 sed 's/^/# /' "$tmp/out/report/tables/scenarios.csv"
