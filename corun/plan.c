@@ -142,13 +142,15 @@ int corun_plan_build(struct corun_plan *p, size_t nr_programs,
 			p->mechs[p->nr_mechs++] = corun_mechanism_at(i);
 		}
 	}
+	/* Round by round, every mode in each round: a drift of the machine,
+	 * or the first runs' warm-up, reaches the alone runs and the runs
+	 * together alike (all alone runs first made the first runs' cost
+	 * look like a speed-up together). */
 	for (unsigned k = 0; k < repeats; k++) {
 		for (size_t i = 0; i < nr_programs; i++) {
 			add_step(p, &alloc, NULL, k, i);
 		}
-	}
-	for (size_t m = 0; m < p->nr_mechs; m++) {
-		for (unsigned k = 0; k < repeats; k++) {
+		for (size_t m = 0; m < p->nr_mechs; m++) {
 			add_step(p, &alloc, p->mechs[m], k, 0);
 		}
 	}

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The plan of a native co-run (gpumix corun): which program runs when,
- * alone or with the others, under which mechanism. Every program first
- * runs alone K times (its alone GPU sections, round by round: each
- * repetition runs every program once, so that a drift of the machine
- * reaches all programs alike), then all programs run together K times
- * under each mechanism asked for, in the order of the mechanism table.
+ * alone or with the others, under which mechanism. K rounds; each round
+ * runs every program alone once (its alone GPU section), then all
+ * programs together once under each mechanism asked for, in the order of
+ * the mechanism table: a drift of the machine, or the first runs'
+ * warm-up, reaches every program and every mode alike.
  *
  * The mechanisms are how the programs' processes share the GPU: the
  * variants of the table (common/variant.c) that replay one process per
