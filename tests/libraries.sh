@@ -21,6 +21,19 @@ LIBRARY_PROGRAMS=(
 	"graph_host|$GPUMIX_BUILD/tests/gpu/progs/graph_host|"
 )
 
+# GPUMIX_LIBRARIES="jax_train cufft_c2c" keeps only those (a GPU run that
+# checks one program; the corun pairs look their programs up here too)
+if [ -n "${GPUMIX_LIBRARIES:-}" ]; then
+	_kept=()
+	for _l in "${LIBRARY_PROGRAMS[@]}"; do
+		case " $GPUMIX_LIBRARIES " in
+		*" ${_l%%|*} "*) _kept+=("$_l") ;;
+		esac
+	done
+	LIBRARY_PROGRAMS=("${_kept[@]}")
+	unset _kept _l
+fi
+
 # library_fields LINE: sets $lib_name, $lib_cmd, $lib_req
 library_fields() {
 	lib_name=${1%%|*}
