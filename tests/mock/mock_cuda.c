@@ -102,6 +102,15 @@
  *                               driver whose own memory lies where a
  *                               program's captured allocations were
  *                               (mock_vmm.c).
+ *   MOCK_CUDA_OCCUPY=WHEN:ADDR:BYTES  maps BYTES of inaccessible memory
+ *                               at ADDR (or where the kernel puts them
+ *                               when something is there) and keeps them:
+ *                               at cuInit (WHEN init), as the real
+ *                               driver's own reservations, which may
+ *                               cover a captured range, or before main
+ *                               (load), as a library. /proc/self/maps
+ *                               names them /memfd:mock-cuda-driver or
+ *                               /memfd:mock-cuda-library (mock_vmm.c).
  *   MOCK_CUDA_D2H_PAGES=FILE    each device-to-host copy into pageable
  *                               memory appends "BYTES RESIDENT PAGES" to
  *                               FILE: how many of the pages it writes

@@ -161,8 +161,8 @@ int mock_array_span(CUarray h, uintptr_t *base, size_t *bytes, size_t *width,
  */
 #define MOCK_VA_BASE UINT64_C(0x200000000000)
 uintptr_t mock_va_alloc(size_t size) MOCK_HIDDEN;
-/* MOCK_CUDA_DRIVER_BYTES (once per process): 0, or -1 after printing
- * what is wrong with it. */
+/* MOCK_CUDA_DRIVER_BYTES and MOCK_CUDA_OCCUPY (once per process): 0, or
+ * -1 after printing what is wrong with them. */
 int mock_va_knobs(void) MOCK_HIDDEN;
 void mock_va_free(uintptr_t start) MOCK_HIDDEN;
 int mock_vmm_valid(uintptr_t p, size_t n) MOCK_HIDDEN;

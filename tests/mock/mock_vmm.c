@@ -176,6 +176,68 @@ static void range_del(unsigned i)
 	nr_ranges--;
 }
 
+/*
+ * MOCK_CUDA_OCCUPY=WHEN:ADDR:BYTES, at @when ("load": the library's
+ * constructor, before main, as a library mapped there; "init": cuInit, as
+ * the real driver's own reservations, which scale with the device's
+ * memory): map BYTES of inaccessible memory at ADDR, or wherever the
+ * kernel puts them when something is there, and keep them. A memfd, so
+ * that /proc/self/maps names it ("/memfd:mock-cuda-driver" at init,
+ * "/memfd:mock-cuda-library" at load), as the driver's mappings of its
+ * device files are named. 0, or -1 after printing what is wrong.
+ */
+static int occupy(const char *when)
+{
+	const char *v = getenv("MOCK_CUDA_OCCUPY");
+	unsigned long long at, n;
+	size_t wl = strlen(when);
+	char *end;
+	void *p;
+	int fd;
+
+	if (!v || strncmp(v, when, wl) || v[wl] != ':') {
+		if (v && strncmp(v, "load:", 5) && strncmp(v, "init:", 5)) {
+			goto bad;
+		}
+		return 0;
+	}
+	at = strtoull(v + wl + 1, &end, 0);
+	if (*end != ':' || (at & (HOST_PAGE - 1))) {
+		goto bad;
+	}
+	n = strtoull(end + 1, &end, 0);
+	if (*end || !n) {
+		goto bad;
+	}
+	fd = memfd_create(!strcmp(when, "init") ? "mock-cuda-driver" :
+			  "mock-cuda-library", MFD_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "mock cuda: MOCK_CUDA_OCCUPY: memfd_create: "
+			"%s\n", strerror(errno));
+		return -1;
+	}
+	p = mmap((void *)(uintptr_t)at, (size_t)n, PROT_NONE,
+		 MAP_SHARED | MAP_NORESERVE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "mock cuda: MOCK_CUDA_OCCUPY: mmap: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "mock cuda: MOCK_CUDA_OCCUPY='%s' is not "
+		"load|init:ADDR:BYTES (ADDR page-aligned)\n", v);
+	return -1;
+}
+
+static int occupy_failed;
+
+__attribute__((constructor)) static void occupy_at_load(void)
+{
+	occupy_failed = occupy("load") < 0;
+}
+
 int mock_va_knobs(void)
 {
 	static int done;
@@ -183,10 +245,16 @@ int mock_va_knobs(void)
 	char *end;
 	unsigned long long n;
 
-	if (done || !v) {
+	if (done) {
 		return 0;
 	}
 	done = 1;
+	if (occupy_failed || occupy("init") < 0) {
+		return -1;
+	}
+	if (!v) {
+		return 0;
+	}
 	n = strtoull(v, &end, 10);
 	if (*end || !n) {
 		fprintf(stderr, "mock cuda: MOCK_CUDA_DRIVER_BYTES='%s' is not "

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <cuda.h>
@@ -620,6 +621,60 @@ static void test_managed(CUstream a, CUkernel k_scale)
  * content from one mapping to the next, and unmapped memory is not
  * device memory any more.
  */
+/* Where [@at, @at + 1) is mapped per /proc/self/maps: whether its line
+ * names @what. */
+static int maps_name(uint64_t at, const char *what)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && at >= lo &&
+		    at < hi) {
+			found = strstr(line, what) != NULL;
+		}
+	}
+	if (f) {
+		fclose(f);
+	}
+	return found;
+}
+
+/* Under unified addressing a hinted reservation is not given where the
+ * process has anything mapped: the driver's own memory at cuInit
+ * (MOCK_CUDA_OCCUPY, set before cuInit by main) or any mmap. */
+static void test_occupied(void)
+{
+	const uint64_t gran = 2u << 20, drv = 0x300000000000ull,
+		       host = 0x300100000000ull;
+	CUdeviceptr r = 0;
+	void *p;
+
+	CHECK(maps_name(drv, "/memfd:mock-cuda-driver"),
+	      "MOCK_CUDA_OCCUPY=init: cuInit mapped its region at ADDR");
+	CHECK(maps_name(drv + (1u << 30) - 1, "/memfd:mock-cuda-driver") &&
+		      !maps_name(drv + (1u << 30), "/memfd:mock-cuda-driver"),
+	      "... BYTES of it");
+	CHECK_INT(cuMemAddressReserve(&r, gran, 0, drv + gran, 0),
+		  CUDA_SUCCESS, "a hint inside the driver's region");
+	CHECK(r && r != drv + gran, "... lands elsewhere");
+	cuMemAddressFree(r, gran);
+	p = mmap((void *)(uintptr_t)host, gran, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(p == (void *)(uintptr_t)host, "an mmap of the process");
+	CHECK_INT(cuMemAddressReserve(&r, gran, 0, host, 0), CUDA_SUCCESS,
+		  "a hint over it");
+	CHECK(r && r != host, "... lands elsewhere");
+	cuMemAddressFree(r, gran);
+	munmap(p, gran);
+	CHECK_INT(cuMemAddressReserve(&r, gran, 0, host, 0), CUDA_SUCCESS,
+		  "the same hint once unmapped");
+	CHECK(r == host, "... lands there");
+	cuMemAddressFree(r, gran);
+}
+
 static void test_vmm(CUstream a)
 {
 	CUmemAllocationProp prop;
@@ -888,6 +943,8 @@ int main(void)
 
 	/* Slow enough that "not run yet" holds on any machine. */
 	setenv("MOCK_CUDA_LATENCY_US", "20000", 1);
+	/* The driver's own memory at cuInit (test_occupied). */
+	setenv("MOCK_CUDA_OCCUPY", "init:0x300000000000:0x40000000", 1);
 	CHECK_INT(cuInit(0), CUDA_SUCCESS, "cuInit");
 	CHECK_INT(cuLibraryLoadData(&lib, "", NULL, NULL, 0, NULL, NULL, 0),
 		  CUDA_SUCCESS, "cuLibraryLoadData");
@@ -915,6 +972,7 @@ int main(void)
 	test_green(lib);
 	test_managed(a, k_scale);
 	test_vmm(a);
+	test_occupied();
 	test_graphs(a, b, e);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
