@@ -7,7 +7,10 @@
  * happens before the runtime's own device memory exists (the driver
  * hands out the same first addresses in every process, so the replay's
  * own allocations would take a program's captured range), and the ranges
- * live for the whole run.
+ * live for the whole run. Before even that, at the process's start, the
+ * ranges are held by placeholders (addr_hold.h), given back one by one
+ * just before each is reserved: what the process maps in between (the
+ * driver's own reservations at cuInit, CUPTI, blobs) goes elsewhere.
  */
 #include "addr_space.h"
 
@@ -121,9 +124,11 @@ static void release_ranges(struct gm_addr_prog *a)
 	}
 }
 
-/* Reserve, back and open every range of @a on device @dev. 0, or -1
- * with the reason in @a and nothing kept. */
-static int place(struct gm_addr_prog *a, CUdevice dev)
+/* Reserve, back and open every range of @a on device @dev, giving back
+ * @hold's placeholders there first. 0, or -1 with the reason in @a and
+ * nothing kept. */
+static int place(struct gm_addr_prog *a, CUdevice dev,
+		 struct gm_addr_hold *hold)
 {
 	CUmemAllocationProp prop;
 	CUmemAccessDesc acc;
@@ -143,17 +148,27 @@ static int place(struct gm_addr_prog *a, CUdevice dev)
 		snprintf(what, sizeof(what), "cannot reserve its captured "
 			 "range 0x%" PRIx64 "-0x%" PRIx64, (uint64_t)r->start,
 			 (uint64_t)(r->start + r->size));
+		gm_addr_hold_give(hold, r->start, r->size);
 		if (CU_CHECK(cuMemAddressReserve(&got, r->size, 0, r->start,
 						 0))) {
 			why_from_error(a, what);
 			goto fail;
 		}
 		if (got != r->start) {
-			/* A hint, not a promise: the range is in use here. */
+			/* A hint, not a promise: the range is in use here.
+			 * Say by what, so that a run on a GPU tells. */
+			const char *before = gm_addr_hold_missed(hold, r->start,
+								 r->size);
+			char occ[512];
 			cuMemAddressFree(got, r->size);
+			gm_addr_occupants(r->start, r->size, occ, sizeof(occ));
 			snprintf(a->why, sizeof(a->why), "%s: the driver placed "
 				 "it at 0x%" PRIx64 " (the range is in use in "
-				 "this process)", what, (uint64_t)got);
+				 "this process: %s%s%s)", what, (uint64_t)got,
+				 occ, !before ? "" : strcmp(before, occ) ?
+				 "; before the replay started: " :
+				 ", there before the replay started",
+				 before && strcmp(before, occ) ? before : "");
 			goto fail;
 		}
 		r->reserved = 1;
@@ -242,6 +257,32 @@ static uint64_t granularity(CUdevice dev, char *why, size_t len)
 	return gran;
 }
 
+void gm_addr_space_hold(struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+	unsigned *order;
+
+	if (run->opt.addresses == GM_ADDRESSES_RELOCATED) {
+		return;
+	}
+	order = placing_order(w);
+	for (unsigned k = 0; k < w->nr_programs; k++) {
+		struct gm_addr_prog a;
+
+		memset(&a, 0, sizeof(a));
+		if (program_ranges(w->programs[order[k]], GM_ADDR_HOLD_GRANULE,
+				   &a) == 0) {
+			for (uint64_t i = 0; i < a.nr_ranges; i++) {
+				gm_addr_hold_take(&run->addr_hold,
+						  a.ranges[i].start,
+						  a.ranges[i].size);
+			}
+		}
+		free(a.ranges);
+	}
+	free(order);
+}
+
 int gm_addr_space_init(struct gm_run *run)
 {
 	const struct gm_workload_desc *w = run->w;
@@ -255,6 +296,10 @@ int gm_addr_space_init(struct gm_run *run)
 		snprintf(why, sizeof(why), "--addresses relocated");
 	} else {
 		gran = granularity(run->dev, why, sizeof(why));
+	}
+	if (gm_addr_hold_count(&run->addr_hold)) {
+		gm_log(run, "replay: %zu captured ranges held since the replay "
+		       "started", gm_addr_hold_count(&run->addr_hold));
 	}
 	order = placing_order(w);
 	for (unsigned k = 0; k < w->nr_programs; k++) {
@@ -280,7 +325,7 @@ int gm_addr_space_init(struct gm_run *run)
 					 w->programs[o]->name,
 					 (uint64_t)hit->start,
 					 (uint64_t)(hit->start + hit->size));
-			} else if (place(a, run->dev) == 0) {
+			} else if (place(a, run->dev, &run->addr_hold) == 0) {
 				a->captured = 1;
 			}
 		}
@@ -297,11 +342,14 @@ int gm_addr_space_init(struct gm_run *run)
 		}
 	}
 	free(order);
+	/* Those of programs relocated: the runtime's memory may go there. */
+	gm_addr_hold_release(&run->addr_hold);
 	return 0;
 }
 
 void gm_addr_space_release(struct gm_run *run)
 {
+	gm_addr_hold_release(&run->addr_hold);
 	if (!run->addr) {
 		return;
 	}

@@ -14,6 +14,7 @@
 
 #include <cuda.h>
 
+#include "addr_hold.h"
 #include "bulk_alloc.h"
 #include "elastic_abi.h"
 #include "elastic_index.h"
@@ -180,6 +181,7 @@ struct gm_run {
 	struct gm_probe_run *probe;	/* --probe blocks (probe.h), or NULL */
 	struct gm_addr_prog *addr;	/* per program: its captured addresses
 					   (addr_space.h), or NULL */
+	struct gm_addr_hold addr_hold;	/* their placeholders until placed */
 	struct {
 		atomic_uint_fast64_t elastic;	/* launches made elastic */
 		atomic_uint_fast64_t physical;	/* kernel launches they took */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The replay process (struct gm_run): gm_replay_main() parses options,
- * prepares the run directory, starts CUPTI before CUDA, sets eager module
+ * holds the captured address ranges (addr_space.h), prepares the run
+ * directory, starts CUPTI before CUDA, sets eager module
  * loading, retains the primary context, reads the blobs, starts one thread
  * per program (prog.c) and the watchdog, and writes the run directory,
  * manifest last. Also the helpers every part shares: the clock, the log,
@@ -716,6 +717,12 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		one.programs = &w->programs[run.process_index];
 		one.nr_programs = 1;
 		run.w = w = &one;
+	}
+	/* Before anything maps memory (cuInit, CUPTI, the blobs): hold the
+	 * captured ranges this process places. The parent of a process
+	 * variant places none; each replay process holds its program's. */
+	if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) || run.board) {
+		gm_addr_space_hold(&run);
 	}
 	{
 		/* Before anything runs: the requests' arrival times. */

@@ -7,13 +7,16 @@
 # through them, as batched cuBLAS does) keeps a PTR_STORE per pointer word
 # of its tables, and the mock driver (which hands out the same device
 # addresses in every process, first fit, and honours a reservation's
-# address only where it is free) replays it verified both ways: at its
-# captured addresses (the default; the reservation made before the
-# runtime's own memory, which would otherwise take the range), and
-# relocated, for each reason a program is (--addresses relocated, the
-# range taken by the driver, a failing VMM call, another program of the
-# workload placed there first: the one with pointers to relocate wins).
-# The manifest says which and why; process variants place every program.
+# address only where nothing is mapped in the process, as under unified
+# addressing) replays it verified both ways: at its captured addresses
+# (the default; the reservation made before the runtime's own memory,
+# which would otherwise take the range, and the range held from the
+# replay's start, so that the driver's own memory at cuInit goes around
+# it), and relocated, for each reason a program is (--addresses
+# relocated, the range mapped by something before the replay started,
+# named, a failing VMM call, another program of the workload placed there
+# first: the one with pointers to relocate wins). The manifest says which
+# and why; process variants place every program, each in its process.
 . "$(dirname "$0")/../lib.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
 cd "$GPUMIX_TOP" || exit 1
@@ -34,6 +37,11 @@ check_match "every allocation carries its captured address" \
 	'GM_ALLOC\([0-9]+, 0, 16384, 0x200000000000\),
 .*GM_ALLOC\([0-9]+, 1, 16384, 0x200000010000\),
 .*GM_ALLOC\([0-9]+, 2, 64, 0x200000020000\),' "$(cat "$c")"
+
+# Two programs captured at the same addresses (as two processes are),
+# replayed below.
+"$GPUMIX" -q reconstruct --variant cuda -o "$tmp/pair" "$R/vmm" \
+	"$R/pointer-table" 2>/dev/null
 
 # replay NAME WORKLOAD [ARGS...]: replay, check it verified
 replay() {
@@ -68,15 +76,35 @@ check_eq "--addresses relocated: relocated" "relocated 0 0" \
 check_eq "... saying why" "--addresses relocated" "$(field "$m" program.0.addresses_why)"
 replay nss-relocated "$tmp/pt" --variant nss --addresses relocated
 
-MOCK_CUDA_DRIVER_BYTES=4096 replay taken "$tmp/pt" --variant single
+# The driver's own memory at cuInit where the captured range is (issue
+# 25: on a GPU with 141 GB the driver's reservations covered it): the
+# range is held from the replay's start, and the driver goes around it.
+MOCK_CUDA_DRIVER_BYTES=4096 replay driver-first "$tmp/pt" --variant single
+check_eq "the driver's first device memory at cuInit: still captured" \
+	captured "$(field "$tmp/run-driver-first/manifest" program.0.addresses)"
+occupy=0x200000000000:1073741824	# 1 GiB over the captured range
+MOCK_CUDA_OCCUPY=init:$occupy replay occupied-init "$tmp/pt" --variant single
+check_eq "the driver's reservation at cuInit over the range: still captured" \
+	captured "$(field "$tmp/run-occupied-init/manifest" program.0.addresses)"
+check_match "... the range held since the start, says the log" \
+	"replay: 1 captured ranges held since the replay started" \
+	"$(cat "$tmp/run-occupied-init/log")"
+MOCK_CUDA_OCCUPY=init:$occupy replay occupied-procs "$tmp/pair" --variant procs
+check_eq "... in each replay process of procs too" "captured captured" \
+	"$(field "$tmp/run-occupied-procs/manifest" program.0.addresses) $(field "$tmp/run-occupied-procs/manifest" program.1.addresses)"
+
+# Something mapped there before the replay's main (a library): the
+# reservation lands elsewhere, and the reason names what is there.
+MOCK_CUDA_OCCUPY=load:$occupy replay taken "$tmp/pt" --variant single
 m=$tmp/run-taken/manifest
-check_eq "the range taken by the driver: relocated" relocated \
+check_eq "the range mapped before the replay started: relocated" relocated \
 	"$(field "$m" program.0.addresses)"
-check_match "... the reservation landed elsewhere, and it says where" \
-	"^cannot reserve its captured range 0x200000000000-0x200000200000: the driver placed it at 0x[0-9a-f]+ \(the range is in use in this process\)$" \
+lib='0x200000000000-0x200040000000 ---s /memfd:mock-cuda-library \(deleted\)'
+check_match "... the reservation landed elsewhere: where, and what is in the range, there since before the start" \
+	"^cannot reserve its captured range 0x200000000000-0x200000200000: the driver placed it at 0x[0-9a-f]+ \(the range is in use in this process: $lib, there before the replay started\)$" \
 	"$(field "$m" program.0.addresses_why)"
 check_match "... in the log too" \
-	"program 'pointer-table': allocations relocated: cannot reserve" \
+	"program 'pointer-table': allocations relocated: cannot reserve .* in use in this process: $lib" \
 	"$(cat "$tmp/run-taken/log")"
 
 for f in cuMemAddressReserve:reserve cuMemCreate:back; do
@@ -86,9 +114,7 @@ for f in cuMemAddressReserve:reserve cuMemCreate:back; do
 		"$(field "$tmp/run-fail-${f%%:*}/manifest" program.0.addresses_why)"
 done
 
-# Two programs captured at the same addresses (as two processes are).
-"$GPUMIX" -q reconstruct --variant cuda -o "$tmp/pair" "$R/vmm" \
-	"$R/pointer-table" 2>/dev/null
+# The pair in one process.
 replay pair "$tmp/pair" --variant cuda
 m=$tmp/run-pair/manifest
 check_eq "a pair: the program with pointers in device memory is placed" \
