@@ -21,17 +21,20 @@ check_eq "gpumix scale: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 check_eq "a point per partition size and the whole GPU" "4 8 12 16 20 24" \
 	"$(awk -F, '$1 == "basic" && $2 == "" { print $3 }' "$tmp/sc/scale.csv" | tr '\n' ' ' | sed 's/ $//')"
-check_eq "the program's knee is 16 SMs (of 24)" "basic,,16,24" \
-	"$(grep '^basic,,' "$tmp/sc/knees.csv" | cut -d, -f1-4)"
+# The program's points are its replays' wall times, which a loaded
+# machine stretches (a 12% slower 16-SM point moved its knee to 20 in a
+# CI run): its knee is asserted where one wave fits; the kernels' points
+# are their GPU times, the mock's exact waves, and their knees exactly 16.
+check_match "the program's knee is where one wave fits: 16, 20 or 24 SMs (of 24)" \
+	"^basic,,(16|20|24),24$" "$(grep '^basic,,' "$tmp/sc/knees.csv" | cut -d, -f1-4)"
 t4=$(awk -F, '$1 == "basic" && $2 == "" && $3 == 4 { print $4 }' "$tmp/sc/scale.csv")
 t24=$(awk -F, '$1 == "basic" && $2 == "" && $3 == 24 { print $4 }' "$tmp/sc/scale.csv")
 check "4 SMs take about 4 times as long as 24 ($t4 ms, $t24 ms)" \
 	awk -v a="$t4" -v b="$t24" 'BEGIN { exit !(a / b > 3.5 && a / b < 4.5) }'
-check_eq "a knee per kernel, never below 16 SMs (2 waves are never within 5% of 1)" \
-	"3 0" "$(grep -c '^basic,_Z' "$tmp/sc/knees.csv") \
-$(awk -F, '$1 == "basic" && $2 != "" && $3 < 16' "$tmp/sc/knees.csv" | wc -l | tr -d ' ')"
+check_eq "a knee per kernel, each at 16 SMs (2 waves are never within 5% of 1)" \
+	"16 16 16" "$(awk -F, '$1 == "basic" && $2 != "" { print $3 }' "$tmp/sc/knees.csv" | paste -sd' ')"
 check_match "the Markdown table is printed: a row per curve, a column per size" \
-	"\| \(program\) \|( [0-9.]+ \|){6} 16 \|" "$out"
+	"\| \(program\) \|( [0-9.]+ \|){6} (16|20|24) \|" "$out"
 check_eq "and written to scale.md" "$out" "$(cat "$tmp/sc/scale.md")"
 check_eq "each green run had the partition it was asked for" "4 8 12" \
 	"$(for s in 4 8 12; do sed -n 's/^program.0.sm_count = //p' "$tmp/sc/runs/basic.$s/manifest"; done | tr '\n' ' ' | sed 's/ $//')"
