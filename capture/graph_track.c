@@ -548,6 +548,28 @@ void gtrack_inherit(uint64_t dst, uint64_t src)
 	pthread_mutex_unlock(&gs.lock);
 }
 
+void gtrack_exec_child(uint64_t exec, uint64_t node, uint64_t child)
+{
+	struct glist *x, *c;
+	long out;
+
+	pthread_mutex_lock(&gs.lock);
+	x = list_find(exec);
+	c = list_find(child);
+	out = x ? node_index(x, node) : -1;
+	/* gtrack_graph_child() put the child's copy right before the node
+	 * (its out item); the new child has as many nodes and the same
+	 * edges, only what they do changes. */
+	if (c && x != c && out >= 0 && (size_t)out >= c->nr) {
+		for (size_t i = 0; i < c->nr; i++) {
+			struct item it = c->items[i];
+			it.node = 0;
+			x->items[(size_t)out - c->nr + i] = it;
+		}
+	}
+	pthread_mutex_unlock(&gs.lock);
+}
+
 /*
  * The copies each host node of @l follows: a walk back along the edges
  * from each host node (an edge list sorted by target, CSR). Returns 0 or
