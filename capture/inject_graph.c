@@ -213,7 +213,8 @@ int graph_typed_call(const CUpti_CallbackData **cb, unsigned *cbid,
 int graph_typed_edges(const CUpti_CallbackData *cb,
 		      cuGraphAddDependencies_v2_params *p)
 {
-	static __thread CUgraphNode from[GENERIC_MAX_DEPS], to[GENERIC_MAX_DEPS];
+	static __thread CUgraphNode from[GENERIC_MAX_DEPS];
+	static __thread CUgraphNode to[GENERIC_MAX_DEPS];
 	static __thread CUgraphEdgeData data[GENERIC_MAX_DEPS];
 	const cuGraphAddNode_v2_params *v = cb->functionParams;
 	size_t k = 0;

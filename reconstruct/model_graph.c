@@ -25,8 +25,8 @@
 
 struct gcopy {
 	uint32_t op;		/* the D2H operation of the node */
-	uint32_t via;		/* the child graph node that brought it into
-				   the graph, + 1; 0: none */
+	uint32_t via;		/* the child graph node that brought it
+				   into the graph, + 1; 0: none */
 	uint64_t host;		/* its captured host destination */
 };
 
