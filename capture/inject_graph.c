@@ -586,19 +586,25 @@ void sp_capture_begin(struct sp_call *c)
 }
 
 /* cuStreamBeginCaptureToGraph: the dependencies are nodes of the graph,
- * as a node's. */
+ * as a node's; edges that are not plain (programmatic, into the first
+ * node the capture makes) in the entry's data, one CUgraphEdgeData a
+ * word (cuda_api.def). */
 void sp_capture_to(struct sp_call *c)
 {
 	uint64_t *a = c->a;
 	const CUgraphNode *deps = (const CUgraphNode *)(uintptr_t)a[2];
 	const CUgraphEdgeData *ed = (const void *)(uintptr_t)a[3];
 	uint64_t n = a[4];
+	uint64_t *w;
 
 	for (uint64_t i = 0; deps && i < n && i < GRAPH_MAX_DEPS; i++) {
 		a[c->f->deps + i] = (uintptr_t)deps[i];
 	}
-	if (!c->exit && (n > GRAPH_MAX_DEPS || !edges_plain(ed, n))) {
+	if (!c->exit && n > GRAPH_MAX_DEPS) {
 		sp_unsupported(c);
+	} else if (!c->exit && !edges_plain(ed, n) &&
+		   (w = gm_capture_data(c->r, (size_t)n * 8))) {
+		memcpy(w, ed, (size_t)n * 8);
 	}
 	if (c->ok) {
 		gtrack_begin_to(c->key, a[1]);

@@ -1720,14 +1720,25 @@ static int do_capture_to_graph(const struct call *c)
 	SAME_WORD(cuStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph_ptsz,
 		  dep0);
 
+	const uint64_t *edges = NULL;
+
 	if (a->numDependencies > GRAPH_MAX_DEPS) {
 		/* Reported at capture: without its edges, none of it. */
 		unsupported(c->f, c->ev, c->api);
 		return 0;
 	}
+	if (c->in->data.len) {
+		if (c->in->data.len != a->numDependencies * 8) {
+			return gm_error(EVF "%zu bytes of edge data recorded for "
+					"%" PRIu64 " dependencies", c->ev, c->api,
+					c->in->data.len, a->numDependencies);
+		}
+		edges = (const uint64_t *)(const void *)c->in->data.buf;
+	}
 	return model_capture_to_graph(c->f->p, c->ev, c->api,
 				      stream_of(c->x, a->hStream), a->hGraph,
-				      &a->dep0, (unsigned)a->numDependencies);
+				      &a->dep0, edges,
+				      (unsigned)a->numDependencies);
 }
 
 static int do_capture_end(const struct call *c)

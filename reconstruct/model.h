@@ -339,10 +339,12 @@ int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
 int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 			uint64_t stream);
 /* cuStreamBeginCaptureToGraph: @stream captures into @graph, after its
- * nodes @deps (those no recorded call made: a warning each). */
+ * nodes @deps (those no recorded call made: a warning each), by edges of
+ * the kinds @edges gives (NULL: all plain; else the bytes of each
+ * CUgraphEdgeData). */
 int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t stream, uint64_t graph, const uint64_t *deps,
-			   unsigned nr_deps);
+			   const uint64_t *edges, unsigned nr_deps);
 int model_capture_end(struct model_prog *p, uint64_t ev, const char *api,
 		      uint64_t stream, uint64_t graph);
 /* cuGraphCreate. */

@@ -200,10 +200,11 @@ int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 
 int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t stream, uint64_t graph, const uint64_t *deps,
-			   unsigned nr_deps)
+			   const uint64_t *edges, unsigned nr_deps)
 {
 	struct model_graphs *g = graphs_of(p);
 	uint32_t gid, after = 0, known = 0;
+	uint64_t edge = 0;
 	uint16_t s;
 	struct mop *op;
 
@@ -218,6 +219,7 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 		uint32_t nid;
 		if (handle_map_get(&g->node_map, deps[i], &nid)) {
 			after = nid;
+			edge = edges ? edges[i] : 0;
 			known++;
 		} else {
 			model_add_warning(p, ev, "%s: dependency on node 0x%"
@@ -227,7 +229,18 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 	}
 	if (known > 1) {
 		/* The capture begins after one empty node that joins them:
-		 * the same order, one edge to the captured work. */
+		 * the same order, one edge to the captured work (a full one:
+		 * a programmatic edge joins kernel nodes only). */
+		for (unsigned i = 0; edges && i < nr_deps; i++) {
+			if (edges[i]) {
+				model_add_warning(p, ev, "%s: a programmatic "
+						  "edge among %u dependencies is "
+						  "replayed as a full one", api,
+						  nr_deps);
+				break;
+			}
+		}
+		edge = 0;
 		after = g->nr_nodes++;
 		op = model_op_add(p, ev, api, GM_OP_GRAPH_NODE);
 		op->a = gid;
@@ -245,10 +258,12 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 	}
 	*cap_slot(&g->stream_cap, &g->nr_stream_cap, s) = gid + 1;
 	op = model_op_add(p, ev, api,
+			  edge ? GM_OP_CAPTURE_EDGE :
 			  known ? GM_OP_CAPTURE_AFTER : GM_OP_CAPTURE_TO);
 	op->stream = s;
 	op->a = gid;
 	op->b = known ? after : 0;
+	op->x = edge;
 	return 0;
 }
 

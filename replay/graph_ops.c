@@ -251,13 +251,17 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		p->nr_capturing++;
 		return 0;
 	case GM_OP_CAPTURE_TO:
-	case GM_OP_CAPTURE_AFTER: {
-		size_t after = op->code == GM_OP_CAPTURE_AFTER;
+	case GM_OP_CAPTURE_AFTER:
+	case GM_OP_CAPTURE_EDGE: {
+		size_t after = op->code != GM_OP_CAPTURE_TO;
+		CUgraphEdgeData ed;
+		memcpy(&ed, &op->x, sizeof(ed));
 		if (need_graph(p, op->a) < 0 ||
 		    (after && need_node(p, op->b) < 0) ||
 		    CU_CHECK(cuStreamBeginCaptureToGraph(
 			    st, p->graphs[op->a], after ? &p->nodes[op->b] : NULL,
-			    NULL, after, RELAXED))) {
+			    op->code == GM_OP_CAPTURE_EDGE ? &ed : NULL, after,
+			    RELAXED))) {
 			return -1;
 		}
 		p->capturing[op->stream] = 1;

@@ -7,9 +7,9 @@
 # a stream traced into a graph the program made
 # (cuStreamBeginCaptureToGraph, no dependencies), an outer graph of
 # generic nodes (cuGraphAddNode_v2: kernel, child graph, copy back, empty
-# node), kernel nodes after programmatic edges (cuGraphAddNode_v2's and
-# cuGraphAddDependencies_v2's edge data), and a second trace into the
-# outer graph after its empty node; before each launch a kernel node's
+# node), kernel nodes after programmatic edges (cuGraphAddNode_v2's,
+# cuGraphAddDependencies_v2's and cuStreamBeginCaptureToGraph's edge
+# data), and a second trace into the outer graph after its empty node; before each launch a kernel node's
 # parameters change in the executable graph, and before the last its
 # child graph node gets a newly traced graph
 # (cuGraphExecChildGraphNodeSetParams). Nothing is unsupported, each
@@ -36,7 +36,7 @@ check_eq "the generic nodes are counted as the typed calls" "3 1 2 1" \
 check_eq "... and not as unsupported" "" "$(field "$B/manifest" unsupported.cuGraphAddNode_v2)"
 check_eq "the programmatic edge of a generic node is one more cuGraphAddDependencies_v2" \
 	2 "$(field "$B/manifest" calls.cuGraphAddDependencies_v2)"
-check_eq "three traces into graphs" 3 "$(field "$B/manifest" calls.cuStreamBeginCaptureToGraph)"
+check_eq "four traces into graphs" 4 "$(field "$B/manifest" calls.cuStreamBeginCaptureToGraph)"
 check_eq "kernel node and child graph changes in the executable graph" "3 1" \
 	"$(field "$B/manifest" calls.cuGraphExecKernelNodeSetParams_v2) $(field "$B/manifest" calls.cuGraphExecChildGraphNodeSetParams)"
 
@@ -52,10 +52,11 @@ for v in single cuda; do
 	[ "$rc" = 0 ] || printf '%s\n' "$out" | tail -3 | sed 's/^/#   /'
 	check_eq "$v: status ok (every result verified)" ok "$(field "$tmp/run.$v/manifest" status)"
 	# The mock logs each edge that is not plain with its CUgraphEdgeData
-	# bytes: programmatic (type 1) from port 1, and from port 2.
+	# bytes: programmatic (type 1) from port 1 (a node's and a trace's),
+	# and from port 2.
 	n=$(awk -F'\t' '$1 == "cmdbuf"' "$tmp/run.$v/replays.tsv" | wc -l)
-	check_eq "$v: each of the $n replays makes both programmatic edges" \
-		"$n $n" "$(grep -c ' graph_edge 65537$' "$tmp/calls.$v") $(grep -c ' graph_edge 65538$' "$tmp/calls.$v")"
+	check_eq "$v: each of the $n replays makes the 3 programmatic edges" \
+		"$((2 * n)) $n" "$(grep -c ' graph_edge 65537$' "$tmp/calls.$v") $(grep -c ' graph_edge 65538$' "$tmp/calls.$v")"
 	check_eq "$v: ... and updates the child graph node" \
 		"$n" "$(grep -c ' child_graph_set 2$' "$tmp/calls.$v")"
 done
@@ -72,7 +73,8 @@ check_eq "each of the 3 launches checks its 4 copies back" 12 \
 	"$(grep -c 'GM_GRAPH_CHECK(' "$c")"
 check_match "the programmatic edges: their edge data, in order" \
 	'cuGraphAddDependencies_v2 \*/ GM_GRAPH_EDGE\([0-9]+, 1, 0, 4, 0x10001\),
-.*cuGraphAddDependencies_v2 \*/ GM_GRAPH_EDGE\([0-9]+, 1, 4, 6, 0x10002\),' "$(cat "$c")"
+.*cuGraphAddDependencies_v2 \*/ GM_GRAPH_EDGE\([0-9]+, 1, 4, 6, 0x10002\),
+.*cuStreamBeginCaptureToGraph \*/ GM_CAPTURE_EDGE\([0-9]+, 1, 1, 6, 0x10001\),' "$(cat "$c")"
 check_eq "the kernel node after one changes before each launch" 3 \
 	"$(grep -c 'cuGraphExecKernelNodeSetParams_v2 \*/ GM_KNODE_SET([0-9]*, [0-9]*, 4, 0)' "$c")"
 check_match "the child graph node (1) of the executable graph runs the third trace (2)" \

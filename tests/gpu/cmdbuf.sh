@@ -5,7 +5,8 @@
 # (tests/gpu/progs/cmdbuf.cu, doc/graphs.md): traces into graphs the
 # program made (cudaStreamBeginCaptureToGraph, the second after a node),
 # generic nodes (cudaGraphAddNode), kernel nodes after programmatic edges
-# (programmatic dependent launch), kernel node parameters changed in the
+# (programmatic dependent launch: edge data of cudaGraphAddNode,
+# cudaGraphAddDependencies and cudaStreamBeginCaptureToGraph), kernel node parameters changed in the
 # executable graph, and its child graph node given a newly traced graph
 # (cudaGraphExecChildGraphNodeSetParams). Captured with nothing
 # unsupported; the programmatic edges and the child graph update in the
@@ -29,7 +30,7 @@ info=$("$GPUMIX" trace info "$tmp/cmdbuf" 2>&1)
 check_eq "no unsupported call" 0 "$(field "$tmp/cmdbuf/manifest" loss.unsupported_calls)"
 [ "$(field "$tmp/cmdbuf/manifest" loss.unsupported_calls)" = 0 ] ||
 	sed -n '/^unsupported calls:/,/^runtime calls:/p' <<<"$info" | sed 's/^/#   /'
-check_eq "three traces into graphs" 3 \
+check_eq "four traces into graphs" 4 \
 	"$(sed -n 's/^  cuStreamBeginCaptureToGraph  *//p' <<<"$info")"
 check_eq "one child graph update" 1 \
 	"$(field "$tmp/cmdbuf/manifest" calls.cuGraphExecChildGraphNodeSetParams)"
@@ -44,8 +45,8 @@ for w in "cmdbuf:single:$tmp/cmdbuf" "cmdbuf+mm:cuda:$tmp/cmdbuf $SUITE_CACHE/mm
 	# The edges' CUgraphEdgeData bytes: programmatic (type 1) from the
 	# programmatic port (1), and from the launch completion port (2).
 	c=$(cat "$tmp"/r-"$name".$v/replay*.c 2>/dev/null)
-	check_eq "$name $v: both programmatic edges in the replay program" "1 1" \
-		"$(grep -c 'GM_GRAPH_EDGE([0-9]*, [0-9]*, [0-9]*, [0-9]*, 0x10001)' <<<"$c") $(grep -c 'GM_GRAPH_EDGE([0-9]*, [0-9]*, [0-9]*, [0-9]*, 0x10002)' <<<"$c")"
+	check_eq "$name $v: the 3 programmatic edges in the replay program" "1 1 1" \
+		"$(grep -c 'GM_GRAPH_EDGE([0-9]*, [0-9]*, [0-9]*, [0-9]*, 0x10001)' <<<"$c") $(grep -c 'GM_GRAPH_EDGE([0-9]*, [0-9]*, [0-9]*, [0-9]*, 0x10002)' <<<"$c") $(grep -c 'GM_CAPTURE_EDGE([0-9]*, [0-9]*, [0-9]*, [0-9]*, 0x10001)' <<<"$c")"
 	check_eq "$name $v: the child graph update too" 1 "$(grep -c 'GM_CHILD_SET(' <<<"$c")"
 	n=$(awk -F'\t' '$1 == "cmdbuf"' "$tmp/run-$name.$v/replays.tsv" | wc -l)
 	check_eq "$name $v: one graph launch per captured launch ($n replays)" \

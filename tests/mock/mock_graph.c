@@ -76,11 +76,15 @@ struct mexec {
 	unsigned nr, alloc;
 };
 
-/* A stream that captures: into @g, after node @last. */
+/* A stream that captures: into @g, after node @last (by edge @edge
+ * when @has_edge: a capture into a graph after an edge that is not
+ * plain, until its first node). */
 struct capturing {
 	CUstream s;
 	struct mgraph *g;
 	struct mnode *last;
+	CUgraphEdgeData edge;
+	int has_edge;
 	int origin;		/* began the capture (the others joined) */
 	uint64_t id;
 };
@@ -235,6 +239,10 @@ static CUresult node_add(struct mgraph *g, enum nkind kind,
 }
 
 static struct mgraph *graph_clone(const struct mgraph *src);
+static int is_kernel(const struct mnode *n);
+static int edge_ok(const CUgraphEdgeData *e, const struct mnode *from,
+		   int to_kernel);
+static void edges_log(const CUgraphEdgeData *ed, size_t n);
 
 /* A copy of node @n into @g; its dependencies are set by graph_clone(). */
 static struct mnode *node_copy(struct mgraph *g, const struct mnode *n)
@@ -302,12 +310,20 @@ CUresult mock_graph_take(CUstream h, struct mock_cmd *c)
 	}
 	pthread_mutex_lock(&gs.lock);
 	cp = cap_of(h);
+	/* The edge a capture into a graph began after, into its first node. */
 	r = !cp ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED :
+	    cp->has_edge &&
+	    !edge_ok(&cp->edge, cp->last, mock_cmd_is_kernel(c)) ?
+		CUDA_ERROR_INVALID_VALUE :
 	    node_add(cp->g, N_CMD, (const CUgraphNode *)&cp->last,
 		     cp->last ? 1 : 0, &n);
 	if (r == CUDA_SUCCESS) {
 		n->cmd = c;
 		cp->last = n;
+		if (cp->has_edge) {
+			edges_log(&cp->edge, 1);
+			cp->has_edge = 0;
+		}
 	}
 	pthread_mutex_unlock(&gs.lock);
 	return r;
@@ -386,8 +402,9 @@ int mock_graph_stream_wait(CUstream h, CUevent e)
 }
 
 static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
-		      size_t nr)
+		      const CUgraphEdgeData *ed, size_t nr)
 {
+	static const CUgraphEdgeData plain;
 	struct capturing *cp;
 
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD ||
@@ -398,6 +415,11 @@ static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
 	}
 	if (nr > 1) {
 		return CUDA_ERROR_NOT_SUPPORTED;	/* not needed yet */
+	}
+	if (nr && ed && (node_of(deps[0]) == NULL ||
+			 !edge_ok(ed, node_of(deps[0]), 1))) {
+		return CUDA_ERROR_INVALID_VALUE;	/* checked again, with
+							   the node it leads to */
 	}
 	pthread_mutex_lock(&gs.lock);
 	if (cap_of(h)) {
@@ -410,6 +432,10 @@ static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
 	cp->s = h;
 	cp->g = g;
 	cp->last = nr ? (struct mnode *)deps[0] : NULL;
+	cp->has_edge = nr && ed && memcmp(ed, &plain, sizeof(plain));
+	if (cp->has_edge) {
+		cp->edge = *ed;
+	}
 	cp->origin = 1;
 	cp->id = ++gs.next_id;
 	pthread_mutex_unlock(&gs.lock);
@@ -426,7 +452,7 @@ CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode
 	if (!g) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	r = begin(hStream, g, NULL, 0);
+	r = begin(hStream, g, NULL, NULL, 0);
 	if (r != CUDA_SUCCESS) {
 		graph_free(g);
 	}
@@ -439,12 +465,12 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
 					     size_t numDependencies,
 					     CUstreamCaptureMode mode)
 {
-	(void)dependencyData;
 	(void)mode;
 	if (!graph_of(hGraph)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	return begin(hStream, graph_of(hGraph), dependencies, numDependencies);
+	return begin(hStream, graph_of(hGraph), dependencies, dependencyData,
+		     numDependencies);
 }
 
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
@@ -503,7 +529,7 @@ CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
 					    (const CUgraphNode *)&cp->last : NULL;
 	}
 	if (edgeData_out) {
-		*edgeData_out = NULL;
+		*edgeData_out = cp && cp->has_edge ? &cp->edge : NULL;
 	}
 	if (numDependencies_out) {
 		*numDependencies_out = cp && cp->last ? 1 : 0;

@@ -1004,6 +1004,19 @@ static void test_graph_edges(CUstream a)
 		  "cuGraphAddDependencies: no programmatic edge to an empty node");
 	CHECK_INT(cuGraphAddDependencies(g, &k2, &k3, &ed, 1), CUDA_SUCCESS,
 		  "... a launch-order one between kernel nodes");
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+	CHECK_INT(cuStreamBeginCaptureToGraph(a, g, &empty, &ed, 1,
+					      CU_STREAM_CAPTURE_MODE_GLOBAL),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "no capture after a programmatic edge from an empty node");
+	CHECK_INT(cuStreamBeginCaptureToGraph(a, g, &k3, &ed, 1,
+					      CU_STREAM_CAPTURE_MODE_GLOBAL),
+		  CUDA_SUCCESS, "a capture after one from a kernel node");
+	CHECK_INT(cuMemsetD32Async(out, 0, N, a), CUDA_ERROR_INVALID_VALUE,
+		  "... whose first node must be a kernel");
+	CHECK_INT(scale(out, in, 2, a), CUDA_SUCCESS, "... as a launch is");
+	CHECK_INT(cuStreamEndCapture(a, &body), CUDA_SUCCESS,
+		  "cuStreamEndCapture");
 
 	/* a child graph, then another of the same shape, then not */
 	cuGraphCreate(&body, 0);

@@ -15,8 +15,10 @@
  *     after the one before;
  *   - programmatic dependent launch: a second kernel node after the first
  *     by a programmatic edge (cuGraphAddNode_v2's edge data), a copy back
- *     after it, and a third kernel node after the second by a
- *     launch-order edge (cuGraphAddDependencies_v2's edge data);
+ *     after it, a third kernel node after the second by a launch-order
+ *     edge (cuGraphAddDependencies_v2's edge data), and a trace into the
+ *     outer graph after the third by a programmatic edge
+ *     (cuStreamBeginCaptureToGraph's edge data): a kernel;
  *   - a second trace into the outer graph after its empty node (one
  *     dependency): a memset and a copy back;
  *   - the outer graph launched once per round after an ordinary kernel
@@ -85,16 +87,23 @@ static CUgraph graph_create(void)
 	return g;
 }
 
-/* cuStreamBeginCaptureToGraph of @s into @g after @dep (or none). */
-static void trace_begin(CUstream s, CUgraph g, CUgraphNode *dep)
+/* cuStreamBeginCaptureToGraph of @s into @g after @dep (or none), by an
+ * edge of @ed (NULL: plain). */
+static void trace_begin_edge(CUstream s, CUgraph g, CUgraphNode *dep,
+			     const CUgraphEdgeData *ed)
 {
 	cuStreamBeginCaptureToGraph_params p = {
-		s, g, dep, NULL, dep ? 1 : 0,
+		s, g, dep, ed, dep ? 1 : 0,
 		CU_STREAM_CAPTURE_MODE_THREAD_LOCAL };
 
 	MOCK_CALL(cuStreamBeginCaptureToGraph, &p,
-		  cuStreamBeginCaptureToGraph(s, g, p.dependencies, NULL,
+		  cuStreamBeginCaptureToGraph(s, g, p.dependencies, ed,
 					      p.numDependencies, p.mode));
+}
+
+static void trace_begin(CUstream s, CUgraph g, CUgraphNode *dep)
+{
+	trace_begin_edge(s, g, dep, NULL);
 }
 
 static void trace_end(CUstream s, CUgraph g)
@@ -192,18 +201,21 @@ static CUgraph trace_body(CUkernel scale, void **sargs, CUdeviceptr dout,
 static int command_buffers(CUkernel scale, CUkernel incr, CUstream s)
 {
 	CUdeviceptr din = alloc(N * 4), dout = alloc(N * 4), dfill = alloc(N * 4),
-		    dsrc = alloc(N * 4), dk2 = alloc(N * 4), dcnt = alloc(N * 4);
+		    dsrc = alloc(N * 4), dk2 = alloc(N * 4), dcnt = alloc(N * 4),
+		    dcnt2 = alloc(N * 4);
 	unsigned *in = pinned(N * 4), *out = pinned(N * 4),
 		 *fill = pinned(N * 4), *outa = pinned(N * 4),
 		 *outb = pinned(N * 4), *k2out = pinned(N * 4),
-		 *cnt = pinned(N * 4);
+		 *cnt = pinned(N * 4), *cnt2 = pinned(N * 4);
 	unsigned mul = MUL, kmul = 1, n = N;
 	void *sargs[5] = { &dout, &din, &mul, &n, NULL };
 	void *kargs[5] = { &dk2, &dsrc, &kmul, &n, NULL };
 	struct span sp = { (unsigned *)(uintptr_t)din, N };
 	struct span cp = { (unsigned *)(uintptr_t)dcnt, N };
+	struct span cp2 = { (unsigned *)(uintptr_t)dcnt2, N };
 	void *iargs[2] = { &sp, NULL };
 	void *cargs[2] = { &cp, NULL };
+	void *c2args[2] = { &cp2, NULL };
 	CUgraph body, body2, outer;
 	CUgraphNodeParams np;
 	CUgraphNode k, k2, k3, child, copy, empty;
@@ -219,6 +231,7 @@ static int command_buffers(CUkernel scale, CUkernel incr, CUstream s)
 	copy_in(din, in, N * 4, s);
 	copy_in(dsrc, k2out, N * 4, s);
 	copy_in(dcnt, cnt, N * 4, s);
+	copy_in(dcnt2, cnt, N * 4, s);
 	/* The traced command buffer: a kernel, a copy back. */
 	body = trace_body(scale, sargs, dout, outa, s);
 
@@ -277,6 +290,10 @@ static int command_buffers(CUkernel scale, CUkernel incr, CUstream s)
 		MOCK_CALL(cuGraphAddDependencies_v2, &p,
 			  cuGraphAddDependencies(outer, &k2, &k3, &ed, 1));
 	}
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+	trace_begin_edge(s, outer, &k3, &ed);
+	launch(incr, c2args, s);
+	trace_end(s, outer);
 
 	/* A second trace, into the outer graph after its empty node. */
 	trace_begin(s, outer, &empty);
@@ -335,12 +352,14 @@ static int command_buffers(CUkernel scale, CUkernel incr, CUstream s)
 		memset(fill, 0, N * 4);
 	}
 	copy_back(cnt, dcnt, N * 4, s);
+	copy_back(cnt2, dcnt2, N * 4, s);
 	{
 		cuStreamSynchronize_params p = { s };
 		MOCK_CALL(cuStreamSynchronize, &p, cuStreamSynchronize(s));
 	}
 	for (unsigned i = 0; i < N; i++) {
 		bad += cnt[i] != ROUNDS;
+		bad += cnt2[i] != ROUNDS;
 	}
 	return bad;
 }

@@ -7,7 +7,9 @@
 // before); programmatic dependent launch (a kernel node after the first
 // by a programmatic edge of cudaGraphAddNode, a copy back after it, a
 // third kernel node after the second by a launch-completion edge of
-// cudaGraphAddDependencies); a second trace into the outer graph after
+// cudaGraphAddDependencies, a trace into the outer graph after the third
+// by a programmatic edge of cudaStreamBeginCaptureToGraph: a kernel
+// counting launches too); a second trace into the outer graph after
 // its empty node (a memset and a copy back); the outer graph launched once
 // per round after an ordinary kernel changed its input, the second kernel
 // node's multiplier changed in the executable graph before each launch
@@ -89,8 +91,8 @@ static void kernel_node(cudaGraphNodeParams &np, void *fn, void **args)
 
 int main()
 {
-	unsigned *din, *dout, *dfill, *dsrc, *dk2, *dcnt, *in, *out, *fill,
-		*outa, *outb, *k2out, *cnt;
+	unsigned *din, *dout, *dfill, *dsrc, *dk2, *dcnt, *dcnt2, *in, *out,
+		*fill, *outa, *outb, *k2out, *cnt;
 	cudaStream_t s;
 	cudaGraph_t body, body2 = NULL, outer, got;
 	cudaGraphNode_t k, k2, k3, child, copy, empty;
@@ -115,6 +117,7 @@ int main()
 	CHECK(cudaMalloc(&dsrc, N * 4));
 	CHECK(cudaMalloc(&dk2, N * 4));
 	CHECK(cudaMalloc(&dcnt, N * 4));
+	CHECK(cudaMalloc(&dcnt2, N * 4));
 	CHECK(cudaMallocHost(&outa, N * 4));
 	CHECK(cudaMallocHost(&outb, N * 4));
 	CHECK(cudaMallocHost(&k2out, N * 4));
@@ -126,6 +129,7 @@ int main()
 	CHECK(cudaMemcpyAsync(din, in, N * 4, cudaMemcpyHostToDevice, s));
 	CHECK(cudaMemcpyAsync(dsrc, k2out, N * 4, cudaMemcpyHostToDevice, s));
 	CHECK(cudaMemsetAsync(dcnt, 0, N * 4, s));
+	CHECK(cudaMemsetAsync(dcnt2, 0, N * 4, s));
 
 	// The traced command buffer: a kernel, a copy back.
 	if (!(body = trace_body(s, dout, din, MUL, outa))) {
@@ -175,6 +179,11 @@ int main()
 	CHECK(cudaGraphAddNode(&k3, outer, NULL, NULL, 0, &np));
 	ed.from_port = cudaGraphKernelNodePortLaunchCompletion;
 	CHECK(cudaGraphAddDependencies(outer, &k2, &k3, &ed, 1));
+	ed.from_port = cudaGraphKernelNodePortProgrammatic;
+	CHECK(cudaStreamBeginCaptureToGraph(s, outer, &k3, &ed, 1,
+					    cudaStreamCaptureModeThreadLocal));
+	incr<<<N / 256, 256, 0, s>>>(dcnt2, N);
+	CHECK(cudaStreamEndCapture(s, &got));
 
 	// A second trace, into the outer graph after its empty node.
 	CHECK(cudaStreamBeginCaptureToGraph(s, outer, &empty, NULL, 1,
@@ -216,6 +225,11 @@ int main()
 		memset(fill, 0, N * 4);
 	}
 	CHECK(cudaMemcpyAsync(cnt, dcnt, N * 4, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaStreamSynchronize(s));
+	for (int i = 0; i < N && bad < 10; i++) {
+		bad += cnt[i] != ROUNDS;
+	}
+	CHECK(cudaMemcpyAsync(cnt, dcnt2, N * 4, cudaMemcpyDeviceToHost, s));
 	CHECK(cudaStreamSynchronize(s));
 	for (int i = 0; i < N && bad < 10; i++) {
 		bad += cnt[i] != ROUNDS;
