@@ -398,7 +398,10 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 
 	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 ||
 	    cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode) {
-		generic = cb;
+		/* Only the _v2 form has edge data. */
+		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2) {
+			generic = cb;
+		}
 		if (graph_typed_call(&cb, &cbid, exit, t)) {
 			return;
 		}

@@ -227,10 +227,10 @@ int graph_typed_call(const CUpti_CallbackData **cb, unsigned *cbid,
 
 /*
  * The edges that are not plain (programmatic) of the generic node call
- * @cb (cuGraphAddNode_v2, at its successful exit), which its typed call
- * left out: 1 with *@p the cuGraphAddDependencies_v2 that adds them to
- * the new node (thread-local arrays, valid until the thread's next such
- * call), 0 when it has none.
+ * @cb (cuGraphAddNode_v2 only, at its successful exit), which its typed
+ * call left out: 1 with *@p the cuGraphAddDependencies_v2 that adds them
+ * to the new node (thread-local arrays, valid until the thread's next
+ * such call), 0 when it has none.
  */
 int graph_typed_edges(const CUpti_CallbackData *cb,
 		      cuGraphAddDependencies_v2_params *p);

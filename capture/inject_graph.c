@@ -222,7 +222,7 @@ int graph_typed_edges(const CUpti_CallbackData *cb,
 	if (cb->callbackSite != CUPTI_API_EXIT || !v || !v->phGraphNode ||
 	    !v->dependencies || !v->dependencyData ||
 	    v->numDependencies > GENERIC_MAX_DEPS) {
-		return 0;	/* cuGraphAddNode has no edge data */
+		return 0;
 	}
 	for (size_t i = 0; i < v->numDependencies; i++) {
 		if (!edge_plain(v->dependencyData, i)) {

@@ -525,6 +525,11 @@ int main(void)
 		set[1] = 0xa73;
 		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, set_u64, set);
 		(void)ed;
+		/* The first form has no edge data: one plain dependency. */
+		cuGraphAddNode_params g1 = { &node, (CUgraph)0xa70, &dep, 1,
+					     &np };
+		set[1] = 0xa75;
+		DRV(cuGraphAddNode, &g1, CUDA_SUCCESS, set_u64, set);
 	}
 
 	/* A failing runtime call is recorded with its error. */

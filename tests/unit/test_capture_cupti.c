@@ -447,7 +447,7 @@ int main(void)
 		      "... a conditional node is unsupported, by name, a "
 		      "programmatic edge is not");
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "calls.cuGraphAddEmptyNode"), "2",
+		CHECK_STR(mget(m, "calls.cuGraphAddEmptyNode"), "3",
 			  "... counted as the typed call");
 		CHECK_STR(mget(m, "unsupported.cuGraphAddNode_v2"), "1",
 			  "... the unsupported one under its own name");
@@ -468,7 +468,15 @@ int main(void)
 		      "that adds it: (from, to, edge data)");
 		CHECK(find(GM_EV_EXIT, GM_API_cuGraphAddDependencies_v2, 0) != NULL,
 		      "... which exits");
+		CHECK(!find(GM_EV_ENTER, GM_API_cuGraphAddDependencies_v2, 1),
+		      "... the only one: cuGraphAddNode has no edge data");
 	}
+	ev = find(GM_EV_ENTER, GM_API_cuGraphAddEmptyNode, 2);
+	CHECK(ev && ev->args[3] == 1 &&
+	      ev->args[gm_api_arg_index(GM_API_cuGraphAddEmptyNode, "dep0")] ==
+		      0xa71,
+	      "cuGraphAddNode: recorded as the typed call, its dependency "
+	      "plain");
 
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
