@@ -18,6 +18,8 @@
 struct item {
 	struct gtrack_node n;
 	uint64_t node;		/* its CUgraphNode, 0: not known */
+	size_t child_nr;	/* a child graph node's: how many items of its
+				   child's copy are right before it */
 };
 
 struct edge {
@@ -346,7 +348,8 @@ static long capture_add(struct member *s, const struct item *it, int advance)
 
 void gtrack_event_record(uint64_t event, uint64_t key)
 {
-	struct item it = { { GTRACK_EVENT, { 0 }, event, { 0, 0 }, NULL }, 0 };
+	struct item it = { { GTRACK_EVENT, { 0 }, event, { 0, 0 }, NULL },
+			   0, 0 };
 	struct member *s, *e;
 
 	pthread_mutex_lock(&gs.lock);
@@ -393,14 +396,16 @@ static int capture_item(uint64_t key, const struct item *it)
 
 int gtrack_capture_copy(uint64_t key, const struct gm_span *span)
 {
-	struct item it = { { GTRACK_COPY, *span, 0, { 0, 0 }, NULL }, 0 };
+	struct item it = { { GTRACK_COPY, *span, 0, { 0, 0 }, NULL },
+			   0, 0 };
 
 	return capture_item(key, &it);
 }
 
 int gtrack_capture_host(uint64_t key, void *host)
 {
-	struct item it = { { GTRACK_HOST, { 0 }, 0, { 0, 0 }, host }, 0 };
+	struct item it = { { GTRACK_HOST, { 0 }, 0, { 0, 0 }, host },
+			   0, 0 };
 
 	return capture_item(key, &it);
 }
@@ -527,6 +532,7 @@ void gtrack_graph_child(uint64_t graph, uint64_t node, const uint64_t *deps,
 	for (size_t i = 0; i < c->nr_edges; i++) {
 		edge_add(l, base + c->edges[i].from, base + c->edges[i].to);
 	}
+	out.child_nr = c->nr;
 	out_idx = list_add(l, &out);
 	for (size_t i = 0; i < c->nr; i++) {
 		edge_add(l, in_idx, base + (long)i);
@@ -544,6 +550,28 @@ void gtrack_inherit(uint64_t dst, uint64_t src)
 	s = list_find(src);
 	if (d && s && d != s) {
 		list_copy(d, s);
+	}
+	pthread_mutex_unlock(&gs.lock);
+}
+
+void gtrack_exec_child(uint64_t exec, uint64_t node, uint64_t child)
+{
+	struct glist *x, *c;
+	long out;
+
+	pthread_mutex_lock(&gs.lock);
+	x = list_find(exec);
+	c = list_find(child);
+	out = x ? node_index(x, node) : -1;
+	/* gtrack_graph_child() put the child's copy right before the node
+	 * (its out item); the new child has as many nodes and the same
+	 * edges, only what they do changes. */
+	if (c && x != c && out >= 0 && x->items[out].child_nr == c->nr) {
+		for (size_t i = 0; i < c->nr; i++) {
+			struct item it = c->items[i];
+			it.node = 0;
+			x->items[(size_t)out - c->nr + i] = it;
+		}
 	}
 	pthread_mutex_unlock(&gs.lock);
 }

@@ -104,6 +104,10 @@ void gtrack_graph_child(uint64_t graph, uint64_t node, const uint64_t *deps,
  * clone, exec update). */
 void gtrack_inherit(uint64_t dst, uint64_t src);
 
+/* Child graph node @node of executable graph @exec runs @child's nodes
+ * from now on (cuGraphExecChildGraphNodeSetParams: the same topology). */
+void gtrack_exec_child(uint64_t exec, uint64_t node, uint64_t child);
+
 /*
  * What a launch of @exec delivers: its nodes in the order they were made
  * and, per host node, the copy nodes it follows (directly or not).

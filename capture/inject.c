@@ -309,6 +309,7 @@ static sp_handler *const specials[GM_SP_COUNT] = {
 	[GM_SP_VMM_CREATE] = sp_vmm_create,
 	[GM_SP_VMM_ACCESS] = sp_vmm_access,
 	[GM_SP_CAPTURE_TO] = sp_capture_to,
+	[GM_SP_GRAPH_CHILD_SET] = sp_graph_child_set,
 };
 
 /* Whether every special case has its handler: -1, or the first that
@@ -359,18 +360,51 @@ static void special(int api, const CUpti_CallbackData *cb, unsigned cbid,
  * unsupported at its entry otherwise.
  */
 static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
+		      struct gm_thread *t);
+
+/*
+ * After the exit of the generic node call @generic: its edges that are
+ * not plain, recorded (entry and exit) as the cuGraphAddDependencies_v2
+ * that adds them to the new node, with the call's correlation id.
+ */
+static void typed_edges(const CUpti_CallbackData *generic, struct gm_thread *t)
+{
+	cuGraphAddDependencies_v2_params p;
+	CUpti_CallbackData e;
+	CUresult ok = CUDA_SUCCESS;
+
+	if (!graph_typed_edges(generic, &p)) {
+		return;
+	}
+	e = *generic;
+	e.functionParams = &p;
+	e.functionName = "cuGraphAddDependencies_v2";
+	e.functionReturnValue = &ok;
+	e.callbackSite = CUPTI_API_ENTER;
+	on_driver(&e, CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2, t);
+	e.callbackSite = CUPTI_API_EXIT;
+	on_driver(&e, CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2, t);
+}
+
+static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 		      struct gm_thread *t)
 {
 	int exit = cb->callbackSite == CUPTI_API_EXIT;
 	uint64_t a[GM_MAX_ARGS];
 	struct gm_record r = { 0 };
 	const struct gm_api_desc *d;
+	const CUpti_CallbackData *generic = NULL;
 	int api;
 
-	if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 ||
-	     cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode) &&
-	    graph_typed_call(&cb, &cbid, exit, t)) {
-		return;
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 ||
+	    cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode) {
+		/* Only the _v2 form has edge data. */
+		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2) {
+			generic = cb;
+		}
+		if (graph_typed_call(&cb, &cbid, exit, t)) {
+			return;
+		}
 	}
 	if (!exit) {
 		gm_capture_count_call(0, cbid);
@@ -413,6 +447,9 @@ static void on_driver(const CUpti_CallbackData *cb, unsigned cbid,
 	}
 	gm_capture_emit(exit ? GM_EV_EXIT : GM_EV_ENTER, &r);
 	results_run_deferred();
+	if (generic && exit && r.status == CUDA_SUCCESS) {
+		typed_edges(generic, t);
+	}
 }
 
 static void on_device(const CUpti_ResourceData *rd)

@@ -225,9 +225,19 @@ sp_handler sp_host_func;
 int graph_typed_call(const CUpti_CallbackData **cb, unsigned *cbid,
 		     int exit, struct gm_thread *t);
 
+/*
+ * The edges that are not plain (programmatic) of the generic node call
+ * @cb (cuGraphAddNode_v2 only, at its successful exit), which its typed
+ * call left out: 1 with *@p the cuGraphAddDependencies_v2 that adds them
+ * to the new node (thread-local arrays, valid until the thread's next
+ * such call), 0 when it has none.
+ */
+int graph_typed_edges(const CUpti_CallbackData *cb,
+		      cuGraphAddDependencies_v2_params *p);
+
 sp_handler sp_capture_begin, sp_capture_to, sp_capture_end,
 	sp_graph_kernel, sp_graph_memcpy, sp_graph_memset, sp_graph_node,
-	sp_graph_child, sp_graph_deps, sp_graph_inherit;
+	sp_graph_child, sp_graph_deps, sp_graph_inherit, sp_graph_child_set;
 
 /* ---- inject_graph_launch.c: graph launches ---- */
 

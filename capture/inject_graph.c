@@ -9,8 +9,8 @@
  * capture follows of each node and edge, for the launches to come, is
  * graph_track.c's; host nodes are made with graph_host.c's trampoline.
  * What the replay cannot rebuild (more dependencies than the words hold,
- * edges other than full completion, copies and memsets of other shapes)
- * is reported as unsupported at the entry. Launches are
+ * copies and memsets of other shapes) is reported as unsupported at the
+ * entry. Launches are
  * inject_graph_launch.c's.
  */
 #include <cuda.h>
@@ -28,19 +28,28 @@
 /* Dependencies of a new node: the first GRAPH_MAX_DEPS as words. */
 #define GRAPH_MAX_DEPS 8
 
-/* Whether the @n edges of @ed (may be NULL) are plain ones: full
- * completion, the only kind the replay's edges are. */
-static int edges_plain(const CUgraphEdgeData *ed, uint64_t n)
+/* Whether edge @i of @ed (may be NULL) is plain: full completion. */
+static int edge_plain(const CUgraphEdgeData *ed, uint64_t i)
 {
 	static const CUgraphEdgeData plain;
 
-	for (uint64_t i = 0; ed && i < n; i++) {
-		if (memcmp(&ed[i], &plain, sizeof(plain))) {
+	return !ed || !memcmp(&ed[i], &plain, sizeof(plain));
+}
+
+/* Whether the @n edges of @ed (may be NULL) are plain ones. */
+static int edges_plain(const CUgraphEdgeData *ed, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (!edge_plain(ed, i)) {
 			return 0;
 		}
 	}
 	return 1;
 }
+
+/* The most dependencies of a generic node with edges that are not plain
+ * (the thread-local arrays of generic_node() and graph_typed_edges()). */
+#define GENERIC_MAX_DEPS 64
 
 /* The typed call a generic node becomes (generic_node()). */
 union typed_params {
@@ -116,9 +125,12 @@ static unsigned typed_node(const CUgraphNodeParams *np,
  * cuGraphAddNode_v2 and cuGraphAddNode (generic node creation): the node
  * is recorded as the typed call that makes the same node, whose words the
  * reader knows (the node parameter unions begin as the typed calls'
- * structs do). Fills @out (the callback data, pointing at @p) and returns
- * the typed call's callback id; 0 with *@why the unsupported name for a
- * node of another kind, or dependencies of other edge kinds.
+ * structs do), after the plain dependencies only: those of other edge
+ * kinds (programmatic) are recorded after it (graph_typed_edges()).
+ * Fills @out (the callback data, pointing at @p) and returns the typed
+ * call's callback id; 0 with *@why the unsupported name for a node of
+ * another kind, or more than GENERIC_MAX_DEPS dependencies with edges
+ * that are not plain.
  */
 static unsigned generic_node(const CUpti_CallbackData *cb, unsigned cbid,
 			     CUpti_CallbackData *out, union typed_params *p,
@@ -156,8 +168,19 @@ static unsigned generic_node(const CUpti_CallbackData *cb, unsigned cbid,
 	p->empty.dependencies = deps;
 	p->empty.numDependencies = n;
 	if (!edges_plain(ed, n)) {
-		*why = "cuGraphAddNode_v2.edge_data";
-		return 0;
+		static __thread CUgraphNode plain[GENERIC_MAX_DEPS];
+		size_t k = 0;
+		if (n > GENERIC_MAX_DEPS) {
+			*why = "cuGraphAddNode_v2.edge_data";
+			return 0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (edge_plain(ed, i)) {
+				plain[k++] = deps[i];
+			}
+		}
+		p->empty.dependencies = k ? plain : NULL;
+		p->empty.numDependencies = k;
 	}
 	if (!np) {
 		*why = "cuGraphAddNode_v2.unknown_kind";
@@ -185,6 +208,36 @@ int graph_typed_call(const CUpti_CallbackData **cb, unsigned *cbid,
 	*cb = &tcb;
 	*cbid = typed;
 	return 0;
+}
+
+int graph_typed_edges(const CUpti_CallbackData *cb,
+		      cuGraphAddDependencies_v2_params *p)
+{
+	static __thread CUgraphNode from[GENERIC_MAX_DEPS];
+	static __thread CUgraphNode to[GENERIC_MAX_DEPS];
+	static __thread CUgraphEdgeData data[GENERIC_MAX_DEPS];
+	const cuGraphAddNode_v2_params *v = cb->functionParams;
+	size_t k = 0;
+
+	if (cb->callbackSite != CUPTI_API_EXIT || !v || !v->phGraphNode ||
+	    !v->dependencies || !v->dependencyData ||
+	    v->numDependencies > GENERIC_MAX_DEPS) {
+		return 0;
+	}
+	for (size_t i = 0; i < v->numDependencies; i++) {
+		if (!edge_plain(v->dependencyData, i)) {
+			from[k] = v->dependencies[i];
+			to[k] = *v->phGraphNode;
+			data[k++] = v->dependencyData[i];
+		}
+	}
+	memset(p, 0, sizeof(*p));
+	p->hGraph = v->hGraph;
+	p->from = from;
+	p->to = to;
+	p->edgeData = data;
+	p->numDependencies = k;
+	return k > 0;
 }
 
 /* The dependencies of a node-adding call as words; at its successful
@@ -450,9 +503,13 @@ void sp_graph_child(struct sp_call *c)
 	}
 }
 
-/* The *@n edges of cuGraphAddDependencies (words @a) as (from, to) pairs
+/*
+ * The *@n edges of cuGraphAddDependencies (words @a) as (from, to) pairs
  * of words: in @r's data, or (@r NULL) allocated for the caller to free.
- * NULL when it has none or no memory for them. */
+ * In @r's data, when an edge is not plain, (from, to, edge) triples, the
+ * edge word the bytes of its CUgraphEdgeData (cuda_api.def). NULL when it
+ * has none or no memory for them.
+ */
 static uint64_t *edge_pairs(struct gm_record *r, const uint64_t *a,
 			    uint64_t *n)
 {
@@ -460,17 +517,24 @@ static uint64_t *edge_pairs(struct gm_record *r, const uint64_t *a,
 		ARGS(cuGraphAddDependencies_v2, a);
 	const CUgraphNode *from = (const void *)(uintptr_t)x->from;
 	const CUgraphNode *to = (const void *)(uintptr_t)x->to;
+	const CUgraphEdgeData *ed = (const void *)(uintptr_t)x->edgeData;
+	size_t w;
 	uint64_t *pairs;
 
 	*n = x->numDependencies;
 	if (!from || !to || !*n || *n > (1u << 20)) {
 		return NULL;
 	}
-	pairs = r ? gm_capture_data(r, (size_t)*n * 16)
+	w = r && !edges_plain(ed, *n) ? 3 : 2;
+	pairs = r ? gm_capture_data(r, (size_t)*n * w * 8)
 		  : malloc((size_t)*n * 2 * sizeof(*pairs));
 	for (uint64_t i = 0; pairs && i < *n; i++) {
-		pairs[2 * i] = (uintptr_t)from[i];
-		pairs[2 * i + 1] = (uintptr_t)to[i];
+		pairs[w * i] = (uintptr_t)from[i];
+		pairs[w * i + 1] = (uintptr_t)to[i];
+		if (w == 3) {
+			_Static_assert(sizeof(*ed) == 8, "one word an edge");
+			memcpy(&pairs[w * i + 2], &ed[i], 8);
+		}
 	}
 	return pairs;
 }
@@ -487,6 +551,21 @@ void sp_graph_deps(struct sp_call *c)
 		gtrack_graph_edges(ARGS(cuGraphAddDependencies_v2, c->a)->hGraph,
 				   pairs, (size_t)n);
 		free(pairs);
+	}
+}
+
+/* cuGraphExecChildGraphNodeSetParams: the node must be one the replay
+ * makes; the executable graph's copy of the child becomes the new one's. */
+void sp_graph_child_set(struct sp_call *c)
+{
+	const struct gm_args_cuGraphExecChildGraphNodeSetParams *x =
+		ARGS(cuGraphExecChildGraphNodeSetParams, c->a);
+
+	if (!c->exit && !gtrack_node_known(x->hNode)) {
+		sp_unsupported(c);
+	}
+	if (c->ok) {
+		gtrack_exec_child(x->hGraphExec, x->hNode, x->childGraph);
 	}
 }
 
@@ -507,19 +586,25 @@ void sp_capture_begin(struct sp_call *c)
 }
 
 /* cuStreamBeginCaptureToGraph: the dependencies are nodes of the graph,
- * as a node's. */
+ * as a node's; edges that are not plain (programmatic, into the first
+ * node the capture makes) in the entry's data, one CUgraphEdgeData a
+ * word (cuda_api.def). */
 void sp_capture_to(struct sp_call *c)
 {
 	uint64_t *a = c->a;
 	const CUgraphNode *deps = (const CUgraphNode *)(uintptr_t)a[2];
 	const CUgraphEdgeData *ed = (const void *)(uintptr_t)a[3];
 	uint64_t n = a[4];
+	uint64_t *w;
 
 	for (uint64_t i = 0; deps && i < n && i < GRAPH_MAX_DEPS; i++) {
 		a[c->f->deps + i] = (uintptr_t)deps[i];
 	}
-	if (!c->exit && (n > GRAPH_MAX_DEPS || !edges_plain(ed, n))) {
+	if (!c->exit && n > GRAPH_MAX_DEPS) {
 		sp_unsupported(c);
+	} else if (!c->exit && !edges_plain(ed, n) &&
+		   (w = gm_capture_data(c->r, (size_t)n * 8))) {
+		memcpy(w, ed, (size_t)n * 8);
 	}
 	if (c->ok) {
 		gtrack_begin_to(c->key, a[1]);

@@ -1720,14 +1720,25 @@ static int do_capture_to_graph(const struct call *c)
 	SAME_WORD(cuStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph_ptsz,
 		  dep0);
 
+	const uint64_t *edges = NULL;
+
 	if (a->numDependencies > GRAPH_MAX_DEPS) {
 		/* Reported at capture: without its edges, none of it. */
 		unsupported(c->f, c->ev, c->api);
 		return 0;
 	}
+	if (c->in->data.len) {
+		if (c->in->data.len != a->numDependencies * 8) {
+			return gm_error(EVF "%zu bytes of edge data recorded for "
+					"%" PRIu64 " dependencies", c->ev, c->api,
+					c->in->data.len, a->numDependencies);
+		}
+		edges = (const uint64_t *)(const void *)c->in->data.buf;
+	}
 	return model_capture_to_graph(c->f->p, c->ev, c->api,
 				      stream_of(c->x, a->hStream), a->hGraph,
-				      &a->dep0, (unsigned)a->numDependencies);
+				      &a->dep0, edges,
+				      (unsigned)a->numDependencies);
 }
 
 static int do_capture_end(const struct call *c)
@@ -1748,14 +1759,17 @@ static int do_graph_deps(const struct call *c)
 	const struct gm_args_cuGraphAddDependencies_v2 *a =
 		ARGS(cuGraphAddDependencies_v2);
 
-	if (c->in->data.len != a->numDependencies * 16) {
+	/* Pairs, or triples with edge data (cuda_api.def). */
+	unsigned width = c->in->data.len == a->numDependencies * 24 ? 3 : 2;
+
+	if (c->in->data.len != a->numDependencies * width * 8) {
 		return gm_error(EVF "%zu bytes of edges recorded for %" PRIu64
 				" edges", c->ev, c->api, c->in->data.len,
 				a->numDependencies);
 	}
 	return model_graph_deps(c->f->p, c->ev, c->api, a->hGraph,
 				(const uint64_t *)(const void *)c->in->data.buf,
-				a->numDependencies);
+				a->numDependencies, width);
 }
 
 /* Every instantiate row: phGraphExec, hGraph first. */
@@ -1787,6 +1801,15 @@ static int do_graph_update(const struct call *c)
 
 	return model_graph_update(c->f->p, c->ev, c->api, a->hGraphExec,
 				  a->hGraph);
+}
+
+static int do_graph_child_set(const struct call *c)
+{
+	const struct gm_args_cuGraphExecChildGraphNodeSetParams *a =
+		ARGS(cuGraphExecChildGraphNodeSetParams);
+
+	return model_graph_child_set(c->f->p, c->ev, c->api, a->hGraphExec,
+				     a->hNode, a->childGraph);
 }
 
 static int do_graph_kernel_set(const struct call *c)
@@ -1887,6 +1910,7 @@ static int (*const handlers[GM_RK_COUNT])(const struct call *) = {
 	[GM_RK_GRAPH_INSTANTIATE] = do_graph_instantiate,
 	[GM_RK_GRAPH_LAUNCH] = do_graph_launch,
 	[GM_RK_GRAPH_UPDATE] = do_graph_update,
+	[GM_RK_GRAPH_CHILD_SET] = do_graph_child_set,
 	[GM_RK_GRAPH_KERNEL_SET] = do_graph_kernel_set,
 	[GM_RK_GRAPH_CLONE] = do_graph_clone,
 	[GM_RK_GRAPH_DESTROY] = do_graph_destroy,

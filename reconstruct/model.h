@@ -339,10 +339,12 @@ int model_destroy_texture(struct model_prog *p, uint64_t ev, const char *api,
 int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 			uint64_t stream);
 /* cuStreamBeginCaptureToGraph: @stream captures into @graph, after its
- * nodes @deps (those no recorded call made: a warning each). */
+ * nodes @deps (those no recorded call made: a warning each), by edges of
+ * the kinds @edges gives (NULL: all plain; else the bytes of each
+ * CUgraphEdgeData). */
 int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t stream, uint64_t graph, const uint64_t *deps,
-			   unsigned nr_deps);
+			   const uint64_t *edges, unsigned nr_deps);
 int model_capture_end(struct model_prog *p, uint64_t ev, const char *api,
 		      uint64_t stream, uint64_t graph);
 /* cuGraphCreate. */
@@ -365,13 +367,20 @@ int model_graph_node_end(struct model_prog *p, uint64_t ev, const char *api,
 int model_graph_node(struct model_prog *p, uint64_t ev, const char *api,
 		     uint64_t graph, uint64_t node, unsigned kind, uint64_t arg,
 		     const uint64_t *deps, unsigned nr_deps);
-/* cuGraphAddDependencies: @n (from, to) pairs. */
+/* cuGraphAddDependencies: @n edges of @width words each, (from, to)
+ * pairs (@width 2) or (from, to, edge) triples (@width 3; edge: the bytes
+ * of the CUgraphEdgeData, 0 for a plain edge). */
 int model_graph_deps(struct model_prog *p, uint64_t ev, const char *api,
-		     uint64_t graph, const uint64_t *pairs, size_t n);
+		     uint64_t graph, const uint64_t *edges, size_t n,
+		     unsigned width);
 int model_graph_instantiate(struct model_prog *p, uint64_t ev, const char *api,
 			    uint64_t exec, uint64_t graph);
 int model_graph_update(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t exec, uint64_t graph);
+/* cuGraphExecChildGraphNodeSetParams: child graph node @node of @exec
+ * runs @graph from now on (a node no recorded call made: unsupported). */
+int model_graph_child_set(struct model_prog *p, uint64_t ev, const char *api,
+			  uint64_t exec, uint64_t node, uint64_t graph);
 /* cuGraphLaunch; its copies' results come with model_graph_result_hash
  * (@launch_ev: this call's @ev; @host, @bytes: the copy's destination;
  * @hash NULL: overwritten before a synchronization, no result;

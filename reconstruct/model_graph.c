@@ -25,6 +25,8 @@
 
 struct gcopy {
 	uint32_t op;		/* the D2H operation of the node */
+	uint32_t via;		/* the child graph node that brought it
+				   into the graph, + 1; 0: none */
 	uint64_t host;		/* its captured host destination */
 };
 
@@ -148,6 +150,7 @@ void model_graph_copy_node(struct model_prog *p, uint16_t s, uint32_t op,
 
 	GM_ALLOC_GROW(l->v, l->nr + 1, l->alloc);
 	l->v[l->nr].op = op;
+	l->v[l->nr].via = 0;
 	l->v[l->nr].host = host;
 	l->nr++;
 }
@@ -197,10 +200,11 @@ int model_capture_begin(struct model_prog *p, uint64_t ev, const char *api,
 
 int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t stream, uint64_t graph, const uint64_t *deps,
-			   unsigned nr_deps)
+			   const uint64_t *edges, unsigned nr_deps)
 {
 	struct model_graphs *g = graphs_of(p);
 	uint32_t gid, after = 0, known = 0;
+	uint64_t edge = 0;
 	uint16_t s;
 	struct mop *op;
 
@@ -215,6 +219,7 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 		uint32_t nid;
 		if (handle_map_get(&g->node_map, deps[i], &nid)) {
 			after = nid;
+			edge = edges ? edges[i] : 0;
 			known++;
 		} else {
 			model_add_warning(p, ev, "%s: dependency on node 0x%"
@@ -224,7 +229,18 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 	}
 	if (known > 1) {
 		/* The capture begins after one empty node that joins them:
-		 * the same order, one edge to the captured work. */
+		 * the same order, one edge to the captured work (a full one:
+		 * a programmatic edge joins kernel nodes only). */
+		for (unsigned i = 0; edges && i < nr_deps; i++) {
+			if (edges[i]) {
+				model_add_warning(p, ev, "%s: a programmatic "
+						  "edge among %u dependencies is "
+						  "replayed as a full one", api,
+						  nr_deps);
+				break;
+			}
+		}
+		edge = 0;
 		after = g->nr_nodes++;
 		op = model_op_add(p, ev, api, GM_OP_GRAPH_NODE);
 		op->a = gid;
@@ -242,10 +258,12 @@ int model_capture_to_graph(struct model_prog *p, uint64_t ev, const char *api,
 	}
 	*cap_slot(&g->stream_cap, &g->nr_stream_cap, s) = gid + 1;
 	op = model_op_add(p, ev, api,
+			  edge ? GM_OP_CAPTURE_EDGE :
 			  known ? GM_OP_CAPTURE_AFTER : GM_OP_CAPTURE_TO);
 	op->stream = s;
 	op->a = gid;
 	op->b = known ? after : 0;
+	op->x = edge;
 	return 0;
 }
 
@@ -322,15 +340,17 @@ int model_graph_node_begin(struct model_prog *p, uint64_t ev, const char *api,
 	return 0;
 }
 
-/* Edges from the known nodes of @deps to node @nid of graph @gid. */
+/* Edges from the known nodes of @deps to node @nid of graph @gid; with
+ * @edges (may be NULL), edge i is edges[i]'s kind (0: plain). */
 static void add_deps(struct model_prog *p, uint64_t ev, const char *api,
 		     uint32_t gid, uint32_t nid, const uint64_t *deps,
-		     unsigned n)
+		     const uint64_t *edges, unsigned n)
 {
 	struct model_graphs *g = graphs_of(p);
 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t from;
+		uint64_t kind = edges ? edges[i] : 0;
 		struct mop *op;
 		if (!handle_map_get(&g->node_map, deps[i], &from)) {
 			model_add_warning(p, ev, "%s: dependency on node 0x%"
@@ -339,10 +359,13 @@ static void add_deps(struct model_prog *p, uint64_t ev, const char *api,
 					  deps[i]);
 			continue;
 		}
-		op = model_op_add(p, ev, api, GM_OP_GRAPH_DEP);
+		/* A plain edge keeps its short row. */
+		op = model_op_add(p, ev, api,
+				  kind ? GM_OP_GRAPH_EDGE : GM_OP_GRAPH_DEP);
 		op->a = gid;
 		op->b = from;
 		op->c = nid;
+		op->x = kind;
 	}
 }
 
@@ -374,7 +397,7 @@ int model_graph_node_end(struct model_prog *p, uint64_t ev, const char *api,
 	op->stream = s;
 	op->a = gid;
 	op->b = nid;
-	add_deps(p, ev, api, gid, nid, deps, nr_deps);
+	add_deps(p, ev, api, gid, nid, deps, NULL, nr_deps);
 	return 0;
 }
 
@@ -390,11 +413,16 @@ int model_graph_node(struct model_prog *p, uint64_t ev, const char *api,
 		return -1;
 	}
 	if (kind == GM_GNODE_CHILD) {
+		size_t first = g->graphs[gid].nr;
 		if (graph_id(p, ev, api, arg, &a) < 0) {
 			return -1;
 		}
-		/* The child is copied into the node: its copies are ours. */
+		/* The child is copied into the node: its copies are ours,
+		 * through the node (model_graph_child_set()). */
 		glist_copy(&g->graphs[gid], &g->graphs[a], 1);
+		for (size_t i = first; i < g->graphs[gid].nr; i++) {
+			g->graphs[gid].v[i].via = g->nr_nodes + 1;
+		}
 	} else if ((kind == GM_GNODE_EVENT_RECORD ||
 		    kind == GM_GNODE_EVENT_WAIT) &&
 		   model_event_lookup(p, ev, api, arg, &a) < 0) {
@@ -406,12 +434,13 @@ int model_graph_node(struct model_prog *p, uint64_t ev, const char *api,
 	op->b = nid;
 	op->x = kind;
 	op->c = a;
-	add_deps(p, ev, api, gid, nid, deps, nr_deps);
+	add_deps(p, ev, api, gid, nid, deps, NULL, nr_deps);
 	return 0;
 }
 
 int model_graph_deps(struct model_prog *p, uint64_t ev, const char *api,
-		     uint64_t graph, const uint64_t *pairs, size_t n)
+		     uint64_t graph, const uint64_t *edges, size_t n,
+		     unsigned width)
 {
 	struct model_graphs *g = graphs_of(p);
 	uint32_t gid;
@@ -420,14 +449,15 @@ int model_graph_deps(struct model_prog *p, uint64_t ev, const char *api,
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
+		const uint64_t *e = &edges[width * i];
 		uint32_t to;
-		if (!handle_map_get(&g->node_map, pairs[2 * i + 1], &to)) {
+		if (!handle_map_get(&g->node_map, e[1], &to)) {
 			model_add_warning(p, ev, "%s: edge to node 0x%" PRIx64
 					  ", which no recorded call made, is "
-					  "not replayed", api, pairs[2 * i + 1]);
+					  "not replayed", api, e[1]);
 			continue;
 		}
-		add_deps(p, ev, api, gid, to, &pairs[2 * i], 1);
+		add_deps(p, ev, api, gid, to, e, width > 2 ? &e[2] : NULL, 1);
 	}
 	return 0;
 }
@@ -474,6 +504,44 @@ int model_graph_update(struct model_prog *p, uint64_t ev, const char *api,
 	op = model_op_add(p, ev, api, GM_OP_GRAPH_UPDATE);
 	op->a = eid;
 	op->b = gid;
+	return 0;
+}
+
+int model_graph_child_set(struct model_prog *p, uint64_t ev, const char *api,
+			  uint64_t exec, uint64_t node, uint64_t graph)
+{
+	struct model_graphs *g = graphs_of(p);
+	uint32_t gid, eid, nid;
+	struct glist *l;
+	size_t k = 0, first;
+	struct mop *op;
+
+	if (model_check_open(p) < 0 || graph_id(p, ev, api, graph, &gid) < 0 ||
+	    exec_id(p, ev, api, exec, &eid) < 0) {
+		return -1;
+	}
+	if (!handle_map_get(&g->node_map, node, &nid)) {
+		/* reported at capture: the replay cannot name it */
+		model_add_unsupported(p, ev, api);
+		return 0;
+	}
+	/* The copies of the node's old child leave, the new one's come. */
+	l = &g->execs[eid];
+	for (size_t i = 0; i < l->nr; i++) {
+		if (l->v[i].via != nid + 1) {
+			l->v[k++] = l->v[i];
+		}
+	}
+	l->nr = k;
+	first = l->nr;
+	glist_copy(l, &g->graphs[gid], 1);
+	for (size_t i = first; i < l->nr; i++) {
+		l->v[i].via = nid + 1;
+	}
+	op = model_op_add(p, ev, api, GM_OP_CHILD_SET);
+	op->a = eid;
+	op->b = nid;
+	op->c = gid;
 	return 0;
 }
 

@@ -38,8 +38,9 @@ static const struct hint hints[] = {
 	{ "cuGraphAddNode_v2.conditional", "conditional graph node (XLA's "
 	  "while and if in command buffers): its conditional handle and body "
 	  "graphs are not rebuilt, the replayed graph lacks it and its work" },
-	{ "cuGraphAddNode_v2.edge_data", "graph node after programmatic "
-	  "edges: missing from the replayed graph, and so is its work" },
+	{ "cuGraphAddNode_v2.edge_data", "graph node after more than 64 "
+	  "dependencies, some of them programmatic edges: missing from the "
+	  "replayed graph, and so is its work" },
 	{ "cuGraphAddNode", "generic graph node of a kind the replay does not "
 	  "rebuild (memory, external semaphore, batched memory operations): "
 	  "missing from the replayed graph, and so is its work at every "

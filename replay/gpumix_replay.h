@@ -224,6 +224,11 @@
  * then.
  * KNODE_SET: c is an executable graph (cuGraphExecKernelNodeSetParams) or
  * GM_NONE (cuGraphKernelNodeSetParams); a gives the new parameters.
+ * GRAPH_EDGE is a GRAPH_DEP of another kind than full completion (a
+ * programmatic dependent launch's): x holds the 8 bytes of its
+ * CUgraphEdgeData; CAPTURE_EDGE a CAPTURE_AFTER by such an edge (x) into
+ * the first node of the capture. CHILD_SET: child graph node b of
+ * executable graph a runs graph c (cuGraphExecChildGraphNodeSetParams).
  */
 #define GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
 	GM_OP(CAPTURE_BEGIN, "stream capture begin", GM_OPG_OTHER,             \
@@ -260,7 +265,15 @@
 	      GM_OPND(a, GRAPH) GM_OPND(b, GRAPH))                             \
 	GM_OP(GRAPH_DESTROY, "graph destroy", GM_OPG_OTHER, GM_OPND(a, GRAPH)) \
 	GM_OP(EXEC_DESTROY, "graph exec destroy", GM_OPG_OTHER,                \
-	      GM_OPND(a, EXEC))
+	      GM_OPND(a, EXEC))                                                \
+	GM_OP(GRAPH_EDGE, "graph dependency with edge data", GM_OPG_OTHER,     \
+	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(c, NODE)              \
+	      GM_OPND(x, ADDR))                                                \
+	GM_OP(CHILD_SET, "graph exec child graph", GM_OPG_OTHER,               \
+	      GM_OPND(a, EXEC) GM_OPND(b, NODE) GM_OPND(c, GRAPH))            \
+	GM_OP(CAPTURE_EDGE, "stream capture into a graph after a node by "     \
+	      "edge data", GM_OPG_OTHER, GM_OPND(stream, STREAM)              \
+	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(x, ADDR))
 
 /* Kinds of GRAPH_NODE (x). */
 #define GM_GNODE_EMPTY 0
@@ -422,6 +435,12 @@ struct gm_op {
 	{ GM_OP_GRAPH_DESTROY, 0, 0, (g), 0, 0, 0, 0, 0, (ev) }
 #define GM_EXEC_DESTROY(ev, e) \
 	{ GM_OP_EXEC_DESTROY, 0, 0, (e), 0, 0, 0, 0, 0, (ev) }
+#define GM_GRAPH_EDGE(ev, g, from, to, edge) \
+	{ GM_OP_GRAPH_EDGE, 0, 0, (g), (from), (to), (edge), 0, 0, (ev) }
+#define GM_CHILD_SET(ev, e, n, g) \
+	{ GM_OP_CHILD_SET, 0, 0, (e), (n), (g), 0, 0, 0, (ev) }
+#define GM_CAPTURE_EDGE(ev, s, g, n, edge) \
+	{ GM_OP_CAPTURE_EDGE, 0, (s), (g), (n), 0, (edge), 0, 0, (ev) }
 
 /* Stream flags. Every replay stream is created non-blocking (programs
  * never touch the context's real legacy stream); these flags describe the

@@ -251,13 +251,17 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		p->nr_capturing++;
 		return 0;
 	case GM_OP_CAPTURE_TO:
-	case GM_OP_CAPTURE_AFTER: {
-		size_t after = op->code == GM_OP_CAPTURE_AFTER;
+	case GM_OP_CAPTURE_AFTER:
+	case GM_OP_CAPTURE_EDGE: {
+		size_t after = op->code != GM_OP_CAPTURE_TO;
+		CUgraphEdgeData ed;
+		memcpy(&ed, &op->x, sizeof(ed));
 		if (need_graph(p, op->a) < 0 ||
 		    (after && need_node(p, op->b) < 0) ||
 		    CU_CHECK(cuStreamBeginCaptureToGraph(
 			    st, p->graphs[op->a], after ? &p->nodes[op->b] : NULL,
-			    NULL, after, RELAXED))) {
+			    op->code == GM_OP_CAPTURE_EDGE ? &ed : NULL, after,
+			    RELAXED))) {
 			return -1;
 		}
 		p->capturing[op->stream] = 1;
@@ -291,13 +295,18 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	case GM_OP_GRAPH_NODE:
 		return need_graph(p, op->a) < 0 ? -1 : add_node(p, op);
 	case GM_OP_GRAPH_DEP:
+	case GM_OP_GRAPH_EDGE: {
+		CUgraphEdgeData ed;
+		_Static_assert(sizeof(ed) == sizeof(op->x), "one word an edge");
 		if (need_graph(p, op->a) < 0 || need_node(p, op->b) < 0 ||
 		    need_node(p, op->c) < 0) {
 			return -1;
 		}
-		return CU_CHECK(cuGraphAddDependencies(p->graphs[op->a],
-						       &p->nodes[op->b],
-						       &p->nodes[op->c], NULL, 1));
+		memcpy(&ed, &op->x, sizeof(ed));
+		return CU_CHECK(cuGraphAddDependencies(
+			p->graphs[op->a], &p->nodes[op->b], &p->nodes[op->c],
+			op->code == GM_OP_GRAPH_EDGE ? &ed : NULL, 1));
+	}
 	case GM_OP_GRAPH_INST:
 		if (need_graph(p, op->b) < 0 ||
 		    CU_CHECK(cuGraphInstantiateWithFlags(&e, p->graphs[op->b],
@@ -332,6 +341,13 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	}
 	case GM_OP_KNODE_SET:
 		return knode_set(p, op);
+	case GM_OP_CHILD_SET:
+		if (need_exec(p, op->a) < 0 || need_node(p, op->b) < 0 ||
+		    op->c >= p->d->nr_graphs || need_graph(p, op->c) < 0) {
+			return -1;
+		}
+		return CU_CHECK(cuGraphExecChildGraphNodeSetParams(
+			p->execs[op->a], p->nodes[op->b], p->graphs[op->c]));
 	case GM_OP_GRAPH_CLONE:
 		if (need_graph(p, op->b) < 0 ||
 		    CU_CHECK(cuGraphClone(&g, p->graphs[op->b]))) {

@@ -2070,6 +2070,11 @@ static void kernel_rebase(struct mock_cmd *c, const struct mock_cmd *from)
 	kc->args[n] = kc->elastic ? &kc->el : NULL;
 }
 
+int mock_cmd_is_kernel(const struct mock_cmd *c)
+{
+	return c && c->rebase == kernel_rebase;
+}
+
 CUresult mock_kernel_cmd(CUfunction f, const unsigned g[3], const unsigned b[3],
 			 unsigned smem, struct mctx *ctx, void **params,
 			 void **extra, struct mock_cmd **out)

@@ -12,7 +12,12 @@
  * fresh copy of its command, with one cuGraphLaunch API record as their
  * correlation. Dependencies are checked (unknown nodes, other graphs'
  * nodes, cycles fail as on CUDA); parallel branches run one after the
- * other, which CUDA may also do.
+ * other, which CUDA may also do. Edges of other kinds (a programmatic
+ * dependent launch's) are checked as CUDA documents them, logged
+ * (MOCK_CUDA_CALL_LOG, "graph_edge" with the CUgraphEdgeData's bytes) and
+ * run as full ones: the dependent kernel starting late is one of CUDA's
+ * schedules. A child graph node of an executable graph takes another
+ * graph of the same shape (cuGraphExecChildGraphNodeSetParams).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -55,6 +60,9 @@ struct mgraph {
 /* One step of an executable graph. */
 struct xstep {
 	const struct mnode *origin;	/* the node it came from (a key) */
+	const struct mnode *via;	/* the node of the instantiated graph
+					   it came from (a child graph node
+					   for its graph's steps) */
 	enum nkind kind;
 	struct mock_cmd *cmd;
 	CUevent ev;
@@ -68,11 +76,15 @@ struct mexec {
 	unsigned nr, alloc;
 };
 
-/* A stream that captures: into @g, after node @last. */
+/* A stream that captures: into @g, after node @last (by edge @edge
+ * when @has_edge: a capture into a graph after an edge that is not
+ * plain, until its first node). */
 struct capturing {
 	CUstream s;
 	struct mgraph *g;
 	struct mnode *last;
+	CUgraphEdgeData edge;
+	int has_edge;
 	int origin;		/* began the capture (the others joined) */
 	uint64_t id;
 };
@@ -227,6 +239,10 @@ static CUresult node_add(struct mgraph *g, enum nkind kind,
 }
 
 static struct mgraph *graph_clone(const struct mgraph *src);
+static int is_kernel(const struct mnode *n);
+static int edge_ok(const CUgraphEdgeData *e, const struct mnode *from,
+		   int to_kernel);
+static void edges_log(const CUgraphEdgeData *ed, size_t n);
 
 /* A copy of node @n into @g; its dependencies are set by graph_clone(). */
 static struct mnode *node_copy(struct mgraph *g, const struct mnode *n)
@@ -294,12 +310,20 @@ CUresult mock_graph_take(CUstream h, struct mock_cmd *c)
 	}
 	pthread_mutex_lock(&gs.lock);
 	cp = cap_of(h);
+	/* The edge a capture into a graph began after, into its first node. */
 	r = !cp ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED :
+	    cp->has_edge &&
+	    !edge_ok(&cp->edge, cp->last, mock_cmd_is_kernel(c)) ?
+		CUDA_ERROR_INVALID_VALUE :
 	    node_add(cp->g, N_CMD, (const CUgraphNode *)&cp->last,
 		     cp->last ? 1 : 0, &n);
 	if (r == CUDA_SUCCESS) {
 		n->cmd = c;
 		cp->last = n;
+		if (cp->has_edge) {
+			edges_log(&cp->edge, 1);
+			cp->has_edge = 0;
+		}
 	}
 	pthread_mutex_unlock(&gs.lock);
 	return r;
@@ -378,8 +402,9 @@ int mock_graph_stream_wait(CUstream h, CUevent e)
 }
 
 static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
-		      size_t nr)
+		      const CUgraphEdgeData *ed, size_t nr)
 {
+	static const CUgraphEdgeData plain;
 	struct capturing *cp;
 
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD ||
@@ -390,6 +415,11 @@ static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
 	}
 	if (nr > 1) {
 		return CUDA_ERROR_NOT_SUPPORTED;	/* not needed yet */
+	}
+	if (nr && ed && (node_of(deps[0]) == NULL ||
+			 !edge_ok(ed, node_of(deps[0]), 1))) {
+		return CUDA_ERROR_INVALID_VALUE;	/* checked again, with
+							   the node it leads to */
 	}
 	pthread_mutex_lock(&gs.lock);
 	if (cap_of(h)) {
@@ -402,6 +432,10 @@ static CUresult begin(CUstream h, struct mgraph *g, const CUgraphNode *deps,
 	cp->s = h;
 	cp->g = g;
 	cp->last = nr ? (struct mnode *)deps[0] : NULL;
+	cp->has_edge = nr && ed && memcmp(ed, &plain, sizeof(plain));
+	if (cp->has_edge) {
+		cp->edge = *ed;
+	}
 	cp->origin = 1;
 	cp->id = ++gs.next_id;
 	pthread_mutex_unlock(&gs.lock);
@@ -418,7 +452,7 @@ CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode
 	if (!g) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	r = begin(hStream, g, NULL, 0);
+	r = begin(hStream, g, NULL, NULL, 0);
 	if (r != CUDA_SUCCESS) {
 		graph_free(g);
 	}
@@ -431,12 +465,12 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
 					     size_t numDependencies,
 					     CUstreamCaptureMode mode)
 {
-	(void)dependencyData;
 	(void)mode;
 	if (!graph_of(hGraph)) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	return begin(hStream, graph_of(hGraph), dependencies, numDependencies);
+	return begin(hStream, graph_of(hGraph), dependencies, dependencyData,
+		     numDependencies);
 }
 
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
@@ -495,7 +529,7 @@ CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
 					    (const CUgraphNode *)&cp->last : NULL;
 	}
 	if (edgeData_out) {
-		*edgeData_out = NULL;
+		*edgeData_out = cp && cp->has_edge ? &cp->edge : NULL;
 	}
 	if (numDependencies_out) {
 		*numDependencies_out = cp && cp->last ? 1 : 0;
@@ -735,23 +769,101 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode,
 			 N_WAIT, event);
 }
 
+static int is_kernel(const struct mnode *n)
+{
+	return n && n->kind == N_CMD && mock_cmd_is_kernel(n->cmd);
+}
+
+/*
+ * Whether edge @e from @from to a node that is a kernel node (@to_kernel)
+ * or not is one CUDA accepts (cuda.h, CUgraphEdgeData): no port into the
+ * downstream node, reserved bytes zero; ports other than completion from
+ * kernel nodes only, the programmatic port with a programmatic edge; a
+ * programmatic edge between kernel nodes, from the programmatic or the
+ * launch order port.
+ */
+static int edge_ok(const CUgraphEdgeData *e, const struct mnode *from,
+		   int to_kernel)
+{
+	static const unsigned char zero[sizeof(e->reserved)];
+	int prog = e->type == CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+
+	if (e->to_port || memcmp(e->reserved, zero, sizeof(zero)) ||
+	    (e->type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT && !prog) ||
+	    e->from_port > CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER) {
+		return 0;
+	}
+	if (e->from_port && !is_kernel(from)) {
+		return 0;
+	}
+	if (e->from_port == CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC && !prog) {
+		return 0;
+	}
+	return !prog || (to_kernel && is_kernel(from) &&
+			 e->from_port != CU_GRAPH_KERNEL_NODE_PORT_DEFAULT);
+}
+
+/* Edges @ed (may be NULL) of @n dependencies into a node that is a kernel
+ * node (@to_kernel) or not: checked; CUDA_SUCCESS or the error. */
+static CUresult edges_check(const CUgraphEdgeData *ed, const CUgraphNode *deps,
+			    size_t n, int to_kernel)
+{
+	for (size_t i = 0; ed && i < n; i++) {
+		if (!edge_ok(&ed[i], node_of(deps[i]), to_kernel)) {
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	return CUDA_SUCCESS;
+}
+
+/* The edges of other kinds than full completion, logged once made. */
+static void edges_log(const CUgraphEdgeData *ed, size_t n)
+{
+	static const CUgraphEdgeData plain;
+
+	for (size_t i = 0; ed && i < n; i++) {
+		uint64_t w;
+		if (memcmp(&ed[i], &plain, sizeof(plain))) {
+			memcpy(&w, &ed[i], sizeof(w));
+			mock_call_log("graph_edge", w, mock_now());
+		}
+	}
+}
+
+static CUresult add_typed(CUgraphNode *phGraphNode, CUgraph hGraph,
+			  const CUgraphNode *dependencies,
+			  size_t numDependencies, CUgraphNodeParams *np);
+
 /* The generic node call: the typed call of the node's kind (the unions
- * begin as the typed structs do); plain edges only, as the mock's. */
+ * begin as the typed structs do), its edges checked. */
 CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 				const CUgraphNode *dependencies,
 				const CUgraphEdgeData *dependencyData,
 				size_t numDependencies, CUgraphNodeParams *np)
 {
-	static const CUgraphEdgeData plain;
+	CUresult r;
 
-	for (size_t i = 0; dependencyData && i < numDependencies; i++) {
-		if (memcmp(&dependencyData[i], &plain, sizeof(plain))) {
-			return CUDA_ERROR_NOT_SUPPORTED;
-		}
-	}
 	if (!np) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	pthread_mutex_lock(&gs.lock);
+	r = edges_check(dependencyData, dependencies, numDependencies,
+			np->type == CU_GRAPH_NODE_TYPE_KERNEL);
+	pthread_mutex_unlock(&gs.lock);
+	if (r != CUDA_SUCCESS) {
+		return r;
+	}
+	r = add_typed(phGraphNode, hGraph, dependencies, numDependencies, np);
+	if (r == CUDA_SUCCESS) {
+		edges_log(dependencyData, numDependencies);
+	}
+	return r;
+}
+
+static CUresult add_typed(CUgraphNode *phGraphNode, CUgraph hGraph,
+			  const CUgraphNode *dependencies,
+			  size_t numDependencies, CUgraphNodeParams *np)
+{
 	switch (np->type) {
 	case CU_GRAPH_NODE_TYPE_KERNEL:
 		return cuGraphAddKernelNode(phGraphNode, hGraph, dependencies,
@@ -798,18 +910,21 @@ CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
 {
 	struct mgraph *g = graph_of(hGraph);
 
-	(void)edgeData;
 	if (!g) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&gs.lock);
 	for (size_t i = 0; i < numDependencies; i++) {
 		struct mnode *f = node_of(from[i]), *t = node_of(to[i]);
-		struct mnode **d;
-		if (!f || !t || f->g != g || t->g != g) {
+		if (!f || !t || f->g != g || t->g != g ||
+		    (edgeData && !edge_ok(&edgeData[i], f, is_kernel(t)))) {
 			pthread_mutex_unlock(&gs.lock);
 			return CUDA_ERROR_INVALID_VALUE;
 		}
+	}
+	for (size_t i = 0; i < numDependencies; i++) {
+		struct mnode *f = node_of(from[i]), *t = node_of(to[i]);
+		struct mnode **d;
 		d = realloc(t->deps, (t->nr_deps + 1) * sizeof(*d));
 		if (!d) {
 			abort();
@@ -818,6 +933,7 @@ CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
 		t->deps = d;
 	}
 	pthread_mutex_unlock(&gs.lock);
+	edges_log(edgeData, numDependencies);
 	return CUDA_SUCCESS;
 }
 
@@ -867,8 +983,10 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 /* ---- executable graphs ---- */
 
 /* Append @g's nodes to @x in a topological order stable in node order;
- * child graphs in place. -1 on a cycle. */
-static int flatten(struct mexec *x, const struct mgraph *g)
+ * child graphs in place. Each step came @via that node of the
+ * instantiated graph (NULL: @g is that graph). -1 on a cycle. */
+static int flatten(struct mexec *x, const struct mgraph *g,
+		   const struct mnode *via)
 {
 	unsigned char *done = calloc(g->nr + 1, 1);
 	unsigned left = g->nr;
@@ -893,7 +1011,7 @@ static int flatten(struct mexec *x, const struct mgraph *g)
 			done[i] = 1;
 			left--;
 			if (n->kind == N_CHILD) {
-				if (flatten(x, n->child) < 0) {
+				if (flatten(x, n->child, via ? via : n) < 0) {
 					free(done);
 					return -1;
 				}
@@ -903,6 +1021,7 @@ static int flatten(struct mexec *x, const struct mgraph *g)
 			x->v = grow(x->v, &alloc, x->nr + 1, sizeof(*x->v));
 			x->alloc = (unsigned)alloc;
 			x->v[x->nr].origin = n;
+			x->v[x->nr].via = via ? via : n;
 			x->v[x->nr].kind = n->kind;
 			x->v[x->nr].cmd = n->cmd ? clone_cmd(n->cmd) : NULL;
 			x->v[x->nr].ev = n->ev;
@@ -946,7 +1065,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
 	}
 	x->magic = EXEC_MAGIC;
 	pthread_mutex_lock(&gs.lock);
-	r = flatten(x, g);
+	r = flatten(x, g, NULL);
 	pthread_mutex_unlock(&gs.lock);
 	if (r < 0) {
 		exec_clear(x);
@@ -958,20 +1077,22 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
 	return CUDA_SUCCESS;
 }
 
-/* The same topology: the same kinds in the same order. */
-static int same_shape(const struct mexec *a, const struct mexec *b)
+/* The same topology: the same kinds in the same order (@n steps). */
+static int same_steps(const struct xstep *a, const struct xstep *b,
+		      unsigned n)
 {
-	if (a->nr != b->nr) {
-		return 0;
-	}
-	for (unsigned i = 0; i < a->nr; i++) {
-		if (a->v[i].kind != b->v[i].kind ||
-		    (a->v[i].cmd && b->v[i].cmd &&
-		     a->v[i].cmd->exec != b->v[i].cmd->exec)) {
+	for (unsigned i = 0; i < n; i++) {
+		if (a[i].kind != b[i].kind ||
+		    (a[i].cmd && b[i].cmd && a[i].cmd->exec != b[i].cmd->exec)) {
 			return 0;
 		}
 	}
 	return 1;
+}
+
+static int same_shape(const struct mexec *a, const struct mexec *b)
+{
+	return a->nr == b->nr && same_steps(a->v, b->v, a->nr);
 }
 
 CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
@@ -985,7 +1106,7 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&gs.lock);
-	ok = flatten(&y, g) == 0 && same_shape(x, &y);
+	ok = flatten(&y, g, NULL) == 0 && same_shape(x, &y);
 	pthread_mutex_unlock(&gs.lock);
 	if (resultInfo) {
 		memset(resultInfo, 0, sizeof(*resultInfo));
@@ -1003,6 +1124,49 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
 	x->nr = y.nr;
 	x->alloc = y.alloc;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The steps of child graph node @hNode (of the graph @hGraphExec was
+ * instantiated from) become those of @childGraph, which must have the
+ * same shape; CUDA_ERROR_INVALID_VALUE otherwise, as CUDA documents, and
+ * for a node that is not a child graph node of that graph.
+ */
+CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
+						    CUgraphNode hNode,
+						    CUgraph childGraph)
+{
+	struct mexec *x = exec_of(hGraphExec), y = { EXEC_MAGIC, NULL, 0, 0 };
+	struct mnode *n = node_of(hNode);
+	struct mgraph *g = graph_of(childGraph);
+	unsigned first = 0, nr = 0;
+	int ok;
+
+	if (!x || !n || !g || n->kind != N_CHILD) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&gs.lock);
+	for (unsigned i = 0; i < x->nr; i++) {
+		if (x->v[i].via == n) {
+			first = nr ? first : i;
+			nr++;
+		}
+	}
+	/* An empty child leaves no step: then only an empty one fits. */
+	ok = flatten(&y, g, n) == 0 && y.nr == nr &&
+	     same_steps(&x->v[first], y.v, nr);
+	if (ok) {
+		for (unsigned i = 0; i < nr; i++) {
+			free(x->v[first + i].cmd);
+			x->v[first + i] = y.v[i];
+		}
+		mock_call_log("child_graph_set", nr, mock_now());
+	} else {
+		exec_clear(&y);
+	}
+	free(y.v);
+	pthread_mutex_unlock(&gs.lock);
+	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec,

@@ -128,6 +128,9 @@ unsigned mock_streams_of(const struct mctx *c) MOCK_HIDDEN;
  * that call's records off); returns its correlation id. */
 uint32_t mock_api_record(uint32_t cbid, uint64_t start) MOCK_HIDDEN;
 
+/* Whether command @c is a kernel's (mock_kernel_cmd()). */
+int mock_cmd_is_kernel(const struct mock_cmd *c) MOCK_HIDDEN;
+
 /*
  * Commands made by the driver calls, for graph nodes (mock_cuda.c): the
  * same a launch, copy or memset queues. NULL or an error for bad

@@ -934,6 +934,130 @@ static void test_graphs(CUstream a, CUstream b, CUevent e)
 	free(back);
 }
 
+/*
+ * Edges of a programmatic dependent launch (XLA's command buffers): taken
+ * between kernel nodes as CUDA documents them, refused otherwise; a child
+ * graph node of an executable graph takes another graph of the same
+ * shape (cuGraphExecChildGraphNodeSetParams), not one of another.
+ */
+static void test_graph_edges(CUstream a)
+{
+	unsigned *back = malloc(BYTES);
+	CUdeviceptr in, out;
+	CUgraph g, body, body2, odd;
+	CUgraphExec x;
+	CUgraphNode k1, k2, k3, child, cn, empty;
+	CUgraphNodeParams np;
+	CUgraphEdgeData ed;
+	CUDA_KERNEL_NODE_PARAMS kp;
+	CUDA_MEMCPY3D cp;
+	unsigned mul = 2, n = N;
+	void *args[] = { &out, &in, &mul, &n, NULL };
+
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	fill(back, 10);
+	cuMemcpyHtoDAsync(in, back, BYTES, a);
+	cuStreamSynchronize(a);
+	memset(&cp, 0, sizeof(cp));
+	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.srcDevice = out;
+	cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+	cp.dstHost = back;
+	cp.WidthInBytes = BYTES;
+	cp.Height = cp.Depth = 1;
+
+	cuGraphCreate(&g, 0);
+	kp = scale_node(args);
+	cuGraphAddKernelNode(&k1, g, NULL, 0, &kp);
+	cuGraphAddEmptyNode(&empty, g, NULL, 0);
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_KERNEL;
+	memcpy(&np.kernel, &kp, sizeof(kp));
+	memset(&ed, 0, sizeof(ed));
+	ed.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+	CHECK_INT(cuGraphAddNode(&k2, g, &empty, &ed, 1, &np),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "no programmatic edge from a node that is not a kernel");
+	CHECK_INT(cuGraphAddNode(&k2, g, &k1, &ed, 1, &np), CUDA_SUCCESS,
+		  "a programmatic edge between kernel nodes");
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_DEFAULT;
+	CHECK_INT(cuGraphAddNode(&k3, g, &k2, &ed, 1, &np),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "a programmatic edge from the completion port is refused");
+	ed.type = CU_GRAPH_DEPENDENCY_TYPE_DEFAULT;
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+	CHECK_INT(cuGraphAddNode(&k3, g, &k2, &ed, 1, &np),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "the programmatic port with a plain edge is refused");
+	ed.from_port = 0;
+	ed.to_port = 1;
+	CHECK_INT(cuGraphAddNode(&k3, g, &k2, &ed, 1, &np),
+		  CUDA_ERROR_INVALID_VALUE, "no node has an input port");
+	cuGraphAddKernelNode(&k3, g, NULL, 0, &kp);
+	memset(&ed, 0, sizeof(ed));
+	ed.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER;
+	CHECK_INT(cuGraphAddDependencies(g, &k2, &empty, &ed, 1),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "cuGraphAddDependencies: no programmatic edge to an empty node");
+	CHECK_INT(cuGraphAddDependencies(g, &k2, &k3, &ed, 1), CUDA_SUCCESS,
+		  "... a launch-order one between kernel nodes");
+	ed.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+	CHECK_INT(cuStreamBeginCaptureToGraph(a, g, &empty, &ed, 1,
+					      CU_STREAM_CAPTURE_MODE_GLOBAL),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "no capture after a programmatic edge from an empty node");
+	CHECK_INT(cuStreamBeginCaptureToGraph(a, g, &k3, &ed, 1,
+					      CU_STREAM_CAPTURE_MODE_GLOBAL),
+		  CUDA_SUCCESS, "a capture after one from a kernel node");
+	CHECK_INT(cuMemsetD32Async(out, 0, N, a), CUDA_ERROR_INVALID_VALUE,
+		  "... whose first node must be a kernel");
+	CHECK_INT(scale(out, in, 2, a), CUDA_SUCCESS, "... as a launch is");
+	CHECK_INT(cuStreamEndCapture(a, &body), CUDA_SUCCESS,
+		  "cuStreamEndCapture");
+
+	/* a child graph, then another of the same shape, then not */
+	cuGraphCreate(&body, 0);
+	cuGraphAddKernelNode(&k1, body, NULL, 0, &kp);
+	cuGraphAddMemcpyNode(&cn, body, &k1, 1, &cp, NULL);
+	cuGraphAddChildGraphNode(&child, g, &k3, 1, body);
+	CHECK_INT(cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS,
+		  "instantiate a graph of programmatic edges");
+	cuGraphLaunch(x, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 2, "the child ran");
+	mul = 7;
+	cuGraphCreate(&body2, 0);
+	cuGraphAddKernelNode(&k1, body2, NULL, 0, &kp);
+	cuGraphAddMemcpyNode(&cn, body2, &k1, 1, &cp, NULL);
+	cuGraphCreate(&odd, 0);
+	cuGraphAddKernelNode(&k1, odd, NULL, 0, &kp);
+	CHECK_INT(cuGraphExecChildGraphNodeSetParams(x, child, odd),
+		  CUDA_ERROR_INVALID_VALUE,
+		  "a child graph of another topology is refused");
+	CHECK_INT(cuGraphExecChildGraphNodeSetParams(x, k3, body2),
+		  CUDA_ERROR_INVALID_VALUE, "... so is a node that is no child");
+	cuGraphLaunch(x, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 2, "the executable graph did not change");
+	CHECK_INT(cuGraphExecChildGraphNodeSetParams(x, child, body2),
+		  CUDA_SUCCESS, "cuGraphExecChildGraphNodeSetParams");
+	cuGraphLaunch(x, a);
+	cuStreamSynchronize(a);
+	CHECK(back[3] == (10u + 3) * 7, "the executable runs the new child");
+
+	cuGraphExecDestroy(x);
+	cuGraphDestroy(odd);
+	cuGraphDestroy(body2);
+	cuGraphDestroy(body);
+	cuGraphDestroy(g);
+	cuMemFree(in);
+	cuMemFree(out);
+	free(back);
+}
+
 int main(void)
 {
 	CUstream a, b, blocking;
@@ -974,6 +1098,7 @@ int main(void)
 	test_vmm(a);
 	test_occupied();
 	test_graphs(a, b, e);
+	test_graph_edges(a);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
 	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,

@@ -495,8 +495,10 @@ int main(void)
 
 	/*
 	 * Generic node creation (cuGraphAddNode_v2): an empty node is
-	 * recorded as cuGraphAddEmptyNode; a conditional node and edges of
-	 * another kind are unsupported, by name.
+	 * recorded as cuGraphAddEmptyNode; a conditional node is
+	 * unsupported, by name; a node after a programmatic edge and a plain
+	 * one is recorded after the plain one, its programmatic edge as the
+	 * cuGraphAddDependencies_v2 that adds it.
 	 */
 	{
 		CUgraphNodeParams np;
@@ -512,12 +514,22 @@ int main(void)
 		np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
 		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, NULL, NULL);
 		np.type = CU_GRAPH_NODE_TYPE_EMPTY;
-		memset(&ed, 0, sizeof(ed));
-		ed.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
-		gn.dependencies = &dep;
-		gn.dependencyData = &ed;
-		gn.numDependencies = 1;
-		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, NULL, NULL);
+		CUgraphNode deps2[2] = { dep, (CUgraphNode)0xa74 };
+		CUgraphEdgeData ed2[2];
+		memset(ed2, 0, sizeof(ed2));
+		ed2[0].type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+		ed2[0].from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+		gn.dependencies = deps2;
+		gn.dependencyData = ed2;
+		gn.numDependencies = 2;
+		set[1] = 0xa73;
+		DRV(cuGraphAddNode_v2, &gn, CUDA_SUCCESS, set_u64, set);
+		(void)ed;
+		/* The first form has no edge data: one plain dependency. */
+		cuGraphAddNode_params g1 = { &node, (CUgraph)0xa70, &dep, 1,
+					     &np };
+		set[1] = 0xa75;
+		DRV(cuGraphAddNode, &g1, CUDA_SUCCESS, set_u64, set);
 	}
 
 	/* A failing runtime call is recorded with its error. */

@@ -432,25 +432,51 @@ int main(void)
 	      "cuGraphAddNode_v2 of an empty node: recorded as "
 	      "cuGraphAddEmptyNode");
 	{
-		unsigned conditional = 0, edges = 0;
+		unsigned conditional = 0, other = 0;
 		for (unsigned i = 0; i < nr; i++) {
 			if (evs[i].ev.kind != GM_EV_UNSUPPORTED) {
 				continue;
 			}
-			conditional += !strcmp(evs[i].str,
-					       "cuGraphAddNode_v2.conditional");
-			edges += !strcmp(evs[i].str,
-					 "cuGraphAddNode_v2.edge_data");
+			if (!strcmp(evs[i].str, "cuGraphAddNode_v2.conditional")) {
+				conditional++;
+			} else if (!strncmp(evs[i].str, "cuGraphAddNode", 14)) {
+				other++;
+			}
 		}
-		CHECK(conditional == 1 && edges == 1,
-		      "... a conditional node and a programmatic edge are "
-		      "unsupported, by name");
+		CHECK(conditional == 1 && other == 0,
+		      "... a conditional node is unsupported, by name, a "
+		      "programmatic edge is not");
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "calls.cuGraphAddEmptyNode"), "1",
+		CHECK_STR(mget(m, "calls.cuGraphAddEmptyNode"), "3",
 			  "... counted as the typed call");
-		CHECK_STR(mget(m, "unsupported.cuGraphAddNode_v2"), "2",
-			  "... the unsupported ones under their own name");
+		CHECK_STR(mget(m, "unsupported.cuGraphAddNode_v2"), "1",
+			  "... the unsupported one under its own name");
 	}
+	ev = find(GM_EV_ENTER, GM_API_cuGraphAddEmptyNode, 1);
+	e2 = find(GM_EV_EXIT, GM_API_cuGraphAddEmptyNode, 1);
+	CHECK(ev && e2 && e2->args[0] == 0xa73 && ev->args[3] == 1 &&
+	      ev->args[gm_api_arg_index(GM_API_cuGraphAddEmptyNode, "dep0")] ==
+		      0xa74,
+	      "a node after a programmatic edge and a plain one: recorded "
+	      "after the plain one");
+	{
+		const struct gm_event *d = find(GM_EV_ENTER,
+						GM_API_cuGraphAddDependencies_v2, 0);
+		uint64_t want[3] = { 0xa71, 0xa73, 0x10001 };
+		CHECK(d && d->data_len == 24 && !memcmp(d->data, want, 24),
+		      "... its programmatic edge as the cuGraphAddDependencies_v2 "
+		      "that adds it: (from, to, edge data)");
+		CHECK(find(GM_EV_EXIT, GM_API_cuGraphAddDependencies_v2, 0) != NULL,
+		      "... which exits");
+		CHECK(!find(GM_EV_ENTER, GM_API_cuGraphAddDependencies_v2, 1),
+		      "... the only one: cuGraphAddNode has no edge data");
+	}
+	ev = find(GM_EV_ENTER, GM_API_cuGraphAddEmptyNode, 2);
+	CHECK(ev && ev->args[3] == 1 &&
+	      ev->args[gm_api_arg_index(GM_API_cuGraphAddEmptyNode, "dep0")] ==
+		      0xa71,
+	      "cuGraphAddNode: recorded as the typed call, its dependency "
+	      "plain");
 
 	/* A failing call and its runtime call. */
 	ev = find(GM_EV_EXIT, GM_API_cuMemAlloc_v2, 1);
@@ -552,10 +578,10 @@ int main(void)
 	      "a result never synchronized is hashed at exit, marked UNSYNCED");
 	{
 		const struct kvfile *m = trace_reader_manifest(r);
-		CHECK_STR(mget(m, "losses"), "6",
-			  "manifest: six losses (an unsupported call, a changed "
+		CHECK_STR(mget(m, "losses"), "5",
+			  "manifest: five losses (an unsupported call, a changed "
 			  "graph source, two graph calls not rebuilt, a "
-			  "conditional node, a programmatic edge)");
+			  "conditional node)");
 		CHECK_STR(mget(m, "unsupported.cuGraphicsMapResources"), "1",
 			  "manifest: unsupported calls by name");
 		CHECK_STR(mget(m, "ignored.cuDeviceGetAttribute"), "3",
