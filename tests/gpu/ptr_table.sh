@@ -34,13 +34,27 @@ where() {
 		"$(field "$m" "program.$2.addresses_why")"
 }
 
+# placed RUN I WHAT: program I of RUN at its captured addresses; a visible
+# skip where the driver put the reservation elsewhere with nothing mapped
+# at the captured range in the process (the address is a hint to it, and
+# the H200s of 2026-11-28 never took it: doc/gpumix-replay.md, "Addresses")
+placed() {
+	local m=$tmp/run-$1/manifest
+	if [ "$(field "$m" "program.$2.addresses")" != captured ] &&
+		field "$m" "program.$2.addresses_why" |
+		grep -q 'the range is in use in this process: nothing (per /proc/self/maps)'; then
+		skip "$3: the driver did not take the captured address as its hint, with nothing mapped there"
+		return
+	fi
+	check_eq "$3" captured "$(field "$m" "program.$2.addresses")"
+}
+
 reconstruct_replay ptr_table single 2 "$tmp/ptr_table"
 check_match "every pointer copied into device memory has its PTR_STORE (32 x 3 + 1023)" \
 	"note: program 'ptr_table': 1119 device pointers copied into device memory are relocated" \
 	"$recon_out"
 where ptr_table.single 0
-check_eq "single: at its captured addresses" captured \
-	"$(field "$tmp/run-ptr_table.single/manifest" program.0.addresses)"
+placed ptr_table.single 0 "single: at its captured addresses"
 REPLAY_OPTS="--addresses relocated" reconstruct_replay ptr_table-relocated single 2 "$tmp/ptr_table"
 check_eq "--addresses relocated: relocated, the tables patched" relocated \
 	"$(field "$tmp/run-ptr_table-relocated.single/manifest" program.0.addresses)"
@@ -48,8 +62,7 @@ if suite_bundle mm; then
 	reconstruct_replay ptr_table+mm cuda 2 "$tmp/ptr_table" "$SUITE_CACHE/mm"
 	where ptr_table+mm.cuda 0
 	where ptr_table+mm.cuda 1
-	check_eq "cuda pair: ptr_table placed first" captured \
-		"$(field "$tmp/run-ptr_table+mm.cuda/manifest" program.0.addresses)"
+	placed ptr_table+mm.cuda 0 "cuda pair: ptr_table placed first"
 fi
 
 done_testing
