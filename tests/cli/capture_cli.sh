@@ -102,6 +102,24 @@ check_eq "... trace losses exits 1" 1 "$rc"
 out=$("$GPUMIX" trace check "$tmp/killed" 2>&1); rc=$?
 check_eq "... a strict read refuses it" 1 "$rc"
 check_match "... because it is incomplete" "^error: bundle '$tmp/killed' is incomplete: the program was killed by signal 9" "$out"
+# Killed while it emits as fast as it can: the sub-buffer it was writing
+# may be lost (doc/gpumix-capture.md), but never silently: what the
+# bundle holds and what it counts as missing add up to what was emitted.
+"$GPUMIX" capture -o "$tmp/killed2" -- "$E" --repeat 100000 >/dev/null 2>"$tmp/kerr2" &
+gp=$!
+counts=
+while kill -0 "$gp" 2>/dev/null; do	# (as long as it takes)
+	counts=$(ls "$tmp"/killed2.tmp-*/procs/*.counts 2>/dev/null | head -1)
+	[ -n "$counts" ] && break
+	sleep 0.01
+done
+[ -n "$counts" ] && kill -9 "$(basename "$counts" .counts)"
+wait "$gp"; rc=$?
+check_eq "killed mid-stream: capture exits 1" 1 "$rc"
+out=$("$GPUMIX" trace info "$tmp/killed2" 2>&1)
+check_match "... the bundle is readable and incomplete" "^complete: no " "$out"
+check "... what it holds and what it counts as missing add up to what was emitted" \
+	awk '/^events: emitted=/ { split($0, f, /[= ]/); e = f[3]; h = f[5]; m = f[7]; ok = e > 0 && h + m == e } END { exit !ok }' <<<"$out"
 # Interrupted: a SIGTERM sent to gpumix reaches the program; exit 130.
 # (A background job ignores SIGINT, so the test uses SIGTERM.)
 "$GPUMIX" capture -o "$tmp/int" -- "$E" --mini --hang-after 0 >/dev/null 2>"$tmp/ierr" &

@@ -80,5 +80,13 @@ check_eq "spin killed: capture exits 1" 1 "$rc"
 check_match "spin killed: capture says incomplete" "bundle is incomplete: the program was killed by signal 9" "$(cat "$tmp/spin.err")"
 info=$("$GPUMIX" trace info "$tmp/spin" 2>&1)
 check_match "spin killed: the bundle is readable" "^complete: no " "$info"
-check_match "spin killed: it holds the launches made before the kill" "launches: [1-9]" "$info"
+# The sub-buffer it was writing when killed may be lost, counted
+# (doc/gpumix-capture.md): an H200 run lost its only one, 1,989 events.
+if grep -q '^events: emitted=[0-9]* found=[0-9]* missing=0 ' <<<"$info"; then
+	check_match "spin killed: it holds the launches made before the kill" "launches: [1-9]" "$info"
+else
+	echo "# spin killed: the sub-buffer being written was lost: $(grep '^events: emitted' <<<"$info")"
+fi
+check "spin killed: what it holds and what it counts as missing add up to what was emitted" \
+	awk '/^events: emitted=/ { split($0, f, /[= ]/); e = f[3]; h = f[5]; m = f[7]; ok = e > 0 && h + m == e } END { exit !ok }' <<<"$info"
 done_testing
