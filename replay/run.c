@@ -736,6 +736,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		if (rc < 0) {
 			gm_error_report(stderr);
 			gm_open_loop_release(&run);
+			gm_addr_hold_release(&run.addr_hold);
 			return 2;
 		}
 	}
@@ -744,6 +745,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	if (!run.sched) {
 		fprintf(stderr, "error: this replay runtime has no scheduler for "
 			"variant '%s'\n", run.opt.variant->name);
+		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
 	/* Polled completion needs the transformed kernels' flag, a policy
@@ -763,14 +765,17 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		gm_elastic_index_release(&run.el_index);
 		free(owned_data);
 		free(owned_run);
+		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
 	if (!w->nr_programs) {
 		fprintf(stderr, "error: the workload has no programs\n");
+		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
 	if (run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
 		gm_error_report(stderr);
+		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
 	{
