@@ -393,9 +393,8 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_POLICY:
 			o->policy = gm_policy_find(optarg);
 			if (!o->policy) {
-				return gm_error("unknown policy '%s' (median, "
-						"mpmax, equal, queuemold)",
-						optarg);
+				return gm_error("unknown policy '%s' (%s)",
+						optarg, gm_policy_list());
 			}
 			o->given |= GM_KNOB_POLICY;
 			break;
@@ -684,8 +683,8 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 				"partitions: give one");
 	}
 	if ((v->flags & GM_VARIANT_POLICY) && !o->policy) {
-		return gm_error("variant '%s' needs --policy (median, mpmax, "
-				"equal, queuemold)", v->name);
+		return gm_error("variant '%s' needs --policy (%s)", v->name,
+				gm_policy_list());
 	}
 	if (o->one_shot && o->min_replays_given) {
 		return gm_error("--one-shot replays every program once: "
@@ -723,6 +722,15 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 
 void gm_replay_opts_help(FILE *f)
 {
+	struct strbuf policies = STRBUF_INIT;
+
+	for (size_t i = 0; gm_policy_at(i); i++) {
+		const struct gm_policy_desc *p = gm_policy_at(i);
+		if (p->selectable) {
+			strbuf_addf(&policies, " %s (%s)%s", p->name, p->about,
+				    gm_policy_at(i + 1) ? ";" : "");
+		}
+	}
 	fputs("  --data DIR            replay data (blobs/, modules/); default: "
 	      "the program's\n"
 	      "                        directory\n"
@@ -792,7 +800,8 @@ void gm_replay_opts_help(FILE *f)
 			strbuf_reset(&takers);
 			strbuf_addstr(&takers, "every variant");
 		}
-		fprintf(f, "  %-21s %s [%s]\n", head.buf, k->help,
+		fprintf(f, "  %-21s %s%s [%s]\n", head.buf, k->help,
+			k->knob == GM_KNOB_POLICY ? policies.buf : "",
 			takers.len ? takers.buf : "no variant yet");
 		strbuf_release(&head);
 		strbuf_release(&takers);
@@ -822,4 +831,5 @@ void gm_replay_opts_help(FILE *f)
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "
 	      "per grid)\n", f);
+	strbuf_release(&policies);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The table of variants, policies and replay knobs (see variant.h).
+ * The table of variants and replay knobs (see variant.h).
  * Adding a mechanism takes a row here and its scheduler in replay/
  * (sched.c lists them by name); a knob no variant has yet takes besides
  * its GM_KNOB_* bit (variant.h) and row below, its parsing in
@@ -56,13 +56,10 @@ static const struct gm_variant variants[] = {
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
-static const char *const policies[] = {
-	"median", "mpmax", "equal", "queuemold", NULL,
-};
-
 static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_POLICY, "--policy", NULL, "POLICY",
-	  "resource policy: median, mpmax, equal, queuemold" },
+	  /* (the policies are appended from policies.h's table) */
+	  "resource policy:" },
 	{ GM_KNOB_TIMESLICE, "--timeslice-us", "timeslice", "US",
 	  "run long elastic kernels in ranges of about US microseconds "
 	  "(0: whole grids)" },
@@ -174,14 +171,14 @@ int gm_variant_rank(const char *label)
 	}
 	if (label[n] == '+') {
 		const char *rest = label + n + 1;
-		size_t p = 0, pn = strcspn(rest, "+");
-		while (policies[p] && (strlen(policies[p]) != pn ||
-				       strncmp(policies[p], rest, pn))) {
-			p++;
-		}
+		char *name = gm_xasprintf("%.*s", (int)strcspn(rest, "+"),
+					  rest);
+		const struct gm_policy_desc *p = gm_policy_desc_find(name);
 		/* An open-loop sweep's point ("cuda+load0.5"): its base's
-		 * rank (the points then sort by name). */
-		rank += policies[p] ? 1 + (int)p : 0;
+		 * rank (the points then sort by name); the policies in the
+		 * table's order. */
+		rank += p ? (int)p->policy : 0;
+		free(name);
 	}
 	return rank;
 }
@@ -229,21 +226,6 @@ int gm_variant_is(const char *name, unsigned flags)
 	const struct gm_variant *v = gm_variant_find(name);
 
 	return v && (v->flags & flags) == flags;
-}
-
-const char *gm_policy_find(const char *name)
-{
-	for (size_t i = 0; name && policies[i]; i++) {
-		if (!strcmp(policies[i], name)) {
-			return policies[i];
-		}
-	}
-	return NULL;
-}
-
-const char *const *gm_policy_names(void)
-{
-	return policies;
 }
 
 const struct gm_knob_desc *gm_knob_at(size_t i)

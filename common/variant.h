@@ -10,12 +10,15 @@
  *
  * Knobs are the replay options a variant accepts; each has the option
  * that sets it on `gpumix replay` and the study key that sets it in a
- * study file (doc/study-yaml.md).
+ * study file (doc/study-yaml.md). The policies a variant with
+ * GM_VARIANT_POLICY runs under are policies.h's.
  */
 #ifndef GM_VARIANT_H
 #define GM_VARIANT_H
 
 #include <stddef.h>
+
+#include "policies.h"
 
 /* What a variant does, where code has to know. */
 enum {
@@ -130,12 +133,6 @@ const struct gm_variant *gm_variant_with(unsigned flags);
  * name (a run of a variant this gpumix does not know is nobody's
  * baseline). */
 int gm_variant_is(const char *name, unsigned flags);
-
-/* The policy called @name (a static string), or NULL when unknown. */
-const char *gm_policy_find(const char *name);
-
-/* NULL-terminated list of the policy names. */
-const char *const *gm_policy_names(void);
 
 /* The knobs in table order; @i beyond the last gives NULL. */
 const struct gm_knob_desc *gm_knob_at(size_t i);
