@@ -242,9 +242,9 @@ static int check_combination(const struct gm_run_dir *run, const char *what)
 		return gm_error("%s: unknown variant '%s'", what, run->variant);
 	}
 	if ((v->flags & GM_VARIANT_POLICY) && !gm_policy_find(run->policy)) {
-		return gm_error("%s: variant '%s' runs under a policy (median, "
-				"mpmax, equal, queuemold), not '%s'", what,
-				run->variant, run->policy);
+		return gm_error("%s: variant '%s' runs under a policy (%s), "
+				"not '%s'", what, run->variant,
+				gm_policy_list(), run->policy);
 	}
 	if (!(v->flags & GM_VARIANT_POLICY) && strcmp(run->policy, "none")) {
 		return gm_error("%s: variant '%s' takes no policy, but policy is "

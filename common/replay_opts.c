@@ -95,9 +95,36 @@ const struct option gm_replay_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The names of the knobs' enums are their rows' choices (knobs.c), in
+ * the enums' order. */
+static const char *choice_name(enum gm_knob knob, unsigned v)
+{
+	const struct gm_knob_desc *k = gm_knob_find(knob);
+
+	for (unsigned i = 0; k->choices[i]; i++) {
+		if (i == v) {
+			return k->choices[i];
+		}
+	}
+	return "?";
+}
+
+static int choice_parse(enum gm_knob knob, const char *s, unsigned *out)
+{
+	const struct gm_knob_desc *k = gm_knob_find(knob);
+
+	for (unsigned i = 0; k->choices[i]; i++) {
+		if (!strcmp(s, k->choices[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 const char *gm_completion_name(enum gm_completion c)
 {
-	return c == GM_COMPLETION_POLL ? "poll" : "event";
+	return choice_name(GM_KNOB_COMPLETION, c);
 }
 
 const char *gm_host_callbacks_name(enum gm_host_callbacks h)
@@ -124,52 +151,49 @@ int gm_addresses_parse(const char *s, enum gm_addresses *out)
 
 const char *gm_host_time_name(enum gm_host_time h)
 {
-	return h == GM_HOST_TIME_NONE ? "none" : "captured";
+	return choice_name(GM_KNOB_HOST_TIME, h);
 }
 
 int gm_host_time_parse(const char *s, enum gm_host_time *out)
 {
-	if (!strcmp(s, "captured")) {
-		*out = GM_HOST_TIME_CAPTURED;
-	} else if (!strcmp(s, "none")) {
-		*out = GM_HOST_TIME_NONE;
-	} else {
+	unsigned v;
+
+	if (choice_parse(GM_KNOB_HOST_TIME, s, &v) < 0) {
 		return -1;
 	}
+	*out = (enum gm_host_time)v;
 	return 0;
 }
 
 const char *gm_grid_mode_name(enum gm_grid_mode g)
 {
-	return g == GM_GRID_RESIDENT ? "resident" : "captured";
-}
-
-const char *gm_probe_mode_name(enum gm_probe_mode m)
-{
-	return m == GM_PROBE_BLOCKS ? "blocks" : "off";
-}
-
-int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out)
-{
-	if (!strcmp(s, "blocks")) {
-		*out = GM_PROBE_BLOCKS;
-	} else if (!strcmp(s, "off")) {
-		*out = GM_PROBE_OFF;
-	} else {
-		return -1;
-	}
-	return 0;
+	return choice_name(GM_KNOB_GRID, g);
 }
 
 int gm_grid_mode_parse(const char *s, enum gm_grid_mode *out)
 {
-	if (!strcmp(s, "captured")) {
-		*out = GM_GRID_CAPTURED;
-	} else if (!strcmp(s, "resident")) {
-		*out = GM_GRID_RESIDENT;
-	} else {
+	unsigned v;
+
+	if (choice_parse(GM_KNOB_GRID, s, &v) < 0) {
 		return -1;
 	}
+	*out = (enum gm_grid_mode)v;
+	return 0;
+}
+
+const char *gm_probe_mode_name(enum gm_probe_mode m)
+{
+	return choice_name(GM_KNOB_PROBE, m);
+}
+
+int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out)
+{
+	unsigned v;
+
+	if (choice_parse(GM_KNOB_PROBE, s, &v) < 0) {
+		return -1;
+	}
+	*out = (enum gm_probe_mode)v;
 	return 0;
 }
 
@@ -179,13 +203,16 @@ void gm_replay_opts_init(struct gm_replay_opts *o)
 	o->min_replays = GM_DEFAULT_MIN_REPLAYS;
 	o->watchdog_s = GM_DEFAULT_WATCHDOG_S;
 	o->profile = 1;
-	o->timeslice_us = GM_DEFAULT_TIMESLICE_US;
-	o->copy_chunk = GM_DEFAULT_COPY_CHUNK;
-	o->completion = GM_COMPLETION_EVENT;
+	o->timeslice_us = gm_knob_find(GM_KNOB_TIMESLICE)->def *
+			  gm_knob_find(GM_KNOB_TIMESLICE)->option_per_s;
+	o->copy_chunk = (uint64_t)gm_knob_find(GM_KNOB_COPY_CHUNK)->def;
+	o->completion = (enum gm_completion)gm_knob_find(GM_KNOB_COMPLETION)->def;
+	o->grid = (enum gm_grid_mode)gm_knob_find(GM_KNOB_GRID)->def;
+	o->probe = (enum gm_probe_mode)gm_knob_find(GM_KNOB_PROBE)->def;
 	o->process_child = -1;
 	o->board_fd = -1;
-	o->host_time = GM_HOST_TIME_CAPTURED;
-	o->max_host_gap_s = -1;
+	o->host_time = (enum gm_host_time)gm_knob_find(GM_KNOB_HOST_TIME)->def;
+	o->max_host_gap_s = gm_knob_find(GM_KNOB_MAX_HOST_GAP)->def;
 	o->addresses = GM_ADDRESSES_CAPTURED;
 	o->arrival_seed = GM_DEFAULT_ARRIVAL_SEED;
 }
@@ -268,35 +295,13 @@ unsigned gm_mps_threads_for(const char *spec, const char *name)
 	return pct ? pct : mps_threads_match(spec, name, 0);
 }
 
-/* A byte count with an optional K, M or G (binary) suffix. */
-static int parse_bytes(const char *s, uint64_t *out)
+/* The value of table knob @knob's option (knobs.h): its unit's number,
+ * bytes or choice's index, checked against the table's bounds. */
+static int knob_arg(enum gm_knob knob, const char *arg, double *out)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	const struct gm_knob_desc *k = gm_knob_find(knob);
 
-	if (!s || *s < '0' || *s > '9') {
-		return -1;
-	}
-	v = strtoull(s, &end, 10);
-	if (*end == 'K' || *end == 'k') {
-		shift = 10;
-	} else if (*end == 'M' || *end == 'm') {
-		shift = 20;
-	} else if (*end == 'G' || *end == 'g') {
-		shift = 30;
-	}
-	if (shift) {
-		end++;
-		if (*end == 'i' && end[1] == 'B') {
-			end += 2;
-		}
-	}
-	if (*end || v > (UINT64_C(1) << 40) >> shift) {
-		return -1;
-	}
-	*out = (uint64_t)v << shift;
-	return 0;
+	return gm_knob_parse(k, k->option, arg, out);
 }
 
 int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
@@ -309,6 +314,7 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "o:", gm_replay_longopts,
 				NULL)) != -1) {
 		char *end;
+		double v;
 		switch (c) {
 		case OPT_DATA:
 			o->data_dir = optarg;
@@ -393,40 +399,30 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 		case OPT_POLICY:
 			o->policy = gm_policy_find(optarg);
 			if (!o->policy) {
-				return gm_error("unknown policy '%s' (median, "
-						"mpmax, equal, queuemold)",
-						optarg);
+				return gm_error("unknown policy '%s' (%s)",
+						optarg, gm_policy_list());
 			}
 			o->given |= GM_KNOB_POLICY;
 			break;
 		case OPT_TIMESLICE:
-			o->timeslice_us = strtod(optarg, &end);
-			if (*end || !*optarg || !(o->timeslice_us >= 0) ||
-			    o->timeslice_us > 1e7) {
-				return gm_error("--timeslice-us takes a number "
-						"of microseconds from 0 to "
-						"10000000");
+			if (knob_arg(GM_KNOB_TIMESLICE, optarg, &v) < 0) {
+				return -1;
 			}
+			o->timeslice_us = v;
 			o->given |= GM_KNOB_TIMESLICE;
 			break;
 		case OPT_COPY_CHUNK:
-			if (parse_bytes(optarg, &o->copy_chunk) < 0 ||
-			    (o->copy_chunk && o->copy_chunk < 4096)) {
-				return gm_error("--copy-chunk takes a size in "
-						"bytes of at least 4096 (K, M, "
-						"G suffixes), or 0 for none");
+			if (knob_arg(GM_KNOB_COPY_CHUNK, optarg, &v) < 0) {
+				return -1;
 			}
+			o->copy_chunk = (uint64_t)v;
 			o->given |= GM_KNOB_COPY_CHUNK;
 			break;
 		case OPT_COMPLETION:
-			if (!strcmp(optarg, "event")) {
-				o->completion = GM_COMPLETION_EVENT;
-			} else if (!strcmp(optarg, "poll")) {
-				o->completion = GM_COMPLETION_POLL;
-			} else {
-				return gm_error("--completion takes 'event' or "
-						"'poll', not '%s'", optarg);
+			if (knob_arg(GM_KNOB_COMPLETION, optarg, &v) < 0) {
+				return -1;
 			}
+			o->completion = (enum gm_completion)v;
 			o->given |= GM_KNOB_COMPLETION;
 			break;
 		case OPT_ELASTIC:
@@ -464,17 +460,17 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->given |= GM_KNOB_SCALE;
 			break;
 		case OPT_GRID:
-			if (gm_grid_mode_parse(optarg, &o->grid) < 0) {
-				return gm_error("--grid takes 'captured' or "
-						"'resident', not '%s'", optarg);
+			if (knob_arg(GM_KNOB_GRID, optarg, &v) < 0) {
+				return -1;
 			}
+			o->grid = (enum gm_grid_mode)v;
 			o->given |= GM_KNOB_GRID;
 			break;
 		case OPT_PROBE:
-			if (gm_probe_mode_parse(optarg, &o->probe) < 0) {
-				return gm_error("--probe takes 'blocks' or 'off', "
-						"not '%s'", optarg);
+			if (knob_arg(GM_KNOB_PROBE, optarg, &v) < 0) {
+				return -1;
 			}
+			o->probe = (enum gm_probe_mode)v;
 			o->given |= GM_KNOB_PROBE;
 			break;
 		case OPT_MPS_THREADS:
@@ -485,19 +481,17 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->given |= GM_KNOB_MPS_THREADS;
 			break;
 		case OPT_HOST_TIME:
-			if (gm_host_time_parse(optarg, &o->host_time) < 0) {
-				return gm_error("--host-time takes 'captured' or "
-						"'none', not '%s'", optarg);
+			if (knob_arg(GM_KNOB_HOST_TIME, optarg, &v) < 0) {
+				return -1;
 			}
+			o->host_time = (enum gm_host_time)v;
 			o->given |= GM_KNOB_HOST_TIME;
 			break;
 		case OPT_MAX_HOST_GAP:
-			o->max_host_gap_s = strtod(optarg, &end);
-			if (*end || !*optarg || !(o->max_host_gap_s >= 0) ||
-			    isinf(o->max_host_gap_s)) {
-				return gm_error("--max-host-gap takes a number of "
-						"seconds (0 or more)");
+			if (knob_arg(GM_KNOB_MAX_HOST_GAP, optarg, &v) < 0) {
+				return -1;
 			}
+			o->max_host_gap_s = v;
 			o->given |= GM_KNOB_MAX_HOST_GAP;
 			break;
 		case OPT_ARRIVALS: {
@@ -684,8 +678,8 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 				"partitions: give one");
 	}
 	if ((v->flags & GM_VARIANT_POLICY) && !o->policy) {
-		return gm_error("variant '%s' needs --policy (median, mpmax, "
-				"equal, queuemold)", v->name);
+		return gm_error("variant '%s' needs --policy (%s)", v->name,
+				gm_policy_list());
 	}
 	if (o->one_shot && o->min_replays_given) {
 		return gm_error("--one-shot replays every program once: "
@@ -719,6 +713,42 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 	}
 	o->variant = v;
 	return 0;
+}
+
+/* Knob @k's line of --help: its row's text, then what it takes and its
+ * default, from the table (the policies from theirs). */
+static void knob_help(const struct gm_knob_desc *k, struct strbuf *sb)
+{
+	strbuf_addstr(sb, k->help);
+	if (k->knob == GM_KNOB_POLICY) {
+		for (size_t i = 0; gm_policy_at(i); i++) {
+			const struct gm_policy_desc *p = gm_policy_at(i);
+			if (p->selectable) {
+				strbuf_addf(sb, " %s (%s)%s", p->name, p->about,
+					    gm_policy_at(i + 1) ? ";" : "");
+			}
+		}
+	}
+	if (k->kind != GM_KNOB_DURATION && k->kind != GM_KNOB_SIZE &&
+	    k->kind != GM_KNOB_CHOICE) {
+		return;
+	}
+	/* (a choice's help names its choices) */
+	if (k->kind != GM_KNOB_CHOICE) {
+		strbuf_addstr(sb, ": ");
+		gm_knob_range(k, sb);
+	}
+	if (k->def < 0) {
+		strbuf_addstr(sb, " (default: no limit)");
+	} else if (k->kind == GM_KNOB_DURATION) {
+		strbuf_addstr(sb, " (default: ");
+		gm_knob_format_seconds(k->def, sb);
+		strbuf_addstr(sb, ")");
+	} else {
+		strbuf_addstr(sb, " (default: ");
+		gm_knob_format(k, k->def, sb);
+		strbuf_addstr(sb, ")");
+	}
 }
 
 void gm_replay_opts_help(FILE *f)
@@ -779,6 +809,7 @@ void gm_replay_opts_help(FILE *f)
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		struct strbuf head = STRBUF_INIT, takers = STRBUF_INIT;
+		struct strbuf help = STRBUF_INIT;
 		strbuf_addf(&head, "%s%s%s", k->option, k->arg ? " " : "",
 			    k->arg ? k->arg : "");
 		for (size_t j = 0; gm_variant_at(j); j++) {
@@ -792,8 +823,10 @@ void gm_replay_opts_help(FILE *f)
 			strbuf_reset(&takers);
 			strbuf_addstr(&takers, "every variant");
 		}
-		fprintf(f, "  %-21s %s [%s]\n", head.buf, k->help,
+		knob_help(k, &help);
+		fprintf(f, "  %-21s %s [%s]\n", head.buf, help.buf,
 			takers.len ? takers.buf : "no variant yet");
+		strbuf_release(&help);
 		strbuf_release(&head);
 		strbuf_release(&takers);
 	}

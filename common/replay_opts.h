@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "elastic_plan.h"
+#include "knobs.h"
 #include "variant.h"
 
 #define GM_DEFAULT_MIN_REPLAYS 7
@@ -22,8 +23,6 @@
 #define GM_MIN_REPLAYS_MIN 2
 #define GM_MIN_REPLAYS_MAX 1000
 #define GM_DEFAULT_WATCHDOG_S 60.0
-#define GM_DEFAULT_TIMESLICE_US 1000.0
-#define GM_DEFAULT_COPY_CHUNK (UINT64_C(4) << 20)
 /* Latency-critical programs one replay may have (--arrivals). */
 #define GM_MAX_ARRIVALS 8
 #define GM_DEFAULT_ARRIVAL_SEED 1
@@ -127,9 +126,10 @@ struct gm_replay_opts {
 
 /* Defaults: 7 replays, repetition 0 and no study seed, 60 s watchdog,
  * profiling on, fresh host pages, allocations at their captured
- * addresses where they can be, captured host time without a limit,
- * 1 ms timeslices, 4 MiB copy chunks, event completion, captured grids
- * where no limit binds, elastic off, probe off. */
+ * addresses where they can be, elastic off; the knobs of the table's
+ * kinds (knobs.h) at their rows' defaults: captured host time without a
+ * limit, 1 ms timeslices, 4 MiB copy chunks, event completion, captured
+ * grids where no limit binds, probe off. */
 void gm_replay_opts_init(struct gm_replay_opts *o);
 
 /*

@@ -8,14 +8,17 @@
  * is chosen at replay time: the generated program is the same for every
  * variant.
  *
- * Knobs are the replay options a variant accepts; each has the option
- * that sets it on `gpumix replay` and the study key that sets it in a
- * study file (doc/study-yaml.md).
+ * Knobs are the replay options a variant accepts (GM_KNOB_* bits, knobs.h:
+ * the table of their options, study keys and bounds); the policies a
+ * variant with GM_VARIANT_POLICY runs under are policies.h's.
  */
 #ifndef GM_VARIANT_H
 #define GM_VARIANT_H
 
 #include <stddef.h>
+
+#include "knobs.h"
+#include "policies.h"
 
 /* What a variant does, where code has to know. */
 enum {
@@ -38,33 +41,6 @@ enum {
  * its daemon (replay/mps_daemon.c), a study checks that it exists. */
 #define GM_MPS_CONTROL "nvidia-cuda-mps-control"
 
-/* Replay knobs (bits of struct gm_variant.knobs). */
-enum gm_knob {
-	GM_KNOB_POLICY = 1 << 0,	/* --policy P */
-	GM_KNOB_TIMESLICE = 1 << 1,	/* --timeslice-us US */
-	GM_KNOB_COPY_CHUNK = 1 << 2,	/* --copy-chunk BYTES */
-	GM_KNOB_COMPLETION = 1 << 3,	/* --completion event|poll */
-	GM_KNOB_ELASTIC = 1 << 4,	/* --elastic MODE, --elastic-slice */
-	GM_KNOB_PROFILE = 1 << 5,	/* --profile FILE */
-	GM_KNOB_HIGH_PRIORITY = 1 << 6,	/* --high-priority PROGRAM */
-	GM_KNOB_GRID = 1 << 7,		/* --grid captured|resident */
-	GM_KNOB_SM_SHARE = 1 << 8,	/* --sm-share PROGRAM=SHARE,... */
-	GM_KNOB_SCALE = 1 << 9,		/* --scale KNEES (scaled partitions) */
-	GM_KNOB_MPS_THREADS = 1 << 10,	/* --mps-threads PCT|NAME=PCT,... */
-	GM_KNOB_ONE_SHOT = 1 << 11,	/* --one-shot */
-	GM_KNOB_PROBE = 1 << 12,	/* --probe blocks|off */
-	GM_KNOB_HOST_TIME = 1 << 13,	/* --host-time captured|none */
-	GM_KNOB_MAX_HOST_GAP = 1 << 14,	/* --max-host-gap SECONDS */
-	GM_KNOB_ARRIVALS = 1 << 15,	/* --arrivals PROG=SPEC, --requests,
-					   --arrival-seed (arrivals.h) */
-};
-
-/* The knobs every variant takes (each row of the table has them): the
- * host time, for one, is spent the same whatever the mechanism. */
-#define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
-				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP | \
-				GM_KNOB_ARRIVALS)
-
 struct gm_variant {
 	const char *name;
 	int implemented;	/* the replay runtime has its scheduler */
@@ -73,16 +49,6 @@ struct gm_variant {
 	const char *about;	/* one line, for --help and the docs */
 	const char *sched;	/* the replay runtime's scheduler for it
 				   (replay/sched.c), NULL: none yet */
-};
-
-struct gm_knob_desc {
-	enum gm_knob knob;
-	const char *option;	/* "--copy-chunk" (takes one value, or none
-				   when arg is NULL) */
-	const char *study_key;	/* "copy_chunk"; NULL: no study key */
-	const char *arg;	/* "BYTES", for usage lines; NULL: a flag
-				   (an on/off study key) */
-	const char *help;
 };
 
 /* The variant called @name, or NULL when the name is unknown. */
@@ -130,17 +96,5 @@ const struct gm_variant *gm_variant_with(unsigned flags);
  * name (a run of a variant this gpumix does not know is nobody's
  * baseline). */
 int gm_variant_is(const char *name, unsigned flags);
-
-/* The policy called @name (a static string), or NULL when unknown. */
-const char *gm_policy_find(const char *name);
-
-/* NULL-terminated list of the policy names. */
-const char *const *gm_policy_names(void);
-
-/* The knobs in table order; @i beyond the last gives NULL. */
-const struct gm_knob_desc *gm_knob_at(size_t i);
-
-/* The description of @knob (never NULL for a GM_KNOB_* value). */
-const struct gm_knob_desc *gm_knob_find(enum gm_knob knob);
 
 #endif

@@ -11,43 +11,28 @@
 #include "strbuf.h"
 #include "variant.h"
 
-/*
- * The names are the variant table's (common/variant.c), in the order of
- * enum gm_policy after LEFTOVER, which no study names (it is what cuda
- * and nss get).
- */
+/* The names are common/policies.c's table's. */
 const char *gm_policy_name(enum gm_policy p)
 {
-	const char *const *names = gm_policy_names();
+	const struct gm_policy_desc *d = gm_policy_at((size_t)p);
 
-	if (p == GM_POLICY_LEFTOVER) {
-		return "leftover";
-	}
-	for (size_t i = 0; names[i]; i++) {
-		if ((size_t)p == i + 1) {
-			return names[i];
-		}
-	}
-	return "?";
+	return d ? d->name : "?";
 }
 
 int gm_policy_parse(const char *name, enum gm_policy *out)
 {
-	const char *const *names = gm_policy_names();
+	const struct gm_policy_desc *d = gm_policy_desc_find(name);
 
 	/* run directories and study files say "none" for no policy */
-	if (!strcmp(name, "none") || !strcmp(name, "leftover")) {
-		*out = GM_POLICY_LEFTOVER;
-		return 0;
+	if (!strcmp(name, "none")) {
+		d = gm_policy_at(GM_POLICY_LEFTOVER);
 	}
-	for (size_t i = 0; names[i]; i++) {
-		if (!strcmp(name, names[i])) {
-			*out = (enum gm_policy)(i + 1);
-			return 0;
-		}
+	if (!d) {
+		return gm_error("unknown policy '%s' (none or leftover, %s)",
+				name, gm_policy_list());
 	}
-	return gm_error("unknown policy '%s' (none or leftover, median, mpmax, equal, queuemold)",
-			name);
+	*out = d->policy;
+	return 0;
 }
 
 void gm_block_need_of(const struct gm_kernel_attrs *k,

@@ -34,15 +34,7 @@
 
 #include "block_usage.h"
 #include "phygrid.h"
-
-/* After LEFTOVER, in the order of the variant table's policy names. */
-enum gm_policy {
-	GM_POLICY_LEFTOVER,
-	GM_POLICY_MEDIAN,
-	GM_POLICY_MPMAX,
-	GM_POLICY_EQUAL,
-	GM_POLICY_QUEUEMOLD,
-};
+#include "policies.h"	/* enum gm_policy, the names */
 
 /*
  * "leftover", "median", ...; and back (0, or -1 with a recorded error for

@@ -268,11 +268,6 @@ static int load_mps_threads(struct loader *l, const yaml_node_t *v,
 }
 
 /*
- * The study's value of knob @k (its key @k->study_key) from node @v. Each
- * knob of the table with a study key needs a case here (-Wswitch names a
- * new one); an invalid value is an error at its position.
- */
-/*
  * 'sm_share': a map from program to its green partition, a count of SMs
  * (32) or a percentage of the device's SMs (50%), kept as the
  * --sm-share list. Its programs are checked once they are loaded.
@@ -330,6 +325,152 @@ static int load_sm_share(struct loader *l, const yaml_node_t *v,
 	return ret;
 }
 
+/*
+ * Where the study keeps the value of knob @knob of a kind the table
+ * checks (knobs.h): seconds, bytes, a choice's index, 0 or 1. The other
+ * knobs have their own fields and loaders (load_knob()).
+ */
+static void knob_store(struct study *s, enum gm_knob knob, double v)
+{
+	switch (knob) {
+	case GM_KNOB_TIMESLICE:
+		s->timeslice_s = v;
+		break;
+	case GM_KNOB_COPY_CHUNK:
+		s->copy_chunk = (uint64_t)v;
+		break;
+	case GM_KNOB_COMPLETION:
+		s->completion = (enum gm_completion)v;
+		break;
+	case GM_KNOB_GRID:
+		s->grid = (enum gm_grid_mode)v;
+		break;
+	case GM_KNOB_HOST_TIME:
+		s->host_time = (enum gm_host_time)v;
+		break;
+	case GM_KNOB_MAX_HOST_GAP:
+		s->max_host_gap_s = v;
+		break;
+	case GM_KNOB_ONE_SHOT:
+		s->one_shot = v != 0;
+		break;
+	case GM_KNOB_PROBE:
+		s->probe = (enum gm_probe_mode)v;
+		break;
+	case GM_KNOB_POLICY:
+	case GM_KNOB_ELASTIC:
+	case GM_KNOB_PROFILE:
+	case GM_KNOB_HIGH_PRIORITY:
+	case GM_KNOB_SM_SHARE:
+	case GM_KNOB_SCALE:
+	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_ARRIVALS:
+		break;
+	}
+}
+
+/* The value knob_store() kept for @knob. */
+static double knob_value(const struct study *s, enum gm_knob knob)
+{
+	switch (knob) {
+	case GM_KNOB_TIMESLICE:
+		return s->timeslice_s;
+	case GM_KNOB_COPY_CHUNK:
+		return (double)s->copy_chunk;
+	case GM_KNOB_COMPLETION:
+		return s->completion;
+	case GM_KNOB_GRID:
+		return s->grid;
+	case GM_KNOB_HOST_TIME:
+		return s->host_time;
+	case GM_KNOB_MAX_HOST_GAP:
+		return s->max_host_gap_s;
+	case GM_KNOB_ONE_SHOT:
+		return s->one_shot;
+	case GM_KNOB_PROBE:
+		return s->probe;
+	case GM_KNOB_POLICY:
+	case GM_KNOB_ELASTIC:
+	case GM_KNOB_PROFILE:
+	case GM_KNOB_HIGH_PRIORITY:
+	case GM_KNOB_SM_SHARE:
+	case GM_KNOB_SCALE:
+	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_ARRIVALS:
+		break;
+	}
+	return -1;
+}
+
+/* The cause gm_knob_check() recorded, again at node @v (FILE:LINE:COL). */
+static int error_at(struct loader *l, const yaml_node_t *v)
+{
+	char *why = gm_xstrdup(gm_error_message());
+
+	gm_error_clear();
+	yaml_doc_error(l->d, v, "%s", why);
+	free(why);
+	return -1;
+}
+
+/*
+ * Knob @k of a kind the table checks (knobs.h), from node @v: written as
+ * a study writes durations, sizes, words and booleans, then checked
+ * against the table's row as `gpumix replay` checks its option.
+ */
+static int load_table_knob(struct loader *l, const yaml_node_t *v,
+			   const struct gm_knob_desc *k, const char *what)
+{
+	double x = 0;
+	uint64_t bytes;
+	char *word = NULL;
+	int on;
+
+	switch (k->kind) {
+	case GM_KNOB_DURATION:
+		if (yaml_doc_duration(l->d, v, what, 0, HUGE_VAL, &x)) {
+			return -1;
+		}
+		break;
+	case GM_KNOB_SIZE:
+		if (yaml_doc_size(l->d, v, what, 0, UINT64_MAX, &bytes)) {
+			return -1;
+		}
+		x = (double)bytes;
+		break;
+	case GM_KNOB_CHOICE:
+		if (yaml_doc_string(l->d, v, what, &word)) {
+			return -1;
+		}
+		if (gm_knob_parse(k, what, word, &x) < 0) {
+			free(word);
+			return error_at(l, v);
+		}
+		free(word);
+		knob_store(l->s, k->knob, x);
+		return 0;
+	case GM_KNOB_FLAG:
+		if (yaml_doc_bool(l->d, v, what, &on)) {
+			return -1;
+		}
+		x = on;
+		break;
+	case GM_KNOB_OTHER:
+		return yaml_doc_error(l->d, v, "%s has its own loader", what);
+	}
+	if (gm_knob_check(k, what, yaml_doc_scalar(v), x) < 0) {
+		return error_at(l, v);
+	}
+	knob_store(l->s, k->knob, x);
+	return 0;
+}
+
+/*
+ * The study's value of knob @k (its key @k->study_key) from node @v: the
+ * table's kinds through load_table_knob(), the others by their own
+ * loaders here (-Wswitch names a new knob); an invalid value is an error
+ * at its position.
+ */
 static int load_knob(struct loader *l, const yaml_node_t *v,
 		     const struct gm_knob_desc *k)
 {
@@ -338,79 +479,12 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	char *word = NULL;
 	int ret = -1;
 
-	switch (k->knob) {
-	case GM_KNOB_TIMESLICE:
-		/* 0 turns timeslicing off (the paper's ablation, item 75). */
-		ret = yaml_doc_duration(l->d, v, what, 0, HUGE_VAL,
-					&s->timeslice_s);
-		if (!ret && s->timeslice_s != 0 &&
-		    (s->timeslice_s < 1e-6 || s->timeslice_s > 10)) {
-			ret = yaml_doc_error(l->d, v, "%s must be 0 (no "
-					     "timeslicing) or between 1us and "
-					     "10s, not %s", what,
-					     yaml_doc_scalar(v));
-		}
-		break;
-	case GM_KNOB_COPY_CHUNK:
-		/* 0 turns copy chunking off (the ablation of item 76). */
-		ret = yaml_doc_size(l->d, v, what, 0, UINT64_MAX,
-				    &s->copy_chunk);
-		if (!ret && s->copy_chunk != 0 &&
-		    (s->copy_chunk < 4096 || s->copy_chunk > (1ull << 30))) {
-			ret = yaml_doc_error(l->d, v, "%s must be 0 (whole "
-					     "copies) or between 4096 and "
-					     "1073741824 bytes, not %s", what,
-					     yaml_doc_scalar(v));
-		}
-		break;
-	case GM_KNOB_COMPLETION: {
-		static const enum gm_completion all[] = { GM_COMPLETION_EVENT,
-							  GM_COMPLETION_POLL };
-		const char *names[] = { gm_completion_name(all[0]),
-					gm_completion_name(all[1]), NULL };
-		if (yaml_doc_string(l->d, v, what, &word)) {
-			break;
-		}
-		for (int c = 0; names[c]; c++) {
-			if (!strcmp(word, names[c])) {
-				s->completion = all[c];
-				ret = 0;
-			}
-		}
-		if (ret) {
-			const char *near = gm_closest(word, names);
-			yaml_doc_error(l->d, v, "%s must be '%s' or '%s', not "
-				       "'%s'%s%s%s", what, names[0], names[1],
-				       word, near ? " (did you mean '" : "",
-				       near ? near : "", near ? "'?)" : "");
-		}
-		break;
+	if (k->kind != GM_KNOB_OTHER) {
+		ret = load_table_knob(l, v, k, what);
+		free(what);
+		return ret;
 	}
-	case GM_KNOB_GRID:
-		if (yaml_doc_string(l->d, v, what, &word)) {
-			break;
-		}
-		ret = gm_grid_mode_parse(word, &s->grid);
-		if (ret) {
-			yaml_doc_error(l->d, v, "%s must be 'captured' or "
-				       "'resident', not '%s'", what, word);
-		}
-		break;
-	case GM_KNOB_HOST_TIME:
-		if (yaml_doc_string(l->d, v, what, &word)) {
-			break;
-		}
-		ret = gm_host_time_parse(word, &s->host_time);
-		if (ret) {
-			yaml_doc_error(l->d, v, "%s must be 'captured' or 'none', "
-				       "not '%s'", what, word);
-		}
-		break;
-	case GM_KNOB_MAX_HOST_GAP:
-		/* 0 spends none: the same as host_time: none. */
-		ret = yaml_doc_duration(l->d, v, what, 0, HUGE_VAL,
-					&s->max_host_gap_s);
-		break;
+	switch (k->knob) {
 	case GM_KNOB_HIGH_PRIORITY:
 		/* A program of the study (checked once they are loaded). */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -424,19 +498,6 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_MPS_THREADS:
 		ret = load_mps_threads(l, v, what);
 		break;
-	case GM_KNOB_ONE_SHOT:
-		ret = yaml_doc_bool(l->d, v, what, &s->one_shot);
-		break;
-	case GM_KNOB_PROBE:
-		if (yaml_doc_string(l->d, v, what, &word)) {
-			break;
-		}
-		ret = gm_probe_mode_parse(word, &s->probe);
-		if (ret) {
-			yaml_doc_error(l->d, v, "%s must be 'blocks' or 'off', "
-				       "not '%s'", what, word);
-		}
-		break;
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
@@ -447,6 +508,16 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 			free(s->scale);
 			s->scale = study_path_resolve(s->root, word);
 		}
+		break;
+	case GM_KNOB_TIMESLICE:
+	case GM_KNOB_COPY_CHUNK:
+	case GM_KNOB_COMPLETION:
+	case GM_KNOB_GRID:
+	case GM_KNOB_HOST_TIME:
+	case GM_KNOB_MAX_HOST_GAP:
+	case GM_KNOB_ONE_SHOT:
+	case GM_KNOB_PROBE:
+		/* (kinds the table checks: load_table_knob()) */
 		break;
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
@@ -520,12 +591,9 @@ static int load_replay(struct loader *l, const yaml_node_t *root)
 
 	s->min_replays = GM_DEFAULT_MIN_REPLAYS;
 	s->watchdog_s = GM_DEFAULT_WATCHDOG_S;
-	s->timeslice_s = GM_DEFAULT_TIMESLICE_US * 1e-6;
-	s->copy_chunk = GM_DEFAULT_COPY_CHUNK;
-	s->completion = GM_COMPLETION_EVENT;
-	s->grid = GM_GRID_CAPTURED;
-	s->host_time = GM_HOST_TIME_CAPTURED;
-	s->max_host_gap_s = -1;
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		knob_store(s, gm_knob_at(i)->knob, gm_knob_at(i)->def);
+	}
 	s->same_kernels = 1;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
@@ -1683,34 +1751,35 @@ int study_profiles(const struct study *s)
 	return 0;
 }
 
+/* Knob @k's value as the option's argument (gm_knob_format()). */
+static int table_arg(const struct study *s, const struct gm_knob_desc *k,
+		     char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	gm_knob_format(k, knob_value(s, k->knob), &sb);
+	snprintf(buf, len, "%s", sb.buf);
+	strbuf_release(&sb);
+	return 0;
+}
+
 int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len)
 {
 	switch (k->knob) {
 	case GM_KNOB_TIMESLICE:
-		/* Microseconds, exact for any duration the file can give. */
-		snprintf(buf, len, "%.9g", s->timeslice_s * 1e6);
-		return 0;
 	case GM_KNOB_COPY_CHUNK:
-		snprintf(buf, len, "%llu", (unsigned long long)s->copy_chunk);
-		return 0;
 	case GM_KNOB_COMPLETION:
-		snprintf(buf, len, "%s", gm_completion_name(s->completion));
-		return 0;
 	case GM_KNOB_GRID:
-		snprintf(buf, len, "%s", gm_grid_mode_name(s->grid));
-		return 0;
 	case GM_KNOB_HOST_TIME:
-		/* Always: runs replayed back to back before host time was
-		 * the default are not the same runs. */
-		snprintf(buf, len, "%s", gm_host_time_name(s->host_time));
-		return 0;
+		/* Always (the host time too: runs replayed back to back
+		 * before host time was the default are not the same runs). */
+		return table_arg(s, k, buf, len);
 	case GM_KNOB_MAX_HOST_GAP:
 		if (s->max_host_gap_s < 0) {
 			return -1;
 		}
-		snprintf(buf, len, "%.9g", s->max_host_gap_s);
-		return 0;
+		return table_arg(s, k, buf, len);
 	case GM_KNOB_HIGH_PRIORITY:
 		if (!s->high_priority) {
 			return -1;
@@ -1759,8 +1828,7 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		if (s->probe == GM_PROBE_OFF) {
 			return -1;
 		}
-		snprintf(buf, len, "%s", gm_probe_mode_name(s->probe));
-		return 0;
+		return table_arg(s, k, buf, len);
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ARRIVALS:
 		/* (Several options per run: the plan adds them.) */

@@ -230,7 +230,7 @@ check "--grid resident: fewer physical blocks than logical ones" \
 	test "$(field "$m" elastic.physical_blocks)" -lt "$(field "$m" elastic.logical_blocks)"
 out=$("$GPUMIX" replay --variant elastic --policy mpmax --grid whole -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
 check_eq "--grid with another value: usage error" 2 "$rc"
-check_match "naming both values" "--grid takes 'captured' or 'resident', not 'whole'" "$out"
+check_match "naming both values" "--grid must be 'captured' or 'resident', not 'whole'" "$out"
 out=$("$GPUMIX" replay --variant nss --grid resident -o "$tmp/r" "$tmp/e" 2>&1); rc=$?
 check_eq "--grid on nss: usage error" 2 "$rc"
 check_match "naming the variant that takes it" "--grid does not apply to variant 'nss' \(it applies to: elastic\)" "$out"

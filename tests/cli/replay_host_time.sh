@@ -173,10 +173,10 @@ check_eq "cap: no sleep longer than the cap was asked for (the 150 ms gap was no
 check "... though the replay slept" grep -q ' sleep ' "$tmp/cap.log"
 out=$("$GPUMIX" replay --max-host-gap -1 -o "$tmp/bad" "$tmp/wl" 2>&1); rc=$?
 check_eq "a negative cap is a usage error" 2 "$rc"
-check_match "... saying what it takes" "max-host-gap takes a number of seconds" "$out"
+check_match "... saying what it takes" "max-host-gap must be 0 or more, not -1" "$out"
 out=$("$GPUMIX" replay --host-time some -o "$tmp/bad" "$tmp/wl" 2>&1); rc=$?
 check_eq "an unknown --host-time is a usage error" 2 "$rc"
-check_match "... naming the choices" "host-time takes 'captured' or 'none', not 'some'" "$out"
+check_match "... naming the choices" "host-time must be 'captured' or 'none', not 'some'" "$out"
 
 # ---- the watchdog: a 2 s gap under a 0.5 s timeout is no hang ----
 "$GEN" hostgap --long-gap-ms 2000 --fatbin "$FATBIN" -o "$tmp/wllong" 2>/dev/null

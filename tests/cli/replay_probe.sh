@@ -28,12 +28,12 @@ export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_P
 # ---- errors ----
 out=$("$GPUMIX" replay --probe all -o "$tmp/x" "$tmp/e" 2>&1); rc=$?
 check_eq "--probe all: usage error" 2 "$rc"
-check_match "its message" "^error: --probe takes 'blocks' or 'off', not 'all'$" "$out"
+check_match "its message" "^error: --probe must be 'off' or 'blocks', not 'all'$" "$out"
 out=$("$GPUMIX" replay --probe blocks -o "$tmp/x" "$tmp/plain" 2>&1); rc=$?
 check_eq "--probe blocks without elastic modules: error" 1 "$rc"
 check_match "its message" "^error: '$tmp/plain' has no elastic modules, which --probe blocks needs$" "$out"
 check_match "its hint" "^hint: reconstruct it with 'gpumix reconstruct --elastic'$" "$out"
-check_match "--help lists --probe" "--probe blocks\|off" "$("$GPUMIX" replay --help)"
+check_match "--help lists --probe" "--probe off\|blocks" "$("$GPUMIX" replay --help)"
 
 # ---- cuda: every launch probed, joined to its kernel ----
 out=$("$GPUMIX" replay --variant cuda --probe blocks --min-replays 3 -o "$tmp/cuda" "$tmp/e" 2>&1); rc=$?
