@@ -146,6 +146,9 @@ if [ "${GPUMIX_FIDELITY_LIBRARIES:-1}" != 0 ]; then
 			echo "$BENCH_NAME: $lib_name skipped: its library is not usable here"
 			continue
 		fi
+		# bench/real_libraries.sh names its programs in GPUMIX_SUITE too:
+		# each is measured once
+		case " $programs " in *" $lib_name "*) continue ;; esac
 		library_bundle "$lib_name" "$lib_cmd" && programs="$programs $lib_name"
 	done
 fi
@@ -156,7 +159,7 @@ for p in $programs; do
 	   ! "$GPUMIX" -q replay --min-replays "$R" ${GPUMIX_FIDELITY_REPLAY_ARGS:-} \
 		-o "$tmp/run-$p" "$tmp/$p" >"$tmp/out" 2>&1; then
 		not_ok "$p: reconstruct or replay failed"
-		tail -3 "$tmp/err" "$tmp/out" >&2
+		tail -n 3 "$tmp/err" "$tmp/out" >&2
 		continue
 	fi
 	captured "$SUITE_CACHE/$p" >"$tmp/cap"
