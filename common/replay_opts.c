@@ -51,6 +51,8 @@ enum {
 	OPT_SLO,
 	OPT_ARRIVALS_LABEL,
 	OPT_ALONE,
+	OPT_SMEM_PAD,
+	OPT_KERNEL_MODULE,
 	OPT_HELP,
 };
 
@@ -91,6 +93,8 @@ const struct option gm_replay_longopts[] = {
 	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "arrivals-label", required_argument, NULL, OPT_ARRIVALS_LABEL },
 	{ "alone", required_argument, NULL, OPT_ALONE },
+	{ "smem-pad", required_argument, NULL, OPT_SMEM_PAD },
+	{ "kernel-module", required_argument, NULL, OPT_KERNEL_MODULE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -453,6 +457,36 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			gm_sm_share_release(&share);
 			o->sm_share = optarg;
 			o->given |= GM_KNOB_SM_SHARE;
+			break;
+		}
+		case OPT_SMEM_PAD:
+		case OPT_KERNEL_MODULE: {
+			int pad = c == OPT_SMEM_PAD;
+			const char *what = pad ? "--smem-pad" : "--kernel-module";
+			struct gm_kernel_knob *t = pad ? o->smem_pad
+						       : o->kernel_module;
+			unsigned *nr = pad ? &o->nr_smem_pad
+					   : &o->nr_kernel_module;
+			struct gm_kernel_knob k;
+			if (gm_kernel_knob_parse(what, optarg, &k) < 0) {
+				return -1;
+			}
+			for (unsigned i = 0; i < *nr; i++) {
+				if (t[i].kernel_len == k.kernel_len &&
+				    !strncmp(t[i].kernel, k.kernel,
+					     k.kernel_len)) {
+					return gm_error("%s: kernel '%.*s' given "
+							"twice", what,
+							(int)k.kernel_len,
+							k.kernel);
+				}
+			}
+			if (*nr == GM_MAX_KERNEL_KNOBS) {
+				return gm_error("%s: at most %d kernels", what,
+						GM_MAX_KERNEL_KNOBS);
+			}
+			t[(*nr)++] = k;
+			o->given |= pad ? GM_KNOB_SMEM_PAD : GM_KNOB_KERNEL_MODULE;
 			break;
 		}
 		case OPT_SCALE:
@@ -855,4 +889,60 @@ void gm_replay_opts_help(FILE *f)
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "
 	      "per grid)\n", f);
+}
+
+int gm_kernel_knob_parse(const char *what, const char *s,
+			 struct gm_kernel_knob *k)
+{
+	const char *eq = strchr(s, '=');
+	int pad = !strcmp(what, "--smem-pad");
+
+	memset(k, 0, sizeof(*k));
+	if (!eq || eq == s || !eq[1]) {
+		return gm_error("%s takes KERNEL=%s, not '%s'", what,
+				pad ? "BYTES" : "FILE", s);
+	}
+	k->kernel = s;
+	k->kernel_len = (size_t)(eq - s);
+	if (pad) {
+		char *end;
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(eq + 1, &end, 10);
+		if (errno || *end || eq[1] == '-' || v > GM_SMEM_PAD_MAX) {
+			return gm_error("%s: BYTES must be between 0 and %d, not "
+					"'%s'", what, GM_SMEM_PAD_MAX, eq + 1);
+		}
+		k->bytes = (uint32_t)v;
+	} else {
+		k->path = eq + 1;
+	}
+	return 0;
+}
+
+int gm_kernel_knob_is(const struct gm_kernel_knob *k, const char *kernel)
+{
+	return strlen(kernel) == k->kernel_len &&
+	       !strncmp(k->kernel, kernel, k->kernel_len);
+}
+
+uint32_t gm_smem_pad_for(const struct gm_replay_opts *o, const char *kernel)
+{
+	for (unsigned i = 0; i < o->nr_smem_pad; i++) {
+		if (gm_kernel_knob_is(&o->smem_pad[i], kernel)) {
+			return o->smem_pad[i].bytes;
+		}
+	}
+	return 0;
+}
+
+const char *gm_kernel_module_for(const struct gm_replay_opts *o,
+				 const char *kernel)
+{
+	for (unsigned i = 0; i < o->nr_kernel_module; i++) {
+		if (gm_kernel_knob_is(&o->kernel_module[i], kernel)) {
+			return o->kernel_module[i].path;
+		}
+	}
+	return NULL;
 }

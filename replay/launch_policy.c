@@ -190,7 +190,7 @@ static int pol_prog_init(struct gm_prog *p)
 			(int)(l->block[0] * l->block[1] * l->block[2]);
 		pl->attrs.regs_per_thread = regs;
 		pl->attrs.static_smem = (size_t)smem;
-		pl->attrs.dynamic_smem = l->smem;
+		pl->attrs.dynamic_smem = gm_launch_smem(p, l);
 		pl->attrs.max_threads_per_block = maxt;
 		pl->attrs.thread_elastic = cls == GM_ELASTIC_THREAD;
 		pl->blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];

@@ -364,6 +364,8 @@ static void knob_store(struct study *s, enum gm_knob knob, double v)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -396,6 +398,8 @@ static double knob_value(const struct study *s, enum gm_knob knob)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -522,6 +526,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* No study key: 'policies' and the plan set the policy, the
 		 * study makes the profile, its 'arrivals' mapping the
@@ -1830,6 +1836,8 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		return table_arg(s, k, buf, len);
 	case GM_KNOB_POLICY:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* (Several options per run: the plan adds them.) */
 		break;
