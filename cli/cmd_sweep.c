@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyze/sweep.h"
+#include "analyze/sweep_report.h"
 #include "cli.h"
 #include "error.h"
 #include "strbuf.h"
@@ -122,135 +123,24 @@ static int plan(const struct gm_device_limits *dev, char **kernels, int n)
 	return GM_EXIT_OK;
 }
 
-/* Split @line at commas into exactly @n fields. */
-static int split(char *line, char **f, int n)
-{
-	int i = 0;
-
-	for (char *p = line; i < n; i++) {
-		f[i] = p;
-		p = strchr(p, ',');
-		if (!p) {
-			return i == n - 1 ? 0 : -1;
-		}
-		*p++ = 0;
-	}
-	return -1;
-}
-
 static int cliffs(const char *path, double threshold)
 {
-	FILE *f = fopen(path, "r");
-	struct gm_sweep_measure *m = NULL;
-	struct gm_sweep_cliff *c = NULL;
-	char **own = NULL;
-	size_t n = 0, alloc = 0, nc = 0, nown = 0, lalloc = 0;
-	char *line = NULL;
-	unsigned long lineno = 0;
+	struct gm_sweep_points p = GM_SWEEP_POINTS_INIT;
 	int ret = GM_EXIT_ERROR;
 
-	if (!f) {
-		gm_error_errno("cannot open '%s'", path);
-		return gm_cli_fail();
-	}
-	while (getline(&line, &lalloc, f) >= 0) {
-		char *fl[7], *end1, *end2, *end3;
-		struct gm_sweep_measure *e;
-		lineno++;
-		line[strcspn(line, "\r\n")] = 0;
-		if (lineno == 1) {
-			if (strcmp(line, "program,kernel,axis,value,time_ms,"
-				   "blocks_per_sm,limiting")) {
-				gm_error("%s:1: not the header 'program,kernel,"
-					 "axis,value,time_ms,blocks_per_sm,"
-					 "limiting'", path);
-				goto out;
-			}
-			continue;
-		}
-		if (!*line) {
-			continue;
-		}
-		GM_ALLOC_GROW(m, n + 1, alloc);
-		e = &m[n];
-		if (split(line, fl, 7) < 0 || !*fl[0] || !*fl[1] ||
-		    gm_sweep_axis_parse(fl[2], &e->axis) < 0) {
-			gm_error("%s:%lu: not a point (program,kernel,axis,"
-				 "value,time_ms,blocks_per_sm,limiting; axis "
-				 "smem, regs or blocks)", path, lineno);
-			goto out;
-		}
-		e->value = strtol(fl[3], &end1, 10);
-		e->time_ms = strtod(fl[4], &end2);
-		e->blocks_per_sm = (int)strtol(fl[5], &end3, 10);
-		if (*end1 || !*fl[3] || *end2 || !*fl[4] || !(e->time_ms > 0) ||
-		    *end3 || !*fl[5] || e->blocks_per_sm < 0) {
-			gm_error("%s:%lu: value, time_ms (> 0) and blocks_per_sm "
-				 "must be numbers", path, lineno);
-			goto out;
-		}
-		own = gm_xrealloc(own, (nown + 3) * sizeof(*own));
-		own[nown++] = gm_xstrdup(fl[0]);
-		own[nown++] = gm_xstrdup(fl[1]);
-		own[nown++] = gm_xstrdup(fl[6]);
-		e->program = own[nown - 3];
-		e->kernel = own[nown - 2];
-		e->limiting = own[nown - 1];
-		n++;
-	}
-	if (!n) {
-		gm_error("%s: no points", path);
+	if (gm_sweep_points_read(&p, path) < 0) {
+		gm_cli_fail();
 		goto out;
 	}
-	gm_sweep_cliffs(m, n, threshold / 100, &c, &nc);
-	printf("## Performance range per kernel and axis\n\n"
-	       "| program | kernel | axis | points | best (ms) | worst (ms) | "
-	       "range (%%) |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n");
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		double best = m[i].time_ms, worst = m[i].time_ms;
-		while (j < n && !strcmp(m[j].program, m[i].program) &&
-		       !strcmp(m[j].kernel, m[i].kernel) && m[j].axis == m[i].axis) {
-			best = m[j].time_ms < best ? m[j].time_ms : best;
-			worst = m[j].time_ms > worst ? m[j].time_ms : worst;
-			j++;
-		}
-		printf("| %s | %s | %s | %zu | %.3f | %.3f | %.1f |\n",
-		       m[i].program, m[i].kernel, gm_sweep_axis_name(m[i].axis),
-		       j - i, best, worst, 100 * gm_sweep_range(m, i, j));
-		i = j;
+	if (!p.nr) {
+		gm_error("%s: no points", path);
+		gm_cli_fail();
+		goto out;
 	}
-	printf("\n## Cliffs (a jump above %g%% where the blocks per SM change)\n\n"
-	       "| program | kernel | axis | from | to | time (ms) | jump (%%) | "
-	       "blocks/SM | binding |\n| --- | --- | --- | ---: | ---: | --- | "
-	       "---: | --- | --- |\n", threshold);
-	for (size_t i = 0; i < nc; i++) {
-		const struct gm_sweep_measure *a = &m[c[i].from], *b = &m[c[i].to];
-		const struct gm_sweep_measure *fewer =
-			a->blocks_per_sm < b->blocks_per_sm ? a : b;
-		printf("| %s | %s | %s | %ld | %ld | %.3f -> %.3f | %.1f | "
-		       "%d -> %d | %s |\n", a->program, a->kernel,
-		       gm_sweep_axis_name(a->axis), a->value, b->value,
-		       a->time_ms, b->time_ms, 100 * c[i].jump,
-		       a->blocks_per_sm, b->blocks_per_sm,
-		       *fewer->limiting ? fewer->limiting : "-");
-	}
-	if (!nc) {
-		printf("(none)\n");
-	}
+	gm_sweep_report(&p, threshold / 100, stdout, NULL);
 	ret = GM_EXIT_OK;
 out:
-	if (ret != GM_EXIT_OK) {
-		gm_cli_fail();
-	}
-	fclose(f);
-	free(line);
-	free(m);
-	free(c);
-	for (size_t i = 0; i < nown; i++) {
-		free(own[i]);
-	}
-	free(own);
+	gm_sweep_points_release(&p);
 	return ret;
 }
 
