@@ -5,7 +5,7 @@
  * per kernel, the points of each axis with the resident blocks per SM and
  * the binding resource the occupancy calculator gives) and the cliff
  * detector (--cliffs: the performance range and the cliffs of measured
- * points). Replaying the points on the GPU is not implemented yet.
+ * points); --run replays each kernel at its points (sweep_run.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,13 +16,17 @@
 #include "analyze/sweep.h"
 #include "analyze/sweep_report.h"
 #include "cli.h"
+#include "replay_opts.h"
+#include "sweep_run.h"
 #include "error.h"
 #include "strbuf.h"
 
 static const char usage[] =
 	"usage: gpumix sweep --plan [--device h100|c2070] "
 	"NAME:THREADS:REGS:SMEM...\n"
-	"   or: gpumix sweep --cliffs [--threshold PCT] FILE.csv";
+	"   or: gpumix sweep --cliffs [--threshold PCT] FILE.csv\n"
+	"   or: gpumix sweep --run [-o DIR] [--replays R] [--watchdog SECONDS]\n"
+	"                    [--threshold PCT] [--redo] [--no-plot] BUNDLE...";
 
 static const char help[] =
 	"\n"
@@ -41,21 +45,39 @@ static const char help[] =
 	"                    curve's performance range and its cliffs\n"
 	"  --threshold PCT   a cliff's least jump between adjacent points, in\n"
 	"                    percent (default 20)\n"
+	"  --run             replay each kernel of each bundle alone at each\n"
+	"                    point of its plan (the same work, results verified):\n"
+	"                    DIR/points.csv, cliffs.md (also printed), cliffs.csv\n"
+	"                    and, with gnuplot, sweep-PROGRAM-AXIS.png; a DIR a\n"
+	"                    sweep made is taken up again, its points kept\n"
+	"  -o, --output DIR  with --run: the directory (default: sweep)\n"
+	"  --replays R       with --run: replays per point (gpumix replay\n"
+	"                    --min-replays; default 3, from 2 to 1000)\n"
+	"  --watchdog S      with --run: per replay (default 120)\n"
+	"  --redo            with --run: measure the points DIR holds again\n"
+	"  --no-plot         with --run: no figures (gnuplot not needed)\n"
 	"\n"
 	"exit status: 0 ok; 1 error; 2 usage error.\n";
 
-enum { OPT_PLAN = 256, OPT_CLIFFS, OPT_DEVICE, OPT_THRESHOLD };
+enum { OPT_PLAN = 256, OPT_CLIFFS, OPT_DEVICE, OPT_THRESHOLD, OPT_RUN,
+       OPT_REPLAYS, OPT_WATCHDOG, OPT_REDO, OPT_NO_PLOT };
 
 static const struct option sweep_longopts[] = {
 	{ "plan", no_argument, NULL, OPT_PLAN },
 	{ "cliffs", no_argument, NULL, OPT_CLIFFS },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "run", no_argument, NULL, OPT_RUN },
+	{ "output", required_argument, NULL, 'o' },
+	{ "replays", required_argument, NULL, OPT_REPLAYS },
+	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
+	{ "redo", no_argument, NULL, OPT_REDO },
+	{ "no-plot", no_argument, NULL, OPT_NO_PLOT },
 	{ NULL, 0, NULL, 0 },
 };
 
 const struct gm_cmd_options gm_sweep_options = {
-	.shorts = "",
+	.shorts = "o:",
 	.longopts = sweep_longopts,
 };
 
@@ -148,8 +170,10 @@ int cmd_sweep(int argc, char **argv)
 {
 	struct gm_opt_parser op;
 	const struct gm_device_limits *dev = &gm_device_h100;
-	int mode = 0, c, threshold_given = 0, device_given = 0;
+	int mode = 0, c, threshold_given = 0, device_given = 0, run_given = 0;
 	double threshold = 20;
+	struct gm_sweep_run_opts ro = { .dir = "sweep", .replays = 3,
+					.watchdog_s = 120, .plot = 1 };
 	char *end;
 
 	gm_opt_init(&op, &gm_sweep_options, usage, argc, argv);
@@ -157,11 +181,46 @@ int cmd_sweep(int argc, char **argv)
 		switch (c) {
 		case OPT_PLAN:
 		case OPT_CLIFFS:
+		case OPT_RUN:
 			if (mode && mode != c) {
-				return gm_usage_error(usage, "--plan and --cliffs "
-						      "exclude each other");
+				return gm_usage_error(usage, "--plan, --cliffs and "
+						      "--run exclude each other");
 			}
 			mode = c;
+			break;
+		case 'o':
+			ro.dir = op.arg;
+			run_given = 1;
+			break;
+		case OPT_REPLAYS: {
+			unsigned long v = strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || *op.arg == '-' ||
+			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
+				return gm_usage_error(usage, "--replays takes an "
+						      "integer from %d to %d",
+						      GM_MIN_REPLAYS_MIN,
+						      GM_MIN_REPLAYS_MAX);
+			}
+			ro.replays = (unsigned)v;
+			run_given = 1;
+			break;
+		}
+		case OPT_WATCHDOG:
+			ro.watchdog_s = strtod(op.arg, &end);
+			if (*end || !*op.arg || !(ro.watchdog_s >= 0) ||
+			    ro.watchdog_s > 86400) {
+				return gm_usage_error(usage, "--watchdog takes a "
+						      "number of seconds");
+			}
+			run_given = 1;
+			break;
+		case OPT_REDO:
+			ro.redo = 1;
+			run_given = 1;
+			break;
+		case OPT_NO_PLOT:
+			ro.plot = 0;
+			run_given = 1;
 			break;
 		case OPT_DEVICE:
 			if (!strcmp(op.arg, "h100")) {
@@ -191,8 +250,22 @@ int cmd_sweep(int argc, char **argv)
 		}
 	}
 	if (!mode) {
-		return gm_usage_error(usage, "--plan or --cliffs? (the sweep's "
-				      "GPU runs are not implemented yet)");
+		return gm_usage_error(usage, "--plan, --cliffs or --run?");
+	}
+	if (run_given && mode != OPT_RUN) {
+		return gm_usage_error(usage, "-o, --replays, --watchdog, --redo "
+				      "and --no-plot go with --run");
+	}
+	if (mode == OPT_RUN) {
+		if (device_given) {
+			return gm_usage_error(usage, "--device goes with --plan "
+					      "(--run reads the device's)");
+		}
+		if (op.ind == argc) {
+			return gm_usage_error(usage, "no bundle given");
+		}
+		ro.threshold = threshold / 100;
+		return gm_sweep_run(&ro, argv + op.ind, argc - op.ind);
 	}
 	if (mode == OPT_PLAN) {
 		if (threshold_given) {
