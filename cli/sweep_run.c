@@ -100,6 +100,17 @@ static int replay(struct sweep *s, const char *build, const char *run,
 	char *argv[20];
 	int n = 1, ret;
 
+	/* A run an earlier sweep finished is taken up (it stopped before
+	 * saving the point, or the run serves several points). */
+	if (!s->o->redo && gm_is_dir(run)) {
+		if (gm_sweep_kernels_read(k, run, grid_check) == 0) {
+			free(log);
+			free(what);
+			return 0;
+		}
+		gm_sweep_kernels_release(k);
+		gm_error_clear();
+	}
 	snprintf(reps, sizeof(reps), "%u", s->o->replays);
 	snprintf(wd, sizeof(wd), "%g", s->o->watchdog_s);
 	argv[n++] = "-q";
@@ -237,8 +248,11 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 		return;
 	}
 	run = gm_xasprintf("%s.k%zu.%s%ld", b->prefix, ki, axis, p->value);
-	gm_note("sweep: %s: kernel %zu of %zu: %s %ld (%d blocks per SM)",
-		b->name, ki + 1, b->base.nr, axis, p->value, bps);
+	if (p->axis != GM_SWEEP_BLOCKS) {
+		gm_note("sweep: %s: kernel %zu of %zu: %s %ld (%d blocks per "
+			"SM by the plan)", b->name, ki + 1, b->base.nr, axis,
+			p->value, bps);
+	}
 	switch (p->axis) {
 	case GM_SWEEP_SMEM:
 		arg = gm_xasprintf("%s=%ld", kn, p->value);
