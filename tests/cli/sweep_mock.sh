@@ -60,6 +60,33 @@ else
 	skip "no gnuplot: no figures to check"
 fi
 
+# ---- into the database (doc/database.md, sweep and sweep_cliffs) ----
+out=$("$GPUMIX" analyze -o "$tmp/sw.db" "$D" 2>&1); rc=$?
+check_eq "gpumix analyze DIR: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_eq "a row per point" "42" "$(db_query "$tmp/sw.db" 'SELECT count(*) FROM sweep')"
+check_eq "a row per cliff" "$(($(wc -l < "$D/cliffs.csv") - 1))" \
+	"$(db_query "$tmp/sw.db" 'SELECT count(*) FROM sweep_cliffs')"
+check_eq "the device and SMs of the base run" "Mock GPU|4" \
+	"$(db_query "$tmp/sw.db" 'SELECT DISTINCT deviceName, smCount FROM sweep')"
+check_eq "a point as in points.csv" \
+	"$(awk -F, -v k=$S '$2 == k && $3 == "blocks" && $4 == 2 { printf "%.6f|%d|%s", $5, $6, $7 }' "$D/points.csv")" \
+	"$(db_query "$tmp/sw.db" "SELECT printf('%.6f', timeMs), blocksPerSm, limiting FROM sweep WHERE kernel = '$S' AND axis = 'blocks' AND value = 2")"
+check_eq "scale's cliff 1 -> 2" "1|2|1|2" \
+	"$(db_query "$tmp/sw.db" "SELECT fromValue, toValue, fromBlocksPerSm, toBlocksPerSm FROM sweep_cliffs WHERE kernel = '$S' AND fromValue = 1")"
+"$GPUMIX" analyze -o "$tmp/sw.db" "$D" >/dev/null 2>&1
+check_eq "loaded again: replaced, not added" "42" "$(db_query "$tmp/sw.db" 'SELECT count(*) FROM sweep')"
+"$GPUMIX" analyze --merge "$tmp/sw.db" -o "$tmp/merged.db" >/dev/null 2>&1
+check_eq "merged into another database" "42 $(($(wc -l < "$D/cliffs.csv") - 1))" \
+	"$(db_query "$tmp/merged.db" 'SELECT count(*) FROM sweep') $(db_query "$tmp/merged.db" 'SELECT count(*) FROM sweep_cliffs')"
+cp -r "$D" "$tmp/dmg"
+echo "basic,$S,regs,1,2,x,3,4,5,6,registers" >> "$tmp/dmg/cliffs.csv"
+out=$("$GPUMIX" analyze -o "$tmp/dmg.db" "$tmp/dmg" 2>&1); rc=$?
+check_eq "a damaged cliffs.csv: exit 1" 1 "$rc"
+check_match "naming its line" "cliffs.csv:$(wc -l < "$tmp/dmg/cliffs.csv"): not a cliff" "$out"
+check_eq "and nothing of the sweep loaded" "0" \
+	"$(db_query "$tmp/dmg.db" 'SELECT count(*) FROM sweep' 2>/dev/null || echo 0)"
+
 # ---- resumption ----
 cp "$D/points.csv" "$tmp/points.first"
 sed -i "s/^basic,$T,smem,28161,[0-9.]*,/basic,$T,smem,28161,123.000000,/" "$D/points.csv"
