@@ -105,6 +105,10 @@ static const struct gm_knob_desc knobs[] = {
 	  "take KERNEL from module FILE (a cubin or PTX: its captured PTX "
 	  "reassembled, ptxas -maxrregcount N) instead of its captured "
 	  "module; repeatable", GM_KNOB_OTHER, .def = -1 },
+	{ GM_KNOB_CLIFF_MAP, "--cliff-map", "cliff_map", "POINTS.csv",
+	  "policy mpmax-cliff: the kernels' cliff maps, the points.csv of "
+	  "gpumix sweep --run (doc/gpumix-sweep.md)", GM_KNOB_OTHER,
+	  .def = -1 },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, sm=K (K blocks per SM), "

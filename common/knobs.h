@@ -42,6 +42,8 @@ enum gm_knob {
 					   --arrival-seed (arrivals.h) */
 	GM_KNOB_SMEM_PAD = 1 << 16,	/* --smem-pad KERNEL=BYTES (sweeps) */
 	GM_KNOB_KERNEL_MODULE = 1 << 17,	/* --kernel-module KERNEL=FILE */
+	GM_KNOB_CLIFF_MAP = 1 << 18,	/* --cliff-map POINTS.csv (elastic,
+					   policy mpmax-cliff) */
 };
 
 /* The knobs every variant takes (each row of the variant table has

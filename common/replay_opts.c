@@ -53,6 +53,7 @@ enum {
 	OPT_ALONE,
 	OPT_SMEM_PAD,
 	OPT_KERNEL_MODULE,
+	OPT_CLIFF_MAP,
 	OPT_HELP,
 };
 
@@ -95,6 +96,7 @@ const struct option gm_replay_longopts[] = {
 	{ "alone", required_argument, NULL, OPT_ALONE },
 	{ "smem-pad", required_argument, NULL, OPT_SMEM_PAD },
 	{ "kernel-module", required_argument, NULL, OPT_KERNEL_MODULE },
+	{ "cliff-map", required_argument, NULL, OPT_CLIFF_MAP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -489,6 +491,14 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->given |= pad ? GM_KNOB_SMEM_PAD : GM_KNOB_KERNEL_MODULE;
 			break;
 		}
+		case OPT_CLIFF_MAP:
+			if (!*optarg) {
+				return gm_error("--cliff-map takes a sweep's "
+						"points.csv");
+			}
+			o->cliff_map = optarg;
+			o->given |= GM_KNOB_CLIFF_MAP;
+			break;
 		case OPT_SCALE:
 			o->scale_path = optarg;
 			o->given |= GM_KNOB_SCALE;
@@ -715,6 +725,12 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("variant '%s' needs --policy (%s)", v->name,
 				gm_policy_list());
 	}
+	if (o->policy && !strcmp(o->policy, "mpmax-cliff") && !o->cliff_map) {
+		return gm_error("policy mpmax-cliff needs --cliff-map (the "
+				"points.csv of gpumix sweep --run)");
+	}
+	/* (a cliff map with another policy is unused: a study gives its
+	 * replay: keys to every policy it runs) */
 	if (o->one_shot && o->min_replays_given) {
 		return gm_error("--one-shot replays every program once: "
 				"--min-replays does not apply");

@@ -104,6 +104,8 @@ struct gm_replay_opts {
 	const char *high_priority;	/* program at the highest priority */
 	const char *sm_share;		/* green: "PROG=SHARE,...", checked */
 	const char *scale_path;		/* green: knees of gpumix scale */
+	const char *cliff_map;		/* elastic, mpmax-cliff: a sweep's
+					   points.csv */
 	const char *mps_threads;	/* --mps-threads as given, or NULL */
 	int process_child;		/* internal --process-child: the program
 					   this process replays, -1: all */

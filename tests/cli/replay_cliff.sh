@@ -7,7 +7,11 @@
 # others' stay as captured), the results still verified; --kernel-module
 # KERNEL=FILE loads the kernel's module from FILE (said in the run's log;
 # a missing file fails naming it); a kernel no program has, a bad size,
-# or a kernel given twice, is an error before any work. (The results
+# or a kernel given twice, is an error before any work. The elastic
+# policy mpmax-cliff with a hand-made cliff map (tests/data/sweep/
+# cliff-map.csv) on 4 mock SMs: MPMAX gives scale and tex_copy 4 blocks
+# per SM (their 16 blocks); scale's 4 is 100% slower than its 3 and 3
+# no cliff from 2, so it moves to 3; tex_copy's map has no cliff. (The results
 # stay verified: the mock runs the same kernel whatever the module.)
 . "$(dirname "$0")/../lib.sh"
 cd "$GPUMIX_TOP" || exit 1
@@ -64,4 +68,24 @@ check_eq "one kernel padded twice: usage error" 2 "$rc"
 check_match "saying so" "kernel '$K' given twice" "$out"
 check_match "both knobs in gpumix replay --help, for every variant" \
 	"--smem-pad KERNEL=BYTES.*every variant" "$("$GPUMIX" replay --help | tr '\n' ' ' | tr -s ' ')"
+# ---- the cliff-aware policy ----
+"$GPUMIX" -q reconstruct --variant single --elastic -o "$tmp/el" "$B" 2>/dev/null
+out=$(MOCK_CUDA_SMS=4 GPUMIX_DEBUG=1 "$GPUMIX" -q replay --variant elastic --policy mpmax-cliff \
+	--cliff-map tests/data/sweep/cliff-map.csv --min-replays 2 -o "$tmp/cliff" "$tmp/el" 2>&1); rc=$?
+check_eq "--policy mpmax-cliff --cliff-map: exit 0 (results verified)" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_match "scale moved off its cliff: 4 -> 3 blocks per SM" \
+	"mpmax-cliff: program=basic, kernel=$K, launch=0, 4 -> 3 blocks per SM" "$out"
+check_eq "only scale, in each of the 2 replays" "2" "$(sed -n 's/^elastic.cliff_moved_launches = //p' "$tmp/cliff/manifest")"
+check_eq "its physical grid: 3 x 4 SMs; tex_copy's the captured 16" "_Z5scalePjPKjjj 12 _Z8tex_copyPjyj 16" \
+	"$(awk -F'\t' '$1 == "KERNEL" && $NF ~ /scale|tex_copy/ { print $NF, $11 * $12 * $13 }' "$tmp/cliff/activity.tsv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the manifest names the policy" "mpmax-cliff" "$(sed -n 's/^elastic.policy = //p' "$tmp/cliff/manifest")"
+out=$("$GPUMIX" -q replay --variant elastic --policy mpmax-cliff -o "$tmp/x" "$tmp/el" 2>&1); rc=$?
+check_eq "mpmax-cliff without a map: usage error" 2 "$rc"
+check_match "saying so" "policy mpmax-cliff needs --cliff-map" "$out"
+out=$("$GPUMIX" -q replay --variant cuda --cliff-map tests/data/sweep/cliff-map.csv -o "$tmp/x" "$tmp/el" 2>&1); rc=$?
+check_eq "--cliff-map with a variant without policies: usage error" 2 "$rc"
+out=$(MOCK_CUDA_SMS=4 "$GPUMIX" -q replay --variant elastic --policy mpmax-cliff --cliff-map "$tmp/none.csv" -o "$tmp/x" "$tmp/el" 2>&1); rc=$?
+check_eq "a cliff map that cannot be read: exit 1" 1 "$rc"
+check_match "naming it" "cannot read the cliff map '$tmp/none.csv'" "$out"
 done_testing
