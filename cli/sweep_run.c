@@ -417,6 +417,22 @@ static int sweep_bundle(struct sweep *s, const char *bundle)
 							   : 0;
 		snprintf(b.arch, sizeof(b.arch), "sm_%d%d", maj, min);
 	}
+	/* Which kernel a run's kI is (its name is too long for a path). */
+	{
+		struct strbuf sb = STRBUF_INIT;
+		char *path = gm_xasprintf("%s.kernels", b.prefix);
+		int bad;
+		for (size_t ki = 0; ki < b.base.nr; ki++) {
+			strbuf_addf(&sb, "k%zu %s\n", ki, b.base.k[ki].name);
+		}
+		bad = gm_write_file_atomic(path, sb.buf ? sb.buf : "", sb.len,
+					   1) < 0;
+		strbuf_release(&sb);
+		free(path);
+		if (bad) {
+			goto out;
+		}
+	}
 	b.max_k = (unsigned)b.base.dev.max_blocks_per_sm;
 	b.blocks = gm_xcalloc(b.max_k + 1, sizeof(*b.blocks));
 	b.blocks_state = gm_xcalloc(b.max_k + 1, sizeof(int));

@@ -36,6 +36,7 @@ for k in $S $T $I; do
 	check_eq "$k: the register points: its own 32, then the caps below" "32 24 16" \
 		"$(awk -F, -v k=$k '$2 == k && $3 == "regs" { print $4 }' "$D/points.csv" | tr '\n' ' ' | sed 's/ $//')"
 done
+check_eq "runs/NAME.kernels names each kernel's kI" "k0 $S" "$(head -1 "$D/runs/basic.kernels")"
 check_eq "each padded replay ran scale with that padding (CUPTI's record)" "57345" \
 	"$(awk -F'\t' -v k=$S '$1 == "KERNEL" && $NF == k { print $(NF-1) }' "$D/runs/basic.k0.smem57345/activity.tsv" | sort -u)"
 check_eq "and the other kernels as captured" "0" \
