@@ -180,12 +180,17 @@ static int add_point(struct sweep *s, const char *program, const char *kernel,
 static void point_failed(struct sweep *s, const char *program,
 			 const char *kernel, enum gm_sweep_axis axis, long value)
 {
-	char buf[1024];
+	struct strbuf why = STRBUF_INIT;
+	const char *c;
 
-	snprintf(buf, sizeof(buf), "%s", gm_error_message());
+	/* the latest cause first, then what caused it */
+	for (int i = 0; (c = gm_error_cause(i)); i++) {
+		strbuf_addf(&why, "%s%s", i ? ": " : "", c);
+	}
 	gm_error_clear();
 	gm_warning("sweep: %s: %s: %s %ld not measured: %s", program, kernel,
-		   gm_sweep_axis_name(axis), value, buf);
+		   gm_sweep_axis_name(axis), value, why.len ? why.buf : "?");
+	strbuf_release(&why);
 	s->failed++;
 }
 
