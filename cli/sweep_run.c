@@ -38,6 +38,7 @@
 #include "output_dir.h"
 #include "strbuf.h"
 #include "sweep_points.h"
+#include "sweep_plot.h"
 #include "sweep_regs.h"
 
 struct sweep {
@@ -484,99 +485,6 @@ static int write_out(const char *dir, const char *name, const char *text,
 	return ret;
 }
 
-/* Time against each axis, one figure per program and axis, a line per
- * kernel, from points.csv. */
-static int plot(struct sweep *s)
-{
-	struct strbuf gp = STRBUF_INIT;
-	const char *gnuplot = gm_gnuplot_program();
-	int ret = -1;
-
-	strbuf_addstr(&gp, "set terminal pngcairo size 900,560\n"
-		      "set datafile separator ','\nset ylabel 'time (ms)'\n"
-		      "set key outside right\nset grid\n");
-	for (size_t i = 0; i < s->pts.nr; i++) {
-		const struct gm_sweep_row *r = &s->pts.rows[i];
-		int seen = 0, first = 1;
-		for (size_t j = 0; j < i && !seen; j++) {
-			seen = !strcmp(s->pts.rows[j].program, r->program) &&
-			       !strcmp(s->pts.rows[j].axis, r->axis);
-		}
-		if (seen) {
-			continue;
-		}
-		strbuf_addf(&gp, "set output 'sweep-%s-%s.png'\nset title "
-			    "'%s: time against %s'\nset xlabel '%s'\nplot",
-			    r->program, r->axis, r->program, r->axis,
-			    !strcmp(r->axis, "smem") ? "dynamic shared memory "
-						      "added (bytes)" :
-			    !strcmp(r->axis, "regs") ? "registers per thread "
-						      "(cap)" :
-						      "blocks per SM (elastic)");
-		for (size_t j = 0; j < s->pts.nr; j++) {
-			const struct gm_sweep_row *e = &s->pts.rows[j];
-			int dup = 0;
-			if (strcmp(e->program, r->program) ||
-			    strcmp(e->axis, r->axis)) {
-				continue;
-			}
-			for (size_t q = 0; q < j && !dup; q++) {
-				dup = !strcmp(s->pts.rows[q].program, r->program) &&
-				      !strcmp(s->pts.rows[q].axis, r->axis) &&
-				      !strcmp(s->pts.rows[q].kernel, e->kernel);
-			}
-			if (dup) {
-				continue;
-			}
-			strbuf_addf(&gp, "%s 'points.csv' using (strcol(1) eq "
-				    "'%s' && strcol(2) eq '%s' && strcol(3) eq "
-				    "'%s' ? $4 : NaN):5 smooth unique with "
-				    "linespoints title '%s' noenhanced",
-				    first ? "" : ",", r->program, e->kernel,
-				    r->axis, e->kernel);
-			first = 0;
-		}
-		strbuf_addstr(&gp, "\n");
-	}
-	if (write_out(s->o->dir, "sweep.gp", gp.buf, gp.len) < 0) {
-		goto out;
-	}
-	{
-		char *argv[] = { (char *)gnuplot, "sweep.gp", NULL };
-		pid_t pid;
-		int status;
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			gm_error_errno("cannot start gnuplot");
-			goto out;
-		}
-		if (pid == 0) {
-			int fd;
-			if (chdir(s->o->dir) ||
-			    (fd = open("gnuplot.log", O_WRONLY | O_CREAT |
-				       O_TRUNC, 0644)) < 0) {
-				_exit(126);
-			}
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execvp(gnuplot, argv);
-			_exit(127);
-		}
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-		}
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			gm_error("gnuplot failed (see '%s/gnuplot.log')",
-				 s->o->dir);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	strbuf_release(&gp);
-	return ret;
-}
-
 /* DIR/cliffs.md (also printed) and DIR/cliffs.csv from every point. */
 static int write_cliffs(struct sweep *s, size_t *nr)
 {
@@ -699,7 +607,7 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 		if (!gm_program_exists(gm_gnuplot_program())) {
 			gm_note("sweep: no figures: '%s' is not installed "
 				"(Debian: gnuplot-nox)", gm_gnuplot_program());
-		} else if (plot(&s) < 0) {
+		} else if (gm_sweep_plot(o->dir, &s.pts) < 0) {
 			goto out;
 		}
 	}
