@@ -364,6 +364,9 @@ static void knob_store(struct study *s, enum gm_knob knob, double v)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
+	case GM_KNOB_CLIFF_MAP:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -396,6 +399,9 @@ static double knob_value(const struct study *s, enum gm_knob knob)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
+	case GM_KNOB_CLIFF_MAP:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -501,6 +507,14 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
+	case GM_KNOB_CLIFF_MAP:
+		/* A sweep's points.csv, relative to the root. */
+		ret = yaml_doc_string(l->d, v, what, &word);
+		if (!ret) {
+			free(s->cliff_map);
+			s->cliff_map = study_path_resolve(s->root, word);
+		}
+		break;
 	case GM_KNOB_SCALE:
 		/* The knees of gpumix scale, relative to the root. */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -522,6 +536,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* No study key: 'policies' and the plan set the policy, the
 		 * study makes the profile, its 'arrivals' mapping the
@@ -1320,7 +1336,7 @@ static int load_policies(struct loader *l, const yaml_node_t *root)
 
 	if (!n) {
 		if (wanted) {
-			const char *const *all = gm_policy_names();
+			const char *const *all = gm_policy_defaults();
 			while (all[s->nr_policies]) {
 				s->nr_policies++;
 			}
@@ -1647,6 +1663,7 @@ void study_release(struct study *s)
 	free(s->high_priority);
 	free(s->sm_share);
 	free(s->scale);
+	free(s->cliff_map);
 	free(s->mps_threads);
 	for (size_t i = 0; i < s->nr_mps; i++) {
 		free(s->mps_names[i]);
@@ -1798,6 +1815,12 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		snprintf(buf, len, "%s", s->scale);
 		return 0;
+	case GM_KNOB_CLIFF_MAP:
+		if (!s->cliff_map) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->cliff_map);
+		return 0;
 	case GM_KNOB_ELASTIC:
 		if (!study_same_kernels(s)) {
 			return -1;
@@ -1830,6 +1853,8 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		return table_arg(s, k, buf, len);
 	case GM_KNOB_POLICY:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* (Several options per run: the plan adds them.) */
 		break;
