@@ -290,6 +290,15 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 		if (r < 0) {
 			break;
 		}
+		/* ptxas does not go below its own floor (24 registers for
+		 * mm's kernel on sm_90): such a cap is the point of the cap
+		 * it gave, not one of its own. */
+		if (regs > p->value) {
+			gm_note("sweep: %s: %s: ptxas gave %d registers for a "
+				"cap of %ld: not a point of its own", b->name,
+				kn, regs, p->value);
+			goto out;
+		}
 		/* ptxas may use fewer than the cap: the point is what it
 		 * gave (the plan's residency recomputed with it). */
 		cu.regs_per_thread = regs;

@@ -128,6 +128,27 @@ check_eq "the other points measured and saved" "36" "$(($(wc -l < "$tmp/f/points
 check_eq "run again with ptxas: exit 0" 0 "$rc"
 check_match "the six measured, the rest kept" "6 points measured, 36 kept from before" "$(cat "$tmp/err")"
 
+# ---- a cap below ptxas's floor: ptxas gives more registers than asked
+# (on sm_90 it gave mm's kernel 24 at a cap of 16); such a point is the
+# point of the cap it gave, not one of its own. This ptxas reports 24
+# registers wherever the cap is 16. ----
+cat > "$tmp/cuda/bin/ptxas" <<PTXAS
+#!/bin/sh
+for a; do case \$a in *.ptx) f=\$a;; esac; done
+grep -q '^\.maxnreg 16\$' "\$f" || exec "$real_ptxas" "\$@"
+out=\$("$real_ptxas" "\$@" 2>&1); rc=\$?
+printf '%s\n' "\$out" | sed 's/Used [0-9]* registers/Used 24 registers/' >&2
+exit \$rc
+PTXAS
+CUDA_HOME=$tmp/cuda "$GPUMIX" sweep --run -o "$tmp/fl" --replays 2 --no-plot "$B" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "caps below ptxas's floor: exit 0" 0 "$rc"
+check_match "each named" \
+	"sweep: basic: $S: ptxas gave 24 registers for a cap of 16: not a point of its own" "$(cat "$tmp/err")"
+check_eq "no point at the cap ptxas did not honour" "" \
+	"$(awk -F, -v k=$S '$2 == k && $3 == "regs" && $4 == 16' "$tmp/fl/points.csv")"
+check_eq "the cap it gave is measured" "1" \
+	"$(awk -F, -v k=$S '$2 == k && $3 == "regs" && $4 == 24' "$tmp/fl/points.csv" | wc -l)"
+
 # ---- errors ----
 mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/file"
 out=$("$GPUMIX" sweep --run -o "$tmp/mine" "$B" 2>&1); rc=$?
