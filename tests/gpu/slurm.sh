@@ -112,8 +112,8 @@ for _ in $(seq 6000); do	# (600 s: a hang guard)
 	squeue -h -t R -o %i 2>/dev/null | grep -qx "$victim" && break
 	sleep 0.1
 done
-check "the task of the cuda run runs" squeue -h -t R -j "$victim" -o %i
-sleep 2
+check_eq "the task of the cuda run runs" "$victim" \
+	"$(squeue -h -t R -o %i | grep -x "$victim")"
 scancel "$victim"
 echo "# cancelled $victim"
 wait_jobs "every job of the first submission ends" 900
