@@ -101,6 +101,11 @@ echo "# $sub"
 check_match "a prep job, the runs array, the profile job, the elastic array, a finish job" \
 	"submitted prep job [0-9]+ .*runs as array [0-9]+, profile job [0-9]+, [0-9]+ runs? as array [0-9]+, finish job" "$sub"
 runs_job=$(sed -n 's/^runs = //p' "$res/study.state.slurm")
+fin=$(sed -n 's/^finish = //p' "$res/study.state.slurm")
+check_match "the runs ask for a GPU" "TresPerNode=[^ ]*gpu" \
+	"$(scontrol -o show job "${runs_job}_0" 2>&1)"
+check_eq "the finish job (analyze, report) asks for none" "" \
+	"$(scontrol -o show job "$fin" 2>&1 | grep -o 'TresPerNode=[^ ]*gpu[^ ]*')"
 cp "$res/study.state.runs" "$tmp/runs1"
 cp "$res/study.state.runs2" "$tmp/runs2" 2>/dev/null
 runs2_job=$(sed -n 's/^runs2 = //p' "$res/study.state.slurm")
