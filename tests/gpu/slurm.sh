@@ -56,6 +56,7 @@ programs:
 workloads:
   - combinations: {size: 2}
 variants: [single, cuda, mps, elastic]
+repeats: 1
 policies: [mpmax]
 replay:
   min_replays: 3
@@ -103,7 +104,7 @@ check_match "a prep job, the runs array, the profile job, the elastic array, a f
 runs_job=$(sed -n 's/^runs = //p' "$res/study.state.slurm")
 fin=$(sed -n 's/^finish = //p' "$res/study.state.slurm")
 check_match "the runs ask for a GPU" "TresPerNode=[^ ]*gpu" \
-	"$(scontrol -o show job "${runs_job}_0" 2>&1)"
+	"$(scontrol -o show job "$runs_job" 2>&1)"
 check_eq "the finish job (analyze, report) asks for none" "" \
 	"$(scontrol -o show job "$fin" 2>&1 | grep -o 'TresPerNode=[^ ]*gpu[^ ]*')"
 cp "$res/study.state.runs" "$tmp/runs1"
