@@ -578,6 +578,7 @@ int study_execute(const struct study *s, const struct study_plan *plan,
 	}
 	x.st.seed = s->seed;	/* recorded with the next save */
 	x.st.have_seed = 1;
+	x.st.wait_lock = o->task != STUDY_TASK_NONE;
 	if (o->task == STUDY_TASK_RUN) {
 		/* Beside the other tasks, never beside a whole study. */
 		if (study_state_lock_shared(&x.st)) {

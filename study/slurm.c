@@ -180,7 +180,9 @@ static int submit(struct submission *sub, int role, const char *task,
 		exec_argv_push(&a, sb.buf);
 		strbuf_reset(&sb);
 	}
-	if (sub->so->gres) {
+	/* The finish job (analyze, report) uses no GPU: asking it for one
+	 * would only keep it waiting for a GPU. */
+	if (sub->so->gres && role != NR_ROLES - 1) {
 		strbuf_addf(&sb, "--gres=%s", sub->so->gres);
 		exec_argv_push(&a, sb.buf);
 		strbuf_reset(&sb);

@@ -386,7 +386,8 @@ int study_state_save(struct study_state *st)
 static int lock(struct study_state *st, unsigned how)
 {
 	struct gm_file_lock l;
-	int fd, r = gm_file_lock_take(&l, st->path, how | GM_FILE_LOCK_KEEP, NULL);
+	struct gm_file_lock_wait w = { .wait = st->wait_lock };
+	int fd, r = gm_file_lock_take(&l, st->path, how | GM_FILE_LOCK_KEEP, &w);
 
 	if (r > 0) {
 		char *name = gm_file_lock_path(st->path);

@@ -47,6 +47,9 @@ struct study_state {
 	size_t nr_exes, alloc_exes;
 	int lock_fd;		/* -1 when not locked */
 	int shared;		/* the lock is shared (a task's) */
+	int wait_lock;		/* wait for the lock instead of failing (a
+				 * SLURM job, which may start while its
+				 * submitter still holds it) */
 	char **merged;		/* task record files read in (owned) */
 	size_t nr_merged, alloc_merged;
 };

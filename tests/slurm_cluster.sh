@@ -8,8 +8,17 @@
 # is used or changed.
 #
 #   slurm_missing          print what is missing (packages), or nothing
-#   slurm_start DIR        start munged, slurmctld and slurmd under DIR;
-#                          the node is idle when it returns 0
+#   slurm_start DIR [--gpus [DEVDIR]]
+#                          start munged, slurmctld and slurmd under DIR;
+#                          the node is idle when it returns 0. --gpus: the
+#                          node offers gres/gpu, one per DEVDIR/nvidiaN
+#                          (default /dev), in DIR/gres.conf; fails where
+#                          there is none
+#   slurm_gres_conf DEVDIR print the gres.conf of DEVDIR's GPUs
+#
+# With the kit (build-aux/slurm-kit.sh env; doc/slurm.md) the daemons
+# and plugins come from its private prefix: GPUMIX_SLURM_PLUGINDIR is the
+# PluginDir and GPUMIX_SLURMSTEPD the slurmstepd slurmd starts.
 #   slurm_stop             cancel every job, stop the three daemons (by
 #                          their pid files) and wait for them to exit;
 #                          safe to call twice and when not started
@@ -34,8 +43,28 @@ for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])'
 }
 
+# One line per /dev/nvidiaN (not nvidiactl, nvidia-uvm): SLURM gives a
+# job the GPUs by index, CUDA_VISIBLE_DEVICES=N.
+slurm_gres_conf() {
+	local f
+	for f in $(ls "$1" 2>/dev/null | grep -E '^nvidia[0-9]+$' | sort -V); do
+		echo "Name=gpu File=$1/$f"
+	done
+}
+
 slurm_start() {
-	local d=$1 host ports ctl node i
+	local d=$1 host ports ctl node i gpus= gres= devdir=/dev
+	if [ "${2:-}" = --gpus ]; then
+		devdir=${3:-/dev}
+		mkdir -p "$d" || return 1
+		slurm_gres_conf "$devdir" >"$d/gres.conf"
+		gpus=$(wc -l <"$d/gres.conf")
+		if [ "$gpus" = 0 ]; then
+			echo "slurm_start: no GPU device (nvidiaN) in $devdir" >&2
+			return 1
+		fi
+		gres=" Gres=gpu:$gpus"
+	fi
 	mkdir -p "$d/state" "$d/spool" "$d/log" || return 1
 	_slurm_dir=$d
 	# munged refuses a key others can read, and a world-writable socket
@@ -76,12 +105,22 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MinJobAge=600
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc)$gres State=UNKNOWN
 PartitionName=gpumix Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
+CONF
+	[ -n "${GPUMIX_SLURM_PLUGINDIR:-}" ] &&
+		echo "PluginDir=$GPUMIX_SLURM_PLUGINDIR" >>"$d/slurm.conf"
+	[ -n "$gpus" ] && echo "GresTypes=gpu" >>"$d/slurm.conf"
+	# No cgroup plugin is used (proctrack/linuxproc, task/none), so the
+	# cluster starts in a container without systemd; this file only says so.
+	cat >"$d/cgroup.conf" <<CONF
+CgroupPlugin=cgroup/v1
+CgroupAutomount=no
+ConstrainDevices=no
 CONF
 	export SLURM_CONF=$d/slurm.conf
 	slurmctld -i || return 1
-	slurmd -N "$host" || return 1
+	slurmd -N "$host" ${GPUMIX_SLURMSTEPD:+-d "$GPUMIX_SLURMSTEPD"} || return 1
 	for i in $(seq 100); do
 		case $(sinfo -h -o %t 2>/dev/null) in idle*) return 0 ;; esac
 		sleep 0.1
