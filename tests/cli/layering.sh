@@ -30,4 +30,30 @@ check_eq "common/ includes only common/" "" \
 	"$(deps_of common | grep -v '^common/')"
 check "... and reads the API table from there" \
 	grep -q 'common/cuda_api.def' "$GPUMIX_BUILD/reconstruct/trace/trace_reader.d"
+
+# The calls between reconstruct/'s objects (who uses a symbol whom
+# defines, from nm), and any circle among them (a pair of files calling
+# each other, or a longer round): a file reaching itself.
+calls() {
+	for o in "$GPUMIX_BUILD"/reconstruct/*.o "$GPUMIX_BUILD"/reconstruct/*/*.o; do
+		nm "$o" | awk -v f="${o#"$GPUMIX_BUILD"/}" \
+			'$1 == "U" { print "U", f, $2 } $2 ~ /^[TDBR]$/ { print "D", f, $3 }'
+	done | awk '$1 == "D" { def[$3] = $2; next }
+		{ use[NR] = $2; sym[NR] = $3 }
+		END { for (i in use) if ((sym[i] in def) && def[sym[i]] != use[i])
+			print use[i], def[sym[i]] }' | sort -u
+}
+circles() { # the files that reach themselves through the calls on stdin
+	awk '{ e[$1, $2] = 1; n[$1] = n[$2] = 1 }
+		END { for (k in n) for (i in n) if (e[i, k]) for (j in n)
+				if (e[k, j]) e[i, j] = 1
+			for (i in n) if (e[i, i]) print i }' | sort
+}
+edges=$(calls)
+check "reconstruct/'s objects call each other ($(echo "$edges" | wc -l) pairs)" \
+	test "$(echo "$edges" | wc -l)" -ge 50
+check_eq "no circle of calls among reconstruct/'s files" "" \
+	"$(echo "$edges" | circles | tr '\n' ' ')"
+check_eq "... which this check sees (a made-up circle)" "a.o b.o " \
+	"$(printf 'a.o b.o\nb.o a.o\nb.o c.o\n' | circles | tr '\n' ' ')"
 done_testing
