@@ -44,7 +44,8 @@ int model_add_launch(struct model_prog *p, uint64_t ev, const char *api,
 	size_t nw;
 	struct mop *op;
 
-	if (model_check_open(p) < 0 || model_stream_lookup(p, ev, api, l->stream, &s) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, l->stream, &s) < 0) {
 		return -1;
 	}
 	if (!handle_map_get(&p->kernel_map, l->kernel, &kid)) {
@@ -122,7 +123,8 @@ int model_add_host_func(struct model_prog *p, uint64_t ev, const char *api,
 	struct mop *op;
 	uint16_t s;
 
-	if (model_check_open(p) < 0 || model_stream_lookup(p, ev, api, stream, &s) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
 		return -1;
 	}
 	op = model_op_add(p, ev, api, GM_OP_HOST_FUNC);

@@ -210,7 +210,8 @@ int model_add_copy(struct model_prog *p, uint64_t ev, const char *api,
 	uint16_t s;
 	struct mop *op;
 
-	if (model_check_open(p) < 0 || model_stream_lookup(p, ev, api, c->stream, &s) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, c->stream, &s) < 0) {
 		return -1;
 	}
 	if (!c->size) {
@@ -357,7 +358,8 @@ int model_add_memset(struct model_prog *p, uint64_t ev, const char *api,
 	uint16_t s;
 	struct mop *op;
 
-	if (model_check_open(p) < 0 || model_stream_lookup(p, ev, api, stream, &s) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
 		return -1;
 	}
 	switch (elem_size) {

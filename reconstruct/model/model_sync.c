@@ -23,7 +23,8 @@ int model_add_event_record(struct model_prog *p, uint64_t ev, const char *api,
 	uint16_t s;
 	struct mop *op;
 
-	if (model_check_open(p) < 0 || model_event_lookup(p, ev, api, event, &e) < 0 ||
+	if (model_check_open(p) < 0 ||
+	    model_event_lookup(p, ev, api, event, &e) < 0 ||
 	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
 		return -1;
 	}
@@ -41,7 +42,8 @@ int model_add_stream_wait(struct model_prog *p, uint64_t ev, const char *api,
 	uint16_t s;
 	struct mop *op;
 
-	if (model_check_open(p) < 0 || model_event_lookup(p, ev, api, event, &e) < 0 ||
+	if (model_check_open(p) < 0 ||
+	    model_event_lookup(p, ev, api, event, &e) < 0 ||
 	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
 		return -1;
 	}
@@ -57,7 +59,8 @@ int model_add_event_sync(struct model_prog *p, uint64_t ev, const char *api,
 {
 	uint32_t e;
 
-	if (model_check_open(p) < 0 || model_event_lookup(p, ev, api, event, &e) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_event_lookup(p, ev, api, event, &e) < 0) {
 		return -1;
 	}
 	model_op_add(p, ev, api, GM_OP_EVENT_SYNC)->a = e;
@@ -69,7 +72,8 @@ int model_add_stream_sync(struct model_prog *p, uint64_t ev, const char *api,
 {
 	uint16_t s;
 
-	if (model_check_open(p) < 0 || model_stream_lookup(p, ev, api, stream, &s) < 0) {
+	if (model_check_open(p) < 0 ||
+	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
 		return -1;
 	}
 	model_op_add(p, ev, api, GM_OP_STREAM_SYNC)->stream = s;
