@@ -7,6 +7,7 @@
 #include "model_int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -275,4 +276,96 @@ enum gm_op_group model_op_group(unsigned code)
 #undef GM_OPND_NONE_
 	};
 	return code < GM_OP_COUNT ? groups[code] : GM_OPG_OTHER;
+}
+
+/* ---- operations from their GM_OPS row ---- */
+
+/* How model_add_op() takes an operand of each GM_OPS kind: a captured
+ * handle to look up (STREAM, EVENT), or the value itself. */
+enum { OPND_END, OPND_STREAM, OPND_EVENT, OPND_VALUE };
+#define OPND_OF_STREAM OPND_STREAM
+#define OPND_OF_EVENT OPND_EVENT
+#define OPND_OF_FLAGS OPND_VALUE
+#define OPND_OF_REF OPND_VALUE
+#define OPND_OF_ALLOC OPND_VALUE
+#define OPND_OF_LAUNCH OPND_VALUE
+#define OPND_OF_TEXTURE OPND_VALUE
+#define OPND_OF_TEXDESC OPND_VALUE
+#define OPND_OF_CHECK OPND_VALUE
+#define OPND_OF_BLOB OPND_VALUE
+#define OPND_OF_HOST OPND_VALUE
+#define OPND_OF_NUM OPND_VALUE
+#define OPND_OF_ADDR OPND_VALUE
+#define OPND_OF_COPYDESC OPND_VALUE
+#define OPND_OF_ARRAY OPND_VALUE
+#define OPND_OF_GRAPH OPND_VALUE
+#define OPND_OF_EXEC OPND_VALUE
+#define OPND_OF_NODE OPND_VALUE
+#define MAX_OPNDS 8
+
+struct opnd {
+	unsigned char how, size;	/* OPND_*, the field's bytes */
+	unsigned short off;		/* in struct mop */
+};
+
+static const struct opnd opnds[GM_OP_COUNT][MAX_OPNDS] = {
+#define GM_OPND_(field, kind)                                                  \
+	{ OPND_OF_##kind, sizeof(((struct mop *)0)->field),                    \
+	  offsetof(struct mop, field) },
+#define GM_OP_(name, what, group, operands) [GM_OP_##name] = { operands },
+	GM_OPS(GM_OP_, GM_OPND_)
+#undef GM_OP_
+#undef GM_OPND_
+};
+
+static void put_field(struct mop *op, const struct opnd *o, uint64_t v)
+{
+	char *at = (char *)op + o->off;
+
+	switch (o->size) {
+	case 1: *(uint8_t *)at = (uint8_t)v; break;
+	case 2: *(uint16_t *)at = (uint16_t)v; break;
+	case 4: *(uint32_t *)at = (uint32_t)v; break;
+	default: *(uint64_t *)at = v; break;
+	}
+}
+
+struct mop *model_add_op_at(struct model_prog *p, uint64_t ev,
+			    const char *api, const uint64_t *v, size_t nr)
+{
+	unsigned code = (unsigned)v[0];
+	uint64_t val[MAX_OPNDS];
+	struct mop *op;
+	size_t n;
+
+	assert(code < GM_OP_COUNT);
+	for (n = 0; n < MAX_OPNDS && opnds[code][n].how != OPND_END; n++)
+		;
+	assert(nr == n + 1);	/* the operands of the GM_OPS row, no more */
+	if (check_open(p) < 0) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct opnd *o = &opnds[code][i];
+		uint16_t s;
+		uint32_t e;
+
+		val[i] = v[i + 1];
+		if (o->how == OPND_STREAM) {
+			if (stream_id(p, ev, api, v[i + 1], &s) < 0) {
+				return NULL;
+			}
+			val[i] = s;
+		} else if (o->how == OPND_EVENT) {
+			if (event_id(p, ev, api, v[i + 1], &e) < 0) {
+				return NULL;
+			}
+			val[i] = e;
+		}
+	}
+	op = add_op(p, ev, api, code);
+	for (size_t i = 0; i < n; i++) {
+		put_field(op, &opnds[code][i], val[i]);
+	}
+	return op;
 }

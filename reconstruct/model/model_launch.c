@@ -120,16 +120,11 @@ int model_add_launch(struct model_prog *p, uint64_t ev, const char *api,
 int model_add_host_func(struct model_prog *p, uint64_t ev, const char *api,
 			uint64_t stream, uint64_t ns)
 {
-	struct mop *op;
-	uint16_t s;
+	struct mop *op = model_add_op(p, ev, api, GM_OP_HOST_FUNC, stream, ns);
 
-	if (model_check_open(p) < 0 ||
-	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
+	if (!op) {
 		return -1;
 	}
-	op = model_op_add(p, ev, api, GM_OP_HOST_FUNC);
-	op->stream = s;
-	op->x = ns;
 	handle_map_put(&p->host_funcs, ev, (uint32_t)(op - p->ops));
 	return 0;
 }

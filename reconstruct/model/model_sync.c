@@ -57,34 +57,16 @@ int model_add_stream_wait(struct model_prog *p, uint64_t ev, const char *api,
 int model_add_event_sync(struct model_prog *p, uint64_t ev, const char *api,
 			 uint64_t event)
 {
-	uint32_t e;
-
-	if (model_check_open(p) < 0 ||
-	    model_event_lookup(p, ev, api, event, &e) < 0) {
-		return -1;
-	}
-	model_op_add(p, ev, api, GM_OP_EVENT_SYNC)->a = e;
-	return 0;
+	return model_add_op(p, ev, api, GM_OP_EVENT_SYNC, event) ? 0 : -1;
 }
 
 int model_add_stream_sync(struct model_prog *p, uint64_t ev, const char *api,
 			  uint64_t stream)
 {
-	uint16_t s;
-
-	if (model_check_open(p) < 0 ||
-	    model_stream_lookup(p, ev, api, stream, &s) < 0) {
-		return -1;
-	}
-	model_op_add(p, ev, api, GM_OP_STREAM_SYNC)->stream = s;
-	return 0;
+	return model_add_op(p, ev, api, GM_OP_STREAM_SYNC, stream) ? 0 : -1;
 }
 
 int model_add_ctx_sync(struct model_prog *p, uint64_t ev, const char *api)
 {
-	if (model_check_open(p) < 0) {
-		return -1;
-	}
-	model_op_add(p, ev, api, GM_OP_CTX_SYNC);
-	return 0;
+	return model_add_op(p, ev, api, GM_OP_CTX_SYNC) ? 0 : -1;
 }
