@@ -250,7 +250,7 @@ void unsupported_call(const CUpti_CallbackData *cb, unsigned cbid,
 
 /*
  * The handler of each special case (cuda_api.def's column), as
- * reconstruct/bundle_feed.c dispatches by replay kind. Every kind has one
+ * reconstruct/trace/bundle_feed.c dispatches by replay kind. Every kind has one
  * (specials_complete(), checked by the capture_cupti tests); kinds that
  * share a handler take the same words (the _ASYNC twins read whether
  * they synchronize from struct api_info).

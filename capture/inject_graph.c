@@ -339,7 +339,7 @@ static void graph_host_node(const CUpti_CallbackData *cb, uint64_t *a,
 #define MT_UNIFIED 4
 
 /*
- * What reconstruct rebuilds of a memcpy node (reconstruct/bundle_feed.c,
+ * What reconstruct rebuilds of a memcpy node (reconstruct/trace/bundle_feed.c,
  * node_copy()): one contiguous run, host or device at each end, not host
  * to host. Reported at capture otherwise.
  */

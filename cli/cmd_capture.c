@@ -25,7 +25,7 @@
 #include "cli.h"
 #include "error.h"
 #include "fs.h"
-#include "reconstruct/trace_stats.h"
+#include "reconstruct/trace/trace_stats.h"
 #include "strbuf.h"
 
 static const char usage[] =

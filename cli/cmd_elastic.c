@@ -15,11 +15,11 @@
 #include "cli.h"
 #include "error.h"
 #include "fs.h"
-#include "reconstruct/elastic_build.h"
-#include "reconstruct/fatbin.h"
-#include "reconstruct/ptx_analysis.h"
-#include "reconstruct/ptx_elastic.h"
-#include "reconstruct/ptx_ptxas.h"
+#include "reconstruct/ptx/elastic_build.h"
+#include "reconstruct/ptx/fatbin.h"
+#include "reconstruct/ptx/ptx_analysis.h"
+#include "reconstruct/ptx/ptx_elastic.h"
+#include "reconstruct/ptx/ptx_ptxas.h"
 #include "strbuf.h"
 
 static const char usage[] =

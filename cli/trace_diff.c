@@ -2,7 +2,7 @@
 /*
  * gpumix trace diff A B: which device-to-host results differ between two
  * captures of the same program (doc/gpumix-trace.md). Results are paired
- * in the order of their copies (reconstruct/trace_results.h); a pair
+ * in the order of their copies (reconstruct/trace/trace_results.h); a pair
  * whose copies are not the same call and size is reported as such. A
  * program whose results differ between its own runs is nondeterministic
  * by nature: its replay cannot be verified against a capture.
@@ -15,8 +15,8 @@
 #include "api.h"
 #include "cli.h"
 #include "error.h"
-#include "reconstruct/trace_reader.h"
-#include "reconstruct/trace_results.h"
+#include "reconstruct/trace/trace_reader.h"
+#include "reconstruct/trace/trace_results.h"
 
 static int load(const char *dir, struct trace_results *res)
 {

@@ -80,7 +80,7 @@ enum gm_special { GM_SPECIALS(GM_SP_ENUM_) GM_SP_COUNT };
 
 /*
  * What a recorded call becomes in the replay model: reconstruct has one
- * handler per kind (reconstruct/bundle_feed.c). NONE: not replayed yet
+ * handler per kind (reconstruct/trace/bundle_feed.c). NONE: not replayed yet
  * (surfaces, tensor maps; queries):
  * each call is reported as unsupported. The SKIP_* kinds are settings the
  * replay leaves at their defaults, reported once per call name (SKIP_POOL:

@@ -4,7 +4,7 @@
  * provider has the same fields (struct gm_record); its name (enum
  * gm_event_kind) says what they mean. The capture library fills a
  * gm_record and emits it; the bundle reader decodes it back into struct
- * gm_event (reconstruct/trace_reader.h). doc/bundle-format.md documents
+ * gm_event (reconstruct/trace/trace_reader.h). doc/bundle-format.md documents
  * each kind.
  *
  * Large byte payloads never go into event fields (babeltrace2 decodes a

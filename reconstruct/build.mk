@@ -1,12 +1,21 @@
 # SPDX-License-Identifier: MIT
-# reconstruct/: the bundle reader (trace_reader.c), the replay model
-# (handle maps, pointer relocation), the C generator, the output directory
-# writer and the PTX side of the elastic variant; every reconstruct/*.c goes
+# reconstruct/: three rooms and the command that joins them.
+#   trace/  the bundle reader (trace_reader.c) and the feed of its calls
+#           into the model (bundle_feed.c);
+#   model/  the replay model (handle maps, pointer relocation) and the C
+#           generator (codegen.c);
+#   ptx/    the PTX side of the elastic variant (fatbin reader, PTX parser,
+#           analysis, transformation, ptxas runner);
+#   *.c     the reconstruct command itself and its output directory writer.
+# Direction (tests/cli/layering.sh): ptx/ and model/ include nothing of the
+# other rooms, trace/ includes model/ (the feed), never ptx/. Every .c goes
 # into libgpumix-reconstruct.a. The generator also reads
 # replay/gpumix_replay.h, header only, for the table structs.
 
-EXTRA_CFLAGS_reconstruct := $(call pkg_cflags,babeltrace2) $(CUDA_INC)
-RECONSTRUCT_SRCS := $(wildcard reconstruct/*.c)
+RECONSTRUCT_DIRS := reconstruct reconstruct/trace reconstruct/model reconstruct/ptx
+$(foreach d,$(RECONSTRUCT_DIRS),$(eval EXTRA_CFLAGS_$(d) := \
+	$$(call pkg_cflags,babeltrace2) $$(CUDA_INC)))
+RECONSTRUCT_SRCS := $(foreach d,$(RECONSTRUCT_DIRS),$(wildcard $(d)/*.c))
 RECONSTRUCT_LIB := $(B)/libgpumix-reconstruct.a
 # Before capture's library in link order: the reader uses its API table.
 LIBS := $(RECONSTRUCT_LIB) $(LIBS)
@@ -30,8 +39,8 @@ $(GEN_WORKLOAD): $(B)/tests/tools/gen_workload.o $(RECONSTRUCT_LIB) $(COMMON_LIB
 # ---- end of the replay helper's section ----
 # ---- elastic helper's section: the PTX side of the elastic variant ----
 # (fatbin reader, PTX parser, kernel analysis, elastic transformation,
-# ptxas runner: reconstruct/fatbin.c and reconstruct/ptx_*.c, which the
-# wildcard above puts into libgpumix-reconstruct.a), the GPU check and
+# ptxas runner: reconstruct/ptx/, which the wildcard above puts into
+# libgpumix-reconstruct.a), the GPU check and
 # benchmark driver, and the corpus regeneration rule.
 CLI_LDLIBS += $(call pkg_libs,libzstd)
 

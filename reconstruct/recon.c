@@ -9,16 +9,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "bundle_feed.h"
+#include "reconstruct/trace/bundle_feed.h"
 #include "clock.h"
 #include "cu_result.h"
 #include "error.h"
 #include "fs.h"
 #include "instance_name.h"
 #include "kvfile.h"
-#include "model_int.h"
+#include "reconstruct/model/model_int.h"
 #include "strbuf.h"
-#include "trace_reader.h"
+#include "reconstruct/trace/trace_reader.h"
 #include "variant.h"
 
 /* Events between two progress calls. */

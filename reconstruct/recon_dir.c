@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "codegen.h"
+#include "reconstruct/model/codegen.h"
 #include "error.h"
 #include "fs.h"
 #include "kvfile.h"
-#include "model_int.h"
+#include "reconstruct/model/model_int.h"
 #include "output_dir.h"
 #include "recon_elastic.h"
 #include "strbuf.h"

@@ -11,13 +11,13 @@
 
 #include "atomic_file.h"
 #include "elastic_abi.h"
-#include "elastic_build.h"
+#include "reconstruct/ptx/elastic_build.h"
 #include "error.h"
-#include "fatbin.h"
+#include "reconstruct/ptx/fatbin.h"
 #include "fs.h"
 #include "hash.h"
 #include "kvfile.h"
-#include "model_int.h"
+#include "reconstruct/model/model_int.h"
 #include "strbuf.h"
 
 /* The architecture: the option, else the first bundle's device. */

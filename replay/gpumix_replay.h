@@ -70,9 +70,9 @@
 
 /*
  * The operations: one row each, the only description of them. The code
- * generator prints rows from it (reconstruct/codegen.c), the runtime
+ * generator prints rows from it (reconstruct/model/codegen.c), the runtime
  * checks them (replay/prog.c) and names them in messages (replay/ops.c),
- * the model counts them (reconstruct/model.c).
+ * the model counts them (reconstruct/model/model.c).
  *
  *   GM_OP(NAME, what, group, operands)
  *

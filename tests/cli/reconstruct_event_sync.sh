@@ -6,7 +6,7 @@
 # through the real capture path, hashed after each event synchronization
 # as the capture library does: test_capture_cupti checks that part): the
 # replay gives each result not yet verified its own room in its host
-# arena until a stream synchronization (reconstruct/model.c,
+# arena until a stream synchronization (reconstruct/model/model.c,
 # layout_arena), so reuse in the program does not touch it; replayed on
 # the asynchronous mock driver, in both variants, every result verifies.
 . "$(dirname "$0")/../lib.sh"

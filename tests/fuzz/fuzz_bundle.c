@@ -15,7 +15,7 @@
 #include "fs.h"
 #include "harness.h"
 #include "kvfile.h"
-#include "reconstruct/trace_reader.h"
+#include "reconstruct/trace/trace_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

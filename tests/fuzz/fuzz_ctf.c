@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz harness: the bytes of a bundle's LTTng trace, read the way every
- * gpumix command reads them (reconstruct/trace_reader.c): the trace files
+ * gpumix command reads them (reconstruct/trace/trace_reader.c): the trace files
  * checked (common/ctf_files.h), read through by libbabeltrace2 in a child
  * process (the bytes are not known clean), then decoded in this process
  * and every event taken. A damaged trace must be an error, never a crash
@@ -23,7 +23,7 @@
 #include "error.h"
 #include "fs.h"
 #include "harness.h"
-#include "reconstruct/trace_reader.h"
+#include "reconstruct/trace/trace_reader.h"
 
 /* The most events taken from one input (a trace can hold many). */
 #define MAX_EVENTS 100000

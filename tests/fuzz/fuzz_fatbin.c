@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz harness: the fatbin reader (reconstruct/fatbin.c), given a fatbin,
+ * Fuzz harness: the fatbin reader (reconstruct/ptx/fatbin.c), given a fatbin,
  * an ELF file with a .nv_fatbin section or anything else, as gpumix
  * elastic and reconstruct are: find the fatbins, list their entries,
  * decompress every payload (LZ4 and ZSTD) and pick the PTX.
  */
 #include "error.h"
 #include "harness.h"
-#include "reconstruct/fatbin.h"
+#include "reconstruct/ptx/fatbin.h"
 #include "strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz harness: PTX (reconstruct/ptx_lex.c, ptx_module.c, ptx_analysis.c,
+ * Fuzz harness: PTX (reconstruct/ptx/ptx_lex.c, ptx_module.c, ptx_analysis.c,
  * ptx_elastic.c), what gpumix elastic and the elastic variant do to the
  * PTX of a captured fatbin: parse, analyse every kernel, transform, and
  * parse and analyse the transformed text again. A transformed module our
@@ -10,9 +10,9 @@
 
 #include "error.h"
 #include "harness.h"
-#include "reconstruct/ptx_analysis.h"
-#include "reconstruct/ptx_elastic.h"
-#include "reconstruct/ptx_module.h"
+#include "reconstruct/ptx/ptx_analysis.h"
+#include "reconstruct/ptx/ptx_elastic.h"
+#include "reconstruct/ptx/ptx_module.h"
 #include "strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -43,7 +43,7 @@
  * then adds one to *done_count and the one that reaches the number of
  * physical blocks resets it to 0 and sets *done_flag to 1 (release
  * ordering), as the transformed kernel's completion notification does
- * (reconstruct/ptx_elastic.c): a count that was not 0 before the launch
+ * (reconstruct/ptx/ptx_elastic.c): a count that was not 0 before the launch
  * leaves the flag unset, as on a GPU.
  *
  * Knobs (environment):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gen-workload: builds replay models by hand, through the same model API
- * the trace reader drives (reconstruct/model.h), and writes a reconstruct
+ * the trace reader drives (reconstruct/model/model.h), and writes a reconstruct
  * output directory. Stands in for captured bundles in the replay tests
  * and benchmark until real bundles are available.
  *
@@ -49,7 +49,7 @@
 #include "error.h"
 #include "fs.h"
 #include "hash.h"
-#include "reconstruct/model.h"
+#include "reconstruct/model/model.h"
 #include "reconstruct/recon_dir.h"
 #include "strbuf.h"
 #include "variant.h"

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reconstruct/ptx_module.h"
-#include "reconstruct/ptx_analysis.h"
+#include "reconstruct/ptx/ptx_module.h"
+#include "reconstruct/ptx/ptx_analysis.h"
 #include "strbuf.h"
 
 /* The SMs %smid spreads CTAs over. */

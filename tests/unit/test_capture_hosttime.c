@@ -15,7 +15,7 @@
 #include "capture_hosttime.h"
 #include "error.h"
 #include "kvfile.h"
-#include "reconstruct/trace_reader.h"
+#include "reconstruct/trace/trace_reader.h"
 #include "test.h"
 
 #define MAX_EV 64

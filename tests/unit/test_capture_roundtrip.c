@@ -16,7 +16,7 @@
 #include "capture_synth.h"
 #include "fs.h"
 #include "kvfile.h"
-#include "reconstruct/trace_reader.h"
+#include "reconstruct/trace/trace_reader.h"
 #include "strbuf.h"
 #include "test.h"
 

@@ -21,9 +21,9 @@
 #include "error.h"
 #include "fs.h"
 #include "ptx_interp.h"
-#include "reconstruct/ptx_analysis.h"
-#include "reconstruct/ptx_elastic.h"
-#include "reconstruct/ptx_module.h"
+#include "reconstruct/ptx/ptx_analysis.h"
+#include "reconstruct/ptx/ptx_elastic.h"
+#include "reconstruct/ptx/ptx_module.h"
 #include "strbuf.h"
 #include "test.h"
 

@@ -10,7 +10,7 @@
 #include <zstd.h>
 
 #include "error.h"
-#include "reconstruct/fatbin.h"
+#include "reconstruct/ptx/fatbin.h"
 #include "strbuf.h"
 #include "test.h"
 

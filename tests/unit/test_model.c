@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reconstruct/model_int.h"
+#include "reconstruct/model/model_int.h"
 #include "error.h"
 #include "test.h"
 

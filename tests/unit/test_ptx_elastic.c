@@ -12,10 +12,10 @@
 
 #include "error.h"
 #include "fs.h"
-#include "reconstruct/ptx_analysis.h"
-#include "reconstruct/ptx_elastic.h"
-#include "reconstruct/ptx_module.h"
-#include "reconstruct/ptx_ptxas.h"
+#include "reconstruct/ptx/ptx_analysis.h"
+#include "reconstruct/ptx/ptx_elastic.h"
+#include "reconstruct/ptx/ptx_module.h"
+#include "reconstruct/ptx/ptx_ptxas.h"
 #include "strbuf.h"
 #include "test.h"
 

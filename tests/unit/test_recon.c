@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reconstruct/model_int.h"
+#include "reconstruct/model/model_int.h"
 #include "reconstruct/recon.h"
 #include "error.h"
 #include "strbuf.h"

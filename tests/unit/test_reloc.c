@@ -8,10 +8,10 @@
  */
 #include <stdlib.h>
 
-#include "reconstruct/addr_map.h"
-#include "reconstruct/handle_map.h"
-#include "reconstruct/model_int.h"
-#include "reconstruct/reloc.h"
+#include "reconstruct/model/addr_map.h"
+#include "reconstruct/model/handle_map.h"
+#include "reconstruct/model/model_int.h"
+#include "reconstruct/model/reloc.h"
 #include "error.h"
 #include "test.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "reconstruct/bundle_feed.h"
+#include "reconstruct/trace/bundle_feed.h"
 #include "test.h"
 
 /* Recorded, not replayed yet: reconstruct reports them as unsupported. */

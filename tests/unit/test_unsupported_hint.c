@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "reconstruct/unsupported_hint.h"
+#include "reconstruct/trace/unsupported_hint.h"
 #include "test.h"
 
 int main(void)

@@ -255,6 +255,84 @@ static int is_launch(enum gm_special sp)
 	       sp == GM_SP_LAUNCH_EX;
 }
 
+/* An entry event: the call counts, the first GPU call, launches. */
+static void count_enter(struct trace_stats *st, struct handle_map *handles,
+			struct handle_map *entries, const struct gm_event *ev,
+			const struct gm_api_desc *d, uint64_t idx)
+{
+	map_handle(entries, (uint64_t)ev->pid << 32 | ev->tid,
+		   (size_t)idx);
+	if (!d) {
+		return;
+	}
+	if (gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE &&
+	    !st->gpu_calls++) {
+		st->gpu_first_ns = ev->time_ns;
+		st->gpu_first_host = ev->host_ns;
+		st->gpu_first_tid = ev->tid;
+	}
+	st->calls[ev->api]++;
+	count_bytes(st, ev);
+	if (is_launch(d->special)) {
+		int f = gm_api_arg_index(ev->api, "f");
+		long k = lookup_handle(handles, ev->args[f]);
+		if (k < 0) {
+			k = (long)kernel_by_name(st, "(unknown kernel)");
+			map_handle(handles, ev->args[f], (size_t)k);
+		}
+		st->kernels[k].launches++;
+		st->launches++;
+	}
+}
+
+/* An exit event: the last GPU call, failed calls, kernels by handle. */
+static void count_exit(struct trace_stats *st, struct handle_map *handles,
+		       struct handle_map *entries, const struct gm_event *ev,
+		       const struct gm_api_desc *d, uint64_t idx)
+{
+	if (ev->api >= 0 &&
+	    gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE) {
+		st->gpu_last_ns = ev->time_ns;
+		st->gpu_last_host = ev->host_ns;
+		st->gpu_last_tid = ev->tid;
+	}
+	if (ev->status) {
+		long in = lookup_handle(entries,
+			(uint64_t)ev->pid << 32 | ev->tid);
+		struct trace_failed_call fc = {
+			in >= 0 ? (uint64_t)in : idx, ev->api,
+			ev->status
+		};
+		if (!st->failed_calls++) {
+			st->first_failed = fc;
+		}
+		if (!gm_cu_result_tolerated(ev->status) &&
+		    !st->failed_bad++) {
+			st->first_bad = fc;
+		}
+	}
+	if (!d || ev->status) {
+		return;
+	}
+	if (d->special == GM_SP_GET_KERNEL ||
+	    d->special == GM_SP_GET_FUNCTION) {
+		size_t k = kernel_by_name(st, ev->str);
+		map_handle(handles, ev->args[0], k);
+		if (ev->data_len) {
+			set_layout(&st->kernels[k], ev->data,
+				   ev->data_len);
+		}
+	} else if (ev->api == GM_API_cuKernelGetFunction) {
+		long k = lookup_handle(handles, ev->args[1]);
+		if (k >= 0) {
+			map_handle(handles, ev->args[0], (size_t)k);
+		}
+	}
+	if (ev->flags & GM_RF_HASH) {
+		st->d2h_hashes++;
+	}
+}
+
 int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 {
 	struct handle_map handles = { 0 };
@@ -293,72 +371,10 @@ int trace_stats_collect(struct trace_reader *r, struct trace_stats *st)
 		}
 		switch (ev->kind) {
 		case GM_EV_ENTER:
-			map_handle(&entries, (uint64_t)ev->pid << 32 | ev->tid,
-				   (size_t)idx);
-			if (!d) {
-				break;
-			}
-			if (gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE &&
-			    !st->gpu_calls++) {
-				st->gpu_first_ns = ev->time_ns;
-				st->gpu_first_host = ev->host_ns;
-				st->gpu_first_tid = ev->tid;
-			}
-			st->calls[ev->api]++;
-			count_bytes(st, ev);
-			if (is_launch(d->special)) {
-				int f = gm_api_arg_index(ev->api, "f");
-				long k = lookup_handle(&handles, ev->args[f]);
-				if (k < 0) {
-					k = (long)kernel_by_name(st, "(unknown kernel)");
-					map_handle(&handles, ev->args[f], (size_t)k);
-				}
-				st->kernels[k].launches++;
-				st->launches++;
-			}
+			count_enter(st, &handles, &entries, ev, d, idx);
 			break;
 		case GM_EV_EXIT:
-			if (ev->api >= 0 &&
-			    gm_api_gpu_op(ev->api) != GM_GPU_OP_NONE) {
-				st->gpu_last_ns = ev->time_ns;
-				st->gpu_last_host = ev->host_ns;
-				st->gpu_last_tid = ev->tid;
-			}
-			if (ev->status) {
-				long in = lookup_handle(&entries,
-					(uint64_t)ev->pid << 32 | ev->tid);
-				struct trace_failed_call fc = {
-					in >= 0 ? (uint64_t)in : idx, ev->api,
-					ev->status
-				};
-				if (!st->failed_calls++) {
-					st->first_failed = fc;
-				}
-				if (!gm_cu_result_tolerated(ev->status) &&
-				    !st->failed_bad++) {
-					st->first_bad = fc;
-				}
-			}
-			if (!d || ev->status) {
-				break;
-			}
-			if (d->special == GM_SP_GET_KERNEL ||
-			    d->special == GM_SP_GET_FUNCTION) {
-				size_t k = kernel_by_name(st, ev->str);
-				map_handle(&handles, ev->args[0], k);
-				if (ev->data_len) {
-					set_layout(&st->kernels[k], ev->data,
-						   ev->data_len);
-				}
-			} else if (ev->api == GM_API_cuKernelGetFunction) {
-				long k = lookup_handle(&handles, ev->args[1]);
-				if (k >= 0) {
-					map_handle(&handles, ev->args[0], (size_t)k);
-				}
-			}
-			if (ev->flags & GM_RF_HASH) {
-				st->d2h_hashes++;
-			}
+			count_exit(st, &handles, &entries, ev, d, idx);
 			break;
 		case GM_EV_LAYOUT: {
 			const struct gm_ev_layout *l = GM_EVENT_AS(ev, layout);

@@ -207,8 +207,20 @@ struct model {
 	int finished;
 };
 
-/* model.c's helpers for the other model files (model_graph.c,
- * model_hostmem.c): see the static functions they wrap. */
+/* model_core.c's helpers for the other model files: see the static
+ * functions they wrap. model_core.c calls no other model file. */
+/*
+ * Operation @code (the first value), its operands after it in the order
+ * of its GM_OPS row: a STREAM or EVENT operand is the captured handle,
+ * looked up here; any other is its value (an id the caller resolved, flags,
+ * a number). Checks that the model is open, then adds and fills the
+ * operation; NULL (cause recorded) if it is finished or a handle unknown.
+ */
+#define model_add_op(p, ev, api, ...)                                          \
+	model_add_op_at(p, ev, api, (const uint64_t[]){ __VA_ARGS__ },          \
+			sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+struct mop *model_add_op_at(struct model_prog *p, uint64_t ev,
+			    const char *api, const uint64_t *v, size_t nr);
 struct mop *model_op_add(struct model_prog *p, uint64_t ev, const char *api,
 			 unsigned code);
 int model_check_open(struct model_prog *p);
@@ -217,6 +229,12 @@ int model_stream_lookup(struct model_prog *p, uint64_t ev, const char *api,
 int model_event_lookup(struct model_prog *p, uint64_t ev, const char *api,
 		       uint64_t handle, uint32_t *out);
 int model_canonical_hash(const char *in, char out[33]);
+/* model_code.c: kernel @k's parameter layout (@nr offsets and sizes),
+ * from its module's metadata or from its first launch. */
+void model_kernel_set_layout(struct model_kernel *k, uint32_t nr,
+			     const uint32_t *offsets, const uint32_t *sizes);
+/* Whether [hptr, hptr + size) lies inside one page-locked host buffer. */
+int model_host_pinned(struct model_prog *p, uint64_t hptr, uint64_t size);
 /*
  * An allocation (GM_OP_ALLOC of @size bytes, its captured address @start
  * in x) whose region of the device address map spans @span bytes (at

@@ -145,6 +145,104 @@ static void scan_barrier(const struct gm_ptx_module *m,
 }
 
 /* Feature scan of one function's own code. */
+/* A statement @s of opcode @base that is a call: its callee, or why it cannot be followed. */
+static void scan_call(const struct gm_ptx_module *m,
+		      const struct gm_ptx_func *f,
+		      const struct gm_ptx_stmt *s, struct func_facts *ff,
+		      const char *base, uint32_t line)
+{
+	if (!strcmp(base, "call") && s->nr_ops > 0) {
+		uint32_t t = 0;
+		struct gm_ptx_range r = gm_ptx_operand(f, s, 0);
+		if (ptxa_punct_is(m, r.begin, '(')) {
+			t = 1;
+		}
+		if (t < s->nr_ops) {
+			r = gm_ptx_operand(f, s, t);
+			char *callee = gm_ptx_tok_dup(m, r.begin);
+			const struct gm_ptx_func *cf =
+				gm_ptx_module_find_func(m, callee);
+			if (callee[0] == '%' || !cf) {
+				/* a register, or not a known function */
+				if (is_device_runtime(callee)) {
+					ff->own |= GM_PTX_F_DEVRT;
+				} else {
+					ff->own |= GM_PTX_F_INDIRECT;
+				}
+				ptxa_note(ff->first_what,
+				     sizeof(ff->first_what),
+				     "call of '%s' at line %u", callee,
+				     line);
+			} else if (is_device_runtime(callee)) {
+				ff->own |= GM_PTX_F_DEVRT;
+				ptxa_note(ff->first_what,
+				     sizeof(ff->first_what),
+				     "call of '%s' at line %u", callee,
+				     line);
+			} else {
+				add_callee(ff, (size_t)(cf - m->funcs));
+			}
+			free(callee);
+		}
+	}
+}
+
+/* The operands of statement @s: the special registers and shared
+ * symbols they read. */
+static void scan_operands(const struct gm_ptx_module *m,
+			 const struct gm_ptx_func *f,
+			 const struct gm_ptx_stmt *s, struct func_facts *ff,
+			 uint32_t line)
+{
+	for (uint32_t o = 0; o < s->nr_ops; o++) {
+		struct gm_ptx_range r = gm_ptx_operand(f, s, o);
+		for (uint32_t i = r.begin; i < r.end; i++) {
+			int comp;
+			enum gm_ptx_sreg sr = gm_ptx_sreg_of(m, i, &comp);
+			if (sr == GM_PTX_SREG_CTAID ||
+			    sr == GM_PTX_SREG_NCTAID) {
+				ff->own |= GM_PTX_F_CTAID;
+			} else if (sr == GM_PTX_SREG_TID ||
+				   sr == GM_PTX_SREG_NTID) {
+				ff->own |= GM_PTX_F_TID;
+			}
+			if (sr >= GM_PTX_SREG_CTAID &&
+			    sr <= GM_PTX_SREG_NTID && comp < 0) {
+				ff->own |= GM_PTX_F_SREG_VECTOR;
+				ptxa_note(ff->first_what,
+				     sizeof(ff->first_what),
+				     "vector read of a special register at line %u",
+				     line);
+			}
+			if (sr == GM_PTX_SREG_OTHER) {
+				if (ptxa_tok_has_prefix(m, i, "%laneid") ||
+				    ptxa_tok_has_prefix(m, i, "%warpid") ||
+				    ptxa_tok_has_prefix(m, i, "%nwarpid") ||
+				    ptxa_tok_has_prefix(m, i, "%lanemask")) {
+					ff->own |= GM_PTX_F_WARP;
+					ptxa_note(ff->warp_what,
+					     sizeof(ff->warp_what),
+					     "read of a lane or warp id at line %u",
+					     line);
+				} else if (ptxa_tok_has_prefix(m, i, "%cluster") ||
+					   ptxa_tok_has_prefix(m, i, "%nclusterid") ||
+					   ptxa_tok_has_prefix(m, i, "%is_explicit_cluster")) {
+					ff->own |= GM_PTX_F_CLUSTER;
+					ptxa_note(ff->first_what,
+					     sizeof(ff->first_what),
+					     "cluster register at line %u",
+					     line);
+				} else if (ptxa_tok_has_prefix(m, i, "%envreg")) {
+					ff->own |= GM_PTX_F_GRIDSYNC;
+				}
+			}
+			if (is_shared_symbol(m, i)) {
+				ff->own |= GM_PTX_F_SHARED;
+			}
+		}
+	}
+}
+
 void ptxa_scan_func(const struct gm_ptx_module *m,
 		    const struct gm_ptx_func *f, struct func_facts *ff)
 {
@@ -229,86 +327,7 @@ void ptxa_scan_func(const struct gm_ptx_module *m,
 		if (!strcmp(base, "ret") || !strcmp(base, "exit")) {
 			ff->own |= GM_PTX_F_EXIT;
 		}
-		if (!strcmp(base, "call") && s->nr_ops > 0) {
-			uint32_t t = 0;
-			struct gm_ptx_range r = gm_ptx_operand(f, s, 0);
-			if (ptxa_punct_is(m, r.begin, '(')) {
-				t = 1;
-			}
-			if (t < s->nr_ops) {
-				r = gm_ptx_operand(f, s, t);
-				char *callee = gm_ptx_tok_dup(m, r.begin);
-				const struct gm_ptx_func *cf =
-					gm_ptx_module_find_func(m, callee);
-				if (callee[0] == '%' || !cf) {
-					/* a register, or not a known function */
-					if (is_device_runtime(callee)) {
-						ff->own |= GM_PTX_F_DEVRT;
-					} else {
-						ff->own |= GM_PTX_F_INDIRECT;
-					}
-					ptxa_note(ff->first_what,
-					     sizeof(ff->first_what),
-					     "call of '%s' at line %u", callee,
-					     line);
-				} else if (is_device_runtime(callee)) {
-					ff->own |= GM_PTX_F_DEVRT;
-					ptxa_note(ff->first_what,
-					     sizeof(ff->first_what),
-					     "call of '%s' at line %u", callee,
-					     line);
-				} else {
-					add_callee(ff, (size_t)(cf - m->funcs));
-				}
-				free(callee);
-			}
-		}
-		for (uint32_t o = 0; o < s->nr_ops; o++) {
-			struct gm_ptx_range r = gm_ptx_operand(f, s, o);
-			for (uint32_t i = r.begin; i < r.end; i++) {
-				int comp;
-				enum gm_ptx_sreg sr = gm_ptx_sreg_of(m, i, &comp);
-				if (sr == GM_PTX_SREG_CTAID ||
-				    sr == GM_PTX_SREG_NCTAID) {
-					ff->own |= GM_PTX_F_CTAID;
-				} else if (sr == GM_PTX_SREG_TID ||
-					   sr == GM_PTX_SREG_NTID) {
-					ff->own |= GM_PTX_F_TID;
-				}
-				if (sr >= GM_PTX_SREG_CTAID &&
-				    sr <= GM_PTX_SREG_NTID && comp < 0) {
-					ff->own |= GM_PTX_F_SREG_VECTOR;
-					ptxa_note(ff->first_what,
-					     sizeof(ff->first_what),
-					     "vector read of a special register at line %u",
-					     line);
-				}
-				if (sr == GM_PTX_SREG_OTHER) {
-					if (ptxa_tok_has_prefix(m, i, "%laneid") ||
-					    ptxa_tok_has_prefix(m, i, "%warpid") ||
-					    ptxa_tok_has_prefix(m, i, "%nwarpid") ||
-					    ptxa_tok_has_prefix(m, i, "%lanemask")) {
-						ff->own |= GM_PTX_F_WARP;
-						ptxa_note(ff->warp_what,
-						     sizeof(ff->warp_what),
-						     "read of a lane or warp id at line %u",
-						     line);
-					} else if (ptxa_tok_has_prefix(m, i, "%cluster") ||
-						   ptxa_tok_has_prefix(m, i, "%nclusterid") ||
-						   ptxa_tok_has_prefix(m, i, "%is_explicit_cluster")) {
-						ff->own |= GM_PTX_F_CLUSTER;
-						ptxa_note(ff->first_what,
-						     sizeof(ff->first_what),
-						     "cluster register at line %u",
-						     line);
-					} else if (ptxa_tok_has_prefix(m, i, "%envreg")) {
-						ff->own |= GM_PTX_F_GRIDSYNC;
-					}
-				}
-				if (is_shared_symbol(m, i)) {
-					ff->own |= GM_PTX_F_SHARED;
-				}
-			}
-		}
+		scan_call(m, f, s, ff, base, line);
+		scan_operands(m, f, s, ff, line);
 	}
 }
