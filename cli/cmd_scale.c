@@ -29,12 +29,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "analyze/scale_curve.h"
 #include "analyze/stretch_curve.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "fs.h"
 #include "kvfile.h"
 #include "output_dir.h"

@@ -36,10 +36,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "atomic_file.h"
 #include "clock.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "study_exe_fingerprint.h"
 #include "fs.h"
 #include "hash.h"
