@@ -36,33 +36,6 @@ static const char *const path_keys[] = {
 };
 static const char *const baseline_names[] = { "program", "workload", NULL };
 
-int loader_valid_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	if (!len || len > STUDY_NAME_MAX) {
-		return 0;
-	}
-	for (size_t i = 0; i < len; i++) {
-		char c = n[i];
-		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9');
-		if (!alnum && (i == 0 || (c != '_' && c != '-'))) {
-			return 0;
-		}
-	}
-	return 1;
-}
-
-int loader_name_error(struct loader *l, const yaml_node_t *n, const char *what,
-		      const char *name)
-{
-	return yaml_doc_error(l->d, n, "%s '%s' is not a valid name (letters, "
-			      "digits, '_' and '-', starting with a letter or "
-			      "digit, at most %d characters)", what, name,
-			      STUDY_NAME_MAX);
-}
-
 /* Optional string at @key of mapping @map, resolved against @base. */
 static int opt_path(struct loader *l, const yaml_node_t *map, const char *key,
 		    const char *base, char **out)
@@ -192,23 +165,6 @@ static int load_paths(struct loader *l, const yaml_node_t *root)
 		}
 	}
 	return 0;
-}
-
-/* Record a warning "FILE:LINE:COL: ..." at node @at. */
-void loader_warning(struct study *s, const yaml_node_t *at,
-			const char *fmt, ...)
-{
-	struct yaml_pos pos = yaml_doc_pos(at);
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	strbuf_addf(&sb, "%s:%u:%u: ", s->path, pos.line, pos.col);
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	s->warnings = gm_xrealloc(s->warnings, (s->nr_warnings + 1) *
-				  sizeof(*s->warnings));
-	s->warnings[s->nr_warnings++] = strbuf_detach(&sb, NULL);
 }
 
 /*

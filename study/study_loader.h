@@ -20,12 +20,12 @@ struct loader {
 	char **names;		/* program names, NULL-terminated (borrowed) */
 };
 
-/* Whether @n is a valid study or program name (study_load.c). */
+/* Whether @n is a valid study or program name (study_loader.c). */
 int loader_valid_name(const char *n);
-/* The error for name @n of @what not valid; returns -1 (study_load.c). */
+/* The error for name @n of @what not valid; returns -1 (study_loader.c). */
 int loader_name_error(struct loader *l, const yaml_node_t *n,
 		      const char *what, const char *name);
-/* Record a warning "FILE:LINE:COL: ..." at node @at (study_load.c). */
+/* Record a warning "FILE:LINE:COL: ..." at node @at (study_loader.c). */
 void loader_warning(struct study *s, const yaml_node_t *at,
 		    const char *fmt, ...);
 
