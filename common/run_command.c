@@ -41,16 +41,16 @@ static void child_fail(int fd, int step)
 	_exit(127);
 }
 
-static int own_group(const struct gm_command *c)
+static int own_group(const struct gm_run_command *c)
 {
 	return c->own_group || c->timeout_s > 0;
 }
 
 /* In the child: only plain system calls until exec. */
-static void child(const struct gm_command *c, pid_t parent, int out_fd,
+static void child(const struct gm_run_command *c, pid_t parent, int out_fd,
 		  int err_fd)
 {
-	static const int defaults[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	static const int defaults[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t none;
 
 	if (c->death_signal) {
@@ -91,7 +91,7 @@ static void child(const struct gm_command *c, pid_t parent, int out_fd,
 }
 
 /* Read the child's exec report; 0 when it exec'd (pipe closed). */
-static int check_started(const struct gm_command *c, pid_t pid, int fd)
+static int check_started(const struct gm_run_command *c, pid_t pid, int fd)
 {
 	struct child_failure f;
 	ssize_t n;
@@ -113,7 +113,7 @@ static int check_started(const struct gm_command *c, pid_t pid, int fd)
 
 /* The file or pipe the child writes to: *@out (-1: left as it is), and
  * for a capture the parent's end *@rd. */
-static int open_output(const struct gm_command *c, int *out, int *rd)
+static int open_output(const struct gm_run_command *c, int *out, int *rd)
 {
 	int p[2];
 
@@ -135,7 +135,8 @@ static int open_output(const struct gm_command *c, int *out, int *rd)
 	return 0;
 }
 
-int gm_command_start(const struct gm_command *c, struct gm_child *ch)
+int gm_run_command_start(const struct gm_run_command *c,
+			 struct gm_run_child *ch)
 {
 	int errp[2], out_fd, rd_fd;
 	pid_t parent = getpid();
@@ -195,7 +196,7 @@ fail:
 }
 
 /* Read what the child wrote so far (all of it once it has ended). */
-static void drain(struct gm_child *ch)
+static void drain(struct gm_run_child *ch)
 {
 	char buf[4096];
 	ssize_t n;
@@ -212,16 +213,16 @@ static void drain(struct gm_child *ch)
 }
 
 /* Signal @sig to the child, its group when it leads one. */
-static void signal_child(struct gm_child *ch, int sig)
+static void signal_child(struct gm_run_child *ch, int sig)
 {
 	kill(own_group(ch->c) ? -ch->pid : ch->pid, sig);
 }
 
 /* While it runs: forward, enforce the limit. */
-static void watch(struct gm_child *ch, int forward)
+static void watch(struct gm_run_child *ch, int forward)
 {
-	const struct gm_command *c = ch->c;
-	struct gm_command_result *r = &ch->r;
+	const struct gm_run_command *c = ch->c;
+	struct gm_run_result *r = &ch->r;
 	double grace = c->grace_s > 0 ? c->grace_s : GRACE_S;
 	double t = gm_now_s();
 
@@ -242,9 +243,9 @@ static void watch(struct gm_child *ch, int forward)
 	}
 }
 
-int gm_command_poll(struct gm_child *ch, int forward)
+int gm_run_command_poll(struct gm_run_child *ch, int forward)
 {
-	struct gm_command_result *r = &ch->r;
+	struct gm_run_result *r = &ch->r;
 	int status = 0;
 
 	drain(ch);
@@ -274,18 +275,18 @@ int gm_command_poll(struct gm_child *ch, int forward)
 	return 1;
 }
 
-int gm_command_run(const struct gm_command *c, struct gm_command_result *r,
+int gm_run_command(const struct gm_run_command *c, struct gm_run_result *r,
 		   void (*tick)(void *arg), void *arg)
 {
-	struct gm_child ch;
+	struct gm_run_child ch;
 	double sleep_s = 0.001, last_tick;
 
 	memset(r, 0, sizeof(*r));
-	if (gm_command_start(c, &ch)) {
+	if (gm_run_command_start(c, &ch)) {
 		return -1;
 	}
 	last_tick = ch.start;
-	while (!gm_command_poll(&ch, 0)) {
+	while (!gm_run_command_poll(&ch, 0)) {
 		double t = gm_now_s();
 		if (tick && t - last_tick >= TICK_S) {
 			tick(arg);

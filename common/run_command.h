@@ -8,8 +8,8 @@
  * SIGKILL. A program that cannot be started (no such file, a directory
  * that cannot be entered, an output file that cannot be created) is an
  * error of the start, not an exit status, so callers can say which.
- * Started, a child is waited for at once (gm_command_run()) or looked at
- * without blocking (gm_command_start(), gm_command_poll()) when several
+ * Started, a child is waited for at once (gm_run_command()) or looked at
+ * without blocking (gm_run_command_start(), gm_run_command_poll()) when several
  * run together.
  */
 #ifndef GM_RUN_COMMAND_H
@@ -17,7 +17,7 @@
 
 struct strbuf;
 
-struct gm_command {
+struct gm_run_command {
 	char *const *argv;	/* NULL-terminated; argv[0] is the program */
 	const char *path;	/* the executable when not argv[0], or NULL */
 	int search_path;	/* look argv[0] up in PATH (no '/' in it) */
@@ -32,7 +32,7 @@ struct gm_command {
 	double grace_s;		/* from SIGTERM to SIGKILL (0: 10 s) */
 };
 
-struct gm_command_result {
+struct gm_run_result {
 	int exit_code;		/* exit status, or -1 when ended by a signal */
 	int signal;		/* the signal that ended it, or 0 */
 	int timed_out;		/* it ran past timeout_s and was stopped */
@@ -40,14 +40,14 @@ struct gm_command_result {
 	double seconds;		/* wall time */
 };
 
-/* A started child (gm_command_start()). */
-struct gm_child {
-	const struct gm_command *c;
+/* A started child (gm_run_command_start()). */
+struct gm_run_child {
+	const struct gm_run_command *c;
 	int pid;
 	int out_fd;		/* the capture pipe, or -1 */
 	double start, kill_at;
 	int forwarded, killed;
-	struct gm_command_result r;	/* filled in when it has ended */
+	struct gm_run_result r;	/* filled in when it has ended */
 };
 
 /*
@@ -56,7 +56,8 @@ struct gm_child {
  * directory or the exec failed; then errno is the reason. @c must stay
  * valid until the child has ended.
  */
-int gm_command_start(const struct gm_command *c, struct gm_child *ch);
+int gm_run_command_start(const struct gm_run_command *c,
+			 struct gm_run_child *ch);
 
 /*
  * One look at @ch without blocking: read what it printed into the
@@ -64,14 +65,14 @@ int gm_command_start(const struct gm_command *c, struct gm_child *ch);
  * group, stop it at its time limit, reap it when it has ended: 1 then
  * (ch->r says how), else 0.
  */
-int gm_command_poll(struct gm_child *ch, int forward);
+int gm_run_command_poll(struct gm_run_child *ch, int forward);
 
 /*
  * Start @c and wait for it, @tick(@arg) called about every 100 ms while
  * it runs when not NULL. 0 when it ran (whatever its outcome, in @r),
- * -1 when it could not be started (as gm_command_start()).
+ * -1 when it could not be started (as gm_run_command_start()).
  */
-int gm_command_run(const struct gm_command *c, struct gm_command_result *r,
+int gm_run_command(const struct gm_run_command *c, struct gm_run_result *r,
 		   void (*tick)(void *arg), void *arg);
 
 #endif

@@ -20,18 +20,18 @@
 
 /* Run `sh -c @script`, its output into @out; the result in @r. */
 static int sh(const char *script, struct strbuf *out, double timeout_s,
-	      struct gm_command_result *r)
+	      struct gm_run_result *r)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
-	struct gm_command c = { .argv = argv, .capture = out,
+	struct gm_run_command c = { .argv = argv, .capture = out,
 				.timeout_s = timeout_s, .grace_s = 0.5 };
 
-	return gm_command_run(&c, r, NULL, NULL);
+	return gm_run_command(&c, r, NULL, NULL);
 }
 
 static void test_exit_codes(void)
 {
-	struct gm_command_result r;
+	struct gm_run_result r;
 	struct strbuf out = STRBUF_INIT;
 
 	CHECK_INT(sh("exit 0", &out, 0, &r), 0, "a child that exits 0 ran");
@@ -48,7 +48,7 @@ static void test_exit_codes(void)
 
 static void test_capture(void)
 {
-	struct gm_command_result r;
+	struct gm_run_result r;
 	struct strbuf out = STRBUF_INIT;
 
 	strbuf_addstr(&out, "kept:");
@@ -70,18 +70,18 @@ static void test_file_env_cwd(const char *tmp)
 	char *argv[] = { "sh", "-c", "echo \"$GM_T_VAR\" $(pwd); echo e >&2",
 			 NULL };
 	char *env[] = { "GM_T_VAR=set", NULL };
-	struct gm_command c = { .argv = argv, .search_path = 1, .env = env,
+	struct gm_run_command c = { .argv = argv, .search_path = 1, .env = env,
 				.cwd = "/", .output = log };
-	struct gm_command_result r;
+	struct gm_run_result r;
 	struct strbuf sb = STRBUF_INIT;
 
-	CHECK_INT(gm_command_run(&c, &r, NULL, NULL), 0, "sh found in PATH");
+	CHECK_INT(gm_run_command(&c, &r, NULL, NULL), 0, "sh found in PATH");
 	CHECK_INT(gm_read_file(log, &sb), 0, "the output file was written");
 	CHECK_STR(sb.buf, "set /\ne\n", "... with the added variable, in the "
 		  "working directory, stderr too");
 	CHECK(!getenv("GM_T_VAR"), "the variable is the child's only");
 	c.output = "/nonexistent/log";
-	CHECK_INT(gm_command_run(&c, &r, NULL, NULL), -1,
+	CHECK_INT(gm_run_command(&c, &r, NULL, NULL), -1,
 		  "an output file that cannot be created: not started");
 	CHECK_STR(gm_error_message(), "cannot create the log "
 		  "'/nonexistent/log': No such file or directory",
@@ -96,23 +96,23 @@ static void test_not_started(void)
 	char *argv[] = { "/nonexistent/program", NULL };
 	char *sh_argv[] = { "/bin/sh", "-c", "exit 0", NULL };
 	char *path_argv[] = { "gm-no-such-program-here", NULL };
-	struct gm_command c = { .argv = argv };
-	struct gm_command_result r;
+	struct gm_run_command c = { .argv = argv };
+	struct gm_run_result r;
 
-	CHECK_INT(gm_command_run(&c, &r, NULL, NULL), -1,
+	CHECK_INT(gm_run_command(&c, &r, NULL, NULL), -1,
 		  "a program that does not exist is not started");
 	CHECK_STR(gm_error_message(), "cannot run '/nonexistent/program': No "
 		  "such file or directory", "... and the error names it");
 	gm_error_clear();
 	c.argv = path_argv;
 	c.search_path = 1;
-	CHECK_INT(gm_command_run(&c, &r, NULL, NULL), -1,
+	CHECK_INT(gm_run_command(&c, &r, NULL, NULL), -1,
 		  "a name found nowhere in PATH is not started");
 	gm_error_clear();
 	c.argv = sh_argv;
 	c.search_path = 0;
 	c.cwd = "/nonexistent";
-	CHECK_INT(gm_command_run(&c, &r, NULL, NULL), -1,
+	CHECK_INT(gm_run_command(&c, &r, NULL, NULL), -1,
 		  "a working directory that does not exist: not started");
 	CHECK_STR(gm_error_message(), "cannot enter directory '/nonexistent': "
 		  "No such file or directory", "... and the error names it");
@@ -121,7 +121,7 @@ static void test_not_started(void)
 
 static void test_timeout(const char *tmp)
 {
-	struct gm_command_result r;
+	struct gm_run_result r;
 	struct strbuf out = STRBUF_INIT, script = STRBUF_INIT;
 	char *mark = gm_path_join(tmp, "grandchild");
 
@@ -146,15 +146,15 @@ static void test_timeout(const char *tmp)
 static void test_poll_forward(void)
 {
 	char *argv[] = { "/bin/sh", "-c", "exec sleep 30", NULL };
-	struct gm_command c = { .argv = argv, .own_group = 1 };
-	struct gm_child ch;
+	struct gm_run_command c = { .argv = argv, .own_group = 1 };
+	struct gm_run_child ch;
 	int done = 0;
 
-	CHECK_INT(gm_command_start(&c, &ch), 0, "a child started without "
+	CHECK_INT(gm_run_command_start(&c, &ch), 0, "a child started without "
 		  "waiting");
-	CHECK_INT(gm_command_poll(&ch, 0), 0, "... is still running");
+	CHECK_INT(gm_run_command_poll(&ch, 0), 0, "... is still running");
 	for (int i = 0; i < 500 && !done; i++) {
-		done = gm_command_poll(&ch, SIGINT);
+		done = gm_run_command_poll(&ch, SIGINT);
 		usleep(10000);
 	}
 	CHECK(done, "... ends when a signal is forwarded");
