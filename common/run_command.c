@@ -174,6 +174,7 @@ int gm_run_command_start(const struct gm_run_command *c,
 	int ret = check_started(c, pid, errp[0]);
 	close(errp[0]);
 	if (ret) {
+		ch->r.not_run = 1;
 		if (rd_fd >= 0) {
 			close(rd_fd);
 		}
@@ -283,6 +284,7 @@ int gm_run_command(const struct gm_run_command *c, struct gm_run_result *r,
 
 	memset(r, 0, sizeof(*r));
 	if (gm_run_command_start(c, &ch)) {
+		*r = ch.r;
 		return -1;
 	}
 	last_tick = ch.start;

@@ -8,9 +8,9 @@
  * SIGKILL. A program that cannot be started (no such file, a directory
  * that cannot be entered, an output file that cannot be created) is an
  * error of the start, not an exit status, so callers can say which.
- * Started, a child is waited for at once (gm_run_command()) or looked at
- * without blocking (gm_run_command_start(), gm_run_command_poll()) when several
- * run together.
+ * Started, a child is waited for at once (gm_run_command()) or looked
+ * at without blocking (gm_run_command_start(), gm_run_command_poll())
+ * when several run together.
  */
 #ifndef GM_RUN_COMMAND_H
 #define GM_RUN_COMMAND_H
@@ -37,6 +37,8 @@ struct gm_run_result {
 	int signal;		/* the signal that ended it, or 0 */
 	int timed_out;		/* it ran past timeout_s and was stopped */
 	int interrupted;	/* a signal was forwarded to it (poll) */
+	int not_run;		/* its directory or program could not be
+				   entered or executed (start failed) */
 	double seconds;		/* wall time */
 };
 
@@ -53,8 +55,8 @@ struct gm_run_child {
 /*
  * Start @c (stdio buffers flushed first). 0, or -1 with a cause when it
  * could not be started: the output file, the pipe, fork, the working
- * directory or the exec failed; then errno is the reason. @c must stay
- * valid until the child has ended.
+ * directory or the exec failed (the last two: ch->r.not_run is 1). @c
+ * must stay valid until the child has ended.
  */
 int gm_run_command_start(const struct gm_run_command *c,
 			 struct gm_run_child *ch);
@@ -70,7 +72,8 @@ int gm_run_command_poll(struct gm_run_child *ch, int forward);
 /*
  * Start @c and wait for it, @tick(@arg) called about every 100 ms while
  * it runs when not NULL. 0 when it ran (whatever its outcome, in @r),
- * -1 when it could not be started (as gm_run_command_start()).
+ * -1 when it could not be started (as gm_run_command_start(), @r's
+ * not_run set).
  */
 int gm_run_command(const struct gm_run_command *c, struct gm_run_result *r,
 		   void (*tick)(void *arg), void *arg);

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "fs.h"
 #include "run_command.h"
+#include "run_output.h"
 #include "strbuf.h"
 #include "test.h"
 
@@ -162,6 +164,27 @@ static void test_poll_forward(void)
 	CHECK_INT(ch.r.signal, SIGINT, "... by that signal");
 }
 
+/* gm_run_output(), run_command.h's simplest caller: a wait status. */
+static void test_run_output(void)
+{
+	char *argv[] = { "sh", "-c", "echo hi; exit 2", NULL };
+	char *none[] = { "/nonexistent/program", NULL };
+	struct strbuf out = STRBUF_INIT;
+	int status;
+
+	CHECK_INT(gm_run_output(argv, &out, &status), 0, "gm_run_output ran sh");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+	      "... its wait status says exit status 2");
+	CHECK_STR(out.buf, "hi\n", "... its output kept");
+	strbuf_reset(&out);
+	CHECK_INT(gm_run_output(none, &out, &status), 0,
+		  "a program that does not exist: still a status");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 127, "... 127");
+	CHECK_STR(out.buf, "cannot run '/nonexistent/program': No such file "
+		  "or directory\n", "... the reason in the output");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/gm-test-run-command.XXXXXX";
@@ -177,6 +200,7 @@ int main(void)
 	test_not_started();
 	test_timeout(tmp);
 	test_poll_forward();
+	test_run_output();
 	char *log = gm_path_join(tmp, "log");
 	unlink(log);
 	free(log);
