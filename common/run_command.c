@@ -90,7 +90,8 @@ static void child(const struct gm_run_command *c, pid_t parent, int out_fd,
 	child_fail(err_fd, 1);
 }
 
-/* Read the child's exec report; 0 when it exec'd (pipe closed). */
+/* Read the child's exec report: 0 when it exec'd (pipe closed), else
+ * 1 (chdir) or 2 (exec) with the cause recorded. */
 static int check_started(const struct gm_run_command *c, pid_t pid, int fd)
 {
 	struct child_failure f;
@@ -106,9 +107,11 @@ static int check_started(const struct gm_run_command *c, pid_t pid, int fd)
 	}
 	errno = f.err;
 	if (f.step == 0) {
-		return gm_error_errno("cannot enter directory '%s'", c->cwd);
+		gm_error_errno("cannot enter directory '%s'", c->cwd);
+		return 1;
 	}
-	return gm_error_errno("cannot run '%s'", c->path ? c->path : c->argv[0]);
+	gm_error_errno("cannot run '%s'", c->path ? c->path : c->argv[0]);
+	return 2;
 }
 
 /* The file or pipe the child writes to: *@out (-1: left as it is), and
@@ -174,7 +177,7 @@ int gm_run_command_start(const struct gm_run_command *c,
 	int ret = check_started(c, pid, errp[0]);
 	close(errp[0]);
 	if (ret) {
-		ch->r.not_run = 1;
+		ch->r.not_run = ret;
 		if (rd_fd >= 0) {
 			close(rd_fd);
 		}

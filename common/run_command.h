@@ -37,8 +37,9 @@ struct gm_run_result {
 	int signal;		/* the signal that ended it, or 0 */
 	int timed_out;		/* it ran past timeout_s and was stopped */
 	int interrupted;	/* a signal was forwarded to it (poll) */
-	int not_run;		/* its directory or program could not be
-				   entered or executed (start failed) */
+	int not_run;		/* the start failed: 1 its directory could
+				   not be entered, 2 its program could not
+				   be executed; else 0 */
 	double seconds;		/* wall time */
 };
 
@@ -55,7 +56,7 @@ struct gm_run_child {
 /*
  * Start @c (stdio buffers flushed first). 0, or -1 with a cause when it
  * could not be started: the output file, the pipe, fork, the working
- * directory or the exec failed (the last two: ch->r.not_run is 1). @c
+ * directory or the exec failed (the last two: ch->r.not_run). @c
  * must stay valid until the child has ended.
  */
 int gm_run_command_start(const struct gm_run_command *c,

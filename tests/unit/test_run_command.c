@@ -105,6 +105,7 @@ static void test_not_started(void)
 		  "a program that does not exist is not started");
 	CHECK_STR(gm_error_message(), "cannot run '/nonexistent/program': No "
 		  "such file or directory", "... and the error names it");
+	CHECK_INT(r.not_run, 2, "... the program was the problem");
 	gm_error_clear();
 	c.argv = path_argv;
 	c.search_path = 1;
@@ -118,6 +119,7 @@ static void test_not_started(void)
 		  "a working directory that does not exist: not started");
 	CHECK_STR(gm_error_message(), "cannot enter directory '/nonexistent': "
 		  "No such file or directory", "... and the error names it");
+	CHECK_INT(r.not_run, 1, "... the directory was the problem");
 	gm_error_clear();
 }
 
