@@ -41,6 +41,8 @@ enum role {
 	R_CORUNS,	/* the co-runs the output lacks, by hash */
 	R_CORUN_CHILD,	/* rows of those co-runs (a corunId column) */
 	R_STRETCH,	/* SM-stretch points the output lacks, by key */
+	R_SWEEP,	/* sweep points the output lacks, by key */
+	R_SWEEP_CLIFFS,	/* sweep cliffs the output lacks, by key */
 };
 
 /* Every table that is not R_CHILD, in the order they are copied. */
@@ -57,6 +59,8 @@ static const struct {
 	{ "coruns", R_CORUNS },
 	{ "corun_sections", R_CORUN_CHILD },
 	{ "stretch", R_STRETCH },
+	{ "sweep", R_SWEEP },
+	{ "sweep_cliffs", R_SWEEP_CLIFFS },
 	{ "intervals", R_SKIP },		/* derived: info->finish */
 	{ "run_metrics", R_SKIP },		/* derived, the same */
 	{ "program_metrics", R_SKIP },		/* derived, the same */
@@ -103,6 +107,8 @@ static const char *const before_sql[] = {
 		" WHERE hash NOT IN (SELECT hash FROM main.coruns);",
 	[R_CORUN_CHILD] = "",
 	[R_STRETCH] = "",
+	[R_SWEEP] = "",
+	[R_SWEEP_CLIFFS] = "",
 };
 
 static const char *const after_sql[] = {
@@ -121,6 +127,8 @@ static const char *const after_sql[] = {
 		" ON m.hash = s.hash;",
 	[R_CORUN_CHILD] = "",
 	[R_STRETCH] = "",
+	[R_SWEEP] = "",
+	[R_SWEEP_CLIFFS] = "",
 };
 
 /* Which input rows of a table are copied. */
@@ -135,6 +143,14 @@ static const char *const where_sql[] = {
 	[R_STRETCH] = " WHERE NOT EXISTS (SELECT 1 FROM main.stretch m"
 		" WHERE m.deviceName = t.deviceName AND m.program = t.program"
 		" AND m.kernel = t.kernel AND m.k = t.k)",
+	[R_SWEEP] = " WHERE NOT EXISTS (SELECT 1 FROM main.sweep m"
+		" WHERE m.deviceName = t.deviceName AND m.program = t.program"
+		" AND m.kernel = t.kernel AND m.axis = t.axis"
+		" AND m.value = t.value)",
+	[R_SWEEP_CLIFFS] = " WHERE NOT EXISTS (SELECT 1 FROM main.sweep_cliffs m"
+		" WHERE m.deviceName = t.deviceName AND m.program = t.program"
+		" AND m.kernel = t.kernel AND m.axis = t.axis"
+		" AND m.fromValue = t.fromValue)",
 };
 
 static enum role role_of(const char *table, int has_run_id)

@@ -645,6 +645,11 @@ int gm_loader_load(struct gm_loader *l, const char *dir,
 		ret = gm_loader_load_corun(l, dir, info);
 		goto out_corun;
 	}
+	if (gm_sweep_dir_is(dir)) {
+		memset(&run, 0, sizeof(run));
+		ret = gm_loader_load_sweep(l, dir, info);
+		goto out_corun;
+	}
 	if (gm_stretch_dir_is(dir)) {
 		memset(&run, 0, sizeof(run));
 		ret = gm_loader_load_stretch(l, dir, info);

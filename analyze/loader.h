@@ -34,6 +34,8 @@ struct gm_load_info {
 	uint64_t sections;	/* ... and its programs' sections */
 	int stretch;		/* SM-stretch curves (gpumix scale
 				   --stretch): kernels counts the points */
+	int sweep;		/* a resource sweep (gpumix sweep --run):
+				   kernels counts the points */
 	uint64_t probe_blocks;	/* the block probe's records (0: none) */
 	int interrupted;	/* the progress callback asked to stop */
 };

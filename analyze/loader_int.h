@@ -59,4 +59,16 @@ int gm_stretch_dir_is(const char *dir);
 int gm_loader_load_stretch(struct gm_loader *l, const char *dir,
 			   struct gm_load_info *info);
 
+/* Whether @dir is the output of gpumix sweep --run (points.csv and
+ * cliffs.csv). */
+int gm_sweep_dir_is(const char *dir);
+
+/*
+ * Load the sweep @dir (load_sweep.c) in one transaction: each program's
+ * points and cliffs for its device replace those loaded before
+ * (info->sweep set, info->kernels the points).
+ */
+int gm_loader_load_sweep(struct gm_loader *l, const char *dir,
+			 struct gm_load_info *info);
+
 #endif

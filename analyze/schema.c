@@ -5,7 +5,8 @@
  * (CUPTI_ACTIVITY_KIND_*, StringIds, start/end/correlationId/gridX...,
  * names as ids into StringIds); runId/programId replace its globalPid, and
  * the run, workload, program and replay tables are gpumix's own, as are
- * stretch (gpumix scale --stretch's curves, stretch_curve.h) and
+ * stretch (gpumix scale --stretch's curves, stretch_curve.h), sweep and
+ * sweep_cliffs (gpumix sweep --run's points and cliffs) and
  * intervals, run_metrics and program_metrics, the tables derived from
  * the others (interval_store.h, metrics_store.h). No
  * foreign keys are enforced (bulk loads stay fast); the loader keeps them
@@ -312,6 +313,37 @@ const char gm_schema_sql[] =
 	"  path TEXT NOT NULL,\n"
 	"  loadedAt TEXT NOT NULL,\n"
 	"  PRIMARY KEY (deviceName, program, kernel, k)\n"
+	");\n"
+	"CREATE TABLE sweep (\n"
+	"  deviceName TEXT NOT NULL,\n"
+	"  smCount INTEGER NOT NULL,\n"
+	"  program TEXT NOT NULL,\n"
+	"  kernel TEXT NOT NULL,\n"
+	"  axis TEXT NOT NULL,\n"
+	"  value INTEGER NOT NULL,\n"
+	"  timeMs REAL NOT NULL,\n"
+	"  blocksPerSm INTEGER NOT NULL,\n"
+	"  limiting TEXT NOT NULL,\n"
+	"  path TEXT NOT NULL,\n"
+	"  loadedAt TEXT NOT NULL,\n"
+	"  PRIMARY KEY (deviceName, program, kernel, axis, value)\n"
+	");\n"
+	"CREATE TABLE sweep_cliffs (\n"
+	"  deviceName TEXT NOT NULL,\n"
+	"  program TEXT NOT NULL,\n"
+	"  kernel TEXT NOT NULL,\n"
+	"  axis TEXT NOT NULL,\n"
+	"  fromValue INTEGER NOT NULL,\n"
+	"  toValue INTEGER NOT NULL,\n"
+	"  fromMs REAL NOT NULL,\n"
+	"  toMs REAL NOT NULL,\n"
+	"  jumpPct REAL NOT NULL,\n"
+	"  fromBlocksPerSm INTEGER NOT NULL,\n"
+	"  toBlocksPerSm INTEGER NOT NULL,\n"
+	"  binding TEXT NOT NULL,\n"
+	"  path TEXT NOT NULL,\n"
+	"  loadedAt TEXT NOT NULL,\n"
+	"  PRIMARY KEY (deviceName, program, kernel, axis, fromValue)\n"
 	");\n"
 	"CREATE TABLE intervals (\n"
 	"  programs INTEGER NOT NULL,\n"

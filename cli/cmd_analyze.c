@@ -396,10 +396,14 @@ int cmd_analyze(int argc, char **argv)
 			} else {
 				loaded++;
 			}
-			kernels += info.stretch ? 0 : info.kernels;
+			kernels += info.stretch || info.sweep ? 0 : info.kernels;
 			records += info.kernels + info.memcpys + info.memsets +
 				   info.apis;
-			if (gm_cli.verbosity > 0 && info.stretch) {
+			if (gm_cli.verbosity > 0 && info.sweep) {
+				gm_note("loaded '%s' (resource sweep): %llu "
+					"points", dirs[i],
+					(unsigned long long)info.kernels);
+			} else if (gm_cli.verbosity > 0 && info.stretch) {
 				gm_note("loaded '%s' (SM-stretch curves): %llu "
 					"points", dirs[i],
 					(unsigned long long)info.kernels);

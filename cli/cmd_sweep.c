@@ -5,7 +5,7 @@
  * per kernel, the points of each axis with the resident blocks per SM and
  * the binding resource the occupancy calculator gives) and the cliff
  * detector (--cliffs: the performance range and the cliffs of measured
- * points). Replaying the points on the GPU is not implemented yet.
+ * points); --run replays each kernel at its points (sweep_run.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,14 +14,19 @@
 #include <string.h>
 
 #include "analyze/sweep.h"
+#include "analyze/sweep_report.h"
 #include "cli.h"
+#include "replay_opts.h"
+#include "sweep_run.h"
 #include "error.h"
 #include "strbuf.h"
 
 static const char usage[] =
 	"usage: gpumix sweep --plan [--device h100|c2070] "
 	"NAME:THREADS:REGS:SMEM...\n"
-	"   or: gpumix sweep --cliffs [--threshold PCT] FILE.csv";
+	"   or: gpumix sweep --cliffs [--threshold PCT] FILE.csv\n"
+	"   or: gpumix sweep --run [-o DIR] [--replays R] [--watchdog SECONDS]\n"
+	"                    [--threshold PCT] [--redo] [--no-plot] BUNDLE...";
 
 static const char help[] =
 	"\n"
@@ -40,21 +45,39 @@ static const char help[] =
 	"                    curve's performance range and its cliffs\n"
 	"  --threshold PCT   a cliff's least jump between adjacent points, in\n"
 	"                    percent (default 20)\n"
+	"  --run             replay each kernel of each bundle alone at each\n"
+	"                    point of its plan (the same work, results verified):\n"
+	"                    DIR/points.csv, cliffs.md (also printed), cliffs.csv\n"
+	"                    and, with gnuplot, sweep-PROGRAM-AXIS.png; a DIR a\n"
+	"                    sweep made is taken up again, its points kept\n"
+	"  -o, --output DIR  with --run: the directory (default: sweep)\n"
+	"  --replays R       with --run: replays per point (gpumix replay\n"
+	"                    --min-replays; default 3, from 2 to 1000)\n"
+	"  --watchdog S      with --run: per replay (default 120)\n"
+	"  --redo            with --run: measure the points DIR holds again\n"
+	"  --no-plot         with --run: no figures (gnuplot not needed)\n"
 	"\n"
 	"exit status: 0 ok; 1 error; 2 usage error.\n";
 
-enum { OPT_PLAN = 256, OPT_CLIFFS, OPT_DEVICE, OPT_THRESHOLD };
+enum { OPT_PLAN = 256, OPT_CLIFFS, OPT_DEVICE, OPT_THRESHOLD, OPT_RUN,
+       OPT_REPLAYS, OPT_WATCHDOG, OPT_REDO, OPT_NO_PLOT };
 
 static const struct option sweep_longopts[] = {
 	{ "plan", no_argument, NULL, OPT_PLAN },
 	{ "cliffs", no_argument, NULL, OPT_CLIFFS },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "run", no_argument, NULL, OPT_RUN },
+	{ "output", required_argument, NULL, 'o' },
+	{ "replays", required_argument, NULL, OPT_REPLAYS },
+	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
+	{ "redo", no_argument, NULL, OPT_REDO },
+	{ "no-plot", no_argument, NULL, OPT_NO_PLOT },
 	{ NULL, 0, NULL, 0 },
 };
 
 const struct gm_cmd_options gm_sweep_options = {
-	.shorts = "",
+	.shorts = "o:",
 	.longopts = sweep_longopts,
 };
 
@@ -122,135 +145,24 @@ static int plan(const struct gm_device_limits *dev, char **kernels, int n)
 	return GM_EXIT_OK;
 }
 
-/* Split @line at commas into exactly @n fields. */
-static int split(char *line, char **f, int n)
-{
-	int i = 0;
-
-	for (char *p = line; i < n; i++) {
-		f[i] = p;
-		p = strchr(p, ',');
-		if (!p) {
-			return i == n - 1 ? 0 : -1;
-		}
-		*p++ = 0;
-	}
-	return -1;
-}
-
 static int cliffs(const char *path, double threshold)
 {
-	FILE *f = fopen(path, "r");
-	struct gm_sweep_measure *m = NULL;
-	struct gm_sweep_cliff *c = NULL;
-	char **own = NULL;
-	size_t n = 0, alloc = 0, nc = 0, nown = 0, lalloc = 0;
-	char *line = NULL;
-	unsigned long lineno = 0;
+	struct gm_sweep_points p = GM_SWEEP_POINTS_INIT;
 	int ret = GM_EXIT_ERROR;
 
-	if (!f) {
-		gm_error_errno("cannot open '%s'", path);
-		return gm_cli_fail();
-	}
-	while (getline(&line, &lalloc, f) >= 0) {
-		char *fl[7], *end1, *end2, *end3;
-		struct gm_sweep_measure *e;
-		lineno++;
-		line[strcspn(line, "\r\n")] = 0;
-		if (lineno == 1) {
-			if (strcmp(line, "program,kernel,axis,value,time_ms,"
-				   "blocks_per_sm,limiting")) {
-				gm_error("%s:1: not the header 'program,kernel,"
-					 "axis,value,time_ms,blocks_per_sm,"
-					 "limiting'", path);
-				goto out;
-			}
-			continue;
-		}
-		if (!*line) {
-			continue;
-		}
-		GM_ALLOC_GROW(m, n + 1, alloc);
-		e = &m[n];
-		if (split(line, fl, 7) < 0 || !*fl[0] || !*fl[1] ||
-		    gm_sweep_axis_parse(fl[2], &e->axis) < 0) {
-			gm_error("%s:%lu: not a point (program,kernel,axis,"
-				 "value,time_ms,blocks_per_sm,limiting; axis "
-				 "smem, regs or blocks)", path, lineno);
-			goto out;
-		}
-		e->value = strtol(fl[3], &end1, 10);
-		e->time_ms = strtod(fl[4], &end2);
-		e->blocks_per_sm = (int)strtol(fl[5], &end3, 10);
-		if (*end1 || !*fl[3] || *end2 || !*fl[4] || !(e->time_ms > 0) ||
-		    *end3 || !*fl[5] || e->blocks_per_sm < 0) {
-			gm_error("%s:%lu: value, time_ms (> 0) and blocks_per_sm "
-				 "must be numbers", path, lineno);
-			goto out;
-		}
-		own = gm_xrealloc(own, (nown + 3) * sizeof(*own));
-		own[nown++] = gm_xstrdup(fl[0]);
-		own[nown++] = gm_xstrdup(fl[1]);
-		own[nown++] = gm_xstrdup(fl[6]);
-		e->program = own[nown - 3];
-		e->kernel = own[nown - 2];
-		e->limiting = own[nown - 1];
-		n++;
-	}
-	if (!n) {
-		gm_error("%s: no points", path);
+	if (gm_sweep_points_read(&p, path) < 0) {
+		gm_cli_fail();
 		goto out;
 	}
-	gm_sweep_cliffs(m, n, threshold / 100, &c, &nc);
-	printf("## Performance range per kernel and axis\n\n"
-	       "| program | kernel | axis | points | best (ms) | worst (ms) | "
-	       "range (%%) |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n");
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		double best = m[i].time_ms, worst = m[i].time_ms;
-		while (j < n && !strcmp(m[j].program, m[i].program) &&
-		       !strcmp(m[j].kernel, m[i].kernel) && m[j].axis == m[i].axis) {
-			best = m[j].time_ms < best ? m[j].time_ms : best;
-			worst = m[j].time_ms > worst ? m[j].time_ms : worst;
-			j++;
-		}
-		printf("| %s | %s | %s | %zu | %.3f | %.3f | %.1f |\n",
-		       m[i].program, m[i].kernel, gm_sweep_axis_name(m[i].axis),
-		       j - i, best, worst, 100 * gm_sweep_range(m, i, j));
-		i = j;
+	if (!p.nr) {
+		gm_error("%s: no points", path);
+		gm_cli_fail();
+		goto out;
 	}
-	printf("\n## Cliffs (a jump above %g%% where the blocks per SM change)\n\n"
-	       "| program | kernel | axis | from | to | time (ms) | jump (%%) | "
-	       "blocks/SM | binding |\n| --- | --- | --- | ---: | ---: | --- | "
-	       "---: | --- | --- |\n", threshold);
-	for (size_t i = 0; i < nc; i++) {
-		const struct gm_sweep_measure *a = &m[c[i].from], *b = &m[c[i].to];
-		const struct gm_sweep_measure *fewer =
-			a->blocks_per_sm < b->blocks_per_sm ? a : b;
-		printf("| %s | %s | %s | %ld | %ld | %.3f -> %.3f | %.1f | "
-		       "%d -> %d | %s |\n", a->program, a->kernel,
-		       gm_sweep_axis_name(a->axis), a->value, b->value,
-		       a->time_ms, b->time_ms, 100 * c[i].jump,
-		       a->blocks_per_sm, b->blocks_per_sm,
-		       *fewer->limiting ? fewer->limiting : "-");
-	}
-	if (!nc) {
-		printf("(none)\n");
-	}
+	gm_sweep_report(&p, threshold / 100, stdout, NULL);
 	ret = GM_EXIT_OK;
 out:
-	if (ret != GM_EXIT_OK) {
-		gm_cli_fail();
-	}
-	fclose(f);
-	free(line);
-	free(m);
-	free(c);
-	for (size_t i = 0; i < nown; i++) {
-		free(own[i]);
-	}
-	free(own);
+	gm_sweep_points_release(&p);
 	return ret;
 }
 
@@ -258,8 +170,10 @@ int cmd_sweep(int argc, char **argv)
 {
 	struct gm_opt_parser op;
 	const struct gm_device_limits *dev = &gm_device_h100;
-	int mode = 0, c, threshold_given = 0, device_given = 0;
+	int mode = 0, c, threshold_given = 0, device_given = 0, run_given = 0;
 	double threshold = 20;
+	struct gm_sweep_run_opts ro = { .dir = "sweep", .replays = 3,
+					.watchdog_s = 120, .plot = 1 };
 	char *end;
 
 	gm_opt_init(&op, &gm_sweep_options, usage, argc, argv);
@@ -267,11 +181,46 @@ int cmd_sweep(int argc, char **argv)
 		switch (c) {
 		case OPT_PLAN:
 		case OPT_CLIFFS:
+		case OPT_RUN:
 			if (mode && mode != c) {
-				return gm_usage_error(usage, "--plan and --cliffs "
-						      "exclude each other");
+				return gm_usage_error(usage, "--plan, --cliffs and "
+						      "--run exclude each other");
 			}
 			mode = c;
+			break;
+		case 'o':
+			ro.dir = op.arg;
+			run_given = 1;
+			break;
+		case OPT_REPLAYS: {
+			unsigned long v = strtoul(op.arg, &end, 10);
+			if (*end || !*op.arg || *op.arg == '-' ||
+			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
+				return gm_usage_error(usage, "--replays takes an "
+						      "integer from %d to %d",
+						      GM_MIN_REPLAYS_MIN,
+						      GM_MIN_REPLAYS_MAX);
+			}
+			ro.replays = (unsigned)v;
+			run_given = 1;
+			break;
+		}
+		case OPT_WATCHDOG:
+			ro.watchdog_s = strtod(op.arg, &end);
+			if (*end || !*op.arg || !(ro.watchdog_s >= 0) ||
+			    ro.watchdog_s > 86400) {
+				return gm_usage_error(usage, "--watchdog takes a "
+						      "number of seconds");
+			}
+			run_given = 1;
+			break;
+		case OPT_REDO:
+			ro.redo = 1;
+			run_given = 1;
+			break;
+		case OPT_NO_PLOT:
+			ro.plot = 0;
+			run_given = 1;
 			break;
 		case OPT_DEVICE:
 			if (!strcmp(op.arg, "h100")) {
@@ -301,8 +250,22 @@ int cmd_sweep(int argc, char **argv)
 		}
 	}
 	if (!mode) {
-		return gm_usage_error(usage, "--plan or --cliffs? (the sweep's "
-				      "GPU runs are not implemented yet)");
+		return gm_usage_error(usage, "--plan, --cliffs or --run?");
+	}
+	if (run_given && mode != OPT_RUN) {
+		return gm_usage_error(usage, "-o, --replays, --watchdog, --redo "
+				      "and --no-plot go with --run");
+	}
+	if (mode == OPT_RUN) {
+		if (device_given) {
+			return gm_usage_error(usage, "--device goes with --plan "
+					      "(--run reads the device's)");
+		}
+		if (op.ind == argc) {
+			return gm_usage_error(usage, "no bundle given");
+		}
+		ro.threshold = threshold / 100;
+		return gm_sweep_run(&ro, argv + op.ind, argc - op.ind);
 	}
 	if (mode == OPT_PLAN) {
 		if (threshold_given) {

@@ -94,6 +94,21 @@ static const struct gm_knob_desc knobs[] = {
 	  "--alone) or trace:FILE[#COLUMN][@RATE] (a CSV's timestamps, "
 	  "rescaled to RATE); repeatable (a study's 'arrivals' key)",
 	  GM_KNOB_OTHER, .def = -1 },
+	/* The resource-specification sweep's knobs (gpumix sweep --run,
+	 * doc/gpumix-sweep.md): one kernel changed, the same work; a
+	 * study compares mechanisms, not specifications, so no study key. */
+	{ GM_KNOB_SMEM_PAD, "--smem-pad", NULL, "KERNEL=BYTES",
+	  "add BYTES of dynamic shared memory to every launch of KERNEL "
+	  "(mangled name), fewer of its blocks resident per SM, its work "
+	  "unchanged; repeatable", GM_KNOB_OTHER, .def = -1 },
+	{ GM_KNOB_KERNEL_MODULE, "--kernel-module", NULL, "KERNEL=FILE",
+	  "take KERNEL from module FILE (a cubin or PTX: its captured PTX "
+	  "reassembled, ptxas -maxrregcount N) instead of its captured "
+	  "module; repeatable", GM_KNOB_OTHER, .def = -1 },
+	{ GM_KNOB_CLIFF_MAP, "--cliff-map", "cliff_map", "POINTS.csv",
+	  "policy mpmax-cliff: the kernels' cliff maps, the points.csv of "
+	  "gpumix sweep --run (doc/gpumix-sweep.md)", GM_KNOB_OTHER,
+	  .def = -1 },
 	{ GM_KNOB_ELASTIC, "--elastic", NULL, "MODE",
 	  "run the elastic modules (reconstruct --elastic) with a fixed "
 	  "physical grid: identity, N, sm, sm=K (K blocks per SM), "

@@ -40,6 +40,10 @@ enum gm_knob {
 	GM_KNOB_MAX_HOST_GAP = 1 << 14,	/* --max-host-gap SECONDS */
 	GM_KNOB_ARRIVALS = 1 << 15,	/* --arrivals PROG=SPEC, --requests,
 					   --arrival-seed (arrivals.h) */
+	GM_KNOB_SMEM_PAD = 1 << 16,	/* --smem-pad KERNEL=BYTES (sweeps) */
+	GM_KNOB_KERNEL_MODULE = 1 << 17,	/* --kernel-module KERNEL=FILE */
+	GM_KNOB_CLIFF_MAP = 1 << 18,	/* --cliff-map POINTS.csv (elastic,
+					   policy mpmax-cliff) */
 };
 
 /* The knobs every variant takes (each row of the variant table has
@@ -47,7 +51,8 @@ enum gm_knob {
  * mechanism. */
 #define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
 				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP | \
-				GM_KNOB_ARRIVALS)
+				GM_KNOB_ARRIVALS | GM_KNOB_SMEM_PAD | \
+				GM_KNOB_KERNEL_MODULE)
 
 /* What a knob's value is; the kinds gm_knob_check() checks. */
 enum gm_knob_kind {

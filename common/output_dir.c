@@ -38,6 +38,7 @@ static const struct {
 	[GM_OUTPUT_REPORT] = { "report", "index.md",
 			       { "# gpumix report", NULL } },
 	[GM_OUTPUT_SCALE] = { "scale directory", NULL, { NULL, NULL } },
+	[GM_OUTPUT_SWEEP] = { "sweep directory", NULL, { NULL, NULL } },
 };
 
 const char *gm_output_kind_name(enum gm_output_kind kind)

@@ -27,6 +27,7 @@ enum gm_output_kind {
 	GM_OUTPUT_BUNDLE,	/* a trace bundle */
 	GM_OUTPUT_REPORT,	/* a report directory */
 	GM_OUTPUT_SCALE,	/* a gpumix scale directory */
+	GM_OUTPUT_SWEEP,	/* a gpumix sweep --run directory */
 	GM_OUTPUT_KINDS
 };
 

@@ -12,17 +12,20 @@
 
 static const struct gm_policy_desc policies[] = {
 	{ "leftover", GM_POLICY_LEFTOVER, 0,
-	  "no limits: the hardware's own policy (cuda, nss)" },
+	  "no limits: the hardware's own policy (cuda, nss)", 0 },
 	{ "median", GM_POLICY_MEDIAN, 1,
-	  "every SM keeps room for one block of the suite's median kernel" },
+	  "every SM keeps room for one block of the suite's median kernel", 0 },
 	{ "mpmax", GM_POLICY_MPMAX, 1,
 	  "every SM keeps room for one block of the largest kernel of the "
-	  "other programs" },
+	  "other programs", 0 },
 	{ "equal", GM_POLICY_EQUAL, 1,
-	  "each of n programs gets 1/n of every resource" },
+	  "each of n programs gets 1/n of every resource", 0 },
 	{ "queuemold", GM_POLICY_QUEUEMOLD, 1,
 	  "a waiting kernel makes room for a newcomer's shared memory, and "
-	  "is held to 512 threads per SM" },
+	  "is held to 512 threads per SM", 0 },
+	{ "mpmax-cliff", GM_POLICY_MPMAX_CLIFF, 1,
+	  "mpmax, with a kernel's blocks per SM moved off a cliff of its "
+	  "sweep (--cliff-map)", 1 },
 };
 
 #define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
@@ -57,6 +60,21 @@ const char *const *gm_policy_names(void)
 		size_t n = 0;
 		for (size_t i = 0; i < NR_POLICIES; i++) {
 			if (policies[i].selectable) {
+				names[n++] = policies[i].name;
+			}
+		}
+	}
+	return names;
+}
+
+const char *const *gm_policy_defaults(void)
+{
+	static const char *names[NR_POLICIES + 1];
+
+	if (!names[0]) {
+		size_t n = 0;
+		for (size_t i = 0; i < NR_POLICIES; i++) {
+			if (policies[i].selectable && !policies[i].needs_map) {
 				names[n++] = policies[i].name;
 			}
 		}

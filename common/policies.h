@@ -22,15 +22,19 @@ enum gm_policy {
 	GM_POLICY_MPMAX,
 	GM_POLICY_EQUAL,
 	GM_POLICY_QUEUEMOLD,
+	GM_POLICY_MPMAX_CLIFF,	/* MPMAX, limits moved off cliffs
+				   (--cliff-map, common/cliff_map.h) */
 };
 
-#define GM_NR_POLICIES (GM_POLICY_QUEUEMOLD + 1)
+#define GM_NR_POLICIES (GM_POLICY_MPMAX_CLIFF + 1)
 
 struct gm_policy_desc {
 	const char *name;
 	enum gm_policy policy;
 	int selectable;		/* a --policy value and a study's policy */
 	const char *about;	/* one line, for --help and the docs */
+	int needs_map;		/* needs a sweep's cliff map (--cliff-map):
+				   not among a study's default policies */
 };
 
 /* The rows in table order (row i has policy i); @i beyond the last gives
@@ -47,7 +51,11 @@ const char *gm_policy_find(const char *name);
 /* NULL-terminated list of the selectable policies' names. */
 const char *const *gm_policy_names(void);
 
-/* "median, mpmax, equal, queuemold": the selectable policies, for
+/* NULL-terminated list of the policies a study runs when it names none:
+ * the selectable ones that need no input of their own (the paper's). */
+const char *const *gm_policy_defaults(void);
+
+/* "median, mpmax, ...": the selectable policies, for
  * messages (static string). */
 const char *gm_policy_list(void);
 

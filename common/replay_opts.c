@@ -51,6 +51,9 @@ enum {
 	OPT_SLO,
 	OPT_ARRIVALS_LABEL,
 	OPT_ALONE,
+	OPT_SMEM_PAD,
+	OPT_KERNEL_MODULE,
+	OPT_CLIFF_MAP,
 	OPT_HELP,
 };
 
@@ -91,6 +94,9 @@ const struct option gm_replay_longopts[] = {
 	{ "slo", required_argument, NULL, OPT_SLO },
 	{ "arrivals-label", required_argument, NULL, OPT_ARRIVALS_LABEL },
 	{ "alone", required_argument, NULL, OPT_ALONE },
+	{ "smem-pad", required_argument, NULL, OPT_SMEM_PAD },
+	{ "kernel-module", required_argument, NULL, OPT_KERNEL_MODULE },
+	{ "cliff-map", required_argument, NULL, OPT_CLIFF_MAP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -455,6 +461,44 @@ int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
 			o->given |= GM_KNOB_SM_SHARE;
 			break;
 		}
+		case OPT_SMEM_PAD:
+		case OPT_KERNEL_MODULE: {
+			int pad = c == OPT_SMEM_PAD;
+			const char *what = pad ? "--smem-pad" : "--kernel-module";
+			struct gm_kernel_knob *t = pad ? o->smem_pad
+						       : o->kernel_module;
+			unsigned *nr = pad ? &o->nr_smem_pad
+					   : &o->nr_kernel_module;
+			struct gm_kernel_knob k;
+			if (gm_kernel_knob_parse(what, optarg, &k) < 0) {
+				return -1;
+			}
+			for (unsigned i = 0; i < *nr; i++) {
+				if (t[i].kernel_len == k.kernel_len &&
+				    !strncmp(t[i].kernel, k.kernel,
+					     k.kernel_len)) {
+					return gm_error("%s: kernel '%.*s' given "
+							"twice", what,
+							(int)k.kernel_len,
+							k.kernel);
+				}
+			}
+			if (*nr == GM_MAX_KERNEL_KNOBS) {
+				return gm_error("%s: at most %d kernels", what,
+						GM_MAX_KERNEL_KNOBS);
+			}
+			t[(*nr)++] = k;
+			o->given |= pad ? GM_KNOB_SMEM_PAD : GM_KNOB_KERNEL_MODULE;
+			break;
+		}
+		case OPT_CLIFF_MAP:
+			if (!*optarg) {
+				return gm_error("--cliff-map takes a sweep's "
+						"points.csv");
+			}
+			o->cliff_map = optarg;
+			o->given |= GM_KNOB_CLIFF_MAP;
+			break;
 		case OPT_SCALE:
 			o->scale_path = optarg;
 			o->given |= GM_KNOB_SCALE;
@@ -681,6 +725,12 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 		return gm_error("variant '%s' needs --policy (%s)", v->name,
 				gm_policy_list());
 	}
+	if (o->policy && !strcmp(o->policy, "mpmax-cliff") && !o->cliff_map) {
+		return gm_error("policy mpmax-cliff needs --cliff-map (the "
+				"points.csv of gpumix sweep --run)");
+	}
+	/* (a cliff map with another policy is unused: a study gives its
+	 * replay: keys to every policy it runs) */
 	if (o->one_shot && o->min_replays_given) {
 		return gm_error("--one-shot replays every program once: "
 				"--min-replays does not apply");
@@ -855,4 +905,60 @@ void gm_replay_opts_help(FILE *f)
 	      "kernel as ranges\n"
 	      "                        of BLOCKS logical blocks (/N: N ranges "
 	      "per grid)\n", f);
+}
+
+int gm_kernel_knob_parse(const char *what, const char *s,
+			 struct gm_kernel_knob *k)
+{
+	const char *eq = strchr(s, '=');
+	int pad = !strcmp(what, "--smem-pad");
+
+	memset(k, 0, sizeof(*k));
+	if (!eq || eq == s || !eq[1]) {
+		return gm_error("%s takes KERNEL=%s, not '%s'", what,
+				pad ? "BYTES" : "FILE", s);
+	}
+	k->kernel = s;
+	k->kernel_len = (size_t)(eq - s);
+	if (pad) {
+		char *end;
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(eq + 1, &end, 10);
+		if (errno || *end || eq[1] == '-' || v > GM_SMEM_PAD_MAX) {
+			return gm_error("%s: BYTES must be between 0 and %d, not "
+					"'%s'", what, GM_SMEM_PAD_MAX, eq + 1);
+		}
+		k->bytes = (uint32_t)v;
+	} else {
+		k->path = eq + 1;
+	}
+	return 0;
+}
+
+int gm_kernel_knob_is(const struct gm_kernel_knob *k, const char *kernel)
+{
+	return strlen(kernel) == k->kernel_len &&
+	       !strncmp(k->kernel, kernel, k->kernel_len);
+}
+
+uint32_t gm_smem_pad_for(const struct gm_replay_opts *o, const char *kernel)
+{
+	for (unsigned i = 0; i < o->nr_smem_pad; i++) {
+		if (gm_kernel_knob_is(&o->smem_pad[i], kernel)) {
+			return o->smem_pad[i].bytes;
+		}
+	}
+	return 0;
+}
+
+const char *gm_kernel_module_for(const struct gm_replay_opts *o,
+				 const char *kernel)
+{
+	for (unsigned i = 0; i < o->nr_kernel_module; i++) {
+		if (gm_kernel_knob_is(&o->kernel_module[i], kernel)) {
+			return o->kernel_module[i].path;
+		}
+	}
+	return NULL;
 }

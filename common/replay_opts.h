@@ -30,6 +30,19 @@
  * twice the program's alone service time. */
 #define GM_DEFAULT_SLO "2x"
 
+/* Kernels one replay may change (--smem-pad, --kernel-module). */
+#define GM_MAX_KERNEL_KNOBS 16
+/* The most --smem-pad adds: an H100 SM's shared memory. */
+#define GM_SMEM_PAD_MAX (228 * 1024)
+
+/* One kernel's --smem-pad or --kernel-module, as given. */
+struct gm_kernel_knob {
+	const char *kernel;	/* mangled name: the option's text, borrowed */
+	size_t kernel_len;	/* up to the '=' */
+	uint32_t bytes;		/* --smem-pad */
+	const char *path;	/* --kernel-module */
+};
+
 /* How the runtime learns that a kernel finished (nss, elastic). */
 enum gm_completion {
 	GM_COMPLETION_EVENT,	/* a CUDA event after it, queried */
@@ -91,6 +104,8 @@ struct gm_replay_opts {
 	const char *high_priority;	/* program at the highest priority */
 	const char *sm_share;		/* green: "PROG=SHARE,...", checked */
 	const char *scale_path;		/* green: knees of gpumix scale */
+	const char *cliff_map;		/* elastic, mpmax-cliff: a sweep's
+					   points.csv */
 	const char *mps_threads;	/* --mps-threads as given, or NULL */
 	int process_child;		/* internal --process-child: the program
 					   this process replays, -1: all */
@@ -119,6 +134,10 @@ struct gm_replay_opts {
 	const char *arrivals_label;	/* --arrivals-label: the run's point
 					   of a study's sweep ("load0.5"), or
 					   NULL */
+	struct gm_kernel_knob smem_pad[GM_MAX_KERNEL_KNOBS];
+	unsigned nr_smem_pad;
+	struct gm_kernel_knob kernel_module[GM_MAX_KERNEL_KNOBS];
+	unsigned nr_kernel_module;
 	const char *elastic_mode, *elastic_slice;	/* as given */
 	struct gm_elastic_setting elastic;
 	unsigned given;			/* GM_KNOB_* set on the command line */
@@ -188,6 +207,26 @@ int gm_slo_parse(const char *s, double *factor, double *ms);
 /* 0 when @s is a valid --arrivals-label (1 to 32 letters, digits, '.',
  * '-' and '_', starting with a letter), else -1 with a cause. */
 int gm_arrivals_label_check(const char *s);
+
+/*
+ * Parse "KERNEL=VALUE" (@what: "--smem-pad" or "--kernel-module") into
+ * @k, which borrows @s: the kernel is @s up to the '=', a --smem-pad's
+ * value a number of bytes from 0
+ * to GM_SMEM_PAD_MAX, a --kernel-module's a path. Returns 0, or -1 with
+ * a cause naming @what.
+ */
+int gm_kernel_knob_parse(const char *what, const char *s,
+			 struct gm_kernel_knob *k);
+
+/* Whether @k names @kernel. */
+int gm_kernel_knob_is(const struct gm_kernel_knob *k, const char *kernel);
+
+/* The --smem-pad bytes of @kernel under @o (0: none). */
+uint32_t gm_smem_pad_for(const struct gm_replay_opts *o, const char *kernel);
+
+/* The --kernel-module file of @kernel under @o, or NULL. */
+const char *gm_kernel_module_for(const struct gm_replay_opts *o,
+				 const char *kernel);
 
 /* "event" or "poll". */
 const char *gm_completion_name(enum gm_completion c);

@@ -30,7 +30,7 @@ static const struct gm_variant variants[] = {
 	{ "elastic", 1, GM_VARIANT_POLICY,
 	  GM_KNOBS_EVERY_VARIANT | GM_KNOB_POLICY | GM_KNOB_TIMESLICE |
 		  GM_KNOB_COPY_CHUNK | GM_KNOB_COMPLETION | GM_KNOB_PROFILE |
-		  GM_KNOB_GRID,
+		  GM_KNOB_GRID | GM_KNOB_CLIFF_MAP,
 	  "nss with elastic kernels under a resource policy, timesliced",
 	  "nss" },
 	{ "priority", 1, 0,

@@ -78,12 +78,13 @@ int gm_elastic_prog_init(struct gm_prog *p)
 			continue;
 		}
 		if (CU_CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(
-			    &n, p->funcs[l->kernel], (int)threads, l->smem))) {
+			    &n, p->funcs[l->kernel], (int)threads,
+			    gm_launch_smem(p, l)))) {
 			return gm_error("cannot get the occupancy of '%s' "
 					"(%" PRIu64 " threads, %" PRIu32
 					" bytes of dynamic shared memory)",
 					d->kernels[l->kernel].name, threads,
-					l->smem);
+					gm_launch_smem(p, l));
 		}
 		p->el_resident[i] = n > 0 ? (uint32_t)n : 1;
 	}

@@ -165,7 +165,7 @@ static int knode_set(struct gm_prog *p, const struct gm_op *op)
 	kp.blockDimX = l->block[0];
 	kp.blockDimY = l->block[1];
 	kp.blockDimZ = l->block[2];
-	kp.sharedMemBytes = l->smem;
+	kp.sharedMemBytes = gm_launch_smem(p, l);
 	/* The driver copies the arguments now: the buffer can be reused. */
 	if (p->d->kernels[l->kernel].nr_params || !size) {
 		kp.kernelParams = p->kargs[l->kernel];

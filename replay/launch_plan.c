@@ -106,7 +106,7 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 		cfg.blockDimX = block[0];
 		cfg.blockDimY = block[1];
 		cfg.blockDimZ = block[2];
-		cfg.sharedMemBytes = l->smem;
+		cfg.sharedMemBytes = gm_launch_smem(p, l);
 		cfg.hStream = st;
 		cfg.attrs = attrs;
 		cfg.numAttrs = n;
@@ -114,7 +114,7 @@ int gm_launch_physical(struct gm_prog *p, uint32_t launch,
 	} else {
 		r = CU_CHECK(cuLaunchKernel(f, grid[0], grid[1], grid[2],
 					    block[0], block[1], block[2],
-					    l->smem, st, args, ex));
+					    gm_launch_smem(p, l), st, args, ex));
 	}
 	gm_probe_after(p, &probe, r != 0);
 	return r;

@@ -20,6 +20,9 @@
  *   - EQUAL: the number of co-running programs;
  *   - QUEUEMOLD: the newest kernel another program queued after this one
  *     and before it was issued (only a kernel that waited is molded);
+ *   - MPMAX-CLIFF: MPMAX, then the kernel's cliff map (--cliff-map, a
+ *     sweep's points): a grid of blocks per SM on a cliff's slow side
+ *     moved off it (common/cliff_map.h);
  *   - timeslicing: the kernel's time alone from the profile.
  * Kernels that were not transformed, and cooperative or cluster launches,
  * run as captured.
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliff_map.h"
 #include "cu_check.h"
 #include "error.h"
 #include "kernel_profile.h"
@@ -74,6 +78,8 @@ struct pol_run {
 	struct pol_arrival *arrived;	/* per program: its newest kernel */
 	uint64_t arrivals;
 	atomic_uint_fast64_t planned, limited, sliced, ranges, molded, kept;
+	struct gm_cliff_map cliffs;	/* MPMAX-CLIFF */
+	atomic_uint_fast64_t cliff_moved;
 	atomic_uint_fast64_t logical_blocks, physical_blocks;
 };
 
@@ -115,6 +121,11 @@ static int pol_run_init(struct gm_run *run)
 		}
 		r->have_profile = 1;
 	}
+	if (r->policy == GM_POLICY_MPMAX_CLIFF &&
+	    gm_cliff_map_read(&r->cliffs, run->opt.cliff_map,
+			      GM_CLIFF_THRESHOLD) < 0) {
+		return -1;
+	}
 	return 0;
 }
 
@@ -132,6 +143,7 @@ static void pol_run_release(struct gm_run *run)
 	free(r->progs);
 	free(r->arrived);
 	gm_kprofile_release(&r->profile);
+	gm_cliff_map_release(&r->cliffs);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 	run->planner_state = NULL;
@@ -190,7 +202,7 @@ static int pol_prog_init(struct gm_prog *p)
 			(int)(l->block[0] * l->block[1] * l->block[2]);
 		pl->attrs.regs_per_thread = regs;
 		pl->attrs.static_smem = (size_t)smem;
-		pl->attrs.dynamic_smem = l->smem;
+		pl->attrs.dynamic_smem = gm_launch_smem(p, l);
 		pl->attrs.max_threads_per_block = maxt;
 		pl->attrs.thread_elastic = cls == GM_ELASTIC_THREAD;
 		pl->blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
@@ -284,7 +296,8 @@ static int prog_limits(struct gm_prog *p, struct pol_run *r,
 		}
 		gm_policy_median(&r->dev, &r->median, &pp->limits);
 		break;
-	case GM_POLICY_MPMAX: {
+	case GM_POLICY_MPMAX:
+	case GM_POLICY_MPMAX_CLIFF: {
 		struct gm_program_profile *all = gm_xcalloc(n, sizeof(*all));
 		for (unsigned i = 0; i < n; i++) {
 			all[i].name = run->w->programs[i]->name;
@@ -360,6 +373,40 @@ static int limits_bind(const struct pol_launch *pl, const struct gm_phygrid *g)
 	return g->blocks < pl->whole.blocks || g->threads != pl->whole.threads;
 }
 
+/*
+ * MPMAX-CLIFF: the grid @g that MPMAX gave launch @launch, as blocks per
+ * SM, moved off a cliff of the kernel's map (to at most what fits alone:
+ * a move up takes room MPMAX kept for the others, which a cliff's cost
+ * is deemed to outweigh).
+ */
+static void cliff_move(struct gm_prog *p, struct pol_run *r,
+		       const struct pol_launch *pl, uint32_t launch,
+		       struct gm_phygrid *g)
+{
+	const char *name = p->d->kernels[p->d->launches[launch].kernel].name;
+	const struct gm_cliff_curve *cv = gm_cliff_map_find(&r->cliffs, name);
+	uint64_t sms = (uint64_t)r->dev.sm_count;
+	int bps, fit, to;
+
+	if (!cv || !sms || g->blocks < sms) {
+		return;
+	}
+	bps = (int)(g->blocks / sms);
+	fit = (int)(pl->resident_alone / sms);
+	to = gm_cliff_adjust(cv, r->cliffs.threshold, bps, fit);
+	if (to == bps) {
+		return;
+	}
+	g->blocks = (uint64_t)to * sms < pl->blocks ? (uint64_t)to * sms
+						     : pl->blocks;
+	atomic_fetch_add_explicit(&r->cliff_moved, 1, memory_order_relaxed);
+	if (gm_debug_on()) {
+		gm_log(p->run, "replay: mpmax-cliff: program=%s, kernel=%s, "
+		       "launch=%" PRIu32 ", %d -> %d blocks per SM", p->d->name,
+		       name, launch, bps, to);
+	}
+}
+
 /* At the first range: the physical grid and the timeslices. */
 static int plan_grid(struct gm_prog *p, struct gm_launch_cursor *c)
 {
@@ -391,6 +438,9 @@ static int plan_grid(struct gm_prog *p, struct gm_launch_cursor *c)
 	}
 	if (gm_getphygrid(&r->dev, &pl->attrs, pl->blocks, &lim, &g) < 0) {
 		return -1;
+	}
+	if (r->policy == GM_POLICY_MPMAX_CLIFF) {
+		cliff_move(p, r, pl, c->launch, &g);
 	}
 	c->resident = g.blocks;
 	if (run->opt.grid == GM_GRID_CAPTURED && !limits_bind(pl, &g)) {
@@ -505,6 +555,10 @@ static void pol_manifest(struct gm_run *run, struct kvfile *kv)
 	kvfile_set_u64(kv, "elastic.sliced_launches", atomic_load(&r->sliced));
 	kvfile_set_u64(kv, "elastic.ranges", atomic_load(&r->ranges));
 	kvfile_set_u64(kv, "elastic.molded_launches", atomic_load(&r->molded));
+	if (r->policy == GM_POLICY_MPMAX_CLIFF) {
+		kvfile_set_u64(kv, "elastic.cliff_moved_launches",
+			       atomic_load(&r->cliff_moved));
+	}
 	kvfile_set_u64(kv, "elastic.logical_blocks",
 		       atomic_load(&r->logical_blocks));
 	kvfile_set_u64(kv, "elastic.physical_blocks",

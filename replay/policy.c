@@ -253,6 +253,7 @@ int gm_policy_limits(const struct gm_policy_input *in, struct gm_limits *out)
 		gm_policy_median(in->dev, in->median, out);
 		return 0;
 	case GM_POLICY_MPMAX:
+	case GM_POLICY_MPMAX_CLIFF:	/* (its cliff moves: per launch) */
 		return gm_policy_mpmax(in->dev, in->progs, in->nr_progs,
 				       in->self, out);
 	case GM_POLICY_EQUAL:

@@ -319,6 +319,65 @@ out:
 
 /* ---- per-program init ---- */
 
+/*
+ * --kernel-module: the file module @m of @p is loaded from instead of its
+ * captured one, when it holds a kernel the option names (a sweep's
+ * point: the module's PTX with that kernel's registers capped,
+ * reassembled). The whole module is replaced, so its globals stay the
+ * ones the program sets. NULL: none; -1 in *@err when two files claim
+ * one module.
+ */
+static const char *kernel_module(struct gm_prog *p, uint32_t m, int *err)
+{
+	const struct gm_program_desc *d = p->d;
+	const char *path = NULL, *by = NULL;
+
+	for (uint32_t i = 0; i < d->nr_kernels; i++) {
+		const char *f;
+		if (d->kernels[i].module != m ||
+		    !(f = gm_kernel_module_for(&p->run->opt,
+					       d->kernels[i].name))) {
+			continue;
+		}
+		if (path && strcmp(path, f)) {
+			*err = gm_error("program '%s': --kernel-module: "
+					"kernels '%s' and '%s' are of one "
+					"module, given two files", d->name, by,
+					d->kernels[i].name);
+			return NULL;
+		}
+		path = f;
+		by = d->kernels[i].name;
+	}
+	return path;
+}
+
+/* Load module @i of @p from --kernel-module file @path into p->libs[i]. */
+static int load_kernel_module(struct gm_prog *p, uint32_t i, const char *path)
+{
+	struct strbuf img = STRBUF_INIT;
+	int ret;
+
+	/* (a strbuf ends in a NUL: PTX text needs one) */
+	ret = gm_read_file(path, &img);
+	if (!ret && !img.len) {
+		ret = gm_error("'%s' is empty", path);
+	}
+	if (!ret) {
+		ret = CU_CHECK(cuLibraryLoadData(&p->libs[i], img.buf, NULL,
+						 NULL, 0, NULL, NULL, 0));
+	}
+	strbuf_release(&img);
+	if (ret < 0) {
+		return gm_error("program '%s': --kernel-module: cannot load "
+				"module %" PRIu32 " from '%s'", p->d->name, i,
+				path);
+	}
+	gm_log(p->run, "replay: kernel-module: program=%s, module=%" PRIu32
+	       ", loaded '%s'", p->d->name, i, path);
+	return 0;
+}
+
 static int load_modules(struct gm_prog *p)
 {
 	const struct gm_program_desc *d = p->d;
@@ -329,11 +388,26 @@ static int load_modules(struct gm_prog *p)
 		const struct gm_module_desc *m = &d->modules[i];
 		const char *hash;
 		uint64_t size;
-		char *name = gm_elastic_module_file(p->run, m, &size, &hash,
-						    &p->el_image[i]);
-		char *path = gm_path_join(p->run->opt.data_dir, name);
-		uint8_t *image = gm_xmalloc(size + 1);
-		int ret;
+		char *name, *path;
+		uint8_t *image;
+		int ret, err = 0;
+		const char *own = kernel_module(p, i, &err);
+
+		if (err) {
+			return -1;
+		}
+		if (own) {
+			/* (as captured: its kernels are never elastic) */
+			if (load_kernel_module(p, i, own) < 0) {
+				return -1;
+			}
+			p->nr_libs_loaded = i + 1;
+			continue;
+		}
+		name = gm_elastic_module_file(p->run, m, &size, &hash,
+					      &p->el_image[i]);
+		path = gm_path_join(p->run->opt.data_dir, name);
+		image = gm_xmalloc(size + 1);
 
 		free(name);
 		/* PTX text from a file (cuModuleLoad) has no NUL of its own. */
@@ -365,6 +439,49 @@ static int load_modules(struct gm_prog *p)
 	return 0;
 }
 
+/* --smem-pad on kernel @i of @p. */
+static void smem_pad(struct gm_prog *p, uint32_t i)
+{
+	const struct gm_kernel_desc *k = &p->d->kernels[i];
+	uint32_t pad = gm_smem_pad_for(&p->run->opt, k->name);
+
+	if (!pad) {
+		return;
+	}
+	if (!p->smem_pad) {
+		p->smem_pad = gm_xcalloc(p->d->nr_kernels + 1,
+					 sizeof(*p->smem_pad));
+	}
+	p->smem_pad[i] = pad;
+	gm_log(p->run, "replay: smem-pad: program=%s, kernel=%s, %" PRIu32
+	       " bytes more per launch", p->d->name, k->name, pad);
+}
+
+/* With --smem-pad, let kernel @i take its largest padded launch (above
+ * 48 KiB a kernel must opt in). */
+static int smem_pad_optin(struct gm_prog *p, uint32_t i)
+{
+	uint32_t most = 0;
+
+	if (!p->smem_pad || !p->smem_pad[i]) {
+		return 0;
+	}
+	for (uint32_t l = 0; l < p->d->nr_launches; l++) {
+		if (p->d->launches[l].kernel == i &&
+		    gm_launch_smem(p, &p->d->launches[l]) > most) {
+			most = gm_launch_smem(p, &p->d->launches[l]);
+		}
+	}
+	if (CU_CHECK(cuFuncSetAttribute(
+		    p->funcs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		    (int)most))) {
+		return gm_error("program '%s': --smem-pad: kernel '%s' cannot "
+				"have %" PRIu32 " bytes of dynamic shared memory",
+				p->d->name, p->d->kernels[i].name, most);
+	}
+	return 0;
+}
+
 static int resolve_kernels(struct gm_prog *p)
 {
 	const struct gm_program_desc *d = p->d;
@@ -375,10 +492,14 @@ static int resolve_kernels(struct gm_prog *p)
 		const struct gm_kernel_desc *k = &d->kernels[i];
 		CUkernel kern;
 
+		smem_pad(p, i);
 		if (CU_CHECK(cuLibraryGetKernel(&kern, p->libs[k->module],
 						k->name)) ||
 		    CU_CHECK(cuKernelGetFunction(&p->funcs[i], kern))) {
 			return gm_error("cannot resolve kernel '%s'", k->name);
+		}
+		if (smem_pad_optin(p, i) < 0) {
+			return -1;
 		}
 		for (uint32_t a = 0; a < k->nr_attrs; a++) {
 			if (CU_CHECK(cuFuncSetAttribute(
@@ -944,6 +1065,8 @@ void gm_prog_cleanup(struct gm_prog *p)
 	for (uint32_t i = 0; i < p->nr_libs_loaded; i++) {
 		cuLibraryUnload(p->libs[i]);
 	}
+	free(p->smem_pad);
+	p->smem_pad = NULL;
 	gm_hostmem_release(p);
 	gm_host_gaps_release(&p->hg);
 	if (p->arena_pinned) {

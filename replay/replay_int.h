@@ -80,6 +80,9 @@ struct gm_prog {
 	CUevent *events;
 	struct gm_hash *checks;
 	uint32_t nr_streams_created, nr_events_created, nr_libs_loaded;
+	/* A sweep's point (--smem-pad): per kernel the dynamic shared
+	 * memory added to its launches (NULL: none). */
+	uint32_t *smem_pad;
 
 	/* Elastic modules (--elastic): per module its elastic image or
 	 * NULL, per kernel its class, per launch the resident blocks per
@@ -343,5 +346,13 @@ int gm_check_hash(const char *path, const void *data, uint64_t size,
 /* Write a line to stderr and to the run's log. */
 void gm_log(struct gm_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The dynamic shared memory of launch @l of @p: as captured, plus the
+ * kernel's --smem-pad. */
+static inline uint32_t gm_launch_smem(const struct gm_prog *p,
+				      const struct gm_launch_desc *l)
+{
+	return l->smem + (p->smem_pad ? p->smem_pad[l->kernel] : 0);
+}
 
 #endif

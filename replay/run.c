@@ -674,6 +674,37 @@ static void *thread_start(void *arg)
 	return p->d->thread(p);
 }
 
+/* A sweep's --smem-pad or --kernel-module that names no kernel of @w is
+ * a mistake (a kernel's mangled name mistyped): said before any work. */
+static int check_kernel_knobs(const struct gm_workload_desc *w,
+			      const struct gm_replay_opts *o)
+{
+	for (int pad = 0; pad < 2; pad++) {
+		const struct gm_kernel_knob *t = pad ? o->smem_pad
+						     : o->kernel_module;
+		unsigned nr = pad ? o->nr_smem_pad : o->nr_kernel_module;
+		for (unsigned i = 0; i < nr; i++) {
+			int found = 0;
+			for (uint32_t p = 0; p < w->nr_programs && !found; p++) {
+				const struct gm_program_desc *d = w->programs[p];
+				for (uint32_t k = 0; k < d->nr_kernels && !found;
+				     k++) {
+					found = gm_kernel_knob_is(
+						&t[i], d->kernels[k].name);
+				}
+			}
+			if (!found) {
+				return gm_error("%s: no program of workload '%s' "
+						"has a kernel '%.*s'", pad ?
+						"--smem-pad" : "--kernel-module",
+						w->name, (int)t[i].kernel_len,
+						t[i].kernel);
+			}
+		}
+	}
+	return 0;
+}
+
 int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 {
 	struct gm_run run;
@@ -772,6 +803,11 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		fprintf(stderr, "error: the workload has no programs\n");
 		gm_addr_hold_release(&run.addr_hold);
 		return 1;
+	}
+	if (check_kernel_knobs(w, &run.opt) < 0) {
+		gm_error_report(stderr);
+		gm_addr_hold_release(&run.addr_hold);
+		return 2;
 	}
 	if (run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
 		gm_error_report(stderr);

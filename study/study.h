@@ -128,6 +128,8 @@ struct study {
 	struct yaml_pos high_priority_pos;
 	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
 	char *scale;			/* green: knees file (absolute), or NULL */
+	char *cliff_map;		/* elastic: a sweep's points (absolute),
+					   or NULL */
 	struct yaml_pos sm_share_pos;
 	/* mps_threads: the --mps-threads argument ("PCT" or
 	 * "NAME=PCT,..."), or NULL; the names and where each was given. */

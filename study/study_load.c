@@ -304,7 +304,7 @@ static int load_policies(struct loader *l, const yaml_node_t *root)
 
 	if (!n) {
 		if (wanted) {
-			const char *const *all = gm_policy_names();
+			const char *const *all = gm_policy_defaults();
 			while (all[s->nr_policies]) {
 				s->nr_policies++;
 			}

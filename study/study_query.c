@@ -21,6 +21,7 @@ void study_release(struct study *s)
 	free(s->high_priority);
 	free(s->sm_share);
 	free(s->scale);
+	free(s->cliff_map);
 	free(s->mps_threads);
 	for (size_t i = 0; i < s->nr_mps; i++) {
 		free(s->mps_names[i]);

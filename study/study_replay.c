@@ -172,6 +172,9 @@ static void knob_store(struct study *s, enum gm_knob knob, double v)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
+	case GM_KNOB_CLIFF_MAP:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -204,6 +207,9 @@ static double knob_value(const struct study *s, enum gm_knob knob)
 	case GM_KNOB_SM_SHARE:
 	case GM_KNOB_SCALE:
 	case GM_KNOB_MPS_THREADS:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
+	case GM_KNOB_CLIFF_MAP:
 	case GM_KNOB_ARRIVALS:
 		break;
 	}
@@ -309,6 +315,14 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_SM_SHARE:
 		ret = load_sm_share(l, v, what);
 		break;
+	case GM_KNOB_CLIFF_MAP:
+		/* A sweep's points.csv, relative to the root. */
+		ret = yaml_doc_string(l->d, v, what, &word);
+		if (!ret) {
+			free(s->cliff_map);
+			s->cliff_map = study_path_resolve(s->root, word);
+		}
+		break;
 	case GM_KNOB_SCALE:
 		/* The knees of gpumix scale, relative to the root. */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -330,6 +344,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	case GM_KNOB_POLICY:
 	case GM_KNOB_ELASTIC:
 	case GM_KNOB_PROFILE:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* No study key: 'policies' and the plan set the policy, the
 		 * study makes the profile, its 'arrivals' mapping the
@@ -544,6 +560,12 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		snprintf(buf, len, "%s", s->scale);
 		return 0;
+	case GM_KNOB_CLIFF_MAP:
+		if (!s->cliff_map) {
+			return -1;
+		}
+		snprintf(buf, len, "%s", s->cliff_map);
+		return 0;
 	case GM_KNOB_ELASTIC:
 		if (!study_same_kernels(s)) {
 			return -1;
@@ -576,6 +598,8 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		return table_arg(s, k, buf, len);
 	case GM_KNOB_POLICY:
+	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
+	case GM_KNOB_KERNEL_MODULE:
 	case GM_KNOB_ARRIVALS:
 		/* (Several options per run: the plan adds them.) */
 		break;

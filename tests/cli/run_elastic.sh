@@ -12,7 +12,7 @@
 # failed single run, a missing single run directory, a study killed in
 # the profile stage; timeslice: 0, copy_chunk: 0 and grid: resident;
 # baseline: workload;
-# elastic without single.
+# elastic without single; policy mpmax-cliff with cliff_map (issue 28).
 . "$GPUMIX_TOP/tests/lib.sh"
 . "$GPUMIX_TOP/tests/data/study/setup.sh"
 . "$GPUMIX_TOP/tests/replay_check.sh"
@@ -265,5 +265,20 @@ set_replay ", probe: off"
 "$GPUMIX" run study.yaml >/dev/null 2>&1
 check_eq "probe: off: no --probe, replays redone (their hash changed)" \
 	"--variant cuda" "$(replay_opts a+b.cuda)"
+
+# ---- mpmax-cliff: its cliff map on its elastic replays ----
+d=$tmp/cliff
+make_study "$d" "a b" "policies: [mpmax, mpmax-cliff]
+" "single, elastic"
+export FAKE_LOG=$d/log FAKE_ARGS=$d/args
+cd "$d" || exit 1
+printf 'program,kernel,axis,value,time_ms,blocks_per_sm,limiting\n' > points.csv
+sed -i "s|^replay: .*|replay: {min_replays: 3, cliff_map: points.csv}|" study.yaml
+plan=$("$GPUMIX" run --dry-run study.yaml 2>&1)
+check_match "a study runs mpmax-cliff when it names it" "policies mpmax, mpmax-cliff" "$plan"
+"$GPUMIX" run study.yaml >/dev/null 2>"$d/err"
+check_match "its elastic replays get --cliff-map, the path from the root" \
+	"--policy mpmax-cliff.*--cliff-map $d/points.csv|--cliff-map $d/points.csv.*--policy mpmax-cliff" \
+	"$(replay_opts a+b.elastic.mpmax-cliff)"
 
 done_testing

@@ -43,7 +43,7 @@ check_eq "three at 8% (smem 0 -> 100: 10%, 8 -> 7; not the 5% jumps)" 3 "$(print
 # errors
 out=$("$GPUMIX" sweep "$P" 2>&1); rc=$?
 check_eq "no mode: usage error" 2 "$rc"
-check_match "saying so" "--plan or --cliffs\?" "$out"
+check_match "saying so" "--plan, --cliffs or --run\?" "$out"
 out=$("$GPUMIX" sweep --plan --cliffs k:1:1:0 2>&1); rc=$?
 check_eq "both modes: usage error" 2 "$rc"
 out=$("$GPUMIX" sweep --plan k:256 2>&1); rc=$?

@@ -54,8 +54,12 @@ int main(void)
 	CHECK(!gm_policy_parse("none", &p) && p == GM_POLICY_LEFTOVER,
 	      "'none' (run directories) is LEFTOVER");
 	CHECK(gm_policy_parse("fair", &p) < 0, "an unknown name is an error");
-	CHECK_STR(gm_policy_list(), "median, mpmax, equal, queuemold",
+	CHECK_STR(gm_policy_list(), "median, mpmax, equal, queuemold, mpmax-cliff",
 		  "the list messages give");
+	CHECK_STR(gm_policy_defaults()[3], "queuemold",
+		  "a study's default policies: the paper's four ...");
+	CHECK(gm_policy_defaults()[4] == NULL,
+	      "... not mpmax-cliff, which needs a cliff map");
 	CHECK(gm_variant_rank("elastic") < gm_variant_rank("elastic+median") &&
 	      gm_variant_rank("elastic+median") < gm_variant_rank("elastic+mpmax") &&
 	      gm_variant_rank("elastic+mpmax") < gm_variant_rank("elastic+equal") &&

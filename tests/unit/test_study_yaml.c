@@ -304,8 +304,9 @@ static void test_knobs(void)
 			 * active-thread limit; no probe (off is no option) */
 			CHECK_INT(ret, -1, "high_priority has no value unset");
 		} else if (k->knob == GM_KNOB_SM_SHARE ||
-			   k->knob == GM_KNOB_SCALE) {
-			/* no default: equal partitions */
+			   k->knob == GM_KNOB_SCALE ||
+			   k->knob == GM_KNOB_CLIFF_MAP) {
+			/* no default: equal partitions; no cliff map */
 			CHECK_INT(ret, -1, "sm_share has no value unset");
 		} else if (!k->arg) {
 			/* a flag (one_shot): off unless the study sets it */
