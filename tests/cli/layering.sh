@@ -54,4 +54,14 @@ check "... the loader's sections call only its helpers, not each other" \
 exec_circle='^(exec_decide|exec_stages|exec_stale|exec_pool|exec_precision|exec_profile)$'
 check_eq "no study/ file outside the executor's stages is on a circle of calls" \
 	"" "$(circled study | grep -vE "$exec_circle")"
+# long_functions DIR: "FILE: LINES: NAME" for each function of DIR's .c
+# files longer than 150 lines (from its first line to the closing brace
+# in column 1).
+long_functions() {
+	awk '/^[a-z].*\(/ && !/;/ { name = $0; start = FNR }
+	     /^}/ && start { n = FNR - start + 1
+			     if (n > 150) print FILENAME ": " n ": " name
+			     start = 0 }' "$GPUMIX_TOP/$1"/*.c
+}
+check_eq "no function of study/ is over 150 lines" "" "$(long_functions study)"
 done_testing
