@@ -7,13 +7,10 @@
  */
 #include "plot.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -21,6 +18,7 @@
 #include "fs.h"
 #include "metrics_overlap.h"
 #include "plot_priv.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 #define WIDTH 960
@@ -828,61 +826,37 @@ static int run_gnuplot(struct fig_ctx *c, const char *gnuplot)
 {
 	char *log = gm_path_join(c->dir, "gnuplot.log");
 	char **argv = gm_xcalloc(c->nscripts + 2, sizeof(char *));
-	int status, ret = -1;
-	pid_t pid;
+	struct gm_run_command cmd = { .argv = argv, .search_path = 1,
+				      .cwd = c->dir, .output = log };
+	struct gm_run_result r;
+	int ret = -1;
 
 	argv[0] = (char *)gnuplot;
 	for (size_t i = 0; i < c->nscripts; i++) {
 		argv[i + 1] = c->argv_names[i];
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		gm_error_errno("cannot start gnuplot");
+	if (gm_run_command(&cmd, &r, NULL, NULL)) {
+		if (r.not_run == 2) {
+			gm_error("cannot draw the figures: '%s' did not run",
+				 gnuplot);
+			gm_error_hint("install gnuplot (Debian: apt-get install "
+				      "gnuplot-nox), set GPUMIX_GNUPLOT, or use "
+				      "--no-figures");
+		} else {
+			gm_error("cannot start gnuplot in '%s'", c->dir);
+		}
 		goto out;
 	}
-	if (!pid) {
-		/* Child: only plain system calls until exec. */
-		int fd, null;
-		if (chdir(c->dir)) {
-			_exit(126);
-		}
-		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		null = open("/dev/null", O_RDWR);
-		if (fd < 0 || null < 0) {
-			_exit(126);
-		}
-		dup2(null, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execvp(gnuplot, argv);
-		dprintf(2, "cannot run '%s': %s\n", gnuplot, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			gm_error_errno("cannot wait for gnuplot");
-			goto out;
-		}
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+	if (!r.signal && !r.exit_code) {
 		ret = 0;
 		goto out;
 	}
 	char *tail = log_tail(log);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	if (!r.signal) {
 		gm_error("%s", tail);
-		gm_error("cannot draw the figures: '%s' did not run", gnuplot);
-		gm_error_hint("install gnuplot (Debian: apt-get install gnuplot-nox),"
-			      " set GPUMIX_GNUPLOT, or use --no-figures");
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
-		gm_error("cannot start gnuplot in '%s'", c->dir);
-	} else if (WIFEXITED(status)) {
-		gm_error("%s", tail);
-		gm_error("gnuplot failed with exit status %d",
-			 WEXITSTATUS(status));
+		gm_error("gnuplot failed with exit status %d", r.exit_code);
 	} else {
-		gm_error("gnuplot was killed by signal %d", WTERMSIG(status));
+		gm_error("gnuplot was killed by signal %d", r.signal);
 	}
 	free(tail);
 out:

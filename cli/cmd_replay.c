@@ -15,9 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -27,6 +25,7 @@
 #include "kvfile.h"
 #include "reconstruct/recon_dir.h"
 #include "replay_opts.h"
+#include "run_command.h"
 #include "strbuf.h"
 #include "tmp_name.h"
 
@@ -174,31 +173,21 @@ static int older(const struct timespec *a, const struct timespec *b)
 /* Run @argv; returns its exit status, 128 + signal, or -1 (cause). */
 static int run(char *const *argv)
 {
-	pid_t pid;
-	int status;
+	/* Killed with us (a study stopping this stage kills us). */
+	struct gm_run_command c = { .argv = argv, .search_path = 1,
+				    .death_signal = SIGTERM };
+	struct gm_run_result r;
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		return gm_error_errno("cannot fork");
-	}
-	if (!pid) {
-		/* Killed with us (a study stopping this stage kills us). */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execvp(argv[0], argv);
-		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for '%s'", argv[0]);
+	if (gm_run_command(&c, &r, NULL, NULL)) {
+		if (!r.not_run) {
+			return -1;
 		}
+		/* As a shell would: the reason, and 127. */
+		fprintf(stderr, "error: %s\n", gm_error_message());
+		gm_error_clear();
+		return 127;
 	}
-	if (WIFSIGNALED(status)) {
-		return 128 + WTERMSIG(status);
-	}
-	return WEXITSTATUS(status);
+	return r.signal ? 128 + r.signal : r.exit_code;
 }
 
 struct argv_buf {

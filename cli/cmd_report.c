@@ -11,7 +11,6 @@
 
 #include "analyze/analysis.h"
 #include "analyze/db.h"
-#include "analyze/gnuplot_program.h"
 #include "analyze/report.h"
 #include "analyze/report_compare.h"
 #include "analyze/report_tables.h"
@@ -19,6 +18,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "strbuf.h"
 
 static const char usage_fmt[] =

@@ -18,7 +18,6 @@
  * no launch can have k (every kernel at its resident maximum or grid).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -26,19 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "analyze/scale_curve.h"
 #include "analyze/stretch_curve.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "fs.h"
 #include "kvfile.h"
 #include "output_dir.h"
 #include "replay_opts.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 static const char usage[] =
@@ -88,37 +87,18 @@ struct scale_opts {
 static int run_gpumix(const struct scale_opts *o, const char *log,
 		      const char *what, char **argv)
 {
-	pid_t pid;
-	int status;
+	struct gm_run_command c = { .argv = argv, .path = o->exe,
+				    .output = log };
+	struct gm_run_result r;
 
 	argv[0] = (char *)o->exe;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		return gm_error_errno("cannot start %s", what);
+	if (gm_run_command(&c, &r, NULL, NULL)) {
+		return -1;
 	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644);
-		if (fd < 0) {
-			_exit(126);
-		}
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(o->exe, argv);
-		dprintf(2, "cannot run '%s': %s\n", o->exe, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for %s", what);
-		}
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (r.signal || r.exit_code) {
 		gm_error("%s failed (%s %d; its output: %s)", what,
-			 WIFEXITED(status) ? "exit status" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) :
-					     WTERMSIG(status), log);
+			 r.signal ? "signal" : "exit status",
+			 r.signal ? r.signal : r.exit_code, log);
 		return -1;
 	}
 	return 0;
@@ -513,28 +493,14 @@ static int plot(const char *dir, const struct gm_scale *s)
 		goto out;
 	}
 	{
-		pid_t pid;
-		int status;
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			gm_error_errno("cannot start gnuplot");
-			goto out;
-		}
-		if (pid == 0) {
-			int fd;
-			if (chdir(dir) || (fd = open("gnuplot.log", O_WRONLY |
-						     O_CREAT | O_TRUNC, 0644)) < 0) {
-				_exit(126);
-			}
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execvp(gnuplot, argv);
-			_exit(127);
-		}
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-		}
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		char *log = gm_path_join(dir, "gnuplot.log");
+		struct gm_run_command c = { .argv = argv, .search_path = 1,
+					    .cwd = dir, .output = log };
+		struct gm_run_result r;
+		int bad = gm_run_command(&c, &r, NULL, NULL) || r.signal ||
+			  r.exit_code;
+		free(log);
+		if (bad) {
 			gm_error("gnuplot failed (see '%s/gnuplot.log')", dir);
 			goto out;
 		}

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "atomic_file.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "fs.h"
 #include "strbuf.h"
 

@@ -27,13 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "analyze/sweep.h"
 #include "analyze/sweep_kernels.h"
 #include "analyze/sweep_report.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "error.h"
+#include "gnuplot_program.h"
 #include "fs.h"
 #include "output_dir.h"
 #include "strbuf.h"

@@ -2,7 +2,7 @@
 /*
  * The replay knobs: one table, one row per knob, read by both front ends
  * that set them, `gpumix replay`'s options (replay_opts.c, its --help
- * included) and a study's `replay:` keys (study/study.c), and by the
+ * included) and a study's `replay:` keys (study/study_replay.c), and by the
  * study when it writes a knob back as the option's argument. A row gives
  * the option and the study key, what kind of value the knob takes, its
  * bounds and default, and the words for its messages; which variants

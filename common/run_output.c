@@ -2,49 +2,30 @@
 /* Running a helper program for its output (see run_output.h). */
 #include "run_output.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "error.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 int gm_run_output(char *const argv[], struct strbuf *out, int *status)
 {
-	int pipefd[2];
-	pid_t pid;
+	struct gm_run_command c = { .argv = argv, .search_path = 1,
+				    .capture = out };
+	struct gm_run_result r;
 
 	*status = 0;
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		return gm_error_errno("cannot create a pipe");
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return gm_error_errno("cannot fork");
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
+	if (gm_run_command(&c, &r, NULL, NULL)) {
+		if (!r.not_run) {
+			return -1;
 		}
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
+		/* As a shell says it: the reason in the output, 127. */
+		strbuf_addf(out, "%s\n", gm_error_message());
+		gm_error_clear();
+		*status = W_EXITCODE(127, 0);
+		return 0;
 	}
-	close(pipefd[1]);
-	strbuf_read_fd(out, pipefd[0]);
-	close(pipefd[0]);
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for '%s'", argv[0]);
-		}
-	}
+	*status = r.signal ? W_EXITCODE(0, r.signal) :
+			     W_EXITCODE(r.exit_code, 0);
 	return 0;
 }

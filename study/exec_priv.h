@@ -328,6 +328,9 @@ void exec_kill_hook(struct exec_ctx *x, enum study_stage kind,
  * was started; time passes while it runs (progress). */
 void exec_on_spawned(void *arg);
 void exec_on_tick(void *arg);
+/* Read STUDY_KILL_ENV into @x (kill_stage -1 when unset); -1 with an
+ * error when it is not STAGE-POINT:N. */
+int exec_parse_kill_hook(struct exec_ctx *x);
 
 /* ---- deciding what to do (exec_decide.c) ---- */
 

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/gnuplot_program.h"
 #include "atomic_file.h"
 #include "clock.h"
 #include "error.h"

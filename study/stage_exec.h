@@ -12,6 +12,8 @@
 #ifndef GM_STAGE_EXEC_H
 #define GM_STAGE_EXEC_H
 
+#include "run_command.h"
+
 struct stage_cmd {
 	char *const *argv;	/* argv[0] is the executable's path */
 	const char *path;	/* the executable, when not argv[0] */
@@ -50,9 +52,9 @@ int stage_exec_run(const struct stage_cmd *c, struct stage_result *r);
  */
 struct stage_proc {
 	const struct stage_cmd *c;
-	int pid;
-	double start, kill_at;
-	int forwarded, killed;
+	struct gm_run_command cmd;	/* @c as run_command.h runs it */
+	struct gm_run_child ch;
+	int pid;		/* its process (group) id */
 	struct stage_result r;	/* filled in when it has ended */
 };
 

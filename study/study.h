@@ -177,15 +177,15 @@ int study_load_string(struct study *s, const char *path, const char *text,
 void study_release(struct study *s);
 
 /*
- * The study key `corun` at @n (study_corun.c, for study.c's loader): `N`
- * or `{repeats: N, mechanisms: [..]}` into @s. 0, or -1 with the file
- * position.
+ * The study key `corun` at @n (study_corun.c, for study_load.c's
+ * loader): `N` or `{repeats: N, mechanisms: [..]}` into @s. 0, or -1
+ * with the file position.
  */
 struct yaml_doc;
 int study_load_corun(struct study *s, struct yaml_doc *d, yaml_node_t *n);
 
 /*
- * The paths of @s against each other (study_paths.c, for study.c's
+ * The paths of @s against each other (study_paths.c, for study_load.c's
  * loader): every path the study writes differs from every other and from
  * every path it reads, and none lies inside another. 0, or -1 naming both
  * paths, at the file position where the first was set.
@@ -194,7 +194,7 @@ int study_check_paths(const struct study *s, struct yaml_doc *d);
 
 /*
  * The open-loop keys of program @prog's entry @n (study_arrivals.c, for
- * study.c's loader): 'arrivals', 'load' or 'rate', 'trace', 'column',
+ * study_programs.c): 'arrivals', 'load' or 'rate', 'trace', 'column',
  * 'slo', 'seed', 'requests' into @s->open_loop. 0 (nothing without
  * 'arrivals'), or -1 with the file position.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz harness: study files (study/yaml_doc.c, study/study.c): the YAML
- * loader with its limits, the study model and, for a study that loads,
- * its plan (workloads, combinations, runs).
+ * Fuzz harness: study files (study/yaml_doc.c, study/study_load.c and
+ * its sections): the YAML loader with its limits, the study model and,
+ * for a study that loads, its plan (workloads, combinations, runs).
  */
 #include <string.h>
 

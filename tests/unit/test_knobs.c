@@ -2,7 +2,7 @@
 /*
  * Unit tests for the knob table (common/knobs.h): every row is well
  * formed; the two front ends that
- * read a knob, a study's `replay:` key (study/study.c) and `gpumix
+ * read a knob, a study's `replay:` key (study/study_replay.c) and `gpumix
  * replay`'s option (common/replay_opts.c), accept and refuse the same
  * values (each bound and just past it), with the same range in their
  * messages, and what the study writes back for the replay is what the
