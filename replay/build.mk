@@ -42,7 +42,8 @@ REPLAY_CUDA_SRCS := replay/cu_check.c replay/runtime.c replay/profiler.c replay/
 	replay/hostmem.c \
 	replay/sched.c replay/sched_serial.c replay/sched_nss.c replay/sched_priority.c replay/sched_green.c replay/launch_plan.c \
 	replay/launch_policy.c replay/graph_ops.c replay/copy_nd.c \
-	replay/prog.c replay/run.c replay/elastic_launch.c replay/process_run.c \
+	replay/prog.c replay/run.c replay/run_manifest.c \
+	replay/elastic_launch.c replay/process_run.c \
 	replay/process_merge.c \
 	replay/probe.c replay/addr_space.c replay/open_loop.c
 REPLAY_LIB := $(B)/libgpumix-replay.a
