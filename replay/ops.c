@@ -33,6 +33,17 @@ const char *gm_op_name(unsigned code)
 	return code < GM_OP_COUNT && names[code] ? names[code] : "unknown";
 }
 
+/* Here, not in copy_nd.c: what a reference names now is ops.c's, and
+ * copy_nd.c asks it (no circle of files). */
+CUarray gm_array_live(struct gm_prog *p, uint32_t id)
+{
+	if (id >= p->d->nr_arrays || !p->array_live[id]) {
+		gm_error("array %" PRIu32 " is not live", id);
+		return NULL;
+	}
+	return p->arrays[id];
+}
+
 int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 	       CUdeviceptr *out)
 {
