@@ -96,7 +96,7 @@ int gm_merge_activity(struct run_activity *ra, const char *dir,
 			}
 		}
 		strbuf_addch(&out, '\n');
-		run_activity_add(ra, &out);
+		gm_run_activity_add(ra, &out);
 	}
 	if (!ret && !ended) {
 		ret = gm_error("'%s' has no END line", path);

@@ -501,7 +501,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	int have_template = 0, ret = 0;
 	char now[32];
 
-	if (run_activity_open(&ra, run->opt.run_dir) < 0) {
+	if (gm_run_activity_open(&ra, run->opt.run_dir) < 0) {
 		return -1;
 	}
 	if (run->opt.probe != GM_PROBE_OFF &&
@@ -548,7 +548,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	gm_manifest_host_time(&kv, &run->opt);
 	gm_open_loop_manifest(run, &kv);
 	kvfile_set(&kv, "started_at", run->started_at);
-	run_utc_now(now, sizeof(now));
+	gm_run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);
 	kvfile_set_u64(&kv, "cupti.dropped_records", sum.dropped);
 	kvfile_set_u64(&kv, "processes.count", w->nr_programs);
@@ -570,7 +570,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	if (failure && *failure) {
 		kvfile_set(&kv, "failure", failure);
 	}
-	if (run_activity_commit(&ra) < 0) {
+	if (gm_run_activity_commit(&ra) < 0) {
 		ret = -1;
 	}
 	if (gm_merged_probe_commit(&mp, run->opt.run_dir, ret == 0) < 0) {
@@ -581,7 +581,7 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 		ret = -1;
 	}
 	if (ret == 0 || strcmp(status, "ok")) {
-		if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
+		if (gm_run_write_manifest(run->opt.run_dir, &kv) < 0) {
 			ret = -1;
 		}
 	}

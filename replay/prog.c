@@ -255,7 +255,7 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 	if (check_tables(p->run, d) < 0) {
 		return gm_error("program '%s': bad tables", d->name);
 	}
-	bulk_alloc_plan_init(&plan, 0);
+	gm_bulk_alloc_plan_init(&plan, 0);
 	addr = gm_xcalloc(d->nr_allocs + 1, sizeof(*addr));
 	size = gm_xcalloc(d->nr_allocs + 1, sizeof(*size));
 	for (uint64_t i = 0; i < d->nr_ops; i++) {
@@ -287,14 +287,14 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 			}
 			/* (the plan's one chunk is 2^60 bytes: a request it
 			 * cannot hold fits no device) */
-			if (bulk_alloc_get(&plan, op->z, &addr[op->a])) {
+			if (gm_bulk_alloc_get(&plan, op->z, &addr[op->a])) {
 				gm_error("program '%s': operation %" PRIu64
 					 " allocates %" PRIu64 " bytes, more "
 					 "than any device memory", d->name, i,
 					 op->z);
 				goto out;
 			}
-			size[op->a] = bulk_alloc_round(&plan, op->z);
+			size[op->a] = gm_bulk_alloc_round(&plan, op->z);
 		} else if (op->code == GM_OP_FREE) {
 			if (!size[op->a]) {
 				gm_error("program '%s': operation %" PRIu64
@@ -303,7 +303,7 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 					 op->a);
 				goto out;
 			}
-			bulk_alloc_put(&plan, addr[op->a], size[op->a]);
+			gm_bulk_alloc_put(&plan, addr[op->a], size[op->a]);
 			size[op->a] = 0;
 		}
 	}
@@ -313,7 +313,7 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 out:
 	free(addr);
 	free(size);
-	bulk_alloc_release(&plan);
+	gm_bulk_alloc_release(&plan);
 	return ret;
 }
 
@@ -443,7 +443,8 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 		    CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
 			return -1;
 		}
-		if (profiler_own_stream(&run->prof, ctx_id, id, p->index) < 0) {
+		if (gm_profiler_own_stream(&run->prof, ctx_id, id,
+					   p->index) < 0) {
 			return gm_error("cannot attribute %s", what);
 		}
 	}
@@ -561,7 +562,7 @@ static int prog_init(struct gm_prog *p)
 	    gm_hostmem_init(p) < 0 || gm_arrays_init(p) < 0) {
 		return -1;
 	}
-	bulk_alloc_init(&p->pool, 0);
+	gm_bulk_alloc_init(&p->pool, 0);
 	if (pool_bytes) {
 		CUdeviceptr base;
 		pool_bytes = (pool_bytes + (UINT64_C(2) << 20) - 1) &
@@ -572,7 +573,7 @@ static int prog_init(struct gm_prog *p)
 		}
 		GM_ALLOC_GROW(p->chunks, p->nr_chunks + 1, p->alloc_chunks);
 		p->chunks[p->nr_chunks++] = base;
-		if (bulk_alloc_add_chunk(&p->pool, base, pool_bytes) < 0) {
+		if (gm_bulk_alloc_add_chunk(&p->pool, base, pool_bytes) < 0) {
 			return -1;
 		}
 	}
@@ -607,7 +608,7 @@ int gm_prog_init(struct gm_prog *p)
 	p->drv = gm_xcalloc(1, sizeof(*p->drv));
 	gm_drv_attach(p->drv, (int64_t)(gm_now() - gm_now_ns()));
 	if (run->prof.enabled) {
-		profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
+		gm_profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
 	}
 	/* The first replay is prepared before the barrier, so that every
 	 * program starts its timed part as soon as the barrier opens. */
@@ -695,7 +696,7 @@ static int reset_replay_state(struct gm_prog *p)
 	}
 	memset(p->alloc_ptr, 0, p->d->nr_allocs * sizeof(*p->alloc_ptr));
 	memset(p->alloc_size, 0, p->d->nr_allocs * sizeof(*p->alloc_size));
-	bulk_alloc_reset(&p->pool);
+	gm_bulk_alloc_reset(&p->pool);
 	p->nr_pending = 0;
 	p->nr_lh_used = 0;	/* the streams are drained */
 	gm_arrays_reset(p);
@@ -820,8 +821,8 @@ int gm_replay_next(struct gm_prog *p)
 		pthread_mutex_lock(&run->lock);
 		more = run->board ? gm_process_board_completed(
 					    run->board, run->process_index, &kept) :
-				    repeat_completed(p->group, p->group_index,
-						     &kept);
+				    gm_repeat_completed(p->group,
+							p->group_index, &kept);
 		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
 			      run->alloc_replays);
 		run->replays[run->nr_replays++] = (struct run_replay_rec){
@@ -978,7 +979,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	free(p->chunks);
 	free(p->param_buf);
 	free(p->pending);
-	bulk_alloc_release(&p->pool);
+	gm_bulk_alloc_release(&p->pool);
 	p->nr_streams_created = p->nr_events_created = p->nr_libs_loaded = 0;
 	p->nr_chunks = 0;
 	p->arena = p->arena_pinned = NULL;

@@ -142,7 +142,7 @@ static void *flush_main(void *arg)
 {
 	struct flush_job *j = arg;
 
-	profiler_flush(&j->run->prof, 1);
+	gm_profiler_flush(&j->run->prof, 1);
 	pthread_mutex_lock(&j->lock);
 	j->done = 1;
 	pthread_cond_signal(&j->cond);
@@ -419,8 +419,9 @@ static int start_programs(struct gm_run *run)
 	run->nr_groups = run->single ? w->nr_programs : 1;
 	run->groups = gm_xcalloc(run->nr_groups, sizeof(*run->groups));
 	for (unsigned g = 0; g < run->nr_groups; g++) {
-		repeat_init(&run->groups[g], run->single ? 1 : w->nr_programs,
-			    run->opt.min_replays, run->opt.one_shot);
+		gm_repeat_init(&run->groups[g],
+			       run->single ? 1 : w->nr_programs,
+			       run->opt.min_replays, run->opt.one_shot);
 	}
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		struct gm_prog *p = &run->progs[i];
@@ -428,7 +429,7 @@ static int start_programs(struct gm_run *run)
 		p->index = i;
 		p->d = w->programs[i];
 		p->wd = &run->targets[i];
-		watchdog_target_init(p->wd);
+		gm_watchdog_target_init(p->wd);
 		atomic_init(&p->last_launch, 0);
 		p->group = &run->groups[run->single ? i : 0];
 		p->group_index = run->single ? 0 : i;
@@ -445,7 +446,7 @@ static int start_programs(struct gm_run *run)
 		return -1;
 	}
 	gm_open_loop_groups(run);
-	if (watchdog_start(&run->wd, run->targets, w->nr_programs,
+	if (gm_watchdog_start(&run->wd, run->targets, w->nr_programs,
 			   run->opt.watchdog_s, on_hang, run) < 0) {
 		return -1;
 	}
@@ -483,7 +484,7 @@ static void run_threads(struct gm_run *run, pthread_t *threads)
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(threads[i], NULL);
 	}
-	watchdog_stop(&run->wd);
+	gm_watchdog_stop(&run->wd);
 	if (atomic_load(&run->finishing)) {
 		pause();	/* the watchdog is writing and will exit */
 	}
@@ -499,14 +500,14 @@ static void release_run(struct gm_run *run)
 	gm_addr_space_release(run);
 	gm_process_board_detach(run->board);
 	if (run->prof.tail) {
-		profiler_release(&run->prof);
+		gm_profiler_release(&run->prof);
 	}
 	if (run->have_ctx) {
 		cuDevicePrimaryCtxRelease(run->dev);
 	}
 	if (run->groups) {
 		for (unsigned g = 0; g < run->nr_groups; g++) {
-			repeat_release(&run->groups[g]);
+			gm_repeat_release(&run->groups[g]);
 		}
 	}
 	if (run->sched->run_release) {
@@ -605,7 +606,7 @@ static void start_log(struct gm_run *run)
 	run->log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
 				     O_CLOEXEC, 0666);
 	free(log);
-	run_utc_now(run->started_at, sizeof(run->started_at));
+	gm_run_utc_now(run->started_at, sizeof(run->started_at));
 	if (run->opt.one_shot) {
 		gm_log(run, "replay: workload '%s', variant %s, %u programs, "
 		       "one-shot: each replayed once, run directory '%s'",
@@ -694,7 +695,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
-	if (run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
+	if (gm_run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
 		gm_error_report(stderr);
 		gm_addr_hold_release(&run.addr_hold);
 		return 1;
@@ -707,7 +708,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	}
 	/* Eager loading: no module load inside a timed replay. */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-	if (run.opt.profile && profiler_start(&run.prof) < 0) {
+	if (run.opt.profile && gm_profiler_start(&run.prof) < 0) {
 		gm_record_failure(&run);
 		goto finish;
 	}
@@ -750,7 +751,7 @@ finish:
 	if (run.have_ctx) {
 		cuCtxSynchronize();
 	}
-	if (run.prof.enabled && profiler_flush(&run.prof, 1) < 0) {
+	if (run.prof.enabled && gm_profiler_flush(&run.prof, 1) < 0) {
 		gm_error_report(stderr);
 	}
 	exit_code = finish_run(&run);

@@ -141,7 +141,7 @@ static void fill_manifest(struct gm_run *run, struct kvfile *kv,
 	gm_manifest_repetition(kv, &run->opt);
 	kvfile_set(kv, "gpumix_version", GM_VERSION_STRING);
 	kvfile_set(kv, "started_at", run->started_at);
-	run_utc_now(now, sizeof(now));
+	gm_run_utc_now(now, sizeof(now));
 	kvfile_set(kv, "finished_at", now);
 	kvfile_set(kv, "status", status);
 	if (failure && *failure) {
@@ -237,10 +237,11 @@ int gm_write_run(struct gm_run *run, const char *status,
 	if (!hung) {
 		gm_gpu_state_read(&run->nvml, &run->gpu_end);
 	}
-	dropped = hung ? profiler_dropped_so_far(&run->prof) :
-			 profiler_dropped(&run->prof);
-	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
-			   &written, &unattributed, &incomplete) < 0) {
+	dropped = hung ? gm_profiler_dropped_so_far(&run->prof) :
+			 gm_profiler_dropped(&run->prof);
+	if (gm_profiler_write(&run->prof, run->opt.run_dir, names,
+			      w->nr_programs, &written, &unattributed,
+			      &incomplete) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
@@ -257,7 +258,7 @@ int gm_write_run(struct gm_run *run, const char *status,
 	}
 	pthread_mutex_unlock(&run->lock);
 	qsort_r(reps, nr, sizeof(*reps), cmp_replay, (void *)w);
-	if (run_write_replays(run->opt.run_dir, reps, nr) < 0 ||
+	if (gm_run_write_replays(run->opt.run_dir, reps, nr) < 0 ||
 	    gm_open_loop_write(run) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
@@ -278,7 +279,7 @@ int gm_write_run(struct gm_run *run, const char *status,
 		failure = "cannot write the run directory";
 	}
 	fill_manifest(run, &kv, status, failure, dropped);
-	if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
+	if (gm_run_write_manifest(run->opt.run_dir, &kv) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
