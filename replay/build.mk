@@ -59,7 +59,7 @@ LIBS += $(REPLAY_PURE_LIB)
 CHECK_DEPS += $(REPLAY_LIB) $(COMMON_LIB)
 all: $(REPLAY_LIB)
 
-$(B)/replay/run.o: $(B)/version.h
+$(B)/replay/run_manifest.o: $(B)/version.h
 
 # One relocatable object in which only the gm_ symbols stay global: a
 # library linked into users' programs exports nothing else (the helpers
