@@ -37,7 +37,7 @@ REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
 	replay/run_writer.c replay/elastic_index.c replay/dep_tracker.c \
 	replay/process_board.c replay/mps_daemon.c replay/gpu_state.c \
 	replay/drvcalls.c \
-	replay/host_gap.c replay/addr_hold.c
+	replay/host_gap.c replay/addr_hold.c replay/op_traits.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/runtime.c replay/profiler.c replay/ops.c \
 	replay/hostmem.c \
 	replay/sched.c replay/sched_serial.c replay/sched_nss.c replay/sched_priority.c replay/sched_green.c replay/launch_plan.c \
