@@ -37,12 +37,14 @@ REPLAY_PURE_SRCS := replay/bulk_alloc.c replay/repeat.c replay/watchdog.c \
 	replay/run_writer.c replay/elastic_index.c replay/dep_tracker.c \
 	replay/process_board.c replay/mps_daemon.c replay/gpu_state.c \
 	replay/drvcalls.c \
-	replay/host_gap.c replay/addr_hold.c
+	replay/host_gap.c replay/addr_hold.c replay/op_traits.c
 REPLAY_CUDA_SRCS := replay/cu_check.c replay/runtime.c replay/profiler.c replay/ops.c \
 	replay/hostmem.c \
 	replay/sched.c replay/sched_serial.c replay/sched_nss.c replay/sched_priority.c replay/sched_green.c replay/launch_plan.c \
 	replay/launch_policy.c replay/graph_ops.c replay/copy_nd.c \
-	replay/prog.c replay/run.c replay/elastic_launch.c replay/process_run.c \
+	replay/prog.c replay/prog_check.c replay/kernel_knobs.c replay/run.c replay/run_manifest.c \
+	replay/elastic_launch.c replay/process_run.c \
+	replay/process_merge.c \
 	replay/probe.c replay/addr_space.c replay/open_loop.c
 REPLAY_LIB := $(B)/libgpumix-replay.a
 REPLAY_PURE_LIB := $(B)/libgpumix-replay-pure.a
@@ -57,7 +59,7 @@ LIBS += $(REPLAY_PURE_LIB)
 CHECK_DEPS += $(REPLAY_LIB) $(COMMON_LIB)
 all: $(REPLAY_LIB)
 
-$(B)/replay/run.o: $(B)/version.h
+$(B)/replay/run_manifest.o: $(B)/version.h
 
 # One relocatable object in which only the gm_ symbols stay global: a
 # library linked into users' programs exports nothing else (the helpers

@@ -15,13 +15,13 @@
 /* The unbounded planning chunk: large, but far from overflowing. */
 #define PLAN_CHUNK_SIZE (UINT64_C(1) << 60)
 
-void bulk_alloc_init(struct bulk_alloc *ba, uint64_t align)
+void gm_bulk_alloc_init(struct bulk_alloc *ba, uint64_t align)
 {
 	memset(ba, 0, sizeof(*ba));
 	ba->align = align ? align : BULK_ALLOC_ALIGN;
 }
 
-void bulk_alloc_release(struct bulk_alloc *ba)
+void gm_bulk_alloc_release(struct bulk_alloc *ba)
 {
 	uint64_t align = ba->align;
 
@@ -29,10 +29,10 @@ void bulk_alloc_release(struct bulk_alloc *ba)
 		free(ba->chunks[i].free);
 	}
 	free(ba->chunks);
-	bulk_alloc_init(ba, align);
+	gm_bulk_alloc_init(ba, align);
 }
 
-uint64_t bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size)
+uint64_t gm_bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size)
 {
 	if (!size) {
 		size = 1;
@@ -51,7 +51,8 @@ static void chunk_set_all_free(struct bulk_chunk *c)
 	c->nr_free = 1;
 }
 
-int bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base, uint64_t size)
+int gm_bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base,
+			    uint64_t size)
 {
 	struct bulk_chunk *c;
 
@@ -78,10 +79,10 @@ int bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base, uint64_t size)
 	return 0;
 }
 
-void bulk_alloc_plan_init(struct bulk_alloc *ba, uint64_t align)
+void gm_bulk_alloc_plan_init(struct bulk_alloc *ba, uint64_t align)
 {
-	bulk_alloc_init(ba, align);
-	bulk_alloc_add_chunk(ba, 0, PLAN_CHUNK_SIZE);
+	gm_bulk_alloc_init(ba, align);
+	gm_bulk_alloc_add_chunk(ba, 0, PLAN_CHUNK_SIZE);
 }
 
 static int is_tail(const struct bulk_chunk *c, const struct bulk_range *r)
@@ -89,9 +90,9 @@ static int is_tail(const struct bulk_chunk *c, const struct bulk_range *r)
 	return r->start + r->size == c->base + c->size;
 }
 
-int bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr)
+int gm_bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr)
 {
-	uint64_t need = bulk_alloc_round(ba, size);
+	uint64_t need = gm_bulk_alloc_round(ba, size);
 	struct bulk_chunk *best_c = NULL, *tail_c = NULL;
 	size_t best_i = 0, tail_i = 0;
 
@@ -147,9 +148,9 @@ int bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr)
 	return 0;
 }
 
-int bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size)
+int gm_bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size)
 {
-	uint64_t need = bulk_alloc_round(ba, size);
+	uint64_t need = gm_bulk_alloc_round(ba, size);
 	struct bulk_chunk *c = NULL;
 	size_t lo, hi;
 
@@ -210,7 +211,7 @@ int bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size)
 	return 0;
 }
 
-void bulk_alloc_reset(struct bulk_alloc *ba)
+void gm_bulk_alloc_reset(struct bulk_alloc *ba)
 {
 	for (size_t i = 0; i < ba->nr_chunks; i++) {
 		chunk_set_all_free(&ba->chunks[i]);

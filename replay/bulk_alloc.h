@@ -44,47 +44,48 @@ struct bulk_alloc {
 #define BULK_ALLOC_INIT { BULK_ALLOC_ALIGN, NULL, 0, 0, 0, 0, 0, 0 }
 
 /* Initialise with @align (a power of two; 0 means BULK_ALLOC_ALIGN). */
-void bulk_alloc_init(struct bulk_alloc *ba, uint64_t align);
+void gm_bulk_alloc_init(struct bulk_alloc *ba, uint64_t align);
 
 /* Free the bookkeeping (not the chunks' memory) and re-initialise. */
-void bulk_alloc_release(struct bulk_alloc *ba);
+void gm_bulk_alloc_release(struct bulk_alloc *ba);
 
 /*
  * Hand the allocator a chunk [@base, @base + @size). @base must be aligned.
  * Returns 0, or -1 (cause recorded) when it overlaps a chunk or is
  * misaligned.
  */
-int bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base, uint64_t size);
+int gm_bulk_alloc_add_chunk(struct bulk_alloc *ba, uint64_t base,
+			    uint64_t size);
 
 /*
  * Size a request is rounded to (at least one alignment unit), or 0 when
  * that does not fit in 64 bits (a size within an alignment unit of 2^64,
  * which would wrap to a small block): no memory has room for it.
  */
-uint64_t bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size);
+uint64_t gm_bulk_alloc_round(const struct bulk_alloc *ba, uint64_t size);
 
 /*
  * Carve a block of @size bytes. Returns 0 and the address in *@addr, or 1
  * when no chunk has room (nothing recorded; the caller may add a chunk,
- * except for a size bulk_alloc_round() gives 0 for: none will do).
+ * except for a size gm_bulk_alloc_round() gives 0 for: none will do).
  */
-int bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr);
+int gm_bulk_alloc_get(struct bulk_alloc *ba, uint64_t size, uint64_t *addr);
 
 /*
  * Give back the block at @addr of @size bytes (the size passed to get).
  * Returns 0, or -1 (cause recorded) when the block is not inside a chunk
  * or overlaps free space (a double free).
  */
-int bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size);
+int gm_bulk_alloc_put(struct bulk_alloc *ba, uint64_t addr, uint64_t size);
 
 /* Make every chunk entirely free again (end of a replay). */
-void bulk_alloc_reset(struct bulk_alloc *ba);
+void gm_bulk_alloc_reset(struct bulk_alloc *ba);
 
 /*
  * Planning: an allocator with one unbounded chunk at address 0. After the
  * same sequence of get/put the replay will make, ba->high_water is the
  * chunk size the replay needs.
  */
-void bulk_alloc_plan_init(struct bulk_alloc *ba, uint64_t align);
+void gm_bulk_alloc_plan_init(struct bulk_alloc *ba, uint64_t align);
 
 #endif

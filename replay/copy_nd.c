@@ -78,15 +78,6 @@ int gm_array_op(struct gm_prog *p, const struct gm_op *op)
 	return 0;
 }
 
-CUarray gm_array_live(struct gm_prog *p, uint32_t id)
-{
-	if (id >= p->d->nr_arrays || !p->array_live[id]) {
-		gm_error("array %" PRIu32 " is not live", id);
-		return NULL;
-	}
-	return p->arrays[id];
-}
-
 /* One end of @c's copy into the driver's fields; @host: the op's host
  * data there (rows packed). */
 static int end(struct gm_prog *p, const struct gm_copy_desc *c,

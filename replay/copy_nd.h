@@ -35,7 +35,7 @@ void gm_arrays_release(struct gm_prog *p);
 /* ARRAY_CREATE, ARRAY_DESTROY: 0 or -1 (cause recorded). */
 int gm_array_op(struct gm_prog *p, const struct gm_op *op);
 
-/* The handle of live array @id, or NULL (cause recorded). */
+/* The handle of live array @id, or NULL (cause recorded; ops.c). */
 CUarray gm_array_live(struct gm_prog *p, uint32_t id);
 
 /*

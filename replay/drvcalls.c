@@ -234,7 +234,7 @@ uint64_t gm_drv_format(const struct gm_drvcalls *t, const char *program,
 				continue;
 			}
 			strbuf_addstr(out, "CALLS\t");
-			run_escape(out, program);
+			gm_run_escape(out, program);
 			strbuf_addf(out, "\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64
 				    "\t%" PRIu64 "\t", phase_names[ph], names[j],
 				    gm_drv_kind(names[j]), count, total, max);
@@ -250,7 +250,7 @@ uint64_t gm_drv_format(const struct gm_drvcalls *t, const char *program,
 		char name[64];
 		call_name(t->slow[i].call, name, sizeof(name));
 		strbuf_addstr(out, "SLOW\t");
-		run_escape(out, program);
+		gm_run_escape(out, program);
 		strbuf_addf(out, "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\n", name,
 			    gm_drv_kind(name), t->slow[i].start, t->slow[i].end);
 		lines++;

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "graph_ops.h"
 #include "launch_plan.h"
+#include "op_traits.h"
 #include "replay_int.h"
 
 #define RELAXED CU_STREAM_CAPTURE_MODE_RELAXED
@@ -375,15 +376,7 @@ int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 
 int gm_graph_is_op(unsigned code)
 {
-	switch (code) {
-#define GM_OP_CASE_(name, what, group, operands) case GM_OP_##name:
-#define GM_OPND_NONE_(field, kind)
-	GM_GRAPH_OPS(GM_OP_CASE_, GM_OPND_NONE_)
-#undef GM_OP_CASE_
-#undef GM_OPND_NONE_
-		return 1;
-	}
-	return 0;
+	return !!(gm_op_traits(code) & GM_OPT_GRAPH);
 }
 
 void gm_graphs_release(struct gm_prog *p)

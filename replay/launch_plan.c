@@ -245,19 +245,10 @@ static void explicit_end(struct gm_prog *p, struct gm_launch_cursor *c)
 	}
 }
 
-static const struct gm_planner explicit_planner = {
+const struct gm_planner gm_planner_explicit = {
 	.name = "explicit",
 	.prog_init = gm_elastic_prog_init,
 	.begin = explicit_begin,
 	.next = explicit_next,
 	.end = explicit_end,
 };
-
-const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o)
-{
-	if (o->variant && (o->variant->flags & GM_VARIANT_POLICY)) {
-		return &gm_planner_policy;
-	}
-	return o->elastic.mode > GM_ELASTIC_IDENTITY ? &explicit_planner :
-						       &gm_planner_identity;
-}

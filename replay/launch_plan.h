@@ -77,10 +77,11 @@ struct gm_planner {
 
 /* The planner the options ask for: the policy planner for a variant that
  * takes a policy, explicit when --elastic gives a physical grid mode,
- * identity otherwise. */
+ * identity otherwise (launch_policy.c). */
 const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o);
 
 extern const struct gm_planner gm_planner_identity;	/* launch_plan.c */
+extern const struct gm_planner gm_planner_explicit;	/* launch_plan.c */
 extern const struct gm_planner gm_planner_policy;	/* launch_policy.c */
 
 /*

@@ -575,3 +575,14 @@ const struct gm_planner gm_planner_policy = {
 	.manifest = pol_manifest,
 	.run_release = pol_run_release,
 };
+
+/* Here, not in launch_plan.c: the policy planner builds on the
+ * identity one, never the other way (no circle of files). */
+const struct gm_planner *gm_planner_for(const struct gm_replay_opts *o)
+{
+	if (o->variant && (o->variant->flags & GM_VARIANT_POLICY)) {
+		return &gm_planner_policy;
+	}
+	return o->elastic.mode > GM_ELASTIC_IDENTITY ? &gm_planner_explicit :
+						       &gm_planner_identity;
+}

@@ -94,7 +94,7 @@ void gm_open_loop_groups(struct gm_run *run)
 	for (unsigned i = 0; run->open_loop && i < run->w->nr_programs; i++) {
 		struct gm_prog *p = &run->progs[i];
 		if (run->open_loop[i].times) {
-			repeat_set_fixed(p->group, p->group_index,
+			gm_repeat_set_fixed(p->group, p->group_index,
 					 run->open_loop[i].nr);
 		}
 	}
@@ -201,7 +201,7 @@ int gm_open_loop_write(struct gm_run *run)
 		memcpy(r, run->requests, nr * sizeof(*r));
 	}
 	pthread_mutex_unlock(&run->lock);
-	ret = run_write_requests(run->opt.run_dir, r, nr);
+	ret = gm_run_write_requests(run->opt.run_dir, r, nr);
 	free(r);
 	return ret;
 }

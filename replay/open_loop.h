@@ -5,7 +5,7 @@
  * started at its arrival time or, when the request before still runs,
  * as soon as that one has ended (a queue per program); the other
  * programs replay back to back as before, and go on until the open-loop
- * programs have served every request (repeat.h, repeat_set_fixed()).
+ * programs have served every request (repeat.h, gm_repeat_set_fixed()).
  * The arrival times are computed once before the run starts
  * (common/arrivals.h) from the options alone; a program's clock origin
  * is the moment it may start replaying (after the init barrier, or its

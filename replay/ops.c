@@ -33,6 +33,17 @@ const char *gm_op_name(unsigned code)
 	return code < GM_OP_COUNT && names[code] ? names[code] : "unknown";
 }
 
+/* Here, not in copy_nd.c: what a reference names now is ops.c's, and
+ * copy_nd.c asks it (no circle of files). */
+CUarray gm_array_live(struct gm_prog *p, uint32_t id)
+{
+	if (id >= p->d->nr_arrays || !p->array_live[id]) {
+		gm_error("array %" PRIu32 " is not live", id);
+		return NULL;
+	}
+	return p->arrays[id];
+}
+
 int gm_resolve(struct gm_prog *p, uint32_t ref, uint64_t off, uint64_t len,
 	       CUdeviceptr *out)
 {
@@ -179,7 +190,7 @@ static int grow_pool(struct gm_prog *p, uint64_t need)
 	}
 	GM_ALLOC_GROW(p->chunks, p->nr_chunks + 1, p->alloc_chunks);
 	p->chunks[p->nr_chunks++] = d;
-	return bulk_alloc_add_chunk(&p->pool, d, size);
+	return gm_bulk_alloc_add_chunk(&p->pool, d, size);
 }
 
 int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
@@ -196,16 +207,16 @@ int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
 		p->alloc_size[op->a] = op->z;
 		return 0;
 	}
-	if (!bulk_alloc_round(&p->pool, op->z)) {
+	if (!gm_bulk_alloc_round(&p->pool, op->z)) {
 		return gm_error("allocation %" PRIu32 " of %" PRIu64 " bytes: "
 				"larger than any device memory", op->a, op->z);
 	}
-	r = bulk_alloc_get(&p->pool, op->z, &addr);
+	r = gm_bulk_alloc_get(&p->pool, op->z, &addr);
 	if (r == 1) {
-		if (grow_pool(p, bulk_alloc_round(&p->pool, op->z)) < 0) {
+		if (grow_pool(p, gm_bulk_alloc_round(&p->pool, op->z)) < 0) {
 			return -1;
 		}
-		r = bulk_alloc_get(&p->pool, op->z, &addr);
+		r = gm_bulk_alloc_get(&p->pool, op->z, &addr);
 	}
 	if (r) {
 		return gm_error("out of device memory for %" PRIu64 " bytes",
@@ -222,7 +233,7 @@ int gm_op_free(struct gm_prog *p, const struct gm_op *op)
 		return gm_error("allocation %" PRIu32 " is not live", op->a);
 	}
 	if (!gm_addr_captured(p) &&
-	    bulk_alloc_put(&p->pool, p->alloc_ptr[op->a],
+	    gm_bulk_alloc_put(&p->pool, p->alloc_ptr[op->a],
 			   p->alloc_size[op->a]) < 0) {
 		return -1;
 	}

@@ -81,7 +81,7 @@ int gm_probe_run_init(struct gm_run *run)
 	run->probe = r;
 	pthread_mutex_init(&r->lock, NULL);
 	if (gm_elastic_reasons_read(&r->reasons, run->opt.data_dir) < 0 ||
-	    profiler_enable_external(&run->prof) < 0) {
+	    gm_profiler_enable_external(&run->prof) < 0) {
 		return -1;
 	}
 	path = gm_path_join(run->opt.run_dir, "probe.bin");
@@ -357,17 +357,17 @@ static void format_line(struct strbuf *sb, const struct gm_run *run,
 	const struct gm_program_desc *d = run->w->programs[e->program];
 	const struct gm_launch_desc *l = &d->launches[e->launch];
 
-	run_escape(sb, d->name);
+	gm_run_escape(sb, d->name);
 	strbuf_addf(sb, "\t%u\t%" PRIu32 "\t%" PRIu64 "\t", e->replay, e->corr,
 		    e->host_ns);
-	run_escape(sb, d->kernels[l->kernel].name);
+	gm_run_escape(sb, d->kernels[l->kernel].name);
 	strbuf_addf(sb, "\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%" PRIu32
 		    "\t%" PRIu32 "\t%" PRIu32 "\t", l->grid[0], l->grid[1],
 		    l->grid[2], e->block[0], e->block[1], e->block[2],
 		    e->phys[0], e->phys[1], e->phys[2], e->offset, e->blocks,
 		    e->records);
 	if (e->why) {
-		run_escape(sb, e->why);
+		gm_run_escape(sb, e->why);
 	} else {
 		strbuf_addch(sb, '-');
 	}
@@ -393,7 +393,7 @@ int gm_probe_write(struct gm_run *run, struct profiler *pr)
 		}
 		m.nr = r->nr;
 		qsort(m.by_ext, m.nr, sizeof(*m.by_ext), cmp_ext);
-		profiler_external_ids(pr, on_ext, &m);
+		gm_profiler_external_ids(pr, on_ext, &m);
 		free(m.by_ext);
 		if (m.found < r->nr) {
 			gm_log(run, "replay: probe: %" PRIu64 " of %zu launches "

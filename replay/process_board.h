@@ -67,13 +67,13 @@ void gm_process_board_detach(struct gm_process_board *b);
 int gm_process_board_ready(struct gm_process_board *b, unsigned i, int ok,
 		       double timeout_s);
 
-/* Program @i replays exactly @n times, each kept (repeat_set_fixed());
+/* Program @i replays exactly @n times, each kept (gm_repeat_set_fixed());
  * the parent calls it before starting the processes. */
 void gm_process_board_set_fixed(struct gm_process_board *b, unsigned i,
 				unsigned n);
 
 /* Program @i completed a replay: 1 to start another, 0 when it was its
- * last; *@kept whether it counts (as repeat_completed()). */
+ * last; *@kept whether it counts (as gm_repeat_completed()). */
 int gm_process_board_completed(struct gm_process_board *b, unsigned i,
 			       int *kept);
 

@@ -36,6 +36,7 @@
 #include "kvfile.h"
 #include "mps_daemon.h"
 #include "process_board.h"
+#include "process_merge.h"
 #include "process_run.h"
 #include "probe.h"
 #include "replay_int.h"
@@ -294,363 +295,6 @@ static void wait_children(struct gm_run *run, struct gm_process_board *b,
 	}
 }
 
-/* ---- merging the processes' run directories ---- */
-
-/* Split @line (no newline) at tabs into at most @max fields. */
-static size_t split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	f[n++] = line;
-	for (char *p = line; *p && n < max; p++) {
-		if (*p == '\t') {
-			*p = 0;
-			f[n++] = p + 1;
-		}
-	}
-	return n;
-}
-
-static void add_shifted(struct strbuf *out, const char *field, int64_t shift)
-{
-	uint64_t v = strtoull(field, NULL, 10);
-
-	/* 0 means unknown (queued, submitted): it stays 0. */
-	strbuf_addf(out, "%" PRIu64, v ? (uint64_t)((int64_t)v + shift) : 0);
-}
-
-/* Append child @i's activity.tsv to @ra: correlation ids + *@corr_base,
- * timestamps + @shift. Raises *@corr_next past its largest id. */
-static int merge_activity(struct run_activity *ra, const char *dir,
-			  uint64_t corr_base, uint64_t *corr_next,
-			  int64_t shift)
-{
-	char *path = gm_path_join(dir, "activity.tsv");
-	FILE *f = fopen(path, "r");
-	struct strbuf out = STRBUF_INIT;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0, ended = 0;
-
-	if (!f) {
-		ret = gm_error_errno("cannot read '%s'", path);
-		free(path);
-		return ret;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *fl[24];
-		size_t nf, ts_last;
-		uint64_t corr;
-
-		if (line[len - 1] == '\n') {
-			line[--len] = 0;
-		}
-		nf = split(line, fl, 24);
-		if (!strcmp(fl[0], "END")) {
-			ended = 1;
-			break;
-		}
-		if (nf < 5) {
-			ret = gm_error("'%s': malformed record", path);
-			break;
-		}
-		/* kind, program, correlationId, start, end[, queued,
-		 * submitted for kernels] */
-		ts_last = !strcmp(fl[0], "KERNEL") ? 6 : 4;
-		corr = strtoull(fl[2], NULL, 10) + corr_base;
-		if (corr > UINT32_MAX) {
-			ret = gm_error("correlation ids of the merged run exceed "
-				       "32 bits");
-			break;
-		}
-		if (corr + 1 > *corr_next) {
-			*corr_next = corr + 1;
-		}
-		strbuf_reset(&out);
-		strbuf_addf(&out, "%s\t%s\t%" PRIu64, fl[0], fl[1], corr);
-		for (size_t k = 3; k < nf; k++) {
-			strbuf_addch(&out, '\t');
-			if (k <= ts_last) {
-				add_shifted(&out, fl[k], shift);
-			} else {
-				strbuf_addstr(&out, fl[k]);
-			}
-		}
-		strbuf_addch(&out, '\n');
-		run_activity_add(ra, &out);
-	}
-	if (!ret && !ended) {
-		ret = gm_error("'%s' has no END line", path);
-	}
-	fclose(f);
-	free(line);
-	free(path);
-	strbuf_release(&out);
-	return ret;
-}
-
-/* Append child's replays.tsv lines (no header) to @out, shifted. */
-static int merge_replays(struct strbuf *out, const char *dir, int64_t shift)
-{
-	char *path = gm_path_join(dir, "replays.tsv");
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int first = 1, ret = 0;
-
-	if (!f) {
-		ret = gm_error_errno("cannot read '%s'", path);
-		free(path);
-		return ret;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *fl[8];
-		if (first) {
-			first = 0;
-			continue;
-		}
-		if (line[len - 1] == '\n') {
-			line[--len] = 0;
-		}
-		if (split(line, fl, 8) != 6) {
-			ret = gm_error("'%s': malformed line", path);
-			break;
-		}
-		strbuf_addf(out, "%s\t%s\t", fl[0], fl[1]);
-		add_shifted(out, fl[2], shift);
-		strbuf_addch(out, '\t');
-		add_shifted(out, fl[3], shift);
-		strbuf_addf(out, "\t%s\t%s\n", fl[4], fl[5]);
-	}
-	fclose(f);
-	free(line);
-	free(path);
-	return ret;
-}
-
-/* Append child's requests.tsv lines (no header) to @out, their times
- * shifted; none when it has no such file (a batch program). */
-static int merge_requests(struct strbuf *out, const char *dir, int64_t shift)
-{
-	char *path = gm_path_join(dir, "requests.tsv");
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int first = 1, ret = 0;
-
-	if (!f) {
-		free(path);
-		return 0;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *fl[8];
-		if (first) {
-			first = 0;
-			continue;
-		}
-		if (line[len - 1] == '\n') {
-			line[--len] = 0;
-		}
-		if (split(line, fl, 8) != 5) {
-			ret = gm_error("'%s': malformed line", path);
-			break;
-		}
-		strbuf_addf(out, "%s\t%s", fl[0], fl[1]);
-		for (int k = 2; k < 5; k++) {
-			strbuf_addch(out, '\t');
-			add_shifted(out, fl[k], shift);
-		}
-		strbuf_addch(out, '\n');
-	}
-	fclose(f);
-	free(line);
-	free(path);
-	return ret;
-}
-
-/*
- * Append child @dir's drivercalls.tsv lines but its END line to @out,
- * the SLOW lines' times + @shift, counting them in *@n. 0 or -1.
- */
-static int merge_drivercalls(struct strbuf *out, const char *dir,
-			     int64_t shift, uint64_t *n)
-{
-	char *path = gm_path_join(dir, "drivercalls.tsv");
-	struct strbuf text = STRBUF_INIT;
-	uint64_t lines = 0;
-	int ret = -1, ended = 0;
-	char *save = NULL;
-
-	if (gm_read_file(path, &text) < 0) {
-		goto out;
-	}
-	for (char *line = strtok_r(text.buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[12];
-		size_t nf = split(line, f, 12);
-		if (!strcmp(f[0], "END")) {
-			ended = nf == 2 && strtoull(f[1], NULL, 10) == lines;
-			break;
-		}
-		if (!strcmp(f[0], "SLOW") && nf == 6) {
-			strbuf_addf(out, "SLOW\t%s\t%s\t%s\t", f[1], f[2], f[3]);
-			add_shifted(out, f[4], shift);
-			strbuf_addch(out, '\t');
-			add_shifted(out, f[5], shift);
-			strbuf_addch(out, '\n');
-		} else {
-			for (size_t k = 0; k < nf; k++) {
-				strbuf_addf(out, "%s%s", k ? "\t" : "", f[k]);
-			}
-			strbuf_addch(out, '\n');
-		}
-		lines++;
-	}
-	if (!ended) {
-		gm_error("'%s' is truncated (no END line counting its lines)",
-			 path);
-		goto out;
-	}
-	*n += lines;
-	ret = 0;
-out:
-	strbuf_release(&text);
-	free(path);
-	return ret;
-}
-
-/* The merged probe files (--probe blocks): probe.tsv's lines, probe.bin. */
-struct merged_probe {
-	struct strbuf tsv;
-	struct atomic_file bin;
-	uint64_t lines, records;
-	int open;
-};
-
-/*
- * Append child @dir's probe.tsv lines (correlation ids + @corr_base, the
- * host times + @shift) and probe.bin records to @mp, checking that each
- * says what the other holds. 0 or -1.
- */
-static int merge_probe(struct merged_probe *mp, const char *dir,
-		       uint64_t corr_base, int64_t shift)
-{
-	char *tsv = gm_path_join(dir, "probe.tsv");
-	char *bin = gm_path_join(dir, "probe.bin");
-	struct strbuf text = STRBUF_INIT, recs = STRBUF_INIT;
-	uint64_t lines = 0, records = 0, want_lines = 0, want_records = 0;
-	int ret = -1, ended = 0;
-	char *save = NULL;
-
-	if (gm_read_file(tsv, &text) < 0 || gm_read_file(bin, &recs) < 0) {
-		goto out;
-	}
-	if (recs.len < GM_PROBE_HEADER_SIZE ||
-	    memcmp(recs.buf, GM_PROBE_MAGIC, 8)) {
-		gm_error("'%s' is not a probe file", bin);
-		goto out;
-	}
-	for (char *line = strtok_r(text.buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[20];
-		size_t nf;
-		if (!lines && !strncmp(line, "program\t", 8)) {
-			continue;	/* the header */
-		}
-		nf = split(line, f, 20);
-		if (!strcmp(f[0], "END")) {
-			if (nf == 3) {
-				want_lines = strtoull(f[1], NULL, 10);
-				want_records = strtoull(f[2], NULL, 10);
-			}
-			ended = 1;
-			break;
-		}
-		if (nf != 18) {
-			gm_error("'%s': malformed line", tsv);
-			goto out;
-		}
-		uint64_t corr = strtoull(f[2], NULL, 10);
-		if (corr) {
-			corr += corr_base;
-		}
-		strbuf_addf(&mp->tsv, "%s\t%s\t%" PRIu64 "\t", f[0], f[1], corr);
-		add_shifted(&mp->tsv, f[3], shift);
-		for (size_t k = 4; k < nf; k++) {
-			strbuf_addf(&mp->tsv, "\t%s", f[k]);
-		}
-		strbuf_addch(&mp->tsv, '\n');
-		records += strtoull(f[16], NULL, 10);
-		lines++;
-	}
-	if (!ended || lines != want_lines || records != want_records ||
-	    recs.len != GM_PROBE_HEADER_SIZE + records * GM_PROBE_REC_SIZE) {
-		gm_error("'%s' and '%s' do not agree (%" PRIu64 " lines, %"
-			 PRIu64 " records)", tsv, bin, lines, records);
-		goto out;
-	}
-	if (atomic_file_write(&mp->bin, recs.buf + GM_PROBE_HEADER_SIZE,
-			      recs.len - GM_PROBE_HEADER_SIZE) < 0) {
-		goto out;
-	}
-	mp->lines += lines;
-	mp->records += records;
-	ret = 0;
-out:
-	strbuf_release(&text);
-	strbuf_release(&recs);
-	free(tsv);
-	free(bin);
-	return ret;
-}
-
-static int merged_probe_open(struct merged_probe *mp, const char *run_dir)
-{
-	char *path = gm_path_join(run_dir, "probe.bin");
-	char head[GM_PROBE_HEADER_SIZE];
-	uint32_t v = GM_PROBE_VERSION, size = GM_PROBE_REC_SIZE;
-	int ret = atomic_file_open(&mp->bin, path, 1);
-
-	free(path);
-	strbuf_init(&mp->tsv, 0);
-	strbuf_addstr(&mp->tsv, GM_PROBE_TSV_HEADER "\n");
-	if (ret < 0) {
-		return -1;
-	}
-	mp->open = 1;
-	memcpy(head, GM_PROBE_MAGIC, 8);
-	memcpy(head + 8, &v, 4);
-	memcpy(head + 12, &size, 4);
-	return atomic_file_write(&mp->bin, head, sizeof(head));
-}
-
-/* Write probe.tsv, then commit probe.bin (or abandon both). 0 or -1. */
-static int merged_probe_commit(struct merged_probe *mp, const char *run_dir,
-			       int ok)
-{
-	char *path = gm_path_join(run_dir, "probe.tsv");
-	int ret = -1;
-
-	if (!mp->open) {
-		free(path);
-		return 0;
-	}
-	strbuf_addf(&mp->tsv, "END\t%" PRIu64 "\t%" PRIu64 "\n", mp->lines,
-		    mp->records);
-	if (ok && gm_write_file_atomic(path, mp->tsv.buf, mp->tsv.len, 1) == 0) {
-		ret = atomic_file_commit(&mp->bin);
-	} else {
-		atomic_file_abort(&mp->bin);
-	}
-	strbuf_release(&mp->tsv);
-	mp->open = 0;
-	free(path);
-	return ret;
-}
-
 /*
  * One clock: each process measured its replay clock minus
  * CLOCK_MONOTONIC. Where two differ by more than sampling noise, the
@@ -707,6 +351,136 @@ static void set_names(struct kvfile *kv, const char *key, char *const *names)
 	strbuf_release(&sb);
 }
 
+/* The sums over the processes' manifests. */
+struct part_sums {
+	uint64_t streams, clients, dropped;
+};
+
+/* Add @part's keys under @prefix (naming @infix where not NULL) to
+ * @kv's: counts that add up over the processes. */
+static void add_counts(struct kvfile *kv, const struct kvfile *part,
+		       const char *prefix, const char *infix)
+{
+	for (size_t k = 0; k < part->nr; k++) {
+		uint64_t mine, theirs;
+		if (strncmp(part->keys[k], prefix, strlen(prefix)) ||
+		    (infix && !strstr(part->keys[k], infix)) ||
+		    kvfile_get_u64(part, part->keys[k], &theirs, "") ||
+		    kvfile_get_u64(kv, part->keys[k], &mine, "")) {
+			gm_error_clear();
+			continue;
+		}
+		kvfile_set_u64(kv, part->keys[k], mine + theirs);
+	}
+}
+
+/*
+ * Read process @i's manifest (run directory @dir) into @part and take its
+ * keys into @kv: the first one read (*@have_template 0) gives the
+ * device, versions and options; each gives its program's keys and adds
+ * to @sum. -1 when it has none (it died before writing).
+ */
+static int merge_manifest(struct kvfile *kv, struct kvfile *part,
+			  const char *dir, unsigned i, int *have_template,
+			  struct part_sums *sum)
+{
+	char *m = gm_path_join(dir, "manifest");
+	uint64_t v;
+
+	kvfile_release(part);
+	if (!gm_path_exists(m) || kvfile_read(part, m) < 0) {
+		gm_error_clear();
+		free(m);
+		return -1;
+	}
+	free(m);
+	if (!*have_template) {
+		/* Device, versions, options: the same in every
+		 * process; the programs' keys are each one's. */
+		for (size_t k = 0; k < part->nr; k++) {
+			if (strncmp(part->keys[k], "program.", 8)) {
+				kvfile_set(kv, part->keys[k], part->values[k]);
+			}
+		}
+		*have_template = 1;	/* counts the processes read */
+	}
+	/* Its one program is program 0 there: its keys (host time,
+	 * ...) are program I's here. */
+	for (size_t k = 0; k < part->nr; k++) {
+		if (!strncmp(part->keys[k], "program.0.", 10)) {
+			char key[64];
+			snprintf(key, sizeof(key), "program.%u.%s", i,
+				 part->keys[k] + 10);
+			kvfile_set(kv, key, part->values[k]);
+		}
+	}
+	if (!kvfile_get_u64(part, "streams", &v, "manifest")) {
+		sum->streams += v;
+	}
+	if (!kvfile_get_u64(part, "processes.mps_clients", &v, "manifest")) {
+		sum->clients += v;
+	}
+	/* Launch counts add up; the template has the first's. */
+	if (*have_template > 1) {
+		add_counts(kv, part, "elastic.", "launches");
+	}
+	(*have_template)++;
+	if (!kvfile_get_u64(part, "cupti.dropped_records", &v, "manifest")) {
+		sum->dropped += v;
+	}
+	gm_error_clear();
+	return 0;
+}
+
+/* No process wrote a manifest: the keys every run has, as unknown. */
+static void set_unknown_device(struct kvfile *kv)
+{
+	static const char *const unknown[][2] = {
+		{ "device.name", "unknown" }, { "device.cc", "0.0" },
+		{ "device.sm_count", "1" },
+		{ "device.max_threads_per_sm", "1" },
+		{ "device.max_blocks_per_sm", "1" },
+		{ "device.regs_per_sm", "1" }, { "device.smem_per_sm", "0" },
+		{ "driver_version", "0" }, { "cuda_device_max_connections", "8" },
+		{ "gpumix_version", "unknown" }, { "profiled", "0" },
+	};
+	for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++) {
+		kvfile_set(kv, unknown[k][0], unknown[k][1]);
+	}
+	kvfile_set_u64(kv, "runtime_version", CUDA_VERSION);
+}
+
+/* Write the merged replays.tsv, requests.tsv (open loop) and
+ * drivercalls.tsv. 0 or -1. */
+static int write_merged(struct gm_run *run, struct strbuf *reps,
+			struct strbuf *reqs, struct strbuf *drv,
+			uint64_t drv_lines)
+{
+	char *path;
+	int ret = 0;
+
+	path = gm_path_join(run->opt.run_dir, "replays.tsv");
+	if (gm_write_file_atomic(path, reps->buf, reps->len, 1) < 0) {
+		ret = -1;
+	}
+	free(path);
+	if (run->open_loop) {
+		path = gm_path_join(run->opt.run_dir, "requests.tsv");
+		if (gm_write_file_atomic(path, reqs->buf, reqs->len, 1) < 0) {
+			ret = -1;
+		}
+		free(path);
+	}
+	strbuf_addf(drv, "END\t%" PRIu64 "\n", drv_lines);
+	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
+	if (gm_write_file_atomic(path, drv->buf, drv->len, 1) < 0) {
+		ret = -1;
+	}
+	free(path);
+	strbuf_release(drv);
+	return ret;
+}
+
 /*
  * Write the run directory from the processes' ones. @daemon_ok: under
  * MPS, whether the daemon ended after quit; @no_mps: without, the
@@ -719,117 +493,47 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	const struct gm_workload_desc *w = run->w;
 	struct kvfile kv = KVFILE_INIT, part = KVFILE_INIT;
 	struct run_activity ra;
-	struct merged_probe mp = { 0 };
+	struct gm_merged_probe mp = { 0 };
 	struct strbuf reps = STRBUF_INIT, drv = STRBUF_INIT, reqs = STRBUF_INIT;
-	uint64_t drv_lines = 0;
-	uint64_t corr = 0, streams = 0, dropped = 0, clients = 0;
+	uint64_t drv_lines = 0, corr = 0;
+	struct part_sums sum = { 0 };
 	int64_t spread = clock_shifts(b, c, w->nr_programs);
 	int have_template = 0, ret = 0;
-	char now[32], *path;
+	char now[32];
 
-	if (run_activity_open(&ra, run->opt.run_dir) < 0) {
+	if (gm_run_activity_open(&ra, run->opt.run_dir) < 0) {
 		return -1;
 	}
 	if (run->opt.probe != GM_PROBE_OFF &&
-	    merged_probe_open(&mp, run->opt.run_dir) < 0) {
+	    gm_merged_probe_open(&mp, run->opt.run_dir) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
 	strbuf_addstr(&reps, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n");
 	strbuf_addstr(&reqs, RUN_REQUESTS_HEADER "\n");
 	for (unsigned i = 0; i < w->nr_programs; i++) {
-		char *m = gm_path_join(c[i].dir, "manifest");
-		uint64_t v;
-		kvfile_release(&part);
-		if (!gm_path_exists(m) || kvfile_read(&part, m) < 0) {
-			gm_error_clear();
-			free(m);
+		if (merge_manifest(&kv, &part, c[i].dir, i, &have_template,
+				   &sum) < 0) {
 			continue;	/* it died before writing: its failure says */
 		}
-		free(m);
-		if (!have_template) {
-			/* Device, versions, options: the same in every
-			 * process; the programs' keys are each one's. */
-			for (size_t k = 0; k < part.nr; k++) {
-				if (strncmp(part.keys[k], "program.", 8)) {
-					kvfile_set(&kv, part.keys[k],
-						   part.values[k]);
-				}
-			}
-			have_template = 1;	/* counts the processes read */
-		}
-		/* Its one program is program 0 there: its keys (host time,
-		 * ...) are program I's here. */
-		for (size_t k = 0; k < part.nr; k++) {
-			if (!strncmp(part.keys[k], "program.0.", 10)) {
-				char key[64];
-				snprintf(key, sizeof(key), "program.%u.%s", i,
-					 part.keys[k] + 10);
-				kvfile_set(&kv, key, part.values[k]);
-			}
-		}
-		if (!kvfile_get_u64(&part, "streams", &v, "manifest")) {
-			streams += v;
-		}
-		if (!kvfile_get_u64(&part, "processes.mps_clients", &v,
-				    "manifest")) {
-			clients += v;
-		}
-		/* Launch counts add up; the template has the first's. */
-		for (size_t k = 0; have_template > 1 && k < part.nr; k++) {
-			uint64_t mine, theirs;
-			if (strncmp(part.keys[k], "elastic.", 8) ||
-			    !strstr(part.keys[k], "launches") ||
-			    kvfile_get_u64(&part, part.keys[k], &theirs, "") ||
-			    kvfile_get_u64(&kv, part.keys[k], &mine, "")) {
-				gm_error_clear();
-				continue;
-			}
-			kvfile_set_u64(&kv, part.keys[k], mine + theirs);
-		}
-		have_template++;
-		if (!kvfile_get_u64(&part, "cupti.dropped_records", &v,
-				    "manifest")) {
-			dropped += v;
-		}
-		gm_error_clear();
 		uint64_t base = corr;
-		if (merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
-		    merge_replays(&reps, c[i].dir, c[i].shift) < 0 ||
-		    merge_requests(&reqs, c[i].dir, c[i].shift) < 0 ||
-		    merge_drivercalls(&drv, c[i].dir, c[i].shift,
+		if (gm_merge_activity(&ra, c[i].dir, corr, &corr, c[i].shift) < 0 ||
+		    gm_merge_replays(&reps, c[i].dir, c[i].shift) < 0 ||
+		    gm_merge_requests(&reqs, c[i].dir, c[i].shift) < 0 ||
+		    gm_merge_drivercalls(&drv, c[i].dir, c[i].shift,
 				      &drv_lines) < 0 ||
-		    (mp.open && merge_probe(&mp, c[i].dir, base,
+		    (mp.open && gm_merge_probe(&mp, c[i].dir, base,
 					    c[i].shift) < 0)) {
 			gm_error_report(stderr);
 			ret = -1;
 		}
 		/* The probe's counts add up like the launch counts. */
-		for (size_t k = 0; have_template > 2 && k < part.nr; k++) {
-			uint64_t mine, theirs;
-			if (strncmp(part.keys[k], "probe.", 6) ||
-			    kvfile_get_u64(&part, part.keys[k], &theirs, "") ||
-			    kvfile_get_u64(&kv, part.keys[k], &mine, "")) {
-				gm_error_clear();
-				continue;
-			}
-			kvfile_set_u64(&kv, part.keys[k], mine + theirs);
+		if (have_template > 2) {
+			add_counts(&kv, &part, "probe.", NULL);
 		}
 	}
 	if (!have_template) {
-		static const char *const unknown[][2] = {
-			{ "device.name", "unknown" }, { "device.cc", "0.0" },
-			{ "device.sm_count", "1" },
-			{ "device.max_threads_per_sm", "1" },
-			{ "device.max_blocks_per_sm", "1" },
-			{ "device.regs_per_sm", "1" }, { "device.smem_per_sm", "0" },
-			{ "driver_version", "0" }, { "cuda_device_max_connections", "8" },
-			{ "gpumix_version", "unknown" }, { "profiled", "0" },
-		};
-		for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++) {
-			kvfile_set(&kv, unknown[k][0], unknown[k][1]);
-		}
-		kvfile_set_u64(&kv, "runtime_version", CUDA_VERSION);
+		set_unknown_device(&kv);
 	}
 	kvfile_set(&kv, "format", RUN_FORMAT);
 	kvfile_set(&kv, "workload", w->name);
@@ -837,19 +541,19 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	kvfile_set(&kv, "policy", "none");
 	kvfile_set_u64(&kv, "programs", w->nr_programs);
 	manifest_program_keys(run, &kv);
-	kvfile_set_u64(&kv, "streams", streams);
+	kvfile_set_u64(&kv, "streams", sum.streams);
 	kvfile_set_u64(&kv, "min_replays", run->opt.min_replays);
 	kvfile_set(&kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
 	gm_manifest_repetition(&kv, &run->opt);
 	gm_manifest_host_time(&kv, &run->opt);
 	gm_open_loop_manifest(run, &kv);
 	kvfile_set(&kv, "started_at", run->started_at);
-	run_utc_now(now, sizeof(now));
+	gm_run_utc_now(now, sizeof(now));
 	kvfile_set(&kv, "finished_at", now);
-	kvfile_set_u64(&kv, "cupti.dropped_records", dropped);
+	kvfile_set_u64(&kv, "cupti.dropped_records", sum.dropped);
 	kvfile_set_u64(&kv, "processes.count", w->nr_programs);
 	kvfile_set_u64(&kv, "processes.clock_spread_ns", (uint64_t)spread);
-	kvfile_set_u64(&kv, "processes.mps_clients", clients);
+	kvfile_set_u64(&kv, "processes.mps_clients", sum.clients);
 	gm_log(run, "replay: the processes' clocks differ by %lld ns%s",
 	       (long long)spread, spread >= SAME_CLOCK_NS ?
 	       " (their records were moved onto the first's)" : "");
@@ -866,34 +570,18 @@ static int merge(struct gm_run *run, struct gm_process_board *b, struct child *c
 	if (failure && *failure) {
 		kvfile_set(&kv, "failure", failure);
 	}
-	if (run_activity_commit(&ra) < 0) {
+	if (gm_run_activity_commit(&ra) < 0) {
 		ret = -1;
 	}
-	if (merged_probe_commit(&mp, run->opt.run_dir, ret == 0) < 0) {
+	if (gm_merged_probe_commit(&mp, run->opt.run_dir, ret == 0) < 0) {
 		gm_error_report(stderr);
 		ret = -1;
 	}
-	path = gm_path_join(run->opt.run_dir, "replays.tsv");
-	if (gm_write_file_atomic(path, reps.buf, reps.len, 1) < 0) {
+	if (write_merged(run, &reps, &reqs, &drv, drv_lines) < 0) {
 		ret = -1;
 	}
-	free(path);
-	if (run->open_loop) {
-		path = gm_path_join(run->opt.run_dir, "requests.tsv");
-		if (gm_write_file_atomic(path, reqs.buf, reqs.len, 1) < 0) {
-			ret = -1;
-		}
-		free(path);
-	}
-	strbuf_addf(&drv, "END\t%" PRIu64 "\n", drv_lines);
-	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
-	if (gm_write_file_atomic(path, drv.buf, drv.len, 1) < 0) {
-		ret = -1;
-	}
-	free(path);
-	strbuf_release(&drv);
 	if (ret == 0 || strcmp(status, "ok")) {
-		if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
+		if (gm_run_write_manifest(run->opt.run_dir, &kv) < 0) {
 			ret = -1;
 		}
 	}

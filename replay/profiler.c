@@ -79,7 +79,7 @@ static const CUpti_CallbackId not_recorded[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
 };
 
-int profiler_start(struct profiler *pr)
+int gm_profiler_start(struct profiler *pr)
 {
 	memset(pr, 0, sizeof(*pr));
 	pthread_mutex_init(&pr->lock, NULL);
@@ -120,7 +120,7 @@ fail:
 	return gm_error("cannot start CUPTI activity profiling");
 }
 
-int profiler_enable_external(struct profiler *pr)
+int gm_profiler_enable_external(struct profiler *pr)
 {
 	if (!pr->enabled) {
 		return 0;
@@ -134,7 +134,7 @@ int profiler_enable_external(struct profiler *pr)
 	return 0;
 }
 
-void profiler_external_ids(struct profiler *pr,
+void gm_profiler_external_ids(struct profiler *pr,
 			   void (*fn)(void *ctx, uint64_t ext, uint32_t corr),
 			   void *ctx)
 {
@@ -162,7 +162,7 @@ void profiler_external_ids(struct profiler *pr,
 	}
 }
 
-void profiler_release(struct profiler *pr)
+void gm_profiler_release(struct profiler *pr)
 {
 	struct prof_buffer *b, *next;
 
@@ -210,7 +210,7 @@ static void add_owner(struct prof_owner **v, size_t *nr, size_t *alloc,
 	(*nr)++;
 }
 
-int profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
+int gm_profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
 			uint32_t stream_id, unsigned program)
 {
 	unsigned other = program;
@@ -236,7 +236,8 @@ int profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
 	return 0;
 }
 
-void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program)
+void gm_profiler_own_thread(struct profiler *pr, uint32_t tid,
+			    unsigned program)
 {
 	pthread_mutex_lock(&pr->lock);
 	add_owner(&pr->threads, &pr->nr_threads, &pr->alloc_threads, 0, tid,
@@ -244,7 +245,7 @@ void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program)
 	pthread_mutex_unlock(&pr->lock);
 }
 
-int profiler_flush(struct profiler *pr, int forced)
+int gm_profiler_flush(struct profiler *pr, int forced)
 {
 	if (!pr->enabled) {
 		return 0;
@@ -253,7 +254,7 @@ int profiler_flush(struct profiler *pr, int forced)
 		forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
 }
 
-uint64_t profiler_dropped_so_far(struct profiler *pr)
+uint64_t gm_profiler_dropped_so_far(struct profiler *pr)
 {
 	uint64_t total;
 
@@ -263,7 +264,7 @@ uint64_t profiler_dropped_so_far(struct profiler *pr)
 	return total;
 }
 
-uint64_t profiler_dropped(struct profiler *pr)
+uint64_t gm_profiler_dropped(struct profiler *pr)
 {
 	size_t d = 0;
 	uint64_t total;
@@ -365,7 +366,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				  k->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
-			run_format_kernel(line, &r);
+			gm_run_format_kernel(line, &r);
 		}
 		return prog;
 	}
@@ -384,7 +385,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				  m->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
-			run_format_memcpy(line, &r);
+			gm_run_format_memcpy(line, &r);
 		}
 		return prog;
 	}
@@ -403,7 +404,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				  m->streamId, names, nr_programs);
 		if (prog) {
 			r.program = prog;
-			run_format_memset(line, &r);
+			gm_run_format_memset(line, &r);
 		}
 		return prog;
 	}
@@ -429,7 +430,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 				  names, nr_programs);
 		if (prog) {
 			r.program = prog;
-			run_format_api(line, &r);
+			gm_run_format_api(line, &r);
 		}
 		return prog;
 	}
@@ -440,7 +441,7 @@ static const char *format_record(struct profiler *pr, const CUpti_Activity *rec,
 	}
 }
 
-int profiler_write(struct profiler *pr, const char *dir,
+int gm_profiler_write(struct profiler *pr, const char *dir,
 		   const char *const *names, unsigned nr_programs,
 		   uint64_t *written, uint64_t *unattributed,
 		   uint64_t *incomplete)
@@ -452,7 +453,7 @@ int profiler_write(struct profiler *pr, const char *dir,
 	*written = 0;
 	*unattributed = 0;
 	*incomplete = 0;
-	if (run_activity_open(&ra, dir) < 0) {
+	if (gm_run_activity_open(&ra, dir) < 0) {
 		return -1;
 	}
 	pthread_mutex_lock(&pr->lock);
@@ -472,7 +473,7 @@ int profiler_write(struct profiler *pr, const char *dir,
 			} else if (prog == SKIPPED) {
 				continue;
 			} else if (prog) {
-				run_activity_add(&ra, &line);
+				gm_run_activity_add(&ra, &line);
 				(*written)++;
 			} else {
 				(*unattributed)++;
@@ -483,5 +484,5 @@ int profiler_write(struct profiler *pr, const char *dir,
 		}
 	}
 	strbuf_release(&line);
-	return run_activity_commit(&ra);
+	return gm_run_activity_commit(&ra);
 }

@@ -45,25 +45,26 @@ struct profiler {
  * buffer callbacks carry no user pointer, so at most one may be started.
  * Returns 0 or -1 (cause recorded; e.g. insufficient privileges).
  */
-int profiler_start(struct profiler *pr);
+int gm_profiler_start(struct profiler *pr);
 
-/* Stop profiling and free every buffer (after profiler_write). */
-void profiler_release(struct profiler *pr);
+/* Stop profiling and free every buffer (after gm_profiler_write). */
+void gm_profiler_release(struct profiler *pr);
 
 /* Attribute a CUPTI stream (context id and stream id: CUPTI's stream ids
  * are unique within a context only, and green gives each program its own
  * context) / a system thread id to program @program.
- * profiler_own_stream() fails, with a cause, when the stream is already
+ * gm_profiler_own_stream() fails, with a cause, when the stream is already
  * another program's. */
-int profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
+int gm_profiler_own_stream(struct profiler *pr, uint32_t ctx_id,
 			uint32_t stream_id, unsigned program);
-void profiler_own_thread(struct profiler *pr, uint32_t tid, unsigned program);
+void gm_profiler_own_thread(struct profiler *pr, uint32_t tid,
+			    unsigned program);
 
 /*
  * Deliver outstanding buffers. @forced also delivers buffers with
  * incomplete records (used when the GPU may be hung). Returns 0 or -1.
  */
-int profiler_flush(struct profiler *pr, int forced);
+int gm_profiler_flush(struct profiler *pr, int forced);
 
 /*
  * Write @dir/activity.tsv from the buffers delivered so far; @names gives
@@ -72,33 +73,33 @@ int profiler_flush(struct profiler *pr, int forced);
  * to call while CUPTI still delivers buffers (it takes a snapshot).
  * Without profiling, writes an empty log (just the END line).
  */
-int profiler_write(struct profiler *pr, const char *dir,
+int gm_profiler_write(struct profiler *pr, const char *dir,
 		   const char *const *names, unsigned nr_programs,
 		   uint64_t *written, uint64_t *unattributed,
 		   uint64_t *incomplete);
 
 /*
- * Turn on CUPTI's external correlation records (after profiler_start()):
+ * Turn on CUPTI's external correlation records (after gm_profiler_start()):
  * a driver call made while an id of CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
  * is pushed gets a record pairing that id with the call's correlation id
  * (the block probe's launches, replay/probe.h). 0 or -1.
  */
-int profiler_enable_external(struct profiler *pr);
+int gm_profiler_enable_external(struct profiler *pr);
 
 /*
  * Call @fn(@ctx, external id, correlation id) for every CUSTOM0 external
  * correlation record delivered so far (flush first). Records of other
  * kinds are skipped.
  */
-void profiler_external_ids(struct profiler *pr,
+void gm_profiler_external_ids(struct profiler *pr,
 			   void (*fn)(void *ctx, uint64_t ext, uint32_t corr),
 			   void *ctx);
 
 /* Records CUPTI reported as dropped (after a flush); asks CUPTI. */
-uint64_t profiler_dropped(struct profiler *pr);
+uint64_t gm_profiler_dropped(struct profiler *pr);
 
 /* The dropped records counted so far, without calling CUPTI (which may
  * block when the GPU hangs). */
-uint64_t profiler_dropped_so_far(struct profiler *pr);
+uint64_t gm_profiler_dropped_so_far(struct profiler *pr);
 
 #endif

@@ -23,6 +23,8 @@
 #include "cu_check.h"
 #include "error.h"
 #include "graph_ops.h"
+#include "kernel_knobs.h"
+#include "prog_check.h"
 #include "elastic_launch.h"
 #include "launch_plan.h"
 #include "process_board.h"
@@ -32,211 +34,9 @@
 #include "replay_int.h"
 #include "strbuf.h"
 
-/* ---- descriptor validation ---- */
-
-#define BAD(...) (gm_error(__VA_ARGS__), -1)
-
 /* How long a process variant's replay process waits for the others at a barrier: a
  * safety net (the parent stops the board when a process dies). */
 #define MPS_WAIT_S 900.0
-
-static int check_ref(const struct gm_program_desc *d, uint32_t ref,
-		     int allow_tex)
-{
-	uint32_t id = ref & GM_REF_ID_MASK;
-
-	switch (ref & GM_REF_KIND_MASK) {
-	case GM_REF_ALLOC:
-		return id < d->nr_allocs ? 0 :
-		       BAD("allocation %" PRIu32 " out of range", id);
-	case GM_REF_GLOBAL:
-		return id < d->nr_globals ? 0 :
-		       BAD("global %" PRIu32 " out of range", id);
-	case GM_REF_TEXTURE:
-		if (allow_tex) {
-			return id < d->nr_textures ? 0 :
-			       BAD("texture %" PRIu32 " out of range", id);
-		}
-		break;
-	case GM_REF_HOSTMEM:
-		return id < d->nr_hostmems && d->hostmems[id].size ? 0 :
-		       BAD("mapped or managed memory %" PRIu32
-			   " out of range or unused", id);
-	case GM_REF_ARRAY:
-		if (allow_tex) {
-			return id < d->nr_arrays ? 0 :
-			       BAD("array %" PRIu32 " out of range", id);
-		}
-		break;
-	}
-	return BAD("bad reference 0x%" PRIx32, ref);
-}
-
-static int check_tables(const struct gm_run *run, const struct gm_program_desc *d)
-{
-	if (!d->nr_streams || !d->streams ||
-	    !(d->streams[0].flags & GM_STREAM_LEGACY)) {
-		return BAD("stream 0 must be the legacy stream");
-	}
-	for (uint32_t i = 0; i < d->nr_kernels; i++) {
-		const struct gm_kernel_desc *k = &d->kernels[i];
-		if (k->module >= d->nr_modules || !k->name) {
-			return BAD("kernel %" PRIu32 ": bad module or name", i);
-		}
-	}
-	for (uint32_t i = 0; i < d->nr_globals; i++) {
-		if (d->globals[i].module >= d->nr_modules || !d->globals[i].name) {
-			return BAD("global %" PRIu32 ": bad module or name", i);
-		}
-	}
-	for (uint32_t i = 0; i < d->nr_params; i++) {
-		const struct gm_params_desc *pd = &d->params[i];
-		for (uint32_t r = 0; r < pd->nr_relocs; r++) {
-			if (pd->relocs[r].offset + 8 > pd->size ||
-			    check_ref(d, pd->relocs[r].ref, 1) < 0) {
-				return BAD("parameter buffer %" PRIu32
-					   ": bad relocation %" PRIu32, i, r);
-			}
-		}
-	}
-	for (uint32_t i = 0; i < d->nr_launches; i++) {
-		const struct gm_launch_desc *l = &d->launches[i];
-		const struct gm_kernel_desc *k;
-		if (l->kernel >= d->nr_kernels || l->params >= d->nr_params) {
-			return BAD("launch %" PRIu32 ": bad kernel or parameters", i);
-		}
-		k = &d->kernels[l->kernel];
-		for (uint32_t j = 0; j < k->nr_params; j++) {
-			if (k->param_offset[j] + k->param_size[j] >
-			    d->params[l->params].size) {
-				return BAD("launch %" PRIu32 ": parameter buffer"
-					   " smaller than the layout of '%s'",
-					   i, k->name);
-			}
-		}
-	}
-	for (uint32_t i = 0; i < d->nr_texdescs; i++) {
-		const struct gm_texture_desc *t = &d->texdescs[i];
-		int array = t->res_type == CU_RESOURCE_TYPE_ARRAY;
-		if ((array != ((t->ref & GM_REF_KIND_MASK) == GM_REF_ARRAY)) ||
-		    check_ref(d, t->ref, array) < 0) {
-			return BAD("texture description %" PRIu32, i);
-		}
-	}
-	for (uint32_t i = 0; i < d->nr_copydescs; i++) {
-		const struct gm_copy_desc *c = &d->copydescs[i];
-		const struct gm_copy_end *e[2] = { &c->src, &c->dst };
-		if (c->call < GM_COPYCALL_2D || c->call > GM_COPYCALL_3D) {
-			return BAD("copy description %" PRIu32 ": bad call", i);
-		}
-		for (int k = 0; k < 2; k++) {
-			if ((e[k]->kind == GM_END_DEVICE &&
-			     check_ref(d, e[k]->ref, 0) < 0) ||
-			    (e[k]->kind == GM_END_ARRAY &&
-			     e[k]->ref >= d->nr_arrays) ||
-			    e[k]->kind < GM_END_HOST ||
-			    e[k]->kind > GM_END_ARRAY) {
-				return BAD("copy description %" PRIu32
-					   ": bad %s", i, k ? "destination" :
-							      "source");
-			}
-		}
-	}
-	for (uint64_t i = 0; d->host_thread && i < d->nr_ops; i++) {
-		if (!d->host_gap || d->host_thread[i] >= d->nr_host_threads) {
-			return BAD("operation %" PRIu64 ": host thread %u of %"
-				   PRIu32, i, (unsigned)d->host_thread[i],
-				   d->nr_host_threads);
-		}
-	}
-	(void)run;
-	return 0;
-}
-
-/* Operand @v of @op, of kind @k (GM_OPS in gpumix_replay.h), is in range. */
-static int check_operand(const struct gm_run *run,
-			 const struct gm_program_desc *d, const struct gm_op *op,
-			 enum gm_operand_kind k, uint64_t v)
-{
-	const struct gm_workload_desc *w = run->w;
-
-	switch (k) {
-	case GM_OPK_STREAM:
-		return v < d->nr_streams ? 0 :
-		       BAD("stream %u out of range", op->stream);
-	case GM_OPK_REF:
-		return check_ref(d, (uint32_t)v, 0);
-	case GM_OPK_ALLOC:
-		return v < d->nr_allocs ? 0 :
-		       BAD("allocation %" PRIu64 " out of range", v);
-	case GM_OPK_LAUNCH:
-		return v < d->nr_launches ? 0 :
-		       BAD("launch %" PRIu64 " out of range", v);
-	case GM_OPK_EVENT:
-		return v < d->nr_events ? 0 :
-		       BAD("event %" PRIu64 " out of range", v);
-	case GM_OPK_TEXTURE:
-		return v < d->nr_textures ? 0 :
-		       BAD("texture %" PRIu64 " out of range", v);
-	case GM_OPK_TEXDESC:
-		return v < d->nr_texdescs ? 0 :
-		       BAD("texture description %" PRIu64 " out of range", v);
-	case GM_OPK_CHECK:
-		return v == GM_NONE || v < d->nr_checks ? 0 :
-		       BAD("check %" PRIu64 " out of range", v);
-	case GM_OPK_BLOB:
-		/* y and z: the offset and length inside the blob */
-		if (v >= w->nr_blobs || op->y > w->blobs[v].size ||
-		    op->z > w->blobs[v].size - op->y) {
-			return BAD("blob %" PRIu64 " out of range", v);
-		}
-		return 0;
-	case GM_OPK_HOST:
-		/* z bytes from offset v */
-		if (v > d->host_arena || op->z > d->host_arena - v) {
-			return BAD("host arena offset out of range");
-		}
-		return 0;
-	case GM_OPK_GRAPH:
-		return v < d->nr_graphs ? 0 :
-		       BAD("graph %" PRIu64 " out of range", v);
-	case GM_OPK_EXEC:
-		return v == GM_NONE || v < d->nr_execs ? 0 :
-		       BAD("executable graph %" PRIu64 " out of range", v);
-	case GM_OPK_NODE:
-		return v < d->nr_nodes ? 0 :
-		       BAD("graph node %" PRIu64 " out of range", v);
-	case GM_OPK_COPYDESC:
-		return v < d->nr_copydescs ? 0 :
-		       BAD("copy description %" PRIu64 " out of range", v);
-	case GM_OPK_ARRAY:
-		return v < d->nr_arrays ? 0 :
-		       BAD("array %" PRIu64 " out of range", v);
-	case GM_OPK_FLAGS:
-	case GM_OPK_NUM:
-	case GM_OPK_ADDR:
-		return 0;
-	}
-	return 0;
-}
-
-static int check_op(const struct gm_run *run, const struct gm_program_desc *d,
-		    const struct gm_op *op)
-{
-	switch (op->code) {
-#define GM_OPND_CHECK_(field, kind)                                            \
-	if (check_operand(run, d, op, GM_OPK_##kind, op->field) < 0) {         \
-		return -1;                                                     \
-	}
-#define GM_OP_CHECK_(name, what, group, operands)                              \
-	case GM_OP_##name:                                                     \
-		operands return 0;
-	GM_OPS(GM_OP_CHECK_, GM_OPND_CHECK_)
-#undef GM_OP_CHECK_
-#undef GM_OPND_CHECK_
-	}
-	return BAD("unknown operation code %u", op->code);
-}
 
 /*
  * Check every id and offset once, and plan the bulk allocator: the same
@@ -252,15 +52,15 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 	int ret = -1;
 
 	*pinned_arena = 0;
-	if (check_tables(p->run, d) < 0) {
+	if (gm_desc_check_tables(p->run, d) < 0) {
 		return gm_error("program '%s': bad tables", d->name);
 	}
-	bulk_alloc_plan_init(&plan, 0);
+	gm_bulk_alloc_plan_init(&plan, 0);
 	addr = gm_xcalloc(d->nr_allocs + 1, sizeof(*addr));
 	size = gm_xcalloc(d->nr_allocs + 1, sizeof(*size));
 	for (uint64_t i = 0; i < d->nr_ops; i++) {
 		const struct gm_op *op = &d->ops[i];
-		if (check_op(p->run, d, op) < 0) {
+		if (gm_desc_check_op(p->run, d, op) < 0) {
 			gm_error("program '%s': operation %" PRIu64
 				 " (trace event %" PRIu64 ") is malformed",
 				 d->name, i, op->event);
@@ -287,14 +87,14 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 			}
 			/* (the plan's one chunk is 2^60 bytes: a request it
 			 * cannot hold fits no device) */
-			if (bulk_alloc_get(&plan, op->z, &addr[op->a])) {
+			if (gm_bulk_alloc_get(&plan, op->z, &addr[op->a])) {
 				gm_error("program '%s': operation %" PRIu64
 					 " allocates %" PRIu64 " bytes, more "
 					 "than any device memory", d->name, i,
 					 op->z);
 				goto out;
 			}
-			size[op->a] = bulk_alloc_round(&plan, op->z);
+			size[op->a] = gm_bulk_alloc_round(&plan, op->z);
 		} else if (op->code == GM_OP_FREE) {
 			if (!size[op->a]) {
 				gm_error("program '%s': operation %" PRIu64
@@ -303,7 +103,7 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 					 op->a);
 				goto out;
 			}
-			bulk_alloc_put(&plan, addr[op->a], size[op->a]);
+			gm_bulk_alloc_put(&plan, addr[op->a], size[op->a]);
 			size[op->a] = 0;
 		}
 	}
@@ -313,70 +113,12 @@ static int validate_and_plan(struct gm_prog *p, uint64_t *pool_bytes,
 out:
 	free(addr);
 	free(size);
-	bulk_alloc_release(&plan);
+	gm_bulk_alloc_release(&plan);
 	return ret;
 }
 
 /* ---- per-program init ---- */
 
-/*
- * --kernel-module: the file module @m of @p is loaded from instead of its
- * captured one, when it holds a kernel the option names (a sweep's
- * point: the module's PTX with that kernel's registers capped,
- * reassembled). The whole module is replaced, so its globals stay the
- * ones the program sets. NULL: none; -1 in *@err when two files claim
- * one module.
- */
-static const char *kernel_module(struct gm_prog *p, uint32_t m, int *err)
-{
-	const struct gm_program_desc *d = p->d;
-	const char *path = NULL, *by = NULL;
-
-	for (uint32_t i = 0; i < d->nr_kernels; i++) {
-		const char *f;
-		if (d->kernels[i].module != m ||
-		    !(f = gm_kernel_module_for(&p->run->opt,
-					       d->kernels[i].name))) {
-			continue;
-		}
-		if (path && strcmp(path, f)) {
-			*err = gm_error("program '%s': --kernel-module: "
-					"kernels '%s' and '%s' are of one "
-					"module, given two files", d->name, by,
-					d->kernels[i].name);
-			return NULL;
-		}
-		path = f;
-		by = d->kernels[i].name;
-	}
-	return path;
-}
-
-/* Load module @i of @p from --kernel-module file @path into p->libs[i]. */
-static int load_kernel_module(struct gm_prog *p, uint32_t i, const char *path)
-{
-	struct strbuf img = STRBUF_INIT;
-	int ret;
-
-	/* (a strbuf ends in a NUL: PTX text needs one) */
-	ret = gm_read_file(path, &img);
-	if (!ret && !img.len) {
-		ret = gm_error("'%s' is empty", path);
-	}
-	if (!ret) {
-		ret = CU_CHECK(cuLibraryLoadData(&p->libs[i], img.buf, NULL,
-						 NULL, 0, NULL, NULL, 0));
-	}
-	strbuf_release(&img);
-	if (ret < 0) {
-		return gm_error("program '%s': --kernel-module: cannot load "
-				"module %" PRIu32 " from '%s'", p->d->name, i,
-				path);
-	}
-	gm_log(p->run, "replay: kernel-module: program=%s, module=%" PRIu32
-	       ", loaded '%s'", p->d->name, i, path);
-	return 0;
-}
 
 static int load_modules(struct gm_prog *p)
 {
@@ -391,14 +133,14 @@ static int load_modules(struct gm_prog *p)
 		char *name, *path;
 		uint8_t *image;
 		int ret, err = 0;
-		const char *own = kernel_module(p, i, &err);
+		const char *own = gm_kernel_module_file(p, i, &err);
 
 		if (err) {
 			return -1;
 		}
 		if (own) {
 			/* (as captured: its kernels are never elastic) */
-			if (load_kernel_module(p, i, own) < 0) {
+			if (gm_load_kernel_module(p, i, own) < 0) {
 				return -1;
 			}
 			p->nr_libs_loaded = i + 1;
@@ -439,48 +181,6 @@ static int load_modules(struct gm_prog *p)
 	return 0;
 }
 
-/* --smem-pad on kernel @i of @p. */
-static void smem_pad(struct gm_prog *p, uint32_t i)
-{
-	const struct gm_kernel_desc *k = &p->d->kernels[i];
-	uint32_t pad = gm_smem_pad_for(&p->run->opt, k->name);
-
-	if (!pad) {
-		return;
-	}
-	if (!p->smem_pad) {
-		p->smem_pad = gm_xcalloc(p->d->nr_kernels + 1,
-					 sizeof(*p->smem_pad));
-	}
-	p->smem_pad[i] = pad;
-	gm_log(p->run, "replay: smem-pad: program=%s, kernel=%s, %" PRIu32
-	       " bytes more per launch", p->d->name, k->name, pad);
-}
-
-/* With --smem-pad, let kernel @i take its largest padded launch (above
- * 48 KiB a kernel must opt in). */
-static int smem_pad_optin(struct gm_prog *p, uint32_t i)
-{
-	uint32_t most = 0;
-
-	if (!p->smem_pad || !p->smem_pad[i]) {
-		return 0;
-	}
-	for (uint32_t l = 0; l < p->d->nr_launches; l++) {
-		if (p->d->launches[l].kernel == i &&
-		    gm_launch_smem(p, &p->d->launches[l]) > most) {
-			most = gm_launch_smem(p, &p->d->launches[l]);
-		}
-	}
-	if (CU_CHECK(cuFuncSetAttribute(
-		    p->funcs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-		    (int)most))) {
-		return gm_error("program '%s': --smem-pad: kernel '%s' cannot "
-				"have %" PRIu32 " bytes of dynamic shared memory",
-				p->d->name, p->d->kernels[i].name, most);
-	}
-	return 0;
-}
 
 static int resolve_kernels(struct gm_prog *p)
 {
@@ -492,13 +192,13 @@ static int resolve_kernels(struct gm_prog *p)
 		const struct gm_kernel_desc *k = &d->kernels[i];
 		CUkernel kern;
 
-		smem_pad(p, i);
+		gm_smem_pad_setup(p, i);
 		if (CU_CHECK(cuLibraryGetKernel(&kern, p->libs[k->module],
 						k->name)) ||
 		    CU_CHECK(cuKernelGetFunction(&p->funcs[i], kern))) {
 			return gm_error("cannot resolve kernel '%s'", k->name);
 		}
-		if (smem_pad_optin(p, i) < 0) {
+		if (gm_smem_pad_optin(p, i) < 0) {
 			return -1;
 		}
 		for (uint32_t a = 0; a < k->nr_attrs; a++) {
@@ -564,7 +264,8 @@ int gm_prog_stream_create(struct gm_prog *p, CUstream *out, int priority,
 		    CUPTI_CHECK(cuptiGetStreamIdEx(p->ctx, *out, 0, &id))) {
 			return -1;
 		}
-		if (profiler_own_stream(&run->prof, ctx_id, id, p->index) < 0) {
+		if (gm_profiler_own_stream(&run->prof, ctx_id, id,
+					   p->index) < 0) {
 			return gm_error("cannot attribute %s", what);
 		}
 	}
@@ -682,7 +383,7 @@ static int prog_init(struct gm_prog *p)
 	    gm_hostmem_init(p) < 0 || gm_arrays_init(p) < 0) {
 		return -1;
 	}
-	bulk_alloc_init(&p->pool, 0);
+	gm_bulk_alloc_init(&p->pool, 0);
 	if (pool_bytes) {
 		CUdeviceptr base;
 		pool_bytes = (pool_bytes + (UINT64_C(2) << 20) - 1) &
@@ -693,7 +394,7 @@ static int prog_init(struct gm_prog *p)
 		}
 		GM_ALLOC_GROW(p->chunks, p->nr_chunks + 1, p->alloc_chunks);
 		p->chunks[p->nr_chunks++] = base;
-		if (bulk_alloc_add_chunk(&p->pool, base, pool_bytes) < 0) {
+		if (gm_bulk_alloc_add_chunk(&p->pool, base, pool_bytes) < 0) {
 			return -1;
 		}
 	}
@@ -728,7 +429,7 @@ int gm_prog_init(struct gm_prog *p)
 	p->drv = gm_xcalloc(1, sizeof(*p->drv));
 	gm_drv_attach(p->drv, (int64_t)(gm_now() - gm_now_ns()));
 	if (run->prof.enabled) {
-		profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
+		gm_profiler_own_thread(&run->prof, (uint32_t)p->tid, p->index);
 	}
 	/* The first replay is prepared before the barrier, so that every
 	 * program starts its timed part as soon as the barrier opens. */
@@ -816,7 +517,7 @@ static int reset_replay_state(struct gm_prog *p)
 	}
 	memset(p->alloc_ptr, 0, p->d->nr_allocs * sizeof(*p->alloc_ptr));
 	memset(p->alloc_size, 0, p->d->nr_allocs * sizeof(*p->alloc_size));
-	bulk_alloc_reset(&p->pool);
+	gm_bulk_alloc_reset(&p->pool);
 	p->nr_pending = 0;
 	p->nr_lh_used = 0;	/* the streams are drained */
 	gm_arrays_reset(p);
@@ -941,8 +642,8 @@ int gm_replay_next(struct gm_prog *p)
 		pthread_mutex_lock(&run->lock);
 		more = run->board ? gm_process_board_completed(
 					    run->board, run->process_index, &kept) :
-				    repeat_completed(p->group, p->group_index,
-						     &kept);
+				    gm_repeat_completed(p->group,
+							p->group_index, &kept);
 		GM_ALLOC_GROW(run->replays, run->nr_replays + 1,
 			      run->alloc_replays);
 		run->replays[run->nr_replays++] = (struct run_replay_rec){
@@ -1101,7 +802,7 @@ void gm_prog_cleanup(struct gm_prog *p)
 	free(p->chunks);
 	free(p->param_buf);
 	free(p->pending);
-	bulk_alloc_release(&p->pool);
+	gm_bulk_alloc_release(&p->pool);
 	p->nr_streams_created = p->nr_events_created = p->nr_libs_loaded = 0;
 	p->nr_chunks = 0;
 	p->arena = p->arena_pinned = NULL;

@@ -8,7 +8,7 @@
 
 #include "strbuf.h"
 
-void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
+void gm_repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
 		 int one_shot)
 {
 	rc->nr = nr;
@@ -19,7 +19,7 @@ void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
 	rc->fixed = NULL;
 }
 
-void repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n)
+void gm_repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n)
 {
 	if (i >= rc->nr || !n) {
 		return;
@@ -36,7 +36,7 @@ static unsigned needed(const struct repeat_ctl *rc, unsigned i)
 	return rc->fixed && rc->fixed[i] ? rc->fixed[i] : rc->min_replays;
 }
 
-void repeat_release(struct repeat_ctl *rc)
+void gm_repeat_release(struct repeat_ctl *rc)
 {
 	free(rc->done);
 	free(rc->fixed);
@@ -46,7 +46,7 @@ void repeat_release(struct repeat_ctl *rc)
 	rc->below = 0;
 }
 
-int repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept)
+int gm_repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept)
 {
 	int more;
 
@@ -67,7 +67,7 @@ int repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept)
 	return more;
 }
 
-int repeat_all_done(const struct repeat_ctl *rc)
+int gm_repeat_all_done(const struct repeat_ctl *rc)
 {
 	return rc->below == 0;
 }

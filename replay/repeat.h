@@ -28,18 +28,18 @@ struct repeat_ctl {
 
 /* Start a group of @nr programs that must each complete @min_replays
  * (at least 1), or, with @one_shot, each replay exactly once. */
-void repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
+void gm_repeat_init(struct repeat_ctl *rc, unsigned nr, unsigned min_replays,
 		 int one_shot);
-void repeat_release(struct repeat_ctl *rc);
+void gm_repeat_release(struct repeat_ctl *rc);
 
 /*
  * Program @i of the group replays exactly @n times (@n >= 1), each
  * replay kept: an open-loop program, whose replays are its requests
  * (common/arrivals.h). The group is not done before it has; the other
  * programs keep their rule (R replays, the last discarded) and go on
- * beside it until it has. Call before the first repeat_completed().
+ * beside it until it has. Call before the first gm_repeat_completed().
  */
-void repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n);
+void gm_repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n);
 
 /*
  * Program @i completed a replay. Returns 1 when it must start another, 0
@@ -49,9 +49,9 @@ void repeat_set_fixed(struct repeat_ctl *rc, unsigned i, unsigned n);
  * which the others no longer ran beside for all of it; in a one-shot
  * group the only one, always its last and always kept.
  */
-int repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept);
+int gm_repeat_completed(struct repeat_ctl *rc, unsigned i, int *kept);
 
 /* 1 once every program of the group has completed at least R replays. */
-int repeat_all_done(const struct repeat_ctl *rc);
+int gm_repeat_all_done(const struct repeat_ctl *rc);
 
 #endif

@@ -334,6 +334,13 @@ void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o);
  * gm_host_gaps_manifest()'s. */
 void gm_manifest_host_time(struct kvfile *kv, const struct gm_replay_opts *o);
 
+/* Write @run's run directory (run_manifest.c): activity.tsv,
+ * replays.tsv, drivercalls.tsv, the probe's files and, last, the
+ * manifest with @status and @failure. @hung: the watchdog writes while
+ * the GPU hangs (nothing asks it). 0 or -1. */
+int gm_write_run(struct gm_run *run, const char *status,
+		 const char *failure, int hung);
+
 /* Read exactly @size bytes of @path into @buf (the file must have that
  * size). Returns 0 or -1 (cause recorded). */
 int gm_read_exact(const char *path, void *buf, uint64_t size);

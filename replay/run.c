@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/version.h"
 #include "addr_space.h"
 #include "cu_check.h"
 #include "drvcalls.h"
@@ -130,271 +129,6 @@ static void free_blobs(struct gm_run *run)
 	run->blob_host = NULL;
 }
 
-/* ---- the run directory ---- */
-
-static int cmp_replay(const void *a, const void *b, void *arg)
-{
-	const struct run_replay_rec *x = a, *y = b;
-	const struct gm_workload_desc *w = arg;
-	unsigned ix = 0, iy = 0;
-
-	for (unsigned i = 0; i < w->nr_programs; i++) {
-		if (w->programs[i]->name == x->program) {
-			ix = i;
-		}
-		if (w->programs[i]->name == y->program) {
-			iy = i;
-		}
-	}
-	if (ix != iy) {
-		return ix < iy ? -1 : 1;
-	}
-	return x->replay < y->replay ? -1 : x->replay > y->replay;
-}
-
-void gm_manifest_program(struct kvfile *kv, unsigned i,
-			 const struct gm_program_desc *d)
-{
-	uint64_t pageable = 0, warm = 0;
-	char key[64];
-
-	snprintf(key, sizeof(key), "program.%u.name", i);
-	kvfile_set(kv, key, d->name);
-	snprintf(key, sizeof(key), "program.%u.bundle", i);
-	kvfile_set(kv, key, d->bundle ? d->bundle : "");
-	snprintf(key, sizeof(key), "program.%u.deterministic", i);
-	kvfile_set(kv, key, d->deterministic ? "1" : "0");
-	for (uint64_t o = 0; o < d->nr_ops; o++) {
-		const struct gm_op *op = &d->ops[o];
-		pageable += gm_op_pageable_d2h(op);
-		warm += gm_op_host_warm(op);
-	}
-	snprintf(key, sizeof(key), "program.%u.d2h_pageable", i);
-	kvfile_set_u64(kv, key, pageable);
-	snprintf(key, sizeof(key), "program.%u.d2h_warm", i);
-	kvfile_set_u64(kv, key, warm);
-}
-
-void gm_manifest_host_time(struct kvfile *kv, const struct gm_replay_opts *o)
-{
-	kvfile_set(kv, "host_time", gm_host_time_name(o->host_time));
-	if (o->max_host_gap_s >= 0) {
-		kvfile_setf(kv, "max_host_gap_s", "%.9g", o->max_host_gap_s);
-	}
-}
-
-void gm_manifest_repetition(struct kvfile *kv, const struct gm_replay_opts *o)
-{
-	kvfile_set_u64(kv, "run.repetition", o->repetition);
-	if (o->have_study_seed) {
-		kvfile_set_u64(kv, "study.seed", o->study_seed);
-	}
-}
-
-static void fill_manifest(struct gm_run *run, struct kvfile *kv,
-			  const char *status, const char *failure,
-			  uint64_t dropped)
-{
-	const struct gm_workload_desc *w = run->w;
-	const struct gm_device_info *dev = &run->device;
-	const char *conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-	char now[32];
-	uint64_t streams = 0;
-
-	kvfile_set(kv, "format", RUN_FORMAT);
-	kvfile_set(kv, "workload", w->name);
-	kvfile_set(kv, "variant", run->opt.variant->name);
-	kvfile_set(kv, "policy", run->opt.policy ? run->opt.policy : "none");
-	kvfile_set_u64(kv, "programs", w->nr_programs);
-	for (unsigned i = 0; i < w->nr_programs; i++) {
-		gm_manifest_program(kv, i, w->programs[i]);
-		gm_addr_manifest(run, kv, i);
-		if (run->progs) {
-			gm_host_gaps_manifest(&run->progs[i].hg, kv, i);
-		}
-		/* + the runtime's own */
-		streams += (run->progs && run->sched->nr_streams ?
-			    run->sched->nr_streams(&run->progs[i]) :
-			    w->programs[i]->nr_streams) + 1;
-	}
-	kvfile_set(kv, "device.name", dev->name[0] ? dev->name : "unknown");
-	/* A study spread over GPUs pins each run to one: say which. */
-	const char *vis = gm_visible_devices();
-	if (vis && *vis) {
-		kvfile_set(kv, "device.visible", vis);
-	}
-	/* Runs of one study may come from several nodes (SLURM). */
-	char host[256];
-	if (!gethostname(host, sizeof(host))) {
-		host[sizeof(host) - 1] = '\0';
-		kvfile_set(kv, "hostname", host);
-	}
-	kvfile_setf(kv, "device.cc", "%d.%d", dev->cc_major, dev->cc_minor);
-	kvfile_set_u64(kv, "device.sm_count", dev->sm_count > 0 ? dev->sm_count : 1);
-	kvfile_set_u64(kv, "device.max_threads_per_sm",
-		       dev->max_threads_per_sm > 0 ? dev->max_threads_per_sm : 1);
-	kvfile_set_u64(kv, "device.max_blocks_per_sm",
-		       dev->max_blocks_per_sm > 0 ? dev->max_blocks_per_sm : 1);
-	kvfile_set_u64(kv, "device.regs_per_sm",
-		       dev->regs_per_sm > 0 ? dev->regs_per_sm : 1);
-	kvfile_set_u64(kv, "device.smem_per_sm",
-		       dev->smem_per_sm > 0 ? dev->smem_per_sm : 0);
-	kvfile_set_u64(kv, "driver_version", (uint64_t)dev->driver_version);
-	kvfile_set_u64(kv, "runtime_version", CUDA_VERSION);
-	kvfile_set(kv, "cuda_device_max_connections",
-		   conn && *conn ? conn : "8");
-	kvfile_set_u64(kv, "streams", streams);
-	kvfile_set_u64(kv, "min_replays", run->opt.min_replays);
-	kvfile_set(kv, "replay.one_shot", run->opt.one_shot ? "1" : "0");
-	gm_manifest_repetition(kv, &run->opt);
-	kvfile_set(kv, "gpumix_version", GM_VERSION_STRING);
-	kvfile_set(kv, "started_at", run->started_at);
-	run_utc_now(now, sizeof(now));
-	kvfile_set(kv, "finished_at", now);
-	kvfile_set(kv, "status", status);
-	if (failure && *failure) {
-		kvfile_set(kv, "failure", failure);
-	}
-	kvfile_set_u64(kv, "cupti.dropped_records", dropped);
-	kvfile_set(kv, "profiled", run->prof.enabled ? "1" : "0");
-	kvfile_setf(kv, "watchdog_s", "%g", run->opt.watchdog_s);
-	kvfile_set(kv, "host_pages", run->opt.warm_host ? "warm" : "fresh");
-	kvfile_set(kv, "host_callbacks",
-		   gm_host_callbacks_name(run->opt.host_callbacks));
-	gm_manifest_host_time(kv, &run->opt);
-	gm_open_loop_manifest(run, kv);
-	gm_gpu_state_manifest(kv, "gpu.start", &run->gpu_start);
-	gm_gpu_state_manifest(kv, "gpu.end", &run->gpu_end);
-	if (run->board) {
-		/* A replay process's own; the merge adds them up. */
-		kvfile_set_u64(kv, "processes.mps_clients", run->mps_client);
-	}
-	if (run->sched->manifest) {
-		run->sched->manifest(run, kv);
-	}
-	if (run->planner->manifest) {
-		run->planner->manifest(run, kv);
-	}
-	gm_probe_manifest(run, kv);
-	if (run->opt.elastic.mode != GM_ELASTIC_OFF) {
-		char mode[32];
-		gm_elastic_setting_name(&run->opt.elastic, mode, sizeof(mode));
-		/* The elastic variant's grids come from its policy. */
-		kvfile_set(kv, "elastic", run->planner == &gm_planner_policy ?
-			   "policy" : mode);
-		gm_elastic_slice_name(&run->opt.elastic, mode, sizeof(mode));
-		kvfile_set(kv, "elastic.slice", mode);
-		kvfile_set(kv, "elastic.arch", run->el_index.arch ?
-			   run->el_index.arch : "");
-		kvfile_set_u64(kv, "elastic.modules", run->el_index.nr);
-		kvfile_set_u64(kv, "elastic.launches",
-			       atomic_load(&run->el_count.elastic));
-		kvfile_set_u64(kv, "elastic.physical_launches",
-			       atomic_load(&run->el_count.physical));
-		kvfile_set_u64(kv, "elastic.identity_launches",
-			       atomic_load(&run->el_count.identity));
-		kvfile_set_u64(kv, "elastic.unmodified_launches",
-			       atomic_load(&run->el_count.unmodified));
-		kvfile_set_u64(kv, "elastic.identity_shape_launches",
-			       atomic_load(&run->el_count.identity_shape));
-	}
-}
-
-/* drivercalls.tsv: each program thread's driver calls (drvcalls.h). */
-static int write_drivercalls(struct gm_run *run)
-{
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t n = 0;
-	char *path;
-	int ret;
-
-	for (unsigned i = 0; run->progs && i < run->w->nr_programs; i++) {
-		n += gm_drv_format(run->progs[i].drv, run->w->programs[i]->name,
-				   &sb);
-		if (run->progs[i].drv && run->progs[i].drv->lost) {
-			gm_log(run, "replay: program '%s': %" PRIu64 " driver "
-			       "calls of sites past the table's %d not timed",
-			       run->w->programs[i]->name,
-			       run->progs[i].drv->lost, GM_DRV_SITES);
-		}
-	}
-	strbuf_addf(&sb, "END\t%" PRIu64 "\n", n);
-	path = gm_path_join(run->opt.run_dir, "drivercalls.tsv");
-	ret = gm_write_file_atomic(path, sb.buf, sb.len, 1);
-	free(path);
-	strbuf_release(&sb);
-	return ret;
-}
-
-/* Write activity.tsv, replays.tsv and, last, the manifest. */
-static int write_run(struct gm_run *run, const char *status,
-		     const char *failure, int hung)
-{
-	const struct gm_workload_desc *w = run->w;
-	struct kvfile kv = KVFILE_INIT;
-	const char **names = gm_xcalloc(w->nr_programs + 1, sizeof(char *));
-	struct run_replay_rec *reps;
-	size_t nr;
-	uint64_t written = 0, unattributed = 0, incomplete = 0, dropped;
-	int ret = 0;
-
-	for (unsigned i = 0; i < w->nr_programs; i++) {
-		names[i] = w->programs[i]->name;
-	}
-	/* (A hung GPU is not asked: the watchdog must write at once.) */
-	if (!hung) {
-		gm_gpu_state_read(&run->nvml, &run->gpu_end);
-	}
-	dropped = hung ? profiler_dropped_so_far(&run->prof) :
-			 profiler_dropped(&run->prof);
-	if (profiler_write(&run->prof, run->opt.run_dir, names, w->nr_programs,
-			   &written, &unattributed, &incomplete) < 0) {
-		gm_error_report(stderr);
-		ret = -1;
-	}
-	if (gm_probe_write(run, &run->prof) < 0 ||
-	    write_drivercalls(run) < 0) {
-		gm_error_report(stderr);
-		ret = -1;
-	}
-	pthread_mutex_lock(&run->lock);
-	nr = run->nr_replays;
-	reps = gm_xcalloc(nr + 1, sizeof(*reps));
-	if (nr) {
-		memcpy(reps, run->replays, nr * sizeof(*reps));
-	}
-	pthread_mutex_unlock(&run->lock);
-	qsort_r(reps, nr, sizeof(*reps), cmp_replay, (void *)w);
-	if (run_write_replays(run->opt.run_dir, reps, nr) < 0 ||
-	    gm_open_loop_write(run) < 0) {
-		gm_error_report(stderr);
-		ret = -1;
-	}
-	free(reps);
-	if (dropped) {
-		gm_log(run, "replay: warning: CUPTI dropped %" PRIu64
-		       " activity records", dropped);
-	}
-	gm_log(run, "replay: %" PRIu64 " activity records written, %" PRIu64
-	       " outside the programs left out", written, unattributed);
-	if (incomplete) {
-		gm_log(run, "replay: %" PRIu64 " GPU records without an end "
-		       "(still running) left out", incomplete);
-	}
-	if (ret < 0 && !strcmp(status, "ok")) {
-		status = "failed";
-		failure = "cannot write the run directory";
-	}
-	fill_manifest(run, &kv, status, failure, dropped);
-	if (run_write_manifest(run->opt.run_dir, &kv) < 0) {
-		gm_error_report(stderr);
-		ret = -1;
-	}
-	kvfile_release(&kv);
-	free(names);
-	return ret;
-}
-
 /* ---- the watchdog ---- */
 
 struct flush_job {
@@ -408,7 +142,7 @@ static void *flush_main(void *arg)
 {
 	struct flush_job *j = arg;
 
-	profiler_flush(&j->run->prof, 1);
+	gm_profiler_flush(&j->run->prof, 1);
 	pthread_mutex_lock(&j->lock);
 	j->done = 1;
 	pthread_cond_signal(&j->cond);
@@ -483,7 +217,7 @@ static void on_hang(void *arg, unsigned target, double stalled_s)
 	gm_log(run, "replay: the watchdog (%g s) stops the run",
 	       run->opt.watchdog_s);
 	flush_with_timeout(run);
-	write_run(run, "hung", why.buf, 1);
+	gm_write_run(run, "hung", why.buf, 1);
 	strbuf_release(&why);
 	_exit(EXIT_HUNG);
 }
@@ -674,6 +408,218 @@ static void *thread_start(void *arg)
 	return p->d->thread(p);
 }
 
+/* The programs' state, the scheduler's and planner's, the watchdog:
+ * everything the programs' threads share. 0 or -1. */
+static int start_programs(struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+
+	run->progs = gm_xcalloc(w->nr_programs, sizeof(*run->progs));
+	run->targets = gm_xcalloc(w->nr_programs, sizeof(*run->targets));
+	run->nr_groups = run->single ? w->nr_programs : 1;
+	run->groups = gm_xcalloc(run->nr_groups, sizeof(*run->groups));
+	for (unsigned g = 0; g < run->nr_groups; g++) {
+		gm_repeat_init(&run->groups[g],
+			       run->single ? 1 : w->nr_programs,
+			       run->opt.min_replays, run->opt.one_shot);
+	}
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		struct gm_prog *p = &run->progs[i];
+		p->run = run;
+		p->index = i;
+		p->d = w->programs[i];
+		p->wd = &run->targets[i];
+		gm_watchdog_target_init(p->wd);
+		atomic_init(&p->last_launch, 0);
+		p->group = &run->groups[run->single ? i : 0];
+		p->group_index = run->single ? 0 : i;
+		for (unsigned j = 0; j < i; j++) {
+			if (!strcmp(w->programs[j]->name, p->d->name)) {
+				gm_error("programs %u and %u are both called "
+					 "'%s'", j, i, p->d->name);
+				return -1;
+			}
+		}
+	}
+	if ((run->sched->run_init && run->sched->run_init(run) < 0) ||
+	    (run->planner->run_init && run->planner->run_init(run) < 0)) {
+		return -1;
+	}
+	gm_open_loop_groups(run);
+	if (gm_watchdog_start(&run->wd, run->targets, w->nr_programs,
+			   run->opt.watchdog_s, on_hang, run) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* Run each program on a thread of its own (@threads has room for
+ * them) and wait for them all. */
+static void run_threads(struct gm_run *run, pthread_t *threads)
+{
+	const struct gm_workload_desc *w = run->w;
+	unsigned started = 0;
+
+	for (unsigned i = 0; i < w->nr_programs; i++) {
+		int err = pthread_create(&threads[i], NULL, thread_start,
+					 &run->progs[i]);
+		if (err) {
+			errno = err;
+			gm_error_errno("cannot start the thread of program '%s'",
+				       w->programs[i]->name);
+			gm_record_failure(run);
+			/* Threads already started must not wait for it. */
+			pthread_mutex_lock(&run->lock);
+			run->arrived += 2 * (w->nr_programs - i);
+			run->phase = run->arrived >= 2 * w->nr_programs ?
+					    GM_PHASE_CLEANUP :
+				    run->arrived >= w->nr_programs ?
+					    GM_PHASE_REPLAY : GM_PHASE_INIT;
+			pthread_cond_broadcast(&run->cond);
+			pthread_mutex_unlock(&run->lock);
+			break;
+		}
+		started++;
+	}
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(threads[i], NULL);
+	}
+	gm_watchdog_stop(&run->wd);
+	if (atomic_load(&run->finishing)) {
+		pause();	/* the watchdog is writing and will exit */
+	}
+}
+
+/* Release what the run holds (its log last). */
+static void release_run(struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+
+	gm_nvml_close(&run->nvml);
+	free_blobs(run);
+	gm_addr_space_release(run);
+	gm_process_board_detach(run->board);
+	if (run->prof.tail) {
+		gm_profiler_release(&run->prof);
+	}
+	if (run->have_ctx) {
+		cuDevicePrimaryCtxRelease(run->dev);
+	}
+	if (run->groups) {
+		for (unsigned g = 0; g < run->nr_groups; g++) {
+			gm_repeat_release(&run->groups[g]);
+		}
+	}
+	if (run->sched->run_release) {
+		run->sched->run_release(run);
+	}
+	if (run->planner->run_release) {
+		run->planner->run_release(run);
+	}
+	gm_elastic_index_release(&run->el_index);
+	gm_probe_run_release(run);
+	gm_open_loop_release(run);
+	free(run->groups);
+	for (unsigned i = 0; run->progs && i < w->nr_programs; i++) {
+		free(run->progs[i].drv);
+	}
+	free(run->progs);
+	free(run->targets);
+	free(run->replays);
+	if (run->log_fd >= 0) {
+		close(run->log_fd);
+	}
+}
+
+/* --process-child: this process replays program I of @w alone, @one
+ * its workload of one program, the parent's board attached. 0, or the
+ * exit status of a refusal. */
+static int become_process_child(struct gm_run *run,
+				const struct gm_workload_desc *w,
+				struct gm_workload_desc *one)
+{
+	if (!(run->opt.variant->flags & GM_VARIANT_PROCESSES) ||
+	    (unsigned)run->opt.process_child >= w->nr_programs) {
+		fprintf(stderr, "error: --process-child %d: no such program "
+			"of a process variant\n", run->opt.process_child);
+		return 2;
+	}
+	run->board = gm_process_board_attach(run->opt.board_fd);
+	if (!run->board) {
+		gm_error_report(stderr);
+		return 1;
+	}
+	run->process_index = (unsigned)run->opt.process_child;
+	*one = *w;
+	one->programs = &w->programs[run->process_index];
+	one->nr_programs = 1;
+	return 0;
+}
+
+/* Write the run directory, ok or failed; the exit status. */
+static int finish_run(struct gm_run *run)
+{
+	int exit_code;
+
+	if (run->failed) {
+		gm_write_run(run, "failed", run->failure, 0);
+		gm_log(run, "replay: failed: %s", run->failure);
+		exit_code = 1;
+	} else {
+		exit_code = gm_write_run(run, "ok", NULL, 0) < 0 ? 1 : 0;
+		if (!exit_code) {
+			gm_log(run, "replay: ok: %zu replays of %u programs "
+			       "recorded in '%s'", run->nr_replays,
+			       run->w->nr_programs, run->opt.run_dir);
+		}
+	}
+	return exit_code;
+}
+
+/* Before anything runs: the requests' arrival times, drawn for every
+ * program of the whole workload @full (open_loop.h). 0 or -1. */
+static int setup_arrivals(struct gm_run *run,
+			  const struct gm_workload_desc *full)
+{
+	const char **all = gm_xcalloc(full->nr_programs + 1, sizeof(*all));
+	int rc;
+
+	for (unsigned i = 0; i < full->nr_programs; i++) {
+		all[i] = full->programs[i]->name;
+	}
+	rc = gm_open_loop_setup(run, all, full->nr_programs);
+	free(all);
+	if (rc < 0) {
+		gm_error_report(stderr);
+		gm_open_loop_release(run);
+		return -1;
+	}
+	return 0;
+}
+
+/* Open the run's log and say what runs. */
+static void start_log(struct gm_run *run)
+{
+	const struct gm_workload_desc *w = run->w;
+	char *log = gm_path_join(run->opt.run_dir, "log");
+
+	run->log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+				     O_CLOEXEC, 0666);
+	free(log);
+	gm_run_utc_now(run->started_at, sizeof(run->started_at));
+	if (run->opt.one_shot) {
+		gm_log(run, "replay: workload '%s', variant %s, %u programs, "
+		       "one-shot: each replayed once, run directory '%s'",
+		       w->name, run->opt.variant->name, w->nr_programs,
+		       run->opt.run_dir);
+	} else {
+		gm_log(run, "replay: workload '%s', variant %s, %u programs, "
+		       "at least %u replays each, run directory '%s'", w->name,
+		       run->opt.variant->name, w->nr_programs,
+		       run->opt.min_replays, run->opt.run_dir);
+	}
+}
+
 /* A sweep's --smem-pad or --kernel-module that names no kernel of @w is
  * a mistake (a kernel's mangled name mistyped): said before any work. */
 static int check_kernel_knobs(const struct gm_workload_desc *w,
@@ -712,7 +658,6 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	const struct gm_workload_desc *full;	/* the whole workload */
 	char *owned_data = NULL, *owned_run = NULL;
 	pthread_t *threads = NULL;
-	unsigned started = 0;
 	int rc, exit_code = 1;
 
 	memset(&run, 0, sizeof(run));
@@ -732,21 +677,10 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		return rc == 1 ? 0 : rc;
 	}
 	if (run.opt.process_child >= 0) {
-		if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) ||
-		    (unsigned)run.opt.process_child >= w->nr_programs) {
-			fprintf(stderr, "error: --process-child %d: no such program "
-				"of a process variant\n", run.opt.process_child);
-			return 2;
+		rc = become_process_child(&run, w, &one);
+		if (rc) {
+			return rc;
 		}
-		run.board = gm_process_board_attach(run.opt.board_fd);
-		if (!run.board) {
-			gm_error_report(stderr);
-			return 1;
-		}
-		run.process_index = (unsigned)run.opt.process_child;
-		one = *w;
-		one.programs = &w->programs[run.process_index];
-		one.nr_programs = 1;
 		run.w = w = &one;
 	}
 	/* Before anything maps memory (cuInit, CUPTI, the blobs): hold the
@@ -755,21 +689,9 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	if (!(run.opt.variant->flags & GM_VARIANT_PROCESSES) || run.board) {
 		gm_addr_space_hold(&run);
 	}
-	{
-		/* Before anything runs: the requests' arrival times. */
-		const char **all = gm_xcalloc(full->nr_programs + 1,
-					      sizeof(*all));
-		for (unsigned i = 0; i < full->nr_programs; i++) {
-			all[i] = full->programs[i]->name;
-		}
-		rc = gm_open_loop_setup(&run, all, full->nr_programs);
-		free(all);
-		if (rc < 0) {
-			gm_error_report(stderr);
-			gm_open_loop_release(&run);
-			gm_addr_hold_release(&run.addr_hold);
-			return 2;
-		}
+	if (setup_arrivals(&run, full) < 0) {
+		gm_addr_hold_release(&run.addr_hold);
+		return 2;
 	}
 	run.single = !!(run.opt.variant->flags & GM_VARIANT_ALONE);
 	run.sched = gm_sched_find(run.opt.variant->sched);
@@ -806,32 +728,18 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	}
 	if (check_kernel_knobs(w, &run.opt) < 0) {
 		gm_error_report(stderr);
+		gm_elastic_index_release(&run.el_index);
+		free(owned_data);
+		free(owned_run);
 		gm_addr_hold_release(&run.addr_hold);
 		return 2;
 	}
-	if (run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
+	if (gm_run_dir_prepare(run.opt.run_dir, run.opt.force) < 0) {
 		gm_error_report(stderr);
 		gm_addr_hold_release(&run.addr_hold);
 		return 1;
 	}
-	{
-		char *log = gm_path_join(run.opt.run_dir, "log");
-		run.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-					       O_CLOEXEC, 0666);
-		free(log);
-	}
-	run_utc_now(run.started_at, sizeof(run.started_at));
-	if (run.opt.one_shot) {
-		gm_log(&run, "replay: workload '%s', variant %s, %u programs, "
-		       "one-shot: each replayed once, run directory '%s'",
-		       w->name, run.opt.variant->name, w->nr_programs,
-		       run.opt.run_dir);
-	} else {
-		gm_log(&run, "replay: workload '%s', variant %s, %u programs, "
-		       "at least %u replays each, run directory '%s'", w->name,
-		       run.opt.variant->name, w->nr_programs,
-		       run.opt.min_replays, run.opt.run_dir);
-	}
+	start_log(&run);
 
 	if ((run.opt.variant->flags & GM_VARIANT_PROCESSES) && !run.board) {
 		exit_code = gm_process_run(&run, argc, argv);
@@ -839,7 +747,7 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 	}
 	/* Eager loading: no module load inside a timed replay. */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-	if (run.opt.profile && profiler_start(&run.prof) < 0) {
+	if (run.opt.profile && gm_profiler_start(&run.prof) < 0) {
 		gm_record_failure(&run);
 		goto finish;
 	}
@@ -871,130 +779,25 @@ int gm_replay_main(int argc, char **argv, const struct gm_workload_desc *w)
 		goto finish;
 	}
 
-	run.progs = gm_xcalloc(w->nr_programs, sizeof(*run.progs));
-	run.targets = gm_xcalloc(w->nr_programs, sizeof(*run.targets));
-	run.nr_groups = run.single ? w->nr_programs : 1;
-	run.groups = gm_xcalloc(run.nr_groups, sizeof(*run.groups));
-	for (unsigned g = 0; g < run.nr_groups; g++) {
-		repeat_init(&run.groups[g], run.single ? 1 : w->nr_programs,
-			    run.opt.min_replays, run.opt.one_shot);
-	}
-	for (unsigned i = 0; i < w->nr_programs; i++) {
-		struct gm_prog *p = &run.progs[i];
-		p->run = &run;
-		p->index = i;
-		p->d = w->programs[i];
-		p->wd = &run.targets[i];
-		watchdog_target_init(p->wd);
-		atomic_init(&p->last_launch, 0);
-		p->group = &run.groups[run.single ? i : 0];
-		p->group_index = run.single ? 0 : i;
-		for (unsigned j = 0; j < i; j++) {
-			if (!strcmp(w->programs[j]->name, p->d->name)) {
-				gm_error("programs %u and %u are both called "
-					 "'%s'", j, i, p->d->name);
-				gm_record_failure(&run);
-				goto finish;
-			}
-		}
-	}
-	if ((run.sched->run_init && run.sched->run_init(&run) < 0) ||
-	    (run.planner->run_init && run.planner->run_init(&run) < 0)) {
-		gm_record_failure(&run);
-		goto finish;
-	}
-	gm_open_loop_groups(&run);
-	if (watchdog_start(&run.wd, run.targets, w->nr_programs,
-			   run.opt.watchdog_s, on_hang, &run) < 0) {
+	if (start_programs(&run) < 0) {
 		gm_record_failure(&run);
 		goto finish;
 	}
 	threads = gm_xcalloc(w->nr_programs, sizeof(*threads));
-	for (unsigned i = 0; i < w->nr_programs; i++) {
-		int err = pthread_create(&threads[i], NULL, thread_start,
-					 &run.progs[i]);
-		if (err) {
-			errno = err;
-			gm_error_errno("cannot start the thread of program '%s'",
-				       w->programs[i]->name);
-			gm_record_failure(&run);
-			/* Threads already started must not wait for it. */
-			pthread_mutex_lock(&run.lock);
-			run.arrived += 2 * (w->nr_programs - i);
-			run.phase = run.arrived >= 2 * w->nr_programs ?
-					    GM_PHASE_CLEANUP :
-				    run.arrived >= w->nr_programs ?
-					    GM_PHASE_REPLAY : GM_PHASE_INIT;
-			pthread_cond_broadcast(&run.cond);
-			pthread_mutex_unlock(&run.lock);
-			break;
-		}
-		started++;
-	}
-	for (unsigned i = 0; i < started; i++) {
-		pthread_join(threads[i], NULL);
-	}
-	watchdog_stop(&run.wd);
-	if (atomic_load(&run.finishing)) {
-		pause();	/* the watchdog is writing and will exit */
-	}
+	run_threads(&run, threads);
 
 finish:
 	if (run.have_ctx) {
 		cuCtxSynchronize();
 	}
-	if (run.prof.enabled && profiler_flush(&run.prof, 1) < 0) {
+	if (run.prof.enabled && gm_profiler_flush(&run.prof, 1) < 0) {
 		gm_error_report(stderr);
 	}
-	if (run.failed) {
-		write_run(&run, "failed", run.failure, 0);
-		gm_log(&run, "replay: failed: %s", run.failure);
-		exit_code = 1;
-	} else {
-		exit_code = write_run(&run, "ok", NULL, 0) < 0 ? 1 : 0;
-		if (!exit_code) {
-			gm_log(&run, "replay: ok: %zu replays of %u programs "
-			       "recorded in '%s'", run.nr_replays,
-			       w->nr_programs, run.opt.run_dir);
-		}
-	}
+	exit_code = finish_run(&run);
 release:
-	gm_nvml_close(&run.nvml);
-	free_blobs(&run);
-	gm_addr_space_release(&run);
-	gm_process_board_detach(run.board);
-	if (run.prof.tail) {
-		profiler_release(&run.prof);
-	}
-	if (run.have_ctx) {
-		cuDevicePrimaryCtxRelease(run.dev);
-	}
-	if (run.groups) {
-		for (unsigned g = 0; g < run.nr_groups; g++) {
-			repeat_release(&run.groups[g]);
-		}
-	}
-	if (run.sched->run_release) {
-		run.sched->run_release(&run);
-	}
-	if (run.planner->run_release) {
-		run.planner->run_release(&run);
-	}
-	gm_elastic_index_release(&run.el_index);
-	gm_probe_run_release(&run);
-	gm_open_loop_release(&run);
-	free(run.groups);
-	for (unsigned i = 0; run.progs && i < w->nr_programs; i++) {
-		free(run.progs[i].drv);
-	}
-	free(run.progs);
-	free(run.targets);
+	release_run(&run);
 	free(threads);
-	free(run.replays);
 	free(owned_data);
 	free(owned_run);
-	if (run.log_fd >= 0) {
-		close(run.log_fd);
-	}
 	return exit_code;
 }

@@ -20,7 +20,7 @@
 
 #define FLUSH_AT (1u << 20)
 
-void run_escape(struct strbuf *out, const char *s)
+void gm_run_escape(struct strbuf *out, const char *s)
 {
 	if (!s) {
 		return;
@@ -48,11 +48,11 @@ static void add_program(struct strbuf *out, const char *kind,
 {
 	strbuf_addstr(out, kind);
 	strbuf_addch(out, '\t');
-	run_escape(out, program);
+	gm_run_escape(out, program);
 	strbuf_addf(out, "\t%" PRIu32, corr);
 }
 
-void run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r)
+void gm_run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r)
 {
 	add_program(out, "KERNEL", r->program, r->correlation_id);
 	strbuf_addf(out,
@@ -65,20 +65,20 @@ void run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r)
 		    r->context_id, r->stream_id, r->grid[0], r->grid[1],
 		    r->grid[2], r->block[0], r->block[1], r->block[2],
 		    r->registers, r->static_smem, r->dynamic_smem);
-	run_escape(out, r->name);
+	gm_run_escape(out, r->name);
 	strbuf_addch(out, '\n');
 }
 
-void run_format_memcpy(struct strbuf *out, const struct run_memcpy_rec *r)
+void gm_run_format_memcpy(struct strbuf *out, const struct run_memcpy_rec *r)
 {
 	add_program(out, "MEMCPY", r->program, r->correlation_id);
 	strbuf_addf(out, "\t%" PRIu64 "\t%" PRIu64 "\t", r->start, r->end);
-	run_escape(out, r->copy_kind);
+	gm_run_escape(out, r->copy_kind);
 	strbuf_addf(out, "\t%" PRIu64 "\t%" PRIu32 "\n", r->bytes,
 		    r->stream_id);
 }
 
-void run_format_memset(struct strbuf *out, const struct run_memset_rec *r)
+void gm_run_format_memset(struct strbuf *out, const struct run_memset_rec *r)
 {
 	add_program(out, "MEMSET", r->program, r->correlation_id);
 	strbuf_addf(out,
@@ -87,17 +87,17 @@ void run_format_memset(struct strbuf *out, const struct run_memset_rec *r)
 		    r->start, r->end, r->bytes, r->value, r->stream_id);
 }
 
-void run_format_api(struct strbuf *out, const struct run_api_rec *r)
+void gm_run_format_api(struct strbuf *out, const struct run_api_rec *r)
 {
 	add_program(out, "API", r->program, r->correlation_id);
 	strbuf_addf(out, "\t%" PRIu64 "\t%" PRIu64 "\t", r->start, r->end);
-	run_escape(out, r->domain);
+	gm_run_escape(out, r->domain);
 	strbuf_addf(out, "\t%" PRIu32 "\t", r->cbid);
-	run_escape(out, r->name);
+	gm_run_escape(out, r->name);
 	strbuf_addf(out, "\t%" PRIu32 "\n", r->thread_id);
 }
 
-int run_activity_open(struct run_activity *ra, const char *dir)
+int gm_run_activity_open(struct run_activity *ra, const char *dir)
 {
 	char *path = gm_path_join(dir, "activity.tsv");
 	int ret;
@@ -121,7 +121,7 @@ static void flush(struct run_activity *ra)
 	}
 }
 
-void run_activity_add(struct run_activity *ra, const struct strbuf *line)
+void gm_run_activity_add(struct run_activity *ra, const struct strbuf *line)
 {
 	if (!ra->open) {
 		return;
@@ -133,7 +133,7 @@ void run_activity_add(struct run_activity *ra, const struct strbuf *line)
 	}
 }
 
-int run_activity_commit(struct run_activity *ra)
+int gm_run_activity_commit(struct run_activity *ra)
 {
 	int ret;
 
@@ -148,7 +148,7 @@ int run_activity_commit(struct run_activity *ra)
 	return ret;
 }
 
-void run_activity_abort(struct run_activity *ra)
+void gm_run_activity_abort(struct run_activity *ra)
 {
 	if (ra->open) {
 		atomic_file_abort(&ra->af);
@@ -157,7 +157,7 @@ void run_activity_abort(struct run_activity *ra)
 	}
 }
 
-int run_write_replays(const char *dir, const struct run_replay_rec *r,
+int gm_run_write_replays(const char *dir, const struct run_replay_rec *r,
 		      size_t nr)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -166,7 +166,7 @@ int run_write_replays(const char *dir, const struct run_replay_rec *r,
 
 	strbuf_addstr(&sb, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n");
 	for (size_t i = 0; i < nr; i++) {
-		run_escape(&sb, r[i].program);
+		gm_run_escape(&sb, r[i].program);
 		strbuf_addf(&sb,
 			    "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\n",
 			    r[i].replay, r[i].start_ns, r[i].end_ns,
@@ -189,7 +189,7 @@ static int cmp_request(const void *a, const void *b)
 	return x->request < y->request ? -1 : x->request > y->request;
 }
 
-int run_write_requests(const char *dir, const struct run_request_rec *r,
+int gm_run_write_requests(const char *dir, const struct run_request_rec *r,
 		       size_t nr)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -203,7 +203,7 @@ int run_write_requests(const char *dir, const struct run_request_rec *r,
 	qsort(v, nr, sizeof(*v), cmp_request);
 	strbuf_addstr(&sb, RUN_REQUESTS_HEADER "\n");
 	for (size_t i = 0; i < nr; i++) {
-		run_escape(&sb, v[i].program);
+		gm_run_escape(&sb, v[i].program);
 		strbuf_addf(&sb,
 			    "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 			    v[i].request, v[i].arrival_ns, v[i].start_ns,
@@ -233,7 +233,7 @@ static int kill_point(const char *point)
 	return 0;
 }
 
-int run_dir_prepare(const char *dir, int force)
+int gm_run_dir_prepare(const char *dir, int force)
 {
 	if (gm_path_exists(dir)) {
 		if (!gm_is_dir(dir)) {
@@ -268,7 +268,7 @@ int run_dir_prepare(const char *dir, int force)
 	return ret;
 }
 
-void run_utc_now(char *buf, size_t len)
+void gm_run_utc_now(char *buf, size_t len)
 {
 	time_t t = time(NULL);
 	struct tm tm;
@@ -287,7 +287,7 @@ static const char *const required_keys[] = {
 	"status", "cupti.dropped_records",
 };
 
-int run_write_manifest(const char *dir, const struct kvfile *kv)
+int gm_run_write_manifest(const char *dir, const struct kvfile *kv)
 {
 	char *path;
 	uint64_t n;

@@ -72,13 +72,13 @@ struct run_request_rec {
 };
 
 /* Append one activity.tsv line (with its newline) to @out. */
-void run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r);
-void run_format_memcpy(struct strbuf *out, const struct run_memcpy_rec *r);
-void run_format_memset(struct strbuf *out, const struct run_memset_rec *r);
-void run_format_api(struct strbuf *out, const struct run_api_rec *r);
+void gm_run_format_kernel(struct strbuf *out, const struct run_kernel_rec *r);
+void gm_run_format_memcpy(struct strbuf *out, const struct run_memcpy_rec *r);
+void gm_run_format_memset(struct strbuf *out, const struct run_memset_rec *r);
+void gm_run_format_api(struct strbuf *out, const struct run_api_rec *r);
 
 /* Append @s with backslash, tab and newline escaped. */
-void run_escape(struct strbuf *out, const char *s);
+void gm_run_escape(struct strbuf *out, const char *s);
 
 /* activity.tsv, written record by record. */
 struct run_activity {
@@ -92,19 +92,19 @@ struct run_activity {
  * Open @dir/activity.tsv for writing (replacing an older one). Returns 0
  * or -1 (cause recorded).
  */
-int run_activity_open(struct run_activity *ra, const char *dir);
+int gm_run_activity_open(struct run_activity *ra, const char *dir);
 
 /* Add one record (formatted by the caller with run_format_*). */
-void run_activity_add(struct run_activity *ra, const struct strbuf *line);
+void gm_run_activity_add(struct run_activity *ra, const struct strbuf *line);
 
 /* Write the END line and commit. Returns 0 or -1 (cause recorded). */
-int run_activity_commit(struct run_activity *ra);
+int gm_run_activity_commit(struct run_activity *ra);
 
 /* Abandon the file (nothing appears under the final name). */
-void run_activity_abort(struct run_activity *ra);
+void gm_run_activity_abort(struct run_activity *ra);
 
 /* Write @dir/replays.tsv (header plus @nr lines). Returns 0 or -1. */
-int run_write_replays(const char *dir, const struct run_replay_rec *r,
+int gm_run_write_replays(const char *dir, const struct run_replay_rec *r,
 		      size_t nr);
 
 /* The header line of requests.tsv (without its newline). */
@@ -112,17 +112,17 @@ int run_write_replays(const char *dir, const struct run_replay_rec *r,
 
 /* Write @dir/requests.tsv (header plus @nr lines, in program then
  * request order). Returns 0 or -1 (cause recorded). */
-int run_write_requests(const char *dir, const struct run_request_rec *r,
+int gm_run_write_requests(const char *dir, const struct run_request_rec *r,
 		       size_t nr);
 
 /*
  * Prepare @dir for a run: create it, or when it exists refuse unless
  * @force (then its old contents are removed). Returns 0 or -1.
  */
-int run_dir_prepare(const char *dir, int force);
+int gm_run_dir_prepare(const char *dir, int force);
 
 /* Current UTC time as ISO 8601 ("2025-01-31T12:34:56Z") into @buf. */
-void run_utc_now(char *buf, size_t len);
+void gm_run_utc_now(char *buf, size_t len);
 
 struct kvfile;
 
@@ -131,6 +131,6 @@ struct kvfile;
  * be set (the list is checked: a missing key is an error, so a manifest
  * the analyzer would reject is never written).
  */
-int run_write_manifest(const char *dir, const struct kvfile *kv);
+int gm_run_write_manifest(const char *dir, const struct kvfile *kv);
 
 #endif

@@ -40,6 +40,7 @@
 #include "graph_ops.h"
 #include "kvfile.h"
 #include "launch_plan.h"
+#include "op_traits.h"
 #include "replay_int.h"
 #include "sched.h"
 
@@ -822,7 +823,7 @@ static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 		return enqueue(p, new_cmd(p, op, index, GM_DEP_MEM), &seq);
 	}
 	default:
-		if (gm_graph_is_op(op->code)) {
+		if (gm_op_traits(op->code) & GM_OPT_NSS_REFUSED) {
 			gm_error_hint("replay it under a variant of the serial "
 				      "schedulers (single, cuda, priority, "
 				      "green)");

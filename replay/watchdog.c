@@ -12,7 +12,7 @@
 
 #include "error.h"
 
-uint64_t watchdog_now_ns(void)
+uint64_t gm_watchdog_now_ns(void)
 {
 	struct timespec ts;
 
@@ -20,7 +20,7 @@ uint64_t watchdog_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void watchdog_target_init(struct watchdog_target *t)
+void gm_watchdog_target_init(struct watchdog_target *t)
 {
 	atomic_init(&t->active, 0);
 	atomic_init(&t->progress, 0);
@@ -30,7 +30,7 @@ void watchdog_target_init(struct watchdog_target *t)
 	t->seen_active = 0;
 }
 
-int watchdog_scan(struct watchdog_target *targets, unsigned nr,
+int gm_watchdog_scan(struct watchdog_target *targets, unsigned nr,
 		  uint64_t timeout_ns, uint64_t now_ns, double *stalled_s)
 {
 	for (unsigned i = 0; i < nr; i++) {
@@ -79,9 +79,9 @@ static void *watchdog_main(void *arg)
 		if (wd->stop || fired) {
 			continue;
 		}
-		now = watchdog_now_ns();
-		hung = watchdog_scan(wd->targets, wd->nr, wd->timeout_ns, now,
-				     &stalled);
+		now = gm_watchdog_now_ns();
+		hung = gm_watchdog_scan(wd->targets, wd->nr, wd->timeout_ns,
+					now, &stalled);
 		if (hung >= 0) {
 			fired = 1;
 			pthread_mutex_unlock(&wd->lock);
@@ -93,7 +93,7 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-int watchdog_start(struct watchdog *wd, struct watchdog_target *targets,
+int gm_watchdog_start(struct watchdog *wd, struct watchdog_target *targets,
 		   unsigned nr, double timeout_s, watchdog_hang_fn on_hang,
 		   void *arg)
 {
@@ -126,7 +126,7 @@ int watchdog_start(struct watchdog *wd, struct watchdog_target *targets,
 	return 0;
 }
 
-void watchdog_stop(struct watchdog *wd)
+void gm_watchdog_stop(struct watchdog *wd)
 {
 	if (!wd->running) {
 		return;

@@ -44,7 +44,7 @@ struct watchdog {
 };
 
 /* Reset a target (before the program starts). */
-void watchdog_target_init(struct watchdog_target *t);
+void gm_watchdog_target_init(struct watchdog_target *t);
 
 /* Program side: cheap progress publication. */
 static inline void watchdog_at(struct watchdog_target *t, uint64_t op)
@@ -68,21 +68,21 @@ static inline void watchdog_set_active(struct watchdog_target *t, int on)
  * of a target that has been active without progress for more than
  * @timeout_ns, or -1. Exposed for tests; the thread calls it.
  */
-int watchdog_scan(struct watchdog_target *targets, unsigned nr,
+int gm_watchdog_scan(struct watchdog_target *targets, unsigned nr,
 		  uint64_t timeout_ns, uint64_t now_ns, double *stalled_s);
 
 /*
  * Start the thread over @nr targets. @timeout_s <= 0 starts nothing (the
  * watchdog is off). Returns 0 or -1 (cause recorded).
  */
-int watchdog_start(struct watchdog *wd, struct watchdog_target *targets,
+int gm_watchdog_start(struct watchdog *wd, struct watchdog_target *targets,
 		   unsigned nr, double timeout_s, watchdog_hang_fn on_hang,
 		   void *arg);
 
 /* Stop and join the thread (harmless when not started). */
-void watchdog_stop(struct watchdog *wd);
+void gm_watchdog_stop(struct watchdog *wd);
 
 /* Monotonic clock in nanoseconds. */
-uint64_t watchdog_now_ns(void);
+uint64_t gm_watchdog_now_ns(void);
 
 #endif

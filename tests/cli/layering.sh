@@ -89,4 +89,14 @@ long_functions() {
 			     start = 0 }' "$GPUMIX_TOP/$1"/*.c
 }
 check_eq "no function of study/ is over 150 lines" "" "$(long_functions study)"
+# replay/: small files with one job (under 1000 lines, no function over
+# 150) and no circle of files.
+check_eq "replay/: no file of 1000 lines or more" "" \
+	"$(wc -l "$GPUMIX_TOP"/replay/*.[ch] | awk '$2 != "total" && $1 >= 1000')"
+check_eq "no function of replay/ is over 150 lines" "" "$(long_functions replay)"
+replay_calls=$(calls_of replay)
+check "replay/'s objects call each other ($(echo "$replay_calls" | wc -l) pairs)" \
+	test "$(echo "$replay_calls" | wc -l)" -ge 20
+check_eq "no circle of calls among replay/'s files" "" \
+	"$(echo "$replay_calls" | circled | tr '\n' ' ')"
 done_testing

@@ -15,41 +15,41 @@ static void test_basic(void)
 	struct bulk_alloc ba;
 	uint64_t a, b, c, d;
 
-	bulk_alloc_init(&ba, 0);
+	gm_bulk_alloc_init(&ba, 0);
 	CHECK_INT(ba.align, 512, "default alignment is 512");
-	CHECK_INT(bulk_alloc_get(&ba, 100, &a), 1, "no chunk: no room");
-	CHECK_INT(bulk_alloc_add_chunk(&ba, 0x100000, 4096), 0, "add chunk");
-	CHECK(bulk_alloc_add_chunk(&ba, 0x100200, 4096) < 0,
+	CHECK_INT(gm_bulk_alloc_get(&ba, 100, &a), 1, "no chunk: no room");
+	CHECK_INT(gm_bulk_alloc_add_chunk(&ba, 0x100000, 4096), 0, "add chunk");
+	CHECK(gm_bulk_alloc_add_chunk(&ba, 0x100200, 4096) < 0,
 	      "overlapping chunk refused");
 	gm_error_clear();
-	CHECK(bulk_alloc_add_chunk(&ba, 0x200010, 4096) < 0,
+	CHECK(gm_bulk_alloc_add_chunk(&ba, 0x200010, 4096) < 0,
 	      "misaligned chunk refused");
 	gm_error_clear();
-	CHECK_INT(bulk_alloc_get(&ba, 1, &a), 0, "get 1 byte");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 1, &a), 0, "get 1 byte");
 	CHECK_INT(a, 0x100000, "first block at the chunk base");
-	CHECK_INT(bulk_alloc_get(&ba, 513, &b), 0, "get 513 bytes");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 513, &b), 0, "get 513 bytes");
 	CHECK_INT(b, 0x100200, "rounded to the alignment");
-	CHECK_INT(bulk_alloc_get(&ba, 512, &c), 0, "get 512");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 512, &c), 0, "get 512");
 	CHECK_INT(c, 0x100600, "next block");
 	CHECK_INT(ba.live_bytes, 2048, "live bytes counted rounded");
-	CHECK_INT(bulk_alloc_get(&ba, 4096, &d), 1, "too big: no room");
-	CHECK_INT(bulk_alloc_put(&ba, b, 513), 0, "put the middle block");
-	CHECK(bulk_alloc_put(&ba, b, 513) < 0, "double free detected");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 4096, &d), 1, "too big: no room");
+	CHECK_INT(gm_bulk_alloc_put(&ba, b, 513), 0, "put the middle block");
+	CHECK(gm_bulk_alloc_put(&ba, b, 513) < 0, "double free detected");
 	gm_error_clear();
-	CHECK(bulk_alloc_put(&ba, 0x900000, 8) < 0, "foreign block detected");
+	CHECK(gm_bulk_alloc_put(&ba, 0x900000, 8) < 0, "foreign block detected");
 	gm_error_clear();
 	/* Best fit prefers the 1024-byte hole over the end space. */
-	CHECK_INT(bulk_alloc_get(&ba, 1000, &d), 0, "fits the hole");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 1000, &d), 0, "fits the hole");
 	CHECK_INT(d, b, "hole reused");
-	CHECK_INT(bulk_alloc_put(&ba, a, 1), 0, "put a");
-	CHECK_INT(bulk_alloc_put(&ba, d, 1000), 0, "put d");
-	CHECK_INT(bulk_alloc_put(&ba, c, 512), 0, "put c");
+	CHECK_INT(gm_bulk_alloc_put(&ba, a, 1), 0, "put a");
+	CHECK_INT(gm_bulk_alloc_put(&ba, d, 1000), 0, "put d");
+	CHECK_INT(gm_bulk_alloc_put(&ba, c, 512), 0, "put c");
 	CHECK_INT(ba.chunks[0].nr_free, 1, "everything coalesced");
 	CHECK_INT(ba.chunks[0].free[0].size, 4096, "one free range");
 	CHECK_INT(ba.nr_live, 0, "nothing live");
 	CHECK_INT(ba.peak_live_bytes, 2048, "peak live bytes");
 	CHECK_INT(ba.high_water, 2048, "high water mark");
-	bulk_alloc_release(&ba);
+	gm_bulk_alloc_release(&ba);
 }
 
 static void test_best_fit_and_tail(void)
@@ -57,25 +57,25 @@ static void test_best_fit_and_tail(void)
 	struct bulk_alloc ba;
 	uint64_t x[6], y;
 
-	bulk_alloc_init(&ba, 0);
-	bulk_alloc_add_chunk(&ba, 0, 1 << 20);
+	gm_bulk_alloc_init(&ba, 0);
+	gm_bulk_alloc_add_chunk(&ba, 0, 1 << 20);
 	for (int i = 0; i < 6; i++) {
-		bulk_alloc_get(&ba, 512 * (i % 2 ? 1 : 3), &x[i]);
+		gm_bulk_alloc_get(&ba, 512 * (i % 2 ? 1 : 3), &x[i]);
 	}
 	/* holes: 3 units at x[0], 1 unit at x[3] after freeing them */
-	bulk_alloc_put(&ba, x[0], 1536);
-	bulk_alloc_put(&ba, x[3], 512);
-	CHECK_INT(bulk_alloc_get(&ba, 512, &y), 0, "small request");
+	gm_bulk_alloc_put(&ba, x[0], 1536);
+	gm_bulk_alloc_put(&ba, x[3], 512);
+	CHECK_INT(gm_bulk_alloc_get(&ba, 512, &y), 0, "small request");
 	CHECK_INT(y, x[3], "best fit takes the smallest hole");
-	CHECK_INT(bulk_alloc_get(&ba, 1024, &y), 0, "medium request");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 1024, &y), 0, "medium request");
 	CHECK_INT(y, x[0], "then the larger hole");
-	CHECK_INT(bulk_alloc_get(&ba, 4096, &y), 0, "large request");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 4096, &y), 0, "large request");
 	CHECK_INT(y, x[5] + 512, "end space only when no hole fits");
-	bulk_alloc_reset(&ba);
+	gm_bulk_alloc_reset(&ba);
 	CHECK_INT(ba.chunks[0].nr_free, 1, "reset frees everything");
-	CHECK_INT(bulk_alloc_get(&ba, 10, &y), 0, "get after reset");
+	CHECK_INT(gm_bulk_alloc_get(&ba, 10, &y), 0, "get after reset");
 	CHECK_INT(y, 0, "from the base again");
-	bulk_alloc_release(&ba);
+	gm_bulk_alloc_release(&ba);
 }
 
 /* A pseudo-random get/put sequence, replayed into plan and real chunk. */
@@ -94,30 +94,30 @@ static void test_plan_matches_replay(void)
 		seq_slot[i] = (seed >> 8) % LIVE;
 		seq_size[i] = ((seed >> 16) % 100000) + 1;
 	}
-	bulk_alloc_plan_init(&plan, 0);
+	gm_bulk_alloc_plan_init(&plan, 0);
 	for (int i = 0; i < N; i++) {
 		int s = seq_slot[i];
 		if (ps[s]) {
-			bulk_alloc_put(&plan, pa[s], ps[s]);
+			gm_bulk_alloc_put(&plan, pa[s], ps[s]);
 			ps[s] = 0;
 		} else {
-			bulk_alloc_get(&plan, seq_size[i], &pa[s]);
+			gm_bulk_alloc_get(&plan, seq_size[i], &pa[s]);
 			ps[s] = seq_size[i];
 		}
 	}
 	CHECK(plan.high_water >= plan.peak_live_bytes,
 	      "planned size covers the peak");
 
-	bulk_alloc_init(&real, 0);
-	bulk_alloc_add_chunk(&real, 0x7f0000000000ull, plan.high_water);
+	gm_bulk_alloc_init(&real, 0);
+	gm_bulk_alloc_add_chunk(&real, 0x7f0000000000ull, plan.high_water);
 	memset(ps, 0, sizeof(ps));
 	for (int i = 0; i < N; i++) {
 		int s = seq_slot[i];
 		if (ps[s]) {
-			bulk_alloc_put(&real, ra[s], ps[s]);
+			gm_bulk_alloc_put(&real, ra[s], ps[s]);
 			ps[s] = 0;
 		} else {
-			if (bulk_alloc_get(&real, seq_size[i], &ra[s])) {
+			if (gm_bulk_alloc_get(&real, seq_size[i], &ra[s])) {
 				same = 0;
 				break;
 			}
@@ -125,39 +125,39 @@ static void test_plan_matches_replay(void)
 		}
 	}
 	CHECK(same, "a chunk of the planned size is never too small");
-	bulk_alloc_release(&real);
+	gm_bulk_alloc_release(&real);
 
 	/* Placement identical: replay both again side by side. */
-	bulk_alloc_release(&plan);
-	bulk_alloc_plan_init(&plan, 0);
-	bulk_alloc_init(&real, 0);
+	gm_bulk_alloc_release(&plan);
+	gm_bulk_alloc_plan_init(&plan, 0);
+	gm_bulk_alloc_init(&real, 0);
 	memset(ps, 0, sizeof(ps));
 	{
 		struct bulk_alloc sizing;
 		uint64_t sa[LIVE] = { 0 }, ss[LIVE] = { 0 };
-		bulk_alloc_plan_init(&sizing, 0);
+		gm_bulk_alloc_plan_init(&sizing, 0);
 		for (int i = 0; i < N; i++) {
 			int s = seq_slot[i];
 			if (ss[s]) {
-				bulk_alloc_put(&sizing, sa[s], ss[s]);
+				gm_bulk_alloc_put(&sizing, sa[s], ss[s]);
 				ss[s] = 0;
 			} else {
-				bulk_alloc_get(&sizing, seq_size[i], &sa[s]);
+				gm_bulk_alloc_get(&sizing, seq_size[i], &sa[s]);
 				ss[s] = seq_size[i];
 			}
 		}
-		bulk_alloc_add_chunk(&real, 1ull << 40, sizing.high_water);
-		bulk_alloc_release(&sizing);
+		gm_bulk_alloc_add_chunk(&real, 1ull << 40, sizing.high_water);
+		gm_bulk_alloc_release(&sizing);
 	}
 	for (int i = 0; i < N && same; i++) {
 		int s = seq_slot[i];
 		if (ps[s]) {
-			bulk_alloc_put(&plan, pa[s], ps[s]);
-			bulk_alloc_put(&real, ra[s], ps[s]);
+			gm_bulk_alloc_put(&plan, pa[s], ps[s]);
+			gm_bulk_alloc_put(&real, ra[s], ps[s]);
 			ps[s] = 0;
 		} else {
-			bulk_alloc_get(&plan, seq_size[i], &pa[s]);
-			bulk_alloc_get(&real, seq_size[i], &ra[s]);
+			gm_bulk_alloc_get(&plan, seq_size[i], &pa[s]);
+			gm_bulk_alloc_get(&real, seq_size[i], &ra[s]);
 			ps[s] = seq_size[i];
 			if (ra[s] - (1ull << 40) != pa[s]) {
 				same = 0;
@@ -165,8 +165,8 @@ static void test_plan_matches_replay(void)
 		}
 	}
 	CHECK(same, "plan and replay place every block at the same offset");
-	bulk_alloc_release(&plan);
-	bulk_alloc_release(&real);
+	gm_bulk_alloc_release(&plan);
+	gm_bulk_alloc_release(&real);
 }
 
 /*
@@ -179,29 +179,29 @@ static void test_huge_sizes(void)
 	struct bulk_alloc ba, plan;
 	uint64_t a = 0;
 
-	bulk_alloc_init(&ba, 0);
-	CHECK_INT(bulk_alloc_round(&ba, UINT64_MAX), 0,
+	gm_bulk_alloc_init(&ba, 0);
+	CHECK_INT(gm_bulk_alloc_round(&ba, UINT64_MAX), 0,
 		  "2^64 - 1 bytes: no rounded size (0)");
-	CHECK_INT(bulk_alloc_round(&ba, UINT64_MAX - 510), 0,
+	CHECK_INT(gm_bulk_alloc_round(&ba, UINT64_MAX - 510), 0,
 		  "... nor 2^64 - 511");
-	CHECK(bulk_alloc_round(&ba, UINT64_MAX - 511) == UINT64_MAX - 511,
+	CHECK(gm_bulk_alloc_round(&ba, UINT64_MAX - 511) == UINT64_MAX - 511,
 	      "2^64 - 512 rounds to itself");
-	CHECK_INT(bulk_alloc_add_chunk(&ba, 0x100000, 1 << 20), 0, "a chunk");
-	CHECK_INT(bulk_alloc_get(&ba, UINT64_MAX, &a), 1,
+	CHECK_INT(gm_bulk_alloc_add_chunk(&ba, 0x100000, 1 << 20), 0, "a chunk");
+	CHECK_INT(gm_bulk_alloc_get(&ba, UINT64_MAX, &a), 1,
 		  "2^64 - 1 bytes: no room (not a small block)");
 	CHECK_INT(ba.live_bytes, 0, "... nothing allocated");
-	CHECK(bulk_alloc_put(&ba, 0x100000, UINT64_MAX) < 0,
+	CHECK(gm_bulk_alloc_put(&ba, 0x100000, UINT64_MAX) < 0,
 	      "putting back 2^64 - 1 bytes is refused");
 	gm_error_clear();
-	CHECK(bulk_alloc_put(&ba, 0x100000, UINT64_MAX - 600) < 0,
+	CHECK(gm_bulk_alloc_put(&ba, 0x100000, UINT64_MAX - 600) < 0,
 	      "... and a block past the chunk's end (no wrap-around)");
 	gm_error_clear();
-	bulk_alloc_release(&ba);
-	bulk_alloc_plan_init(&plan, 0);
-	CHECK_INT(bulk_alloc_get(&plan, UINT64_MAX - 1000, &a), 1,
+	gm_bulk_alloc_release(&ba);
+	gm_bulk_alloc_plan_init(&plan, 0);
+	CHECK_INT(gm_bulk_alloc_get(&plan, UINT64_MAX - 1000, &a), 1,
 		  "the plan has no room either");
 	CHECK_INT(plan.high_water, 0, "... and plans nothing");
-	bulk_alloc_release(&plan);
+	gm_bulk_alloc_release(&plan);
 }
 
 int main(void)

@@ -13,7 +13,7 @@ static void simulate(unsigned nr, unsigned r, int one_shot,
 	struct repeat_ctl rc;
 	unsigned t_next[8], running = nr;
 
-	repeat_init(&rc, nr, r, one_shot);
+	gm_repeat_init(&rc, nr, r, one_shot);
 	for (unsigned i = 0; i < nr; i++) {
 		t_next[i] = len[i];
 		replays[i] = kept[i] = 0;
@@ -25,7 +25,7 @@ static void simulate(unsigned nr, unsigned r, int one_shot,
 			}
 			int more, k;
 			replays[i]++;
-			more = repeat_completed(&rc, i, &k);
+			more = gm_repeat_completed(&rc, i, &k);
 			kept[i] += k;
 			if (more) {
 				t_next[i] = t + len[i];
@@ -35,7 +35,7 @@ static void simulate(unsigned nr, unsigned r, int one_shot,
 			}
 		}
 	}
-	repeat_release(&rc);
+	gm_repeat_release(&rc);
 }
 
 int main(void)
@@ -80,47 +80,47 @@ int main(void)
 		      "one-shot, a group of one (single): once, kept");
 	}
 	int k;
-	repeat_init(&rc, 2, 2, 0);
-	CHECK_INT(repeat_completed(&rc, 0, &k), 1, "continue below R");
+	gm_repeat_init(&rc, 2, 2, 0);
+	CHECK_INT(gm_repeat_completed(&rc, 0, &k), 1, "continue below R");
 	CHECK_INT(k, 1, "a replay that another follows is kept");
-	CHECK_INT(repeat_completed(&rc, 5, &k), 0, "unknown program stops");
+	CHECK_INT(gm_repeat_completed(&rc, 5, &k), 0, "unknown program stops");
 	CHECK_INT(k, 0, "and keeps nothing");
-	CHECK(!repeat_all_done(&rc), "not done");
-	CHECK_INT(repeat_completed(&rc, 0, &k), 1, "continue while another is below R");
-	CHECK_INT(repeat_completed(&rc, 1, &k), 1, "one below R");
-	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "last one reaches R: stop");
+	CHECK(!gm_repeat_all_done(&rc), "not done");
+	CHECK_INT(gm_repeat_completed(&rc, 0, &k), 1, "continue while another is below R");
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 1, "one below R");
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 0, "last one reaches R: stop");
 	CHECK_INT(k, 0, "its last replay is discarded");
-	CHECK(repeat_all_done(&rc), "all done");
-	CHECK_INT(repeat_completed(&rc, 0, &k), 0, "the other stops at its next");
-	repeat_release(&rc);
-	/* An open-loop program (repeat_set_fixed): exactly its requests,
+	CHECK(gm_repeat_all_done(&rc), "all done");
+	CHECK_INT(gm_repeat_completed(&rc, 0, &k), 0, "the other stops at its next");
+	gm_repeat_release(&rc);
+	/* An open-loop program (gm_repeat_set_fixed): exactly its requests,
 	 * every one kept; the batch program goes on until it is done. */
-	repeat_init(&rc, 2, 2, 0);
-	repeat_set_fixed(&rc, 0, 4);
-	CHECK_INT(repeat_completed(&rc, 1, &k), 1, "fixed: batch below R");
-	CHECK_INT(repeat_completed(&rc, 1, &k), 1,
+	gm_repeat_init(&rc, 2, 2, 0);
+	gm_repeat_set_fixed(&rc, 0, 4);
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 1, "fixed: batch below R");
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 1,
 		  "fixed: batch at R goes on while the open-loop one serves");
 	CHECK_INT(k, 1, "fixed: and keeps that replay");
 	for (int r = 0; r < 3; r++) {
-		CHECK_INT(repeat_completed(&rc, 0, &k), 1,
+		CHECK_INT(gm_repeat_completed(&rc, 0, &k), 1,
 			  "fixed: open-loop program before its last request");
 		CHECK_INT(k, 1, "fixed: each request kept");
 	}
-	CHECK(!repeat_all_done(&rc), "fixed: not done before its last");
-	CHECK_INT(repeat_completed(&rc, 0, &k), 0,
+	CHECK(!gm_repeat_all_done(&rc), "fixed: not done before its last");
+	CHECK_INT(gm_repeat_completed(&rc, 0, &k), 0,
 		  "fixed: its last request ends it");
 	CHECK_INT(k, 1, "fixed: the last request kept too");
-	CHECK(repeat_all_done(&rc), "fixed: done");
-	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "fixed: batch stops next");
+	CHECK(gm_repeat_all_done(&rc), "fixed: done");
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 0, "fixed: batch stops next");
 	CHECK_INT(k, 0, "fixed: its last replay discarded");
-	repeat_release(&rc);
-	repeat_init(&rc, 2, 7, 1);
-	CHECK_INT(repeat_completed(&rc, 0, &k), 0,
+	gm_repeat_release(&rc);
+	gm_repeat_init(&rc, 2, 7, 1);
+	CHECK_INT(gm_repeat_completed(&rc, 0, &k), 0,
 		  "one-shot: the first to finish stops while the other runs");
 	CHECK_INT(k, 1, "one-shot: its replay kept");
-	CHECK(!repeat_all_done(&rc), "one-shot: not done until the other is");
-	CHECK_INT(repeat_completed(&rc, 1, &k), 0, "one-shot: the other stops");
-	CHECK(repeat_all_done(&rc), "one-shot: all done");
-	repeat_release(&rc);
+	CHECK(!gm_repeat_all_done(&rc), "one-shot: not done until the other is");
+	CHECK_INT(gm_repeat_completed(&rc, 1, &k), 0, "one-shot: the other stops");
+	CHECK(gm_repeat_all_done(&rc), "one-shot: all done");
+	gm_repeat_release(&rc);
 	return test_done();
 }

@@ -70,7 +70,7 @@ int main(void)
 			.registers = 32, .static_smem = 1024,
 			.dynamic_smem = 0, .name = "_Z3fooPi",
 		};
-		run_format_kernel(&sb, &k);
+		gm_run_format_kernel(&sb, &k);
 		CHECK_STR(sb.buf, "KERNEL\tbfs\t7\t100\t200\t50\t60\t0\t1\t13"
 			  "\t4\t2\t1\t256\t1\t1\t32\t1024\t0\t_Z3fooPi\n",
 			  "kernel line");
@@ -78,14 +78,14 @@ int main(void)
 	strbuf_reset(&sb);
 	{
 		struct run_memcpy_rec m = { "a\tb", 3, 10, 20, "HTOD", 4096, 7 };
-		run_format_memcpy(&sb, &m);
+		gm_run_format_memcpy(&sb, &m);
 		CHECK_STR(sb.buf, "MEMCPY\ta\\tb\t3\t10\t20\tHTOD\t4096\t7\n",
 			  "memcpy line, program name escaped");
 	}
 	strbuf_reset(&sb);
 	{
 		struct run_memset_rec m = { "p", 4, 11, 21, 64, 255, 9 };
-		run_format_memset(&sb, &m);
+		gm_run_format_memset(&sb, &m);
 		CHECK_STR(sb.buf, "MEMSET\tp\t4\t11\t21\t64\t255\t9\n",
 			  "memset line");
 	}
@@ -93,24 +93,24 @@ int main(void)
 	{
 		struct run_api_rec a = { "p", 7, 90, 95, "driver", 307,
 					 "cuLaunch\\Kernel\n", 4242 };
-		run_format_api(&sb, &a);
+		gm_run_format_api(&sb, &a);
 		CHECK_STR(sb.buf, "API\tp\t7\t90\t95\tdriver\t307\t"
 			  "cuLaunch\\\\Kernel\\n\t4242\n",
 			  "api line, backslash and newline escaped");
 	}
 
-	CHECK_INT(run_dir_prepare(run, 0), 0, "create a run directory");
-	CHECK(run_dir_prepare(run, 0) < 0, "refuse an existing one");
+	CHECK_INT(gm_run_dir_prepare(run, 0), 0, "create a run directory");
+	CHECK(gm_run_dir_prepare(run, 0) < 0, "refuse an existing one");
 	CHECK(strstr(gm_error_message(), "already exists") != NULL,
 	      "error says why");
 	gm_error_clear();
-	CHECK_INT(run_dir_prepare(run, 1), 0, "--force replaces it");
+	CHECK_INT(gm_run_dir_prepare(run, 1), 0, "--force replaces it");
 
-	CHECK_INT(run_activity_open(&ra, run), 0, "open activity.tsv");
-	run_activity_add(&ra, &sb);
-	run_activity_add(&ra, &sb);
+	CHECK_INT(gm_run_activity_open(&ra, run), 0, "open activity.tsv");
+	gm_run_activity_add(&ra, &sb);
+	gm_run_activity_add(&ra, &sb);
 	CHECK(!gm_path_exists("activity.tsv"), "nothing under the final name yet");
-	CHECK_INT(run_activity_commit(&ra), 0, "commit");
+	CHECK_INT(gm_run_activity_commit(&ra), 0, "commit");
 	text = slurp(run, "activity.tsv");
 	CHECK(strstr(text, "\nEND\t2\n") != NULL, "END line counts records");
 	free(text);
@@ -120,7 +120,7 @@ int main(void)
 			{ "a", 0, 1000, 2000, 5, 1 },
 			{ "a", 1, 2000, 3100, 0, 0 },
 		};
-		CHECK_INT(run_write_replays(run, r, 2), 0, "write replays.tsv");
+		CHECK_INT(gm_run_write_replays(run, r, 2), 0, "write replays.tsv");
 		text = slurp(run, "replays.tsv");
 		CHECK_STR(text, "program\treplay\tstart_ns\tend_ns\tio_ns\tkept\n"
 			  "a\t0\t1000\t2000\t5\t1\na\t1\t2000\t3100\t0\t0\n",
@@ -130,7 +130,7 @@ int main(void)
 
 	full_manifest(&kv);
 	kvfile_set(&kv, "program.0.bundle", "");
-	CHECK_INT(run_write_manifest(run, &kv), 0, "complete manifest written");
+	CHECK_INT(gm_run_write_manifest(run, &kv), 0, "complete manifest written");
 	{
 		struct kvfile back = KVFILE_INIT;
 		char *path = gm_path_join(run, "manifest");
@@ -143,7 +143,7 @@ int main(void)
 	kvfile_init(&kv);
 	full_manifest(&kv);
 	kvfile_set(&kv, "programs", "2");
-	CHECK(run_write_manifest(run, &kv) < 0, "missing program.1.* refused");
+	CHECK(gm_run_write_manifest(run, &kv) < 0, "missing program.1.* refused");
 	CHECK_STR(gm_error_message(), "run manifest lacks 'program.1.name'",
 		  "error names the key");
 	gm_error_clear();

@@ -24,31 +24,31 @@ int main(void)
 	uint64_t s = 1000000000ull;
 	double stalled = 0;
 
-	watchdog_target_init(&t[0]);
-	watchdog_target_init(&t[1]);
-	CHECK_INT(watchdog_scan(t, 2, s, 0, NULL), -1, "idle: nothing");
-	CHECK_INT(watchdog_scan(t, 2, s, 5 * s, NULL), -1,
+	gm_watchdog_target_init(&t[0]);
+	gm_watchdog_target_init(&t[1]);
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 0, NULL), -1, "idle: nothing");
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 5 * s, NULL), -1,
 		  "inactive programs are never hung");
 	watchdog_set_active(&t[1], 1);
-	CHECK_INT(watchdog_scan(t, 2, s, 6 * s, NULL), -1, "just started");
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 6 * s, NULL), -1, "just started");
 	watchdog_step(&t[1]);
-	CHECK_INT(watchdog_scan(t, 2, s, 6 * s + s / 2, NULL), -1,
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 6 * s + s / 2, NULL), -1,
 		  "progress resets the clock");
-	CHECK_INT(watchdog_scan(t, 2, s, 7 * s, NULL), -1, "not yet");
-	CHECK_INT(watchdog_scan(t, 2, s, 8 * s, &stalled), 1,
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 7 * s, NULL), -1, "not yet");
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 8 * s, &stalled), 1,
 		  "stalled for more than the timeout");
 	CHECK_NEAR(stalled, 1.5, 1e-9, "stall duration reported");
 	watchdog_set_active(&t[1], 0);
-	CHECK_INT(watchdog_scan(t, 2, s, 20 * s, NULL), -1,
+	CHECK_INT(gm_watchdog_scan(t, 2, s, 20 * s, NULL), -1,
 		  "finished program not hung");
 
 	/* The thread: program 0 stalls, program 1 keeps going. */
-	watchdog_target_init(&t[0]);
-	watchdog_target_init(&t[1]);
-	CHECK_INT(watchdog_start(&wd, t, 2, 0, on_hang, NULL), 0,
+	gm_watchdog_target_init(&t[0]);
+	gm_watchdog_target_init(&t[1]);
+	CHECK_INT(gm_watchdog_start(&wd, t, 2, 0, on_hang, NULL), 0,
 		  "timeout 0: off");
-	watchdog_stop(&wd);
-	CHECK_INT(watchdog_start(&wd, t, 2, 0.2, on_hang, NULL), 0,
+	gm_watchdog_stop(&wd);
+	CHECK_INT(gm_watchdog_start(&wd, t, 2, 0.2, on_hang, NULL), 0,
 		  "start the thread");
 	watchdog_set_active(&t[0], 1);
 	watchdog_set_active(&t[1], 1);
@@ -56,7 +56,7 @@ int main(void)
 		watchdog_step(&t[1]);
 		usleep(10000);
 	}
-	watchdog_stop(&wd);
+	gm_watchdog_stop(&wd);
 	CHECK_INT(atomic_load(&fired), 0, "the stalled program is reported");
 	return test_done();
 }

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sweep's per-kernel knobs at module load (kernel_knobs.h): the
+ * --kernel-module file that replaces a module, the --smem-pad padding
+ * and the shared-memory opt-in it needs.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cu_check.h"
+#include "error.h"
+#include "kernel_knobs.h"
+#include "replay_int.h"
+#include "strbuf.h"
+#include "fs.h"
+
+/*
+ * --kernel-module: the file module @m of @p is loaded from instead of its
+ * captured one, when it holds a kernel the option names (a sweep's
+ * point: the module's PTX with that kernel's registers capped,
+ * reassembled). The whole module is replaced, so its globals stay the
+ * ones the program sets. NULL: none; -1 in *@err when two files claim
+ * one module.
+ */
+const char *gm_kernel_module_file(struct gm_prog *p, uint32_t m, int *err)
+{
+	const struct gm_program_desc *d = p->d;
+	const char *path = NULL, *by = NULL;
+
+	for (uint32_t i = 0; i < d->nr_kernels; i++) {
+		const char *f;
+		if (d->kernels[i].module != m ||
+		    !(f = gm_kernel_module_for(&p->run->opt,
+					       d->kernels[i].name))) {
+			continue;
+		}
+		if (path && strcmp(path, f)) {
+			*err = gm_error("program '%s': --kernel-module: "
+					"kernels '%s' and '%s' are of one "
+					"module, given two files", d->name, by,
+					d->kernels[i].name);
+			return NULL;
+		}
+		path = f;
+		by = d->kernels[i].name;
+	}
+	return path;
+}
+
+/* Load module @i of @p from --kernel-module file @path into p->libs[i]. */
+int gm_load_kernel_module(struct gm_prog *p, uint32_t i, const char *path)
+{
+	struct strbuf img = STRBUF_INIT;
+	int ret;
+
+	/* (a strbuf ends in a NUL: PTX text needs one) */
+	ret = gm_read_file(path, &img);
+	if (!ret && !img.len) {
+		ret = gm_error("'%s' is empty", path);
+	}
+	if (!ret) {
+		ret = CU_CHECK(cuLibraryLoadData(&p->libs[i], img.buf, NULL,
+						 NULL, 0, NULL, NULL, 0));
+	}
+	strbuf_release(&img);
+	if (ret < 0) {
+		return gm_error("program '%s': --kernel-module: cannot load "
+				"module %" PRIu32 " from '%s'", p->d->name, i,
+				path);
+	}
+	gm_log(p->run, "replay: kernel-module: program=%s, module=%" PRIu32
+	       ", loaded '%s'", p->d->name, i, path);
+	return 0;
+}
+/* --smem-pad on kernel @i of @p. */
+void gm_smem_pad_setup(struct gm_prog *p, uint32_t i)
+{
+	const struct gm_kernel_desc *k = &p->d->kernels[i];
+	uint32_t pad = gm_smem_pad_for(&p->run->opt, k->name);
+
+	if (!pad) {
+		return;
+	}
+	if (!p->smem_pad) {
+		p->smem_pad = gm_xcalloc(p->d->nr_kernels + 1,
+					 sizeof(*p->smem_pad));
+	}
+	p->smem_pad[i] = pad;
+	gm_log(p->run, "replay: smem-pad: program=%s, kernel=%s, %" PRIu32
+	       " bytes more per launch", p->d->name, k->name, pad);
+}
+
+/* With --smem-pad, let kernel @i take its largest padded launch (above
+ * 48 KiB a kernel must opt in). */
+int gm_smem_pad_optin(struct gm_prog *p, uint32_t i)
+{
+	uint32_t most = 0;
+
+	if (!p->smem_pad || !p->smem_pad[i]) {
+		return 0;
+	}
+	for (uint32_t l = 0; l < p->d->nr_launches; l++) {
+		if (p->d->launches[l].kernel == i &&
+		    gm_launch_smem(p, &p->d->launches[l]) > most) {
+			most = gm_launch_smem(p, &p->d->launches[l]);
+		}
+	}
+	if (CU_CHECK(cuFuncSetAttribute(
+		    p->funcs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		    (int)most))) {
+		return gm_error("program '%s': --smem-pad: kernel '%s' cannot "
+				"have %" PRIu32 " bytes of dynamic shared memory",
+				p->d->name, p->d->kernels[i].name, most);
+	}
+	return 0;
+}

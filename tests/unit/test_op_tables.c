@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every operation code has its row of traits (replay/op_traits.c), and
+ * the rows say what GM_OPS says: the graph operations are GM_GRAPH_OPS's
+ * and the nss scheduler refuses exactly those (by the flag, not by a
+ * code missing from its switch), a result to hash is an operation with
+ * a CHECK operand, host memory is touched by the GM_H operations
+ * hostmem.c runs.
+ */
+#include <stdio.h>
+
+#include "replay/gpumix_replay.h"
+#include "replay/op_traits.h"
+#include "test.h"
+
+static const char *const names[GM_OP_COUNT] = {
+#define GM_OP_NAME_(name, what, group, operands) [GM_OP_##name] = #name,
+#define GM_OPND_NONE_(field, kind)
+	GM_OPS(GM_OP_NAME_, GM_OPND_NONE_)
+#undef GM_OP_NAME_
+#undef GM_OPND_NONE_
+};
+
+/* 1 for the codes of GM_GRAPH_OPS. */
+static const unsigned char graph[GM_OP_COUNT] = {
+#define GM_OP_ONE_(name, what, group, operands) [GM_OP_##name] = 1,
+#define GM_OPND_NONE_(field, kind)
+	GM_GRAPH_OPS(GM_OP_ONE_, GM_OPND_NONE_)
+#undef GM_OP_ONE_
+#undef GM_OPND_NONE_
+};
+
+/* The number of CHECK operands of each code. */
+static const unsigned char checks[GM_OP_COUNT] = {
+#define GM_OP_SUM_(name, what, group, operands) [GM_OP_##name] = 0 operands,
+#define GM_OPND_CHECK_(field, kind) + (GM_OPK_##kind == GM_OPK_CHECK)
+	GM_OPS(GM_OP_SUM_, GM_OPND_CHECK_)
+#undef GM_OP_SUM_
+#undef GM_OPND_CHECK_
+};
+
+int main(void)
+{
+	unsigned hostmem = 0;
+
+	for (unsigned c = 0; c < GM_OP_COUNT; c++) {
+		unsigned t = gm_op_traits(c);
+		char what[96];
+		snprintf(what, sizeof(what), "%s has its row", names[c]);
+		CHECK(t & GM_OPT_KNOWN, what);
+		snprintf(what, sizeof(what), "%s: a graph operation as "
+			 "GM_GRAPH_OPS says", names[c]);
+		CHECK(!!(t & GM_OPT_GRAPH) == graph[c], what);
+		snprintf(what, sizeof(what), "%s: refused by nss if and only "
+			 "if a graph operation", names[c]);
+		CHECK(!!(t & GM_OPT_NSS_REFUSED) == graph[c], what);
+		snprintf(what, sizeof(what), "%s: a result to hash if and "
+			 "only if a CHECK operand", names[c]);
+		CHECK(!!(t & GM_OPT_RESULT) == !!checks[c], what);
+		hostmem += !!(t & GM_OPT_HOSTMEM);
+	}
+	CHECK_INT(hostmem, 5, "five operations touch host memory (HOST_FILL, "
+		  "HOST_CHECK, PREFETCH, ADVISE, ATTACH)");
+	CHECK(gm_op_traits(GM_OP_COUNT) == 0, "no row past the last code");
+	return test_done();
+}
