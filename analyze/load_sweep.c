@@ -89,22 +89,6 @@ static const struct device *device_of(const struct device *d, size_t nr,
 	return NULL;
 }
 
-/* Split @line at commas into exactly @n fields. */
-static int split(char *line, char **f, int n)
-{
-	int i = 0;
-
-	for (char *p = line; i < n; i++) {
-		f[i] = p;
-		p = strchr(p, ',');
-		if (!p) {
-			return i == n - 1 ? 0 : -1;
-		}
-		*p++ = 0;
-	}
-	return -1;
-}
-
 static int num(const char *s, double *out)
 {
 	char *end;
@@ -154,7 +138,7 @@ static int load_cliffs(struct gm_loader *l, const char *dir,
 		if (!*line) {
 			continue;
 		}
-		bad = split(line, fl, 11) < 0;
+		bad = gm_csv_fields(line, fl, 11) < 0;
 		for (int i = 0; !bad && i < 7; i++) {
 			bad = num(fl[3 + i], &v[i]) < 0;
 		}

@@ -15,8 +15,7 @@
 
 static const char *const axes[] = { "smem", "regs", "blocks", NULL };
 
-/* Split @line at commas into exactly @n fields. */
-static int split(char *line, char **f, int n)
+int gm_csv_fields(char *line, char **f, int n)
 {
 	int i = 0;
 
@@ -46,7 +45,7 @@ static int parse_line(char *line, struct gm_sweep_row *r)
 {
 	char *f[7], *e1, *e2, *e3;
 
-	if (split(line, f, 7) < 0 || !*f[0] || !*f[1] || !is_axis(f[2]) ||
+	if (gm_csv_fields(line, f, 7) < 0 || !*f[0] || !*f[1] || !is_axis(f[2]) ||
 	    strchr(f[0], '"') || strchr(f[1], '"')) {
 		return gm_error("not a point (program,kernel,axis,value,time_ms,"
 				"blocks_per_sm,limiting; axis smem, regs or "

@@ -63,4 +63,9 @@ int gm_sweep_points_save(const struct gm_sweep_points *p, const char *path);
 
 void gm_sweep_points_release(struct gm_sweep_points *p);
 
+/* Split the CSV line @line (no quoting: a sweep's files have none) at
+ * its commas into exactly @n fields, in place. 0, or -1 for another
+ * count. */
+int gm_csv_fields(char *line, char **f, int n);
+
 #endif
