@@ -582,3 +582,31 @@ char *gm_run_label_open(const char *workload, const char *variant,
 	}
 	return strbuf_detach(&sb, NULL);
 }
+
+int gm_run_dir_read_alone(struct gm_run_dir *run, const char *path)
+{
+	if (gm_run_dir_read(run, path) < 0) {
+		return -1;
+	}
+	if (strcmp(run->status, "ok")) {
+		return gm_error("the run did not end ok (status %s)",
+				run->status);
+	}
+	if (run->nr_programs != 1) {
+		return gm_error("the run has %zu programs, not one",
+				run->nr_programs);
+	}
+	return 0;
+}
+
+long gm_run_kept_replay(const struct gm_run_dir *run, int64_t start,
+			int64_t end)
+{
+	for (size_t i = 0; i < run->nr_replays; i++) {
+		const struct gm_replay *p = &run->replays[i];
+		if (p->kept && start >= p->start && end <= p->end) {
+			return (long)i;
+		}
+	}
+	return -1;
+}

@@ -103,6 +103,16 @@ struct gm_run_dir {
  */
 int gm_run_dir_read(struct gm_run_dir *run, const char *path);
 
+/* gm_run_dir_read() of a run of one program that ended ok (a program
+ * replayed alone: gpumix scale's and sweep's points), else an error
+ * saying which it is not. 0 or -1; release @run either way. */
+int gm_run_dir_read_alone(struct gm_run_dir *run, const char *path);
+
+/* The index of @run's kept replay that holds [@start, @end] (ns), or -1
+ * (a record of a discarded replay, or between replays). */
+long gm_run_kept_replay(const struct gm_run_dir *run, int64_t start,
+			int64_t end);
+
 /*
  * The identity of a directory loaded from its manifest's bytes and its
  * data file's (replays.tsv, sections.tsv): the hash of both, each

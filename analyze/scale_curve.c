@@ -112,15 +112,7 @@ int gm_scale_add_run(struct gm_scale *s, const char *path, unsigned sms)
 	size_t kept = 0;
 	int ret = -1;
 
-	if (gm_run_dir_read(&run, path) < 0) {
-		goto out;
-	}
-	if (strcmp(run.status, "ok")) {
-		gm_error("the run did not end ok (status %s)", run.status);
-		goto out;
-	}
-	if (run.nr_programs != 1) {
-		gm_error("the run has %zu programs, not one", run.nr_programs);
+	if (gm_run_dir_read_alone(&run, path) < 0) {
 		goto out;
 	}
 	for (size_t i = 0; i < run.nr_replays; i++) {

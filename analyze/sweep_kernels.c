@@ -54,15 +54,7 @@ int gm_sweep_kernels_read(struct gm_sweep_kernels *out, const char *path,
 	int ret = -1, got;
 
 	memset(&rd, 0, sizeof(rd));
-	if (gm_run_dir_read(&run, path) < 0) {
-		goto out;
-	}
-	if (strcmp(run.status, "ok")) {
-		gm_error("the run did not end ok (status %s)", run.status);
-		goto out;
-	}
-	if (run.nr_programs != 1) {
-		gm_error("the run has %zu programs, not one", run.nr_programs);
+	if (gm_run_dir_read_alone(&run, path) < 0) {
 		goto out;
 	}
 	for (size_t i = 0; i < run.nr_replays; i++) {
@@ -85,17 +77,12 @@ int gm_sweep_kernels_read(struct gm_sweep_kernels *out, const char *path,
 	}
 	while ((got = gm_activity_reader_next(&rd, &a)) == 1) {
 		struct gm_sweep_kernel *k;
-		size_t i;
+		long i;
 		if (a.kind != GM_ACT_KERNEL || a.end <= a.start) {
 			continue;
 		}
-		for (i = 0; i < run.nr_replays; i++) {
-			const struct gm_replay *p = &run.replays[i];
-			if (p->kept && a.start >= p->start && a.end <= p->end) {
-				break;
-			}
-		}
-		if (i == run.nr_replays) {
+		i = gm_run_kept_replay(&run, a.start, a.end);
+		if (i < 0) {
 			continue;
 		}
 		k = kernel_of(out, &a);
