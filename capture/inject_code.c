@@ -209,8 +209,8 @@ void name_handles(int api, const uint64_t *a, uint32_t corr)
 
 	for (unsigned i = 0; i < d->nr_args; i++) {
 		if (d->args[i].dir == GM_DIR_IN && a[i] &&
-		    (d->args[i].type == GM_T_FUNC ||
-		     d->args[i].type == GM_T_KERNEL) &&
+		    (d->args[i].type == GM_ARG_FUNC ||
+		     d->args[i].type == GM_ARG_KERNEL) &&
 		    !track_layout_get(a[i])) {
 			layout_discover(a[i], corr);
 		}
@@ -224,7 +224,7 @@ void code_track(int api, const uint64_t *a)
 	switch (d->replay) {
 	case GM_RK_MODULE_LOAD:
 		/* the module or library is the first word */
-		track_code_add(a[0], d->args[0].type == GM_T_LIBRARY);
+		track_code_add(a[0], d->args[0].type == GM_ARG_LIBRARY);
 		break;
 	case GM_RK_LIBRARY_MODULE:
 		track_code_add(a[0], 0);

@@ -447,13 +447,13 @@ static int cmd_check(const char *dir)
 static void fmt_arg(struct strbuf *sb, enum gm_arg_type t, uint64_t v)
 {
 	switch (t) {
-	case GM_T_SIZE:
-	case GM_T_U32:
-	case GM_T_ENUM:
-	case GM_T_DEV:
+	case GM_ARG_SIZE:
+	case GM_ARG_U32:
+	case GM_ARG_ENUM:
+	case GM_ARG_DEV:
 		strbuf_addf(sb, "%" PRIu64, v);
 		break;
-	case GM_T_I32:
+	case GM_ARG_I32:
 		strbuf_addf(sb, "%" PRId64, (int64_t)v);
 		break;
 	default:

@@ -12,9 +12,9 @@
 #include <cupti_driver_cbid.h>
 
 /* Per-call argument descriptors. */
-#define GM_IN(type, field) { #field, GM_T_##type, GM_DIR_IN },
-#define GM_OUT(type, field) { #field, GM_T_##type, GM_DIR_OUT },
-#define GM_X(type, field) { #field, GM_T_##type, GM_DIR_X },
+#define GM_IN(type, field) { #field, GM_ARG_##type, GM_DIR_IN },
+#define GM_OUT(type, field) { #field, GM_ARG_##type, GM_DIR_OUT },
+#define GM_X(type, field) { #field, GM_ARG_##type, GM_DIR_X },
 #define GM_CALL(name, cls, sp, rk, args)                                       \
 	static const struct gm_arg_desc args_##name[] = { args };
 #define GM_CALL0(name, cls, sp, rk)
@@ -149,19 +149,19 @@ enum gm_gpu_op gm_api_gpu_op(int api)
 	return (enum gm_gpu_op)gpu_op_by_special[d->special];
 }
 
-static const char *const type_names[GM_T_COUNT] = {
-	[GM_T_DPTR] = "dptr",	  [GM_T_HPTR] = "hptr",
-	[GM_T_PTR] = "ptr",	  [GM_T_SIZE] = "size",
-	[GM_T_U32] = "u32",	  [GM_T_I32] = "i32",
-	[GM_T_FLAGS] = "flags",	  [GM_T_ENUM] = "enum",
-	[GM_T_DEV] = "dev",	  [GM_T_CTX] = "ctx",
-	[GM_T_STREAM] = "stream", [GM_T_EVENT] = "event",
-	[GM_T_MODULE] = "module", [GM_T_LIBRARY] = "library",
-	[GM_T_FUNC] = "func",	  [GM_T_KERNEL] = "kernel",
-	[GM_T_ARRAY] = "array",	  [GM_T_TEXOBJ] = "texobj",
-	[GM_T_SURFOBJ] = "surfobj", [GM_T_GRAPH] = "graph",
-	[GM_T_GEXEC] = "graphexec", [GM_T_GNODE] = "graphnode",
-	[GM_T_MEMPOOL] = "mempool", [GM_T_MEMHANDLE] = "memhandle",
+static const char *const type_names[GM_ARG_COUNT] = {
+	[GM_ARG_DPTR] = "dptr",	  [GM_ARG_HPTR] = "hptr",
+	[GM_ARG_PTR] = "ptr",	  [GM_ARG_SIZE] = "size",
+	[GM_ARG_U32] = "u32",	  [GM_ARG_I32] = "i32",
+	[GM_ARG_FLAGS] = "flags",	  [GM_ARG_ENUM] = "enum",
+	[GM_ARG_DEV] = "dev",	  [GM_ARG_CTX] = "ctx",
+	[GM_ARG_STREAM] = "stream", [GM_ARG_EVENT] = "event",
+	[GM_ARG_MODULE] = "module", [GM_ARG_LIBRARY] = "library",
+	[GM_ARG_FUNC] = "func",	  [GM_ARG_KERNEL] = "kernel",
+	[GM_ARG_ARRAY] = "array",	  [GM_ARG_TEXOBJ] = "texobj",
+	[GM_ARG_SURFOBJ] = "surfobj", [GM_ARG_GRAPH] = "graph",
+	[GM_ARG_GEXEC] = "graphexec", [GM_ARG_GNODE] = "graphnode",
+	[GM_ARG_MEMPOOL] = "mempool", [GM_ARG_MEMHANDLE] = "memhandle",
 };
 
 #define GM_NAME_(s) #s,
@@ -181,7 +181,7 @@ static const char *name_in(const char *const *names, unsigned n, unsigned i)
 
 const char *gm_arg_type_name(enum gm_arg_type t)
 {
-	return name_in(type_names, GM_T_COUNT, t);
+	return name_in(type_names, GM_ARG_COUNT, t);
 }
 
 const char *gm_special_name(enum gm_special s)

@@ -17,31 +17,31 @@
 
 /* What an argument word holds (dump formatting, handle maps, relocation). */
 enum gm_arg_type {
-	GM_T_DPTR,	/* device address: relocatable */
-	GM_T_HPTR,	/* host address: meaningless in a replay */
-	GM_T_PTR,	/* pointer to a structure recorded elsewhere */
-	GM_T_SIZE,
-	GM_T_U32,
-	GM_T_I32,
-	GM_T_FLAGS,
-	GM_T_ENUM,
-	GM_T_DEV,	/* device ordinal */
-	GM_T_CTX,	/* handles, mapped by the replay */
-	GM_T_STREAM,
-	GM_T_EVENT,
-	GM_T_MODULE,
-	GM_T_LIBRARY,
-	GM_T_FUNC,
-	GM_T_KERNEL,
-	GM_T_ARRAY,
-	GM_T_TEXOBJ,
-	GM_T_SURFOBJ,
-	GM_T_GRAPH,	/* CUgraph, CUgraphExec, CUgraphNode */
-	GM_T_GEXEC,
-	GM_T_GNODE,
-	GM_T_MEMPOOL,	/* a stream-ordered memory pool */
-	GM_T_MEMHANDLE,	/* a physical allocation (cuMemCreate) */
-	GM_T_COUNT
+	GM_ARG_DPTR,	/* device address: relocatable */
+	GM_ARG_HPTR,	/* host address: meaningless in a replay */
+	GM_ARG_PTR,	/* pointer to a structure recorded elsewhere */
+	GM_ARG_SIZE,
+	GM_ARG_U32,
+	GM_ARG_I32,
+	GM_ARG_FLAGS,
+	GM_ARG_ENUM,
+	GM_ARG_DEV,	/* device ordinal */
+	GM_ARG_CTX,	/* handles, mapped by the replay */
+	GM_ARG_STREAM,
+	GM_ARG_EVENT,
+	GM_ARG_MODULE,
+	GM_ARG_LIBRARY,
+	GM_ARG_FUNC,
+	GM_ARG_KERNEL,
+	GM_ARG_ARRAY,
+	GM_ARG_TEXOBJ,
+	GM_ARG_SURFOBJ,
+	GM_ARG_GRAPH,	/* CUgraph, CUgraphExec, CUgraphNode */
+	GM_ARG_GEXEC,
+	GM_ARG_GNODE,
+	GM_ARG_MEMPOOL,	/* a stream-ordered memory pool */
+	GM_ARG_MEMHANDLE,	/* a physical allocation (cuMemCreate) */
+	GM_ARG_COUNT
 };
 
 /* When the capture library fills an argument word. */

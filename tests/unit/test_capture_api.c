@@ -70,11 +70,11 @@ int main(void)
 				       d->args[0].dir != GM_DIR_OUT;
 			break;
 		case GM_SP_STREAM_CREATE:
-			bad_special += d->args[0].type != GM_T_STREAM ||
-				       d->args[1].type != GM_T_FLAGS;
+			bad_special += d->args[0].type != GM_ARG_STREAM ||
+				       d->args[1].type != GM_ARG_FLAGS;
 			break;
 		case GM_SP_EVENT_SYNC:
-			bad_special += d->args[0].type != GM_T_EVENT;
+			bad_special += d->args[0].type != GM_ARG_EVENT;
 			break;
 		default:
 			break;
@@ -101,7 +101,7 @@ int main(void)
 	CHECK_INT(GM_NR_ARGS(cuLaunchKernel), 11, "cuLaunchKernel has 11 words");
 	CHECK_INT(offsetof(struct gm_args_cuLaunchKernel, hStream) / 8, 8,
 		  "struct gm_args_* follows the parameter order");
-	CHECK_INT(gm_api_table[GM_API_cuLaunchKernel].args[0].type, GM_T_FUNC,
+	CHECK_INT(gm_api_table[GM_API_cuLaunchKernel].args[0].type, GM_ARG_FUNC,
 		  "argument types come from the table");
 
 	gm_api_signature(GM_API_cuMemAlloc_v2, sig, sizeof(sig));
