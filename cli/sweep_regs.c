@@ -14,8 +14,8 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "fs.h"
-#include "reconstruct/fatbin.h"
-#include "reconstruct/ptx_ptxas.h"
+#include "reconstruct/ptx/fatbin.h"
+#include "reconstruct/ptx/ptx_ptxas.h"
 #include "strbuf.h"
 
 /* The PTX of module image @img for @arch into @ptx: the text itself, or
