@@ -5,17 +5,14 @@
  */
 #include "sweep_plot.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "atomic_file.h"
 #include "error.h"
 #include "gnuplot_program.h"
 #include "fs.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 int gm_sweep_plot(const char *dir, const struct gm_sweep_points *pts)
@@ -80,29 +77,16 @@ int gm_sweep_plot(const char *dir, const struct gm_sweep_points *pts)
 	}
 	{
 		char *argv[] = { (char *)gnuplot, "sweep.gp", NULL };
-		pid_t pid;
-		int status;
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			gm_error_errno("cannot start gnuplot");
-			goto out;
-		}
-		if (pid == 0) {
-			int fd;
-			if (chdir(dir) ||
-			    (fd = open("gnuplot.log", O_WRONLY | O_CREAT |
-				       O_TRUNC, 0644)) < 0) {
-				_exit(126);
-			}
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execvp(gnuplot, argv);
-			_exit(127);
-		}
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-		}
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		struct gm_run_command cmd = { .argv = argv, .search_path = 1,
+					      .cwd = dir };
+		struct gm_run_result r;
+		char *log = gm_path_join(dir, "gnuplot.log");
+		int bad;
+		cmd.output = log;
+		bad = gm_run_command(&cmd, &r, NULL, NULL) < 0 ||
+		      r.signal || r.exit_code;
+		free(log);
+		if (bad) {
 			gm_error("gnuplot failed (see '%s/gnuplot.log')",
 				 dir);
 			goto out;

@@ -18,13 +18,10 @@
  */
 #include "sweep_run.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyze/sweep.h"
@@ -36,6 +33,7 @@
 #include "gnuplot_program.h"
 #include "fs.h"
 #include "output_dir.h"
+#include "run_command.h"
 #include "strbuf.h"
 #include "sweep_points.h"
 #include "sweep_plot.h"
@@ -54,37 +52,17 @@ struct sweep {
 static int run_gpumix(struct sweep *s, const char *log, const char *what,
 		      char **argv)
 {
-	pid_t pid;
-	int status;
+	struct gm_run_command cmd = { .argv = argv, .output = log };
+	struct gm_run_result r;
 
 	argv[0] = s->exe;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		return gm_error_errno("cannot start %s", what);
+	if (gm_run_command(&cmd, &r, NULL, NULL) < 0) {
+		return gm_error("cannot start %s", what);
 	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644);
-		if (fd < 0) {
-			_exit(126);
-		}
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(s->exe, argv);
-		dprintf(2, "cannot run '%s': %s\n", s->exe, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			return gm_error_errno("cannot wait for %s", what);
-		}
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (r.signal || r.exit_code) {
 		return gm_error("%s failed (%s %d; its output: %s)", what,
-				WIFEXITED(status) ? "exit status" : "signal",
-				WIFEXITED(status) ? WEXITSTATUS(status)
-						  : WTERMSIG(status), log);
+				r.signal ? "signal" : "exit status",
+				r.signal ? r.signal : r.exit_code, log);
 	}
 	return 0;
 }

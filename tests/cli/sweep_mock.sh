@@ -149,6 +149,13 @@ check_eq "no point at the cap ptxas did not honour" "" \
 check_eq "the cap it gave is measured" "1" \
 	"$(awk -F, -v k=$S '$2 == k && $3 == "regs" && $4 == 24' "$tmp/fl/points.csv" | wc -l)"
 
+# ---- a replay that fails (the mock driver refuses every kernel) ----
+MOCK_CUDA_FAIL=cuLibraryGetKernel "$GPUMIX" sweep --run -o "$tmp/rf" --replays 2 --no-plot "$B" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "a replay that fails: exit 1" 1 "$rc"
+check_match "named, with its exit status and its log" \
+	"the replay '$tmp/rf/runs/basic.base' failed \(exit status 1; its output: $tmp/rf/runs/basic.base.log\)" "$(cat "$tmp/err")"
+check_match "the program counted as not swept" "1 of 1 programs could not be swept" "$(cat "$tmp/err")"
+
 # ---- errors ----
 mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/file"
 out=$("$GPUMIX" sweep --run -o "$tmp/mine" "$B" 2>&1); rc=$?
