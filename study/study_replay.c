@@ -525,6 +525,17 @@ static int table_arg(const struct study *s, const struct gm_knob_desc *k,
 	return 0;
 }
 
+/* A knob whose value is a string the study holds as given: @v as the
+ * argument, or -1 (not passed) when the study has none. */
+static int string_arg(const char *v, char *buf, size_t len)
+{
+	if (!v) {
+		return -1;
+	}
+	snprintf(buf, len, "%s", v);
+	return 0;
+}
+
 int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len)
 {
@@ -543,29 +554,13 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		}
 		return table_arg(s, k, buf, len);
 	case GM_KNOB_HIGH_PRIORITY:
-		if (!s->high_priority) {
-			return -1;
-		}
-		snprintf(buf, len, "%s", s->high_priority);
-		return 0;
+		return string_arg(s->high_priority, buf, len);
 	case GM_KNOB_SM_SHARE:
-		if (!s->sm_share) {
-			return -1;
-		}
-		snprintf(buf, len, "%s", s->sm_share);
-		return 0;
+		return string_arg(s->sm_share, buf, len);
 	case GM_KNOB_SCALE:
-		if (!s->scale) {
-			return -1;
-		}
-		snprintf(buf, len, "%s", s->scale);
-		return 0;
+		return string_arg(s->scale, buf, len);
 	case GM_KNOB_CLIFF_MAP:
-		if (!s->cliff_map) {
-			return -1;
-		}
-		snprintf(buf, len, "%s", s->cliff_map);
-		return 0;
+		return string_arg(s->cliff_map, buf, len);
 	case GM_KNOB_ELASTIC:
 		if (!study_same_kernels(s)) {
 			return -1;
@@ -579,11 +574,7 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		snprintf(buf, len, "%s", s->paths.profile);
 		return 0;
 	case GM_KNOB_MPS_THREADS:
-		if (!s->mps_threads) {
-			return -1;
-		}
-		snprintf(buf, len, "%s", s->mps_threads);
-		return 0;
+		return string_arg(s->mps_threads, buf, len);
 	case GM_KNOB_ONE_SHOT:
 		/* A flag: the option alone when on. */
 		if (!s->one_shot) {
