@@ -26,7 +26,8 @@ static const char usage[] =
 	"NAME:THREADS:REGS:SMEM...\n"
 	"   or: gpumix sweep --cliffs [--threshold PCT] FILE.csv\n"
 	"   or: gpumix sweep --run [-o DIR] [--replays R] [--watchdog SECONDS]\n"
-	"                    [--threshold PCT] [--redo] [--no-plot] BUNDLE...";
+	"                    [--threshold PCT] [--axes LIST] [--kernel NAME]...\n"
+	"                    [--redo] [--no-plot] BUNDLE...";
 
 static const char help[] =
 	"\n"
@@ -54,13 +55,18 @@ static const char help[] =
 	"  --replays R       with --run: replays per point (gpumix replay\n"
 	"                    --min-replays; default 3, from 2 to 1000)\n"
 	"  --watchdog S      with --run: per replay (default 120)\n"
+	"  --axes LIST       with --run: the axes swept, of smem, regs and\n"
+	"                    blocks, comma-separated (default: all three)\n"
+	"  --kernel NAME     with --run: only the kernels whose (mangled) name\n"
+	"                    contains NAME; may be given again (default: all)\n"
 	"  --redo            with --run: measure the points DIR holds again\n"
 	"  --no-plot         with --run: no figures (gnuplot not needed)\n"
 	"\n"
 	"exit status: 0 ok; 1 error; 2 usage error.\n";
 
 enum { OPT_PLAN = 256, OPT_CLIFFS, OPT_DEVICE, OPT_THRESHOLD, OPT_RUN,
-       OPT_REPLAYS, OPT_WATCHDOG, OPT_REDO, OPT_NO_PLOT };
+       OPT_REPLAYS, OPT_WATCHDOG, OPT_REDO, OPT_NO_PLOT, OPT_AXES,
+       OPT_KERNEL };
 
 static const struct option sweep_longopts[] = {
 	{ "plan", no_argument, NULL, OPT_PLAN },
@@ -73,6 +79,8 @@ static const struct option sweep_longopts[] = {
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
 	{ "redo", no_argument, NULL, OPT_REDO },
 	{ "no-plot", no_argument, NULL, OPT_NO_PLOT },
+	{ "axes", required_argument, NULL, OPT_AXES },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -145,6 +153,27 @@ static int plan(const struct gm_device_limits *dev, char **kernels, int n)
 	return GM_EXIT_OK;
 }
 
+/* --axes LIST: "smem,blocks" into @axes (1 << axis each); -1 for a name
+ * that is no axis, or an empty one. */
+static int parse_axes(const char *list, unsigned *axes)
+{
+	char *copy = gm_xstrdup(list), *save = NULL;
+	int bad = !*list;
+
+	*axes = 0;
+	for (char *t = strtok_r(copy, ",", &save); t && !bad;
+	     t = strtok_r(NULL, ",", &save)) {
+		enum gm_sweep_axis a;
+		if (gm_sweep_axis_parse(t, &a) < 0) {
+			bad = 1;
+		} else {
+			*axes |= 1u << a;
+		}
+	}
+	free(copy);
+	return bad || !*axes ? -1 : 0;
+}
+
 static int cliffs(const char *path, double threshold)
 {
 	struct gm_sweep_points p = GM_SWEEP_POINTS_INIT;
@@ -166,14 +195,13 @@ out:
 	return ret;
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The command, its options into @ro (whose kernels the caller frees). */
+static int sweep(int argc, char **argv, struct gm_sweep_run_opts *ro)
 {
 	struct gm_opt_parser op;
 	const struct gm_device_limits *dev = &gm_device_h100;
 	int mode = 0, c, threshold_given = 0, device_given = 0, run_given = 0;
 	double threshold = 20;
-	struct gm_sweep_run_opts ro = { .dir = "sweep", .replays = 3,
-					.watchdog_s = 120, .plot = 1 };
 	char *end;
 
 	gm_opt_init(&op, &gm_sweep_options, usage, argc, argv);
@@ -189,7 +217,7 @@ int cmd_sweep(int argc, char **argv)
 			mode = c;
 			break;
 		case 'o':
-			ro.dir = op.arg;
+			ro->dir = op.arg;
 			run_given = 1;
 			break;
 		case OPT_REPLAYS: {
@@ -201,25 +229,45 @@ int cmd_sweep(int argc, char **argv)
 						      GM_MIN_REPLAYS_MIN,
 						      GM_MIN_REPLAYS_MAX);
 			}
-			ro.replays = (unsigned)v;
+			ro->replays = (unsigned)v;
 			run_given = 1;
 			break;
 		}
 		case OPT_WATCHDOG:
-			ro.watchdog_s = strtod(op.arg, &end);
-			if (*end || !*op.arg || !(ro.watchdog_s >= 0) ||
-			    ro.watchdog_s > 86400) {
+			ro->watchdog_s = strtod(op.arg, &end);
+			if (*end || !*op.arg || !(ro->watchdog_s >= 0) ||
+			    ro->watchdog_s > 86400) {
 				return gm_usage_error(usage, "--watchdog takes a "
 						      "number of seconds");
 			}
 			run_given = 1;
 			break;
 		case OPT_REDO:
-			ro.redo = 1;
+			ro->redo = 1;
 			run_given = 1;
 			break;
 		case OPT_NO_PLOT:
-			ro.plot = 0;
+			ro->plot = 0;
+			run_given = 1;
+			break;
+		case OPT_AXES:
+			if (parse_axes(op.arg, &ro->axes) < 0) {
+				return gm_usage_error(usage, "--axes takes smem, "
+						      "regs and blocks, comma-"
+						      "separated, not '%s'",
+						      op.arg);
+			}
+			run_given = 1;
+			break;
+		case OPT_KERNEL:
+			if (!*op.arg) {
+				return gm_usage_error(usage, "--kernel takes a "
+						      "kernel's name or part "
+						      "of it");
+			}
+			ro->kernels = gm_xrealloc(ro->kernels, (size_t)(ro->nr_kernels
+						 + 1) * sizeof(char *));
+			ro->kernels[ro->nr_kernels++] = op.arg;
 			run_given = 1;
 			break;
 		case OPT_DEVICE:
@@ -253,7 +301,7 @@ int cmd_sweep(int argc, char **argv)
 		return gm_usage_error(usage, "--plan, --cliffs or --run?");
 	}
 	if (run_given && mode != OPT_RUN) {
-		return gm_usage_error(usage, "-o, --replays, --watchdog, --redo "
+		return gm_usage_error(usage, "-o, --replays, --watchdog, --axes, --kernel, --redo "
 				      "and --no-plot go with --run");
 	}
 	if (mode == OPT_RUN) {
@@ -264,8 +312,8 @@ int cmd_sweep(int argc, char **argv)
 		if (op.ind == argc) {
 			return gm_usage_error(usage, "no bundle given");
 		}
-		ro.threshold = threshold / 100;
-		return gm_sweep_run(&ro, argv + op.ind, argc - op.ind);
+		ro->threshold = threshold / 100;
+		return gm_sweep_run(ro, argv + op.ind, argc - op.ind);
 	}
 	if (mode == OPT_PLAN) {
 		if (threshold_given) {
@@ -285,4 +333,15 @@ int cmd_sweep(int argc, char **argv)
 		return gm_usage_error(usage, "--cliffs reads one file of points");
 	}
 	return cliffs(argv[op.ind], threshold);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct gm_sweep_run_opts ro = { .dir = "sweep", .replays = 3,
+					.watchdog_s = 120, .plot = 1,
+					.axes = GM_SWEEP_ALL_AXES };
+	int ret = sweep(argc, argv, &ro);
+
+	free((void *)ro.kernels);
+	return ret;
 }

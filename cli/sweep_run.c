@@ -45,6 +45,7 @@ struct sweep {
 	char *points_path;
 	struct gm_sweep_points pts;
 	size_t measured, kept, failed;
+	int *kernel_hits;	/* per --kernels name, the kernels it took */
 };
 
 /* Run this gpumix with @argv (argv[0] set here), its output into @log.
@@ -384,6 +385,21 @@ out:
 
 /* Every point of every kernel of @bundle. -1 when the program could not
  * be measured at all. */
+/* Whether --kernels takes kernel @name (all when none were given);
+ * each name's matches are counted, to tell one that matched none. */
+static int kernel_chosen(struct sweep *s, const char *name)
+{
+	int chosen = !s->o->nr_kernels;
+
+	for (int i = 0; i < s->o->nr_kernels; i++) {
+		if (strstr(name, s->o->kernels[i])) {
+			s->kernel_hits[i]++;
+			chosen = 1;
+		}
+	}
+	return chosen;
+}
+
 static int sweep_bundle(struct sweep *s, const char *bundle)
 {
 	struct bundle b;
@@ -439,13 +455,17 @@ static int sweep_bundle(struct sweep *s, const char *bundle)
 		};
 		struct gm_sweep_point *pts;
 		size_t np;
+		if (!kernel_chosen(s, bk->name)) {
+			continue;
+		}
 		if (gm_sweep_plan(&b.base.dev, &u, &pts, &np) < 0) {
 			point_failed(s, b.base.program, bk->name, GM_SWEEP_SMEM, 0);
 			continue;
 		}
 		for (size_t i = 0; i < np; i++) {
-			if (pts[i].axis == GM_SWEEP_BLOCKS &&
-			    pts[i].value > (long)b.max_k) {
+			if (!(s->o->axes & (1u << pts[i].axis)) ||
+			    (pts[i].axis == GM_SWEEP_BLOCKS &&
+			     pts[i].value > (long)b.max_k)) {
 				continue;
 			}
 			measure(s, &b, ki, &u, &pts[i]);
@@ -548,7 +568,7 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 	struct sweep s;
 	size_t cliffs = 0;
 	ssize_t len;
-	int failed = 0, ret = GM_EXIT_ERROR;
+	int failed = 0, unmatched = 0, ret = GM_EXIT_ERROR;
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
@@ -559,6 +579,7 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 		goto out;
 	}
 	s.exe[len] = 0;
+	s.kernel_hits = gm_xcalloc((size_t)o->nr_kernels + 1, sizeof(int));
 	for (int i = 0; i < n; i++) {
 		char *name = base_name(bundles[i]);
 		int dup = 0;
@@ -587,6 +608,14 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 			failed++;
 		}
 	}
+	for (int i = 0; i < o->nr_kernels; i++) {
+		if (!s.kernel_hits[i]) {
+			gm_error("--kernel '%s' is in the name of no kernel of "
+				 "the bundles", o->kernels[i]);
+			gm_error_report(stderr);
+			unmatched++;
+		}
+	}
 	if (write_cliffs(&s, &cliffs) < 0) {
 		goto out;
 	}
@@ -609,6 +638,9 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 			 s.failed == 1 ? "" : "s");
 		goto out;
 	}
+	if (unmatched) {
+		goto out;	/* (each named above) */
+	}
 	ret = GM_EXIT_OK;
 out:
 	if (ret != GM_EXIT_OK) {
@@ -616,5 +648,6 @@ out:
 	}
 	gm_sweep_points_release(&s.pts);
 	free(s.points_path);
+	free(s.kernel_hits);
 	return ret;
 }

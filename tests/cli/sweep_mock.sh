@@ -149,6 +149,37 @@ check_eq "no point at the cap ptxas did not honour" "" \
 check_eq "the cap it gave is measured" "1" \
 	"$(awk -F, -v k=$S '$2 == k && $3 == "regs" && $4 == 24' "$tmp/fl/points.csv" | wc -l)"
 
+# ---- --axes and --kernel: a part of the sweep (the blocks axis alone is
+# what the cliff-aware policy reads, doc/elastic.md) ----
+"$GPUMIX" sweep --run -o "$tmp/ax" --replays 2 --no-plot --axes blocks \
+	--kernel scale --kernel tex_copy "$B" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "--axes blocks --kernel scale --kernel tex_copy: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+check_eq "only the blocks points of the two kernels named" \
+	"$S:1 $S:2 $S:3 $S:4 $T:1 $T:2 $T:3 $T:4" \
+	"$(awk -F, 'NR > 1 { print $2 ":" $4 (($3 == "blocks") ? "" : ":" $3) }' "$tmp/ax/points.csv" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "no padded or capped replay made" "" \
+	"$(ls "$tmp/ax/runs" | grep -E 'smem|regs')"
+"$GPUMIX" sweep --run -o "$tmp/ax" --replays 2 --no-plot --axes smem,blocks \
+	--kernel incr "$B" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "the same directory, another kernel and axis: exit 0" 0 "$rc"
+check_match "its points added to the ones kept" \
+	"$(($(printf '%s' "$plan" | wc -w) + 1)) points measured, 0 kept from before" "$(cat "$tmp/err")"
+check_eq "incr: its smem points and its one blocks point" "$(($(printf '%s' "$plan" | wc -w) + 1))" \
+	"$(awk -F, -v k=$I '$2 == k' "$tmp/ax/points.csv" | wc -l)"
+check_eq "the first run's points still there" "8" \
+	"$(awk -F, -v k=$I 'NR > 1 && $2 != k' "$tmp/ax/points.csv" | wc -l)"
+out=$("$GPUMIX" sweep --run -o "$tmp/ax2" --no-plot --axes blocks --kernel nosuch "$B" 2>&1); rc=$?
+check_eq "a --kernel no kernel's name holds: exit 1" 1 "$rc"
+check_match "naming it" "--kernel 'nosuch' is in the name of no kernel of the bundles" "$out"
+for bad in "" foo smem,foo ,; do
+	out=$("$GPUMIX" sweep --run --axes "$bad" "$B" 2>&1); rc=$?
+	check_eq "--axes '$bad': usage error" 2 "$rc"
+done
+check_match "naming the axes" "--axes takes smem, regs and blocks" "$out"
+out=$("$GPUMIX" sweep --cliffs --axes blocks "$D/points.csv" 2>&1); rc=$?
+check_eq "--axes without --run: usage error" 2 "$rc"
+
 # ---- a replay that fails (the mock driver refuses every kernel) ----
 MOCK_CUDA_FAIL=cuLibraryGetKernel "$GPUMIX" sweep --run -o "$tmp/rf" --replays 2 --no-plot "$B" >/dev/null 2>"$tmp/err"; rc=$?
 check_eq "a replay that fails: exit 1" 1 "$rc"
