@@ -11,9 +11,12 @@
  * replay: Tin and Tout, the durations of its host-to-device and
  * device-to-host copies; per kernel (mangled name) Tcomp, its GPU time,
  * and of its most launched shape the grid and blocks per SM (the
- * occupancy calculator on the run's device, the hardware cap in); a
- * kernel without T(k) whose grid has no more blocks than the device has
- * SMs takes its mean launch as T(1) (one round of one block per SM). What
+ * occupancy calculator on the run's device, the hardware cap in) and
+ * its launches per replay (the round model is one launch's: each adds
+ * its stretch); alone, a launch is one round of N1 = ceil(Nblks / N_SM)
+ * blocks per SM, so where T(k) stops at N1 - 1 (a grid too small for N1
+ * on every SM; no point at all for a grid of no more blocks than SMs)
+ * the kernel's mean launch is T(N1). What
  * the alone replay time holds beyond Tin + Tcomp + Tout (host time,
  * launch gaps; negative where a copy's own copies and kernels overlap)
  * is added to every prediction once: the copies' threads spend it side
@@ -165,6 +168,8 @@ static int load_input(struct gm_db *db, const struct gm_an_run *r,
 		in->nk++;
 		k->grid_blocks = (uint64_t)sqlite3_column_int64(st, 1);
 		k->t_comp = ms;
+		k->launches = (unsigned)((double)sqlite3_column_int64(st, 6) /
+					 kept + 0.5);
 		if (gm_occupancy_compute(&r->dev, &u, &occ) == 0) {
 			k->blocks_per_sm = (unsigned)occ.blocks_per_sm;
 		}
@@ -173,15 +178,21 @@ static int load_input(struct gm_db *db, const struct gm_an_run *r,
 			sqlite3_finalize(st);
 			return -1;
 		}
-		if (!n && k->grid_blocks && k->grid_blocks <= (uint64_t)
-						       r->dev.sm_count) {
-			/* a grid of no more blocks than SMs runs one round
-			 * of one block per SM alone: its launch is T(1) */
-			in->rounds[in->nk - 1] = gm_xcalloc(1, sizeof(double));
-			in->rounds[in->nk - 1][0] =
+		if (k->grid_blocks && r->dev.sm_count &&
+		    n + 1 == (k->grid_blocks + r->dev.sm_count - 1) /
+			     r->dev.sm_count) {
+			/* alone, a launch is one round of N1 = ceil(Nblks /
+			 * N_SM) blocks per SM: where the stretch stops just
+			 * below N1 (a grid too small for N1 on every SM;
+			 * with no point, one of no more blocks than SMs),
+			 * its mean launch is T(N1), measured, not continued
+			 * from the last stretch */
+			in->rounds[in->nk - 1] = gm_xrealloc(
+				in->rounds[in->nk - 1], (n + 1) * sizeof(double));
+			in->rounds[in->nk - 1][n] =
 				sqlite3_column_double(st, 5) / 1e6 /
 				(double)sqlite3_column_int64(st, 6);
-			n = 1;
+			n++;
 		}
 		k->t_round = in->rounds[in->nk - 1];
 		k->nr_rounds = n;

@@ -79,8 +79,9 @@ double gm_spmd_comp_stretch(const struct gm_spmd_kernel *kern,
 	 * round each, T(N2) - T(N1) (12); space-time: T(Nmax) - T(N1) +
 	 * (R - 2) T(Nmax) + T(ceil(F / N_SM)) (13)-(18); time: the rounds
 	 * beyond one copy's (19) */
-	return gm_spmd_rounds_time(kern, copies, dev) -
-	       gm_spmd_rounds_time(kern, 1, dev);
+	return (kern->launches ? kern->launches : 1) *
+	       (gm_spmd_rounds_time(kern, copies, dev) -
+		gm_spmd_rounds_time(kern, 1, dev));
 }
 
 enum gm_scenario gm_spmd_kernel_scenario(const struct gm_spmd_kernel *kern,

@@ -29,6 +29,9 @@ struct gm_spmd_kernel {
 	uint64_t grid_blocks;	/* Nblks_per_knl */
 	unsigned blocks_per_sm;	/* Nmax_blks_per_SM (occupancy, cap in) */
 	double t_comp;		/* its GPU time alone, all its launches */
+	unsigned launches;	/* its launches per copy; the round model is
+				 * one launch's, so each adds its stretch
+				 * (0 counts as 1: the paper's one launch) */
 	const double *t_round;	/* T(1) .. T(nr_rounds), may be NULL */
 	unsigned nr_rounds;
 };
@@ -75,7 +78,9 @@ double gm_spmd_rounds_time(const struct gm_spmd_kernel *kern, unsigned copies,
 
 /*
  * The stretch of @kern's compute time when @copies copies share the GPU:
- * Tcomp(N) - Tcomp = C(N) - C(1). Under the kernel's scenario this is
+ * Tcomp(N) - Tcomp = L (C(N) - C(1)), L its launches (the paper's
+ * programs launch their kernel once; the copies of a kernel launched L
+ * times meet L times, each launch a round model of its own). Under the kernel's scenario this is
  * 0 (exclusive space, eq. 10); sum_{i=N1}^{N2-1} TSM_str(i) with
  * N1 = ceil(Nblks / N_SM), N2 = ceil(Nblks * N / N_SM) (non-exclusive,
  * eq. 12); Tfs_rnd_str + (R - 2) * Tfull_rnd_str + Tls_rnd_str

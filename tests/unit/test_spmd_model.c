@@ -90,6 +90,31 @@ int main(void)
 	CHECK_NEAR(gm_spmd_rounds_time(&k, 1, &h100), 1.0, TOL,
 		   "C(1) of 34 blocks = T(1)");
 
+	/* A kernel launched L times: each launch of the copies is a round
+	 * model of its own, so the stretch counts L times (3 x 1000 blocks
+	 * as above, 8.5 a launch). */
+	k = kern(1000);
+	k.launches = 48;
+	CHECK_NEAR(gm_spmd_comp_stretch(&k, 3, &h100), 48 * 8.5, TOL,
+		   "48 launches: 48 x 8.5");
+	k.launches = 0;
+	CHECK_NEAR(gm_spmd_comp_stretch(&k, 3, &h100), 8.5, TOL,
+		   "launches 0 counts as the paper's one");
+	/* mri-q on the H200 (doc/results/spmd-copies.md): 512 blocks, 4
+	 * per SM, 48 launches, T(1..4) = 0.5913, 0.7794, 1.2952 and its
+	 * alone launch 1.377; 16 copies: R = 16, F = 272 (T(3)): 15 x
+	 * 1.377 + 1.2952 - 1.377 = 20.5734 a launch. */
+	{
+		static const double mriq[] = { 0.5913, 0.7794, 1.2952, 1.377 };
+		struct gm_spmd_kernel q = { .grid_blocks = 512,
+					    .blocks_per_sm = 4,
+					    .t_comp = 66.091, .launches = 48,
+					    .t_round = mriq, .nr_rounds = 4 };
+		CHECK_NEAR(gm_spmd_comp_stretch(&q, 16, &h100),
+			   48 * (15 * 1.377 + 1.2952 - 1.377), TOL,
+			   "mri-q x 16: 48 x 20.5734");
+	}
+
 	/* The 32-block cap: 40 blocks per SM count as 32. */
 	k = kern(4225);
 	k.blocks_per_sm = 40;
