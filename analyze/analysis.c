@@ -62,12 +62,78 @@ static struct gm_an_run *run_by_id(const struct run_index *idx, size_t n,
 	return r ? r->run : NULL;
 }
 
-static int load_runs(struct gm_analysis *a, struct gm_db *db)
+/* Run @r from a row of load_run_rows()'s query. */
+static void read_run_row(struct gm_an_run *r, sqlite3_stmt *st)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->path = gm_an_col_str(st, 1);
+	r->workload = gm_an_col_str(st, 2);
+	r->variant = gm_an_col_str(st, 3);
+	r->policy = gm_an_col_str(st, 4);
+	r->status = gm_an_col_str(st, 5);
+	r->failure = sqlite3_column_type(st, 6) == SQLITE_NULL
+		? NULL : gm_an_col_str(st, 6);
+	r->device_name = gm_an_col_str(st, 7);
+	r->device_cc = gm_an_col_str(st, 8);
+	gm_device_limits_for_run(&r->dev, r->device_name, r->device_cc,
+				 sqlite3_column_int64(st, 9),
+				 sqlite3_column_int64(st, 10),
+				 sqlite3_column_int64(st, 11),
+				 sqlite3_column_int64(st, 12),
+				 sqlite3_column_int64(st, 13));
+	r->dropped = sqlite3_column_int64(st, 14);
+	r->kernel_count = sqlite3_column_int64(st, 15);
+	r->elastic = gm_an_col_str(st, 16);
+	r->timeslice_us = sqlite3_column_type(st, 17) == SQLITE_NULL
+		? NAN : sqlite3_column_double(st, 17);
+	r->copy_chunk = sqlite3_column_type(st, 18) == SQLITE_NULL
+		? -1 : sqlite3_column_int64(st, 18);
+	r->hostname = sqlite3_column_type(st, 19) == SQLITE_NULL
+		? NULL : gm_an_col_str(st, 19);
+	r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
+		? NULL : gm_an_col_str(st, 20);
+	r->one_shot = sqlite3_column_int64(st, 21) != 0;
+	r->repetition = sqlite3_column_int64(st, 22);
+	for (int k = 0; k < 2; k++) {
+		int col = 23 + 3 * k;
+		r->gpu_clock[k] = sqlite3_column_type(st, col) == SQLITE_NULL
+			? -1 : sqlite3_column_int64(st, col);
+		r->gpu_temp[k] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
+			? -1 : sqlite3_column_int64(st, col + 1);
+		r->gpu_throttle[k] = sqlite3_column_type(st, col + 2) ==
+			SQLITE_NULL ? NULL : gm_an_col_str(st, col + 2);
+	}
+	r->open_loop = gm_an_col_str(st, 29);
+	r->cell = SIZE_MAX;
+	r->label = gm_run_label_open(r->workload, r->variant, r->policy,
+				     r->open_loop, r->one_shot, r->repetition);
+	/* A one-shot run measures otherwise than repeated replays: a label
+	 * of its own, after its variant's (gm_variant_rank); so does each
+	 * point of an open-loop sweep. */
+	r->vlabel = gm_variant_label(r->variant, r->policy, r->open_loop,
+				     r->one_shot);
+	r->ok = !strcmp(r->status, "ok");
+	r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
+	r->reference = !strcmp(r->policy, "none") &&
+		       gm_variant_is(r->variant, GM_VARIANT_REFERENCE);
+	r->stp = r->antt = r->wl_time_ns = r->mtspeedup = NAN;
+	r->running = NAN;
+	for (int k = 0; k < GM_UTIL_KINDS; k++) {
+		r->util[k] = NAN;
+	}
+	r->wait.mean = r->wait.median = r->wait.p95 = NAN;
+	for (int k = 0; k < GM_WAIT_SPLITS; k++) {
+		r->wait.split_mean[k] = NAN;
+	}
+}
+
+/* Every run of the database into a->runs, sorted (cmp_run). */
+static int load_run_rows(struct gm_analysis *a, struct gm_db *db)
 {
 	sqlite3_stmt *st;
-	struct run_index *idx = NULL;
 	size_t alloc = 0;
-	int rc, ret = -1;
+	int rc;
 
 	if (gm_db_prepare(db, &st,
 			  "SELECT r.id, r.path, w.name, r.variant, r.policy,"
@@ -84,69 +150,7 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
 		GM_ALLOC_GROW(a->runs, a->nruns + 1, alloc);
-		struct gm_an_run *r = &a->runs[a->nruns++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		r->path = gm_an_col_str(st, 1);
-		r->workload = gm_an_col_str(st, 2);
-		r->variant = gm_an_col_str(st, 3);
-		r->policy = gm_an_col_str(st, 4);
-		r->status = gm_an_col_str(st, 5);
-		r->failure = sqlite3_column_type(st, 6) == SQLITE_NULL
-			? NULL : gm_an_col_str(st, 6);
-		r->device_name = gm_an_col_str(st, 7);
-		r->device_cc = gm_an_col_str(st, 8);
-		gm_device_limits_for_run(&r->dev, r->device_name, r->device_cc,
-					 sqlite3_column_int64(st, 9),
-					 sqlite3_column_int64(st, 10),
-					 sqlite3_column_int64(st, 11),
-					 sqlite3_column_int64(st, 12),
-					 sqlite3_column_int64(st, 13));
-		r->dropped = sqlite3_column_int64(st, 14);
-		r->kernel_count = sqlite3_column_int64(st, 15);
-		r->elastic = gm_an_col_str(st, 16);
-		r->timeslice_us = sqlite3_column_type(st, 17) == SQLITE_NULL
-			? NAN : sqlite3_column_double(st, 17);
-		r->copy_chunk = sqlite3_column_type(st, 18) == SQLITE_NULL
-			? -1 : sqlite3_column_int64(st, 18);
-		r->hostname = sqlite3_column_type(st, 19) == SQLITE_NULL
-			? NULL : gm_an_col_str(st, 19);
-		r->gpu = sqlite3_column_type(st, 20) == SQLITE_NULL
-			? NULL : gm_an_col_str(st, 20);
-		r->one_shot = sqlite3_column_int64(st, 21) != 0;
-		r->repetition = sqlite3_column_int64(st, 22);
-		for (int k = 0; k < 2; k++) {
-			int col = 23 + 3 * k;
-			r->gpu_clock[k] = sqlite3_column_type(st, col) == SQLITE_NULL
-				? -1 : sqlite3_column_int64(st, col);
-			r->gpu_temp[k] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
-				? -1 : sqlite3_column_int64(st, col + 1);
-			r->gpu_throttle[k] = sqlite3_column_type(st, col + 2) ==
-				SQLITE_NULL ? NULL : gm_an_col_str(st, col + 2);
-		}
-		r->open_loop = gm_an_col_str(st, 29);
-		r->cell = SIZE_MAX;
-		r->label = gm_run_label_open(r->workload, r->variant, r->policy,
-					     r->open_loop, r->one_shot,
-					     r->repetition);
-		/* A one-shot run measures otherwise than repeated replays:
-		 * a label of its own, after its variant's (gm_variant_rank);
-		 * so does each point of an open-loop sweep. */
-		r->vlabel = gm_variant_label(r->variant, r->policy,
-					     r->open_loop, r->one_shot);
-		r->ok = !strcmp(r->status, "ok");
-		r->alone = gm_variant_is(r->variant, GM_VARIANT_ALONE);
-		r->reference = !strcmp(r->policy, "none") &&
-			       gm_variant_is(r->variant, GM_VARIANT_REFERENCE);
-		r->stp = r->antt = r->wl_time_ns = r->mtspeedup = NAN;
-		r->running = NAN;
-		for (int k = 0; k < GM_UTIL_KINDS; k++) {
-			r->util[k] = NAN;
-		}
-		r->wait.mean = r->wait.median = r->wait.p95 = NAN;
-		for (int k = 0; k < GM_WAIT_SPLITS; k++) {
-			r->wait.split_mean[k] = NAN;
-		}
+		read_run_row(&a->runs[a->nruns++], st);
 	}
 	sqlite3_finalize(st);
 	if (rc < 0) {
@@ -156,16 +160,19 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	if (a->nruns) {
 		qsort(a->runs, a->nruns, sizeof(*a->runs), cmp_run);
 	}
-	idx = gm_xmalloc((a->nruns + 1) * sizeof(*idx));
-	for (size_t i = 0; i < a->nruns; i++) {
-		idx[i] = (struct run_index){ a->runs[i].id, &a->runs[i] };
-	}
-	qsort(idx, a->nruns, sizeof(*idx), cmp_index);
+	return 0;
+}
 
-	/* Programs, then replays: mean kept replay time and the run span. */
+/* Each run's programs, in their manifest order. */
+static int load_programs(struct gm_analysis *a, struct gm_db *db,
+			 const struct run_index *idx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
 	if (gm_db_prepare(db, &st, "SELECT runId, id, name, bundle, highPriority,"
 			  " replayCv FROM programs ORDER BY runId, idx")) {
-		goto out;
+		return -1;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
 		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
@@ -184,12 +191,20 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		p->mp_ns = p->alone_ns = NAN;
 	}
 	sqlite3_finalize(st);
-	if (rc < 0) {
-		goto out;
-	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* The replays: each run's span, and each program's mean kept replay
+ * time (end - start - io). */
+static int load_replays(struct gm_analysis *a, struct gm_db *db,
+			const struct run_index *idx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
 	if (gm_db_prepare(db, &st, "SELECT runId, programId, start, end, io, kept"
 			  " FROM replays")) {
-		goto out;
+		return -1;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
 		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
@@ -220,7 +235,7 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 	}
 	sqlite3_finalize(st);
 	if (rc < 0) {
-		goto out;
+		return -1;
 	}
 	for (size_t i = 0; i < a->nruns; i++) {
 		for (size_t j = 0; j < a->runs[i].nprog; j++) {
@@ -230,13 +245,22 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 			}
 		}
 	}
-	/* Each run's sharing scenario: the one its kernels spent the
-	 * most time in (doc/database.md, "Sharing scenarios"). */
+	return 0;
+}
+
+/* Each run's sharing scenario: the one its kernels spent the most time
+ * in (doc/database.md, "Sharing scenarios"). */
+static int load_scenarios(struct gm_analysis *a, struct gm_db *db,
+			  const struct run_index *idx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
 	if (gm_db_prepare(db, &st, "SELECT runId, scenario, sum(end - start) AS t"
 			  " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE scenario IS NOT"
 			  " NULL GROUP BY runId, scenario ORDER BY runId, t DESC,"
 			  " scenario")) {
-		goto out;
+		return -1;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {
 		struct gm_an_run *r = run_by_id(idx, a->nruns, sqlite3_column_int64(st, 0));
@@ -251,11 +275,25 @@ static int load_runs(struct gm_analysis *a, struct gm_db *db)
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc < 0) {
-		goto out;
+	return rc < 0 ? -1 : 0;
+}
+
+/* The runs, their programs, replays and scenarios. */
+static int load_runs(struct gm_analysis *a, struct gm_db *db)
+{
+	struct run_index *idx;
+	int ret;
+
+	if (load_run_rows(a, db) < 0) {
+		return -1;
 	}
-	ret = 0;
-out:
+	idx = gm_xmalloc((a->nruns + 1) * sizeof(*idx));
+	for (size_t i = 0; i < a->nruns; i++) {
+		idx[i] = (struct run_index){ a->runs[i].id, &a->runs[i] };
+	}
+	qsort(idx, a->nruns, sizeof(*idx), cmp_index);
+	ret = load_programs(a, db, idx) < 0 || load_replays(a, db, idx) < 0 ||
+	      load_scenarios(a, db, idx) < 0 ? -1 : 0;
 	free(idx);
 	return ret;
 }
