@@ -41,8 +41,12 @@ enum {
 	ST_INS_MEMSET,
 	ST_INS_API,
 	ST_SET_COUNTS,
+	ST_SET_ELASTIC,
 	NR_ST
 };
+
+/* "elasticPlannedLaunches = ?, ...": the counters are ?1 .. ?N, the run ?N+1 */
+#define SET_COUNTER_(id, key, column) column " = ?, "
 
 static const char *const st_sql[NR_ST] = {
 	[ST_FIND_HASH] = "SELECT id, path FROM runs WHERE hash = ?1",
@@ -86,6 +90,8 @@ static const char *const st_sql[NR_ST] = {
 		" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_INS_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
 		" (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_SET_ELASTIC] = "UPDATE runs SET "
+		GM_ELASTIC_COUNTERS(SET_COUNTER_) "id = id WHERE id = ?",
 	[ST_SET_COUNTS] = "UPDATE runs SET kernelCount = ?2, memcpyCount = ?3,"
 		" memsetCount = ?4, apiCount = ?5 WHERE id = ?1",
 };
@@ -282,6 +288,26 @@ static int bind_gpu(struct gm_loader *l, sqlite3_stmt *st, int *i,
 	return BIND_TEXT(l, st, (*i)++, g->throttle);
 }
 
+/* Run @id's elastic launch counters (NULL where the manifest has none). */
+static int set_elastic_counters(struct gm_loader *l, const struct gm_run_dir *run,
+				int64_t id)
+{
+	sqlite3_stmt *st = l->st[ST_SET_ELASTIC];
+	int c;
+
+	for (c = 0; c < GM_ELASTIC_COUNTERS_NR; c++) {
+		int64_t v = run->elastic_counters[c];
+		if ((v < 0 ? GM_SQL(l->db->sql, sqlite3_bind_null(st, c + 1))
+			   : BIND_INT(l, st, c + 1, v)) < 0) {
+			return -1;
+		}
+	}
+	if (BIND_INT(l, st, c + 1, id) < 0) {
+		return -1;
+	}
+	return gm_loader_step(l, st);
+}
+
 static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 		      int64_t wid, int64_t *id)
 {
@@ -339,7 +365,7 @@ static int insert_run(struct gm_loader *l, const struct gm_run_dir *run,
 		return -1;
 	}
 	*id = sqlite3_last_insert_rowid(l->db->sql);
-	return 0;
+	return set_elastic_counters(l, run, *id);
 }
 
 /*

@@ -49,8 +49,8 @@ static int get_int(struct gm_run_dir *run, const char *key, int64_t min,
 /*
  * Which code ran and how it was cut: `elastic` (the mode of the elastic
  * modules, absent for the captured kernels), the elastic variant's
- * `elastic.timeslice_us` and the nss scheduler's `nss.copy_chunk`, all
- * optional (doc/run-directory.md).
+ * `elastic.timeslice_us` and launch counters (elastic_counters.h) and the
+ * nss scheduler's `nss.copy_chunk`, all optional (doc/run-directory.md).
  */
 static int read_code(struct gm_run_dir *run, const char *what)
 {
@@ -71,6 +71,15 @@ static int read_code(struct gm_run_dir *run, const char *what)
 		    !isfinite(run->timeslice_us)) {
 			return gm_error("%s: key 'elastic.timeslice_us' is not a "
 					"number >= 0: '%s'", what, v);
+		}
+	}
+	for (int c = 0; c < GM_ELASTIC_COUNTERS_NR; c++) {
+		const char *key = gm_elastic_counters[c].key;
+		run->elastic_counters[c] = -1;
+		v = kvfile_get(&run->manifest, key);
+		if (v && gm_tsv_int(v, 0, INT64_MAX, &run->elastic_counters[c])) {
+			return gm_error("%s: key '%s' is not an integer >= 0: "
+					"'%s'", what, key, v);
 		}
 	}
 	run->copy_chunk = -1;

@@ -9,6 +9,8 @@
 #ifndef GM_RUN_READER_H
 #define GM_RUN_READER_H
 
+#include "elastic_counters.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +66,9 @@ struct gm_run_dir {
 	const char *elastic;
 	double timeslice_us;
 	int64_t copy_chunk;
+	/* the elastic variant's launch counters (elastic_counters.h), -1
+	 * when the manifest lacks one */
+	int64_t elastic_counters[GM_ELASTIC_COUNTERS_NR];
 	/* Where it ran, NULL when absent: `hostname`, and `device.visible`
 	 * (the GPU a study pinned it to: a UUID or an index). */
 	const char *hostname, *gpu;

@@ -14,6 +14,11 @@
  */
 #include "schema.h"
 
+#include "elastic_counters.h"
+
+/* A runs column per elastic launch counter. */
+#define COUNTER_COLUMN_(id, key, column) "  " column " INTEGER,\n"
+
 const char gm_schema_sql[] =
 	"CREATE TABLE gpumix_meta (\n"
 	"  key TEXT PRIMARY KEY,\n"
@@ -58,6 +63,7 @@ const char gm_schema_sql[] =
 	"  elastic TEXT NOT NULL,\n"
 	"  timesliceUs REAL,\n"
 	"  copyChunk INTEGER,\n"
+	GM_ELASTIC_COUNTERS(COUNTER_COLUMN_)
 	"  status TEXT NOT NULL,\n"
 	"  failure TEXT,\n"
 	"  deviceName TEXT NOT NULL,\n"

@@ -11,7 +11,7 @@
 #define GM_SCHEMA_H
 
 /* PRAGMA user_version of databases this gpumix reads and writes. */
-#define GM_SCHEMA_VERSION 16
+#define GM_SCHEMA_VERSION 17
 
 /* PRAGMA application_id: "gmx1" as a big-endian 32-bit number. */
 #define GM_APPLICATION_ID 0x676d7831

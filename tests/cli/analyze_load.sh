@@ -19,7 +19,7 @@ check_eq "load a study directory: exit 0" 0 "$?"
 check_match "one-line summary" \
 	"^analyze: 5 runs loaded, 17 kernels, 35 records, into .*r\.db in [0-9.]+ s$" "$out"
 check_eq "5 runs" 5 "$(q 'SELECT count(*) FROM runs')"
-check_eq "schema version" 16 "$(q 'PRAGMA user_version')"
+check_eq "schema version" 17 "$(q 'PRAGMA user_version')"
 check_eq "which code each run ran, its timeslice and copy chunk (absent: off, NULL)" \
 	"a+b.cuda|off|| a+b.nss|off||0 a+c.elastic|policy|1000.0|4194304" \
 	"$(q "SELECT w.name || '.' || r.variant, r.elastic, r.timesliceUs, r.copyChunk
@@ -139,92 +139,41 @@ old=$tmp/old.db
 sqlite3 "$old" "PRAGMA application_id = 1735227441; CREATE TABLE runs (id INTEGER);"
 out=$("$GPUMIX" analyze "$study" -o "$old" 2>&1)
 check_eq "older schema: exit 1" 1 "$?"
-check_eq "older schema: message" "error: '$old' has schema version 0, older than version 16 that this gpumix reads and writes
+check_eq "older schema: message" "error: '$old' has schema version 0, older than version 17 that this gpumix reads and writes
 hint: the database is only a cache of the run directories: remove it and load them again with gpumix analyze" "$out"
 out=$("$GPUMIX" report "$old" 2>&1)
 check_eq "older schema: report refuses too" 1 "$?"
-check_match "older schema: report message" "has schema version 0, older than version 16" "$out"
-v1=$tmp/v1.db
-sqlite3 "$v1" "PRAGMA application_id = 1735227441; PRAGMA user_version = 1; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v1" 2>&1)
-check_match "a database of schema 1 (no elastic column) is refused" \
-	"has schema version 1, older than version 16" "$out"
-v2=$tmp/v2.db
-sqlite3 "$v2" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v2" 2>&1)
-check_match "a database of schema 2 (no programs.highPriority) is refused" \
-	"has schema version 2, older than version 16" "$out"
-v3=$tmp/v3.db
-sqlite3 "$v3" "PRAGMA application_id = 1735227441; PRAGMA user_version = 3; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v3" 2>&1)
-check_match "a database of schema 3 (no runs.hostname, runs.gpu) is refused" \
-	"has schema version 3, older than version 16" "$out"
-v4=$tmp/v4.db
-sqlite3 "$v4" "PRAGMA application_id = 1735227441; PRAGMA user_version = 4; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v4" 2>&1)
-check_match "a database of schema 4 (no runs.repetition) is refused" \
-	"has schema version 4, older than version 16" "$out"
-v5=$tmp/v5.db
-sqlite3 "$v5" "PRAGMA application_id = 1735227441; PRAGMA user_version = 5; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v5" 2>&1)
-check_match "a database of schema 5 (no runs.oneShot, no co-runs) is refused" \
-	"has schema version 5, older than version 16" "$out"
-v6=$tmp/v6.db
-sqlite3 "$v6" "PRAGMA application_id = 1735227441; PRAGMA user_version = 6; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v6" 2>&1)
-check_match "a database of schema 6 (no probe or driver-call tables) is refused" \
-	"has schema version 6, older than version 16" "$out"
-v7=$tmp/v7.db
-sqlite3 "$v7" "PRAGMA application_id = 1735227441; PRAGMA user_version = 7; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v7" 2>&1)
-check_match "a database of schema 7 (no intervals table) is refused" \
-	"has schema version 7, older than version 16" "$out"
-v8=$tmp/v8.db
-sqlite3 "$v8" "PRAGMA application_id = 1735227441; PRAGMA user_version = 8; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v8" 2>&1)
-check_match "a database of schema 8 (no programs.host*) is refused" \
-	"has schema version 8, older than version 16" "$out"
-v9=$tmp/v9.db
-sqlite3 "$v9" "PRAGMA application_id = 1735227441; PRAGMA user_version = 9; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v9" 2>&1)
-check_match "a database of schema 9 (no CUPTI_ACTIVITY_KIND_KERNEL.scenario) is refused" \
-	"has schema version 9, older than version 16" "$out"
-v10=$tmp/v10.db
-sqlite3 "$v10" "PRAGMA application_id = 1735227441; PRAGMA user_version = 10; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v10" 2>&1)
-check_match "a database of schema 10 (no requests, open_loop) is refused" \
-	"has schema version 10, older than version 16" "$out"
-v11=$tmp/v11.db
-sqlite3 "$v11" "PRAGMA application_id = 1735227441; PRAGMA user_version = 11; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v11" 2>&1)
-check_match "a database of schema 11 (no stretch) is refused" \
-	"has schema version 11, older than version 16" "$out"
-v12=$tmp/v12.db
-sqlite3 "$v12" "PRAGMA application_id = 1735227441; PRAGMA user_version = 12; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v12" 2>&1)
-check_match "a database of schema 12 (no run_metrics, program_metrics) is refused" \
-	"has schema version 12, older than version 16" "$out"
-v13=$tmp/v13.db
-sqlite3 "$v13" "PRAGMA application_id = 1735227441; PRAGMA user_version = 13; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v13" 2>&1)
-check_match "a database of schema 13 (no runs.openLoop) is refused" \
-	"has schema version 13, older than version 16" "$out"
-v14=$tmp/v14.db
-sqlite3 "$v14" "PRAGMA application_id = 1735227441; PRAGMA user_version = 14; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v14" 2>&1)
-check_match "a database of schema 14 (no index for the call join) is refused" \
-	"has schema version 14, older than version 16" "$out"
-v15=$tmp/v15.db
-sqlite3 "$v15" "PRAGMA application_id = 1735227441; PRAGMA user_version = 15; CREATE TABLE runs (id INTEGER);"
-out=$("$GPUMIX" analyze "$study" -o "$v15" 2>&1)
-check_match "a database of schema 15 (no sweep, sweep_cliffs) is refused" \
-	"has schema version 15, older than version 16" "$out"
+check_match "older schema: report message" "has schema version 0, older than version 17" "$out"
+# Each older schema version, with what it lacked, is refused.
+while IFS=: read -r v lacked; do
+	sqlite3 "$tmp/v$v.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = $v; CREATE TABLE runs (id INTEGER);"
+	out=$("$GPUMIX" analyze "$study" -o "$tmp/v$v.db" 2>&1)
+	check_match "a database of schema $v ($lacked) is refused" \
+		"has schema version $v, older than version 17" "$out"
+done <<'VERSIONS'
+1:no elastic column
+2:no programs.highPriority
+3:no runs.hostname, runs.gpu
+4:no runs.repetition
+5:no runs.oneShot, no co-runs
+6:no probe or driver-call tables
+7:no intervals table
+8:no programs.host*
+9:no CUPTI_ACTIVITY_KIND_KERNEL.scenario
+10:no requests, open_loop
+11:no stretch
+12:no run_metrics, program_metrics
+13:no runs.openLoop
+14:no index for the call join
+15:no sweep, sweep_cliffs
+16:no runs.elastic*Launches, the elastic launch counters
+VERSIONS
 
 new=$tmp/new.db
-sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 17; CREATE TABLE t (a);"
+sqlite3 "$new" "PRAGMA application_id = 1735227441; PRAGMA user_version = 18; CREATE TABLE t (a);"
 out=$("$GPUMIX" analyze "$study" -o "$new" 2>&1)
 check_eq "newer schema: exit 1" 1 "$?"
-check_match "newer schema: message" "has schema version 17, newer than version 16" "$out"
+check_match "newer schema: message" "has schema version 18, newer than version 17" "$out"
 
 other=$tmp/other.db
 sqlite3 "$other" "CREATE TABLE t (a);"

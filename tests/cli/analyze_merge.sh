@@ -117,10 +117,10 @@ refused() { # refused WHAT REGEX INPUT...: merge into a copy of a.db and a new f
 sqlite3 "$tmp/v2.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = 2; CREATE TABLE runs (id INTEGER);"
 refused "schema version 2" \
 	"error: cannot merge '.*/v2.db' into '.*/old.db' \(it was left as it was\)
-  caused by: '.*/v2.db' has schema version 2, older than version 16 that this gpumix reads and writes" \
+  caused by: '.*/v2.db' has schema version 2, older than version 17 that this gpumix reads and writes" \
 	"$tmp/v2.db"
-sqlite3 "$tmp/v9.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = 17; CREATE TABLE t (a);"
-refused "a newer schema" "has schema version 17, newer than version 16" "$tmp/v9.db"
+sqlite3 "$tmp/v9.db" "PRAGMA application_id = 1735227441; PRAGMA user_version = 18; CREATE TABLE t (a);"
+refused "a newer schema" "has schema version 18, newer than version 17" "$tmp/v9.db"
 sqlite3 "$tmp/other.db" "CREATE TABLE t (a);"
 refused "not a gpumix database" "is a SQLite database but not a gpumix results database" "$tmp/other.db"
 refused "a missing input" "cannot open database '.*/nothing.db'" "$tmp/nothing.db"

@@ -80,6 +80,19 @@ check_eq "only scale, in each of the 2 replays" "2" "$(sed -n 's/^elastic.cliff_
 check_eq "its physical grid: 3 x 4 SMs; tex_copy's the captured 16" "_Z5scalePjPKjjj 12 _Z8tex_copyPjyj 16" \
 	"$(awk -F'\t' '$1 == "KERNEL" && $NF ~ /scale|tex_copy/ { print $NF, $11 * $12 * $13 }' "$tmp/cliff/activity.tsv" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check_eq "the manifest names the policy" "mpmax-cliff" "$(sed -n 's/^elastic.policy = //p' "$tmp/cliff/manifest")"
+# The counters reach the database (doc/database.md, runs.elastic*Launches):
+# each column is its manifest key's value; a run without them has NULLs.
+"$GPUMIX" -q replay --variant cuda --min-replays 2 -o "$tmp/plain" "$tmp/el" >/dev/null 2>&1
+out=$("$GPUMIX" analyze -o "$tmp/cliff.db" "$tmp/cliff" "$tmp/plain" 2>&1); rc=$?
+check_eq "both runs load" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+for c in planned:Planned limited:Limited sliced:Sliced captured_grid:CapturedGrid cliff_moved:CliffMoved; do
+	check_eq "runs.elastic${c#*:}Launches is the manifest's elastic.${c%%:*}_launches" \
+		"$(sed -n "s/^elastic.${c%%:*}_launches = //p" "$tmp/cliff/manifest")" \
+		"$(db_query "$tmp/cliff.db" "SELECT elastic${c#*:}Launches FROM runs WHERE variant = 'elastic'")"
+done
+check_eq "the run of another variant: NULL" "1" \
+	"$(db_query "$tmp/cliff.db" "SELECT elasticCliffMovedLaunches IS NULL FROM runs WHERE variant != 'elastic'")"
 out=$("$GPUMIX" -q replay --variant elastic --policy mpmax-cliff -o "$tmp/x" "$tmp/el" 2>&1); rc=$?
 check_eq "mpmax-cliff without a map: usage error" 2 "$rc"
 check_match "saying so" "policy mpmax-cliff needs --cliff-map" "$out"

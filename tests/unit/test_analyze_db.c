@@ -155,7 +155,7 @@ static void test_db(void)
 		     NULL, NULL, NULL);
 	sqlite3_close(raw);
 	CHECK_INT(gm_db_open(&db, old, GM_DB_WRITE), -1, "an older schema is refused");
-	CHECK(strstr(gm_error_message(), "schema version 0, older than version 16") != NULL,
+	CHECK(strstr(gm_error_message(), "schema version 0, older than version 17") != NULL,
 	      "clear message");
 	gm_error_clear();
 	free(old);
