@@ -26,7 +26,55 @@ static const char *const grid_names[] = { "captured", "resident", NULL };
 static const char *const probe_names[] = { "off", "blocks", NULL };
 static const char *const host_time_names[] = { "captured", "none", NULL };
 
+/*
+ * --min-replays: a whole number in the row's bounds, read by strtoul as
+ * it always was (so " 7" and "+7" pass, "-7" does not).
+ */
+static int parse_min_replays(const struct gm_knob_desc *k, const char *who,
+			     const char *text, double *out)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+
+	if (*end || !*text || *text == '-' || (double)v < k->min ||
+	    (double)v > k->max) {
+		return gm_error("%s takes an integer from %.0f to %.0f (each "
+				"program's last replay is discarded), not '%s'",
+				who, k->min, k->max, text);
+	}
+	*out = (double)v;
+	return 0;
+}
+
+/*
+ * --watchdog: any finite number of seconds, 0 turning it off; the row's
+ * bounds are the study key's alone (the option never had them: a test
+ * may stop a replay after 0.2 s).
+ */
+static int parse_watchdog(const struct gm_knob_desc *k, const char *who,
+			  const char *text, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (*end || !*text || !(v >= 0) || isinf(v)) {
+		return gm_error("%s takes a number of seconds (0: off)", who);
+	}
+	*out = v;
+	return 0;
+}
+
 static const struct gm_knob_desc knobs[] = {
+	/* The run's settings (.run): --help writes them with --data and
+	 * --force, a study passes them on the replay's line. */
+	{ GM_KNOB_MIN_REPLAYS, "--min-replays", "min_replays", "R", NULL,
+	  GM_KNOB_OTHER, GM_MIN_REPLAYS_MIN, GM_MIN_REPLAYS_MAX, .def = 7,
+	  .parse = parse_min_replays, .run = 1 },
+	/* A study's watchdog: at least a second, at most a day; off only
+	 * on gpumix replay's command line. */
+	{ GM_KNOB_WATCHDOG, "--watchdog", "watchdog", "SECONDS", NULL,
+	  GM_KNOB_OTHER, 1, 86400, .option_per_s = 1, .unit = "seconds",
+	  .def = 60, .parse = parse_watchdog, .run = 1 },
 	{ GM_KNOB_POLICY, "--policy", NULL, "POLICY",
 	  /* (the policies' list is appended from policies.h) */
 	  "resource policy:", GM_KNOB_OTHER, .def = -1 },
@@ -304,8 +352,12 @@ int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 			}
 		}
 		return gm_knob_check(k, who, text, -1);
-	case GM_KNOB_FLAG:
 	case GM_KNOB_OTHER:
+		if (k->parse) {
+			return k->parse(k, who, text, out);
+		}
+		break;
+	case GM_KNOB_FLAG:
 		break;
 	}
 	return gm_error("%s: not a value a table can parse", who);

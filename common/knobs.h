@@ -44,6 +44,8 @@ enum gm_knob {
 	GM_KNOB_KERNEL_MODULE = 1 << 17,	/* --kernel-module KERNEL=FILE */
 	GM_KNOB_CLIFF_MAP = 1 << 18,	/* --cliff-map POINTS.csv (elastic,
 					   policy mpmax-cliff) */
+	GM_KNOB_MIN_REPLAYS = 1 << 19,	/* --min-replays R */
+	GM_KNOB_WATCHDOG = 1 << 20,	/* --watchdog SECONDS */
 };
 
 /* The knobs every variant takes (each row of the variant table has
@@ -52,7 +54,14 @@ enum gm_knob {
 #define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
 				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP | \
 				GM_KNOB_ARRIVALS | GM_KNOB_SMEM_PAD | \
-				GM_KNOB_KERNEL_MODULE)
+				GM_KNOB_KERNEL_MODULE | GM_KNOB_MIN_REPLAYS | \
+				GM_KNOB_WATCHDOG)
+
+/* The bounds of --min-replays and a study's min_replays (their row's;
+ * also read by gpumix scale and sweep --replays): each program's last
+ * replay is discarded, so at least 2. */
+#define GM_MIN_REPLAYS_MIN 2
+#define GM_MIN_REPLAYS_MAX 1000
 
 /* What a knob's value is; the kinds gm_knob_check() checks. */
 enum gm_knob_kind {
@@ -64,8 +73,19 @@ enum gm_knob_kind {
 	GM_KNOB_FLAG,		/* on or off: the option alone, a study's
 				   true or false */
 	GM_KNOB_OTHER,		/* its own syntax and parser (a program's
-				   name, a list, a path): see the row */
+				   name, a list, a path): see the row; a
+				   number's parser is the row's parse */
 };
+
+struct gm_knob_desc;
+
+/*
+ * The option's parser of an OTHER knob whose value is a number: @text as
+ * the argument of @k's option, its messages naming @who, checked against
+ * the bounds it reads from @k. Sets *@out; returns 0, or -1 with a cause.
+ */
+typedef int gm_knob_parse_fn(const struct gm_knob_desc *k, const char *who,
+			     const char *text, double *out);
 
 struct gm_knob_desc {
 	enum gm_knob knob;
@@ -90,6 +110,16 @@ struct gm_knob_desc {
 	double def;
 	const char *const *choices;	/* CHOICE: names in the enum's
 					   order, NULL-terminated */
+	/* OTHER: the option's parser when the value is a number (min and
+	 * max then the bounds it and the study key read), or NULL. */
+	gm_knob_parse_fn *parse;
+	/*
+	 * A setting of the run rather than of the mechanism (min_replays,
+	 * watchdog): --help writes it with the run's options, and a study
+	 * passes it on the replay's own line (study/exec_stages.c), not
+	 * among the knob options that key a run (study/exec_decide.c).
+	 */
+	int run;
 };
 
 /* The knobs in table order; @i beyond the last gives NULL. */
@@ -111,11 +141,13 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 /*
  * Parse @text as the value of knob @k's option (a DURATION a plain
  * number in the option's unit, a SIZE bytes with an optional K, M or G
- * suffix (KiB, MiB, GiB), a CHOICE one of its names) and check it
- * (gm_knob_check() with @who). Sets *@out to the value in the option's
- * terms: a DURATION in the option's unit, a SIZE in bytes, a CHOICE's
- * index. Returns 0, or -1 with a cause naming @who; an unknown choice
- * gets a "did you mean". Not for FLAG and OTHER knobs (-1).
+ * suffix (KiB, MiB, GiB), a CHOICE one of its names, an OTHER knob with
+ * a parse its own way) and check it (gm_knob_check() with @who). Sets
+ * *@out to the value in the option's terms: a DURATION in the option's
+ * unit, a SIZE in bytes, a CHOICE's index, an OTHER knob's number.
+ * Returns 0, or -1 with a cause naming @who; an unknown choice gets a
+ * "did you mean". Not for FLAG knobs and OTHER knobs without a parse
+ * (-1).
  */
 int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 		  const char *text, double *out);
