@@ -83,13 +83,13 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_TIMESLICE, "--timeslice-us", "timeslice", "US",
 	  "run long elastic kernels in ranges of about US microseconds",
 	  GM_KNOB_DURATION, 1e-6, 10, "no timeslicing", 1e6, "microseconds",
-	  1e-3, NULL },
+	  1e-3, NULL, NULL, 0 },
 	/* 0 turns copy chunking off (the ablation of item 76); chunks above
 	 * 1 GiB would be whole copies of every program the suite has. */
 	{ GM_KNOB_COPY_CHUNK, "--copy-chunk", "copy_chunk", "BYTES",
 	  "issue copies larger than BYTES as chunks of BYTES",
 	  GM_KNOB_SIZE, 4096, 1073741824.0, "whole copies", 0, NULL,
-	  4194304.0, NULL },
+	  4194304.0, NULL, NULL, 0 },
 	{ GM_KNOB_COMPLETION, "--completion", "completion", "event|poll",
 	  "how the runtime learns that a kernel finished: CUDA events "
 	  "(event) or a host-mapped flag set by the transformed kernel "
@@ -134,7 +134,7 @@ static const struct gm_knob_desc knobs[] = {
 	/* 0 spends none: the same as host_time: none. */
 	{ GM_KNOB_MAX_HOST_GAP, "--max-host-gap", "max_host_gap", "SECONDS",
 	  "spend at most SECONDS of captured host time before any one call",
-	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL },
+	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL, NULL, 0 },
 	{ GM_KNOB_ARRIVALS, "--arrivals", NULL, "PROG=SPEC",
 	  "PROG is latency-critical: each replay is one request, started at "
 	  "its arrival (queued while the one before runs): poisson:RATE "
