@@ -2,11 +2,12 @@
 /*
  * The table of replay knobs and the checks both front ends share (see
  * knobs.h). A new knob is a GM_KNOB_* bit (knobs.h), a row below, the
- * variants that take it (variant.c), its option's case in
- * common/replay_opts.c, its field in study/study_replay.c's knob_store() and
- * knob_value() (a kind other than OTHER needs nothing else there; OTHER
- * its cases in load_knob() and study_knob_arg()), and the replay runtime
- * that reads it.
+ * variants that take it (variant.c), its long option and its field in
+ * common/replay_opts_parse.c (a knob the table parses: knob_store(); an
+ * OTHER knob without a parse: its case in knob_option()), its field in
+ * study/study_replay.c's knob_store() and knob_value() (a kind other
+ * than OTHER needs nothing else there; OTHER its cases in load_knob()
+ * and study_knob_arg()), and the replay runtime that reads it.
  */
 #include "knobs.h"
 
