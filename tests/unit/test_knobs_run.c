@@ -6,7 +6,9 @@
  * `replay:` key (study/study_replay.c), at the bound and one step past
  * it, with the exact message each gives; their defaults; what the study
  * writes back reads back the same; --help names each once, from its run
- * block; and every option of getopt's table reaches a handler.
+ * block, and a study keeps them out of the knob options that key a run
+ * (its replay's line has them); and every option of getopt's table
+ * reaches a handler.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 #include "knobs.h"
 #include "replay_opts.h"
 #include "strbuf.h"
+#include "study/exec_priv.h"
+#include "study/plan.h"
 #include "study/study.h"
 #include "test.h"
 #include "variant.h"
@@ -230,6 +234,34 @@ static void test_defaults_and_back(void)
 	study_release(&s);
 }
 
+/*
+ * The knob options a study gives a run (and keys it by) leave the run's
+ * knobs out: the replay's own line has them (study/exec_stages.c), so
+ * the runs' hashes are what they were before the rows.
+ */
+static void test_knob_args(void)
+{
+	char msg[GM_ERROR_MSG_LEN];
+	struct plan_run run = { 0 };
+	struct exec_argv a = { 0 };
+	struct study s;
+	int seen = 0, timeslice = 0;
+
+	CHECK(!study_parse("min_replays", "3", &s, msg, sizeof(msg)),
+	      "a study with min_replays: 3");
+	run.variant = gm_variant_find("nss");
+	exec_knob_args(&s, &run, &a);
+	for (size_t i = 0; i < a.nr; i++) {
+		seen += !strcmp(a.v[i], "--min-replays") ||
+			!strcmp(a.v[i], "--watchdog");
+		timeslice += !strcmp(a.v[i], "--timeslice-us");
+	}
+	CHECK(timeslice == 1, "  nss's knob options: --timeslice-us among them");
+	CHECK_INT(seen, 0, "  neither --min-replays nor --watchdog");
+	exec_argv_release(&a);
+	study_release(&s);
+}
+
 /* --min-replays with --one-shot, refused by _finish() as before. */
 static void test_one_shot(void)
 {
@@ -305,6 +337,7 @@ int main(void)
 	test_min_replays();
 	test_watchdog();
 	test_defaults_and_back();
+	test_knob_args();
 	test_one_shot();
 	test_help();
 	test_every_option_handled();
