@@ -4,19 +4,19 @@
  * that set them, `gpumix replay`'s options (replay_opts_parse.c, and
  * replay_opts.c's --help) and a study's `replay:` keys
  * (study/study_replay.c), and by the study when it writes a knob back as
- * the option's argument. A row gives
- * the option and the study key, what kind of value the knob takes, its
- * bounds and default, and the words for its messages; which variants
- * take a knob is the variant table's (variant.h: the GM_KNOB_* bits of
- * each row). A value is checked against its row by gm_knob_check() on
- * either front end, so both accept and refuse the same values with one
- * message per kind ("WHO must be RANGE, not VALUE"); only the spelling
- * differs: a study writes durations with units ("1ms") and sizes as
- * "4MiB", an option a number in its own unit ("--timeslice-us 1000") and
- * sizes with K, M, G suffixes. The run's knobs (min_replays, watchdog)
- * are OTHER rows with a parse, their messages as they were: the option
- * and the study key share min_replays' bounds, but not the watchdog's
- * (the option takes any length, 0 for off; a study 1s to 24h).
+ * the option's argument. A row gives the option and the study key, what
+ * kind of value the knob takes, its bounds and default, and the words
+ * for its messages; which variants take a knob is the variant table's
+ * (variant.h: the GM_KNOB_* bits of each row). A value is checked
+ * against its row by gm_knob_check() on either front end, so both accept
+ * and refuse the same values with one message per kind ("WHO must be
+ * RANGE, not VALUE"); only the spelling differs: a study writes
+ * durations with units ("1ms") and sizes as "4MiB", an option a number
+ * in its own unit ("--timeslice-us 1000") and sizes with K, M, G
+ * suffixes. The run's knobs (min_replays, watchdog) are OTHER rows with
+ * a parse, their messages as they were: the option and the study key
+ * share min_replays' bounds, but not the watchdog's (the option takes
+ * any length, 0 for off; a study 1s to 24h).
  */
 #ifndef GM_KNOBS_H
 #define GM_KNOBS_H

@@ -17,7 +17,6 @@
 #include "instance_name.h"
 #include "strbuf.h"
 
-
 /* The names of the knobs' enums are their rows' choices (knobs.c), in
  * the enums' order. */
 static const char *choice_name(enum gm_knob knob, unsigned v)
@@ -120,7 +119,6 @@ int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out)
 	return 0;
 }
 
-
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
 static int parse_pct(const char *s, const char **end_out, unsigned *out)
 {
@@ -198,7 +196,6 @@ unsigned gm_mps_threads_for(const char *spec, const char *name)
 	pct = mps_threads_match(spec, name, 1);
 	return pct ? pct : mps_threads_match(spec, name, 0);
 }
-
 
 int gm_slo_parse(const char *s, double *factor, double *ms)
 {
