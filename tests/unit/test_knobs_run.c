@@ -8,7 +8,7 @@
  * writes back reads back the same; --help names each once, from its run
  * block, and a study keeps them out of the knob options that key a run
  * (its replay's line has them); and every option of getopt's table
- * reaches a handler.
+ * reaches a handler, every row's option is in that table.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +331,24 @@ static void test_every_option_handled(void)
 	}
 }
 
+/* ... and every row's option is one of getopt's (a row without its long
+ * option would be a knob no command line can set). */
+static void test_every_row_an_option(void)
+{
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		const struct option *l = gm_replay_longopts;
+		char what[128];
+
+		while (l->name && strcmp(k->option + 2, l->name)) {
+			l++;
+		}
+		snprintf(what, sizeof(what), "%s is a long option", k->option);
+		CHECK(l->name && (l->has_arg == required_argument) == !!k->arg,
+		      what);
+	}
+}
+
 int main(void)
 {
 	test_rows();
@@ -341,5 +359,6 @@ int main(void)
 	test_one_shot();
 	test_help();
 	test_every_option_handled();
+	test_every_row_an_option();
 	return test_done();
 }
