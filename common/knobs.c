@@ -2,11 +2,12 @@
 /*
  * The table of replay knobs and the checks both front ends share (see
  * knobs.h). A new knob is a GM_KNOB_* bit (knobs.h), a row below, the
- * variants that take it (variant.c), its option's case in
- * common/replay_opts.c, its field in study/study_replay.c's knob_store() and
- * knob_value() (a kind other than OTHER needs nothing else there; OTHER
- * its cases in load_knob() and study_knob_arg()), and the replay runtime
- * that reads it.
+ * variants that take it (variant.c), its long option and its field in
+ * common/replay_opts_parse.c (a knob the table parses: knob_store(); an
+ * OTHER knob without a parse: its case in knob_option()), its field in
+ * study/study_replay.c's knob_store() and knob_value() (a kind other
+ * than OTHER needs nothing else there; OTHER its cases in load_knob()
+ * and study_knob_arg()), and the replay runtime that reads it.
  */
 #include "knobs.h"
 
@@ -26,7 +27,55 @@ static const char *const grid_names[] = { "captured", "resident", NULL };
 static const char *const probe_names[] = { "off", "blocks", NULL };
 static const char *const host_time_names[] = { "captured", "none", NULL };
 
+/*
+ * --min-replays: a whole number in the row's bounds, read by strtoul as
+ * it always was (so " 7" and "+7" pass, "-7" does not).
+ */
+static int parse_min_replays(const struct gm_knob_desc *k, const char *who,
+			     const char *text, double *out)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+
+	if (*end || !*text || *text == '-' || (double)v < k->min ||
+	    (double)v > k->max) {
+		return gm_error("%s takes an integer from %.0f to %.0f (each "
+				"program's last replay is discarded), not '%s'",
+				who, k->min, k->max, text);
+	}
+	*out = (double)v;
+	return 0;
+}
+
+/*
+ * --watchdog: any finite number of seconds, 0 turning it off; the row's
+ * bounds are the study key's alone (the option never had them: a test
+ * may stop a replay after 0.2 s).
+ */
+static int parse_watchdog(const struct gm_knob_desc *k, const char *who,
+			  const char *text, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (*end || !*text || !(v >= 0) || isinf(v)) {
+		return gm_error("%s takes a number of seconds (0: off)", who);
+	}
+	*out = v;
+	return 0;
+}
+
 static const struct gm_knob_desc knobs[] = {
+	/* The run's settings (.run): --help writes them with --data and
+	 * --force, a study passes them on the replay's line. */
+	{ GM_KNOB_MIN_REPLAYS, "--min-replays", "min_replays", "R", NULL,
+	  GM_KNOB_OTHER, GM_MIN_REPLAYS_MIN, GM_MIN_REPLAYS_MAX, .def = 7,
+	  .parse = parse_min_replays, .run = 1 },
+	/* A study's watchdog: at least a second, at most a day; off only
+	 * on gpumix replay's command line. */
+	{ GM_KNOB_WATCHDOG, "--watchdog", "watchdog", "SECONDS", NULL,
+	  GM_KNOB_OTHER, 1, 86400, .option_per_s = 1, .unit = "seconds",
+	  .def = 60, .parse = parse_watchdog, .run = 1 },
 	{ GM_KNOB_POLICY, "--policy", NULL, "POLICY",
 	  /* (the policies' list is appended from policies.h) */
 	  "resource policy:", GM_KNOB_OTHER, .def = -1 },
@@ -35,13 +84,13 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_TIMESLICE, "--timeslice-us", "timeslice", "US",
 	  "run long elastic kernels in ranges of about US microseconds",
 	  GM_KNOB_DURATION, 1e-6, 10, "no timeslicing", 1e6, "microseconds",
-	  1e-3, NULL },
+	  1e-3, NULL, NULL, 0 },
 	/* 0 turns copy chunking off (the ablation of item 76); chunks above
 	 * 1 GiB would be whole copies of every program the suite has. */
 	{ GM_KNOB_COPY_CHUNK, "--copy-chunk", "copy_chunk", "BYTES",
 	  "issue copies larger than BYTES as chunks of BYTES",
 	  GM_KNOB_SIZE, 4096, 1073741824.0, "whole copies", 0, NULL,
-	  4194304.0, NULL },
+	  4194304.0, NULL, NULL, 0 },
 	{ GM_KNOB_COMPLETION, "--completion", "completion", "event|poll",
 	  "how the runtime learns that a kernel finished: CUDA events "
 	  "(event) or a host-mapped flag set by the transformed kernel "
@@ -86,7 +135,7 @@ static const struct gm_knob_desc knobs[] = {
 	/* 0 spends none: the same as host_time: none. */
 	{ GM_KNOB_MAX_HOST_GAP, "--max-host-gap", "max_host_gap", "SECONDS",
 	  "spend at most SECONDS of captured host time before any one call",
-	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL },
+	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL, NULL, 0 },
 	{ GM_KNOB_ARRIVALS, "--arrivals", NULL, "PROG=SPEC",
 	  "PROG is latency-critical: each replay is one request, started at "
 	  "its arrival (queued while the one before runs): poisson:RATE "
@@ -304,8 +353,12 @@ int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 			}
 		}
 		return gm_knob_check(k, who, text, -1);
-	case GM_KNOB_FLAG:
 	case GM_KNOB_OTHER:
+		if (k->parse) {
+			return k->parse(k, who, text, out);
+		}
+		break;
+	case GM_KNOB_FLAG:
 		break;
 	}
 	return gm_error("%s: not a value a table can parse", who);

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The replay knobs: one table, one row per knob, read by both front ends
- * that set them, `gpumix replay`'s options (replay_opts.c, its --help
- * included) and a study's `replay:` keys (study/study_replay.c), and by the
- * study when it writes a knob back as the option's argument. A row gives
- * the option and the study key, what kind of value the knob takes, its
- * bounds and default, and the words for its messages; which variants
- * take a knob is the variant table's (variant.h: the GM_KNOB_* bits of
- * each row). A value is checked against its row by gm_knob_check() on
- * either front end, so both accept and refuse the same values with one
- * message per kind ("WHO must be RANGE, not VALUE"); only the spelling
- * differs: a study writes durations with units ("1ms") and sizes as
- * "4MiB", an option a number in its own unit ("--timeslice-us 1000") and
- * sizes with K, M, G suffixes.
+ * that set them, `gpumix replay`'s options (replay_opts_parse.c, and
+ * replay_opts.c's --help) and a study's `replay:` keys
+ * (study/study_replay.c), and by the study when it writes a knob back as
+ * the option's argument. A row gives the option and the study key, what
+ * kind of value the knob takes, its bounds and default, and the words
+ * for its messages; which variants take a knob is the variant table's
+ * (variant.h: the GM_KNOB_* bits of each row). A value is checked
+ * against its row by gm_knob_check() on either front end, so both accept
+ * and refuse the same values with one message per kind ("WHO must be
+ * RANGE, not VALUE"); only the spelling differs: a study writes
+ * durations with units ("1ms") and sizes as "4MiB", an option a number
+ * in its own unit ("--timeslice-us 1000") and sizes with K, M, G
+ * suffixes. The run's knobs (min_replays, watchdog) are OTHER rows with
+ * a parse, their messages as they were: the option and the study key
+ * share min_replays' bounds, but not the watchdog's (the option takes
+ * any length, 0 for off; a study 1s to 24h).
  */
 #ifndef GM_KNOBS_H
 #define GM_KNOBS_H
@@ -44,6 +48,8 @@ enum gm_knob {
 	GM_KNOB_KERNEL_MODULE = 1 << 17,	/* --kernel-module KERNEL=FILE */
 	GM_KNOB_CLIFF_MAP = 1 << 18,	/* --cliff-map POINTS.csv (elastic,
 					   policy mpmax-cliff) */
+	GM_KNOB_MIN_REPLAYS = 1 << 19,	/* --min-replays R */
+	GM_KNOB_WATCHDOG = 1 << 20,	/* --watchdog SECONDS */
 };
 
 /* The knobs every variant takes (each row of the variant table has
@@ -52,7 +58,14 @@ enum gm_knob {
 #define GM_KNOBS_EVERY_VARIANT (GM_KNOB_ONE_SHOT | GM_KNOB_PROBE | \
 				GM_KNOB_HOST_TIME | GM_KNOB_MAX_HOST_GAP | \
 				GM_KNOB_ARRIVALS | GM_KNOB_SMEM_PAD | \
-				GM_KNOB_KERNEL_MODULE)
+				GM_KNOB_KERNEL_MODULE | GM_KNOB_MIN_REPLAYS | \
+				GM_KNOB_WATCHDOG)
+
+/* The bounds of --min-replays and a study's min_replays (their row's;
+ * also read by gpumix scale and sweep --replays): each program's last
+ * replay is discarded, so at least 2. */
+#define GM_MIN_REPLAYS_MIN 2
+#define GM_MIN_REPLAYS_MAX 1000
 
 /* What a knob's value is; the kinds gm_knob_check() checks. */
 enum gm_knob_kind {
@@ -64,8 +77,19 @@ enum gm_knob_kind {
 	GM_KNOB_FLAG,		/* on or off: the option alone, a study's
 				   true or false */
 	GM_KNOB_OTHER,		/* its own syntax and parser (a program's
-				   name, a list, a path): see the row */
+				   name, a list, a path): see the row; a
+				   number's parser is the row's parse */
 };
+
+struct gm_knob_desc;
+
+/*
+ * The option's parser of an OTHER knob whose value is a number: @text as
+ * the argument of @k's option, its messages naming @who, checked against
+ * the bounds it reads from @k. Sets *@out; returns 0, or -1 with a cause.
+ */
+typedef int gm_knob_parse_fn(const struct gm_knob_desc *k, const char *who,
+			     const char *text, double *out);
 
 struct gm_knob_desc {
 	enum gm_knob knob;
@@ -90,6 +114,16 @@ struct gm_knob_desc {
 	double def;
 	const char *const *choices;	/* CHOICE: names in the enum's
 					   order, NULL-terminated */
+	/* OTHER: the option's parser when the value is a number (min and
+	 * max then the bounds it and the study key read), or NULL. */
+	gm_knob_parse_fn *parse;
+	/*
+	 * A setting of the run rather than of the mechanism (min_replays,
+	 * watchdog): --help writes it with the run's options, and a study
+	 * passes it on the replay's own line (study/exec_stages.c), not
+	 * among the knob options that key a run (study/exec_decide.c).
+	 */
+	int run;
 };
 
 /* The knobs in table order; @i beyond the last gives NULL. */
@@ -111,11 +145,13 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 /*
  * Parse @text as the value of knob @k's option (a DURATION a plain
  * number in the option's unit, a SIZE bytes with an optional K, M or G
- * suffix (KiB, MiB, GiB), a CHOICE one of its names) and check it
- * (gm_knob_check() with @who). Sets *@out to the value in the option's
- * terms: a DURATION in the option's unit, a SIZE in bytes, a CHOICE's
- * index. Returns 0, or -1 with a cause naming @who; an unknown choice
- * gets a "did you mean". Not for FLAG and OTHER knobs (-1).
+ * suffix (KiB, MiB, GiB), a CHOICE one of its names, an OTHER knob with
+ * a parse its own way) and check it (gm_knob_check() with @who). Sets
+ * *@out to the value in the option's terms: a DURATION in the option's
+ * unit, a SIZE in bytes, a CHOICE's index, an OTHER knob's number.
+ * Returns 0, or -1 with a cause naming @who; an unknown choice gets a
+ * "did you mean". Not for FLAG knobs and OTHER knobs without a parse
+ * (-1).
  */
 int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 		  const char *text, double *out);

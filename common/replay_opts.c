@@ -1,105 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replay option parsing (see replay_opts.h).
+ * The replay options besides reading the command line (that is
+ * replay_opts_parse.c): the values with their own syntax (the knobs'
+ * enums by their names, --mps-threads, --slo, --arrivals-label,
+ * --smem-pad and --kernel-module), the check of the options against the
+ * variant (gm_replay_opts_finish()), and --help (see replay_opts.h).
  */
 #include "replay_opts.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrivals.h"
 #include "error.h"
 #include "instance_name.h"
-#include "sm_share.h"
 #include "strbuf.h"
-
-enum {
-	OPT_DATA = 256,
-	OPT_MIN_REPLAYS,
-	OPT_REPETITION,
-	OPT_STUDY_SEED,
-	OPT_WATCHDOG,
-	OPT_FORCE,
-	OPT_NO_PROFILE,
-	OPT_WARM_HOST,
-	OPT_HOST_CALLBACKS,
-	OPT_ADDRESSES,
-	OPT_VARIANT,
-	OPT_POLICY,
-	OPT_TIMESLICE,
-	OPT_COPY_CHUNK,
-	OPT_COMPLETION,
-	OPT_ELASTIC,
-	OPT_ELASTIC_SLICE,
-	OPT_PROFILE,
-	OPT_HIGH_PRIORITY,
-	OPT_SM_SHARE,
-	OPT_SCALE,
-	OPT_GRID,
-	OPT_MPS_THREADS,
-	OPT_PROCESS_CHILD,
-	OPT_ONE_SHOT,
-	OPT_PROBE,
-	OPT_HOST_TIME,
-	OPT_MAX_HOST_GAP,
-	OPT_ARRIVALS,
-	OPT_REQUESTS,
-	OPT_ARRIVAL_SEED,
-	OPT_SLO,
-	OPT_ARRIVALS_LABEL,
-	OPT_ALONE,
-	OPT_SMEM_PAD,
-	OPT_KERNEL_MODULE,
-	OPT_CLIFF_MAP,
-	OPT_HELP,
-};
-
-const struct option gm_replay_longopts[] = {
-	{ "data", required_argument, NULL, OPT_DATA },
-	{ "output", required_argument, NULL, 'o' },
-	{ "min-replays", required_argument, NULL, OPT_MIN_REPLAYS },
-	{ "repetition", required_argument, NULL, OPT_REPETITION },
-	{ "study-seed", required_argument, NULL, OPT_STUDY_SEED },
-	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
-	{ "warm-host", no_argument, NULL, OPT_WARM_HOST },
-	{ "host-callbacks", required_argument, NULL, OPT_HOST_CALLBACKS },
-	{ "addresses", required_argument, NULL, OPT_ADDRESSES },
-	{ "variant", required_argument, NULL, OPT_VARIANT },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "timeslice-us", required_argument, NULL, OPT_TIMESLICE },
-	{ "copy-chunk", required_argument, NULL, OPT_COPY_CHUNK },
-	{ "completion", required_argument, NULL, OPT_COMPLETION },
-	{ "elastic", required_argument, NULL, OPT_ELASTIC },
-	{ "elastic-slice", required_argument, NULL, OPT_ELASTIC_SLICE },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "high-priority", required_argument, NULL, OPT_HIGH_PRIORITY },
-	{ "sm-share", required_argument, NULL, OPT_SM_SHARE },
-	{ "scale", required_argument, NULL, OPT_SCALE },
-	{ "grid", required_argument, NULL, OPT_GRID },
-	{ "mps-threads", required_argument, NULL, OPT_MPS_THREADS },
-	/* Internal: a replay process of a process variant (replay/process_run.c). */
-	{ "process-child", required_argument, NULL, OPT_PROCESS_CHILD },
-	{ "one-shot", no_argument, NULL, OPT_ONE_SHOT },
-	{ "probe", required_argument, NULL, OPT_PROBE },
-	{ "host-time", required_argument, NULL, OPT_HOST_TIME },
-	{ "max-host-gap", required_argument, NULL, OPT_MAX_HOST_GAP },
-	{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
-	{ "requests", required_argument, NULL, OPT_REQUESTS },
-	{ "arrival-seed", required_argument, NULL, OPT_ARRIVAL_SEED },
-	{ "slo", required_argument, NULL, OPT_SLO },
-	{ "arrivals-label", required_argument, NULL, OPT_ARRIVALS_LABEL },
-	{ "alone", required_argument, NULL, OPT_ALONE },
-	{ "smem-pad", required_argument, NULL, OPT_SMEM_PAD },
-	{ "kernel-module", required_argument, NULL, OPT_KERNEL_MODULE },
-	{ "cliff-map", required_argument, NULL, OPT_CLIFF_MAP },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* The names of the knobs' enums are their rows' choices (knobs.c), in
  * the enums' order. */
@@ -203,26 +119,6 @@ int gm_probe_mode_parse(const char *s, enum gm_probe_mode *out)
 	return 0;
 }
 
-void gm_replay_opts_init(struct gm_replay_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->min_replays = GM_DEFAULT_MIN_REPLAYS;
-	o->watchdog_s = GM_DEFAULT_WATCHDOG_S;
-	o->profile = 1;
-	o->timeslice_us = gm_knob_find(GM_KNOB_TIMESLICE)->def *
-			  gm_knob_find(GM_KNOB_TIMESLICE)->option_per_s;
-	o->copy_chunk = (uint64_t)gm_knob_find(GM_KNOB_COPY_CHUNK)->def;
-	o->completion = (enum gm_completion)gm_knob_find(GM_KNOB_COMPLETION)->def;
-	o->grid = (enum gm_grid_mode)gm_knob_find(GM_KNOB_GRID)->def;
-	o->probe = (enum gm_probe_mode)gm_knob_find(GM_KNOB_PROBE)->def;
-	o->process_child = -1;
-	o->board_fd = -1;
-	o->host_time = (enum gm_host_time)gm_knob_find(GM_KNOB_HOST_TIME)->def;
-	o->max_host_gap_s = gm_knob_find(GM_KNOB_MAX_HOST_GAP)->def;
-	o->addresses = GM_ADDRESSES_CAPTURED;
-	o->arrival_seed = GM_DEFAULT_ARRIVAL_SEED;
-}
-
 /* A percentage 1-100 at @s, ending at @end (NULL: at the string's end). */
 static int parse_pct(const char *s, const char **end_out, unsigned *out)
 {
@@ -299,344 +195,6 @@ unsigned gm_mps_threads_for(const char *spec, const char *name)
 	}
 	pct = mps_threads_match(spec, name, 1);
 	return pct ? pct : mps_threads_match(spec, name, 0);
-}
-
-/* The value of table knob @knob's option (knobs.h): its unit's number,
- * bytes or choice's index, checked against the table's bounds. */
-static int knob_arg(enum gm_knob knob, const char *arg, double *out)
-{
-	const struct gm_knob_desc *k = gm_knob_find(knob);
-
-	return gm_knob_parse(k, k->option, arg, out);
-}
-
-int gm_replay_opts_parse(struct gm_replay_opts *o, int argc, char **argv,
-			 int *first_arg)
-{
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:", gm_replay_longopts,
-				NULL)) != -1) {
-		char *end;
-		double v;
-		switch (c) {
-		case OPT_DATA:
-			o->data_dir = optarg;
-			break;
-		case 'o':
-			o->run_dir = optarg;
-			break;
-		case OPT_MIN_REPLAYS: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' ||
-			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
-				return gm_error("--min-replays takes an integer "
-						"from %d to %d (each program's "
-						"last replay is discarded), not "
-						"'%s'", GM_MIN_REPLAYS_MIN,
-						GM_MIN_REPLAYS_MAX, optarg);
-			}
-			o->min_replays = (unsigned)v;
-			o->min_replays_given = 1;
-			break;
-		}
-		case OPT_REPETITION: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || *optarg < '0' || *optarg > '9' ||
-			    v > 1000000) {
-				return gm_error("--repetition takes an integer "
-						"from 0 to 1000000, not '%s'",
-						optarg);
-			}
-			o->repetition = (unsigned)v;
-			break;
-		}
-		case OPT_STUDY_SEED: {
-			unsigned long long v;
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (*end || *optarg < '0' || *optarg > '9' || errno) {
-				return gm_error("--study-seed takes an integer "
-						"from 0 to 2^64-1, not '%s'",
-						optarg);
-			}
-			o->study_seed = (uint64_t)v;
-			o->have_study_seed = 1;
-			break;
-		}
-		case OPT_WATCHDOG:
-			o->watchdog_s = strtod(optarg, &end);
-			if (*end || !*optarg || !(o->watchdog_s >= 0) ||
-			    isinf(o->watchdog_s)) {
-				return gm_error("--watchdog takes a number of "
-						"seconds (0: off)");
-			}
-			break;
-		case OPT_FORCE:
-			o->force = 1;
-			break;
-		case OPT_NO_PROFILE:
-			o->profile = 0;
-			break;
-		case OPT_WARM_HOST:
-			o->warm_host = 1;
-			break;
-		case OPT_HOST_CALLBACKS:
-			if (!strcmp(optarg, "empty")) {
-				o->host_callbacks = GM_HOST_CALLBACKS_EMPTY;
-			} else if (!strcmp(optarg, "timed")) {
-				o->host_callbacks = GM_HOST_CALLBACKS_TIMED;
-			} else {
-				return gm_error("--host-callbacks takes 'empty' "
-						"or 'timed', not '%s'", optarg);
-			}
-			break;
-		case OPT_ADDRESSES:
-			if (gm_addresses_parse(optarg, &o->addresses) < 0) {
-				return gm_error("--addresses takes 'captured' or "
-						"'relocated', not '%s'", optarg);
-			}
-			break;
-		case OPT_VARIANT:
-			o->variant_name = optarg;
-			break;
-		case OPT_POLICY:
-			o->policy = gm_policy_find(optarg);
-			if (!o->policy) {
-				return gm_error("unknown policy '%s' (%s)",
-						optarg, gm_policy_list());
-			}
-			o->given |= GM_KNOB_POLICY;
-			break;
-		case OPT_TIMESLICE:
-			if (knob_arg(GM_KNOB_TIMESLICE, optarg, &v) < 0) {
-				return -1;
-			}
-			o->timeslice_us = v;
-			o->given |= GM_KNOB_TIMESLICE;
-			break;
-		case OPT_COPY_CHUNK:
-			if (knob_arg(GM_KNOB_COPY_CHUNK, optarg, &v) < 0) {
-				return -1;
-			}
-			o->copy_chunk = (uint64_t)v;
-			o->given |= GM_KNOB_COPY_CHUNK;
-			break;
-		case OPT_COMPLETION:
-			if (knob_arg(GM_KNOB_COMPLETION, optarg, &v) < 0) {
-				return -1;
-			}
-			o->completion = (enum gm_completion)v;
-			o->given |= GM_KNOB_COMPLETION;
-			break;
-		case OPT_ELASTIC:
-			o->elastic_mode = optarg;
-			o->given |= GM_KNOB_ELASTIC;
-			break;
-		case OPT_ELASTIC_SLICE:
-			o->elastic_slice = optarg;
-			o->given |= GM_KNOB_ELASTIC;
-			break;
-		case OPT_PROFILE:
-			o->profile_path = optarg;
-			o->given |= GM_KNOB_PROFILE;
-			break;
-		case OPT_HIGH_PRIORITY:
-			o->high_priority = optarg;
-			o->given |= GM_KNOB_HIGH_PRIORITY;
-			break;
-		case OPT_SM_SHARE: {
-			struct gm_sm_share share = GM_SM_SHARE_INIT;
-			if (gm_sm_share_parse(&share, optarg) < 0) {
-				char *why = gm_xstrdup(gm_error_message());
-				gm_error_clear();
-				gm_error("--sm-share: %s", why);
-				free(why);
-				return -1;
-			}
-			gm_sm_share_release(&share);
-			o->sm_share = optarg;
-			o->given |= GM_KNOB_SM_SHARE;
-			break;
-		}
-		case OPT_SMEM_PAD:
-		case OPT_KERNEL_MODULE: {
-			int pad = c == OPT_SMEM_PAD;
-			const char *what = pad ? "--smem-pad" : "--kernel-module";
-			struct gm_kernel_knob *t = pad ? o->smem_pad
-						       : o->kernel_module;
-			unsigned *nr = pad ? &o->nr_smem_pad
-					   : &o->nr_kernel_module;
-			struct gm_kernel_knob k;
-			if (gm_kernel_knob_parse(what, optarg, &k) < 0) {
-				return -1;
-			}
-			for (unsigned i = 0; i < *nr; i++) {
-				if (t[i].kernel_len == k.kernel_len &&
-				    !strncmp(t[i].kernel, k.kernel,
-					     k.kernel_len)) {
-					return gm_error("%s: kernel '%.*s' given "
-							"twice", what,
-							(int)k.kernel_len,
-							k.kernel);
-				}
-			}
-			if (*nr == GM_MAX_KERNEL_KNOBS) {
-				return gm_error("%s: at most %d kernels", what,
-						GM_MAX_KERNEL_KNOBS);
-			}
-			t[(*nr)++] = k;
-			o->given |= pad ? GM_KNOB_SMEM_PAD : GM_KNOB_KERNEL_MODULE;
-			break;
-		}
-		case OPT_CLIFF_MAP:
-			if (!*optarg) {
-				return gm_error("--cliff-map takes a sweep's "
-						"points.csv");
-			}
-			o->cliff_map = optarg;
-			o->given |= GM_KNOB_CLIFF_MAP;
-			break;
-		case OPT_SCALE:
-			o->scale_path = optarg;
-			o->given |= GM_KNOB_SCALE;
-			break;
-		case OPT_GRID:
-			if (knob_arg(GM_KNOB_GRID, optarg, &v) < 0) {
-				return -1;
-			}
-			o->grid = (enum gm_grid_mode)v;
-			o->given |= GM_KNOB_GRID;
-			break;
-		case OPT_PROBE:
-			if (knob_arg(GM_KNOB_PROBE, optarg, &v) < 0) {
-				return -1;
-			}
-			o->probe = (enum gm_probe_mode)v;
-			o->given |= GM_KNOB_PROBE;
-			break;
-		case OPT_MPS_THREADS:
-			if (gm_mps_threads_check(optarg) < 0) {
-				return -1;
-			}
-			o->mps_threads = optarg;
-			o->given |= GM_KNOB_MPS_THREADS;
-			break;
-		case OPT_HOST_TIME:
-			if (knob_arg(GM_KNOB_HOST_TIME, optarg, &v) < 0) {
-				return -1;
-			}
-			o->host_time = (enum gm_host_time)v;
-			o->given |= GM_KNOB_HOST_TIME;
-			break;
-		case OPT_MAX_HOST_GAP:
-			if (knob_arg(GM_KNOB_MAX_HOST_GAP, optarg, &v) < 0) {
-				return -1;
-			}
-			o->max_host_gap_s = v;
-			o->given |= GM_KNOB_MAX_HOST_GAP;
-			break;
-		case OPT_ARRIVALS: {
-			struct gm_arrival_spec spec;
-			if (gm_arrival_spec_parse(&spec, optarg) < 0) {
-				return -1;
-			}
-			gm_arrival_spec_release(&spec);
-			if (o->nr_arrivals == GM_MAX_ARRIVALS) {
-				return gm_error("--arrivals: at most %d "
-						"latency-critical programs",
-						GM_MAX_ARRIVALS);
-			}
-			o->arrivals[o->nr_arrivals++] = optarg;
-			o->given |= GM_KNOB_ARRIVALS;
-			break;
-		}
-		case OPT_REQUESTS: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || *optarg < '1' || *optarg > '9' ||
-			    v > GM_ARRIVALS_MAX_REQUESTS) {
-				return gm_error("--requests takes an integer "
-						"from 1 to %u, not '%s'",
-						GM_ARRIVALS_MAX_REQUESTS,
-						optarg);
-			}
-			o->requests = (unsigned)v;
-			o->requests_given = 1;
-			break;
-		}
-		case OPT_ARRIVAL_SEED: {
-			unsigned long long v;
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (*end || *optarg < '0' || *optarg > '9' || errno) {
-				return gm_error("--arrival-seed takes an integer "
-						"from 0 to 2^64-1, not '%s'",
-						optarg);
-			}
-			o->arrival_seed = (uint64_t)v;
-			o->arrival_seed_given = 1;
-			break;
-		}
-		case OPT_SLO: {
-			double f, ms;
-			if (gm_slo_parse(optarg, &f, &ms) < 0) {
-				return -1;
-			}
-			o->slo = optarg;
-			break;
-		}
-		case OPT_ALONE:
-			o->alone_dir = optarg;
-			break;
-		case OPT_ARRIVALS_LABEL:
-			if (gm_arrivals_label_check(optarg) < 0) {
-				return -1;
-			}
-			o->arrivals_label = optarg;
-			break;
-		case OPT_PROCESS_CHILD: {
-			int idx, fd, n = 0;
-			if (sscanf(optarg, "%d:%d%n", &idx, &fd, &n) != 2 ||
-			    optarg[n] || idx < 0 || fd < 0) {
-				return gm_error("--process-child takes INDEX:FD "
-						"(internal)");
-			}
-			o->process_child = idx;
-			o->board_fd = fd;
-			break;
-		}
-		case OPT_ONE_SHOT:
-			o->one_shot = 1;
-			o->given |= GM_KNOB_ONE_SHOT;
-			break;
-		case OPT_HELP:
-			return 1;
-		default:
-			if (optopt && optopt != '?') {
-				for (const struct option *l = gm_replay_longopts;
-				     l->name; l++) {
-					if (l->val == optopt) {
-						return gm_error("option '--%s' "
-								"needs a value",
-								l->name);
-					}
-				}
-				if (optopt == 'o') {
-					return gm_error("option '-o' needs a "
-							"value");
-				}
-			}
-			return gm_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (gm_elastic_setting_parse(o->elastic_mode, o->elastic_slice,
-				     &o->elastic) < 0) {
-		return -1;
-	}
-	*first_arg = optind;
-	return 0;
 }
 
 int gm_slo_parse(const char *s, double *factor, double *ms)
@@ -731,7 +289,7 @@ int gm_replay_opts_finish(struct gm_replay_opts *o,
 	}
 	/* (a cliff map with another policy is unused: a study gives its
 	 * replay: keys to every policy it runs) */
-	if (o->one_shot && o->min_replays_given) {
+	if (o->one_shot && (o->given & GM_KNOB_MIN_REPLAYS)) {
 		return gm_error("--one-shot replays every program once: "
 				"--min-replays does not apply");
 	}
@@ -803,26 +361,35 @@ static void knob_help(const struct gm_knob_desc *k, struct strbuf *sb)
 
 void gm_replay_opts_help(FILE *f)
 {
+	const struct gm_knob_desc *mr = gm_knob_find(GM_KNOB_MIN_REPLAYS);
+	const struct gm_knob_desc *wd = gm_knob_find(GM_KNOB_WATCHDOG);
+	char head[64];
+
+	/* (the run's knobs, .run in the table, here: bounds and defaults
+	 * from their rows) */
 	fputs("  --data DIR            replay data (blobs/, modules/); default: "
 	      "the program's\n"
 	      "                        directory\n"
 	      "  -o, --output RUNDIR   run directory (default "
-	      "runs/<workload>.<variant>)\n"
-	      "  --min-replays R       every program replays until each has "
-	      "completed R\n"
-	      "                        replays, 2 to 1000; each program's last "
-	      "one is\n"
-	      "                        discarded (7)\n"
-	      "  --repetition R        this run is repetition R (0-based) of a "
+	      "runs/<workload>.<variant>)\n", f);
+	snprintf(head, sizeof(head), "%s %s", mr->option, mr->arg);
+	fprintf(f, "  %-21s every program replays until each has completed "
+		"%s\n"
+		"                        replays, %.0f to %.0f; each program's "
+		"last one is\n"
+		"                        discarded (%.0f)\n", head, mr->arg,
+		mr->min, mr->max, mr->def);
+	fputs("  --repetition R        this run is repetition R (0-based) of a "
 	      "study's run:\n"
 	      "                        recorded in the manifest as "
 	      "run.repetition (0)\n"
 	      "  --study-seed N        the seed of the study's run order, "
 	      "recorded in the\n"
-	      "                        manifest as study.seed\n"
-	      "  --watchdog SECONDS    stop a replay that makes no progress "
-	      "(60; 0: off)\n"
-	      "  --force               replace an existing run directory "
+	      "                        manifest as study.seed\n", f);
+	snprintf(head, sizeof(head), "%s %s", wd->option, wd->arg);
+	fprintf(f, "  %-21s stop a replay that makes no progress (%g; 0: "
+		"off)\n", head, wd->def);
+	fputs("  --force               replace an existing run directory "
 	      "(only one\n"
 	      "                        gpumix wrote)\n"
 	      "  --no-profile          run without the CUPTI activity log\n"
@@ -860,6 +427,9 @@ void gm_replay_opts_help(FILE *f)
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		struct strbuf head = STRBUF_INIT, takers = STRBUF_INIT;
 		struct strbuf help = STRBUF_INIT;
+		if (k->run) {
+			continue;	/* (with the run's options, above) */
+		}
 		strbuf_addf(&head, "%s%s%s", k->option, k->arg ? " " : "",
 			    k->arg ? k->arg : "");
 		for (size_t j = 0; gm_variant_at(j); j++) {

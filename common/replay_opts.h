@@ -17,12 +17,6 @@
 #include "knobs.h"
 #include "variant.h"
 
-#define GM_DEFAULT_MIN_REPLAYS 7
-/* The bounds of --min-replays and a study's min_replays (one rule): each
- * program's last replay is discarded, so at least 2. */
-#define GM_MIN_REPLAYS_MIN 2
-#define GM_MIN_REPLAYS_MAX 1000
-#define GM_DEFAULT_WATCHDOG_S 60.0
 /* Latency-critical programs one replay may have (--arrivals). */
 #define GM_MAX_ARRIVALS 8
 #define GM_DEFAULT_ARRIVAL_SEED 1
@@ -89,7 +83,6 @@ struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
 	unsigned min_replays;		/* 1 with one_shot */
-	int min_replays_given;		/* --min-replays was given */
 	int one_shot;			/* --one-shot: each program once, kept */
 	unsigned repetition;		/* --repetition: which repetition of
 					   a study's run this is (0-based) */

@@ -178,7 +178,8 @@ void exec_knob_args(const struct study *s, const struct plan_run *run,
 	}
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
-		if ((run->variant->knobs & k->knob) &&
+		/* (the run's knobs are on the replay's own line) */
+		if (!k->run && (run->variant->knobs & k->knob) &&
 		    !study_knob_arg(s, k, buf, sizeof(buf))) {
 			exec_argv_push(a, k->option);
 			if (k->arg) {	/* (a flag takes none) */

@@ -135,12 +135,19 @@ static int load_sm_share(struct loader *l, const yaml_node_t *v,
 
 /*
  * Where the study keeps the value of knob @knob of a kind the table
- * checks (knobs.h): seconds, bytes, a choice's index, 0 or 1. The other
- * knobs have their own fields and loaders (load_knob()).
+ * checks (knobs.h), or a number an OTHER row bounds: seconds, bytes, a
+ * choice's index, 0 or 1, a count. The other knobs have their own
+ * fields and loaders (load_knob()).
  */
 static void knob_store(struct study *s, enum gm_knob knob, double v)
 {
 	switch (knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		s->min_replays = (unsigned)v;
+		break;
+	case GM_KNOB_WATCHDOG:
+		s->watchdog_s = v;
+		break;
 	case GM_KNOB_TIMESLICE:
 		s->timeslice_s = v;
 		break;
@@ -184,6 +191,10 @@ static void knob_store(struct study *s, enum gm_knob knob, double v)
 static double knob_value(const struct study *s, enum gm_knob knob)
 {
 	switch (knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		return s->min_replays;
+	case GM_KNOB_WATCHDOG:
+		return s->watchdog_s;
 	case GM_KNOB_TIMESLICE:
 		return s->timeslice_s;
 	case GM_KNOB_COPY_CHUNK:
@@ -292,6 +303,8 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	char *what = gm_xasprintf("'%s'", k->study_key);
 	char *word = NULL;
 	int ret = -1;
+	double x;
+	long n;
 
 	if (k->kind != GM_KNOB_OTHER) {
 		ret = load_table_knob(l, v, k, what);
@@ -299,6 +312,22 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 		return ret;
 	}
 	switch (k->knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		/* A study's integer, within the row's bounds. */
+		ret = yaml_doc_int(l->d, v, what, (long)k->min, (long)k->max,
+				   &n);
+		if (!ret) {
+			knob_store(s, k->knob, (double)n);
+		}
+		break;
+	case GM_KNOB_WATCHDOG:
+		/* A study's duration, within the row's bounds (the option's
+		 * 0 for off is not one). */
+		ret = yaml_doc_duration(l->d, v, what, k->min, k->max, &x);
+		if (!ret) {
+			knob_store(s, k->knob, x);
+		}
+		break;
 	case GM_KNOB_HIGH_PRIORITY:
 		/* A program of the study (checked once they are loaded). */
 		ret = yaml_doc_string(l->d, v, what, &word);
@@ -387,6 +416,35 @@ static void check_knob_used(struct loader *l, const yaml_node_t *v,
 	strbuf_release(&takers);
 }
 
+/* Append the study keys of the rows whose .run is @run to @keys. */
+static void add_study_keys(const char **keys, size_t *nr, int run)
+{
+	for (size_t i = 0; gm_knob_at(i) && i < STUDY_MAX_KNOBS; i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		if (k->study_key && k->run == run) {
+			keys[(*nr)++] = k->study_key;
+		}
+	}
+}
+
+/* The knobs of 'replay' map @map whose rows' .run is @run, in the
+ * table's order. */
+static int load_knobs(struct loader *l, const yaml_node_t *map, int run)
+{
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		yaml_node_t *v;
+		if (!k->study_key || k->run != run) {
+			continue;
+		}
+		v = yaml_doc_get(l->d, map, k->study_key);
+		if (v && load_knob(l, v, k)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int loader_replay(struct loader *l, const yaml_node_t *root)
 {
 	struct study *s = l->s;
@@ -394,10 +452,7 @@ int loader_replay(struct loader *l, const yaml_node_t *root)
 	const char *keys[4 + STUDY_MAX_KNOBS];
 	size_t nr_keys = 0;
 	yaml_node_t *v;
-	long n;
 
-	s->min_replays = GM_DEFAULT_MIN_REPLAYS;
-	s->watchdog_s = GM_DEFAULT_WATCHDOG_S;
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		knob_store(s, gm_knob_at(i)->knob, gm_knob_at(i)->def);
 	}
@@ -411,43 +466,24 @@ int loader_replay(struct loader *l, const yaml_node_t *root)
 	if (!map) {
 		return 0;
 	}
-	/* The study's own keys, then the knobs that have a study key. */
-	keys[nr_keys++] = "min_replays";
-	keys[nr_keys++] = "watchdog";
+	/* The run's knobs, the study's own key, then the mechanisms' knobs
+	 * that have a study key: the keys in that order, each read in it. */
+	add_study_keys(keys, &nr_keys, 1);
 	keys[nr_keys++] = "same_kernels";
-	for (size_t i = 0; gm_knob_at(i) && i < STUDY_MAX_KNOBS; i++) {
-		if (gm_knob_at(i)->study_key) {
-			keys[nr_keys++] = gm_knob_at(i)->study_key;
-		}
-	}
+	add_study_keys(keys, &nr_keys, 0);
 	keys[nr_keys] = NULL;
 	if (yaml_doc_check_map(l->d, map, "'replay'", keys)) {
 		return -1;
 	}
-	if ((v = yaml_doc_get(l->d, map, "min_replays"))) {
-		if (yaml_doc_int(l->d, v, "'min_replays'", GM_MIN_REPLAYS_MIN,
-				 GM_MIN_REPLAYS_MAX, &n)) {
-			return -1;
-		}
-		s->min_replays = (unsigned)n;
-	}
-	if ((v = yaml_doc_get(l->d, map, "watchdog")) &&
-	    yaml_doc_duration(l->d, v, "'watchdog'", 1, 86400, &s->watchdog_s)) {
+	if (load_knobs(l, map, 1)) {
 		return -1;
 	}
 	if ((v = yaml_doc_get(l->d, map, "same_kernels")) &&
 	    yaml_doc_bool(l->d, v, "'same_kernels'", &s->same_kernels)) {
 		return -1;
 	}
-	for (size_t i = 0; gm_knob_at(i); i++) {
-		const struct gm_knob_desc *k = gm_knob_at(i);
-		if (!k->study_key) {
-			continue;
-		}
-		v = yaml_doc_get(l->d, map, k->study_key);
-		if (v && load_knob(l, v, k)) {
-			return -1;
-		}
+	if (load_knobs(l, map, 0)) {
+		return -1;
 	}
 	if (s->one_shot && (v = yaml_doc_get(l->d, map, "min_replays"))) {
 		return yaml_doc_error(l->d, v, "'min_replays' does not apply "
@@ -503,8 +539,8 @@ void loader_check_knobs_used(struct loader *l, const yaml_node_t *root)
 
 	for (size_t i = 0; map && gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
-		if (!k->study_key) {
-			continue;
+		if (!k->study_key || k->run) {
+			continue;	/* (the run's knobs reach every replay) */
 		}
 		v = yaml_doc_get(l->d, map, k->study_key);
 		if (v) {
@@ -540,6 +576,14 @@ int study_knob_arg(const struct study *s, const struct gm_knob_desc *k,
 		   char *buf, size_t len)
 {
 	switch (k->knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		/* (the replay's line has it, but for one-shot runs, from
+		 * exec_stages.c: the knob options do not, .run) */
+		snprintf(buf, len, "%u", s->min_replays);
+		return 0;
+	case GM_KNOB_WATCHDOG:
+		snprintf(buf, len, "%g", s->watchdog_s);
+		return 0;
 	case GM_KNOB_TIMESLICE:
 	case GM_KNOB_COPY_CHUNK:
 	case GM_KNOB_COMPLETION:
