@@ -88,7 +88,7 @@ long_functions() {
 			     if (n > 150) print FILENAME ": " n ": " name
 			     start = 0 }' "$GPUMIX_TOP/$1"/*.c
 }
-for d in study analyze capture corun; do
+for d in study analyze capture common corun; do
 	check_eq "no function of $d/ is over 150 lines" "" "$(long_functions $d)"
 done
 # Small files with one job: under 1000 lines, no function over 150.
