@@ -272,36 +272,38 @@ const struct gm_cmd_options gm_analyze_options = {
 	.longopts = analyze_longopts,
 };
 
-int cmd_analyze(int argc, char **argv)
+/* The command line of gpumix analyze. */
+struct analyze_opts {
+	const char *out;
+	int force, merge, forget;
+	char **args;		/* the arguments after the options */
+	size_t nr_args;
+};
+
+/*
+ * The command line into @o (--ci into ci_method). Returns 0 to go on, -1
+ * after --help, or the exit status of a usage error (printed).
+ */
+static int parse(int argc, char **argv, struct analyze_opts *o)
 {
 	struct gm_opt_parser op;
-	const char *out = "results.db";
-	int force = 0, do_merge = 0, do_forget = 0, c, ret = GM_EXIT_OK;
-	char **dirs = NULL;
-	size_t nr_dirs = 0, alloc_dirs = 0;
-	size_t loaded = 0, skipped = 0, replaced = 0, failed = 0;
-	uint64_t kernels = 0, records = 0;
-	struct gm_db db = GM_DB_INIT;
-	struct gm_loader loader;
-	struct progress prog;
-	struct sigaction sa, old_sa;
-	struct strbuf summary = STRBUF_INIT;
-	double t0 = gm_now_s();
+	int c;
 
+	o->out = "results.db";
 	gm_opt_init(&op, &gm_analyze_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			out = op.arg;
+			o->out = op.arg;
 			break;
 		case 'f':
-			force = 1;
+			o->force = 1;
 			break;
 		case 'm':
-			do_merge = 1;
+			o->merge = 1;
 			break;
 		case 'g':
-			do_forget = 1;
+			o->forget = 1;
 			break;
 		case 'c':
 			if (gm_ci_opts_parse(&ci_method, op.arg)) {
@@ -313,48 +315,161 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'h':
 			puts(usage);
-			return GM_EXIT_OK;
+			return -1;
 		default:
 			return GM_EXIT_USAGE;
 		}
 	}
-	if (do_forget) {
-		if (force || do_merge) {
+	o->args = argv + op.ind;
+	o->nr_args = (size_t)(argc - op.ind);
+	return 0;
+}
+
+/* Whether the options of @o go together: 0, or a usage error's status. */
+static int check_opts(const struct analyze_opts *o)
+{
+	if (o->forget) {
+		if (o->force || o->merge) {
 			return gm_usage_error(usage, "--forget takes neither"
 					      " --force nor --merge");
 		}
-		if (op.ind == argc) {
+		if (!o->nr_args) {
 			return gm_usage_error(usage, "no run directory to forget"
 					      " given");
 		}
-		return forget(out, argv + op.ind, (size_t)(argc - op.ind));
+		return 0;
 	}
-	if (do_merge) {
-		if (force) {
+	if (o->merge) {
+		if (o->force) {
 			return gm_usage_error(usage, "--force does not apply to"
 					      " --merge (it never replaces runs)");
 		}
-		if (op.ind == argc) {
+		if (!o->nr_args) {
 			return gm_usage_error(usage, "no database to merge given");
 		}
-		return merge(out, argv + op.ind, (size_t)(argc - op.ind));
+		return 0;
 	}
-	if (op.ind == argc) {
+	if (!o->nr_args) {
 		return gm_usage_error(usage, "no run directory given");
 	}
-	for (int i = op.ind; i < argc; i++) {
-		expand_arg(argv[i], &dirs, &nr_dirs, &alloc_dirs);
-	}
+	return 0;
+}
 
-	db.waiting = on_waiting;
-	db.waiting_arg = (void *)out;
-	if (gm_db_open(&db, out, GM_DB_WRITE)) {
-		ret = gm_cli_fail();
-		goto out_free;
+/* What the loads of one gpumix analyze came to. */
+struct load_counts {
+	size_t loaded, skipped, replaced, failed;
+	uint64_t kernels, records;
+};
+
+/* With -v: what the load of @dir put into the database. */
+static void note_loaded(const char *dir, const struct gm_load_info *info)
+{
+	if (gm_cli.verbosity > 0 && info->sweep) {
+		gm_note("loaded '%s' (resource sweep): %llu "
+			"points", dir,
+			(unsigned long long)info->kernels);
+	} else if (gm_cli.verbosity > 0 && info->stretch) {
+		gm_note("loaded '%s' (SM-stretch curves): %llu "
+			"points", dir,
+			(unsigned long long)info->kernels);
+	} else if (gm_cli.verbosity > 0 && info->corun) {
+		gm_note("loaded '%s' (%s): %llu GPU sections",
+			dir, info->label,
+			(unsigned long long)info->sections);
+	} else if (gm_cli.verbosity > 0) {
+		gm_note("loaded '%s' (%s): %llu kernels, %llu copies,"
+			" %llu memsets, %llu API calls, %llu replays",
+			dir, info->label,
+			(unsigned long long)info->kernels,
+			(unsigned long long)info->memcpys,
+			(unsigned long long)info->memsets,
+			(unsigned long long)info->apis,
+			(unsigned long long)info->replays);
 	}
-	if (gm_loader_init(&loader, &db)) {
-		ret = gm_cli_fail();
-		goto out_close;
+}
+
+/*
+ * Load the run directory @dir into @out through @loader, counted into @c;
+ * a failure is reported here, an interruption sets `interrupted`.
+ */
+static void load_one(struct gm_loader *loader, struct progress *prog,
+		     const char *out, const char *dir, struct load_counts *c)
+{
+	struct gm_load_info info;
+	int r;
+
+	prog->dir = dir;
+	prog->run_start = gm_now_s();
+	r = gm_loader_load(loader, dir, &info);
+	clear_progress(prog);
+	if (r) {
+		if (info.interrupted || interrupted) {
+			gm_error_clear();
+			interrupted = 1;
+		} else {
+			gm_error_report(stderr);
+			c->failed++;
+		}
+	} else if (info.outcome == GM_LOAD_SKIPPED) {
+		c->skipped++;
+		gm_note("note: '%s' (%s) is already in %s%s%s%s; skipped"
+			" (--force reloads it)", dir, info.label, out,
+			strcmp(info.previous_path, dir) ? ", loaded from '" : "",
+			strcmp(info.previous_path, dir) ? info.previous_path : "",
+			strcmp(info.previous_path, dir) ? "'" : "");
+	} else {
+		if (info.outcome == GM_LOAD_REPLACED) {
+			c->replaced++;
+			gm_note("note: '%s' (%s) replaced the run loaded from '%s'",
+				dir, info.label, info.previous_path);
+		} else {
+			c->loaded++;
+		}
+		c->kernels += info.stretch || info.sweep ? 0 : info.kernels;
+		c->records += info.kernels + info.memcpys + info.memsets +
+			      info.apis;
+		note_loaded(dir, &info);
+	}
+	gm_load_info_release(&info);
+}
+
+/* The one-line summary of the loads @c into @out, begun at @t0. */
+static void add_summary(struct strbuf *summary, const struct load_counts *c,
+			const char *out, double t0)
+{
+	strbuf_addf(summary, "analyze: %zu run%s loaded", c->loaded + c->replaced,
+		    c->loaded + c->replaced == 1 ? "" : "s");
+	if (c->replaced) {
+		strbuf_addf(summary, " (%zu replacing older ones)", c->replaced);
+	}
+	strbuf_addf(summary, ", %llu kernels, %llu records, into %s in %.1f s",
+		    (unsigned long long)c->kernels, (unsigned long long)c->records,
+		    out, gm_now_s() - t0);
+	if (c->skipped) {
+		strbuf_addf(summary, "; %zu already loaded", c->skipped);
+	}
+	if (c->failed) {
+		strbuf_addf(summary, "; %zu failed", c->failed);
+	}
+}
+
+/*
+ * gpumix analyze <rundir>...: the run directories @dirs into the open
+ * database @db (called @out), then the one-line summary. Returns the
+ * command's exit status.
+ */
+static int load(struct gm_db *db, const char *out, int force, char **dirs,
+		size_t nr_dirs, double t0)
+{
+	struct load_counts counts = { 0 };
+	struct gm_loader loader;
+	struct progress prog;
+	struct sigaction sa, old_sa;
+	struct strbuf summary = STRBUF_INIT;
+	int ret = GM_EXIT_OK;
+
+	if (gm_loader_init(&loader, db)) {
+		return gm_cli_fail();
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
@@ -367,88 +482,21 @@ int cmd_analyze(int argc, char **argv)
 	loader.progress = on_progress;
 	loader.progress_data = &prog;
 	for (size_t i = 0; i < nr_dirs && !interrupted; i++) {
-		struct gm_load_info info;
 		prog.index = i;
-		prog.dir = dirs[i];
-		prog.run_start = gm_now_s();
-		int r = gm_loader_load(&loader, dirs[i], &info);
-		clear_progress(&prog);
-		if (r) {
-			if (info.interrupted || interrupted) {
-				gm_error_clear();
-				interrupted = 1;
-			} else {
-				gm_error_report(stderr);
-				failed++;
-			}
-		} else if (info.outcome == GM_LOAD_SKIPPED) {
-			skipped++;
-			gm_note("note: '%s' (%s) is already in %s%s%s%s; skipped"
-				" (--force reloads it)", dirs[i], info.label, out,
-				strcmp(info.previous_path, dirs[i]) ? ", loaded from '" : "",
-				strcmp(info.previous_path, dirs[i]) ? info.previous_path : "",
-				strcmp(info.previous_path, dirs[i]) ? "'" : "");
-		} else {
-			if (info.outcome == GM_LOAD_REPLACED) {
-				replaced++;
-				gm_note("note: '%s' (%s) replaced the run loaded from '%s'",
-					dirs[i], info.label, info.previous_path);
-			} else {
-				loaded++;
-			}
-			kernels += info.stretch || info.sweep ? 0 : info.kernels;
-			records += info.kernels + info.memcpys + info.memsets +
-				   info.apis;
-			if (gm_cli.verbosity > 0 && info.sweep) {
-				gm_note("loaded '%s' (resource sweep): %llu "
-					"points", dirs[i],
-					(unsigned long long)info.kernels);
-			} else if (gm_cli.verbosity > 0 && info.stretch) {
-				gm_note("loaded '%s' (SM-stretch curves): %llu "
-					"points", dirs[i],
-					(unsigned long long)info.kernels);
-			} else if (gm_cli.verbosity > 0 && info.corun) {
-				gm_note("loaded '%s' (%s): %llu GPU sections",
-					dirs[i], info.label,
-					(unsigned long long)info.sections);
-			} else if (gm_cli.verbosity > 0) {
-				gm_note("loaded '%s' (%s): %llu kernels, %llu copies,"
-					" %llu memsets, %llu API calls, %llu replays",
-					dirs[i], info.label,
-					(unsigned long long)info.kernels,
-					(unsigned long long)info.memcpys,
-					(unsigned long long)info.memsets,
-					(unsigned long long)info.apis,
-					(unsigned long long)info.replays);
-			}
-		}
-		gm_load_info_release(&info);
+		load_one(&loader, &prog, out, dirs[i], &counts);
 	}
 	sigaction(SIGINT, &old_sa, NULL);
 	/* The derived table follows the runs (doc/database.md, intervals). */
-	if (!interrupted && gm_intervals_store(&db, &ci_method)) {
+	if (!interrupted && gm_intervals_store(db, &ci_method)) {
 		gm_error_report(stderr);
 		ret = GM_EXIT_ERROR;
 	}
 
-	strbuf_addf(&summary, "analyze: %zu run%s loaded", loaded + replaced,
-		    loaded + replaced == 1 ? "" : "s");
-	if (replaced) {
-		strbuf_addf(&summary, " (%zu replacing older ones)", replaced);
-	}
-	strbuf_addf(&summary, ", %llu kernels, %llu records, into %s in %.1f s",
-		    (unsigned long long)kernels, (unsigned long long)records,
-		    out, gm_now_s() - t0);
-	if (skipped) {
-		strbuf_addf(&summary, "; %zu already loaded", skipped);
-	}
-	if (failed) {
-		strbuf_addf(&summary, "; %zu failed", failed);
-	}
+	add_summary(&summary, &counts, out, t0);
 	gm_loader_release(&loader);
-	if (!loaded && !replaced && !skipped && db.created) {
+	if (!counts.loaded && !counts.replaced && !counts.skipped && db->created) {
 		/* Nothing went in: no new, empty database (not even its schema). */
-		if (gm_db_close_unused(&db)) {
+		if (gm_db_close_unused(db)) {
 			strbuf_addf(&summary, "; %s not created", out);
 		}
 	}
@@ -458,12 +506,47 @@ int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "analyze: interrupted; the run being loaded was"
 			" rolled back\n");
 		ret = GM_EXIT_INTERRUPTED;
-	} else if (failed) {
+	} else if (counts.failed) {
 		ret = GM_EXIT_ERROR;
 	}
-out_close:
-	gm_db_close(&db);
-out_free:
+	return ret;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_opts o = { 0 };
+	char **dirs = NULL;
+	size_t nr_dirs = 0, alloc_dirs = 0;
+	struct gm_db db = GM_DB_INIT;
+	double t0 = gm_now_s();
+	int ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret) {
+		return ret < 0 ? GM_EXIT_OK : ret;
+	}
+	ret = check_opts(&o);
+	if (ret) {
+		return ret;
+	}
+	if (o.forget) {
+		return forget(o.out, o.args, o.nr_args);
+	}
+	if (o.merge) {
+		return merge(o.out, o.args, o.nr_args);
+	}
+	for (size_t i = 0; i < o.nr_args; i++) {
+		expand_arg(o.args[i], &dirs, &nr_dirs, &alloc_dirs);
+	}
+
+	db.waiting = on_waiting;
+	db.waiting_arg = (void *)o.out;
+	if (gm_db_open(&db, o.out, GM_DB_WRITE)) {
+		ret = gm_cli_fail();
+	} else {
+		ret = load(&db, o.out, o.force, dirs, nr_dirs, t0);
+		gm_db_close(&db);
+	}
 	for (size_t i = 0; i < nr_dirs; i++) {
 		free(dirs[i]);
 	}

@@ -208,23 +208,19 @@ const struct gm_cmd_options gm_capture_options = {
 	.in_order = 1,
 };
 
-int cmd_capture(int argc, char **argv)
+/*
+ * The command line into @o (@out_default: the default output name, owned
+ * by the caller when set). Returns 0 to go on, -1 after --help, or the
+ * exit status of a usage error (printed).
+ */
+static int parse(int argc, char **argv, struct capture_opts *o,
+		 char **out_default)
 {
 	struct gm_opt_parser op;
-	struct capture_opts o = { 0 };
-	struct capture_run cr;
-	struct trace_stats st;
-	struct strbuf failed_first = STRBUF_INIT, failed_first_error = STRBUF_INIT;
-	struct own_procs own = { 0 };
-	struct bundle_found found = { 0 };
-	struct bundle_run run = { 0 };
-	struct bundle_result res = { 0 };
-	char *out_default = NULL, *lib = NULL, *read_error = NULL;
-	char *prune_error = NULL;
-	int c, i, status;
+	int c, i;
 
-	o.kernel = GM_KERNEL_AUTO;
-	o.wait_s = -1;
+	o->kernel = GM_KERNEL_AUTO;
+	o->wait_s = -1;
 	gm_opt_init(&op, &gm_capture_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		char *end;
@@ -232,32 +228,32 @@ int cmd_capture(int argc, char **argv)
 		switch (c) {
 		case GM_OPT_HELP:
 			print_help();
-			return GM_EXIT_OK;
+			return -1;
 		case 'o':
-			o.output = op.arg;
+			o->output = op.arg;
 			break;
 		case 'f':
-			o.force = 1;
+			o->force = 1;
 			break;
 		case OPT_NO_KERNEL:
-			o.kernel = GM_KERNEL_NO;
+			o->kernel = GM_KERNEL_NO;
 			break;
 		case OPT_NO_FORK_HELPER:
-			o.no_fork_helper = 1;
+			o->no_fork_helper = 1;
 			break;
 		case OPT_WAIT_CHILDREN:
 			errno = 0;
-			o.wait_s = strtod(op.arg, &end);
-			if (errno || end == op.arg || *end || o.wait_s < 0 ||
-			    o.wait_s > 86400) {
+			o->wait_s = strtod(op.arg, &end);
+			if (errno || end == op.arg || *end || o->wait_s < 0 ||
+			    o->wait_s > 86400) {
 				return gm_usage_error(usage, "bad waiting time '%s' "
 						      "(seconds, 0 to 86400)",
 						      op.arg);
 			}
 			break;
 		case OPT_SUBBUF_SIZE:
-			if (parse_size(op.arg, &o.subbuf_size) ||
-			    o.subbuf_size < 4096) {
+			if (parse_size(op.arg, &o->subbuf_size) ||
+			    o->subbuf_size < 4096) {
 				return gm_usage_error(usage, "bad sub-buffer size '%s'",
 						      op.arg);
 			}
@@ -267,7 +263,7 @@ int cmd_capture(int argc, char **argv)
 				return gm_usage_error(usage, "bad sub-buffer count '%s'",
 						      op.arg);
 			}
-			o.nr_subbuf = (unsigned)n;
+			o->nr_subbuf = (unsigned)n;
 			break;
 		default:
 			return GM_EXIT_USAGE;
@@ -277,44 +273,59 @@ int cmd_capture(int argc, char **argv)
 	if (i == argc) {
 		return gm_usage_error(usage, "no program to capture");
 	}
-	o.argv = argv + i;
-	if (!o.output) {
+	o->argv = argv + i;
+	if (!o->output) {
 		char *copy = gm_xstrdup(argv[i]);
-		out_default = gm_xasprintf("traces/%s", basename(copy));
+		*out_default = gm_xasprintf("traces/%s", basename(copy));
 		free(copy);
-		o.output = out_default;
+		o->output = *out_default;
 	}
-	lib = gm_cli_library("libgpumix-capture.so", "GPUMIX_CAPTURE_LIB");
-	o.lib = lib;
+	return 0;
+}
 
-	if (capture_run_begin(&cr, &o)) {
-		free(lib);
-		free(out_default);
-		return gm_cli_fail();
+/*
+ * Run the program of @o under capture into @cr, up to its end. Returns 0,
+ * or -1 with the cause recorded (@cr released, its temporary bundle
+ * removed, when the program could not be run).
+ */
+static int record(struct capture_run *cr, const struct capture_opts *o)
+{
+	if (capture_run_begin(cr, o)) {
+		return -1;
 	}
-	if (capture_run_program(&cr)) {
+	if (capture_run_program(cr)) {
 		/* Report the exec failure after cleaning up. */
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addstr(&why, gm_error_message());
 		gm_error_clear();
-		capture_run_end(&cr);
-		capture_run_discard(&cr);
-		capture_run_release(&cr);
+		capture_run_end(cr);
+		capture_run_discard(cr);
+		capture_run_release(cr);
 		gm_error("%s", why.buf);
 		strbuf_release(&why);
-		free(lib);
-		free(out_default);
-		return gm_cli_fail();
+		return -1;
 	}
-	capture_run_end(&cr);
+	capture_run_end(cr);
+	return 0;
+}
+
+/*
+ * What the temporary bundle @tmp holds, counted back into @st (and @own)
+ * and told to @found. Returns why the trace could not be read, NULL when
+ * it could (the caller frees it; @found borrows it).
+ */
+static char *count_back(const char *tmp, struct trace_stats *st,
+			struct own_procs *own, struct bundle_found *found)
+{
+	char *read_error = NULL, *prune_error = NULL;
 
 	/* Other captures' processes leave first, those that recorded
 	 * nothing here included; then count the trace back. */
-	if (bundle_prune_foreign(cr.tmp, &found.foreign_pruned)) {
+	if (bundle_prune_foreign(tmp, &found->foreign_pruned)) {
 		prune_error = gm_xstrdup(gm_error_message());
 		gm_error_clear();
 	}
-	if (count_trace(cr.tmp, &st, &own)) {
+	if (count_trace(tmp, st, own)) {
 		read_error = prune_error
 			? gm_xasprintf("%s (other captures' streams could "
 				       "not all be removed: %s)",
@@ -323,87 +334,141 @@ int cmd_capture(int argc, char **argv)
 		gm_error_clear();
 	}
 	free(prune_error);
-	found.threads = st.threads;
-	found.nr_threads = st.nr_threads;
-	found.events = st.events;
-	found.discarded = st.discarded;
-	found.read_error = read_error;
-	found.api_used = st.api_used;
-	found.device = st.device;
-	found.device_cc = st.device_cc;
-	found.device_sms = st.device_sms;
-	found.driver_version = st.driver_version;
+	found->threads = st->threads;
+	found->nr_threads = st->nr_threads;
+	found->events = st->events;
+	found->discarded = st->discarded;
+	found->read_error = read_error;
+	found->api_used = st->api_used;
+	found->device = st->device;
+	found->device_cc = st->device_cc;
+	found->device_sms = st->device_sms;
+	found->driver_version = st->driver_version;
+	return read_error;
+}
 
-	run.argv = o.argv;
-	run.tool_version = "gpumix " GM_VERSION_STRING;
-	run.exit_code = cr.exit_code;
-	run.signal = cr.signal;
-	run.interrupted = cr.interrupted;
-	run.started = cr.started;
-	run.start_ns = cr.start_ns;
-	run.end_ns = cr.end_ns;
-	run.capture_error = cr.capture_error;
-	run.still_running = cr.nr_left;
-	run.failed_calls = st.failed_calls;
-	run.failed_errors = st.failed_bad;
-	if (st.failed_calls) {
-		trace_failed_call_field(&st.first_failed, &failed_first);
-		run.failed_first = failed_first.buf;
+/*
+ * The run as the manifest tells it, into @run (which borrows from @o, @cr,
+ * @st, and the two buffers for the first failed calls' fields).
+ */
+static void describe_run(struct bundle_run *run, const struct capture_opts *o,
+			 const struct capture_run *cr,
+			 const struct trace_stats *st,
+			 struct strbuf *failed_first,
+			 struct strbuf *failed_first_error)
+{
+	run->argv = o->argv;
+	run->tool_version = "gpumix " GM_VERSION_STRING;
+	run->exit_code = cr->exit_code;
+	run->signal = cr->signal;
+	run->interrupted = cr->interrupted;
+	run->started = cr->started;
+	run->start_ns = cr->start_ns;
+	run->end_ns = cr->end_ns;
+	run->capture_error = cr->capture_error;
+	run->still_running = cr->nr_left;
+	run->failed_calls = st->failed_calls;
+	run->failed_errors = st->failed_bad;
+	if (st->failed_calls) {
+		trace_failed_call_field(&st->first_failed, failed_first);
+		run->failed_first = failed_first->buf;
 	}
-	if (st.failed_bad) {
-		trace_failed_call_field(&st.first_bad, &failed_first_error);
-		run.failed_first_error = failed_first_error.buf;
+	if (st->failed_bad) {
+		trace_failed_call_field(&st->first_bad, failed_first_error);
+		run->failed_first_error = failed_first_error->buf;
 	}
+}
 
-	status = GM_EXIT_OK;
-	if (bundle_finalize(cr.tmp, o.output, o.force, &run, &found, &res)) {
+/*
+ * Give the bundle its final name and say what it holds and lost, on
+ * stderr. Returns the command's exit status (see the top of the file).
+ */
+static int finish(const struct capture_opts *o, const struct capture_run *cr,
+		  const struct trace_stats *st, const struct bundle_run *run,
+		  const struct bundle_found *found, struct bundle_result *res)
+{
+	int status = GM_EXIT_OK;
+
+	if (bundle_finalize(cr->tmp, o->output, o->force, run, found, res)) {
 		gm_error_report(stderr);
 		status = GM_EXIT_ERROR;
 	} else {
 		char bytes[32];
-		human_bytes(bytes, sizeof(bytes), st.blob_ref_bytes + st.inline_bytes);
+		human_bytes(bytes, sizeof(bytes), st->blob_ref_bytes + st->inline_bytes);
 		if (gm_cli.verbosity >= 0) {
 			fprintf(stderr, "gpumix: captured %" PRIu64 " calls, %" PRIu64
 				" kernel launches, %" PRIu64 " events from %u "
 				"process%s into '%s' (%s of data)\n",
-				st.by_kind[GM_EV_ENTER], st.launches, st.kept,
-				res.processes, res.processes == 1 ? "" : "es",
-				res.path, bytes);
+				st->by_kind[GM_EV_ENTER], st->launches, st->kept,
+				res->processes, res->processes == 1 ? "" : "es",
+				res->path, bytes);
 		}
 	}
-	if (cr.started && !st.kept && !res.incomplete) {
+	if (cr->started && !st->kept && !res->incomplete) {
 		gm_warning("'%s' made no CUDA driver calls: nothing was recorded",
-			   o.argv[0]);
+			   o->argv[0]);
 	}
-	for (size_t k = 0; k < cr.nr_left && k < GM_CAPTURE_MAX_LEFT; k++) {
+	for (size_t k = 0; k < cr->nr_left && k < GM_CAPTURE_MAX_LEFT; k++) {
 		fprintf(stderr, "gpumix: process %ld, started by '%s', was still "
 			"running %g s after it exited: what it did later is not "
-			"in the bundle\n", (long)cr.left[k], o.argv[0],
-			o.wait_s < 0 ? GM_CAPTURE_WAIT_DEFAULT : o.wait_s);
+			"in the bundle\n", (long)cr->left[k], o->argv[0],
+			o->wait_s < 0 ? GM_CAPTURE_WAIT_DEFAULT : o->wait_s);
 	}
-	warn_failed_calls(&st);
-	if (res.incomplete) {
+	warn_failed_calls(st);
+	if (res->incomplete) {
 		fprintf(stderr, "error: the bundle is incomplete: %s\n",
-			res.incomplete);
+			res->incomplete);
 		status = GM_EXIT_ERROR;
 	}
-	if (res.losses) {
+	if (res->losses) {
 		fprintf(stderr, "error: the capture lost data (%" PRIu64 "): %s\n",
-			res.losses, res.summary ? res.summary : "see the manifest");
-		for (size_t k = 0; k < st.nr_unsupported; k++) {
+			res->losses, res->summary ? res->summary : "see the manifest");
+		for (size_t k = 0; k < st->nr_unsupported; k++) {
 			fprintf(stderr, "  unsupported: %s (%" PRIu64 " calls)\n",
-				st.unsupported[k].name, st.unsupported[k].count);
+				st->unsupported[k].name, st->unsupported[k].count);
 		}
 		status = GM_EXIT_ERROR;
 	}
-	if (cr.interrupted) {
+	if (cr->interrupted) {
 		status = GM_EXIT_INTERRUPTED;
 	}
-	if (cr.started && !cr.signal && cr.exit_code) {
-		fprintf(stderr, "gpumix: '%s' exited with status %d\n", o.argv[0],
-			cr.exit_code);
-		status = cr.exit_code;
+	if (cr->started && !cr->signal && cr->exit_code) {
+		fprintf(stderr, "gpumix: '%s' exited with status %d\n", o->argv[0],
+			cr->exit_code);
+		status = cr->exit_code;
 	}
+	return status;
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct capture_opts o = { 0 };
+	struct capture_run cr;
+	struct trace_stats st;
+	struct strbuf failed_first = STRBUF_INIT, failed_first_error = STRBUF_INIT;
+	struct own_procs own = { 0 };
+	struct bundle_found found = { 0 };
+	struct bundle_run run = { 0 };
+	struct bundle_result res = { 0 };
+	char *out_default = NULL, *lib, *read_error;
+	int status;
+
+	status = parse(argc, argv, &o, &out_default);
+	if (status) {
+		free(out_default);
+		return status < 0 ? GM_EXIT_OK : status;
+	}
+	lib = gm_cli_library("libgpumix-capture.so", "GPUMIX_CAPTURE_LIB");
+	o.lib = lib;
+
+	if (record(&cr, &o)) {
+		free(lib);
+		free(out_default);
+		return gm_cli_fail();
+	}
+	read_error = count_back(cr.tmp, &st, &own, &found);
+	describe_run(&run, &o, &cr, &st, &failed_first, &failed_first_error);
+	status = finish(&o, &cr, &st, &run, &found, &res);
 	bundle_result_release(&res);
 	strbuf_release(&failed_first);
 	strbuf_release(&failed_first_error);

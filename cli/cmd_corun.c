@@ -273,6 +273,169 @@ static int parse(struct corun_cmd *c, int argc, char **argv)
 	return -1;	/* go on */
 }
 
+/*
+ * The @nr programs of @args into @progs (unique names) and their names
+ * into @names (borrowed from @progs). 0, or -1 with a cause.
+ */
+static int load_programs(struct corun_program *progs, const char **names,
+			 size_t nr, char **args)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (load_program(&progs[i], args[i])) {
+			return -1;
+		}
+	}
+	corun_programs_unique(progs, nr);
+	for (size_t i = 0; i < nr; i++) {
+		names[i] = progs[i].name;
+	}
+	return 0;
+}
+
+/*
+ * The plan of @c for @nr programs into @plan, without the MPS mechanisms
+ * where MPS is missing (said on stderr and kept in @skipped, @nskipped of
+ * them, for the corun directory; the caller frees them). Returns 0, or
+ * the exit status of a usage error (printed).
+ */
+static int build_plan(struct corun_cmd *c, struct corun_plan *plan, size_t nr,
+		      char **skipped, size_t max_skipped, size_t *nskipped)
+{
+	int ret;
+
+	if (!c->mechanisms) {
+		c->mechanisms = corun_mechanism_list();
+	}
+	if (corun_plan_build(plan, nr, c->repeats, c->mechanisms)) {
+		ret = gm_usage_error(usage, "%s", gm_error_message());
+		gm_error_clear();
+		return ret;
+	}
+	for (size_t i = 0; i < plan->nr_mechs;) {
+		const struct gm_variant *m = plan->mechs[i];
+		if (corun_mechanism_mps(m) && !gm_program_exists(GM_MPS_CONTROL) &&
+		    *nskipped < max_skipped - 1) {
+			skipped[(*nskipped)++] = gm_xasprintf(
+				"%s: " GM_MPS_CONTROL " is not in PATH (no MPS "
+				"on this machine)", m->name);
+			gm_note("corun: skipping %s: " GM_MPS_CONTROL " is not in "
+				"PATH (no MPS on this machine)", m->name);
+			corun_plan_drop(plan, m);
+			continue;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/*
+ * What the co-run of @c needs before it starts: leave to replace c->out
+ * (only with --force, only a run directory), the interposer's absolute
+ * path into *@lib, a new temporary directory beside c->out into *@tmp
+ * and its absolute path into *@abs_tmp (the caller frees all three, set
+ * or not). 0, or -1 with a cause.
+ */
+static int prepare(const struct corun_cmd *c, char **lib, char **tmp,
+		   char **abs_tmp)
+{
+	if (gm_path_exists(c->out) && !c->force) {
+		gm_error("'%s' already exists", c->out);
+		gm_error_hint("use --force to replace it");
+		return -1;
+	}
+	/* --force replaces a run directory, never what is not one. */
+	if (gm_output_may_replace(c->out, GM_OUTPUT_RUN)) {
+		return -1;
+	}
+	*lib = gm_cli_library("libgpumix-corun.so", "GPUMIX_CORUN_LIB");
+	if (!gm_path_exists(*lib)) {
+		gm_error("cannot find the co-run interposer '%s'", *lib);
+		gm_error_hint("build it with 'make' or set GPUMIX_CORUN_LIB");
+		return -1;
+	}
+	{
+		/* CUDA loads it from the programs' own directories */
+		char *abs = realpath(*lib, NULL);
+		if (abs) {
+			free(*lib);
+			*lib = abs;
+		}
+	}
+	*tmp = gm_tmp_name(c->out, "tmp");
+	/* What killed co-runs of c->out left, then our own. */
+	if (gm_tmp_remove_stale(c->out, GM_TMP_DEAD) < 0) {
+		return -1;
+	}
+	gm_remove_tree(*tmp);
+	if (gm_mkdir_p(*tmp, 0755) || gm_output_mark(*tmp, GM_OUTPUT_RUN)) {
+		return -1;
+	}
+	/* the programs run in directories of their own */
+	*abs_tmp = realpath(*tmp, NULL);
+	if (!*abs_tmp) {
+		gm_error_errno("cannot find '%s'", *tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Co-run @progs of @workload as @plan says, in @tmp (@abs_tmp) with the
+ * interposer @lib, into @r, then install the corun directory as c->out
+ * and print the slowdowns. Returns the command's exit status (with the
+ * cause recorded when not 0).
+ */
+static int execute(const struct corun_cmd *c, const struct corun_plan *plan,
+		   const struct corun_program *progs, const char *workload,
+		   const char *const *skipped, const char *lib,
+		   const char *tmp, const char *abs_tmp,
+		   struct corun_results *r)
+{
+	char started[32], finished[32];
+	int rc;
+
+	utc_now(started, sizeof(started));
+	stage_exec_catch_signals();
+	{
+		struct corun_opts o = {
+			lib, abs_tmp, c->barrier_timeout_s, c->time_limit_s,
+			gm_cli.verbosity >= 0 ? stderr : NULL,
+		};
+		rc = corun_execute(plan, progs, &o, r);
+	}
+	stage_exec_restore_signals();
+	utc_now(finished, sizeof(finished));
+	if (rc) {
+		gm_error("cannot co-run '%s'", workload);
+		gm_remove_tree(tmp);
+		return r->interrupted ? GM_EXIT_INTERRUPTED : GM_EXIT_ERROR;
+	}
+	{
+		char *barriers = gm_path_join(tmp, "barrier");
+		struct corun_dir_info info = {
+			workload, progs, plan, r, skipped,
+			c->barrier_timeout_s, started, finished, GM_VERSION_STRING,
+			c->repetition,
+		};
+		gm_remove_tree(barriers);
+		free(barriers);
+		if (corun_dir_write(tmp, &info) ||
+		    gm_output_may_replace(c->out, GM_OUTPUT_RUN) ||
+		    gm_dir_install(tmp, c->out)) {
+			gm_remove_tree(tmp);
+			return GM_EXIT_ERROR;
+		}
+	}
+	print_slowdowns(plan, progs, r);
+	if (r->failure) {
+		gm_error("co-run of '%s' failed: %s", workload, r->failure);
+		gm_error_hint("the programs' output is in '%s/logs'", c->out);
+		return GM_EXIT_ERROR;
+	}
+	gm_note("corun: %s: %zu runs measured into '%s'", workload, r->nr, c->out);
+	return GM_EXIT_OK;
+}
+
 int cmd_corun(int argc, char **argv)
 {
 	struct corun_cmd c = { NULL, CORUN_DEFAULT_REPEATS, NULL, 120.0, 0, 0, 0,
@@ -282,7 +445,6 @@ int cmd_corun(int argc, char **argv)
 	struct corun_results r = { 0 };
 	char *skipped[8] = { NULL }, *workload = NULL, *tmp = NULL, *lib = NULL;
 	char *abs_tmp = NULL;
-	char started[32], finished[32];
 	const char **names = NULL;
 	size_t nr, nskipped = 0;
 	int ret = parse(&c, argc, argv), rc;
@@ -294,124 +456,26 @@ int cmd_corun(int argc, char **argv)
 	nr = (size_t)(argc - c.first);
 	progs = gm_xcalloc(nr, sizeof(*progs));
 	names = gm_xcalloc(nr, sizeof(*names));
-	for (size_t i = 0; i < nr; i++) {
-		if (load_program(&progs[i], argv[c.first + (int)i])) {
-			goto out;
-		}
-	}
-	corun_programs_unique(progs, nr);
-	for (size_t i = 0; i < nr; i++) {
-		names[i] = progs[i].name;
+	if (load_programs(progs, names, nr, argv + c.first)) {
+		goto out;
 	}
 	workload = corun_workload_name(progs, nr);
-	if (!c.mechanisms) {
-		c.mechanisms = corun_mechanism_list();
-	}
-	if (corun_plan_build(&plan, nr, c.repeats, c.mechanisms)) {
-		ret = gm_usage_error(usage, "%s", gm_error_message());
-		gm_error_clear();
+	rc = build_plan(&c, &plan, nr, skipped,
+			sizeof(skipped) / sizeof(skipped[0]), &nskipped);
+	if (rc) {
+		ret = rc;
 		goto out_quiet;
-	}
-	for (size_t i = 0; i < plan.nr_mechs;) {
-		const struct gm_variant *m = plan.mechs[i];
-		if (corun_mechanism_mps(m) && !gm_program_exists(GM_MPS_CONTROL) &&
-		    nskipped < sizeof(skipped) / sizeof(skipped[0]) - 1) {
-			skipped[nskipped++] = gm_xasprintf(
-				"%s: " GM_MPS_CONTROL " is not in PATH (no MPS "
-				"on this machine)", m->name);
-			gm_note("corun: skipping %s: " GM_MPS_CONTROL " is not in "
-				"PATH (no MPS on this machine)", m->name);
-			corun_plan_drop(&plan, m);
-			continue;
-		}
-		i++;
 	}
 	if (c.dry_run) {
 		corun_plan_print(&plan, names, stdout);
 		ret = GM_EXIT_OK;
 		goto out;
 	}
-	if (gm_path_exists(c.out) && !c.force) {
-		gm_error("'%s' already exists", c.out);
-		gm_error_hint("use --force to replace it");
+	if (prepare(&c, &lib, &tmp, &abs_tmp)) {
 		goto out;
 	}
-	/* --force replaces a run directory, never what is not one. */
-	if (gm_output_may_replace(c.out, GM_OUTPUT_RUN)) {
-		goto out;
-	}
-	lib = gm_cli_library("libgpumix-corun.so", "GPUMIX_CORUN_LIB");
-	if (!gm_path_exists(lib)) {
-		gm_error("cannot find the co-run interposer '%s'", lib);
-		gm_error_hint("build it with 'make' or set GPUMIX_CORUN_LIB");
-		goto out;
-	}
-	{
-		/* CUDA loads it from the programs' own directories */
-		char *abs = realpath(lib, NULL);
-		if (abs) {
-			free(lib);
-			lib = abs;
-		}
-	}
-	tmp = gm_tmp_name(c.out, "tmp");
-	/* What killed co-runs of c.out left, then our own. */
-	if (gm_tmp_remove_stale(c.out, GM_TMP_DEAD) < 0) {
-		goto out;
-	}
-	gm_remove_tree(tmp);
-	if (gm_mkdir_p(tmp, 0755) || gm_output_mark(tmp, GM_OUTPUT_RUN)) {
-		goto out;
-	}
-	/* the programs run in directories of their own */
-	abs_tmp = realpath(tmp, NULL);
-	if (!abs_tmp) {
-		gm_error_errno("cannot find '%s'", tmp);
-		goto out;
-	}
-	utc_now(started, sizeof(started));
-	stage_exec_catch_signals();
-	{
-		struct corun_opts o = {
-			lib, abs_tmp, c.barrier_timeout_s, c.time_limit_s,
-			gm_cli.verbosity >= 0 ? stderr : NULL,
-		};
-		rc = corun_execute(&plan, progs, &o, &r);
-	}
-	stage_exec_restore_signals();
-	utc_now(finished, sizeof(finished));
-	if (rc) {
-		if (r.interrupted) {
-			ret = GM_EXIT_INTERRUPTED;
-		}
-		gm_error("cannot co-run '%s'", workload);
-		gm_remove_tree(tmp);
-		goto out;
-	}
-	{
-		char *barriers = gm_path_join(tmp, "barrier");
-		struct corun_dir_info info = {
-			workload, progs, &plan, &r, (const char *const *)skipped,
-			c.barrier_timeout_s, started, finished, GM_VERSION_STRING,
-			c.repetition,
-		};
-		gm_remove_tree(barriers);
-		free(barriers);
-		if (corun_dir_write(tmp, &info) ||
-		    gm_output_may_replace(c.out, GM_OUTPUT_RUN) ||
-		    gm_dir_install(tmp, c.out)) {
-			gm_remove_tree(tmp);
-			goto out;
-		}
-	}
-	print_slowdowns(&plan, progs, &r);
-	if (r.failure) {
-		gm_error("co-run of '%s' failed: %s", workload, r.failure);
-		gm_error_hint("the programs' output is in '%s/logs'", c.out);
-		goto out;
-	}
-	gm_note("corun: %s: %zu runs measured into '%s'", workload, r.nr, c.out);
-	ret = GM_EXIT_OK;
+	ret = execute(&c, &plan, progs, workload, (const char *const *)skipped,
+		      lib, tmp, abs_tmp, &r);
 out:
 	if (ret != GM_EXIT_OK && ret != GM_EXIT_USAGE) {
 		gm_cli_fail();

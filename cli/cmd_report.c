@@ -302,149 +302,186 @@ const struct gm_cmd_options gm_report_options = {
 	.longopts = report_longopts,
 };
 
-static int report(int argc, char **argv, const char *usage)
+/* The command line of gpumix report. */
+struct report_cmd {
+	struct gm_report_options ropt;
+	struct gm_analysis_options aopt;
+	const char *table;
+	int format, compare, other, timelines, tl_opts;
+	char **args;		/* the databases */
+	int nr_args;
+};
+
+/*
+ * The command line into @r. Returns 0 to go on, -1 after --help, or the
+ * exit status of a usage error (printed).
+ */
+static int parse(int argc, char **argv, const char *usage,
+		 struct report_cmd *r)
 {
 	struct gm_opt_parser op;
-	struct gm_report_options ropt = { 0 };
-	struct gm_analysis_options aopt = { 0 };
-	struct gm_analysis an;
-	struct gm_table *tables = NULL;
-	struct gm_db db = GM_DB_INIT;
-	long only = -1;
-	const char *table = NULL;
-	int format = FORMAT_MD, c, ret = GM_EXIT_ERROR, compare = 0, other = 0;
-	int timelines = 1, tl_opts = 0;
-	double t0 = gm_now_s();
+	int c;
 
-	ropt.figures = GM_FIGURES_DRAW;
-	ropt.timeline.from_ns = -1;
-	ropt.timeline.to_ns = -1;
-	ropt.timeline.max_slices = GM_TIMELINE_MAX_SLICES;
+	r->format = FORMAT_MD;
+	r->timelines = 1;
+	r->ropt.figures = GM_FIGURES_DRAW;
+	r->ropt.timeline.from_ns = -1;
+	r->ropt.timeline.to_ns = -1;
+	r->ropt.timeline.max_slices = GM_TIMELINE_MAX_SLICES;
 	gm_opt_init(&op, &gm_report_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			ropt.out_dir = op.arg;
+			r->ropt.out_dir = op.arg;
 			break;
 		case 'f':
-			ropt.force = 1;
+			r->ropt.force = 1;
 			break;
 		case OPT_FORMAT:
-			if (parse_format(op.arg, &format, usage)) {
+			if (parse_format(op.arg, &r->format, usage)) {
 				return GM_EXIT_USAGE;
 			}
 			break;
 		case OPT_TABLE:
-			table = op.arg;
+			r->table = op.arg;
 			break;
 		case OPT_CI:
-			if (gm_ci_opts_parse(&aopt.ci, op.arg)) {
+			if (gm_ci_opts_parse(&r->aopt.ci, op.arg)) {
 				return usage_from_error(usage);
 			}
 			break;
 		case OPT_COMPARE:
-			compare = 1;
+			r->compare = 1;
 			break;
 		case OPT_KERNEL:
-			aopt.kernel = op.arg;
-			other = 1;
+			r->aopt.kernel = op.arg;
+			r->other = 1;
 			break;
 		case OPT_RUN:
-			aopt.run = op.arg;
-			other = 1;
+			r->aopt.run = op.arg;
+			r->other = 1;
 			break;
 		case OPT_NO_FIG:
 		case OPT_FIG_SCRIPTS:
-			if (ropt.figures != GM_FIGURES_DRAW) {
+			if (r->ropt.figures != GM_FIGURES_DRAW) {
 				return gm_usage_error(usage, "--no-figures and "
 						      "--figure-scripts: one or "
 						      "the other");
 			}
-			ropt.figures = c == OPT_NO_FIG ? GM_FIGURES_NONE :
-							 GM_FIGURES_SCRIPTS;
+			r->ropt.figures = c == OPT_NO_FIG ? GM_FIGURES_NONE :
+							    GM_FIGURES_SCRIPTS;
 			break;
 		case OPT_NO_TL:
-			timelines = 0;
+			r->timelines = 0;
 			break;
 		case OPT_TL_REPLAYS:
 		case OPT_TL_WINDOW:
 		case OPT_TL_MAX:
-			if (gm_timeline_limit_set(&ropt.timeline,
+			if (gm_timeline_limit_set(&r->ropt.timeline,
 						  c == OPT_TL_REPLAYS ? "replays" :
 						  c == OPT_TL_WINDOW ? "window" : "max",
 						  op.arg)) {
 				return usage_from_error(usage);
 			}
-			tl_opts = 1;
+			r->tl_opts = 1;
 			break;
 		case OPT_TL_FORMAT:
-			if (gm_trace_format_parse(optarg, &ropt.timeline_format)) {
+			if (gm_trace_format_parse(optarg, &r->ropt.timeline_format)) {
 				return usage_from_error(usage);
 			}
-			tl_opts = 1;
+			r->tl_opts = 1;
 			break;
 		case 'h':
 			puts(usage);
-			return GM_EXIT_OK;
+			return -1;
 		default:
 			return GM_EXIT_USAGE;
 		}
 	}
-	if (compare) {
-		if (ropt.out_dir || ropt.force ||
-		    ropt.figures != GM_FIGURES_DRAW || !timelines ||
-		    tl_opts || other) {
-			return gm_usage_error(usage, "--compare prints two tables:"
-					      " -o, --kernel, --run and the figure"
-					      " and timeline options do not apply");
-		}
-		if (argc - op.ind != 2) {
-			return gm_usage_error(usage, "--compare takes two databases");
-		}
-		if (check_csv(format, table, 0, usage)) {
-			return GM_EXIT_USAGE;
-		}
-		return compare_studies(argv[op.ind], argv[op.ind + 1], table,
-				       format, &aopt.ci, usage);
+	r->args = argv + op.ind;
+	r->nr_args = argc - op.ind;
+	return 0;
+}
+
+/* Whether the options of @r go with --compare: 0, or a usage error's status. */
+static int check_compare(const struct report_cmd *r, const char *usage)
+{
+	if (r->ropt.out_dir || r->ropt.force ||
+	    r->ropt.figures != GM_FIGURES_DRAW || !r->timelines ||
+	    r->tl_opts || r->other) {
+		return gm_usage_error(usage, "--compare prints two tables:"
+				      " -o, --kernel, --run and the figure"
+				      " and timeline options do not apply");
 	}
-	if (check_csv(format, table, ropt.out_dir != NULL, usage)) {
+	if (r->nr_args != 2) {
+		return gm_usage_error(usage, "--compare takes two databases");
+	}
+	if (check_csv(r->format, r->table, 0, usage)) {
 		return GM_EXIT_USAGE;
 	}
-	if (table) {
-		only = gm_report_table_find(table);
-		if (only < 0) {
-			return gm_usage_error(usage, "no table called '%s'", table);
+	return 0;
+}
+
+/*
+ * Whether the options of @r go together for one database's report, and
+ * the rest of r->ropt from them; the table asked for (-1: all) into
+ * *@only. 0, or a usage error's status.
+ */
+static int check_report(struct report_cmd *r, long *only, const char *usage)
+{
+	struct gm_report_options *ropt = &r->ropt;
+
+	if (check_csv(r->format, r->table, ropt->out_dir != NULL, usage)) {
+		return GM_EXIT_USAGE;
+	}
+	if (r->table) {
+		*only = gm_report_table_find(r->table);
+		if (*only < 0) {
+			return gm_usage_error(usage, "no table called '%s'",
+					      r->table);
 		}
 	}
-	if (op.ind == argc) {
+	if (!r->nr_args) {
 		return gm_usage_error(usage, "no database given");
 	}
-	if (argc - op.ind > 1) {
+	if (r->nr_args > 1) {
 		return gm_usage_error(usage, "one database only ('%s' is extra)",
-				      argv[op.ind + 1]);
+				      r->args[1]);
 	}
-	ropt.db_path = argv[op.ind];
-	ropt.gnuplot = gm_gnuplot_program();
-	ropt.version = GM_VERSION_STRING;
-	if (!ropt.out_dir && (ropt.force || ropt.figures != GM_FIGURES_DRAW ||
-			      !timelines || tl_opts)) {
+	ropt->db_path = r->args[0];
+	ropt->gnuplot = gm_gnuplot_program();
+	ropt->version = GM_VERSION_STRING;
+	if (!ropt->out_dir && (ropt->force || ropt->figures != GM_FIGURES_DRAW ||
+			       !r->timelines || r->tl_opts)) {
 		return gm_usage_error(usage, "--force, --no-figures, "
 				      "--figure-scripts and the timeline "
 				      "options need -o");
 	}
-	if (!timelines && tl_opts) {
+	if (!r->timelines && r->tl_opts) {
 		return gm_usage_error(usage, "--no-timelines and a --timeline-*"
 				      " option contradict each other");
 	}
-	if (ropt.out_dir && gm_report_check_output(&ropt)) {
-		return gm_cli_fail();
-	}
+	return 0;
+}
 
-	if (gm_db_open(&db, ropt.db_path, GM_DB_READ)) {
+/*
+ * The report of @r's database: table @only (-1: all) on stdout, and with
+ * -o the report directory; begun at @t0. Returns the command's exit
+ * status (errors printed).
+ */
+static int write_report(struct report_cmd *r, long only, double t0)
+{
+	struct gm_report_options *ropt = &r->ropt;
+	struct gm_analysis an;
+	struct gm_table *tables = NULL;
+	struct gm_db db = GM_DB_INIT;
+	int ret = GM_EXIT_ERROR;
+
+	if (gm_db_open(&db, ropt->db_path, GM_DB_READ)) {
 		return gm_cli_fail();
 	}
-	ropt.db = timelines ? &db : NULL;
-	if (gm_analysis_compute(&an, &db, &aopt)) {
+	ropt->db = r->timelines ? &db : NULL;
+	if (gm_analysis_compute(&an, &db, &r->aopt)) {
 		gm_cli_fail();
 		goto out_an;
 	}
@@ -453,26 +490,26 @@ static int report(int argc, char **argv, const char *usage)
 	for (size_t i = 0; i < an.nnotes; i++) {
 		gm_note("note: %s", an.notes[i]);
 	}
-	if (!ropt.out_dir || only >= 0) {
-		print_tables(tables, gm_report_table_count, only, format);
+	if (!ropt->out_dir || only >= 0) {
+		print_tables(tables, gm_report_table_count, only, r->format);
 		if (fflush(stdout) || ferror(stdout)) {
 			gm_error_errno("cannot write the tables to stdout");
 			gm_cli_fail();
 			goto out_tables;
 		}
 	}
-	if (ropt.out_dir) {
+	if (ropt->out_dir) {
 		struct gm_report_result res;
-		if (gm_report_write(&an, tables, &ropt, &res)) {
+		if (gm_report_write(&an, tables, ropt, &res)) {
 			gm_cli_fail();
 			goto out_tables;
 		}
 		gm_note("report: %zu runs, %zu tables, %zu figures%s, %zu timelines"
 			" in %s/index.md (%.1f s)", an.nruns, res.tables,
-			res.figures, ropt.figures == GM_FIGURES_DRAW ? "" :
-			ropt.figures == GM_FIGURES_NONE ? " (--no-figures)" :
+			res.figures, ropt->figures == GM_FIGURES_DRAW ? "" :
+			ropt->figures == GM_FIGURES_NONE ? " (--no-figures)" :
 			" (data and scripts only: --figure-scripts)",
-			res.timelines, ropt.out_dir, gm_now_s() - t0);
+			res.timelines, ropt->out_dir, gm_now_s() - t0);
 	}
 	ret = GM_EXIT_OK;
 out_tables:
@@ -484,4 +521,33 @@ out_an:
 	gm_analysis_release(&an);
 	gm_db_close(&db);
 	return ret;
+}
+
+static int report(int argc, char **argv, const char *usage)
+{
+	struct report_cmd r = { 0 };
+	long only = -1;
+	double t0 = gm_now_s();
+	int ret;
+
+	ret = parse(argc, argv, usage, &r);
+	if (ret) {
+		return ret < 0 ? GM_EXIT_OK : ret;
+	}
+	if (r.compare) {
+		ret = check_compare(&r, usage);
+		if (ret) {
+			return ret;
+		}
+		return compare_studies(r.args[0], r.args[1], r.table, r.format,
+				       &r.aopt.ci, usage);
+	}
+	ret = check_report(&r, &only, usage);
+	if (ret) {
+		return ret;
+	}
+	if (r.ropt.out_dir && gm_report_check_output(&r.ropt)) {
+		return gm_cli_fail();
+	}
+	return write_report(&r, only, t0);
 }

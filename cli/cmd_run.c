@@ -202,34 +202,37 @@ const struct gm_cmd_options gm_run_options = {
 	.longopts = run_longopts,
 };
 
-int cmd_run(int argc, char **argv)
+/* The command line of gpumix run. */
+struct run_cmd {
+	struct study_run_opts opts;
+	struct slurm_opts so;
+	const char *output, *file, *gpu_spec, *task;
+	int slurm, status;
+};
+
+/*
+ * The command line into @r. Returns 0 to go on, -1 after --help, or the
+ * exit status of a usage error (printed).
+ */
+static int parse(int argc, char **argv, struct run_cmd *r)
 {
 	struct gm_opt_parser op;
-	struct study_run_opts opts = { 0 };
-	struct study s;
-	struct study_plan plan;
-	struct study_outcome out;
-	struct gpu_list gpus = GPU_LIST_INIT;
-	struct slurm_opts so = { 0 };
-	const char *output = NULL, *file = NULL, *gpu_spec = NULL;
-	const char *task = NULL;
-	char *task_run = NULL, *self = NULL, *abs_file = NULL;
-	int c, i, ret, slurm = 0, status = 0;
+	int c, i;
 
 	gm_opt_init(&op, &gm_run_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case GM_OPT_HELP:
 			printf("%s\n%s", usage, help);
-			return GM_EXIT_OK;
+			return -1;
 		case 'n':
-			opts.dry_run = 1;
+			r->opts.dry_run = 1;
 			break;
 		case OPT_RETRY:
-			opts.retry_failed = 1;
+			r->opts.retry_failed = 1;
 			break;
 		case 'o':
-			output = op.arg;
+			r->output = op.arg;
 			break;
 		case OPT_GPUS:
 		case OPT_PARTITION:
@@ -241,14 +244,15 @@ int cmd_run(int argc, char **argv)
 						      c == OPT_PARTITION ? "partition" :
 						      c == OPT_GRES ? "gres" : "task");
 			}
-			*(c == OPT_GPUS ? &gpu_spec : c == OPT_PARTITION ?
-			  &so.partition : c == OPT_GRES ? &so.gres : &task) = op.arg;
+			*(c == OPT_GPUS ? &r->gpu_spec : c == OPT_PARTITION ?
+			  &r->so.partition : c == OPT_GRES ? &r->so.gres :
+			  &r->task) = op.arg;
 			break;
 		case OPT_SLURM:
-			slurm = 1;
+			r->slurm = 1;
 			break;
 		case OPT_STATUS:
-			status = 1;
+			r->status = 1;
 			break;
 		default:
 			return GM_EXIT_USAGE;
@@ -258,45 +262,153 @@ int cmd_run(int argc, char **argv)
 	if (i == argc) {
 		return gm_usage_error(usage, "no study file given");
 	}
-	file = argv[i];
+	r->file = argv[i];
 	if (i + 1 < argc) {
 		return gm_usage_error(usage, "one study file only ('%s' is extra)",
 				      argv[i + 1]);
 	}
-	if ((so.partition || so.gres || status) && !slurm) {
+	return 0;
+}
+
+/* Whether the options of @r go together: 0, or a usage error's status. */
+static int check_opts(const struct run_cmd *r)
+{
+	if ((r->so.partition || r->so.gres || r->status) && !r->slurm) {
 		return gm_usage_error(usage, "--partition, --gres and --status "
 				      "go with --slurm");
 	}
-	if (slurm && (gpu_spec || task || opts.dry_run)) {
+	if (r->slurm && (r->gpu_spec || r->task || r->opts.dry_run)) {
 		return gm_usage_error(usage, "--slurm does not go with %s",
-				      gpu_spec ? "--gpus (SLURM gives each task "
-				      "its GPU: --gres)" : task ? "--task" :
+				      r->gpu_spec ? "--gpus (SLURM gives each task "
+				      "its GPU: --gres)" : r->task ? "--task" :
 				      "--dry-run");
 	}
-	if (task && (gpu_spec || opts.dry_run)) {
+	if (r->task && (r->gpu_spec || r->opts.dry_run)) {
 		return gm_usage_error(usage, "--task does not go with %s",
-				      gpu_spec ? "--gpus" : "--dry-run");
+				      r->gpu_spec ? "--gpus" : "--dry-run");
 	}
-	if (gpu_spec && opts.dry_run) {
-		gpu_spec = NULL;	/* the plan does not depend on it */
+	return 0;
+}
+
+/*
+ * The exit status of a study that executed with @opts (@slurm: submitted
+ * to SLURM) and came to @out; a whole study's run also prints its
+ * one-line summary.
+ */
+static int outcome_status(const struct study *s,
+			  const struct study_run_opts *opts, int slurm,
+			  const struct study_outcome *out)
+{
+	if (opts->dry_run || slurm) {
+		return GM_EXIT_OK;
 	}
-	opts.quiet = gm_cli.verbosity < 0;
-	opts.out = stdout;
-	opts.err = stderr;
-	if (task && parse_task(task, &opts.task, &task_run)) {
+	if (opts->task == STUDY_TASK_RUN) {
+		return out->interrupted ? GM_EXIT_INTERRUPTED :
+		       out->failed || out->hung ? GM_EXIT_ERROR : GM_EXIT_OK;
+	}
+	if (opts->task == STUDY_TASK_PREP || opts->task == STUDY_TASK_PROFILE) {
+		return out->interrupted ? GM_EXIT_INTERRUPTED : GM_EXIT_OK;
+	}
+	one_line_summary(s, out);
+	if (out->interrupted) {
+		return GM_EXIT_INTERRUPTED;
+	}
+	if (out->failed || out->hung || out->skipped || out->pending ||
+	    out->report_failed) {
+		return GM_EXIT_ERROR;
+	}
+	return GM_EXIT_OK;
+}
+
+/*
+ * Do what @r asks of the loaded study @s and its @plan (on @gpus when it
+ * names some): show the SLURM status, submit, print the plan or run.
+ * Returns the command's exit status.
+ */
+static int execute(struct study *s, struct study_plan *plan,
+		   struct run_cmd *r, const struct gpu_list *gpus)
+{
+	struct study_outcome out;
+	char *self = NULL, *abs_file = NULL, *exec;
+	int ret;
+
+	if (r->status) {
+		return study_slurm_status(s, stdout) ? gm_cli_fail() : GM_EXIT_OK;
+	}
+	if (r->slurm) {
+		abs_file = realpath(r->file, NULL);
+		self = self_path();
+		if (!abs_file || !self) {
+			if (!abs_file) {
+				gm_error_errno("cannot resolve '%s'", r->file);
+			}
+			ret = gm_cli_fail();
+			goto out;
+		}
+		r->so.self = self;
+		r->so.file = abs_file;
+		r->opts.slurm = &r->so;
+	}
+	for (size_t g = 0; g < gpus->nr; g++) {
+		char *d = gpu_info_describe(&gpus->v[g]);
+		gm_note("gpu %s", d);
+		free(d);
+	}
+	exec = r->opts.dry_run ? gm_xstrdup("gpumix") : stage_exec_path();
+	if (!exec) {
+		ret = gm_cli_fail();
+		goto out;
+	}
+	r->opts.exec = exec;
+	if (study_execute(s, plan, &r->opts, &out)) {
+		ret = gm_cli_fail();
+	} else {
+		ret = outcome_status(s, &r->opts, r->slurm, &out);
+	}
+	free(exec);
+out:
+	free(self);
+	free(abs_file);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cmd r = { 0 };
+	struct study s;
+	struct study_plan plan;
+	struct gpu_list gpus = GPU_LIST_INIT;
+	char *task_run = NULL;
+	int ret;
+
+	ret = parse(argc, argv, &r);
+	if (ret) {
+		return ret < 0 ? GM_EXIT_OK : ret;
+	}
+	ret = check_opts(&r);
+	if (ret) {
+		return ret;
+	}
+	if (r.gpu_spec && r.opts.dry_run) {
+		r.gpu_spec = NULL;	/* the plan does not depend on it */
+	}
+	r.opts.quiet = gm_cli.verbosity < 0;
+	r.opts.out = stdout;
+	r.opts.err = stderr;
+	if (r.task && parse_task(r.task, &r.opts.task, &task_run)) {
 		return gm_cli_fail();
 	}
-	opts.task_run = task_run;
-	if (gpu_spec) {
-		if (gpu_list_choose(&gpus, gpu_spec)) {
+	r.opts.task_run = task_run;
+	if (r.gpu_spec) {
+		if (gpu_list_choose(&gpus, r.gpu_spec)) {
 			gpu_list_release(&gpus);
 			free(task_run);
 			return gm_cli_fail();
 		}
-		opts.gpus = &gpus;
+		r.opts.gpus = &gpus;
 	}
 
-	if (study_load(&s, file, output)) {
+	if (study_load(&s, r.file, r.output)) {
 		study_release(&s);
 		return gm_cli_fail();
 	}
@@ -308,65 +420,10 @@ int cmd_run(int argc, char **argv)
 	for (size_t w = 0; w < s.nr_warnings; w++) {
 		gm_warning("%s", s.warnings[w]);
 	}
-	if (status) {
-		ret = study_slurm_status(&s, stdout) ? gm_cli_fail() : GM_EXIT_OK;
-		goto out;
-	}
-	if (slurm) {
-		abs_file = realpath(file, NULL);
-		self = self_path();
-		if (!abs_file || !self) {
-			if (!abs_file) {
-				gm_error_errno("cannot resolve '%s'", file);
-			}
-			ret = gm_cli_fail();
-			goto out;
-		}
-		so.self = self;
-		so.file = abs_file;
-		opts.slurm = &so;
-	}
-	if (gpus.nr) {
-		for (size_t g = 0; g < gpus.nr; g++) {
-			char *d = gpu_info_describe(&gpus.v[g]);
-			gm_note("gpu %s", d);
-			free(d);
-		}
-	}
-	char *exec = opts.dry_run ? gm_xstrdup("gpumix") : stage_exec_path();
-	if (!exec) {
-		ret = gm_cli_fail();
-		goto out;
-	}
-	opts.exec = exec;
-	if (study_execute(&s, &plan, &opts, &out)) {
-		ret = gm_cli_fail();
-	} else if (opts.dry_run || slurm) {
-		ret = GM_EXIT_OK;
-	} else if (opts.task == STUDY_TASK_RUN) {
-		ret = out.interrupted ? GM_EXIT_INTERRUPTED :
-		      out.failed || out.hung ? GM_EXIT_ERROR : GM_EXIT_OK;
-	} else if (opts.task == STUDY_TASK_PREP ||
-		   opts.task == STUDY_TASK_PROFILE) {
-		ret = out.interrupted ? GM_EXIT_INTERRUPTED : GM_EXIT_OK;
-	} else {
-		one_line_summary(&s, &out);
-		if (out.interrupted) {
-			ret = GM_EXIT_INTERRUPTED;
-		} else if (out.failed || out.hung || out.skipped || out.pending ||
-			   out.report_failed) {
-			ret = GM_EXIT_ERROR;
-		} else {
-			ret = GM_EXIT_OK;
-		}
-	}
-	free(exec);
-out:
+	ret = execute(&s, &plan, &r, &gpus);
 	study_plan_release(&plan);
 	study_release(&s);
 	gpu_list_release(&gpus);
 	free(task_run);
-	free(self);
-	free(abs_file);
 	return ret;
 }

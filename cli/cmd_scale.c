@@ -528,25 +528,24 @@ const struct gm_cmd_options gm_scale_options = {
 	.longopts = scale_longopts,
 };
 
-int cmd_scale(int argc, char **argv)
+/*
+ * The command line into @o, the bundles into @bundles and @nr. Returns 0
+ * to go on, -1 after --help, or the exit status of a usage error
+ * (printed).
+ */
+static int parse(int argc, char **argv, struct scale_opts *o,
+		 char ***bundles, int *nr)
 {
 	struct gm_opt_parser op;
-	struct scale_opts o = { .dir = "scale", .replays = 3,
-				.watchdog_s = 120, .plot = 1,
-				.max_per_sm = 32 };
-	struct gm_scale sc = GM_SCALE_INIT;
-	struct gm_stretch st = GM_STRETCH_INIT;
 	int max_given = 0;
-	struct strbuf md = STRBUF_INIT;
 	char *end;
-	int c, ret = GM_EXIT_ERROR, failed = 0, partial = 0;
-	ssize_t n;
+	int c;
 
 	gm_opt_init(&op, &gm_scale_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
 		switch (c) {
 		case 'o':
-			o.dir = op.arg;
+			o->dir = op.arg;
 			break;
 		case 'r': {
 			unsigned long v = strtoul(op.arg, &end, 10);
@@ -557,25 +556,25 @@ int cmd_scale(int argc, char **argv)
 						      GM_MIN_REPLAYS_MIN,
 						      GM_MIN_REPLAYS_MAX);
 			}
-			o.replays = (unsigned)v;
+			o->replays = (unsigned)v;
 			break;
 		}
 		case 'w':
-			o.watchdog_s = strtod(op.arg, &end);
-			if (*end || !*op.arg || !(o.watchdog_s >= 0) ||
-			    o.watchdog_s > 86400) {
+			o->watchdog_s = strtod(op.arg, &end);
+			if (*end || !*op.arg || !(o->watchdog_s >= 0) ||
+			    o->watchdog_s > 86400) {
 				return gm_usage_error(usage, "--watchdog takes a "
 						      "number of seconds");
 			}
 			break;
 		case 'f':
-			o.force = 1;
+			o->force = 1;
 			break;
 		case 'n':
-			o.plot = 0;
+			o->plot = 0;
 			break;
 		case 's':
-			o.stretch = 1;
+			o->stretch = 1;
 			break;
 		case 'k': {
 			unsigned long v = strtoul(op.arg, &end, 10);
@@ -585,13 +584,13 @@ int cmd_scale(int argc, char **argv)
 						      "an integer from 1 to "
 						      "1024");
 			}
-			o.max_per_sm = (unsigned)v;
+			o->max_per_sm = (unsigned)v;
 			max_given = 1;
 			break;
 		}
 		case 'h':
 			printf("%s\n%s", usage, help);
-			return GM_EXIT_OK;
+			return -1;
 		default:
 			return GM_EXIT_USAGE;
 		}
@@ -599,58 +598,84 @@ int cmd_scale(int argc, char **argv)
 	if (op.ind == argc) {
 		return gm_usage_error(usage, "no bundle given");
 	}
-	if (max_given && !o.stretch) {
+	if (max_given && !o->stretch) {
 		return gm_usage_error(usage, "--max-per-sm needs --stretch");
 	}
-	n = readlink("/proc/self/exe", o.exe, sizeof(o.exe) - 1);
-	if (n <= 0) {
-		gm_error_errno("cannot find the gpumix binary (/proc/self/exe)");
-		return gm_cli_fail();
-	}
-	o.exe[n] = 0;
-	for (int i = op.ind; i < argc; i++) {
-		char *name = base_name(argv[i]);
+	*bundles = argv + op.ind;
+	*nr = argc - op.ind;
+	return 0;
+}
+
+/*
+ * Whether each of the @nr @bundles exists and no two have one name.
+ * Returns 0, or the exit status of the error (printed).
+ */
+static int check_bundles(char **bundles, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		char *name = base_name(bundles[i]);
 		int dup = 0;
-		for (int j = op.ind; j < i && !dup; j++) {
-			char *other = base_name(argv[j]);
+		for (int j = 0; j < i && !dup; j++) {
+			char *other = base_name(bundles[j]);
 			dup = !strcmp(name, other);
 			free(other);
 		}
 		free(name);
-		if (!gm_is_dir(argv[i])) {
-			gm_error("bundle '%s' does not exist", argv[i]);
+		if (!gm_is_dir(bundles[i])) {
+			gm_error("bundle '%s' does not exist", bundles[i]);
 			return gm_cli_fail();
 		}
 		if (dup) {
 			return gm_usage_error(usage, "two bundles are called "
-					      "'%s'", argv[i]);
+					      "'%s'", bundles[i]);
 		}
 	}
-	if (gm_path_exists(o.dir)) {
-		if (!o.force) {
-			gm_error("'%s' exists", o.dir);
+	return 0;
+}
+
+/*
+ * The output directory of @o, new (an old one of gpumix scale replaced
+ * with --force), with its logs/ and runs/. 0, or -1 with a cause.
+ */
+static int prepare_output(const struct scale_opts *o)
+{
+	char *logs, *runs;
+	int bad;
+
+	if (gm_path_exists(o->dir)) {
+		if (!o->force) {
+			gm_error("'%s' exists", o->dir);
 			gm_error_hint("use --force to replace it, or -o DIR");
-			return gm_cli_fail();
+			return -1;
 		}
-		if (gm_output_remove(o.dir, GM_OUTPUT_SCALE) < 0) {
-			return gm_cli_fail();
-		}
-	}
-	{
-		char *logs = gm_path_join(o.dir, "logs");
-		char *runs = gm_path_join(o.dir, "runs");
-		int bad = gm_mkdir_p(logs, 0777) < 0 || gm_mkdir_p(runs, 0777) < 0 ||
-			  gm_output_mark(o.dir, GM_OUTPUT_SCALE) < 0;
-		free(logs);
-		free(runs);
-		if (bad) {
-			return gm_cli_fail();
+		if (gm_output_remove(o->dir, GM_OUTPUT_SCALE) < 0) {
+			return -1;
 		}
 	}
+	logs = gm_path_join(o->dir, "logs");
+	runs = gm_path_join(o->dir, "runs");
+	bad = gm_mkdir_p(logs, 0777) < 0 || gm_mkdir_p(runs, 0777) < 0 ||
+	      gm_output_mark(o->dir, GM_OUTPUT_SCALE) < 0;
+	free(logs);
+	free(runs);
+	return bad ? -1 : 0;
+}
+
+/*
+ * Measure the @nr @bundles as @o asks, write the tables (and plots) into
+ * its directory and print them. Returns the command's exit status.
+ */
+static int measure(const struct scale_opts *o, char **bundles, int nr)
+{
+	struct gm_scale sc = GM_SCALE_INIT;
+	struct gm_stretch st = GM_STRETCH_INIT;
+	struct strbuf md = STRBUF_INIT;
+	int ret = GM_EXIT_ERROR, failed = 0, partial = 0;
+
 	/* One program that cannot be measured does not stop the others. */
-	for (int i = op.ind; i < argc; i++) {
-		int r = o.stretch ? stretch_bundle(&o, argv[i], &st)
-				  : scale_bundle(&o, argv[i], &sc);
+	for (int i = 0; i < nr; i++) {
+		int r = o->stretch ? stretch_bundle(o, bundles[i], &st)
+				   : scale_bundle(o, bundles[i], &sc);
 		if (r < 0) {
 			gm_error_report(stderr);
 			failed++;
@@ -658,31 +683,31 @@ int cmd_scale(int argc, char **argv)
 			partial++;
 		}
 	}
-	if (o.stretch) {
-		if (write_stretch(o.dir, &st, &md) < 0) {
+	if (o->stretch) {
+		if (write_stretch(o->dir, &st, &md) < 0) {
 			goto out;
 		}
 	} else {
 		gm_scale_sort(&sc);
-		if (write_tables(o.dir, &sc, &md) < 0) {
+		if (write_tables(o->dir, &sc, &md) < 0) {
 			goto out;
 		}
 	}
 	fwrite(md.buf, 1, md.len, stdout);
-	if (o.plot && !o.stretch) {
+	if (o->plot && !o->stretch) {
 		if (!gm_program_exists(gm_gnuplot_program())) {
 			gm_note("scale: no plot: '%s' is not installed (Debian: "
 				"gnuplot-nox)", gm_gnuplot_program());
-		} else if (plot(o.dir, &sc) < 0) {
+		} else if (plot(o->dir, &sc) < 0) {
 			goto out;
 		}
 	}
 	gm_note("scale: %d program%s measured (%d with sizes they cannot run "
-		"in), %d could not be, tables in '%s'", argc - op.ind - failed,
-		argc - op.ind - failed == 1 ? "" : "s", partial, failed, o.dir);
+		"in), %d could not be, tables in '%s'", nr - failed,
+		nr - failed == 1 ? "" : "s", partial, failed, o->dir);
 	if (failed) {
 		gm_error("%d of %d programs could not be measured (above)", failed,
-			 argc - op.ind);
+			 nr);
 		goto out;
 	}
 	ret = GM_EXIT_OK;
@@ -694,4 +719,33 @@ out:
 	gm_stretch_release(&st);
 	strbuf_release(&md);
 	return ret;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+	struct scale_opts o = { .dir = "scale", .replays = 3,
+				.watchdog_s = 120, .plot = 1,
+				.max_per_sm = 32 };
+	char **bundles = NULL;
+	int nr = 0, ret;
+	ssize_t n;
+
+	ret = parse(argc, argv, &o, &bundles, &nr);
+	if (ret) {
+		return ret < 0 ? GM_EXIT_OK : ret;
+	}
+	n = readlink("/proc/self/exe", o.exe, sizeof(o.exe) - 1);
+	if (n <= 0) {
+		gm_error_errno("cannot find the gpumix binary (/proc/self/exe)");
+		return gm_cli_fail();
+	}
+	o.exe[n] = 0;
+	ret = check_bundles(bundles, nr);
+	if (ret) {
+		return ret;
+	}
+	if (prepare_output(&o) < 0) {
+		return gm_cli_fail();
+	}
+	return measure(&o, bundles, nr);
 }
