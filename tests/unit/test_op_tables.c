@@ -5,12 +5,15 @@
  * and the nss scheduler refuses exactly those (by the flag, not by a
  * code missing from its switch), a result to hash is an operation with
  * a CHECK operand, host memory is touched by the GM_H operations
- * hostmem.c runs.
+ * hostmem.c runs. And every executor has a handler for each code it
+ * must run (its table indexed by code): the serial schedulers' for
+ * every code but the graph operations it hands to graph_ops.c.
  */
 #include <stdio.h>
 
 #include "replay/gpumix_replay.h"
 #include "replay/op_traits.h"
+#include "replay/sched.h"
 #include "test.h"
 
 static const char *const names[GM_OP_COUNT] = {
@@ -58,9 +61,14 @@ int main(void)
 			 "only if a CHECK operand", names[c]);
 		CHECK(!!(t & GM_OPT_RESULT) == !!checks[c], what);
 		hostmem += !!(t & GM_OPT_HOSTMEM);
+		snprintf(what, sizeof(what), "%s: the serial executor has "
+			 "its handler, or it is a graph operation", names[c]);
+		CHECK(gm_serial_handles(c) || (t & GM_OPT_GRAPH), what);
 	}
 	CHECK_INT(hostmem, 5, "five operations touch host memory (HOST_FILL, "
 		  "HOST_CHECK, PREFETCH, ADVISE, ATTACH)");
 	CHECK(gm_op_traits(GM_OP_COUNT) == 0, "no row past the last code");
+	CHECK(!gm_serial_handles(GM_OP_COUNT), "no serial handler past the "
+	      "last code");
 	return test_done();
 }
