@@ -7,11 +7,13 @@
  * a CHECK operand, host memory is touched by the GM_H operations
  * hostmem.c runs. And every executor has a handler for each code it
  * must run (its table indexed by code): the serial schedulers' for
- * every code but the graph operations it hands to graph_ops.c.
+ * every code but the graph operations it hands to graph_ops.c, and
+ * graph_ops.c's for exactly the graph operations.
  */
 #include <stdio.h>
 
 #include "replay/gpumix_replay.h"
+#include "replay/graph_ops.h"
 #include "replay/op_traits.h"
 #include "replay/sched.h"
 #include "test.h"
@@ -64,11 +66,16 @@ int main(void)
 		snprintf(what, sizeof(what), "%s: the serial executor has "
 			 "its handler, or it is a graph operation", names[c]);
 		CHECK(gm_serial_handles(c) || (t & GM_OPT_GRAPH), what);
+		snprintf(what, sizeof(what), "%s: graph_ops.c has its handler "
+			 "if and only if a graph operation", names[c]);
+		CHECK(gm_graph_handles(c) == !!(t & GM_OPT_GRAPH), what);
 	}
 	CHECK_INT(hostmem, 5, "five operations touch host memory (HOST_FILL, "
 		  "HOST_CHECK, PREFETCH, ADVISE, ATTACH)");
 	CHECK(gm_op_traits(GM_OP_COUNT) == 0, "no row past the last code");
 	CHECK(!gm_serial_handles(GM_OP_COUNT), "no serial handler past the "
+	      "last code");
+	CHECK(!gm_graph_handles(GM_OP_COUNT), "no graph handler past the "
 	      "last code");
 	return test_done();
 }
