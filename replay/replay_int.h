@@ -283,6 +283,8 @@ int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
 int gm_hostmem_init(struct gm_prog *p);
 void gm_hostmem_release(struct gm_prog *p);
 int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s);
+/* 1 when gm_hostmem_op has a handler for operation code @code. */
+int gm_hostmem_handles(unsigned code);
 
 /* GM_OP_HOST_FUNC on CUDA stream @st: an empty host function, or one
  * that spends the captured op->x nanoseconds (--host-callbacks timed).

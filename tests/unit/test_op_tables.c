@@ -7,14 +7,16 @@
  * a CHECK operand, host memory is touched by the GM_H operations
  * hostmem.c runs. And every executor has a handler for each code it
  * must run (its table indexed by code): the serial schedulers' for
- * every code but the graph operations it hands to graph_ops.c, and
- * graph_ops.c's for exactly the graph operations.
+ * every code but the graph operations it hands to graph_ops.c,
+ * graph_ops.c's for exactly the graph operations, hostmem.c's for
+ * exactly those that touch host memory.
  */
 #include <stdio.h>
 
 #include "replay/gpumix_replay.h"
 #include "replay/graph_ops.h"
 #include "replay/op_traits.h"
+#include "replay/replay_int.h"
 #include "replay/sched.h"
 #include "test.h"
 
@@ -69,6 +71,9 @@ int main(void)
 		snprintf(what, sizeof(what), "%s: graph_ops.c has its handler "
 			 "if and only if a graph operation", names[c]);
 		CHECK(gm_graph_handles(c) == !!(t & GM_OPT_GRAPH), what);
+		snprintf(what, sizeof(what), "%s: hostmem.c has its handler "
+			 "if and only if it touches host memory", names[c]);
+		CHECK(gm_hostmem_handles(c) == !!(t & GM_OPT_HOSTMEM), what);
 	}
 	CHECK_INT(hostmem, 5, "five operations touch host memory (HOST_FILL, "
 		  "HOST_CHECK, PREFETCH, ADVISE, ATTACH)");
@@ -77,5 +82,7 @@ int main(void)
 	      "last code");
 	CHECK(!gm_graph_handles(GM_OP_COUNT), "no graph handler past the "
 	      "last code");
+	CHECK(!gm_hostmem_handles(GM_OP_COUNT), "no host memory handler "
+	      "past the last code");
 	return test_done();
 }
