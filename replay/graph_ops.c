@@ -430,12 +430,9 @@ static int op_exec_destroy(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
-typedef int graph_op_fn(struct gm_prog *p, const struct gm_op *op,
-			uint64_t index);
-
 /* The handler of each code of GM_GRAPH_OPS (tests/unit/test_op_tables.c
  * holds the table to the GM_OPT_GRAPH rows of op_traits.c). */
-static graph_op_fn *const graph_ops[GM_OP_COUNT] = {
+static gm_exec_fn *const graph_ops[GM_OP_COUNT] = {
 	[GM_OP_CAPTURE_BEGIN] = op_capture_begin,
 	[GM_OP_CAPTURE_TO] = op_capture_to,
 	[GM_OP_CAPTURE_AFTER] = op_capture_to,

@@ -82,6 +82,10 @@ int gm_serial_drain(struct gm_prog *p);
 int gm_serial_replay_end(struct gm_prog *p);
 uint32_t gm_serial_nr_streams(const struct gm_prog *p);
 
+/* 1 when the nss scheduler has a handler for operation code @code (it
+ * refuses the GM_OPT_NSS_REFUSED codes of op_traits.h). */
+int gm_nss_handles(unsigned code);
+
 /* The scheduler called @name, or NULL when the runtime has none. */
 const struct gm_sched *gm_sched_find(const char *name);
 

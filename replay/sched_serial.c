@@ -299,16 +299,6 @@ static int op_copy_nd(struct gm_prog *p, const struct gm_op *op,
 
 /* ---- one handler per operation code (serial_ops below) ---- */
 
-static int op_nop(struct gm_prog *p, const struct gm_op *op, uint64_t index)
-{
-	return 0;
-}
-
-static int op_alloc(struct gm_prog *p, const struct gm_op *op, uint64_t index)
-{
-	return gm_op_alloc(p, op);
-}
-
 static int op_ptr_store(struct gm_prog *p, const struct gm_op *op,
 			uint64_t index)
 {
@@ -316,11 +306,6 @@ static int op_ptr_store(struct gm_prog *p, const struct gm_op *op,
 		return 0;
 	}
 	return op_copy(p, op, index);
-}
-
-static int op_array(struct gm_prog *p, const struct gm_op *op, uint64_t index)
-{
-	return gm_array_op(p, op);
 }
 
 static int op_event_record(struct gm_prog *p, const struct gm_op *op,
@@ -371,18 +356,6 @@ static int op_ctx_sync(struct gm_prog *p, const struct gm_op *op,
 	return gm_serial_drain(p);
 }
 
-static int op_tex_create(struct gm_prog *p, const struct gm_op *op,
-			 uint64_t index)
-{
-	return gm_tex_create(p, op);
-}
-
-static int op_tex_destroy(struct gm_prog *p, const struct gm_op *op,
-			  uint64_t index)
-{
-	return gm_tex_destroy(p, op);
-}
-
 /* HOST_FILL, HOST_CHECK, ADVISE: off the program's streams. */
 static int op_hostmem(struct gm_prog *p, const struct gm_op *op,
 		      uint64_t index)
@@ -425,17 +398,14 @@ static int op_graph_launch(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
-typedef int serial_op_fn(struct gm_prog *p, const struct gm_op *op,
-			 uint64_t index);
-
 /*
  * The handler of each code; the other graph operations go to
  * graph_ops.c as they are. tests/unit/test_op_tables.c holds every code
  * that is not a graph operation to its row here.
  */
-static serial_op_fn *const serial_ops[GM_OP_COUNT] = {
-	[GM_OP_NOP] = op_nop,
-	[GM_OP_ALLOC] = op_alloc,
+static gm_exec_fn *const serial_ops[GM_OP_COUNT] = {
+	[GM_OP_NOP] = gm_op_nop,
+	[GM_OP_ALLOC] = gm_op_alloc,
 	[GM_OP_FREE] = op_free,
 	[GM_OP_PTR_STORE] = op_ptr_store,
 	[GM_OP_H2D] = op_copy,
@@ -448,15 +418,15 @@ static serial_op_fn *const serial_ops[GM_OP_COUNT] = {
 	[GM_OP_COPY_IN] = op_copy_nd,
 	[GM_OP_COPY_OUT] = op_copy_nd,
 	[GM_OP_COPY_DEV] = op_copy_nd,
-	[GM_OP_ARRAY_CREATE] = op_array,
-	[GM_OP_ARRAY_DESTROY] = op_array,
+	[GM_OP_ARRAY_CREATE] = gm_array_op,
+	[GM_OP_ARRAY_DESTROY] = gm_array_op,
 	[GM_OP_EVENT_RECORD] = op_event_record,
 	[GM_OP_STREAM_WAIT] = op_stream_wait,
 	[GM_OP_EVENT_SYNC] = op_event_sync,
 	[GM_OP_STREAM_SYNC] = op_stream_sync,
 	[GM_OP_CTX_SYNC] = op_ctx_sync,
-	[GM_OP_TEX_CREATE] = op_tex_create,
-	[GM_OP_TEX_DESTROY] = op_tex_destroy,
+	[GM_OP_TEX_CREATE] = gm_tex_create,
+	[GM_OP_TEX_DESTROY] = gm_tex_destroy,
 	[GM_OP_HOST_FILL] = op_hostmem,
 	[GM_OP_HOST_CHECK] = op_hostmem,
 	[GM_OP_ADVISE] = op_hostmem,

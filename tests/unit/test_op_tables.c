@@ -9,7 +9,8 @@
  * must run (its table indexed by code): the serial schedulers' for
  * every code but the graph operations it hands to graph_ops.c,
  * graph_ops.c's for exactly the graph operations, hostmem.c's for
- * exactly those that touch host memory.
+ * exactly those that touch host memory, the nss scheduler's for every
+ * code it does not refuse.
  */
 #include <stdio.h>
 
@@ -74,6 +75,10 @@ int main(void)
 		snprintf(what, sizeof(what), "%s: hostmem.c has its handler "
 			 "if and only if it touches host memory", names[c]);
 		CHECK(gm_hostmem_handles(c) == !!(t & GM_OPT_HOSTMEM), what);
+		snprintf(what, sizeof(what), "%s: the nss scheduler has its "
+			 "handler if and only if it does not refuse it",
+			 names[c]);
+		CHECK(gm_nss_handles(c) == !(t & GM_OPT_NSS_REFUSED), what);
 	}
 	CHECK_INT(hostmem, 5, "five operations touch host memory (HOST_FILL, "
 		  "HOST_CHECK, PREFETCH, ADVISE, ATTACH)");
@@ -84,5 +89,7 @@ int main(void)
 	      "last code");
 	CHECK(!gm_hostmem_handles(GM_OP_COUNT), "no host memory handler "
 	      "past the last code");
+	CHECK(!gm_nss_handles(GM_OP_COUNT), "no nss handler past the last "
+	      "code");
 	return test_done();
 }
