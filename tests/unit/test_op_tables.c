@@ -3,7 +3,7 @@
  * Every operation code has its row of traits (replay/op_traits.c), and
  * the rows say what GM_OPS says: the graph operations are GM_GRAPH_OPS's
  * and the nss scheduler refuses exactly those (by the flag, not by a
- * code missing from its switch), a result to hash is an operation with
+ * code missing from its table), a result to hash is an operation with
  * a CHECK operand, host memory is touched by the GM_H operations
  * hostmem.c runs. And every executor has a handler for each code it
  * must run (its table indexed by code): the serial schedulers' for
