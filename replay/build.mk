@@ -80,6 +80,14 @@ $(REPLAY_PURE_LIB): $(REPLAY_PURE_SRCS:%.c=$(B)/%.o)
 	$(QUIET) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# tests/unit/test_op_tables asks the executors' handler tables which codes
+# they run: it links the whole runtime, and runs it on the mock driver.
+OP_TABLES_TEST := $(B)/tests/unit/test_op_tables
+$(OP_TABLES_TEST): TEST_LIBS += $(REPLAY_LIB)
+$(OP_TABLES_TEST): CLI_LDLIBS += -L$(B)/tests/mock -l:libcuda.so.1 \
+	-l:libcupti.so.13 -Wl,-rpath,'$$ORIGIN/../mock'
+$(OP_TABLES_TEST): $(B)/tests/mock/libcuda.so.1 $(B)/tests/mock/libcupti.so.13
+
 # gpumix replay links generated programs with the same libraries.
 $(B)/cli/cmd_replay.o: CFLAGS += -DGM_CUDA_HOME='"$(CUDA_HOME)"' \
 	-DGM_REPLAY_LIBS='"$(COMMON_LDLIBS)"'

@@ -63,7 +63,7 @@ void gm_arrays_release(struct gm_prog *p)
 	p->array_live = NULL;
 }
 
-int gm_array_op(struct gm_prog *p, const struct gm_op *op)
+int gm_array_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	int create = op->code == GM_OP_ARRAY_CREATE;
 

@@ -32,8 +32,9 @@ void gm_arrays_reset(struct gm_prog *p);
 /* Destroy them (cleanup; nothing may use them any more). */
 void gm_arrays_release(struct gm_prog *p);
 
-/* ARRAY_CREATE, ARRAY_DESTROY: 0 or -1 (cause recorded). */
-int gm_array_op(struct gm_prog *p, const struct gm_op *op);
+/* ARRAY_CREATE, ARRAY_DESTROY, an executor's handler (gm_exec_fn of
+ * replay_int.h): 0 or -1 (cause recorded). */
+int gm_array_op(struct gm_prog *p, const struct gm_op *op, uint64_t index);
 
 /* The handle of live array @id, or NULL (cause recorded; ops.c). */
 CUarray gm_array_live(struct gm_prog *p, uint32_t id);

@@ -72,7 +72,8 @@ static int end_capture(struct gm_prog *p, unsigned s, CUgraph *g)
 }
 
 /* NODE_END: the node the one operation since NODE_BEGIN made. */
-static int node_end(struct gm_prog *p, const struct gm_op *op)
+static int op_node_end(struct gm_prog *p, const struct gm_op *op,
+		       uint64_t index)
 {
 	CUstreamCaptureStatus st;
 	const CUgraphNode *deps = NULL;
@@ -136,7 +137,8 @@ static int add_node(struct gm_prog *p, const struct gm_op *op)
 }
 
 /* KNODE_SET: the node runs launch a's kernel, shape and arguments. */
-static int knode_set(struct gm_prog *p, const struct gm_op *op)
+static int op_knode_set(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
 {
 	const struct gm_launch_desc *l = &p->d->launches[op->a];
 	CUDA_KERNEL_NODE_PARAMS kp;
@@ -237,139 +239,231 @@ static int check_at_launch_end(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
-int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+/* ---- one handler per graph operation (graph_ops below) ---- */
+
+static int op_capture_begin(struct gm_prog *p, const struct gm_op *op,
+			    uint64_t index)
+{
+	if (CU_CHECK(cuStreamBeginCapture(p->streams[op->stream], RELAXED))) {
+		return -1;
+	}
+	p->capturing[op->stream] = 1;
+	p->nr_capturing++;
+	return 0;
+}
+
+/* CAPTURE_TO, CAPTURE_AFTER, CAPTURE_EDGE: a capture into graph a. */
+static int op_capture_to(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	size_t after = op->code != GM_OP_CAPTURE_TO;
+	CUgraphEdgeData ed;
+
+	memcpy(&ed, &op->x, sizeof(ed));
+	if (need_graph(p, op->a) < 0 ||
+	    (after && need_node(p, op->b) < 0) ||
+	    CU_CHECK(cuStreamBeginCaptureToGraph(
+		    p->streams[op->stream], p->graphs[op->a],
+		    after ? &p->nodes[op->b] : NULL,
+		    op->code == GM_OP_CAPTURE_EDGE ? &ed : NULL, after,
+		    RELAXED))) {
+		return -1;
+	}
+	p->capturing[op->stream] = 1;
+	p->nr_capturing++;
+	return 0;
+}
+
+static int op_capture_end(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
 {
 	CUgraph g = NULL;
-	CUgraphExec e = NULL;
-	CUstream st = p->streams[op->stream];
 
-	switch (op->code) {
-	case GM_OP_CAPTURE_BEGIN:
-		if (CU_CHECK(cuStreamBeginCapture(st, RELAXED))) {
-			return -1;
-		}
-		p->capturing[op->stream] = 1;
-		p->nr_capturing++;
-		return 0;
-	case GM_OP_CAPTURE_TO:
-	case GM_OP_CAPTURE_AFTER:
-	case GM_OP_CAPTURE_EDGE: {
-		size_t after = op->code != GM_OP_CAPTURE_TO;
-		CUgraphEdgeData ed;
-		memcpy(&ed, &op->x, sizeof(ed));
-		if (need_graph(p, op->a) < 0 ||
-		    (after && need_node(p, op->b) < 0) ||
-		    CU_CHECK(cuStreamBeginCaptureToGraph(
-			    st, p->graphs[op->a], after ? &p->nodes[op->b] : NULL,
-			    op->code == GM_OP_CAPTURE_EDGE ? &ed : NULL, after,
-			    RELAXED))) {
-			return -1;
-		}
-		p->capturing[op->stream] = 1;
-		p->nr_capturing++;
-		return 0;
+	if (end_capture(p, op->stream, &g) < 0) {
+		return -1;
 	}
-	case GM_OP_CAPTURE_END:
-		if (end_capture(p, op->stream, &g) < 0) {
-			return -1;
-		}
-		set_graph(p, op->a, g);
-		return 0;
-	case GM_OP_GRAPH_CREATE:
-		if (CU_CHECK(cuGraphCreate(&g, 0))) {
-			return -1;
-		}
-		set_graph(p, op->a, g);
-		return 0;
-	case GM_OP_NODE_BEGIN:
-		if (need_graph(p, op->a) < 0 ||
-		    CU_CHECK(cuStreamBeginCaptureToGraph(st, p->graphs[op->a],
-							 NULL, NULL, 0,
-							 RELAXED))) {
-			return -1;
-		}
-		p->capturing[op->stream] = 1;
-		p->nr_capturing++;
-		return 0;
-	case GM_OP_NODE_END:
-		return node_end(p, op);
-	case GM_OP_GRAPH_NODE:
-		return need_graph(p, op->a) < 0 ? -1 : add_node(p, op);
-	case GM_OP_GRAPH_DEP:
-	case GM_OP_GRAPH_EDGE: {
-		CUgraphEdgeData ed;
-		_Static_assert(sizeof(ed) == sizeof(op->x), "one word an edge");
-		if (need_graph(p, op->a) < 0 || need_node(p, op->b) < 0 ||
-		    need_node(p, op->c) < 0) {
-			return -1;
-		}
-		memcpy(&ed, &op->x, sizeof(ed));
-		return CU_CHECK(cuGraphAddDependencies(
-			p->graphs[op->a], &p->nodes[op->b], &p->nodes[op->c],
-			op->code == GM_OP_GRAPH_EDGE ? &ed : NULL, 1));
+	set_graph(p, op->a, g);
+	return 0;
+}
+
+static int op_graph_create(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	CUgraph g = NULL;
+
+	if (CU_CHECK(cuGraphCreate(&g, 0))) {
+		return -1;
 	}
-	case GM_OP_GRAPH_INST:
-		if (need_graph(p, op->b) < 0 ||
-		    CU_CHECK(cuGraphInstantiateWithFlags(&e, p->graphs[op->b],
-							 0))) {
-			return -1;
-		}
-		set_exec(p, op->a, e);
-		return 0;
-	case GM_OP_GRAPH_LAUNCH:
-		/* The caller keeps the stream's ordering around it. */
-		if (need_exec(p, op->a) < 0) {
-			return -1;
-		}
-		atomic_store_explicit(&p->last_launch, index + 1,
-				      memory_order_relaxed);
-		return CU_CHECK(cuGraphLaunch(p->execs[op->a], st));
-	case GM_OP_GRAPH_CHECK:
-		if ((op->flags & GM_F_LAUNCH_END) && op->b != GM_NONE &&
-		    p->d->deterministic) {
-			return check_at_launch_end(p, op, index, st);
-		}
-		gm_pending_add(p, op, index);
-		return 0;
-	case GM_OP_GRAPH_UPDATE: {
-		CUgraphExecUpdateResultInfo info;
-		if (need_exec(p, op->a) < 0 || need_graph(p, op->b) < 0) {
-			return -1;
-		}
-		memset(&info, 0, sizeof(info));
-		return CU_CHECK(cuGraphExecUpdate(p->execs[op->a],
-						  p->graphs[op->b], &info));
+	set_graph(p, op->a, g);
+	return 0;
+}
+
+static int op_node_begin(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	if (need_graph(p, op->a) < 0 ||
+	    CU_CHECK(cuStreamBeginCaptureToGraph(p->streams[op->stream],
+						 p->graphs[op->a], NULL, NULL,
+						 0, RELAXED))) {
+		return -1;
 	}
-	case GM_OP_KNODE_SET:
-		return knode_set(p, op);
-	case GM_OP_CHILD_SET:
-		if (need_exec(p, op->a) < 0 || need_node(p, op->b) < 0 ||
-		    op->c >= p->d->nr_graphs || need_graph(p, op->c) < 0) {
-			return -1;
-		}
-		return CU_CHECK(cuGraphExecChildGraphNodeSetParams(
-			p->execs[op->a], p->nodes[op->b], p->graphs[op->c]));
-	case GM_OP_GRAPH_CLONE:
-		if (need_graph(p, op->b) < 0 ||
-		    CU_CHECK(cuGraphClone(&g, p->graphs[op->b]))) {
-			return -1;
-		}
-		set_graph(p, op->a, g);
-		return 0;
-	case GM_OP_GRAPH_DESTROY:
-		if (need_graph(p, op->a) < 0 ||
-		    CU_CHECK(cuGraphDestroy(p->graphs[op->a]))) {
-			return -1;
-		}
-		p->graphs[op->a] = NULL;
-		return 0;
-	case GM_OP_EXEC_DESTROY:
-		if (need_exec(p, op->a) < 0 ||
-		    CU_CHECK(cuGraphExecDestroy(p->execs[op->a]))) {
-			return -1;
-		}
-		p->execs[op->a] = NULL;
-		return 0;
+	p->capturing[op->stream] = 1;
+	p->nr_capturing++;
+	return 0;
+}
+
+static int op_graph_node(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	return need_graph(p, op->a) < 0 ? -1 : add_node(p, op);
+}
+
+/* GRAPH_DEP, GRAPH_EDGE: node b before node c in graph a. */
+static int op_graph_dep(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	CUgraphEdgeData ed;
+
+	_Static_assert(sizeof(ed) == sizeof(op->x), "one word an edge");
+	if (need_graph(p, op->a) < 0 || need_node(p, op->b) < 0 ||
+	    need_node(p, op->c) < 0) {
+		return -1;
+	}
+	memcpy(&ed, &op->x, sizeof(ed));
+	return CU_CHECK(cuGraphAddDependencies(
+		p->graphs[op->a], &p->nodes[op->b], &p->nodes[op->c],
+		op->code == GM_OP_GRAPH_EDGE ? &ed : NULL, 1));
+}
+
+static int op_graph_inst(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	CUgraphExec e = NULL;
+
+	if (need_graph(p, op->b) < 0 ||
+	    CU_CHECK(cuGraphInstantiateWithFlags(&e, p->graphs[op->b], 0))) {
+		return -1;
+	}
+	set_exec(p, op->a, e);
+	return 0;
+}
+
+static int op_graph_launch(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	/* The caller keeps the stream's ordering around it. */
+	if (need_exec(p, op->a) < 0) {
+		return -1;
+	}
+	atomic_store_explicit(&p->last_launch, index + 1, memory_order_relaxed);
+	return CU_CHECK(cuGraphLaunch(p->execs[op->a], p->streams[op->stream]));
+}
+
+static int op_graph_check(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	if ((op->flags & GM_F_LAUNCH_END) && op->b != GM_NONE &&
+	    p->d->deterministic) {
+		return check_at_launch_end(p, op, index,
+					   p->streams[op->stream]);
+	}
+	gm_pending_add(p, op, index);
+	return 0;
+}
+
+static int op_graph_update(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	CUgraphExecUpdateResultInfo info;
+
+	if (need_exec(p, op->a) < 0 || need_graph(p, op->b) < 0) {
+		return -1;
+	}
+	memset(&info, 0, sizeof(info));
+	return CU_CHECK(cuGraphExecUpdate(p->execs[op->a], p->graphs[op->b],
+					  &info));
+}
+
+static int op_child_set(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	if (need_exec(p, op->a) < 0 || need_node(p, op->b) < 0 ||
+	    op->c >= p->d->nr_graphs || need_graph(p, op->c) < 0) {
+		return -1;
+	}
+	return CU_CHECK(cuGraphExecChildGraphNodeSetParams(
+		p->execs[op->a], p->nodes[op->b], p->graphs[op->c]));
+}
+
+static int op_graph_clone(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	CUgraph g = NULL;
+
+	if (need_graph(p, op->b) < 0 ||
+	    CU_CHECK(cuGraphClone(&g, p->graphs[op->b]))) {
+		return -1;
+	}
+	set_graph(p, op->a, g);
+	return 0;
+}
+
+static int op_graph_destroy(struct gm_prog *p, const struct gm_op *op,
+			    uint64_t index)
+{
+	if (need_graph(p, op->a) < 0 ||
+	    CU_CHECK(cuGraphDestroy(p->graphs[op->a]))) {
+		return -1;
+	}
+	p->graphs[op->a] = NULL;
+	return 0;
+}
+
+static int op_exec_destroy(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	if (need_exec(p, op->a) < 0 ||
+	    CU_CHECK(cuGraphExecDestroy(p->execs[op->a]))) {
+		return -1;
+	}
+	p->execs[op->a] = NULL;
+	return 0;
+}
+
+/* The handler of each code of GM_GRAPH_OPS (tests/unit/test_op_tables.c
+ * holds the table to the GM_OPT_GRAPH rows of op_traits.c). */
+static gm_exec_fn *const graph_ops[GM_OP_COUNT] = {
+	[GM_OP_CAPTURE_BEGIN] = op_capture_begin,
+	[GM_OP_CAPTURE_TO] = op_capture_to,
+	[GM_OP_CAPTURE_AFTER] = op_capture_to,
+	[GM_OP_CAPTURE_EDGE] = op_capture_to,
+	[GM_OP_CAPTURE_END] = op_capture_end,
+	[GM_OP_GRAPH_CREATE] = op_graph_create,
+	[GM_OP_NODE_BEGIN] = op_node_begin,
+	[GM_OP_NODE_END] = op_node_end,
+	[GM_OP_GRAPH_NODE] = op_graph_node,
+	[GM_OP_GRAPH_DEP] = op_graph_dep,
+	[GM_OP_GRAPH_EDGE] = op_graph_dep,
+	[GM_OP_GRAPH_INST] = op_graph_inst,
+	[GM_OP_GRAPH_LAUNCH] = op_graph_launch,
+	[GM_OP_GRAPH_CHECK] = op_graph_check,
+	[GM_OP_GRAPH_UPDATE] = op_graph_update,
+	[GM_OP_KNODE_SET] = op_knode_set,
+	[GM_OP_CHILD_SET] = op_child_set,
+	[GM_OP_GRAPH_CLONE] = op_graph_clone,
+	[GM_OP_GRAPH_DESTROY] = op_graph_destroy,
+	[GM_OP_EXEC_DESTROY] = op_exec_destroy,
+};
+
+int gm_graph_handles(unsigned code)
+{
+	return code < GM_OP_COUNT && graph_ops[code];
+}
+
+int gm_graph_op(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+{
+	if (gm_graph_handles(op->code)) {
+		return graph_ops[op->code](p, op, index);
 	}
 	return gm_error("operation code %u is not a graph operation", op->code);
 }

@@ -11,8 +11,12 @@
 struct gm_prog;
 struct gm_op;
 
-/* 1 when @code is one of GM_GRAPH_OPS. */
+/* 1 when @code is one of GM_GRAPH_OPS (by its row of op_traits.c). */
 int gm_graph_is_op(unsigned code);
+
+/* 1 when gm_graph_op has a handler for @code (the unit test holds the
+ * handlers to the rows). */
+int gm_graph_handles(unsigned code);
 
 /*
  * Execute graph operation @op (@index: its position, for results and

@@ -151,43 +151,83 @@ static CUmemLocation location(uint32_t where)
 	return l;
 }
 
-int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s)
+/* ---- one handler per host memory operation (hostmem_ops below) ---- */
+
+static int op_host_fill(struct gm_prog *p, const struct gm_op *op, CUstream s)
 {
-	CUdeviceptr dev;
+	const uint8_t *blob = p->run->blob_host[op->b];
+	uint64_t t0 = gm_now();
 	uint8_t *host;
 
-	switch (op->code) {
-	case GM_OP_HOST_FILL: {
-		const uint8_t *blob = p->run->blob_host[op->b];
-		uint64_t t0 = gm_now();
-		if (!(host = host_of(p, op->a, op->x, op->z))) {
-			return -1;
-		}
-		memcpy(host, blob + op->y, op->z);
-		/* The program's own host work, not the GPU's: like the
-		 * time spent reading trace data, not counted. */
-		p->io_ns += gm_now() - t0;
-		return 0;
+	if (!(host = host_of(p, op->a, op->x, op->z))) {
+		return -1;
 	}
-	case GM_OP_HOST_CHECK:
-		return check(p, op);
-	case GM_OP_PREFETCH:
-		if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
-			return -1;
-		}
-		return CU_CHECK(cuMemPrefetchAsync(dev, op->z, location(op->c),
-						   0, s));
-	case GM_OP_ATTACH:
-		if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
-			return -1;
-		}
-		return CU_CHECK(cuStreamAttachMemAsync(s, dev, op->z, op->c));
-	case GM_OP_ADVISE:
-		if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
-			return -1;
-		}
-		return CU_CHECK(cuMemAdvise(dev, op->z, (CUmem_advise)op->b,
-					    location(op->c)));
+	memcpy(host, blob + op->y, op->z);
+	/* The program's own host work, not the GPU's: like the time spent
+	 * reading trace data, not counted. */
+	p->io_ns += gm_now() - t0;
+	return 0;
+}
+
+static int op_host_check(struct gm_prog *p, const struct gm_op *op,
+			 CUstream s)
+{
+	return check(p, op);
+}
+
+static int op_prefetch(struct gm_prog *p, const struct gm_op *op, CUstream s)
+{
+	CUdeviceptr dev;
+
+	if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
+		return -1;
+	}
+	return CU_CHECK(cuMemPrefetchAsync(dev, op->z, location(op->c), 0, s));
+}
+
+static int op_attach(struct gm_prog *p, const struct gm_op *op, CUstream s)
+{
+	CUdeviceptr dev;
+
+	if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
+		return -1;
+	}
+	return CU_CHECK(cuStreamAttachMemAsync(s, dev, op->z, op->c));
+}
+
+static int op_advise(struct gm_prog *p, const struct gm_op *op, CUstream s)
+{
+	CUdeviceptr dev;
+
+	if (gm_resolve(p, op->a, op->x, op->z, &dev) < 0) {
+		return -1;
+	}
+	return CU_CHECK(cuMemAdvise(dev, op->z, (CUmem_advise)op->b,
+				    location(op->c)));
+}
+
+typedef int hostmem_op_fn(struct gm_prog *p, const struct gm_op *op,
+			  CUstream s);
+
+/* The handler of each code (tests/unit/test_op_tables.c holds the table
+ * to the GM_OPT_HOSTMEM rows of op_traits.c). */
+static hostmem_op_fn *const hostmem_ops[GM_OP_COUNT] = {
+	[GM_OP_HOST_FILL] = op_host_fill,
+	[GM_OP_HOST_CHECK] = op_host_check,
+	[GM_OP_PREFETCH] = op_prefetch,
+	[GM_OP_ATTACH] = op_attach,
+	[GM_OP_ADVISE] = op_advise,
+};
+
+int gm_hostmem_handles(unsigned code)
+{
+	return code < GM_OP_COUNT && hostmem_ops[code];
+}
+
+int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s)
+{
+	if (gm_hostmem_handles(op->code)) {
+		return hostmem_ops[op->code](p, op, s);
 	}
 	return gm_error("operation %u is not a host memory operation",
 			op->code);

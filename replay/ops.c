@@ -193,7 +193,12 @@ static int grow_pool(struct gm_prog *p, uint64_t need)
 	return gm_bulk_alloc_add_chunk(&p->pool, d, size);
 }
 
-int gm_op_alloc(struct gm_prog *p, const struct gm_op *op)
+int gm_op_nop(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+{
+	return 0;
+}
+
+int gm_op_alloc(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	uint64_t addr;
 	int r;
@@ -268,7 +273,7 @@ void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
 	gm_pending_add_hashed(p, op, index, NULL);
 }
 
-int gm_tex_create(struct gm_prog *p, const struct gm_op *op)
+int gm_tex_create(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	const struct gm_texture_desc *t = &p->d->texdescs[op->b];
 	CUDA_RESOURCE_DESC res;
@@ -321,7 +326,7 @@ int gm_tex_create(struct gm_prog *p, const struct gm_op *op)
 	return CU_CHECK(cuTexObjectCreate(&p->tex[op->a], &res, &tex, NULL));
 }
 
-int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op)
+int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 {
 	if (!p->tex[op->a]) {
 		return gm_error("texture object %" PRIu32 " is not live", op->a);

@@ -255,12 +255,24 @@ void gm_pending_add(struct gm_prog *p, const struct gm_op *op,
 void gm_pending_add_hashed(struct gm_prog *p, const struct gm_op *op,
 			   uint64_t index, struct gm_launch_hash *lh);
 
+/*
+ * An executor's handler of one operation code (the tables indexed by code
+ * of sched_serial.c, sched_nss.c and graph_ops.c); @index is the
+ * operation's position, for results and messages. 0 or -1 (cause
+ * recorded).
+ */
+typedef int gm_exec_fn(struct gm_prog *p, const struct gm_op *op,
+		       uint64_t index);
+
+/* GM_OP_NOP: nothing to do (a gm_exec_fn). */
+int gm_op_nop(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+
 /* GM_OP_ALLOC and GM_OP_FREE through the bulk allocator, or at the
  * captured address when the program's allocations are there
  * (addr_space.h). gm_op_free() does not wait for the GPU: the scheduler
  * makes sure no queued or running work still uses the memory. 0 or -1
- * (cause recorded). */
-int gm_op_alloc(struct gm_prog *p, const struct gm_op *op);
+ * (cause recorded). gm_op_alloc() is a gm_exec_fn. */
+int gm_op_alloc(struct gm_prog *p, const struct gm_op *op, uint64_t index);
 int gm_op_free(struct gm_prog *p, const struct gm_op *op);
 
 /* 1 when PTR_STORE @op has nothing to do: it stores an allocation's
@@ -268,10 +280,10 @@ int gm_op_free(struct gm_prog *p, const struct gm_op *op);
  * copied word holds that address already). */
 int gm_ptr_store_skip(const struct gm_prog *p, const struct gm_op *op);
 
-/* GM_OP_TEX_CREATE (over the memory live now) and GM_OP_TEX_DESTROY.
- * 0 or -1 (cause recorded). */
-int gm_tex_create(struct gm_prog *p, const struct gm_op *op);
-int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
+/* GM_OP_TEX_CREATE (over the memory live now) and GM_OP_TEX_DESTROY,
+ * executors' handlers (gm_exec_fn). 0 or -1 (cause recorded). */
+int gm_tex_create(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op, uint64_t index);
 
 /*
  * Mapped page-locked and managed memory (hostmem.c): allocate every used
@@ -283,6 +295,8 @@ int gm_tex_destroy(struct gm_prog *p, const struct gm_op *op);
 int gm_hostmem_init(struct gm_prog *p);
 void gm_hostmem_release(struct gm_prog *p);
 int gm_hostmem_op(struct gm_prog *p, const struct gm_op *op, CUstream s);
+/* 1 when gm_hostmem_op has a handler for operation code @code. */
+int gm_hostmem_handles(unsigned code);
 
 /* GM_OP_HOST_FUNC on CUDA stream @st: an empty host function, or one
  * that spends the captured op->x nanoseconds (--host-callbacks timed).

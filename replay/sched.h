@@ -75,9 +75,16 @@ extern const struct gm_sched gm_sched_green;	/* green */
 
 /* The serial scheduler's hooks, which the priority scheduler shares. */
 int gm_serial_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index);
+/* 1 when gm_serial_exec has a handler of its own for operation code
+ * @code; it hands the other graph operations to graph_ops.c. */
+int gm_serial_handles(unsigned code);
 int gm_serial_drain(struct gm_prog *p);
 int gm_serial_replay_end(struct gm_prog *p);
 uint32_t gm_serial_nr_streams(const struct gm_prog *p);
+
+/* 1 when the nss scheduler has a handler for operation code @code (it
+ * refuses the GM_OPT_NSS_REFUSED codes of op_traits.h). */
+int gm_nss_handles(unsigned code);
 
 /* The scheduler called @name, or NULL when the runtime has none. */
 const struct gm_sched *gm_sched_find(const char *name);

@@ -726,113 +726,175 @@ static int nss_drain(struct gm_prog *p)
 	return gm_check_pending(p, -1);
 }
 
-static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+static int op_free(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+{
+	/* Queued or running work may still use the memory. */
+	if (wait_all(p) < 0) {
+		return -1;
+	}
+	return gm_op_free(p, op);
+}
+
+static int op_ptr_store(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	if (gm_ptr_store_skip(p, op)) {
+		return 0;
+	}
+	return op_memory(p, op, index);
+}
+
+static int op_event_record(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	gm_dep_record(&prog_state(p)->deps, op->stream, op->a);
+	return 0;
+}
+
+static int op_stream_wait(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	gm_dep_wait(&prog_state(p)->deps, op->stream, op->a);
+	return 0;
+}
+
+static int op_event_sync(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	const struct gm_dep_set *set =
+		gm_dep_event(&prog_state(p)->deps, op->a);
+
+	return wait_until(p, WAIT_SET, 0, set) < 0 ? -1 : 0;
+}
+
+static int op_stream_sync(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
 {
 	struct nss_prog *n = prog_state(p);
-	int r;
+	/* The tracker's set stays valid: waiting only changes the commands'
+	 * states, it computes no stream's set. */
+	int r = wait_until(p, WAIT_SET, 0, gm_dep_stream(&n->deps, op->stream));
 
-	switch (op->code) {
-	case GM_OP_NOP:
-		return 0;
-	case GM_OP_ALLOC:
-		return gm_op_alloc(p, op);
-	case GM_OP_FREE:
-		/* Queued or running work may still use the memory. */
-		if (wait_all(p) < 0) {
-			return -1;
-		}
-		return gm_op_free(p, op);
-	case GM_OP_PTR_STORE:
-		if (gm_ptr_store_skip(p, op)) {
-			return 0;
-		}
-		return op_memory(p, op, index);
-	case GM_OP_H2D:
-	case GM_OP_D2H:
-	case GM_OP_D2D:
-	case GM_OP_MEMSET8:
-	case GM_OP_MEMSET16:
-	case GM_OP_MEMSET32:
-	case GM_OP_COPY_IN:
-	case GM_OP_COPY_OUT:
-	case GM_OP_COPY_DEV:
-		return op_memory(p, op, index);
-	case GM_OP_ARRAY_CREATE:
-	case GM_OP_ARRAY_DESTROY:
-		/* Arrays live for the program's life; kernels still queued
-		 * may read one the program has given back. */
-		return gm_array_op(p, op);
-	case GM_OP_LAUNCH:
-		return op_launch(p, op, index);
-	case GM_OP_EVENT_RECORD:
-		gm_dep_record(&n->deps, op->stream, op->a);
-		return 0;
-	case GM_OP_STREAM_WAIT:
-		gm_dep_wait(&n->deps, op->stream, op->a);
-		return 0;
-	case GM_OP_EVENT_SYNC:
-		r = wait_until(p, WAIT_SET, 0, gm_dep_event(&n->deps, op->a));
+	if (r) {
 		return r < 0 ? -1 : 0;
-	case GM_OP_STREAM_SYNC:
-		/* The tracker's set stays valid: waiting only changes the
-		 * commands' states, it computes no stream's set. */
-		r = wait_until(p, WAIT_SET, 0, gm_dep_stream(&n->deps, op->stream));
-		if (r) {
-			return r < 0 ? -1 : 0;
-		}
-		return gm_check_pending(p, op->stream);
-	case GM_OP_CTX_SYNC:
-		return nss_drain(p);
-	case GM_OP_TEX_CREATE:
-		return gm_tex_create(p, op);
-	case GM_OP_TEX_DESTROY:
-		/* Kernels queued or running may still read it. */
-		if (wait_all(p) < 0) {
-			return -1;
-		}
-		return gm_tex_destroy(p, op);
-	case GM_OP_HOST_FILL:
-	case GM_OP_PREFETCH:
-	case GM_OP_ADVISE:
-		/* Queued kernels may still read the memory; a prefetch is a
-		 * hint, off the program's streams. */
-		if (wait_all(p) < 0) {
-			return -1;
-		}
-		return gm_hostmem_op(p, op, p->aux_stream);
-	case GM_OP_ATTACH: {
-		/* The program's one stream is two here (memory, kernels):
-		 * memory attached to it stays visible to both (global). */
-		struct gm_op g = *op;
-		if (wait_all(p) < 0) {
-			return -1;
-		}
-		if (g.c == CU_MEM_ATTACH_SINGLE) {
-			g.c = CU_MEM_ATTACH_GLOBAL;
-		}
-		return gm_hostmem_op(p, &g, p->aux_stream);
 	}
-	case GM_OP_HOST_CHECK:
-		/* Right after the synchronization that made it visible. */
-		return gm_hostmem_op(p, op, NULL);
-	case GM_OP_HOST_FUNC: {
-		/* A command of the memory queue: issued once what its stream
-		 * did before has completed, and what comes after in its
-		 * stream follows its completion. */
-		uint64_t seq;
-		return enqueue(p, new_cmd(p, op, index, GM_DEP_MEM), &seq);
+	return gm_check_pending(p, op->stream);
+}
+
+static int op_ctx_sync(struct gm_prog *p, const struct gm_op *op,
+		       uint64_t index)
+{
+	return nss_drain(p);
+}
+
+static int op_tex_destroy(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	/* Kernels queued or running may still read it. */
+	if (wait_all(p) < 0) {
+		return -1;
 	}
-	default:
-		if (gm_op_traits(op->code) & GM_OPT_NSS_REFUSED) {
-			gm_error_hint("replay it under a variant of the serial "
-				      "schedulers (single, cuda, priority, "
-				      "green)");
-			return gm_error("CUDA graphs are not replayed by the nss "
-					"scheduler: its two streams per program "
-					"and runtime dependencies do not capture "
-					"into a graph");
-		}
-		break;
+	return gm_tex_destroy(p, op, index);
+}
+
+/* HOST_FILL, PREFETCH, ADVISE: queued kernels may still read the memory;
+ * a prefetch is a hint, off the program's streams. */
+static int op_hostmem(struct gm_prog *p, const struct gm_op *op,
+		      uint64_t index)
+{
+	if (wait_all(p) < 0) {
+		return -1;
+	}
+	return gm_hostmem_op(p, op, p->aux_stream);
+}
+
+/* The program's one stream is two here (memory, kernels): memory
+ * attached to it stays visible to both (global). */
+static int op_attach(struct gm_prog *p, const struct gm_op *op,
+		     uint64_t index)
+{
+	struct gm_op g = *op;
+
+	if (wait_all(p) < 0) {
+		return -1;
+	}
+	if (g.c == CU_MEM_ATTACH_SINGLE) {
+		g.c = CU_MEM_ATTACH_GLOBAL;
+	}
+	return gm_hostmem_op(p, &g, p->aux_stream);
+}
+
+/* Right after the synchronization that made it visible. */
+static int op_host_check(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	return gm_hostmem_op(p, op, NULL);
+}
+
+/* A command of the memory queue: issued once what its stream did before
+ * has completed, and what comes after in its stream follows its
+ * completion. */
+static int op_host_func(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	uint64_t seq;
+
+	return enqueue(p, new_cmd(p, op, index, GM_DEP_MEM), &seq);
+}
+
+/* The handler of each code; the graph operations have none, they are
+ * refused (tests/unit/test_op_tables.c holds the table to the rows). */
+static gm_exec_fn *const nss_ops[GM_OP_COUNT] = {
+	[GM_OP_NOP] = gm_op_nop,
+	[GM_OP_ALLOC] = gm_op_alloc,
+	[GM_OP_FREE] = op_free,
+	[GM_OP_PTR_STORE] = op_ptr_store,
+	[GM_OP_H2D] = op_memory,
+	[GM_OP_D2H] = op_memory,
+	[GM_OP_D2D] = op_memory,
+	[GM_OP_MEMSET8] = op_memory,
+	[GM_OP_MEMSET16] = op_memory,
+	[GM_OP_MEMSET32] = op_memory,
+	[GM_OP_COPY_IN] = op_memory,
+	[GM_OP_COPY_OUT] = op_memory,
+	[GM_OP_COPY_DEV] = op_memory,
+	/* Arrays live for the program's life; kernels still queued may
+	 * read one the program has given back. */
+	[GM_OP_ARRAY_CREATE] = gm_array_op,
+	[GM_OP_ARRAY_DESTROY] = gm_array_op,
+	[GM_OP_LAUNCH] = op_launch,
+	[GM_OP_EVENT_RECORD] = op_event_record,
+	[GM_OP_STREAM_WAIT] = op_stream_wait,
+	[GM_OP_EVENT_SYNC] = op_event_sync,
+	[GM_OP_STREAM_SYNC] = op_stream_sync,
+	[GM_OP_CTX_SYNC] = op_ctx_sync,
+	[GM_OP_TEX_CREATE] = gm_tex_create,
+	[GM_OP_TEX_DESTROY] = op_tex_destroy,
+	[GM_OP_HOST_FILL] = op_hostmem,
+	[GM_OP_PREFETCH] = op_hostmem,
+	[GM_OP_ADVISE] = op_hostmem,
+	[GM_OP_ATTACH] = op_attach,
+	[GM_OP_HOST_CHECK] = op_host_check,
+	[GM_OP_HOST_FUNC] = op_host_func,
+};
+
+int gm_nss_handles(unsigned code)
+{
+	return code < GM_OP_COUNT && nss_ops[code];
+}
+
+static int nss_exec(struct gm_prog *p, const struct gm_op *op, uint64_t index)
+{
+	if (gm_nss_handles(op->code)) {
+		return nss_ops[op->code](p, op, index);
+	}
+	if (gm_op_traits(op->code) & GM_OPT_NSS_REFUSED) {
+		gm_error_hint("replay it under a variant of the serial "
+			      "schedulers (single, cuda, priority, green)");
+		return gm_error("CUDA graphs are not replayed by the nss "
+				"scheduler: its two streams per program and "
+				"runtime dependencies do not capture into a "
+				"graph");
 	}
 	return gm_error("unknown operation code %u", op->code);
 }

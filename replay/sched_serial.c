@@ -111,7 +111,8 @@ int gm_serial_drain(struct gm_prog *p)
 	return gm_check_pending(p, -1);
 }
 
-static int op_free(struct gm_prog *p, const struct gm_op *op)
+static int op_free(struct gm_prog *p, const struct gm_op *op,
+		   uint64_t index)
 {
 	/*
 	 * cuMemFree waited for the device; with one stream, stream order
@@ -196,7 +197,8 @@ static int op_copy(struct gm_prog *p, const struct gm_op *op, uint64_t index)
 	return 0;
 }
 
-static int op_memset(struct gm_prog *p, const struct gm_op *op)
+static int op_memset(struct gm_prog *p, const struct gm_op *op,
+		     uint64_t index)
 {
 	CUstream st = p->streams[op->stream];
 	unsigned width = op->code == GM_OP_MEMSET8 ? 1 :
@@ -295,101 +297,158 @@ static int op_copy_nd(struct gm_prog *p, const struct gm_op *op,
 	return 0;
 }
 
+/* ---- one handler per operation code (serial_ops below) ---- */
+
+static int op_ptr_store(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	if (gm_ptr_store_skip(p, op)) {
+		return 0;
+	}
+	return op_copy(p, op, index);
+}
+
+static int op_event_record(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    CU_CHECK(cuEventRecord(p->events[op->a],
+				   p->streams[op->stream]))) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+static int op_stream_wait(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    CU_CHECK(cuStreamWaitEvent(p->streams[op->stream],
+				       p->events[op->a], 0))) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+static int op_event_sync(struct gm_prog *p, const struct gm_op *op,
+			 uint64_t index)
+{
+	return CU_CHECK(cuEventSynchronize(p->events[op->a]));
+}
+
+static int op_stream_sync(struct gm_prog *p, const struct gm_op *op,
+			  uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    stream_sync(p, op->stream) < 0) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return gm_check_pending(p, op->stream);
+}
+
+static int op_ctx_sync(struct gm_prog *p, const struct gm_op *op,
+		       uint64_t index)
+{
+	/* Only this program's work: the others are not ours. */
+	return gm_serial_drain(p);
+}
+
+/* HOST_FILL, HOST_CHECK, ADVISE: off the program's streams. */
+static int op_hostmem(struct gm_prog *p, const struct gm_op *op,
+		      uint64_t index)
+{
+	return gm_hostmem_op(p, op, NULL);
+}
+
+/* PREFETCH, ATTACH: on the operation's stream, in its order. */
+static int op_hostmem_stream(struct gm_prog *p, const struct gm_op *op,
+			     uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    gm_hostmem_op(p, op, p->streams[op->stream]) < 0) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+static int op_host_func(struct gm_prog *p, const struct gm_op *op,
+			uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    gm_host_func(p, op, p->streams[op->stream]) < 0) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+/* The one graph operation whose stream ordering is this file's. */
+static int op_graph_launch(struct gm_prog *p, const struct gm_op *op,
+			   uint64_t index)
+{
+	if (enter_stream(p, op->stream) < 0 ||
+	    gm_graph_op(p, op, index) < 0) {
+		return -1;
+	}
+	leave_stream(p, op->stream);
+	return 0;
+}
+
+/*
+ * The handler of each code; the other graph operations go to
+ * graph_ops.c as they are. tests/unit/test_op_tables.c holds every code
+ * that is not a graph operation to its row here.
+ */
+static gm_exec_fn *const serial_ops[GM_OP_COUNT] = {
+	[GM_OP_NOP] = gm_op_nop,
+	[GM_OP_ALLOC] = gm_op_alloc,
+	[GM_OP_FREE] = op_free,
+	[GM_OP_PTR_STORE] = op_ptr_store,
+	[GM_OP_H2D] = op_copy,
+	[GM_OP_D2H] = op_copy,
+	[GM_OP_D2D] = op_copy,
+	[GM_OP_MEMSET8] = op_memset,
+	[GM_OP_MEMSET16] = op_memset,
+	[GM_OP_MEMSET32] = op_memset,
+	[GM_OP_LAUNCH] = op_launch,
+	[GM_OP_COPY_IN] = op_copy_nd,
+	[GM_OP_COPY_OUT] = op_copy_nd,
+	[GM_OP_COPY_DEV] = op_copy_nd,
+	[GM_OP_ARRAY_CREATE] = gm_array_op,
+	[GM_OP_ARRAY_DESTROY] = gm_array_op,
+	[GM_OP_EVENT_RECORD] = op_event_record,
+	[GM_OP_STREAM_WAIT] = op_stream_wait,
+	[GM_OP_EVENT_SYNC] = op_event_sync,
+	[GM_OP_STREAM_SYNC] = op_stream_sync,
+	[GM_OP_CTX_SYNC] = op_ctx_sync,
+	[GM_OP_TEX_CREATE] = gm_tex_create,
+	[GM_OP_TEX_DESTROY] = gm_tex_destroy,
+	[GM_OP_HOST_FILL] = op_hostmem,
+	[GM_OP_HOST_CHECK] = op_hostmem,
+	[GM_OP_ADVISE] = op_hostmem,
+	[GM_OP_PREFETCH] = op_hostmem_stream,
+	[GM_OP_ATTACH] = op_hostmem_stream,
+	[GM_OP_HOST_FUNC] = op_host_func,
+	[GM_OP_GRAPH_LAUNCH] = op_graph_launch,
+};
+
+int gm_serial_handles(unsigned code)
+{
+	return code < GM_OP_COUNT && serial_ops[code];
+}
+
 int gm_serial_exec(struct gm_prog *p, const struct gm_op *op,
 		   uint64_t index)
 {
-	switch (op->code) {
-	case GM_OP_NOP:
-		return 0;
-	case GM_OP_ALLOC:
-		return gm_op_alloc(p, op);
-	case GM_OP_FREE:
-		return op_free(p, op);
-	case GM_OP_PTR_STORE:
-		if (gm_ptr_store_skip(p, op)) {
-			return 0;
-		}
-		return op_copy(p, op, index);
-	case GM_OP_H2D:
-	case GM_OP_D2H:
-	case GM_OP_D2D:
-		return op_copy(p, op, index);
-	case GM_OP_MEMSET8:
-	case GM_OP_MEMSET16:
-	case GM_OP_MEMSET32:
-		return op_memset(p, op);
-	case GM_OP_LAUNCH:
-		return op_launch(p, op, index);
-	case GM_OP_COPY_IN:
-	case GM_OP_COPY_OUT:
-	case GM_OP_COPY_DEV:
-		return op_copy_nd(p, op, index);
-	case GM_OP_ARRAY_CREATE:
-	case GM_OP_ARRAY_DESTROY:
-		return gm_array_op(p, op);
-	case GM_OP_EVENT_RECORD:
-		if (enter_stream(p, op->stream) < 0 ||
-		    CU_CHECK(cuEventRecord(p->events[op->a],
-					   p->streams[op->stream]))) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return 0;
-	case GM_OP_STREAM_WAIT:
-		if (enter_stream(p, op->stream) < 0 ||
-		    CU_CHECK(cuStreamWaitEvent(p->streams[op->stream],
-					       p->events[op->a], 0))) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return 0;
-	case GM_OP_EVENT_SYNC:
-		return CU_CHECK(cuEventSynchronize(p->events[op->a]));
-	case GM_OP_STREAM_SYNC:
-		if (enter_stream(p, op->stream) < 0 ||
-		    stream_sync(p, op->stream) < 0) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return gm_check_pending(p, op->stream);
-	case GM_OP_CTX_SYNC:
-		/* Only this program's work: the others are not ours. */
-		return gm_serial_drain(p);
-	case GM_OP_TEX_CREATE:
-		return gm_tex_create(p, op);
-	case GM_OP_TEX_DESTROY:
-		return gm_tex_destroy(p, op);
-	case GM_OP_HOST_FILL:
-	case GM_OP_HOST_CHECK:
-	case GM_OP_ADVISE:
-		return gm_hostmem_op(p, op, NULL);
-	case GM_OP_PREFETCH:
-	case GM_OP_ATTACH:
-		if (enter_stream(p, op->stream) < 0 ||
-		    gm_hostmem_op(p, op, p->streams[op->stream]) < 0) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return 0;
-	case GM_OP_HOST_FUNC:
-		if (enter_stream(p, op->stream) < 0 ||
-		    gm_host_func(p, op, p->streams[op->stream]) < 0) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return 0;
-	case GM_OP_GRAPH_LAUNCH:
-		if (enter_stream(p, op->stream) < 0 ||
-		    gm_graph_op(p, op, index) < 0) {
-			return -1;
-		}
-		leave_stream(p, op->stream);
-		return 0;
-	default:
-		if (gm_graph_is_op(op->code)) {
-			return gm_graph_op(p, op, index);
-		}
-		break;
+	if (gm_serial_handles(op->code)) {
+		return serial_ops[op->code](p, op, index);
+	}
+	if (gm_graph_is_op(op->code)) {
+		return gm_graph_op(p, op, index);
 	}
 	return gm_error("unknown operation code %u", op->code);
 }
