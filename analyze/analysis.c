@@ -62,6 +62,10 @@ static struct gm_an_run *run_by_id(const struct run_index *idx, size_t n,
 	return r ? r->run : NULL;
 }
 
+/* ", r.elasticPlannedLaunches, ...": columns 30 on of load_run_rows() */
+#define COUNTER_COLUMN_(id, key, column, title) ", r." column
+#define FIRST_COUNTER_COLUMN 30
+
 /* Run @r from a row of load_run_rows()'s query. */
 static void read_run_row(struct gm_an_run *r, sqlite3_stmt *st)
 {
@@ -105,6 +109,11 @@ static void read_run_row(struct gm_an_run *r, sqlite3_stmt *st)
 			SQLITE_NULL ? NULL : gm_an_col_str(st, col + 2);
 	}
 	r->open_loop = gm_an_col_str(st, 29);
+	for (int c = 0; c < GM_ELASTIC_COUNTERS_NR; c++) {
+		int col = FIRST_COUNTER_COLUMN + c;
+		r->elastic_counters[c] = sqlite3_column_type(st, col) ==
+			SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
+	}
 	r->cell = SIZE_MAX;
 	r->label = gm_run_label_open(r->workload, r->variant, r->policy,
 				     r->open_loop, r->one_shot, r->repetition);
@@ -145,7 +154,8 @@ static int load_run_rows(struct gm_analysis *a, struct gm_db *db)
 			  " r.oneShot, r.repetition, r.gpuStartSmClockMhz,"
 			  " r.gpuStartTempC, r.gpuStartThrottle,"
 			  " r.gpuEndSmClockMhz, r.gpuEndTempC, r.gpuEndThrottle,"
-			  " r.openLoop FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
+			  " r.openLoop" GM_ELASTIC_COUNTERS(COUNTER_COLUMN_)
+			  " FROM runs r JOIN workloads w ON w.id = r.workloadId")) {
 		return -1;
 	}
 	while ((rc = GM_SQL(db->sql, sqlite3_step(st))) == SQLITE_ROW) {

@@ -35,6 +35,7 @@
 
 #include "corun_slowdown.h"
 #include "db.h"
+#include "elastic_counters.h"
 #include "interval.h"
 #include "metrics_latency.h"
 #include "metrics_overlap.h"
@@ -160,6 +161,8 @@ struct gm_an_run {
 	char *gpu_throttle[2];
 	unsigned noise;			/* enum gm_noise bits */
 	int64_t copy_chunk;		/* runs.copyChunk, -1: none */
+	/* runs.elastic*Launches (elastic_counters.h), -1: none */
+	int64_t elastic_counters[GM_ELASTIC_COUNTERS_NR];
 	struct gm_device_limits dev;
 	int64_t dropped, kernel_count;
 	int ok;

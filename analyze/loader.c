@@ -46,7 +46,7 @@ enum {
 };
 
 /* "elasticPlannedLaunches = ?, ...": the counters are ?1 .. ?N, the run ?N+1 */
-#define SET_COUNTER_(id, key, column) column " = ?, "
+#define SET_COUNTER_(id, key, column, title) column " = ?, "
 
 static const char *const st_sql[NR_ST] = {
 	[ST_FIND_HASH] = "SELECT id, path FROM runs WHERE hash = ?1",

@@ -462,6 +462,7 @@ const struct gm_report_table_def gm_report_table_list[] = {
 	{ "resources", 0, resources },
 	{ "noise", 0, gm_report_noise_table },
 	{ "gpu", 0, gm_report_gpu_table },
+	{ "elastic", 0, gm_report_elastic_table },
 	{ "runs", 0, runs },
 	{ "paper", 0, gm_report_paper_table },
 };

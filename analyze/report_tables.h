@@ -57,6 +57,9 @@ void gm_report_tables_release(struct gm_table *t);
  * percentiles and slowdowns ("latency-runs").
  */
 void gm_report_latency_table(const struct gm_analysis *a, struct gm_table *t);
+
+/* Per run of the elastic variant, its launch counters (report_elastic.c). */
+void gm_report_elastic_table(const struct gm_analysis *a, struct gm_table *t);
 void gm_report_latency_runs_table(const struct gm_analysis *a,
 				  struct gm_table *t);
 

@@ -17,7 +17,7 @@
 #include "elastic_counters.h"
 
 /* A runs column per elastic launch counter. */
-#define COUNTER_COLUMN_(id, key, column) "  " column " INTEGER,\n"
+#define COUNTER_COLUMN_(id, key, column, title) "  " column " INTEGER,\n"
 
 const char gm_schema_sql[] =
 	"CREATE TABLE gpumix_meta (\n"

@@ -91,6 +91,11 @@ for c in planned:Planned limited:Limited sliced:Sliced captured_grid:CapturedGri
 		"$(sed -n "s/^elastic.${c%%:*}_launches = //p" "$tmp/cliff/manifest")" \
 		"$(db_query "$tmp/cliff.db" "SELECT elastic${c#*:}Launches FROM runs WHERE variant = 'elastic'")"
 done
+out=$("$GPUMIX" report "$tmp/cliff.db" --table elastic --format csv 2>/dev/null); rc=$?
+check_eq "report --table elastic: exit 0" 0 "$rc"
+check_eq "its one row: the elastic run, its moves in the last column" \
+	"basic,elastic+mpmax-cliff,0,$(sed -n 's/^elastic.planned_launches = //p' "$tmp/cliff/manifest"),$(sed -n 's/^elastic.limited_launches = //p' "$tmp/cliff/manifest"),$(sed -n 's/^elastic.sliced_launches = //p' "$tmp/cliff/manifest"),$(sed -n 's/^elastic.captured_grid_launches = //p' "$tmp/cliff/manifest"),2" \
+	"$(printf '%s\n' "$out" | grep -v '^workload,')"
 check_eq "the run of another variant: NULL" "1" \
 	"$(db_query "$tmp/cliff.db" "SELECT elasticCliffMovedLaunches IS NULL FROM runs WHERE variant != 'elastic'")"
 out=$("$GPUMIX" -q replay --variant elastic --policy mpmax-cliff -o "$tmp/x" "$tmp/el" 2>&1); rc=$?
