@@ -21,8 +21,11 @@ check_eq "load it" 0 "$?"
 
 out=$("$GPUMIX" report "$tmp/r.db" -o "$tmp/rep" 2>&1)
 check_eq "report -o: exit 0" 0 "$?"
+# (the tables: one per row of the registry, each written as Markdown)
+ntables=$(ls "$tmp/rep/tables"/*.md 2>/dev/null | wc -l)
+check "a table per registry row (more than 20)" test "$ntables" -gt 20
 check_match "report -o: summary line" \
-	"^report: 15 runs, 28 tables, 9 figures, 15 timelines in .*/rep/index.md \([0-9.]+ s\)$" "$out"
+	"^report: 15 runs, $ntables tables, 9 figures, 15 timelines in .*/rep/index.md \([0-9.]+ s\)$" "$out"
 check "index.md exists" test -s "$tmp/rep/index.md"
 
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
