@@ -17,6 +17,7 @@
 #include "replay_opts.h"
 #include "strbuf.h"
 #include "study/study.h"
+#include "study_replay_key.h"
 #include "test.h"
 #include "variant.h"
 
@@ -150,25 +151,6 @@ static int replay_parse(const struct gm_knob_desc *k, const char *arg,
 	return ret;
 }
 
-/* Load a study whose `replay:` sets KEY: VALUE: 0 or -1, the message in
- * @msg; @s to release. */
-static int study_parse(const struct gm_knob_desc *k, const char *value,
-		       struct study *s, char *msg, size_t len)
-{
-	char *yaml = gm_xasprintf("programs:\n  - {name: a, command: x}\n"
-				  "workloads: [[a]]\nreplay:\n  %s: %s\n",
-				  k->study_key, value);
-	int ret;
-
-	gm_error_clear();
-	ret = study_load_string(s, "tests/data/study/mem.yaml", yaml,
-				strlen(yaml), NULL);
-	snprintf(msg, len, "%s", ret ? gm_error_message() : "");
-	gm_error_clear();
-	free(yaml);
-	return ret;
-}
-
 /*
  * Give knob @k value @v (the table's terms) to both front ends, spelled
  * @opt for the option and @yaml for the study, or @opt for both when
@@ -181,7 +163,8 @@ static void agree(const struct gm_knob_desc *k, const char *opt,
 	struct gm_replay_opts o;
 	struct study s;
 	int rret = replay_parse(k, opt, &o, rmsg, sizeof(rmsg));
-	int sret = study_parse(k, yaml ? yaml : opt, &s, smsg, sizeof(smsg));
+	int sret = study_replay_key(k->study_key, yaml ? yaml : opt, &s, smsg,
+				    sizeof(smsg));
 
 	snprintf(what, sizeof(what), "%s %s and %s: %s by both",
 		 k->option, opt ? opt : "", k->study_key, accept ? "accepted" :
@@ -291,8 +274,9 @@ static void test_front_ends_agree(void)
 			struct study s;
 			CHECK(!replay_parse(k, NULL, &o, msg, sizeof(msg)) &&
 			      replay_value(&o, k) == 1, "a flag's option sets it");
-			CHECK(!study_parse(k, "true", &s, msg, sizeof(msg)) &&
-			      s.one_shot, "... as its study key does");
+			CHECK(!study_replay_key(k->study_key, "true", &s, msg,
+						sizeof(msg)) && s.one_shot,
+			      "... as its study key does");
 			study_release(&s);
 			break;
 		}
@@ -321,8 +305,7 @@ static void test_messages(void)
 		     sizeof(msg));
 	CHECK_STR(msg, "--grid must be 'captured' or 'resident', not 'resdent' "
 		  "(did you mean 'resident'?)", "--grid: a typo");
-	study_parse(gm_knob_find(GM_KNOB_COPY_CHUNK), "2GiB", &s, msg,
-		    sizeof(msg));
+	study_replay_key("copy_chunk", "2GiB", &s, msg, sizeof(msg));
 	CHECK_STR(msg, "tests/data/study/mem.yaml:5:15: 'copy_chunk' must be 0 "
 		  "(whole copies) or between 4096 and 1073741824 bytes, not "
 		  "2GiB", "... and the study's 'copy_chunk', at its position");

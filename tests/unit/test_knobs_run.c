@@ -21,6 +21,7 @@
 #include "study/exec_priv.h"
 #include "study/plan.h"
 #include "study/study.h"
+#include "study_replay_key.h"
 #include "test.h"
 #include "variant.h"
 
@@ -36,25 +37,6 @@ static int opt_parse(const char *option, const char *arg,
 	ret = gm_replay_opts_parse(o, 4, argv, &first);
 	snprintf(msg, len, "%s", ret ? gm_error_message() : "");
 	gm_error_clear();
-	return ret;
-}
-
-/* Load a study whose `replay:` sets KEY: VALUE: 0 or -1, the message in
- * @msg; @s to release. */
-static int study_parse(const char *key, const char *value, struct study *s,
-		       char *msg, size_t len)
-{
-	char *yaml = gm_xasprintf("programs:\n  - {name: a, command: x}\n"
-				  "workloads: [[a]]\nreplay:\n  %s: %s\n", key,
-				  value);
-	int ret;
-
-	gm_error_clear();
-	ret = study_load_string(s, "tests/data/study/mem.yaml", yaml,
-				strlen(yaml), NULL);
-	snprintf(msg, len, "%s", ret ? gm_error_message() : "");
-	gm_error_clear();
-	free(yaml);
 	return ret;
 }
 
@@ -115,7 +97,7 @@ static void test_min_replays(void)
 			CHECK_STR(msg, want, "  its message");
 			free(want);
 		}
-		ret = study_parse("min_replays", cases[i].v, &s, msg,
+		ret = study_replay_key("min_replays", cases[i].v, &s, msg,
 				  sizeof(msg));
 		snprintf(what, sizeof(what), "min_replays: %s: %s", cases[i].v,
 			 cases[i].ok ? "accepted" : "refused");
@@ -175,11 +157,11 @@ static void test_watchdog(void)
 	for (size_t i = 0; yaml_ok[i]; i++) {
 		snprintf(what, sizeof(what), "watchdog: %s: accepted",
 			 yaml_ok[i]);
-		CHECK_INT(study_parse("watchdog", yaml_ok[i], &s, msg,
+		CHECK_INT(study_replay_key("watchdog", yaml_ok[i], &s, msg,
 				      sizeof(msg)), 0, what);
 		study_release(&s);
 	}
-	CHECK(!study_parse("watchdog", "2min", &s, msg, sizeof(msg)) &&
+	CHECK(!study_replay_key("watchdog", "2min", &s, msg, sizeof(msg)) &&
 	      s.watchdog_s == 120, "watchdog: 2min is 120 s");
 	study_release(&s);
 	for (size_t i = 0; yaml_bad[i]; i++) {
@@ -188,7 +170,7 @@ static void test_watchdog(void)
 					  "24h, not %s", yaml_bad[i]);
 		snprintf(what, sizeof(what), "watchdog: %s: refused",
 			 yaml_bad[i]);
-		CHECK_INT(study_parse("watchdog", yaml_bad[i], &s, msg,
+		CHECK_INT(study_replay_key("watchdog", yaml_bad[i], &s, msg,
 				      sizeof(msg)), -1, what);
 		CHECK_STR(msg, want, "  its message, at its position");
 		free(want);
@@ -206,14 +188,14 @@ static void test_defaults_and_back(void)
 	gm_replay_opts_init(&o);
 	CHECK_INT(o.min_replays, 7, "default --min-replays 7");
 	CHECK(o.watchdog_s == 60, "default --watchdog 60");
-	CHECK(!study_parse("min_replays", "7", &s, msg, sizeof(msg)) &&
+	CHECK(!study_replay_key("min_replays", "7", &s, msg, sizeof(msg)) &&
 	      s.watchdog_s == 60, "default watchdog 60 s");
 	study_release(&s);
-	CHECK(!study_parse("watchdog", "1s", &s, msg, sizeof(msg)) &&
+	CHECK(!study_replay_key("watchdog", "1s", &s, msg, sizeof(msg)) &&
 	      s.min_replays == 7, "default min_replays 7");
 	study_release(&s);
 
-	CHECK(!study_parse("min_replays", "1000", &s, msg, sizeof(msg)),
+	CHECK(!study_replay_key("min_replays", "1000", &s, msg, sizeof(msg)),
 	      "min_replays: 1000");
 	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_MIN_REPLAYS), arg,
 			      sizeof(arg)) && !strcmp(arg, "1000"),
@@ -221,10 +203,10 @@ static void test_defaults_and_back(void)
 	CHECK(!opt_parse("--min-replays", arg, &back, msg, sizeof(msg)) &&
 	      back.min_replays == s.min_replays, "  which reads back the same");
 	study_release(&s);
-	CHECK(study_parse("watchdog", "90ms", &s, msg, sizeof(msg)) < 0,
+	CHECK(study_replay_key("watchdog", "90ms", &s, msg, sizeof(msg)) < 0,
 	      "watchdog: 90ms is refused");
 	study_release(&s);
-	CHECK(!study_parse("watchdog", "1.5s", &s, msg, sizeof(msg)),
+	CHECK(!study_replay_key("watchdog", "1.5s", &s, msg, sizeof(msg)),
 	      "watchdog: 1.5s");
 	CHECK(!study_knob_arg(&s, gm_knob_find(GM_KNOB_WATCHDOG), arg,
 			      sizeof(arg)) && !strcmp(arg, "1.5"),
@@ -247,7 +229,7 @@ static void test_knob_args(void)
 	struct study s;
 	int seen = 0, timeslice = 0;
 
-	CHECK(!study_parse("min_replays", "3", &s, msg, sizeof(msg)),
+	CHECK(!study_replay_key("min_replays", "3", &s, msg, sizeof(msg)),
 	      "a study with min_replays: 3");
 	run.variant = gm_variant_find("nss");
 	exec_knob_args(&s, &run, &a);
