@@ -265,8 +265,9 @@ static int sweep(int argc, char **argv, struct gm_sweep_run_opts *ro)
 						      "kernel's name or part "
 						      "of it");
 			}
-			ro->kernels = gm_xrealloc(ro->kernels, (size_t)(ro->nr_kernels
-						 + 1) * sizeof(char *));
+			ro->kernels = gm_xrealloc(ro->kernels,
+						  (size_t)(ro->nr_kernels + 1) *
+						  sizeof(*ro->kernels));
 			ro->kernels[ro->nr_kernels++] = op.arg;
 			run_given = 1;
 			break;
@@ -301,8 +302,9 @@ static int sweep(int argc, char **argv, struct gm_sweep_run_opts *ro)
 		return gm_usage_error(usage, "--plan, --cliffs or --run?");
 	}
 	if (run_given && mode != OPT_RUN) {
-		return gm_usage_error(usage, "-o, --replays, --watchdog, --axes, --kernel, --redo "
-				      "and --no-plot go with --run");
+		return gm_usage_error(usage, "-o, --replays, --watchdog, --axes, "
+				      "--kernel, --redo and --no-plot go with "
+				      "--run");
 	}
 	if (mode == OPT_RUN) {
 		if (device_given) {

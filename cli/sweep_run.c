@@ -45,7 +45,7 @@ struct sweep {
 	char *points_path;
 	struct gm_sweep_points pts;
 	size_t measured, kept, failed;
-	int *kernel_hits;	/* per --kernels name, the kernels it took */
+	int *kernel_hits;	/* per --kernel name, the kernels it took */
 };
 
 /* Run this gpumix with @argv (argv[0] set here), its output into @log.
@@ -383,10 +383,8 @@ out:
 	return ret;
 }
 
-/* Every point of every kernel of @bundle. -1 when the program could not
- * be measured at all. */
-/* Whether --kernels takes kernel @name (all when none were given);
- * each name's matches are counted, to tell one that matched none. */
+/* Whether --kernel takes kernel @name (all when none were given); each
+ * name's matches are counted, to tell one that matched none. */
 static int kernel_chosen(struct sweep *s, const char *name)
 {
 	int chosen = !s->o->nr_kernels;
@@ -400,6 +398,8 @@ static int kernel_chosen(struct sweep *s, const char *name)
 	return chosen;
 }
 
+/* Every point of every kernel of @bundle. -1 when the program could not
+ * be measured at all. */
 static int sweep_bundle(struct sweep *s, const char *bundle)
 {
 	struct bundle b;
