@@ -288,13 +288,20 @@ static int bind_gpu(struct gm_loader *l, sqlite3_stmt *st, int *i,
 	return BIND_TEXT(l, st, (*i)++, g->throttle);
 }
 
-/* Run @id's elastic launch counters (NULL where the manifest has none). */
+/* Run @id's elastic launch counters (NULL where the manifest has none:
+ * a run of another variant, whose columns stay as inserted). */
 static int set_elastic_counters(struct gm_loader *l, const struct gm_run_dir *run,
 				int64_t id)
 {
 	sqlite3_stmt *st = l->st[ST_SET_ELASTIC];
-	int c;
+	int c, any = 0;
 
+	for (c = 0; c < GM_ELASTIC_COUNTERS_NR; c++) {
+		any |= run->elastic_counters[c] >= 0;
+	}
+	if (!any) {
+		return 0;
+	}
 	for (c = 0; c < GM_ELASTIC_COUNTERS_NR; c++) {
 		int64_t v = run->elastic_counters[c];
 		if ((v < 0 ? GM_SQL(l->db->sql, sqlite3_bind_null(st, c + 1))
