@@ -156,7 +156,14 @@ int main(void)
 	p.t_in = 1.5;
 	CHECK(gm_spmd_io_intensive(&p), "the boundary Tin = Tcomp");
 	p.t_in = 1.4;
-	CHECK(!gm_spmd_io_intensive(&p), "Tin < Tcomp: compute-intensive");
+	CHECK(!gm_spmd_io_intensive(&p), "Tin, Tout < Tcomp: compute-intensive");
+	/* Results that outweigh the kernels: lbm's shape (Tin 42, Tcomp 50,
+	 * Tout 195 ms on an H200), time shared by (20) as well. */
+	p.t_out = 1.5;
+	CHECK(gm_spmd_io_intensive(&p), "Tout = Tcomp: I/O-intensive too");
+	CHECK_NEAR(gm_spmd_predict(&p, 4, &h100), 4 * 1.5 + 1.5 + 1.4, TOL,
+		   "(20) with Tout the larger: 4 Tout + Tcomp + Tin = 8.9");
+	p.t_out = 1.0;
 
 	/* (9) and (21). */
 	{
