@@ -5,8 +5,9 @@
  * function whose job it is. The knobs whose value the knob table parses
  * (knobs.h: its DURATION, SIZE, CHOICE and FLAG rows, --watchdog among
  * them, and the OTHER row with a parse, --min-replays) go through their
- * rows alone, into the fields their rows name (knob_values.h); the rest are the run's own options, the knobs with their own
- * syntax, and the open-loop options.
+ * rows alone, into the fields their rows name (knob_values.h); the rest
+ * are the run's own options, the knobs with their own syntax, and the
+ * open-loop options.
  */
 #include "replay_opts.h"
 
