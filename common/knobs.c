@@ -2,17 +2,20 @@
 /*
  * The table of replay knobs and the checks both front ends share (see
  * knobs.h). A new knob is a GM_KNOB_* bit (knobs.h), a row below, the
- * variants that take it (variant.c), its long option and its field in
- * common/replay_opts_parse.c (a knob the table parses: knob_store(); an
- * OTHER knob without a parse: its case in knob_option()), its field in
- * study/study_replay.c's knob_store() and knob_value() (a kind other
- * than OTHER needs nothing else there; OTHER its cases in load_knob()
- * and study_knob_arg()), and the replay runtime that reads it.
+ * variants that take it (variant.c), its long option in
+ * common/replay_opts_parse.c's getopt table, and the replay runtime that
+ * reads it; a knob the table parses also its field in struct
+ * gm_knob_values (knob_values.h), named by its row (FIELD() below): both
+ * front ends keep it there, nothing else to write. An OTHER knob
+ * without a parse has its own field and handlers: its case in
+ * replay_opts_parse.c's knob_option(), in study/study_replay.c's
+ * load_knob() and study_knob_arg().
  */
 #include "knobs.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,35 +50,27 @@ static int parse_min_replays(const struct gm_knob_desc *k, const char *who,
 	return 0;
 }
 
-/*
- * --watchdog: any finite number of seconds, 0 turning it off; the row's
- * bounds are the study key's alone (the option never had them: a test
- * may stop a replay after 0.2 s).
- */
-static int parse_watchdog(const struct gm_knob_desc *k, const char *who,
-			  const char *text, double *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-
-	if (*end || !*text || !(v >= 0) || isinf(v)) {
-		return gm_error("%s takes a number of seconds (0: off)", who);
-	}
-	*out = v;
-	return 0;
-}
+/* Where a row keeps its value (knob_values.h). */
+#define FIELD(name, type)                                                      \
+	.field = offsetof(struct gm_knob_values, name),                        \
+	.field_type = GM_KNOB_FIELD_##type
 
 static const struct gm_knob_desc knobs[] = {
 	/* The run's settings (.run): --help writes them with --data and
 	 * --force, a study passes them on the replay's line. */
 	{ GM_KNOB_MIN_REPLAYS, "--min-replays", "min_replays", "R", NULL,
 	  GM_KNOB_OTHER, GM_MIN_REPLAYS_MIN, GM_MIN_REPLAYS_MAX, .def = 7,
-	  .parse = parse_min_replays, .run = 1 },
-	/* A study's watchdog: at least a second, at most a day; off only
-	 * on gpumix replay's command line. */
+	  .parse = parse_min_replays, .run = 1, FIELD(min_replays, UNSIGNED) },
+	/* 0 turns the watchdog off, on both front ends (a study's stage
+	 * time limit still stops a hung replay); at most a day, as gpumix
+	 * scale and sweep take it. A study's is at least a second: its
+	 * replays load modules and spend captured host time, so a shorter
+	 * one would call healthy replays hung. The option alone goes down
+	 * to a millisecond: tests stop a replay they hang on purpose after
+	 * a fraction of a second (0.2 s). */
 	{ GM_KNOB_WATCHDOG, "--watchdog", "watchdog", "SECONDS", NULL,
-	  GM_KNOB_OTHER, 1, 86400, .option_per_s = 1, .unit = "seconds",
-	  .def = 60, .parse = parse_watchdog, .run = 1 },
+	  GM_KNOB_DURATION, 1, 86400, "off", 1, "seconds", 60, .run = 1,
+	  .option_min = 1e-3, FIELD(watchdog_s, DOUBLE) },
 	{ GM_KNOB_POLICY, "--policy", NULL, "POLICY",
 	  /* (the policies' list is appended from policies.h) */
 	  "resource policy:", GM_KNOB_OTHER, .def = -1 },
@@ -84,17 +79,18 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_TIMESLICE, "--timeslice-us", "timeslice", "US",
 	  "run long elastic kernels in ranges of about US microseconds",
 	  GM_KNOB_DURATION, 1e-6, 10, "no timeslicing", 1e6, "microseconds",
-	  1e-3, NULL, NULL, 0 },
+	  1e-3, NULL, NULL, 0, FIELD(timeslice_us, DOUBLE) },
 	/* 0 turns copy chunking off (the ablation of item 76); chunks above
 	 * 1 GiB would be whole copies of every program the suite has. */
 	{ GM_KNOB_COPY_CHUNK, "--copy-chunk", "copy_chunk", "BYTES",
 	  "issue copies larger than BYTES as chunks of BYTES",
 	  GM_KNOB_SIZE, 4096, 1073741824.0, "whole copies", 0, NULL,
-	  4194304.0, NULL, NULL, 0 },
+	  4194304.0, NULL, NULL, 0, FIELD(copy_chunk, U64) },
 	{ GM_KNOB_COMPLETION, "--completion", "completion", "event|poll",
 	  "how the runtime learns that a kernel finished: CUDA events "
 	  "(event) or a host-mapped flag set by the transformed kernel "
-	  "(poll)", GM_KNOB_CHOICE, .def = 0, .choices = completion_names },
+	  "(poll)", GM_KNOB_CHOICE, .def = 0, .choices = completion_names,
+	  FIELD(completion, ENUM) },
 	{ GM_KNOB_PROFILE, "--profile", NULL, "FILE",
 	  "kernel profile of the suite's single runs (gpumix profile): "
 	  "MEDIAN's median kernel and the timeslices' lengths",
@@ -105,7 +101,8 @@ static const struct gm_knob_desc knobs[] = {
 	{ GM_KNOB_GRID, "--grid", "grid", "captured|resident",
 	  "physical grid when the policy's limits do not bind: the captured "
 	  "grid (captured), or Algorithm 1's cap at the resident maximum "
-	  "(resident)", GM_KNOB_CHOICE, .def = 0, .choices = grid_names },
+	  "(resident)", GM_KNOB_CHOICE, .def = 0, .choices = grid_names,
+	  FIELD(grid, ENUM) },
 	{ GM_KNOB_SM_SHARE, "--sm-share", "sm_share", "PROG=SHARE,...",
 	  "each named program's partition: SMs (32) or a percentage of the "
 	  "device's SMs (50%); the others share the rest equally (default: "
@@ -121,21 +118,22 @@ static const struct gm_knob_desc knobs[] = {
 	  "every program replays exactly once, all starting together (in "
 	  "single: each once alone), and that replay is kept: measured as "
 	  "a native co-run is (--min-replays does not apply)",
-	  GM_KNOB_FLAG, .def = 0 },
+	  GM_KNOB_FLAG, .def = 0, FIELD(one_shot, INT) },
 	{ GM_KNOB_PROBE, "--probe", "probe", "off|blocks",
 	  "the block probe: each block of the transformed kernels records its "
 	  "SM, start and end (probe.tsv, probe.bin); runs the transformed "
 	  "kernels (reconstruct --elastic)", GM_KNOB_CHOICE, .def = 0,
-	  .choices = probe_names },
+	  .choices = probe_names, FIELD(probe, ENUM) },
 	{ GM_KNOB_HOST_TIME, "--host-time", "host_time", "captured|none",
 	  "spend the host time each program spent between its calls when "
 	  "captured, before each call (captured), or issue the calls back "
 	  "to back (none)", GM_KNOB_CHOICE, .def = 0,
-	  .choices = host_time_names },
+	  .choices = host_time_names, FIELD(host_time, ENUM) },
 	/* 0 spends none: the same as host_time: none. */
 	{ GM_KNOB_MAX_HOST_GAP, "--max-host-gap", "max_host_gap", "SECONDS",
 	  "spend at most SECONDS of captured host time before any one call",
-	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL, NULL, 0 },
+	  GM_KNOB_DURATION, 0, HUGE_VAL, NULL, 1, "seconds", -1, NULL, NULL, 0,
+	  FIELD(max_host_gap_s, DOUBLE) },
 	{ GM_KNOB_ARRIVALS, "--arrivals", NULL, "PROG=SPEC",
 	  "PROG is latency-critical: each replay is one request, started at "
 	  "its arrival (queued while the one before runs): poisson:RATE "
@@ -209,7 +207,15 @@ static void add_bound(const struct gm_knob_desc *k, double v,
 	}
 }
 
-void gm_knob_range(const struct gm_knob_desc *k, struct strbuf *sb)
+/* The option's minimum: the row's option_min where it has one. */
+static double option_min(const struct gm_knob_desc *k)
+{
+	return k->option_min > 0 ? k->option_min : k->min;
+}
+
+/* gm_knob_range() with @min for the row's min. */
+static void add_range(const struct gm_knob_desc *k, double min,
+		      struct strbuf *sb)
 {
 	switch (k->kind) {
 	case GM_KNOB_DURATION:
@@ -218,11 +224,11 @@ void gm_knob_range(const struct gm_knob_desc *k, struct strbuf *sb)
 			strbuf_addf(sb, "0 (%s) or ", k->zero);
 		}
 		if (isinf(k->max)) {
-			add_bound(k, k->min, sb);
+			add_bound(k, min, sb);
 			strbuf_addstr(sb, " or more");
 		} else {
 			strbuf_addstr(sb, "between ");
-			add_bound(k, k->min, sb);
+			add_bound(k, min, sb);
 			strbuf_addstr(sb, " and ");
 			add_bound(k, k->max, sb);
 		}
@@ -242,8 +248,19 @@ void gm_knob_range(const struct gm_knob_desc *k, struct strbuf *sb)
 	}
 }
 
-int gm_knob_check(const struct gm_knob_desc *k, const char *who,
-		  const char *text, double v)
+void gm_knob_range(const struct gm_knob_desc *k, struct strbuf *sb)
+{
+	add_range(k, k->min, sb);
+}
+
+void gm_knob_option_range(const struct gm_knob_desc *k, struct strbuf *sb)
+{
+	add_range(k, option_min(k), sb);
+}
+
+/* gm_knob_check() with @min for the row's min. */
+static int check_in(const struct gm_knob_desc *k, double min, const char *who,
+		    const char *text, double v)
 {
 	struct strbuf range = STRBUF_INIT;
 	const char *near = NULL;
@@ -252,7 +269,7 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 	switch (k->kind) {
 	case GM_KNOB_DURATION:
 	case GM_KNOB_SIZE:
-		ok = (v == 0 && k->zero) || (v >= k->min && v <= k->max);
+		ok = (v == 0 && k->zero) || (v >= min && v <= k->max);
 		break;
 	case GM_KNOB_CHOICE: {
 		size_t n = 0;
@@ -270,7 +287,7 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 	if (ok) {
 		return 0;
 	}
-	gm_knob_range(k, &range);
+	add_range(k, min, &range);
 	if (k->kind == GM_KNOB_CHOICE) {
 		gm_error("%s must be %s, not '%s'%s%s%s", who, range.buf, text,
 			 near ? " (did you mean '" : "", near ? near : "",
@@ -280,6 +297,12 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 	}
 	strbuf_release(&range);
 	return -1;
+}
+
+int gm_knob_check(const struct gm_knob_desc *k, const char *who,
+		  const char *text, double v)
+{
+	return check_in(k, k->min, who, text, v);
 }
 
 /* Bytes with an optional K, M or G (KiB, MiB, GiB) suffix, at most 1 TiB
@@ -329,7 +352,8 @@ int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 			return gm_error("%s takes a number of %s, not '%s'", who,
 					k->unit, text);
 		}
-		if (gm_knob_check(k, who, text, v / k->option_per_s) < 0) {
+		if (check_in(k, option_min(k), who, text,
+			     v / k->option_per_s) < 0) {
 			return -1;
 		}
 		*out = v;
@@ -340,7 +364,7 @@ int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 					"G for KiB, MiB or GiB, not '%s'", who,
 					text);
 		}
-		if (gm_knob_check(k, who, text, v) < 0) {
+		if (check_in(k, option_min(k), who, text, v) < 0) {
 			return -1;
 		}
 		*out = v;
@@ -369,8 +393,8 @@ void gm_knob_format(const struct gm_knob_desc *k, double v,
 {
 	switch (k->kind) {
 	case GM_KNOB_DURATION:
-		/* exact for any duration a study file can give */
-		strbuf_addf(sb, "%.9g", v * k->option_per_s);
+		/* (exact for any duration a study file can give) */
+		strbuf_addf(sb, "%.9g", v);
 		break;
 	case GM_KNOB_SIZE:
 		strbuf_addf(sb, "%llu", (unsigned long long)v);

@@ -13,15 +13,19 @@
  * RANGE, not VALUE"); only the spelling differs: a study writes
  * durations with units ("1ms") and sizes as "4MiB", an option a number
  * in its own unit ("--timeslice-us 1000") and sizes with K, M, G
- * suffixes. The run's knobs (min_replays, watchdog) are OTHER rows with
- * a parse, their messages as they were: the option and the study key
- * share min_replays' bounds, but not the watchdog's (the option takes
- * any length, 0 for off; a study 1s to 24h).
+ * suffixes. The run's knobs (min_replays, watchdog) are rows too: the
+ * watchdog a DURATION whose option alone goes below the study's
+ * minimum (the row's option_min), min_replays an OTHER row with a parse.
+ * Each row the table parses names its field in struct gm_knob_values
+ * (knob_values.h), which both front ends hold: one gm_knob_store() and
+ * gm_knob_value() for both.
  */
 #ifndef GM_KNOBS_H
 #define GM_KNOBS_H
 
 #include <stddef.h>
+
+#include "knob_values.h"
 
 struct strbuf;
 
@@ -124,6 +128,15 @@ struct gm_knob_desc {
 	 * among the knob options that key a run (study/exec_decide.c).
 	 */
 	int run;
+	/* Where the value is kept (knob_values.h): offsetof(struct
+	 * gm_knob_values, FIELD) and its type; GM_KNOB_FIELD_NONE for the
+	 * knobs with their own syntax, kept in their own fields. Every row
+	 * the table parses has one. */
+	size_t field;
+	enum gm_knob_field_type field_type;
+	/* DURATION, SIZE: the option's own minimum where it goes below min
+	 * (0: min, the same on both front ends); the row says why. */
+	double option_min;
 };
 
 /* The knobs in table order; @i beyond the last gives NULL. */
@@ -134,10 +147,11 @@ const struct gm_knob_desc *gm_knob_find(enum gm_knob knob);
 
 /*
  * Check value @v of knob @k (a DURATION's seconds, a SIZE's bytes, a
- * CHOICE's index) against its row. @who names the knob in the message
- * ("--copy-chunk", "'copy_chunk'") and @text is the value as written.
- * Returns 0, or -1 with the cause "WHO must be RANGE, not TEXT" (the
- * range as gm_knob_range() writes it).
+ * CHOICE's index), as a study's key, against its row. @who names the
+ * knob in the message ("'copy_chunk'") and @text is the value as
+ * written. Returns 0, or -1 with the cause "WHO must be RANGE, not TEXT"
+ * (the range as gm_knob_range() writes it). The option's check is
+ * gm_knob_parse()'s: the same but for the row's option_min.
  */
 int gm_knob_check(const struct gm_knob_desc *k, const char *who,
 		  const char *text, double v);
@@ -151,7 +165,8 @@ int gm_knob_check(const struct gm_knob_desc *k, const char *who,
  * unit, a SIZE in bytes, a CHOICE's index, an OTHER knob's number.
  * Returns 0, or -1 with a cause naming @who; an unknown choice gets a
  * "did you mean". Not for FLAG knobs and OTHER knobs without a parse
- * (-1).
+ * (-1). A DURATION or SIZE is checked against the option's bounds: the
+ * row's, with option_min for min where the row has one.
  */
 int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 		  const char *text, double *out);
@@ -159,13 +174,17 @@ int gm_knob_parse(const struct gm_knob_desc *k, const char *who,
 /*
  * Append knob @k's accepted values to @sb: "0 (no timeslicing) or
  * between 1us and 10s", "0 or more", "'event' or 'poll'". Nothing for
- * FLAG and OTHER knobs.
+ * FLAG and OTHER knobs. gm_knob_range() gives the study key's range,
+ * gm_knob_option_range() the option's (the same but for a row with an
+ * option_min).
  */
 void gm_knob_range(const struct gm_knob_desc *k, struct strbuf *sb);
+void gm_knob_option_range(const struct gm_knob_desc *k, struct strbuf *sb);
 
 /*
- * Append value @v of knob @k (seconds, bytes, a choice's index) to @sb as
- * the option's argument: "1000" for a millisecond's timeslice, "4194304",
+ * Append value @v of knob @k in the option's terms (gm_knob_store()'s: a
+ * DURATION in the option's unit, bytes, a choice's index) to @sb as the
+ * option's argument: "1000" for a millisecond's timeslice, "4194304",
  * "event"; as the study writes it into a replay's command line and its
  * run's manifest.
  */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "elastic_plan.h"
+#include "knob_values.h"
 #include "knobs.h"
 #include "variant.h"
 
@@ -37,30 +38,6 @@ struct gm_kernel_knob {
 	const char *path;	/* --kernel-module */
 };
 
-/* How the runtime learns that a kernel finished (nss, elastic). */
-enum gm_completion {
-	GM_COMPLETION_EVENT,	/* a CUDA event after it, queried */
-	GM_COMPLETION_POLL,	/* a host-mapped flag the transformed
-				   kernel sets (paper's Listing 2) */
-};
-
-/*
- * The elastic variant's physical grid when the policy's limits do not
- * bind (GETPHYGRID under them gives what it gives the whole GPU).
- */
-enum gm_grid_mode {
-	GM_GRID_CAPTURED,	/* the captured grid: Hopper queues blocks
-				   beyond the resident ones in hardware */
-	GM_GRID_RESIDENT,	/* Algorithm 1 as written: capped at the
-				   resident maximum, the rest in the loop */
-};
-
-/* The block probe (replay/probe.h). */
-enum gm_probe_mode {
-	GM_PROBE_OFF,
-	GM_PROBE_BLOCKS,	/* each block's SM, start and end */
-};
-
 enum gm_host_callbacks {
 	GM_HOST_CALLBACKS_EMPTY,	/* a host function that returns */
 	GM_HOST_CALLBACKS_TIMED,	/* one that spends the captured time */
@@ -73,22 +50,18 @@ enum gm_addresses {
 	GM_ADDRESSES_RELOCATED,	/* wherever the bulk allocator puts them */
 };
 
-/* The captured host time between a program's calls (doc/gpumix-replay.md). */
-enum gm_host_time {
-	GM_HOST_TIME_CAPTURED,	/* spent before each call, as captured */
-	GM_HOST_TIME_NONE,	/* calls back to back */
-};
-
 struct gm_replay_opts {
 	const char *data_dir;		/* NULL: the program's directory */
 	const char *run_dir;		/* NULL: runs/<workload>.<variant> */
-	unsigned min_replays;		/* 1 with one_shot */
-	int one_shot;			/* --one-shot: each program once, kept */
+	/* The knobs the table parses (knob_values.h): min_replays (1 with
+	 * one_shot), one_shot, watchdog_s, timeslice_us, copy_chunk,
+	 * completion, grid, probe, host_time, max_host_gap_s, each set
+	 * through its row (gm_knob_store()). */
+	GM_KNOB_VALUES_MEMBER;
 	unsigned repetition;		/* --repetition: which repetition of
 					   a study's run this is (0-based) */
 	int have_study_seed;		/* --study-seed given */
 	uint64_t study_seed;		/* the seed of the study's run order */
-	double watchdog_s;		/* 0: off */
 	int force, profile, warm_host;
 	const char *variant_name;	/* --variant, NULL: the program's */
 	const struct gm_variant *variant;	/* set by _finish() */
@@ -103,15 +76,8 @@ struct gm_replay_opts {
 	int process_child;		/* internal --process-child: the program
 					   this process replays, -1: all */
 	int board_fd;			/* its shared board (process_board.h) */
-	double timeslice_us;
-	uint64_t copy_chunk;		/* bytes, 0: no chunking */
-	enum gm_completion completion;
-	enum gm_grid_mode grid;
 	enum gm_host_callbacks host_callbacks;
 	enum gm_addresses addresses;
-	enum gm_probe_mode probe;
-	enum gm_host_time host_time;
-	double max_host_gap_s;		/* < 0: no limit */
 	/* Open-loop programs (common/arrivals.h): "PROG=SPEC" as given,
 	 * each checked; their requests (0: the process's default) and the
 	 * seed of their Poisson processes. */

@@ -3,10 +3,11 @@
  * The replay options from the command line into struct gm_replay_opts
  * (see replay_opts.h): getopt_long's table, then each option by the one
  * function whose job it is. The knobs whose value the knob table parses
- * (knobs.h: its DURATION, SIZE, CHOICE and FLAG rows, and the OTHER rows
- * with a parse, --min-replays and --watchdog) go through their rows
- * alone; the rest are the run's own options, the knobs with their own
- * syntax, and the open-loop options.
+ * (knobs.h: its DURATION, SIZE, CHOICE and FLAG rows, --watchdog among
+ * them, and the OTHER row with a parse, --min-replays) go through their
+ * rows alone, into the fields their rows name (knob_values.h); the rest
+ * are the run's own options, the knobs with their own syntax, and the
+ * open-loop options.
  */
 #include "replay_opts.h"
 
@@ -105,80 +106,17 @@ const struct option gm_replay_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Where the options keep the number of knob @knob (the option's terms:
- * gm_knob_parse()); the knobs with their own handlers keep nothing here. */
-static void knob_store(struct gm_replay_opts *o, enum gm_knob knob, double v)
-{
-	switch (knob) {
-	case GM_KNOB_MIN_REPLAYS:
-		o->min_replays = (unsigned)v;
-		break;
-	case GM_KNOB_WATCHDOG:
-		o->watchdog_s = v;
-		break;
-	case GM_KNOB_TIMESLICE:
-		o->timeslice_us = v;
-		break;
-	case GM_KNOB_COPY_CHUNK:
-		o->copy_chunk = (uint64_t)v;
-		break;
-	case GM_KNOB_COMPLETION:
-		o->completion = (enum gm_completion)v;
-		break;
-	case GM_KNOB_GRID:
-		o->grid = (enum gm_grid_mode)v;
-		break;
-	case GM_KNOB_PROBE:
-		o->probe = (enum gm_probe_mode)v;
-		break;
-	case GM_KNOB_HOST_TIME:
-		o->host_time = (enum gm_host_time)v;
-		break;
-	case GM_KNOB_MAX_HOST_GAP:
-		o->max_host_gap_s = v;
-		break;
-	case GM_KNOB_ONE_SHOT:
-		o->one_shot = v != 0;
-		break;
-	case GM_KNOB_POLICY:
-	case GM_KNOB_ELASTIC:
-	case GM_KNOB_PROFILE:
-	case GM_KNOB_HIGH_PRIORITY:
-	case GM_KNOB_SM_SHARE:
-	case GM_KNOB_SCALE:
-	case GM_KNOB_MPS_THREADS:
-	case GM_KNOB_ARRIVALS:
-	case GM_KNOB_SMEM_PAD:
-	case GM_KNOB_KERNEL_MODULE:
-	case GM_KNOB_CLIFF_MAP:
-		/* (strings and lists: knob_option()) */
-		break;
-	}
-}
-
-/* Whether the table parses knob @k's value (and knob_store() keeps it). */
+/* Whether the table parses knob @k's value: its row names the field
+ * that keeps it (gm_knob_store()). */
 static int table_parses(const struct gm_knob_desc *k)
 {
-	return k->kind != GM_KNOB_OTHER || k->parse;
-}
-
-/* Row @k's default in its option's terms (a duration in the option's
- * unit); < 0 (none) as it is. */
-static double option_default(const struct gm_knob_desc *k)
-{
-	return k->def >= 0 && k->option_per_s > 0 ? k->def * k->option_per_s
-						  : k->def;
+	return k->field_type != GM_KNOB_FIELD_NONE;
 }
 
 void gm_replay_opts_init(struct gm_replay_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	for (size_t i = 0; gm_knob_at(i); i++) {
-		const struct gm_knob_desc *k = gm_knob_at(i);
-		if (table_parses(k)) {
-			knob_store(o, k->knob, option_default(k));
-		}
-	}
+	gm_knob_values_init(&o->knob_values);
 	o->profile = 1;
 	o->process_child = -1;
 	o->board_fd = -1;
@@ -208,8 +146,9 @@ static const struct gm_knob_desc *knob_of_option(int c)
 
 /*
  * Option @c when the table parses its knob's value (table_parses()): its
- * row parses and checks @arg (a flag takes none) and knob_store() keeps
- * it. Returns 0, -1 with the row's cause, or 1 when @c is another option.
+ * row parses and checks @arg (a flag takes none) and keeps it
+ * (gm_knob_store()). Returns 0, -1 with the row's cause, or 1 when @c is
+ * another option.
  */
 static int table_option(struct gm_replay_opts *o, int c, const char *arg)
 {
@@ -223,7 +162,7 @@ static int table_option(struct gm_replay_opts *o, int c, const char *arg)
 	    gm_knob_parse(k, k->option, arg, &v) < 0) {
 		return -1;
 	}
-	knob_store(o, k->knob, v);
+	gm_knob_store(&o->knob_values, k, v);
 	o->given |= k->knob;
 	return 0;
 }

@@ -114,16 +114,15 @@ struct study {
 	unsigned repeats, max_repeats;
 	double precision;
 	uint64_t seed;
-	unsigned min_replays;
-	double watchdog_s;
-	/* The replay knobs with a study key (see study_knob_arg()). */
-	double timeslice_s;
-	uint64_t copy_chunk;
-	enum gm_completion completion;
-	enum gm_grid_mode grid;		/* elastic grids where no limit binds */
-	enum gm_probe_mode probe;	/* the block probe, every variant */
-	enum gm_host_time host_time;	/* captured (default) or none */
-	double max_host_gap_s;		/* < 0: no limit */
+	/* The replay knobs the table parses (knob_values.h: min_replays,
+	 * watchdog_s, timeslice_us, copy_chunk, completion, grid, probe,
+	 * host_time, max_host_gap_s, one_shot), in the option's terms
+	 * (timeslice in microseconds), set through their rows as `gpumix
+	 * replay` sets its options; the others below (see
+	 * study_knob_arg()). one_shot: each program replays once, all
+	 * starting together, and that replay is kept (--one-shot);
+	 * min_replays does not apply. */
+	GM_KNOB_VALUES_MEMBER;
 	char *high_priority;		/* a program's name, or NULL */
 	struct yaml_pos high_priority_pos;
 	char *sm_share;			/* green: "PROG=SHARE,...", or NULL */
@@ -134,9 +133,6 @@ struct study {
 	/* mps_threads: the --mps-threads argument ("PCT" or
 	 * "NAME=PCT,..."), or NULL; the names and where each was given. */
 	char *mps_threads;
-	/* one_shot: each program replays once, all starting together, and
-	 * that replay is kept (--one-shot); min_replays does not apply. */
-	int one_shot;
 	char **mps_names;
 	struct yaml_pos *mps_pos;
 	size_t nr_mps;

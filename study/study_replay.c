@@ -134,97 +134,17 @@ static int load_sm_share(struct loader *l, const yaml_node_t *v,
 }
 
 /*
- * Where the study keeps the value of knob @knob of a kind the table
- * checks (knobs.h), or a number an OTHER row bounds: seconds, bytes, a
- * choice's index, 0 or 1, a count. The other knobs have their own
- * fields and loaders (load_knob()).
+ * Keep value @x of knob @k as loaded (seconds for a DURATION, bytes, a
+ * choice's index, 0 or 1, a count) in its row's field: the option's
+ * terms, a duration in the option's unit (knob_values.h).
  */
-static void knob_store(struct study *s, enum gm_knob knob, double v)
+static void knob_store(struct study *s, const struct gm_knob_desc *k,
+		       double x)
 {
-	switch (knob) {
-	case GM_KNOB_MIN_REPLAYS:
-		s->min_replays = (unsigned)v;
-		break;
-	case GM_KNOB_WATCHDOG:
-		s->watchdog_s = v;
-		break;
-	case GM_KNOB_TIMESLICE:
-		s->timeslice_s = v;
-		break;
-	case GM_KNOB_COPY_CHUNK:
-		s->copy_chunk = (uint64_t)v;
-		break;
-	case GM_KNOB_COMPLETION:
-		s->completion = (enum gm_completion)v;
-		break;
-	case GM_KNOB_GRID:
-		s->grid = (enum gm_grid_mode)v;
-		break;
-	case GM_KNOB_HOST_TIME:
-		s->host_time = (enum gm_host_time)v;
-		break;
-	case GM_KNOB_MAX_HOST_GAP:
-		s->max_host_gap_s = v;
-		break;
-	case GM_KNOB_ONE_SHOT:
-		s->one_shot = v != 0;
-		break;
-	case GM_KNOB_PROBE:
-		s->probe = (enum gm_probe_mode)v;
-		break;
-	case GM_KNOB_POLICY:
-	case GM_KNOB_ELASTIC:
-	case GM_KNOB_PROFILE:
-	case GM_KNOB_HIGH_PRIORITY:
-	case GM_KNOB_SM_SHARE:
-	case GM_KNOB_SCALE:
-	case GM_KNOB_MPS_THREADS:
-	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
-	case GM_KNOB_KERNEL_MODULE:
-	case GM_KNOB_CLIFF_MAP:
-	case GM_KNOB_ARRIVALS:
-		break;
+	if (k->kind == GM_KNOB_DURATION) {
+		x *= k->option_per_s;
 	}
-}
-
-/* The value knob_store() kept for @knob. */
-static double knob_value(const struct study *s, enum gm_knob knob)
-{
-	switch (knob) {
-	case GM_KNOB_MIN_REPLAYS:
-		return s->min_replays;
-	case GM_KNOB_WATCHDOG:
-		return s->watchdog_s;
-	case GM_KNOB_TIMESLICE:
-		return s->timeslice_s;
-	case GM_KNOB_COPY_CHUNK:
-		return (double)s->copy_chunk;
-	case GM_KNOB_COMPLETION:
-		return s->completion;
-	case GM_KNOB_GRID:
-		return s->grid;
-	case GM_KNOB_HOST_TIME:
-		return s->host_time;
-	case GM_KNOB_MAX_HOST_GAP:
-		return s->max_host_gap_s;
-	case GM_KNOB_ONE_SHOT:
-		return s->one_shot;
-	case GM_KNOB_PROBE:
-		return s->probe;
-	case GM_KNOB_POLICY:
-	case GM_KNOB_ELASTIC:
-	case GM_KNOB_PROFILE:
-	case GM_KNOB_HIGH_PRIORITY:
-	case GM_KNOB_SM_SHARE:
-	case GM_KNOB_SCALE:
-	case GM_KNOB_MPS_THREADS:
-	case GM_KNOB_SMEM_PAD:		/* (sweep knobs: no study key) */
-	case GM_KNOB_KERNEL_MODULE:
-	case GM_KNOB_CLIFF_MAP:
-	case GM_KNOB_ARRIVALS:
-		break;
-	}
-	return -1;
+	gm_knob_store(&s->knob_values, k, x);
 }
 
 /* The cause gm_knob_check() recorded, again at node @v (FILE:LINE:COL). */
@@ -272,7 +192,7 @@ static int load_table_knob(struct loader *l, const yaml_node_t *v,
 			return error_at(l, v);
 		}
 		free(word);
-		knob_store(l->s, k->knob, x);
+		knob_store(l->s, k, x);
 		return 0;
 	case GM_KNOB_FLAG:
 		if (yaml_doc_bool(l->d, v, what, &on)) {
@@ -286,7 +206,7 @@ static int load_table_knob(struct loader *l, const yaml_node_t *v,
 	if (gm_knob_check(k, what, yaml_doc_scalar(v), x) < 0) {
 		return error_at(l, v);
 	}
-	knob_store(l->s, k->knob, x);
+	knob_store(l->s, k, x);
 	return 0;
 }
 
@@ -303,7 +223,6 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 	char *what = gm_xasprintf("'%s'", k->study_key);
 	char *word = NULL;
 	int ret = -1;
-	double x;
 	long n;
 
 	if (k->kind != GM_KNOB_OTHER) {
@@ -317,15 +236,7 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 		ret = yaml_doc_int(l->d, v, what, (long)k->min, (long)k->max,
 				   &n);
 		if (!ret) {
-			knob_store(s, k->knob, (double)n);
-		}
-		break;
-	case GM_KNOB_WATCHDOG:
-		/* A study's duration, within the row's bounds (the option's
-		 * 0 for off is not one). */
-		ret = yaml_doc_duration(l->d, v, what, k->min, k->max, &x);
-		if (!ret) {
-			knob_store(s, k->knob, x);
+			knob_store(s, k, (double)n);
 		}
 		break;
 	case GM_KNOB_HIGH_PRIORITY:
@@ -360,6 +271,7 @@ static int load_knob(struct loader *l, const yaml_node_t *v,
 			s->scale = study_path_resolve(s->root, word);
 		}
 		break;
+	case GM_KNOB_WATCHDOG:
 	case GM_KNOB_TIMESLICE:
 	case GM_KNOB_COPY_CHUNK:
 	case GM_KNOB_COMPLETION:
@@ -453,9 +365,7 @@ int loader_replay(struct loader *l, const yaml_node_t *root)
 	size_t nr_keys = 0;
 	yaml_node_t *v;
 
-	for (size_t i = 0; gm_knob_at(i); i++) {
-		knob_store(s, gm_knob_at(i)->knob, gm_knob_at(i)->def);
-	}
+	gm_knob_values_init(&s->knob_values);
 	s->same_kernels = 1;
 	s->stage_timeout_s = DEFAULT_STAGE_TIMEOUT_S;
 	v = yaml_doc_get(l->d, root, "stage_timeout");
@@ -555,7 +465,7 @@ static int table_arg(const struct study *s, const struct gm_knob_desc *k,
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	gm_knob_format(k, knob_value(s, k->knob), &sb);
+	gm_knob_format(k, gm_knob_value(&s->knob_values, k), &sb);
 	snprintf(buf, len, "%s", sb.buf);
 	strbuf_release(&sb);
 	return 0;

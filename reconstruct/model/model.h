@@ -240,15 +240,33 @@ int model_destroy_stream(struct model_prog *p, uint64_t ev, uint64_t handle);
 int model_add_event(struct model_prog *p, uint64_t ev, uint64_t handle,
 		    unsigned flags);
 int model_destroy_event(struct model_prog *p, uint64_t ev, uint64_t handle);
+/*
+ * cuEventRecord / cuStreamWaitEvent: as model_add_op() adds them, and
+ * in a capturing stream also the graph's node and its dependencies
+ * (model_graph.c). Return 0, or -1 with a cause.
+ */
 int model_add_event_record(struct model_prog *p, uint64_t ev, const char *api,
 			   uint64_t event, uint64_t stream);
 int model_add_stream_wait(struct model_prog *p, uint64_t ev, const char *api,
 			  uint64_t stream, uint64_t event);
-int model_add_event_sync(struct model_prog *p, uint64_t ev, const char *api,
-			 uint64_t event);
-int model_add_stream_sync(struct model_prog *p, uint64_t ev, const char *api,
-			  uint64_t stream);
-int model_add_ctx_sync(struct model_prog *p, uint64_t ev, const char *api);
+
+/*
+ * Operation @code (the first value, a GM_OP_* of replay/gpumix_replay.h)
+ * with its operands after it in the order of its GM_OPS row: a STREAM or
+ * EVENT operand is the captured handle, looked up here; any other is its
+ * value (an id the caller resolved, flags, a number). Checks that the
+ * model is open, then adds and fills the operation. Returns it (the
+ * model's), or NULL with a cause if the model is finished or a handle
+ * unknown. The operations that need nothing else, the synchronizations
+ * (model_add_op(p, ev, api, GM_OP_STREAM_SYNC, stream)), are added by it
+ * alone; a wrong number of operands is a failed assertion.
+ */
+struct mop;
+#define model_add_op(p, ev, api, ...)                                          \
+	model_add_op_at(p, ev, api, (const uint64_t[]){ __VA_ARGS__ },          \
+			sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+struct mop *model_add_op_at(struct model_prog *p, uint64_t ev,
+			    const char *api, const uint64_t *v, size_t nr);
 
 /*
  * cuLaunchHostFunc / cuStreamAddCallback on captured stream @stream: the

@@ -208,19 +208,8 @@ struct model {
 };
 
 /* model_core.c's helpers for the other model files: see the static
- * functions they wrap. model_core.c calls no other model file. */
-/*
- * Operation @code (the first value), its operands after it in the order
- * of its GM_OPS row: a STREAM or EVENT operand is the captured handle,
- * looked up here; any other is its value (an id the caller resolved, flags,
- * a number). Checks that the model is open, then adds and fills the
- * operation; NULL (cause recorded) if it is finished or a handle unknown.
- */
-#define model_add_op(p, ev, api, ...)                                          \
-	model_add_op_at(p, ev, api, (const uint64_t[]){ __VA_ARGS__ },          \
-			sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
-struct mop *model_add_op_at(struct model_prog *p, uint64_t ev,
-			    const char *api, const uint64_t *v, size_t nr);
+ * functions they wrap (model_add_op() is public: model.h). model_core.c
+ * calls no other model file. */
 struct mop *model_op_add(struct model_prog *p, uint64_t ev, const char *api,
 			 unsigned code);
 int model_check_open(struct model_prog *p);

@@ -145,8 +145,10 @@ int feed_do_stream_wait(const struct call *c)
 
 int feed_do_stream_sync(const struct call *c)
 {
-	return model_add_stream_sync(c->f->p, c->ev, c->api,
-				     feed_stream_of(c->x, ARGS(cuStreamSynchronize)->hStream));
+	return model_add_op(c->f->p, c->ev, c->api, GM_OP_STREAM_SYNC,
+			    feed_stream_of(c->x,
+					   ARGS(cuStreamSynchronize)->hStream))
+		       ? 0 : -1;
 }
 
 int feed_do_event_create(const struct call *c)
@@ -180,8 +182,8 @@ int feed_do_event_record(const struct call *c)
 
 int feed_do_event_sync(const struct call *c)
 {
-	return model_add_event_sync(c->f->p, c->ev, c->api,
-				    ARGS(cuEventSynchronize)->hEvent);
+	return model_add_op(c->f->p, c->ev, c->api, GM_OP_EVENT_SYNC,
+			    ARGS(cuEventSynchronize)->hEvent) ? 0 : -1;
 }
 
 /* ---- host functions ---- */

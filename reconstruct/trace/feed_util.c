@@ -536,5 +536,5 @@ int feed_do_ctx_reset(const struct call *c)
 
 int feed_do_ctx_sync(const struct call *c)
 {
-	return model_add_ctx_sync(c->f->p, c->ev, c->api);
+	return model_add_op(c->f->p, c->ev, c->api, GM_OP_CTX_SYNC) ? 0 : -1;
 }

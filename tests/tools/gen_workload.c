@@ -51,6 +51,7 @@
 #include "hash.h"
 #include "reconstruct/model/model.h"
 #include "reconstruct/recon_dir.h"
+#include "replay/gpumix_replay.h"
 #include "strbuf.h"
 #include "variant.h"
 
@@ -87,6 +88,10 @@ static uint64_t ev;
 			return -1;                                             \
 		}                                                              \
 	} while (0)
+
+/* An operation that needs nothing but its operands (a synchronization):
+ * model_add_op()'s 0 or -1. */
+#define OP(...) (model_add_op(__VA_ARGS__) ? 0 : -1)
 
 static int add_module(struct model_prog *p, const char *fatbin)
 {
@@ -249,7 +254,7 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 	c.stream = STREAM1;
 	c.d2h_hash = h1;
 	if (model_add_copy(p, ev++, "cuMemcpyDtoHAsync_v2", &c) < 0 ||
-	    model_add_stream_sync(p, ev++, "cuStreamSynchronize", STREAM1) < 0 ||
+	    OP(p, ev++, "cuStreamSynchronize", GM_OP_STREAM_SYNC, STREAM1) < 0 ||
 	    model_add_memset(p, ev++, "cuMemsetD32_v2", A_OUT2, 0xdeadbeefu, 4,
 			     N_ELEMS, 0, 0) < 0) {
 		goto out;
@@ -274,7 +279,7 @@ static int tiny_program(struct model *m, const struct opts *o, unsigned idx,
 	    model_add_free(p, ev++, "cuMemFree_v2", A_IN) < 0 ||
 	    model_add_free(p, ev++, "cuMemFree_v2", A_OUT) < 0 ||
 	    model_add_free(p, ev++, "cuMemFree_v2", A_OUT2) < 0 ||
-	    model_add_ctx_sync(p, ev++, "cuCtxSynchronize") < 0) {
+	    OP(p, ev++, "cuCtxSynchronize", GM_OP_CTX_SYNC) < 0) {
 		goto out;
 	}
 	ret = 0;
@@ -367,7 +372,7 @@ static int hostgap_program(struct model *m, const struct opts *o,
 		}
 		ev++;
 	}
-	TRY(model_add_ctx_sync(p, ev++, "cuCtxSynchronize"));
+	TRY(OP(p, ev++, "cuCtxSynchronize", GM_OP_CTX_SYNC));
 	return 0;
 }
 
@@ -395,7 +400,7 @@ static int hang_program(struct model *m, const struct opts *o)
 		l.params_size = 8;
 		TRY(model_add_launch(p, ev++, "cuLaunchKernel", &l));
 	}
-	TRY(model_add_ctx_sync(p, ev++, "cuCtxSynchronize"));
+	TRY(OP(p, ev++, "cuCtxSynchronize", GM_OP_CTX_SYNC));
 	TRY(model_add_free(p, ev++, "cuMemFree_v2", A_IN));
 	return 0;
 }
@@ -550,8 +555,7 @@ static int r_wait(struct race *r, uint64_t stream, uint64_t event)
 
 static int r_sync(struct race *r, uint64_t stream)
 {
-	return model_add_stream_sync(r->p, ev++, "cuStreamSynchronize",
-				     stream);
+	return OP(r->p, ev++, "cuStreamSynchronize", GM_OP_STREAM_SYNC, stream);
 }
 
 /* Deterministic per-program data. */
@@ -642,7 +646,7 @@ static int race_ops(struct race *r, unsigned idx, uint32_t *tmp)
 	TRY(r_scale(r, S1, R_D, R_IN, 17));
 	TRY(r_d2h(r, S1, R_D, 0, 0));
 	TRY(r_record(r, E2, S1));
-	TRY(model_add_event_sync(r->p, ev++, "cuEventSynchronize", E2));
+	TRY(OP(r->p, ev++, "cuEventSynchronize", GM_OP_EVENT_SYNC, E2));
 	r_data(tmp, r->n[R_D], seed + 3);
 	TRY(r_h2d(r, S2, R_D, tmp, MODEL_SYNC, 0));
 	TRY(r_sync(r, S1));
@@ -650,7 +654,7 @@ static int race_ops(struct race *r, unsigned idx, uint32_t *tmp)
 
 	/* A context synchronization orders everything before it. */
 	TRY(r_incr(r, S1, R_D));
-	TRY(model_add_ctx_sync(r->p, ev++, "cuCtxSynchronize"));
+	TRY(OP(r->p, ev++, "cuCtxSynchronize", GM_OP_CTX_SYNC));
 	TRY(r_d2h(r, S2, R_D, MODEL_SYNC, 0));
 
 	/* Freeing a buffer a queued kernel still reads: cuMemFree waited
@@ -682,7 +686,7 @@ static int race_ops(struct race *r, unsigned idx, uint32_t *tmp)
 	TRY(r_wait(r, S2, E1));
 	TRY(r_incr(r, S2, R_BIG1));
 	TRY(r_d2h(r, S2, R_BIG1, 0, 0));
-	TRY(model_add_ctx_sync(r->p, ev++, "cuCtxSynchronize"));
+	TRY(OP(r->p, ev++, "cuCtxSynchronize", GM_OP_CTX_SYNC));
 	return 0;
 }
 

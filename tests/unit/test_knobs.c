@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the knob table (common/knobs.h): every row is well
- * formed; the two front ends that
+ * formed; each row that the table parses names its own field of struct
+ * gm_knob_values (common/knob_values.h), which a knob stored through the
+ * row reads back from by name in both the replay's options and a study;
+ * the two front ends that
  * read a knob, a study's `replay:` key (study/study_replay.c) and `gpumix
  * replay`'s option (common/replay_opts.c), accept and refuse the same
  * values (each bound and just past it), with the same range in their
@@ -9,6 +12,7 @@
  * replay reads; the knobs' enums and their names agree; the doc pages
  * state each bound the table has.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,12 +44,23 @@ static void test_rows(void)
 		      what);
 		seen |= k->knob;
 		CHECK(gm_knob_find(k->knob) == k, "  gm_knob_find() finds it");
+		CHECK((k->field_type != GM_KNOB_FIELD_NONE) ==
+		      (k->kind != GM_KNOB_OTHER || k->parse != NULL),
+		      "  a field, exactly when the table parses its value");
+		CHECK(k->option_min == 0 ||
+		      ((k->kind == GM_KNOB_DURATION || k->kind == GM_KNOB_SIZE) &&
+		       k->option_min < k->min),
+		      "  an option_min only below a duration's or size's min");
 		for (size_t j = 0; j < i; j++) {
 			const struct gm_knob_desc *o = gm_knob_at(j);
 			CHECK(strcmp(o->option, k->option) &&
 			      (!k->study_key || !o->study_key ||
 			       strcmp(o->study_key, k->study_key)),
 			      "  its option and study key are no other row's");
+			CHECK(k->field_type == GM_KNOB_FIELD_NONE ||
+			      o->field_type == GM_KNOB_FIELD_NONE ||
+			      o->field != k->field,
+			      "  its field is no other row's");
 		}
 		if (!table_kind(k)) {
 			continue;
@@ -81,11 +96,15 @@ static void test_rows(void)
 }
 
 /* The value `gpumix replay` parsed for knob @k, in the table's terms
- * (seconds, bytes, a choice's index, 0 or 1). */
+ * (seconds, bytes, a choice's index, 0 or 1), read by the field's name. */
 static double replay_value(const struct gm_replay_opts *o,
 			   const struct gm_knob_desc *k)
 {
 	switch (k->knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		return o->min_replays;
+	case GM_KNOB_WATCHDOG:
+		return o->watchdog_s;
 	case GM_KNOB_TIMESLICE:
 		return o->timeslice_us / k->option_per_s;
 	case GM_KNOB_COPY_CHUNK:
@@ -107,12 +126,17 @@ static double replay_value(const struct gm_replay_opts *o,
 	}
 }
 
-/* The value the study loaded for knob @k, in the table's terms. */
+/* The value the study loaded for knob @k, in the table's terms, read by
+ * the field's name. */
 static double study_value(const struct study *s, const struct gm_knob_desc *k)
 {
 	switch (k->knob) {
+	case GM_KNOB_MIN_REPLAYS:
+		return s->min_replays;
+	case GM_KNOB_WATCHDOG:
+		return s->watchdog_s;
 	case GM_KNOB_TIMESLICE:
-		return s->timeslice_s;
+		return s->timeslice_us / k->option_per_s;
 	case GM_KNOB_COPY_CHUNK:
 		return (double)s->copy_chunk;
 	case GM_KNOB_COMPLETION:
@@ -154,10 +178,11 @@ static int replay_parse(const struct gm_knob_desc *k, const char *arg,
 /*
  * Give knob @k value @v (the table's terms) to both front ends, spelled
  * @opt for the option and @yaml for the study, or @opt for both when
- * @yaml is NULL; @accept: whether they must take it.
+ * @yaml is NULL; @ropt, @rstudy: whether the option and the study must
+ * take it (they differ only below a row's min, down to its option_min).
  */
-static void agree(const struct gm_knob_desc *k, const char *opt,
-		  const char *yaml, int accept)
+static void agree_each(const struct gm_knob_desc *k, const char *opt,
+		       const char *yaml, int ropt, int rstudy)
 {
 	char what[256], rmsg[GM_ERROR_MSG_LEN], smsg[GM_ERROR_MSG_LEN];
 	struct gm_replay_opts o;
@@ -165,27 +190,38 @@ static void agree(const struct gm_knob_desc *k, const char *opt,
 	int rret = replay_parse(k, opt, &o, rmsg, sizeof(rmsg));
 	int sret = study_replay_key(k->study_key, yaml ? yaml : opt, &s, smsg,
 				    sizeof(smsg));
+	int accept = ropt && rstudy;
 
-	snprintf(what, sizeof(what), "%s %s and %s: %s by both",
-		 k->option, opt ? opt : "", k->study_key, accept ? "accepted" :
-		 "refused");
-	if (!CHECK(rret == (accept ? 0 : -1) && sret == rret, what)) {
+	if (ropt == rstudy) {
+		snprintf(what, sizeof(what), "%s %s and %s: %s by both",
+			 k->option, opt ? opt : "", k->study_key,
+			 accept ? "accepted" : "refused");
+	} else {
+		snprintf(what, sizeof(what), "%s %s: %s, %s: %s", k->option,
+			 opt ? opt : "", ropt ? "accepted" : "refused",
+			 k->study_key, rstudy ? "accepted" : "refused");
+	}
+	if (!CHECK(rret == (ropt ? 0 : -1) && sret == (rstudy ? 0 : -1),
+		   what)) {
 		printf("#   replay: %s\n#   study: %s\n", rret ? rmsg : "ok",
 		       sret ? smsg : "ok");
 	}
-	if (!accept && rret && sret) {
-		struct strbuf range = STRBUF_INIT;
+	if (!ropt && !rstudy && rret && sret) {
+		struct strbuf range = STRBUF_INIT, orange = STRBUF_INIT;
 		gm_knob_range(k, &range);
+		gm_knob_option_range(k, &orange);
 		/* (a syntax error names the front end's syntax, a range
 		 * error the range: "-0.001" is a range error to the option
 		 * and a syntax error to the study, which has no '-') */
 		if (strstr(rmsg, " must be ") && !strstr(smsg, " such as ")) {
-			CHECK(strstr(rmsg, range.buf) && strstr(smsg, range.buf),
+			CHECK(strstr(rmsg, orange.buf) &&
+			      strstr(smsg, range.buf),
 			      "  both messages give the table's range");
 		}
 		CHECK(!strncmp(smsg, "tests/data/study/mem.yaml:5:", 28),
 		      "  the study's names FILE:LINE:COL");
 		strbuf_release(&range);
+		strbuf_release(&orange);
 	}
 	if (accept && !rret && !sret) {
 		char arg[256];
@@ -205,14 +241,27 @@ static void agree(const struct gm_knob_desc *k, const char *opt,
 	study_release(&s);
 }
 
+/* agree_each() when both front ends must take it (@accept) or not. */
+static void agree(const struct gm_knob_desc *k, const char *opt,
+		  const char *yaml, int accept)
+{
+	agree_each(k, opt, yaml, accept, accept);
+}
+
 /* @v seconds as the option's number and as a study's duration. */
-static void agree_duration(const struct gm_knob_desc *k, double v, int accept)
+static void agree_duration_each(const struct gm_knob_desc *k, double v,
+				int ropt, int rstudy)
 {
 	char opt[64], yaml[64];
 
 	snprintf(opt, sizeof(opt), "%.9g", v * k->option_per_s);
 	snprintf(yaml, sizeof(yaml), "%.9gs", v);
-	agree(k, opt, yaml, accept);
+	agree_each(k, opt, yaml, ropt, rstudy);
+}
+
+static void agree_duration(const struct gm_knob_desc *k, double v, int accept)
+{
+	agree_duration_each(k, v, accept, accept);
 }
 
 static void agree_size(const struct gm_knob_desc *k, double v, int accept)
@@ -231,7 +280,12 @@ static void test_front_ends_agree(void)
 		switch (k->kind) {
 		case GM_KNOB_DURATION:
 			agree_duration(k, k->min, 1);
-			if (k->min > 0) {
+			if (k->option_min > 0) {
+				/* (the option alone goes lower) */
+				agree_duration_each(k, k->min * 0.999, 1, 0);
+				agree_duration_each(k, k->option_min, 1, 0);
+				agree_duration(k, k->option_min * 0.999, 0);
+			} else if (k->min > 0) {
 				agree_duration(k, k->min * 0.999, 0);
 			} else {
 				agree(k, "-0.001", NULL, 0);
@@ -282,6 +336,55 @@ static void test_front_ends_agree(void)
 		}
 		case GM_KNOB_OTHER:
 			break;
+		}
+	}
+}
+
+/*
+ * A knob stored through its row reads back by its field's name in both
+ * the replay's options and a study, and no other row's field changes: a
+ * row naming another's field fails here.
+ */
+static void test_store_reads_back(void)
+{
+	for (size_t i = 0; gm_knob_at(i); i++) {
+		const struct gm_knob_desc *k = gm_knob_at(i);
+		struct gm_replay_opts o;
+		struct study s;
+		double x, want;
+		char what[256];
+
+		if (k->field_type == GM_KNOB_FIELD_NONE) {
+			continue;
+		}
+		/* (the option's terms; none is any row's default) */
+		x = k->field_type == GM_KNOB_FIELD_ENUM ||
+		    k->field_type == GM_KNOB_FIELD_INT ? 1 : 3;
+		want = k->kind == GM_KNOB_DURATION ? x / k->option_per_s : x;
+		gm_replay_opts_init(&o);
+		memset(&s, 0, sizeof(s));
+		gm_knob_values_init(&s.knob_values);
+		gm_knob_store(&o.knob_values, k, x);
+		gm_knob_store(&s.knob_values, k, x);
+		snprintf(what, sizeof(what), "%s stored through its row reads "
+			 "back by name in the replay's options and a study",
+			 k->option);
+		CHECK(replay_value(&o, k) == want && study_value(&s, k) == want,
+		      what);
+		CHECK(gm_knob_value(&o.knob_values, k) == x &&
+		      gm_knob_value(&s.knob_values, k) == x,
+		      "  and through the row");
+		for (size_t j = 0; gm_knob_at(j); j++) {
+			const struct gm_knob_desc *n = gm_knob_at(j);
+			if (j == i || n->field_type == GM_KNOB_FIELD_NONE) {
+				continue;
+			}
+			snprintf(what, sizeof(what), "  %s is still its "
+				 "default", n->option);
+			CHECK(gm_knob_value(&o.knob_values, n) ==
+			      gm_knob_default(n) &&
+			      gm_knob_value(&s.knob_values, n) ==
+			      gm_knob_default(n), what);
 		}
 	}
 }
@@ -372,6 +475,14 @@ static void test_docs(void)
 			snprintf(what, sizeof(what), "%s gives %s's range: %s",
 				 pages[p], k->option, range.buf);
 			CHECK(strstr(text.buf, range.buf), what);
+			if (k->option_min > 0 && strstr(pages[p], "replay")) {
+				strbuf_reset(&range);
+				gm_knob_option_range(k, &range);
+				snprintf(what, sizeof(what), "%s gives %s's "
+					 "option range: %s", pages[p],
+					 k->option, range.buf);
+				CHECK(strstr(text.buf, range.buf), what);
+			}
 			strbuf_release(&range);
 		}
 		strbuf_release(&text);
@@ -382,6 +493,7 @@ int main(void)
 {
 	test_rows();
 	test_front_ends_agree();
+	test_store_reads_back();
 	test_messages();
 	test_enum_names();
 	test_docs();

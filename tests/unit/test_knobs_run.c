@@ -54,8 +54,11 @@ static void test_rows(void)
 	      "... a run's knob, its own parser");
 	CHECK_STR(wd->option, "--watchdog", "watchdog: its option");
 	CHECK_STR(wd->study_key, "watchdog", "... its study key");
-	CHECK(wd->run && wd->parse && wd->kind == GM_KNOB_OTHER,
-	      "... a run's knob, its own parser");
+	CHECK(wd->run && wd->kind == GM_KNOB_DURATION && wd->zero &&
+	      wd->option_per_s == 1,
+	      "... a run's knob, a duration in seconds, 0 for off");
+	CHECK(wd->option_min > 0 && wd->option_min < wd->min,
+	      "... whose option alone goes below the study's minimum");
 	for (size_t i = 0; gm_knob_at(i); i++) {
 		const struct gm_knob_desc *k = gm_knob_at(i);
 		CHECK(!k->run || k == mr || k == wd, "no other row is the run's");
@@ -125,16 +128,21 @@ static void test_min_replays(void)
 	      "--min-replays 7x: refused");
 }
 
-/* --watchdog: any finite length, 0 for off; 'watchdog': 1s to 24h. */
+/*
+ * One row for both: 0 (off) or at most 24h; --watchdog from 1ms (tests
+ * stop a hung replay early), 'watchdog' from 1s.
+ */
 static void test_watchdog(void)
 {
-	static const char *const opt_ok[] = { "0", "0.2", "1", "86400",
-					      "1e6", NULL };
-	static const char *const opt_bad[] = { "-1", "-0.5", "inf", "nan",
-					       "abc", "", "5s", NULL };
-	static const char *const yaml_ok[] = { "1s", "1", "60s", "24h",
+	static const char *const opt_ok[] = { "0", "0.001", "0.2", "1",
+					      "86400", NULL };
+	static const char *const opt_syntax[] = { "inf", "nan", "abc", "",
+						  "5s", NULL };
+	static const char *const opt_range[] = { "-1", "-0.5", "0.0009",
+						 "86401", "1e6", NULL };
+	static const char *const yaml_ok[] = { "0", "1s", "1", "60s", "24h",
 					       "86400", NULL };
-	static const char *const yaml_bad[] = { "0", "0.999s", "999ms",
+	static const char *const yaml_bad[] = { "0.999s", "999ms", "1ms",
 						"86401", "24.001h", NULL };
 	char msg[GM_ERROR_MSG_LEN], what[128];
 	struct gm_replay_opts o;
@@ -146,13 +154,26 @@ static void test_watchdog(void)
 		CHECK(!opt_parse("--watchdog", opt_ok[i], &o, msg, sizeof(msg)) &&
 		      o.watchdog_s == strtod(opt_ok[i], NULL), what);
 	}
-	for (size_t i = 0; opt_bad[i]; i++) {
+	for (size_t i = 0; opt_syntax[i]; i++) {
+		char *want = gm_xasprintf("--watchdog takes a number of "
+					  "seconds, not '%s'", opt_syntax[i]);
 		snprintf(what, sizeof(what), "--watchdog '%s': refused",
-			 opt_bad[i]);
-		CHECK_INT(opt_parse("--watchdog", opt_bad[i], &o, msg,
+			 opt_syntax[i]);
+		CHECK_INT(opt_parse("--watchdog", opt_syntax[i], &o, msg,
 				    sizeof(msg)), -1, what);
-		CHECK_STR(msg, "--watchdog takes a number of seconds (0: off)",
-			  "  its message");
+		CHECK_STR(msg, want, "  its message");
+		free(want);
+	}
+	for (size_t i = 0; opt_range[i]; i++) {
+		char *want = gm_xasprintf("--watchdog must be 0 (off) or "
+					  "between 1ms and 24h, not %s",
+					  opt_range[i]);
+		snprintf(what, sizeof(what), "--watchdog %s: refused",
+			 opt_range[i]);
+		CHECK_INT(opt_parse("--watchdog", opt_range[i], &o, msg,
+				    sizeof(msg)), -1, what);
+		CHECK_STR(msg, want, "  its message");
+		free(want);
 	}
 	for (size_t i = 0; yaml_ok[i]; i++) {
 		snprintf(what, sizeof(what), "watchdog: %s: accepted",
@@ -164,10 +185,14 @@ static void test_watchdog(void)
 	CHECK(!study_replay_key("watchdog", "2min", &s, msg, sizeof(msg)) &&
 	      s.watchdog_s == 120, "watchdog: 2min is 120 s");
 	study_release(&s);
+	CHECK(!study_replay_key("watchdog", "0", &s, msg, sizeof(msg)) &&
+	      s.watchdog_s == 0, "watchdog: 0 is off, as --watchdog 0");
+	study_release(&s);
 	for (size_t i = 0; yaml_bad[i]; i++) {
 		char *want = gm_xasprintf("tests/data/study/mem.yaml:5:13: "
-					  "'watchdog' must be between 1s and "
-					  "24h, not %s", yaml_bad[i]);
+					  "'watchdog' must be 0 (off) or "
+					  "between 1s and 24h, not %s",
+					  yaml_bad[i]);
 		snprintf(what, sizeof(what), "watchdog: %s: refused",
 			 yaml_bad[i]);
 		CHECK_INT(study_replay_key("watchdog", yaml_bad[i], &s, msg,

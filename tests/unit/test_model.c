@@ -147,7 +147,8 @@ static void test_errors(void)
 	model_add_unsupported(p, 18, "cuGraphLaunch");
 	CHECK_INT(model_nr_unsupported(m), 1, "unsupported call counted");
 	CHECK_INT(model_finish(m), 0, "finish");
-	expect_error(model_add_ctx_sync(p, 19, "cuCtxSynchronize"),
+	expect_error(model_add_op(p, 19, "cuCtxSynchronize", GM_OP_CTX_SYNC)
+		     ? 0 : -1,
 		     "the model of 'p' is already finished",
 		     "no additions after finish");
 	{
@@ -221,7 +222,7 @@ static void test_ids_and_ops(void)
 	c.flags = MODEL_SYNC;
 	c.d2h_hash = NULL;
 	model_add_copy(p, 15, "cuMemcpyDtoH_v2", &c);		/* op 8 */
-	model_add_stream_sync(p, 16, "cuStreamSynchronize", 0xa2);
+	model_add_op(p, 16, "cuStreamSynchronize", GM_OP_STREAM_SYNC, 0xa2);
 	model_add_copy(p, 17, "cuMemcpyDtoH_v2", &c);		/* op 10 */
 	CHECK_INT(model_set_result_hash(p, 30, 17, h), 0,
 		  "a result hash that comes later");

@@ -105,7 +105,7 @@ static void test_full(void)
 	CHECK_INT(s.baseline, STUDY_BASELINE_WORKLOAD, "baseline: workload");
 	CHECK_INT(s.min_replays, 3, "min_replays");
 	CHECK_NEAR(s.watchdog_s, 120, 1e-9, "watchdog 2min");
-	CHECK_NEAR(s.timeslice_s, 500e-6, 1e-12, "timeslice 500us");
+	CHECK_NEAR(s.timeslice_us, 500, 1e-9, "timeslice 500us");
 	CHECK_INT(s.copy_chunk, 8u << 20, "copy_chunk 8MiB");
 	CHECK_INT(s.completion, GM_COMPLETION_POLL, "completion poll");
 	CHECK_INT(s.nr_warnings, 0, "  no warning: nss takes every knob set");
@@ -141,7 +141,7 @@ static void test_defaults(void)
 	CHECK_INT(s.baseline, STUDY_BASELINE_PROGRAM, "default baseline: program");
 	CHECK_INT(s.min_replays, 7, "default min_replays 7");
 	CHECK_NEAR(s.watchdog_s, 60, 1e-9, "default watchdog 60 s");
-	CHECK_NEAR(s.timeslice_s, 1e-3, 1e-12, "default timeslice 1 ms");
+	CHECK_NEAR(s.timeslice_us, 1000, 1e-9, "default timeslice 1 ms");
 	CHECK_INT(s.copy_chunk, 4u << 20, "default copy chunk 4 MiB");
 	CHECK_INT(s.completion, GM_COMPLETION_EVENT, "default completion event");
 	CHECK_NEAR(s.stage_timeout_s, 3600, 1e-9, "default stage timeout 1 h");
