@@ -69,18 +69,37 @@
 #define GM_R(id) ((uint32_t)(id) | GM_REF_ARRAY)
 
 /*
+ * The traits of an operation (GM_OPS's fourth column): what the replay's
+ * executors do with it (replay/op_traits.h reads them).
+ */
+enum gm_op_trait {
+	GM_OPT_KNOWN = 0x01,	/* the code has its row (set for every row) */
+	GM_OPT_GRAPH = 0x02,	/* a graph operation: graph_ops.c runs it */
+	GM_OPT_HOSTMEM = 0x04,	/* touches mapped or managed memory:
+				   hostmem.c runs it */
+	GM_OPT_RESULT = 0x08,	/* yields a result to hash (a check) */
+	GM_OPT_NSS_REFUSED = 0x10,	/* the nss scheduler refuses it */
+	/* The nss scheduler's two streams per program and runtime
+	 * dependencies do not map onto a captured or explicit graph. */
+	GM_OPT_GRAPH_OP = GM_OPT_GRAPH | GM_OPT_NSS_REFUSED,
+};
+
+/*
  * The operations: one row each, the only description of them. The code
  * generator prints rows from it (reconstruct/model/codegen.c), the runtime
  * checks them (replay/prog.c) and names them in messages (replay/ops.c),
- * the model counts them (reconstruct/model/model.c).
+ * the model counts them (reconstruct/model/model.c), the executors read
+ * their traits (replay/op_traits.c).
  *
- *   GM_OP(NAME, what, group, operands)
+ *   GM_OP(NAME, what, group, traits, operands)
  *
  * NAME      enum gm_opcode GM_OP_NAME, and GM_NAME(ev, ...) the row
  *           constructor below, whose arguments after the trace event are
  *           the operands in this order
  * what      how messages name the operation
  * group     GM_OPG_*: what the operation is, for counts
+ * traits    GM_OPT_* (0: none): which executor runs it, which refuses it,
+ *           whether it yields a result to hash
  * operands  GM_OPND(field, kind) per argument: the struct gm_op field it
  *           fills and what it holds (unused fields are 0):
  *             STREAM   program-local stream id (0: the program's legacy
@@ -138,74 +157,79 @@
  * (cuStreamAttachMemAsync).
  */
 #define GM_OPS(GM_OP, GM_OPND)                                                 \
-	GM_OP(NOP, "no-op", GM_OPG_OTHER, )                                    \
-	GM_OP(ALLOC, "allocation", GM_OPG_MEMORY,                              \
-	      GM_OPND(a, ALLOC) GM_OPND(z, NUM) GM_OPND(x, ADDR))              \
-	GM_OP(FREE, "free", GM_OPG_MEMORY, GM_OPND(a, ALLOC))                  \
-	GM_OP(H2D, "host-to-device copy", GM_OPG_COPY,                         \
+	GM_OP(NOP, "no-op", GM_OPG_OTHER, 0, )                                 \
+	GM_OP(ALLOC, "allocation", GM_OPG_MEMORY, 0, GM_OPND(a, ALLOC)         \
+	      GM_OPND(z, NUM) GM_OPND(x, ADDR))                                \
+	GM_OP(FREE, "free", GM_OPG_MEMORY, 0, GM_OPND(a, ALLOC))               \
+	GM_OP(H2D, "host-to-device copy", GM_OPG_COPY, 0,                      \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
-	      GM_OPND(x, NUM) GM_OPND(b, BLOB) GM_OPND(y, NUM) GM_OPND(z, NUM))\
-	GM_OP(D2H, "device-to-host copy", GM_OPG_COPY,                         \
+	      GM_OPND(x, NUM) GM_OPND(b, BLOB) GM_OPND(y, NUM)                 \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(D2H, "device-to-host copy", GM_OPG_COPY, GM_OPT_RESULT,          \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
 	      GM_OPND(x, NUM) GM_OPND(b, CHECK) GM_OPND(y, HOST)               \
 	      GM_OPND(z, NUM))                                                 \
-	GM_OP(D2D, "device-to-device copy", GM_OPG_COPY,                       \
+	GM_OP(D2D, "device-to-device copy", GM_OPG_COPY, 0,                    \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
-	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM) GM_OPND(z, NUM)) \
-	GM_OP(PTR_STORE, "device pointer store", GM_OPG_COPY,                  \
+	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM)                  \
+	      GM_OPND(z, NUM))                                                 \
+	GM_OP(PTR_STORE, "device pointer store", GM_OPG_COPY, 0,               \
 	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(a, REF)    \
-	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM))                  \
-	GM_OP(MEMSET8, "memset (8-bit)", GM_OPG_MEMSET,                        \
+	      GM_OPND(x, NUM) GM_OPND(b, REF) GM_OPND(y, NUM))                 \
+	GM_OP(MEMSET8, "memset (8-bit)", GM_OPG_MEMSET, 0,                     \
 	      GM_MEMSET_OPNDS(GM_OPND))                                        \
-	GM_OP(MEMSET16, "memset (16-bit)", GM_OPG_MEMSET,                      \
+	GM_OP(MEMSET16, "memset (16-bit)", GM_OPG_MEMSET, 0,                   \
 	      GM_MEMSET_OPNDS(GM_OPND))                                        \
-	GM_OP(MEMSET32, "memset (32-bit)", GM_OPG_MEMSET,                      \
+	GM_OP(MEMSET32, "memset (32-bit)", GM_OPG_MEMSET, 0,                   \
 	      GM_MEMSET_OPNDS(GM_OPND))                                        \
-	GM_OP(LAUNCH, "kernel launch", GM_OPG_LAUNCH,                          \
+	GM_OP(LAUNCH, "kernel launch", GM_OPG_LAUNCH, 0,                       \
 	      GM_OPND(stream, STREAM) GM_OPND(a, LAUNCH))                      \
-	GM_OP(EVENT_RECORD, "event record", GM_OPG_OTHER,                      \
+	GM_OP(EVENT_RECORD, "event record", GM_OPG_OTHER, 0,                   \
 	      GM_OPND(stream, STREAM) GM_OPND(a, EVENT))                       \
-	GM_OP(STREAM_WAIT, "stream wait on event", GM_OPG_OTHER,               \
+	GM_OP(STREAM_WAIT, "stream wait on event", GM_OPG_OTHER, 0,            \
 	      GM_OPND(stream, STREAM) GM_OPND(a, EVENT))                       \
-	GM_OP(EVENT_SYNC, "event synchronize", GM_OPG_SYNC, GM_OPND(a, EVENT)) \
-	GM_OP(STREAM_SYNC, "stream synchronize", GM_OPG_SYNC,                  \
+	GM_OP(EVENT_SYNC, "event synchronize", GM_OPG_SYNC, 0,                 \
+	      GM_OPND(a, EVENT))                                               \
+	GM_OP(STREAM_SYNC, "stream synchronize", GM_OPG_SYNC, 0,               \
 	      GM_OPND(stream, STREAM))                                         \
-	GM_OP(CTX_SYNC, "context synchronize", GM_OPG_SYNC, )                  \
-	GM_OP(TEX_CREATE, "texture object create", GM_OPG_OTHER,               \
+	GM_OP(CTX_SYNC, "context synchronize", GM_OPG_SYNC, 0, )               \
+	GM_OP(TEX_CREATE, "texture object create", GM_OPG_OTHER, 0,            \
 	      GM_OPND(a, TEXTURE) GM_OPND(b, TEXDESC))                         \
-	GM_OP(TEX_DESTROY, "texture object destroy", GM_OPG_OTHER,             \
+	GM_OP(TEX_DESTROY, "texture object destroy", GM_OPG_OTHER, 0,          \
 	      GM_OPND(a, TEXTURE))                                             \
 	GM_OP(HOST_FILL, "host write of mapped or managed memory",             \
-	      GM_OPG_OTHER, GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(b, BLOB)   \
-	      GM_OPND(y, NUM) GM_OPND(z, NUM))                                 \
+	      GM_OPG_OTHER, GM_OPT_HOSTMEM, GM_OPND(a, REF) GM_OPND(x, NUM)    \
+	      GM_OPND(b, BLOB) GM_OPND(y, NUM) GM_OPND(z, NUM))                \
 	GM_OP(HOST_CHECK, "host read of mapped or managed memory",             \
-	      GM_OPG_OTHER, GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(b, CHECK)  \
-	      GM_OPND(z, NUM))                                                 \
+	      GM_OPG_OTHER, GM_OPT_HOSTMEM | GM_OPT_RESULT, GM_OPND(a, REF)    \
+	      GM_OPND(x, NUM) GM_OPND(b, CHECK) GM_OPND(z, NUM))               \
 	GM_OP(PREFETCH, "managed memory prefetch", GM_OPG_OTHER,               \
-	      GM_OPND(stream, STREAM) GM_OPND(a, REF) GM_OPND(x, NUM)          \
-	      GM_OPND(z, NUM) GM_OPND(c, NUM))                                 \
-	GM_OP(ADVISE, "managed memory advice", GM_OPG_OTHER,                   \
+	      GM_OPT_HOSTMEM, GM_OPND(stream, STREAM) GM_OPND(a, REF)          \
+	      GM_OPND(x, NUM) GM_OPND(z, NUM) GM_OPND(c, NUM))                 \
+	GM_OP(ADVISE, "managed memory advice", GM_OPG_OTHER, GM_OPT_HOSTMEM,   \
 	      GM_OPND(a, REF) GM_OPND(x, NUM) GM_OPND(z, NUM) GM_OPND(b, NUM)  \
 	      GM_OPND(c, NUM))                                                 \
-	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER,                        \
+	GM_OP(HOST_FUNC, "host function", GM_OPG_OTHER, 0,                     \
 	      GM_OPND(stream, STREAM) GM_OPND(x, NUM))                         \
 	GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
 	GM_OP(ATTACH, "managed memory stream attach", GM_OPG_OTHER,            \
-	      GM_OPND(stream, STREAM) GM_OPND(a, REF) GM_OPND(x, NUM)          \
-	      GM_OPND(z, NUM) GM_OPND(c, NUM))                                 \
+	      GM_OPT_HOSTMEM, GM_OPND(stream, STREAM) GM_OPND(a, REF)          \
+	      GM_OPND(x, NUM) GM_OPND(z, NUM) GM_OPND(c, NUM))                 \
 	GM_OP(COPY_IN, "host-to-device copy (2-D, 3-D or array)",              \
-	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
+	      GM_OPG_COPY, 0, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)    \
 	      GM_OPND(a, COPYDESC) GM_OPND(b, BLOB) GM_OPND(y, NUM)            \
 	      GM_OPND(z, NUM))                                                 \
 	GM_OP(COPY_OUT, "device-to-host copy (2-D, 3-D or array)",             \
-	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
-	      GM_OPND(a, COPYDESC) GM_OPND(b, CHECK) GM_OPND(y, HOST)          \
-	      GM_OPND(z, NUM))                                                 \
+	      GM_OPG_COPY, GM_OPT_RESULT, GM_OPND(stream, STREAM)              \
+	      GM_OPND(flags, FLAGS) GM_OPND(a, COPYDESC) GM_OPND(b, CHECK)     \
+	      GM_OPND(y, HOST) GM_OPND(z, NUM))                                \
 	GM_OP(COPY_DEV, "device-to-device copy (2-D, 3-D or array)",           \
-	      GM_OPG_COPY, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)       \
+	      GM_OPG_COPY, 0, GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS)    \
 	      GM_OPND(a, COPYDESC))                                            \
-	GM_OP(ARRAY_CREATE, "array create", GM_OPG_MEMORY, GM_OPND(a, ARRAY))  \
-	GM_OP(ARRAY_DESTROY, "array destroy", GM_OPG_MEMORY, GM_OPND(a, ARRAY))
+	GM_OP(ARRAY_CREATE, "array create", GM_OPG_MEMORY, 0,                  \
+	      GM_OPND(a, ARRAY))                                               \
+	GM_OP(ARRAY_DESTROY, "array destroy", GM_OPG_MEMORY, 0,                \
+	      GM_OPND(a, ARRAY))
 /*
  * CUDA graphs (doc/graphs.md). Stream capture replays as captured: the
  * operations between CAPTURE_BEGIN and CAPTURE_END on a stream (and on
@@ -232,47 +256,53 @@
  */
 #define GM_GRAPH_OPS(GM_OP, GM_OPND)                                           \
 	GM_OP(CAPTURE_BEGIN, "stream capture begin", GM_OPG_OTHER,             \
-	      GM_OPND(stream, STREAM))                                         \
+	      GM_OPT_GRAPH_OP, GM_OPND(stream, STREAM))                        \
 	GM_OP(CAPTURE_END, "stream capture end", GM_OPG_OTHER,                 \
-	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	      GM_OPT_GRAPH_OP, GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))      \
 	GM_OP(CAPTURE_TO, "stream capture into a graph", GM_OPG_OTHER,         \
-	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
+	      GM_OPT_GRAPH_OP, GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))      \
 	GM_OP(CAPTURE_AFTER, "stream capture into a graph after a node",       \
-	      GM_OPG_OTHER, GM_OPND(stream, STREAM) GM_OPND(a, GRAPH)          \
-	      GM_OPND(b, NODE))                                                \
-	GM_OP(GRAPH_CREATE, "graph create", GM_OPG_OTHER, GM_OPND(a, GRAPH))   \
-	GM_OP(NODE_BEGIN, "graph node begin", GM_OPG_OTHER,                    \
+	      GM_OPG_OTHER, GM_OPT_GRAPH_OP, GM_OPND(stream, STREAM)           \
+	      GM_OPND(a, GRAPH) GM_OPND(b, NODE))                              \
+	GM_OP(GRAPH_CREATE, "graph create", GM_OPG_OTHER, GM_OPT_GRAPH_OP,     \
+	      GM_OPND(a, GRAPH))                                               \
+	GM_OP(NODE_BEGIN, "graph node begin", GM_OPG_OTHER, GM_OPT_GRAPH_OP,   \
 	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH))                       \
-	GM_OP(NODE_END, "graph node end", GM_OPG_OTHER,                        \
+	GM_OP(NODE_END, "graph node end", GM_OPG_OTHER, GM_OPT_GRAPH_OP,       \
 	      GM_OPND(stream, STREAM) GM_OPND(a, GRAPH) GM_OPND(b, NODE))      \
-	GM_OP(GRAPH_NODE, "graph node", GM_OPG_OTHER,                          \
+	GM_OP(GRAPH_NODE, "graph node", GM_OPG_OTHER, GM_OPT_GRAPH_OP,         \
 	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(x, NUM)               \
 	      GM_OPND(c, NUM))                                                 \
-	GM_OP(GRAPH_DEP, "graph dependency", GM_OPG_OTHER,                     \
+	GM_OP(GRAPH_DEP, "graph dependency", GM_OPG_OTHER, GM_OPT_GRAPH_OP,    \
 	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(c, NODE))             \
-	GM_OP(GRAPH_INST, "graph instantiate", GM_OPG_OTHER,                   \
+	GM_OP(GRAPH_INST, "graph instantiate", GM_OPG_OTHER, GM_OPT_GRAPH_OP,  \
 	      GM_OPND(a, EXEC) GM_OPND(b, GRAPH))                              \
-	GM_OP(GRAPH_LAUNCH, "graph launch", GM_OPG_OTHER,                      \
+	GM_OP(GRAPH_LAUNCH, "graph launch", GM_OPG_OTHER, GM_OPT_GRAPH_OP,     \
 	      GM_OPND(stream, STREAM) GM_OPND(a, EXEC))                        \
 	GM_OP(GRAPH_CHECK, "graph device-to-host result", GM_OPG_OTHER,        \
-	      GM_OPND(stream, STREAM) GM_OPND(flags, FLAGS) GM_OPND(b, CHECK)  \
-	      GM_OPND(y, HOST) GM_OPND(z, NUM))                                \
+	      GM_OPT_GRAPH_OP | GM_OPT_RESULT, GM_OPND(stream, STREAM)         \
+	      GM_OPND(flags, FLAGS) GM_OPND(b, CHECK) GM_OPND(y, HOST)         \
+	      GM_OPND(z, NUM))                                                 \
 	GM_OP(GRAPH_UPDATE, "graph exec update", GM_OPG_OTHER,                 \
-	      GM_OPND(a, EXEC) GM_OPND(b, GRAPH))                              \
+	      GM_OPT_GRAPH_OP, GM_OPND(a, EXEC) GM_OPND(b, GRAPH))             \
 	GM_OP(KNODE_SET, "kernel node parameters", GM_OPG_OTHER,               \
-	      GM_OPND(a, LAUNCH) GM_OPND(b, NODE) GM_OPND(c, EXEC))            \
-	GM_OP(GRAPH_CLONE, "graph clone", GM_OPG_OTHER,                        \
+	      GM_OPT_GRAPH_OP, GM_OPND(a, LAUNCH) GM_OPND(b, NODE)             \
+	      GM_OPND(c, EXEC))                                                \
+	GM_OP(GRAPH_CLONE, "graph clone", GM_OPG_OTHER, GM_OPT_GRAPH_OP,       \
 	      GM_OPND(a, GRAPH) GM_OPND(b, GRAPH))                             \
-	GM_OP(GRAPH_DESTROY, "graph destroy", GM_OPG_OTHER, GM_OPND(a, GRAPH)) \
+	GM_OP(GRAPH_DESTROY, "graph destroy", GM_OPG_OTHER, GM_OPT_GRAPH_OP,   \
+	      GM_OPND(a, GRAPH))                                               \
 	GM_OP(EXEC_DESTROY, "graph exec destroy", GM_OPG_OTHER,                \
-	      GM_OPND(a, EXEC))                                                \
+	      GM_OPT_GRAPH_OP, GM_OPND(a, EXEC))                               \
 	GM_OP(GRAPH_EDGE, "graph dependency with edge data", GM_OPG_OTHER,     \
-	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(c, NODE)              \
-	      GM_OPND(x, ADDR))                                                \
+	      GM_OPT_GRAPH_OP, GM_OPND(a, GRAPH) GM_OPND(b, NODE)              \
+	      GM_OPND(c, NODE) GM_OPND(x, ADDR))                               \
 	GM_OP(CHILD_SET, "graph exec child graph", GM_OPG_OTHER,               \
-	      GM_OPND(a, EXEC) GM_OPND(b, NODE) GM_OPND(c, GRAPH))            \
-	GM_OP(CAPTURE_EDGE, "stream capture into a graph after a node by "     \
-	      "edge data", GM_OPG_OTHER, GM_OPND(stream, STREAM)              \
+	      GM_OPT_GRAPH_OP, GM_OPND(a, EXEC) GM_OPND(b, NODE)               \
+	      GM_OPND(c, GRAPH))                                               \
+	GM_OP(CAPTURE_EDGE,                                                    \
+	      "stream capture into a graph after a node by edge data",        \
+	      GM_OPG_OTHER, GM_OPT_GRAPH_OP, GM_OPND(stream, STREAM)           \
 	      GM_OPND(a, GRAPH) GM_OPND(b, NODE) GM_OPND(x, ADDR))
 
 /* Kinds of GRAPH_NODE (x). */
@@ -305,7 +335,7 @@ enum gm_operand_kind {
 };
 
 enum gm_opcode {
-#define GM_OP_ENUM_(name, what, group, operands) GM_OP_##name,
+#define GM_OP_ENUM_(name, what, group, traits, operands) GM_OP_##name,
 #define GM_OPND_NONE_(field, kind)
 	GM_OPS(GM_OP_ENUM_, GM_OPND_NONE_)
 #undef GM_OP_ENUM_

@@ -24,7 +24,7 @@
 const char *gm_op_name(unsigned code)
 {
 	static const char *const names[GM_OP_COUNT] = {
-#define GM_OP_NAME_(name, what, group, operands) [GM_OP_##name] = what,
+#define GM_OP_NAME_(name, what, group, traits, operands) [GM_OP_##name] = what,
 #define GM_OPND_NONE_(field, kind)
 		GM_OPS(GM_OP_NAME_, GM_OPND_NONE_)
 #undef GM_OP_NAME_

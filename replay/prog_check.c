@@ -203,7 +203,7 @@ int gm_desc_check_op(const struct gm_run *run, const struct gm_program_desc *d,
 	if (check_operand(run, d, op, GM_OPK_##kind, op->field) < 0) {         \
 		return -1;                                                     \
 	}
-#define GM_OP_CHECK_(name, what, group, operands)                              \
+#define GM_OP_CHECK_(name, what, group, traits, operands)                              \
 	case GM_OP_##name:                                                     \
 		operands return 0;
 	GM_OPS(GM_OP_CHECK_, GM_OPND_CHECK_)

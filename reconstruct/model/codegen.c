@@ -598,7 +598,7 @@ static void emit_op(struct strbuf *out, const struct model_prog *p,
 #define GM_OPND_PRINT_(field, kind)                                            \
 	strbuf_addstr(out, ", ");                                              \
 	operand(out, GM_OPK_##kind, op->field);
-#define GM_OP_PRINT_(name, what, group, operands)                              \
+#define GM_OP_PRINT_(name, what, group, traits, operands)                              \
 	case GM_OP_##name:                                                     \
 		strbuf_addf(out, "GM_" #name "(%" PRIu64, op->event);          \
 		operands strbuf_addch(out, ')');                               \

@@ -269,7 +269,7 @@ uint64_t model_nr_unsupported(const struct model *m)
 enum gm_op_group model_op_group(unsigned code)
 {
 	static const enum gm_op_group groups[GM_OP_COUNT] = {
-#define GM_OP_GROUP_(name, what, group, operands) [GM_OP_##name] = group,
+#define GM_OP_GROUP_(name, what, group, traits, operands) [GM_OP_##name] = group,
 #define GM_OPND_NONE_(field, kind)
 		GM_OPS(GM_OP_GROUP_, GM_OPND_NONE_)
 #undef GM_OP_GROUP_
@@ -312,7 +312,8 @@ static const struct opnd opnds[GM_OP_COUNT][MAX_OPNDS] = {
 #define GM_OPND_(field, kind)                                                  \
 	{ OPND_OF_##kind, sizeof(((struct mop *)0)->field),                    \
 	  offsetof(struct mop, field) },
-#define GM_OP_(name, what, group, operands) [GM_OP_##name] = { operands },
+#define GM_OP_(name, what, group, traits, operands)                            \
+	[GM_OP_##name] = { operands },
 	GM_OPS(GM_OP_, GM_OPND_)
 #undef GM_OP_
 #undef GM_OPND_

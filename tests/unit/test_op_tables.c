@@ -22,7 +22,7 @@
 #include "test.h"
 
 static const char *const names[GM_OP_COUNT] = {
-#define GM_OP_NAME_(name, what, group, operands) [GM_OP_##name] = #name,
+#define GM_OP_NAME_(name, what, group, traits, operands) [GM_OP_##name] = #name,
 #define GM_OPND_NONE_(field, kind)
 	GM_OPS(GM_OP_NAME_, GM_OPND_NONE_)
 #undef GM_OP_NAME_
@@ -31,7 +31,7 @@ static const char *const names[GM_OP_COUNT] = {
 
 /* 1 for the codes of GM_GRAPH_OPS. */
 static const unsigned char graph[GM_OP_COUNT] = {
-#define GM_OP_ONE_(name, what, group, operands) [GM_OP_##name] = 1,
+#define GM_OP_ONE_(name, what, group, traits, operands) [GM_OP_##name] = 1,
 #define GM_OPND_NONE_(field, kind)
 	GM_GRAPH_OPS(GM_OP_ONE_, GM_OPND_NONE_)
 #undef GM_OP_ONE_
@@ -40,7 +40,7 @@ static const unsigned char graph[GM_OP_COUNT] = {
 
 /* The number of CHECK operands of each code. */
 static const unsigned char checks[GM_OP_COUNT] = {
-#define GM_OP_SUM_(name, what, group, operands) [GM_OP_##name] = 0 operands,
+#define GM_OP_SUM_(name, what, group, traits, operands) [GM_OP_##name] = 0 operands,
 #define GM_OPND_CHECK_(field, kind) + (GM_OPK_##kind == GM_OPK_CHECK)
 	GM_OPS(GM_OP_SUM_, GM_OPND_CHECK_)
 #undef GM_OP_SUM_
