@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Run-directory loader (see loader.h). Prepared statements, bound by
- * position, stepped once per record, all inside one BEGIN IMMEDIATE ...
- * COMMIT: SQLite writes each page once at commit, which is what keeps a
- * million-record run within seconds.
+ * Run-directory loader (gm_loader_load_run(), loader_int.h) and the
+ * primitives the loaders of the other directories use (stepping a
+ * statement, the workloads); loader_dispatch.c picks the loader for a
+ * directory. Prepared statements, bound by position, stepped once per
+ * record, all inside one BEGIN IMMEDIATE ... COMMIT: SQLite writes each
+ * page once at commit, which is what keeps a million-record run within
+ * seconds.
  */
 #include "loader.h"
 
@@ -13,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "corun_reader.h"
 #include "demangle.h"
 #include "error.h"
 #include "instance_name.h"
@@ -665,29 +667,13 @@ out:
 	return ret;
 }
 
-int gm_loader_load(struct gm_loader *l, const char *dir,
-		   struct gm_load_info *info)
+int gm_loader_load_run(struct gm_loader *l, const char *dir,
+		       struct gm_load_info *info)
 {
 	struct gm_run_dir run;
 	int64_t wid, rid, *pids = NULL;
 	int ret = -1, in_tx = 0, rc;
 
-	memset(info, 0, sizeof(*info));
-	if (gm_corun_dir_is(dir)) {
-		memset(&run, 0, sizeof(run));
-		ret = gm_loader_load_corun(l, dir, info);
-		goto out_corun;
-	}
-	if (gm_sweep_dir_is(dir)) {
-		memset(&run, 0, sizeof(run));
-		ret = gm_loader_load_sweep(l, dir, info);
-		goto out_corun;
-	}
-	if (gm_stretch_dir_is(dir)) {
-		memset(&run, 0, sizeof(run));
-		ret = gm_loader_load_stretch(l, dir, info);
-		goto out_corun;
-	}
 	if (gm_run_dir_read(&run, dir)) {
 		goto out;
 	}
@@ -739,7 +725,6 @@ out:
 		gm_error("cannot load run '%s'%s", dir,
 			 info->interrupted ? "" : " (nothing of it was loaded)");
 	}
-out_corun:
 	gm_run_dir_release(&run);
 	free(pids);
 	return ret;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the loader: what loader.c (run directories) shares with
- * corun_load.c (corun directories).
+ * Inside the loader: the primitives of loader.c that the loaders of the
+ * other directories use (corun_load.c, load_stretch.c, load_sweep.c),
+ * and the loader of each kind of directory, which loader_dispatch.c
+ * calls. The calls go one way: loader_dispatch.c to the loaders, the
+ * loaders to loader.c's primitives.
  */
 #ifndef GM_LOADER_INT_H
 #define GM_LOADER_INT_H
@@ -37,6 +40,13 @@ int gm_loader_delete_corun(struct gm_loader *l, int64_t id);
 
 /* Deletes the workloads that neither a run nor a co-run names any more. */
 extern const char gm_loader_orphan_workloads_sql[];
+
+/*
+ * Load the run directory @dir (analyze/run_reader.h) in one transaction
+ * (loader.c): gm_loader_load() for a directory of a replay's run.
+ */
+int gm_loader_load_run(struct gm_loader *l, const char *dir,
+		       struct gm_load_info *info);
 
 /*
  * Load the corun directory @dir (analyze/corun_reader.h) in one

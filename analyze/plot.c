@@ -1,44 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Figures through gnuplot (see plot.h). Text that reaches a script
- * (titles, names) is written as single-quoted gnuplot strings, where only
- * the quote itself needs doubling; control characters become spaces;
- * terminals run in noenhanced mode so '_' and '^' stay literal.
+ * The report's figures (see plot.h): what each one plots, written and
+ * drawn through plot_figure.c; the open-loop family is plot_open_loop.c.
  */
 #include "plot.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "atomic_file.h"
 #include "error.h"
-#include "fs.h"
 #include "metrics_overlap.h"
+#include "plot_figure.h"
 #include "plot_priv.h"
-#include "run_command.h"
 #include "strbuf.h"
-
-#define WIDTH 960
-#define HEIGHT 560
-
-/* Append @s as a single-quoted gnuplot string. */
-static void gp_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'') {
-			strbuf_addstr(sb, "''");
-		} else if ((unsigned char)*s < 0x20) {
-			strbuf_addch(sb, ' ');
-		} else {
-			strbuf_addch(sb, *s);
-		}
-	}
-	strbuf_addch(sb, '\'');
-}
 
 /* A label for a data file: double-quoted, no quotes or controls inside. */
 static void dat_str(struct strbuf *sb, const char *s)
@@ -49,101 +24,6 @@ static void dat_str(struct strbuf *sb, const char *s)
 			     (unsigned char)*s < 0x20 ? ' ' : *s);
 	}
 	strbuf_addch(sb, '"');
-}
-
-struct fig_ctx {
-	const char *dir;
-	struct gm_figures *out;
-	size_t nscripts;
-	char **argv_names;	/* script names passed to gnuplot (owned) */
-};
-
-static int write_in(const char *dir, const char *name, const struct strbuf *sb)
-{
-	char *path = gm_path_join(dir, name);
-	int ret = gm_write_file_atomic(path, sb->buf, sb->len, 1);
-
-	free(path);
-	return ret;
-}
-
-/*
- * Add figure @stem: write @data as <stem>.dat and a script made of the
- * settings @setup and the plot command @plot, drawn to PNG and SVG.
- */
-static int add_figure(struct fig_ctx *c, const char *stem, const char *title,
-		      const char *note, const struct strbuf *data,
-		      const char *setup, const char *plot)
-{
-	struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT;
-	int ret = -1;
-
-	strbuf_addf(&name, "%s.dat", stem);
-	if (write_in(c->dir, name.buf, data)) {
-		goto out;
-	}
-	strbuf_addf(&sb, "# gpumix report: ");
-	for (const char *s = title; *s; s++) {
-		strbuf_addch(&sb, *s == '\n' ? ' ' : *s);
-	}
-	/* reset: gnuplot runs every script in one session. */
-	strbuf_addf(&sb, "\n# Redraw with: gnuplot %s.gp (in this directory)\n"
-		    "reset\nset encoding utf8\nset title ", stem);
-	gp_str(&sb, title);
-	strbuf_addf(&sb, "\n%s", setup);
-	strbuf_addf(&sb, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		    "  set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n"
-		    "} else {\n  set terminal png size %d,%d noenhanced\n}\n"
-		    "set output '%s.png'\n%s\n"
-		    "set terminal svg size %d,%d noenhanced font 'sans,10'"
-		    " background rgb 'white'\nset output '%s.svg'\n%s\n"
-		    "unset output\n", WIDTH, HEIGHT, WIDTH, HEIGHT, stem, plot,
-		    WIDTH, HEIGHT, stem, plot);
-	strbuf_reset(&name);
-	strbuf_addf(&name, "%s.gp", stem);
-	if (write_in(c->dir, name.buf, &sb)) {
-		goto out;
-	}
-	c->argv_names = gm_xrealloc(c->argv_names,
-				    (c->nscripts + 2) * sizeof(char *));
-	c->argv_names[c->nscripts++] = strbuf_detach(&name, NULL);
-	c->argv_names[c->nscripts] = NULL;
-	struct gm_figures *f = c->out;
-	f->fig = gm_xrealloc(f->fig, (f->n + 1) * sizeof(*f->fig));
-	f->fig[f->n].stem = gm_xstrdup(stem);
-	f->fig[f->n].title = gm_xstrdup(title);
-	f->fig[f->n].note = note ? gm_xstrdup(note) : NULL;
-	f->n++;
-	ret = 0;
-out:
-	strbuf_release(&sb);
-	strbuf_release(&name);
-	return ret;
-}
-
-static void skipped(struct fig_ctx *c, const char *fmt, const char *what)
-{
-	struct gm_figures *f = c->out;
-
-	f->skipped = gm_xrealloc(f->skipped, (f->nskipped + 1) * sizeof(char *));
-	f->skipped[f->nskipped++] = gm_xasprintf(fmt, what);
-}
-
-int gm_plot_add_figure(struct fig_ctx *c, const char *stem, const char *title,
-		       const char *note, const struct strbuf *data,
-		       const char *setup, const char *plot)
-{
-	return add_figure(c, stem, title, note, data, setup, plot);
-}
-
-void gm_plot_skipped(struct fig_ctx *c, const char *fmt, const char *what)
-{
-	skipped(c, fmt, what);
-}
-
-void gm_plot_gp_str(struct strbuf *sb, const char *s)
-{
-	gp_str(sb, s);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -204,23 +84,23 @@ static int sorted_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		strbuf_addf(&plot, "%s'%s.dat' index %zu using 1:2 with linespoints"
 			    " lw 2 pt %zu title ", blocks ? ", \\\n     " : "", stem,
 			    blocks, blocks % 12 + 1);
-		gp_str(&plot, a->variants[k].label);
+		gm_plot_gp_str(&plot, a->variants[k].label);
 		blocks++;
 		maxn = n > maxn ? n : maxn;
 	}
 	free(v);
 	if (!blocks) {
-		skipped(c, "%s: no values to plot", title);
+		gm_plot_skipped(c, "%s: no values to plot", title);
 		ret = 0;
 		goto out;
 	}
 	strbuf_addf(&setup, "set xlabel 'workloads, sorted by value (per variant)'\n"
 		    "set ylabel ");
-	gp_str(&setup, ylabel);
+	gm_plot_gp_str(&setup, ylabel);
 	strbuf_addf(&setup, "\nset key outside right top\nset grid\n"
 		    "set xrange [0.5:%zu.5]\n%s", maxn,
 		    log_y && positive ? "set logscale y\n" : "");
-	ret = add_figure(c, stem, title, NULL, &data, setup.buf, plot.buf);
+	ret = gm_plot_add_figure(c, stem, title, NULL, &data, setup.buf, plot.buf);
 out:
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -284,26 +164,27 @@ static int cell_figure(struct fig_ctx *c, const struct gm_analysis *a,
 			    " yerrorlines lw 2 pt %zu title ",
 			    blocks ? ", \\\n     " : "", stem, blocks,
 			    blocks % 12 + 1);
-		gp_str(&plot, a->variants[k].label);
+		gm_plot_gp_str(&plot, a->variants[k].label);
 		blocks++;
 		maxn = n > maxn ? n : maxn;
 	}
 	free(v);
 	if (!blocks) {
-		skipped(c, "%s: no values to plot", title);
+		gm_plot_skipped(c, "%s: no values to plot", title);
 		ret = 0;
 		goto out;
 	}
 	strbuf_addf(&setup, "set xlabel 'workloads, sorted by value (per"
 		    " variant)%s'\nset ylabel ", bars ? "; bars: 95% interval"
 		    " over the repetitions" : "");
-	gp_str(&setup, ylabel);
+	gm_plot_gp_str(&setup, ylabel);
 	strbuf_addf(&setup, "\nset key outside right top\nset grid\n"
 		    "set xrange [0.5:%zu.5]\n%s", maxn,
 		    log_y && positive ? "set logscale y\n" : "");
-	ret = add_figure(c, stem, title, bars ? "error bars: the 95% interval"
-			 " of each workload's mean over its repetitions" : NULL,
-			 &data, setup.buf, plot.buf);
+	ret = gm_plot_add_figure(c, stem, title,
+			bars ? "error bars: the 95% interval of each"
+			" workload's mean over its repetitions" : NULL,
+			&data, setup.buf, plot.buf);
 out:
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -361,15 +242,15 @@ static int latency_figure(struct fig_ctx *c, const struct gm_analysis *a)
 				    " with linespoints lw 2 pt %zu%s title ",
 				    blocks ? ", \\\n     " : "", blocks,
 				    blocks % 12 + 1, high ? " dt 2" : "");
-			gp_str(&plot, label.buf);
+			gm_plot_gp_str(&plot, label.buf);
 			blocks++;
 			maxn = n > maxn ? n : maxn;
 		}
 	}
 	free(v);
 	if (!blocks) {
-		skipped(c, "%s: no p99 slowdowns (no runs with a baseline)",
-			"Latency");
+		gm_plot_skipped(c, "%s: no p99 slowdowns (no runs with a"
+				" baseline)", "Latency");
 		ret = 0;
 		goto out;
 	}
@@ -378,9 +259,9 @@ static int latency_figure(struct fig_ctx *c, const struct gm_analysis *a)
 		    " alone (lower is better)'\nset key outside right top\n"
 		    "set grid\nset xrange [0.5:%zu.5]\n%s", maxn,
 		    positive ? "set logscale y\n" : "");
-	ret = add_figure(c, "latency-p99",
-			 "Latency: p99 replay-time slowdown per program, sorted",
-			 NULL, &data, setup.buf, plot.buf);
+	ret = gm_plot_add_figure(c, "latency-p99",
+			"Latency: p99 replay-time slowdown per program, sorted",
+			NULL, &data, setup.buf, plot.buf);
 out:
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -413,7 +294,7 @@ static int overlap_figure(struct fig_ctx *c, const struct gm_analysis *a)
 		rows++;
 	}
 	if (!rows) {
-		skipped(c, "%s: no kernel time", "Fig. 8");
+		gm_plot_skipped(c, "%s: no kernel time", "Fig. 8");
 		ret = 0;
 		goto out;
 	}
@@ -421,17 +302,17 @@ static int overlap_figure(struct fig_ctx *c, const struct gm_analysis *a)
 	for (int i = 0; i < GM_OVERLAP_COUNT; i++) {
 		strbuf_addf(&plot, "%s'fig08-overlap.dat' using %d%s title ",
 			    i ? ", \\\n     " : "", i + 2, i ? "" : ":xtic(1)");
-		gp_str(&plot, gm_overlap_name(i));
+		gm_plot_gp_str(&plot, gm_overlap_name(i));
 	}
-	ret = add_figure(c, "fig08-overlap",
-			 "Fig. 8: share of kernel time by overlap category", NULL,
-			 &data,
-			 "set style data histograms\nset style histogram rowstacked\n"
-			 "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
-			 "set yrange [0:100]\nset ylabel '% of kernel execution time'\n"
-			 "set key outside right top\nset grid ytics\n"
-			 "set xtics rotate by -30\n",
-			 plot.buf);
+	ret = gm_plot_add_figure(c, "fig08-overlap",
+			"Fig. 8: share of kernel time by overlap category", NULL,
+			&data,
+			"set style data histograms\nset style histogram rowstacked\n"
+			"set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+			"set yrange [0:100]\nset ylabel '% of kernel execution time'\n"
+			"set key outside right top\nset grid ytics\n"
+			"set xtics rotate by -30\n",
+			plot.buf);
 out:
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -495,7 +376,7 @@ static int instances_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		strbuf_addf(&plot, "%s'fig07-kernel.dat' index %d using 1:2 with points"
 			    " pt %d ps 0.8 title ", cat ? ", \\\n     " : "plot ", cat,
 			    cat == 0 ? 7 : cat == 1 ? 5 : cat == 2 ? 9 : 13);
-		gp_str(&plot, gm_overlap_name(cat));
+		gm_plot_gp_str(&plot, gm_overlap_name(cat));
 		nblocks++;
 	}
 	strbuf_addf(&title, "Fig. 7: runtime of each instance of %s in %s",
@@ -504,11 +385,11 @@ static int instances_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		strbuf_addf(&note, "the first %d of %zu instances",
 			    GM_PLOT_INSTANCES_MAX, a->focus_instances);
 	}
-	ret = add_figure(c, "fig07-kernel", title.buf, note.len ? note.buf : NULL,
-			 &data,
-			 "set xlabel 'start time (ms since the run started)'\n"
-			 "set ylabel 'kernel runtime (ms)'\nset key outside right top\n"
-			 "set grid\n", plot.buf);
+	ret = gm_plot_add_figure(c, "fig07-kernel", title.buf,
+			note.len ? note.buf : NULL, &data,
+			"set xlabel 'start time (ms since the run started)'\n"
+			"set ylabel 'kernel runtime (ms)'\nset key outside right top\n"
+			"set grid\n", plot.buf);
 	strbuf_release(&data);
 	strbuf_release(&plot);
 	strbuf_release(&title);
@@ -673,7 +554,7 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 			    "($3-0.4):($3+0.4) with boxxyerror fs solid 1.0 noborder"
 			    " lc rgb '%s' title ", p ? ", \\\n     " : "plot ", p,
 			    prog_colour[p % NCOLOURS]);
-		gp_str(&plot, r->progs[p].name);
+		gm_plot_gp_str(&plot, r->progs[p].name);
 	}
 	strbuf_addstr(&setup, "set ytics (");
 	for (size_t i = 0; i < nl; i++) {
@@ -681,7 +562,7 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 		strbuf_addf(&lab, "%s / stream %lld", r->progs[lanes[i].program].name,
 			    (long long)lanes[i].stream);
 		strbuf_addstr(&setup, i ? ", " : "");
-		gp_str(&setup, lab.buf);
+		gm_plot_gp_str(&setup, lab.buf);
 		strbuf_addf(&setup, " %zu", nl - 1 - i);
 		strbuf_release(&lab);
 	}
@@ -719,8 +600,8 @@ static int timeline_figure(struct fig_ctx *c, const struct gm_analysis *a,
 	if (n == GM_PLOT_TIMELINE_MAX) {
 		strbuf_addf(&note, " (cut at %d kernels)", GM_PLOT_TIMELINE_MAX);
 	}
-	ret = add_figure(c, "timeline", title.buf, note.buf, &data, setup.buf,
-			 plot.buf);
+	ret = gm_plot_add_figure(c, "timeline", title.buf, note.buf, &data,
+			setup.buf, plot.buf);
 	free(lanes);
 	strbuf_release(&data);
 	strbuf_release(&plot);
@@ -778,7 +659,7 @@ static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
 			    "($3-0.45):($3+0.45) with boxxyerror fs solid 0.6 noborder"
 			    " lc rgb '%s' title ", p ? ", \\\n     " : "plot ",
 			    stem.buf, p, prog_colour[p % NCOLOURS]);
-		gp_str(&plot, r->progs[p].name);
+		gm_plot_gp_str(&plot, r->progs[p].name);
 	}
 	strbuf_addf(&setup, "set yrange [-0.6:%lld.6]\nset xrange [0:%.6f]\n"
 		    "set xlabel 'time (ms since the window started)'\n"
@@ -794,8 +675,8 @@ static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
 		strbuf_addf(&note, " (cut at %d bars of %zu)", GM_PLOT_PROBE_MAX,
 			    pr->seg.n);
 	}
-	ret = add_figure(c, stem.buf, title.buf, note.buf, &data, setup.buf,
-			 plot.buf);
+	ret = gm_plot_add_figure(c, stem.buf, title.buf, note.buf, &data,
+			setup.buf, plot.buf);
 	strbuf_release(&data);
 	strbuf_release(&plot);
 	strbuf_release(&setup);
@@ -803,88 +684,6 @@ static int probe_figure(struct fig_ctx *c, const struct gm_an_run *r)
 	strbuf_release(&note);
 	strbuf_release(&stem);
 	return ret;
-}
-
-/* Last non-empty line of @dir/gnuplot.log, for the error message. */
-static char *log_tail(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *line = NULL;
-
-	if (gm_read_file(path, &sb)) {
-		gm_error_clear();
-		return gm_xstrdup("(no log)");
-	}
-	strbuf_rtrim(&sb);
-	char *nl = strrchr(sb.buf, '\n');
-	line = gm_xstrdup(nl ? nl + 1 : sb.buf);
-	strbuf_release(&sb);
-	return line;
-}
-
-static int run_gnuplot(struct fig_ctx *c, const char *gnuplot)
-{
-	char *log = gm_path_join(c->dir, "gnuplot.log");
-	char **argv = gm_xcalloc(c->nscripts + 2, sizeof(char *));
-	struct gm_run_command cmd = { .argv = argv, .search_path = 1,
-				      .cwd = c->dir, .output = log };
-	struct gm_run_result r;
-	int ret = -1;
-
-	argv[0] = (char *)gnuplot;
-	for (size_t i = 0; i < c->nscripts; i++) {
-		argv[i + 1] = c->argv_names[i];
-	}
-	if (gm_run_command(&cmd, &r, NULL, NULL)) {
-		if (r.not_run == 2) {
-			gm_error("cannot draw the figures: '%s' did not run",
-				 gnuplot);
-			gm_error_hint("install gnuplot (Debian: apt-get install "
-				      "gnuplot-nox), set GPUMIX_GNUPLOT, or use "
-				      "--no-figures");
-		} else {
-			gm_error("cannot start gnuplot in '%s'", c->dir);
-		}
-		goto out;
-	}
-	if (!r.signal && !r.exit_code) {
-		ret = 0;
-		goto out;
-	}
-	char *tail = log_tail(log);
-	if (!r.signal) {
-		gm_error("%s", tail);
-		gm_error("gnuplot failed with exit status %d", r.exit_code);
-	} else {
-		gm_error("gnuplot was killed by signal %d", r.signal);
-	}
-	free(tail);
-out:
-	free(argv);
-	free(log);
-	return ret;
-}
-
-static int check_outputs(struct fig_ctx *c)
-{
-	static const char *const ext[] = { "png", "svg" };
-
-	for (size_t i = 0; i < c->out->n; i++) {
-		for (int e = 0; e < 2; e++) {
-			char *name = gm_xasprintf("%s/%s.%s", c->dir,
-						  c->out->fig[i].stem, ext[e]);
-			struct stat st;
-			int bad = stat(name, &st) || st.st_size == 0;
-			if (bad) {
-				gm_error("gnuplot did not write '%s' (or left it empty)",
-					 name);
-				free(name);
-				return -1;
-			}
-			free(name);
-		}
-	}
-	return 0;
 }
 
 int gm_plot_figures(const struct gm_analysis *a, const char *dir,
@@ -925,7 +724,7 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 			goto out;
 		}
 	} else {
-		skipped(&c, "%s: no kernel instances", "Fig. 7 and the timeline");
+		gm_plot_skipped(&c, "%s: no kernel instances", "Fig. 7 and the timeline");
 	}
 	for (size_t i = 0; i < a->nruns; i++) {
 		const struct gm_an_run *r = &a->runs[i];
@@ -934,17 +733,13 @@ int gm_plot_figures(const struct gm_analysis *a, const char *dir,
 			goto out;
 		}
 	}
-	if (gnuplot && c.nscripts &&
-	    (run_gnuplot(&c, gnuplot) || check_outputs(&c))) {
+	if (gm_plot_draw(&c, gnuplot)) {
 		goto out;
 	}
 	ret = 0;
 out:
 	free(ks);
-	for (size_t i = 0; i < c.nscripts; i++) {
-		free(c.argv_names[i]);
-	}
-	free(c.argv_names);
+	gm_plot_ctx_release(&c);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plot_figure.h"
 #include "plot_priv.h"
 #include "report_tables.h"
 #include "stats.h"

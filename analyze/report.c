@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "output_dir.h"
 #include "report_priv.h"
+#include "report_timeline.h"
 #include "schema.h"
 #include "strbuf.h"
 #include "tmp_name.h"
@@ -136,36 +137,6 @@ static void index_figures(const struct gm_figures *f, struct strbuf *sb,
 	}
 }
 
-void gm_report_timeline_line(const struct gm_report_timeline *tl,
-			     struct strbuf *sb)
-{
-	const struct gm_timeline_stats *s = &tl->stats;
-	size_t out = 0;
-
-	strbuf_addf(sb, "%zu kernels, %zu copies, %zu memsets, %zu API calls,"
-		    " %zu replays", s->written[GM_TL_KERNEL],
-		    s->written[GM_TL_MEMCPY], s->written[GM_TL_MEMSET],
-		    s->written[GM_TL_API], s->replays);
-	if (s->sm_slices || s->sm_left_out) {
-		strbuf_addf(sb, ", %zu SM track slices (block probe)%s",
-			    s->sm_slices, s->sm_left_out ? ", cut" : "");
-	}
-	for (int k = 0; k < GM_TL_KINDS; k++) {
-		out += s->left_out[k];
-	}
-	if (out && s->to_ns >= 0) {
-		strbuf_addf(sb, "; %zu records outside %.3f-%.3f ms left out", out,
-			    s->from_ns / 1e6, s->to_ns / 1e6);
-	} else if (out) {
-		strbuf_addf(sb, "; %zu records before %.3f ms left out", out,
-			    s->from_ns / 1e6);
-	}
-	if (s->no_timestamps) {
-		strbuf_addf(sb, "; %zu GPU records without timestamps",
-			    s->no_timestamps);
-	}
-}
-
 /* A file name for @label: letters, digits and ._+- kept, the rest '_'. */
 static char *timeline_file(const struct gm_an_run *r, const char *ext)
 {
@@ -217,19 +188,6 @@ out:
 	strbuf_release(&sb);
 	free(tldir);
 	return ret;
-}
-
-const char *gm_report_timeline_format_name(enum gm_trace_format format)
-{
-	switch (format) {
-	case GM_TRACE_HTA:
-		return "Chrome trace-event JSON as Kineto writes it (for"
-		       " Holistic Trace Analysis)";
-	case GM_TRACE_PERFETTO:
-		return "Perfetto's protobuf trace format";
-	default:
-		return "Chrome trace-event JSON";
-	}
 }
 
 static void index_timelines(const struct gm_report_timeline *tl, size_t n,

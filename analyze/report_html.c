@@ -15,6 +15,7 @@
 #include "error.h"
 #include "fs.h"
 #include "report_priv.h"
+#include "report_timeline.h"
 #include "schema.h"
 
 static const char style[] =

@@ -1,20 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to the report writer: what report.c hands report_html.c to
- * write index.html beside index.md. Not an API.
+ * write index.html beside index.md. Both describe the timelines with
+ * report_timeline.h. Not an API.
  */
 #ifndef GM_REPORT_PRIV_H
 #define GM_REPORT_PRIV_H
 
 #include "report.h"
+#include "report_timeline.h"
 #include "strbuf.h"
-
-/* One run's timeline file, as listed in the index. */
-struct gm_report_timeline {
-	const struct gm_an_run *run;	/* borrowed */
-	char *file;			/* "timelines/NAME.json" (owned) */
-	struct gm_timeline_stats stats;
-};
 
 /* Everything one index page shows. */
 struct gm_report_page {
@@ -26,13 +21,6 @@ struct gm_report_page {
 	const struct gm_report_timeline *tl;
 	size_t ntl;
 };
-
-/* What the index calls the timelines' @format ("Chrome trace-event JSON"). */
-const char *gm_report_timeline_format_name(enum gm_trace_format format);
-
-/* One line saying what timeline @tl holds and what it left out. */
-void gm_report_timeline_line(const struct gm_report_timeline *tl,
-			     struct strbuf *sb);
 
 /*
  * Append index.html for @pg to @out: one self-contained page (styles

@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "report_verdict.h"
+
 void gm_report_ranking_table(const struct gm_analysis *a, struct gm_table *t)
 {
 	static const char *const cols[] = {

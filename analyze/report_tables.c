@@ -11,21 +11,9 @@
 #include <string.h>
 
 #include "occupancy.h"
+#include "report_verdict.h"
 
 #define MS(ns) ((ns) / 1e6)
-
-const char *gm_report_verdict(const struct gm_ci *ci, int higher_better)
-{
-	int side = gm_ci_side(ci, 1);
-
-	if (isnan(ci->lo) || isnan(ci->hi)) {
-		return "n/a";
-	}
-	if (!side) {
-		return "no difference";
-	}
-	return (side > 0) == !!higher_better ? "better" : "worse";
-}
 
 static void summary(const struct gm_analysis *a, struct gm_table *t)
 {

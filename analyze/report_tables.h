@@ -119,13 +119,6 @@ void gm_report_noise_table(const struct gm_analysis *a, struct gm_table *t);
 void gm_report_gpu_table(const struct gm_analysis *a, struct gm_table *t);
 
 /*
- * What an improvement ratio's interval says: "better" or "worse" when it
- * lies above or below 1 (better is above when @higher_better), "no
- * difference" when it contains 1, "n/a" without an interval.
- */
-const char *gm_report_verdict(const struct gm_ci *ci, int higher_better);
-
-/*
  * The comparison with the paper (report_paper.c): each number the paper
  * prints for Fermi (paper_numbers.h) beside ours and their ratio, with
  * the kernels, timeslices and copy chunks our runs used in the caption.

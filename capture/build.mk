@@ -30,7 +30,8 @@ CAPTURE_SO_SRCS := capture/emit.c capture/tracking.c capture/hostmem.c \
 	capture/inject_copy.c capture/inject_graph.c \
 	capture/inject_graph_launch.c capture/inject_host_func.c \
 	capture/inject_launch.c capture/inject_objects.c \
-	capture/inject_results.c capture/provider.c
+	capture/inject_results.c capture/inject_runtime.c \
+	capture/inject_state.c capture/provider.c
 CAPTURE_SO := $(B)/libgpumix-capture.so
 # Every symbol the library uses must be defined, except in a sanitizer
 # build: there the executable holds the sanitizer runtime the library calls.

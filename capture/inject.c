@@ -20,7 +20,6 @@
  */
 #include <cuda.h>
 #include <cupti.h>
-#include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,9 +32,9 @@
 #include "emit.h"
 #include "graph_host.h"
 #include "inject.h"
+#include "inject_runtime.h"
+#include "inject_state.h"
 #include "tracking.h"
-
-struct inject_state inject;
 
 static const char *cbid_name(int runtime, unsigned cbid)
 {
@@ -47,72 +46,6 @@ static const char *cbid_name(int runtime, unsigned cbid)
 		return NULL;
 	}
 	return name;
-}
-
-static void build_tables(void)
-{
-	for (int i = 0; i < GM_API_COUNT; i++) {
-		const char *n = gm_api_table[i].name;
-		size_t len = strlen(n);
-		struct api_info *f = &inject.info[i];
-		int cbid = gm_api_table[i].cbid;
-
-		if (cbid > 0 && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE) {
-			inject.drv_api[cbid] = (int16_t)(i + 1);
-		}
-		f->stream = (int8_t)gm_api_arg_index(i, "hStream");
-		f->src_host = (int8_t)gm_api_arg_index(i, "srcHost");
-		f->dst_host = (int8_t)gm_api_arg_index(i, "dstHost");
-		f->count = (int8_t)gm_api_arg_index(i, "ByteCount");
-		f->fields = (int8_t)gm_api_arg_index(i, "srcXInBytes");
-		f->name = (int8_t)gm_api_arg_index(i, "name");
-		f->node_params = (int8_t)gm_api_arg_index(i, "nodeParams");
-		if (f->node_params < 0) {
-			f->node_params = (int8_t)gm_api_arg_index(i, "copyParams");
-		}
-		if (f->node_params < 0) {
-			f->node_params =
-				(int8_t)gm_api_arg_index(i, "memsetParams");
-		}
-		f->knode = (int8_t)gm_api_arg_index(i, "func");
-		f->mset = (int8_t)gm_api_arg_index(i, "dst");
-		f->deps = (int8_t)gm_api_arg_index(i, "dep0");
-		f->async = strstr(n, "Async") != NULL;
-		for (unsigned k = 0; k < gm_api_table[i].nr_args; k++) {
-			f->exit_words |= gm_api_table[i].args[k].dir != GM_DIR_IN;
-		}
-		f->per_thread = len > 5 && (!strcmp(n + len - 5, "_ptsz") ||
-					    !strcmp(n + len - 5, "_ptds"));
-	}
-}
-
-static void resolve_driver(void)
-{
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-
-	if (!h) {
-		return;
-	}
-#define SYM(field, name) *(void **)&inject.cu.field = dlsym(h, name)
-	SYM(kernel_param_info, "cuKernelGetParamInfo");
-	SYM(func_param_info, "cuFuncGetParamInfo");
-	SYM(kernel_name, "cuKernelGetName");
-	SYM(func_name, "cuFuncGetName");
-	SYM(kernel_library, "cuKernelGetLibrary");
-	SYM(func_module, "cuFuncGetModule");
-	SYM(library_module, "cuLibraryGetModule");
-	SYM(pointer_attr, "cuPointerGetAttribute");
-	SYM(stream_is_capturing, "cuStreamIsCapturing");
-	SYM(device_get, "cuDeviceGet");
-	SYM(device_name, "cuDeviceGetName");
-	SYM(device_attr, "cuDeviceGetAttribute");
-	SYM(device_mem, "cuDeviceTotalMem_v2");
-	SYM(driver_version, "cuDriverGetVersion");
-	SYM(library_global, "cuLibraryGetGlobal");
-	SYM(module_global, "cuModuleGetGlobal_v2");
-#undef SYM
-	/* libcuda stays loaded for the life of the process. */
-	dlclose(h);
 }
 
 /* ---- argument words ------------------------------------------------------ */
@@ -149,102 +82,6 @@ static void fill_args(int api, const void *params, int at_exit, uint64_t *a)
 	}
 }
 
-
-/* ---- runtime context ----------------------------------------------------- */
-
-static void rt_push(struct gm_thread *t, const CUpti_CallbackData *cb,
-		    unsigned cbid)
-{
-	if (t->rt_depth < GM_RT_DEPTH) {
-		struct gm_rt_frame *f = &t->rt[t->rt_depth];
-		f->cbid = cbid;
-		f->corr = cb->correlationId;
-		f->name = cb->functionName;
-		f->emitted = 0;
-	}
-	t->rt_depth++;
-}
-
-static void rt_pop(struct gm_thread *t, const CUpti_CallbackData *cb)
-{
-	struct gm_rt_frame *f;
-	int status = 0;
-
-	if (t->rt_depth <= 0) {
-		return;
-	}
-	t->rt_depth--;
-	if (t->rt_depth >= GM_RT_DEPTH) {
-		return;
-	}
-	f = &t->rt[t->rt_depth];
-	if (cb->functionReturnValue) {
-		status = *(const int *)cb->functionReturnValue;
-	}
-	/*
-	 * Driver events name their runtime call by rt_corr; an rt_exit is only
-	 * worth its cost (a quarter of a launch's events) when the runtime
-	 * call failed.
-	 */
-	if (f->emitted && status) {
-		struct gm_record r = { 0 };
-		r.api = (uint16_t)f->cbid;
-		r.corr = f->corr;
-		r.rt_corr = t->rt_depth ? t->rt[t->rt_depth - 1].corr : 0;
-		r.status = status;
-		gm_capture_str(&r, f->name);
-		gm_capture_emit(GM_EV_RT_EXIT, &r);
-	}
-}
-
-/* Emit the rt_enter of every enclosing runtime call not yet emitted. */
-static uint32_t rt_context(struct gm_thread *t)
-{
-	int depth = t->rt_depth < GM_RT_DEPTH ? t->rt_depth : GM_RT_DEPTH;
-
-	for (int i = 0; i < depth; i++) {
-		struct gm_rt_frame *f = &t->rt[i];
-		if (!f->emitted) {
-			struct gm_record r = { 0 };
-			r.api = (uint16_t)f->cbid;
-			r.corr = f->corr;
-			r.rt_corr = i ? t->rt[i - 1].corr : 0;
-			gm_capture_str(&r, f->name);
-			gm_capture_emit(GM_EV_RT_ENTER, &r);
-			f->emitted = 1;
-		}
-	}
-	return depth ? t->rt[depth - 1].corr : 0;
-}
-
-/* ---- unsupported uses ---------------------------------------------------- */
-
-void unsupported_at(uint32_t corr, uint32_t rt_corr, unsigned cbid,
-		    int runtime, const char *name)
-{
-	struct gm_record r = { 0 };
-	uint64_t w[GM_NR_WORDS(gm_ev_unsupported)];
-	struct gm_ev_unsupported *u = (struct gm_ev_unsupported *)w;
-
-	u->cbid = cbid;
-	u->domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
-			    : CUPTI_CB_DOMAIN_DRIVER_API;
-	r.api = (uint16_t)cbid;
-	r.flags = runtime ? GM_RF_RUNTIME : 0;
-	r.corr = corr;
-	r.rt_corr = rt_corr;
-	r.args = w;
-	r.nr_args = (uint8_t)GM_NR_WORDS(gm_ev_unsupported);
-	gm_capture_str(&r, name);
-	gm_capture_loss(unsupported_calls);
-	gm_capture_emit(GM_EV_UNSUPPORTED, &r);
-}
-
-void unsupported_call(const CUpti_CallbackData *cb, unsigned cbid,
-		      int runtime, const char *name, struct gm_thread *t)
-{
-	unsupported_at(cb->correlationId, rt_context(t), cbid, runtime, name);
-}
 
 /* ---- special cases ------------------------------------------------------- */
 
@@ -596,8 +433,7 @@ GM_CAPTURE_API int InitializeInjection(void)
 		 * counter file. */
 		return 1;
 	}
-	build_tables();
-	resolve_driver();
+	inject_state_setup();
 	gnode_set_hooks(&graph_host_node_hooks);
 	emit_process();
 	if (cuptiSubscribe(&inject.sub, callback, NULL) != CUPTI_SUCCESS ||
@@ -635,8 +471,7 @@ GM_CAPTURE_API int gm_capture_test_init(void)
 		return -1;
 	}
 	inject.initialised = 1;
-	build_tables();
-	resolve_driver();
+	inject_state_setup();
 	gnode_set_hooks(&graph_host_node_hooks);
 	return 0;
 }

@@ -10,7 +10,10 @@
  * (inject_results.c), objects described by a struct (inject_objects.c),
  * host functions (inject_host_func.c), graph building (inject_graph.c)
  * and graph launches (inject_graph_launch.c). CUPTI's activity records
- * are inject_activity.c's. Handlers run on the calling thread under its
+ * are inject_activity.c's. All of them, inject.c included, read the
+ * subscriber's state (inject_state.h) and report unsupported uses in
+ * their runtime context (inject_runtime.h); the handlers never call
+ * back into inject.c. Handlers run on the calling thread under its
  * re-entrancy guard (driver calls they make are not recorded).
  */
 #ifndef GM_CAPTURE_INJECT_H
@@ -24,51 +27,9 @@
 #include "blob_store.h"
 #include "emit.h"
 #include "graph_host.h"
+#include "inject_runtime.h"
+#include "inject_state.h"
 #include "tracking.h"
-
-/* Driver entry points the callbacks use, resolved from the loaded libcuda
- * (NULL: this driver has none). */
-struct driver_fns {
-	CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
-	CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *);
-	CUresult (*kernel_name)(const char **, CUkernel);
-	CUresult (*func_name)(const char **, CUfunction);
-	CUresult (*kernel_library)(CUlibrary *, CUkernel);
-	CUresult (*func_module)(CUmodule *, CUfunction);
-	CUresult (*library_module)(CUmodule *, CUlibrary);
-	CUresult (*pointer_attr)(void *, CUpointer_attribute, CUdeviceptr);
-	CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
-	CUresult (*device_get)(CUdevice *, int);
-	CUresult (*device_name)(char *, int, CUdevice);
-	CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
-	CUresult (*device_mem)(size_t *, CUdevice);
-	CUresult (*driver_version)(int *);
-	CUresult (*library_global)(CUdeviceptr *, size_t *, CUlibrary,
-				   const char *);
-	CUresult (*module_global)(CUdeviceptr *, size_t *, CUmodule,
-				  const char *);
-};
-
-/* Where the words a special case needs sit, per call (-1: absent). */
-struct api_info {
-	int8_t stream, src_host, dst_host, count, fields, name;
-	int8_t node_params;	/* graph calls: the node's parameter struct */
-	int8_t knode, mset, deps;	/* first word of those fields */
-	uint8_t async;		/* ...Async: no implicit synchronization */
-	uint8_t per_thread;	/* _ptsz/_ptds: stream 0 is per-thread */
-	uint8_t exit_words;	/* exits repeat the words (outputs exist) */
-};
-
-/* The subscriber's state, set up once by InitializeInjection (inject.c). */
-struct inject_state {
-	int initialised;
-	CUpti_SubscriberHandle sub;
-	struct driver_fns cu;
-	int16_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE]; /* cbid -> api + 1 */
-	struct api_info info[GM_API_COUNT];
-};
-
-extern struct inject_state inject;
 
 /* The argument words @a of call @name as its struct gm_args_<name>. */
 #define ARGS(name, a) ((struct gm_args_##name *)(a))
@@ -91,19 +52,7 @@ struct sp_call {
 /* The handler of one special case; every kind has one (inject.c). */
 typedef void sp_handler(struct sp_call *c);
 
-/* ---- inject.c: unsupported uses ---- */
-
-/*
- * An "unsupported" event named @name (a loss) for the call at @corr
- * (callback id @cbid, of the runtime API when @runtime) inside runtime
- * call @rt_corr (0: none).
- */
-void unsupported_at(uint32_t corr, uint32_t rt_corr, unsigned cbid,
-		    int runtime, const char *name);
-
-/* The same for the call of @cb on thread @t, in its runtime context. */
-void unsupported_call(const CUpti_CallbackData *cb, unsigned cbid,
-		      int runtime, const char *name, struct gm_thread *t);
+/* ---- unsupported uses (inject_runtime.h) ---- */
 
 /* The call of @c used in a way the replay cannot reproduce, named by
  * CUDA's name of it, or by @name. */

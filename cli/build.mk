@@ -7,7 +7,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 PROGRAMS += $(GPUMIX)
 
-$(B)/cli/gpumix.o: $(B)/version.h
+$(B)/cli/cmd_version.o: $(B)/version.h
 
 $(GPUMIX): $(CLI_OBJS) $(LIBS) $(COMMON_LIB)
 	$(QUIET) LINK $@

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every cmd_<name>.c shares: the command signature, exit codes, the
- * global verbosity chosen by -v/-q, and helpers for usage errors.
+ * What every cmd_<name>.c shares: the command signature and table, the
+ * option parser, and (cli_output.h) the exit codes, the global verbosity
+ * chosen by -v/-q and helpers for usage errors.
  */
 #ifndef GM_CLI_H
 #define GM_CLI_H
@@ -9,24 +10,12 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
-/* Exit codes (documented in `gpumix --help`). */
-enum {
-	GM_EXIT_OK = 0,
-	GM_EXIT_ERROR = 1,	/* any failure, including detected data loss */
-	GM_EXIT_USAGE = 2,	/* bad command line */
-	GM_EXIT_INTERRUPTED = 130,
-};
+#include "cli_output.h"
 
 /* A command: argv[0] is the command name; returns an exit code. */
 typedef int (*gm_command_fn)(int argc, char **argv);
-
-struct gm_cli_options {
-	int verbosity;		/* 0 normal, <0 quiet (-q), >0 verbose (-v) */
-	int debug;		/* GPUMIX_DEBUG=1 */
-};
-
-extern struct gm_cli_options gm_cli;
 
 /*
  * A command's options, as getopt_long takes them: the one description of
@@ -53,11 +42,29 @@ struct gm_command {
 	const struct gm_cmd_options *options;
 };
 
-/* The @i-th command of the table, NULL past its end. */
-const struct gm_command *gm_command_at(size_t i);
+/* The command table (commands.c), ended by an entry without a name. */
+const struct gm_command *gm_commands(void);
 
-/* The command called @name, or NULL. */
-const struct gm_command *gm_command_find(const char *name);
+/* The command called @name in the table @cmds, or NULL. */
+static inline const struct gm_command *
+gm_command_find(const struct gm_command *cmds, const char *name)
+{
+	for (; cmds->name; cmds++) {
+		if (!strcmp(cmds->name, name)) {
+			return cmds;
+		}
+	}
+	return NULL;
+}
+
+/* gpumix's usage line, and what `gpumix --help` prints: the usage and
+ * the commands of @cmds (cmd_help.c). */
+extern const char gm_main_usage[];
+void gm_help_main(FILE *out, const struct gm_command *cmds);
+
+/* "'X' is not a gpumix command (did you mean 'Y'?)" and the usage;
+ * returns GM_EXIT_USAGE. */
+int gm_help_unknown(const struct gm_command *cmds, const char *name);
 
 /* Every command's options parser; see gm_opt_next(). */
 struct gm_opt_parser {
@@ -99,19 +106,6 @@ void gm_opt_init(struct gm_opt_parser *p, const struct gm_cmd_options *opts,
 int gm_opt_next(struct gm_opt_parser *p);
 
 /*
- * Print "usage: ..." plus @usage to stderr and return GM_EXIT_USAGE; when
- * @msg is set, print "error: <msg>" first.
- */
-int gm_usage_error(const char *usage, const char *msg, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Print the recorded error (error.h) and return GM_EXIT_ERROR. */
-int gm_cli_fail(void);
-
-/* Print a progress/diagnostic line to stderr unless -q. */
-void gm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
  * The path of the library @file that gpumix injects into programs
  * (libgpumix-capture.so, libgpumix-corun.so): $@env_var when set, else
  * next to the gpumix binary (a build directory), else in ../lib/gpumix
@@ -120,7 +114,6 @@ void gm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *gm_cli_library(const char *file, const char *env_var);
 
 /* Command entry points (one cmd_<name>.c each). */
-int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -134,7 +127,9 @@ int cmd_profile(int argc, char **argv);
 int cmd_scale(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_corun(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
+/* help and completion describe the command table @cmds they are given. */
+int cmd_help(const struct gm_command *cmds, int argc, char **argv);
+int cmd_completion(const struct gm_command *cmds, int argc, char **argv);
 
 /* Each command's options (in its cmd_<name>.c). */
 extern const struct gm_cmd_options gm_capture_options, gm_trace_options,

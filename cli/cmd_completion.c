@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpumix completion: the bash completion script, made from the command
- * table (commands.c) and each command's options, so that it can never
- * list a command or option gpumix does not have; and the table itself,
- * one option a line, for scripts and the CLI conventions test.
+ * table (commands.c hands it over) and each command's options, so that
+ * it can never list a command or option gpumix does not have; and the
+ * table itself, one option a line, for scripts and the CLI conventions
+ * test.
  */
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static void print_word(const char *name, int value, void *data)
 	}
 }
 
-static void print_bash(void)
+static void print_bash(const struct gm_command *cmds)
 {
 	const struct gm_command *c;
 
@@ -105,12 +106,12 @@ static void print_bash(void)
 	      "\tcase $cmd in\n"
 	      "\t'')\n"
 	      "\t\tCOMPREPLY=($(compgen -W \"", stdout);
-	for (size_t i = 0; (c = gm_command_at(i)); i++) {
-		printf("%s%s", i ? " " : "", c->name);
+	for (c = cmds; c->name; c++) {
+		printf("%s%s", c != cmds ? " " : "", c->name);
 	}
 	fputs(" --help --version --quiet --verbose\" -- \"$cur\"))\n"
 	      "\t\treturn ;;\n", stdout);
-	for (size_t i = 0; (c = gm_command_at(i)); i++) {
+	for (c = cmds; c->name; c++) {
 		struct listing l = { c->name, -1, 0 };
 		const struct gm_cmd_options *o = c->options;
 		printf("\t%s)\n\t\topts=\"", c->name);
@@ -122,8 +123,8 @@ static void print_bash(void)
 		fputs("\"\n", stdout);
 		if (!strcmp(c->name, "help")) {
 			fputs("\t\tsubs=\"", stdout);
-			for (size_t j = 0; gm_command_at(j); j++) {
-				printf("%s%s", j ? " " : "", gm_command_at(j)->name);
+			for (size_t j = 0; cmds[j].name; j++) {
+				printf("%s%s", j ? " " : "", cmds[j].name);
 			}
 			fputs("\"\n", stdout);
 		} else if (!strcmp(c->name, "completion")) {
@@ -151,7 +152,7 @@ static void print_bash(void)
 	      "complete -o filenames -F _gpumix gpumix\n", stdout);
 }
 
-int cmd_completion(int argc, char **argv)
+int cmd_completion(const struct gm_command *cmds, int argc, char **argv)
 {
 	static const char *const kinds[] = { "bash", "options", NULL };
 	struct gm_opt_parser op;
@@ -171,9 +172,9 @@ int cmd_completion(int argc, char **argv)
 							    : "too many arguments");
 	}
 	if (!strcmp(argv[op.ind], "bash")) {
-		print_bash();
+		print_bash(cmds);
 	} else if (!strcmp(argv[op.ind], "options")) {
-		for (size_t i = 0; (c = gm_command_at(i)); i++) {
+		for (c = cmds; c->name; c++) {
 			struct listing l = { c->name, -1, 0 };
 			each_option(c->options, print_line, &l);
 		}

@@ -5,14 +5,17 @@
  * "did you mean", `gpumix completion` and the CLI conventions test all read
  * this one table; it holds only commands that work.
  */
-#include <string.h>
-
 #include "cli.h"
+
+/* help and completion describe the table: it is handed to them here, so
+ * that neither calls back into this file to read it. */
+static int help(int argc, char **argv);
+static int completion(int argc, char **argv);
 
 static const struct gm_command commands[] = {
 	{ "capture", cmd_capture, "run a program and record its CUDA calls into a trace bundle", &gm_capture_options },
 	{ "trace", cmd_trace, "inspect a bundle: info, list of calls, kernels, losses, timeline, result diff", &gm_trace_options },
-	{ "help", cmd_help, "show help for gpumix or one of its commands", &gm_help_options },
+	{ "help", help, "show help for gpumix or one of its commands", &gm_help_options },
 	{ "elastic", cmd_elastic, "make the kernels of PTX, fatbins or bundles elastic", &gm_elastic_options },
 	{ "version", cmd_version, "print the gpumix version", &gm_version_options },
 	{ "analyze", cmd_analyze, "load run directories into a SQLite database", &gm_analyze_options },
@@ -24,22 +27,21 @@ static const struct gm_command commands[] = {
 	{ "scale", cmd_scale, "time of programs and kernels against the SMs they get", &gm_scale_options },
 	{ "sweep", cmd_sweep, "resource-specification sweeps: the plan and the cliffs of measured points", &gm_sweep_options },
 	{ "corun", cmd_corun, "run the original programs of a workload together: native slowdowns", &gm_corun_options },
-	{ "completion", cmd_completion, "print the shell completion script (bash) or the option table", &gm_completion_options },
+	{ "completion", completion, "print the shell completion script (bash) or the option table", &gm_completion_options },
+	{ NULL },
 };
 
-#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-const struct gm_command *gm_command_at(size_t i)
+const struct gm_command *gm_commands(void)
 {
-	return i < NR_COMMANDS ? &commands[i] : NULL;
+	return commands;
 }
 
-const struct gm_command *gm_command_find(const char *name)
+static int help(int argc, char **argv)
 {
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		if (!strcmp(commands[i].name, name)) {
-			return &commands[i];
-		}
-	}
-	return NULL;
+	return cmd_help(commands, argc, argv);
+}
+
+static int completion(int argc, char **argv)
+{
+	return cmd_completion(commands, argc, argv);
 }

@@ -1,147 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The gpumix command: global options, then dispatch to one cmd_<name>()
- * per sub-command of the command table (commands.c); help and version.
+ * per sub-command of the command table (commands.c).
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/version.h"
 #include "cli.h"
 #include "closest.h"
-#include "error.h"
 #include "study/study_state.h"
-
-struct gm_cli_options gm_cli;
-
-static const char main_usage[] =
-	"usage: gpumix [--version] [--help] [-v | -q] <command> [<args>]";
-
-static void print_main_help(FILE *out)
-{
-	fprintf(out, "%s\n\ncommands:\n", main_usage);
-	for (size_t i = 0; gm_command_at(i); i++) {
-		fprintf(out, "   %-12s %s\n", gm_command_at(i)->name,
-			gm_command_at(i)->summary);
-	}
-	fputs("\n'gpumix help <command>' or 'gpumix <command> --help' describes"
-	      " one command.\n"
-	      "-q/--quiet and -v/--verbose go before or after the command.\n"
-	      "\nexit status: 0 success; 1 error (including detected data"
-	      " loss);\n2 usage error; 130 interrupted.\n"
-	      "\nenvironment: GPUMIX_DEBUG=1 prints debug lines.\n",
-	      out);
-}
-
-/* "unknown command 'X' (did you mean 'Y'?)" and the usage: exit 2. */
-static int unknown_command(const char *name)
-{
-	const char *names[64];
-	size_t n = 0;
-
-	for (; gm_command_at(n) && n + 1 < 64; n++) {
-		names[n] = gm_command_at(n)->name;
-	}
-	names[n] = NULL;
-	const char *near = gm_closest(name, names);
-	return gm_usage_error(main_usage, "'%s' is not a gpumix command%s%s%s",
-			      name, near ? " (did you mean '" : "",
-			      near ? near : "", near ? "'?)" : "");
-}
-
-int gm_usage_error(const char *usage, const char *msg, ...)
-{
-	if (msg) {
-		va_list ap;
-		fputs("error: ", stderr);
-		va_start(ap, msg);
-		vfprintf(stderr, msg, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	fprintf(stderr, "%s\n", usage);
-	return GM_EXIT_USAGE;
-}
-
-int gm_cli_fail(void)
-{
-	gm_error_report(stderr);
-	return GM_EXIT_ERROR;
-}
-
-void gm_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (gm_cli.verbosity < 0) {
-		return;
-	}
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-const struct gm_cmd_options gm_version_options = { 0 };
-
-int cmd_version(int argc, char **argv)
-{
-	static const char usage[] = "usage: gpumix version";
-	struct gm_opt_parser p;
-	int c;
-
-	gm_opt_init(&p, &gm_version_options, usage, argc, argv);
-	while ((c = gm_opt_next(&p)) != GM_OPT_END) {
-		if (c == GM_OPT_HELP) {
-			printf("%s\n\nPrint the version of gpumix.\n", usage);
-			return GM_EXIT_OK;
-		}
-		return GM_EXIT_USAGE;
-	}
-	if (p.ind < argc) {
-		return gm_usage_error(usage, "unexpected argument '%s'",
-				      argv[p.ind]);
-	}
-	printf("gpumix %s\n", GM_VERSION_STRING);
-	return GM_EXIT_OK;
-}
-
-const struct gm_cmd_options gm_help_options = { 0 };
-
-int cmd_help(int argc, char **argv)
-{
-	static const char usage[] = "usage: gpumix help [<command>]";
-	struct gm_opt_parser p;
-	int c;
-
-	gm_opt_init(&p, &gm_help_options, usage, argc, argv);
-	while ((c = gm_opt_next(&p)) != GM_OPT_END) {
-		if (c == GM_OPT_HELP) {
-			printf("%s\n\nDescribe gpumix (no command) or one of its"
-			       " commands, as\n'gpumix <command> --help' does.\n",
-			       usage);
-			return GM_EXIT_OK;
-		}
-		return GM_EXIT_USAGE;
-	}
-	if (p.ind == argc) {
-		print_main_help(stdout);
-		return GM_EXIT_OK;
-	}
-	if (p.ind + 1 < argc) {
-		return gm_usage_error(usage, "too many arguments");
-	}
-	const struct gm_command *cmd = gm_command_find(argv[p.ind]);
-	if (!cmd) {
-		return unknown_command(argv[p.ind]);
-	}
-	char *args[] = { argv[p.ind], "--help", NULL };
-	return cmd->fn(2, args);
-}
 
 /*
  * Run as a stage of a study, gpumix holds the study's lock for as long as
@@ -166,6 +35,7 @@ static void keep_study_lock(void)
 
 int main(int argc, char **argv)
 {
+	const struct gm_command *cmds = gm_commands();
 	int i = 1;
 	const char *dbg = getenv("GPUMIX_DEBUG");
 
@@ -174,7 +44,7 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_main_help(stdout);
+			gm_help_main(stdout, cmds);
 			return GM_EXIT_OK;
 		} else if (!strcmp(a, "--version")) {
 			char *args[] = { "version", NULL };
@@ -189,18 +59,18 @@ int main(int argc, char **argv)
 				NULL
 			};
 			const char *near = gm_closest(a, names);
-			return gm_usage_error(main_usage, "unknown option '%s'%s%s%s",
+			return gm_usage_error(gm_main_usage, "unknown option '%s'%s%s%s",
 					      a, near ? " (did you mean '" : "",
 					      near ? near : "", near ? "'?)" : "");
 		}
 	}
 	if (i == argc) {
-		print_main_help(stderr);
+		gm_help_main(stderr, cmds);
 		return GM_EXIT_USAGE;
 	}
-	const struct gm_command *c = gm_command_find(argv[i]);
+	const struct gm_command *c = gm_command_find(cmds, argv[i]);
 	if (!c) {
-		return unknown_command(argv[i]);
+		return gm_help_unknown(cmds, argv[i]);
 	}
 	/* Interrupted children should not leave us half-way silently. */
 	signal(SIGPIPE, SIG_DFL);

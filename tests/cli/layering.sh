@@ -104,4 +104,19 @@ check "replay/'s objects call each other ($(echo "$replay_calls" | wc -l) pairs)
 	test "$(echo "$replay_calls" | wc -l)" -ge 20
 check_eq "no circle of calls among replay/'s files" "" \
 	"$(echo "$replay_calls" | circled | tr '\n' ' ')"
+# analyze/, capture/, cli/, common/ and corun/: no circle of files either,
+# each folder on its own. capture/ and corun/ build two sets of objects,
+# those the CLI links (build/DIR) and those of the library loaded into
+# programs (build/pic/DIR): their calls go into one graph of the folder's
+# files. Each folder's files do call each other (at least MIN pairs), so
+# that a build without objects cannot pass.
+for d in analyze:100 capture:40 cli:30 common:50 corun:3; do
+	min=${d#*:} d=${d%:*}
+	calls=$( (calls_of $d; GPUMIX_BUILD=$GPUMIX_BUILD/pic calls_of $d) |
+		sort -u)
+	n=$(printf '%s\n' "$calls" | grep -c .)
+	check "$d/'s objects call each other ($n pairs)" test "$n" -ge "$min"
+	check_eq "no circle of calls among $d/'s files" "" \
+		"$(printf '%s\n' "$calls" | grep . | circled | tr '\n' ' ')"
+done
 done_testing
