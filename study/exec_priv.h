@@ -132,7 +132,8 @@ struct exec_ctx {
 	struct precision_state *prec;
 };
 
-/* Input hashes: begin with the stage's word, add strings, end as hex. */
+/* Input hashes (exec_key.c): begin with the stage's word, add strings,
+ * end as hex. */
 struct gm_hasher *exec_key_begin(const char *what);
 void exec_key_add(struct gm_hasher *h, const char *s);
 void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
@@ -192,6 +193,8 @@ void exec_stale_decide(struct exec_ctx *x);
 int exec_stale_forget(struct exec_ctx *x);
 void exec_stale_release(struct exec_ctx *x);
 
+/* ---- one stage (exec_stage.c) ---- */
+
 /*
  * Remove the output @dir of @kind (output_dir.h) that its stage is about
  * to write again; 0, or -1 (cause) when it cannot be removed or is not a
@@ -214,6 +217,8 @@ int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
 		      const char *id, const char *key, const char *status,
 		      const char *reason, const struct stage_result *res);
 
+/* ---- where runs and builds stand (exec_status.c) ---- */
+
 /* A co-run's captures: 1 when one failed (run @i skipped, with why);
  * those to do are marked needed. */
 int exec_corun_captures(struct exec_ctx *x, size_t i);
@@ -233,6 +238,10 @@ void exec_decide_workload(struct exec_ctx *x, size_t w);
  * fails or is skipped with the reason; 1 if so. */
 int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
 		      const struct wl_info *wi);
+
+/* Mark workload @w's build skipped when a capture it needs failed; 1 if
+ * so. */
+int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w);
 
 /* ---- the kernel profile (exec_profile.c) ---- */
 
@@ -332,14 +341,24 @@ void exec_on_tick(void *arg);
  * error when it is not STAGE-POINT:N. */
 int exec_parse_kill_hook(struct exec_ctx *x);
 
-/* ---- deciding what to do (exec_decide.c) ---- */
+/* ---- a run's command line (exec_args.c) ---- */
 
 /* Append to @a the knob options of @run that its variant takes. */
 void exec_knob_args(const struct study *s, const struct plan_run *run,
 		    struct exec_argv *a);
-/* Mark workload @w's build skipped when a capture it needs failed; 1 if
- * so. */
-int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w);
+/* The command line of run @i's replay, or of co-run @i, into @a. */
+void exec_replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a);
+void exec_corun_args(struct exec_ctx *x, size_t i, struct exec_argv *a);
+/*
+ * The replay options of run @i's point of the open-loop sweep
+ * (exec_open_loop.c), none for a closed-loop run; with @for_key the alone
+ * run's input key in place of its directory (the run's input hash).
+ */
+void exec_open_loop_args(const struct exec_ctx *x, size_t i,
+			 struct exec_argv *a, int for_key);
+
+/* ---- deciding what to do (exec_decide.c) ---- */
+
 /* The report's input hash into x->report_key, over the analyzed runs
  * (@predict: and those this execution will analyze). */
 void exec_report_key(struct exec_ctx *x, int predict);
@@ -360,13 +379,6 @@ int exec_report(struct exec_ctx *x);
 /* "mm+spmv cuda: replay": run @i's stage @k on the progress line
  * (caller frees). */
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k);
-/*
- * The replay options of run @i's point of the open-loop sweep
- * (exec_open_loop.c), none for a closed-loop run; with @for_key the alone
- * run's input key in place of its directory (the run's input hash).
- */
-void exec_open_loop_args(const struct exec_ctx *x, size_t i,
-			 struct exec_argv *a, int for_key);
 /* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
 int exec_replay_done(struct exec_ctx *x, size_t i,
 		     const struct stage_result *res, const char *log);

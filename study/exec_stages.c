@@ -7,7 +7,6 @@
 #include "exec_priv.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,82 +25,6 @@
 #include "strbuf.h"
 #include "study_path.h"
 #include "study_state.h"
-
-/* ---- running stages ---- */
-
-/*
- * Run one stage. Returns 0 when it ran (@res says how), 1 when the study
- * was interrupted before or during it, -1 when it could not be started.
- */
-int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
-		   const char *label, struct exec_argv *args, const char *cwd,
-		   const char *log, struct stage_result *res)
-{
-	struct stage_cmd c = {
-		.argv = args->v,
-		.cwd = cwd,
-		.log_path = log,
-		.timeout_s = x->s->stage_timeout_s,
-		.env = x->stage_env,
-		.spawned = exec_on_spawned,
-		.tick = exec_on_tick,
-		.arg = x,
-	};
-
-	if (stage_exec_interrupted()) {
-		return 1;
-	}
-	x->current = kind;
-	study_progress_begin(&x->pr, kind, label);
-	if (stage_exec_run(&c, res)) {
-		study_progress_finish(&x->pr);
-		return -1;
-	}
-	if (res->interrupted) {
-		study_progress_finish(&x->pr);
-		return 1;
-	}
-	exec_kill_hook(x, kind, KILL_FINISHED);
-	x->out->stages_run++;
-	return 0;
-}
-
-static int save_state(struct exec_ctx *x, enum study_stage kind)
-{
-	if (study_state_save(&x->st)) {
-		return -1;
-	}
-	exec_kill_hook(x, kind, KILL_SAVED);
-	return 0;
-}
-
-/* Record a finished stage and report its outcome on the progress line. */
-int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
-		      const char *id, const char *key, const char *status,
-		      const char *reason, const struct stage_result *res)
-{
-	char *rid = exec_record_id(kind, id);
-
-	study_state_set(&x->st, rid, status, key, reason, res->seconds);
-	if (x->o->task == STUDY_TASK_RUN) {
-		/* No exclusive lock: the record goes beside the state. */
-		int ret = study_state_write_task(&x->st, rid, status, key, reason,
-						 res->seconds);
-		free(rid);
-		study_progress_end(&x->pr, kind, res->seconds, reason);
-		return ret;
-	}
-	free(rid);
-	if (reason) {
-		char *line = gm_xasprintf("%s: %s", status, reason);
-		study_progress_end(&x->pr, kind, res->seconds, line);
-		free(line);
-		x->out->stages_failed++;
-	} else {
-		study_progress_end(&x->pr, kind, res->seconds, NULL);
-	}
-	return save_state(x, kind);
-}
 
 int exec_capture(struct exec_ctx *x, size_t i)
 {
@@ -142,14 +65,6 @@ int exec_capture(struct exec_ctx *x, size_t i)
 	free(log);
 	free(label);
 	return ret;
-}
-
-int exec_remove_output(const char *dir, enum gm_output_kind kind)
-{
-	if (gm_output_remove(dir, kind)) {
-		return gm_error("cannot remove the stale output '%s'", dir);
-	}
-	return 0;
 }
 
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
@@ -285,68 +200,6 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 	return status;
 }
 
-/* The command line of run @i's replay into @a. */
-static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
-{
-	const struct study *s = x->s;
-	const struct plan_run *run = &x->plan->runs[i];
-	char buf[64];
-
-	exec_argv_push(a, x->o->exec);
-	exec_argv_push(a, "replay");
-	exec_argv_push(a, x->wls[run->workload].build);
-	exec_argv_push(a, "--variant");
-	exec_argv_push(a, run->variant->name);
-	exec_argv_push(a, "-o");
-	exec_argv_push(a, x->runs[i].rundir);
-	if (run->kind == PLAN_ONE_SHOT && !s->one_shot) {
-		exec_argv_push(a, "--one-shot");	/* (for the co-runs) */
-	} else if (!s->one_shot) {	/* (--one-shot, a knob, replays once) */
-		exec_argv_push(a, "--min-replays");
-		snprintf(buf, sizeof(buf), "%u", s->min_replays);
-		exec_argv_push(a, buf);
-	}
-	exec_argv_push(a, "--watchdog");
-	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
-	exec_argv_push(a, buf);
-	/* Recorded in the manifest, for the analyzer to key it by. */
-	exec_argv_push(a, "--repetition");
-	snprintf(buf, sizeof(buf), "%u", run->repetition);
-	exec_argv_push(a, buf);
-	exec_argv_push(a, "--study-seed");
-	snprintf(buf, sizeof(buf), "%" PRIu64, s->seed);
-	exec_argv_push(a, buf);
-	exec_knob_args(s, run, a);
-	exec_open_loop_args(x, i, a, 0);
-}
-
-/* The command line of co-run @i (a workload's programs run natively
- * together, from their bundles) into @a. */
-static void corun_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
-{
-	const struct study *s = x->s;
-	const struct plan_run *run = &x->plan->runs[i];
-	const struct plan_workload *wl = &x->plan->workloads[run->workload];
-	char buf[64];
-
-	exec_argv_push(a, x->o->exec);
-	exec_argv_push(a, "corun");
-	exec_argv_push(a, "-o");
-	exec_argv_push(a, x->runs[i].rundir);
-	exec_argv_push(a, "-k");
-	snprintf(buf, sizeof(buf), "%u", s->corun_repeats);
-	exec_argv_push(a, buf);
-	exec_argv_push(a, "--mechanism");
-	exec_argv_push(a, study_corun_mechanisms(s));
-	/* Recorded in the manifest, for the analyzer to key it by. */
-	exec_argv_push(a, "--repetition");
-	snprintf(buf, sizeof(buf), "%u", run->repetition);
-	exec_argv_push(a, buf);
-	for (size_t j = 0; j < wl->nr; j++) {
-		exec_argv_push(a, s->programs[wl->progs[j]].bundle);
-	}
-}
-
 int exec_replay_done(struct exec_ctx *x, size_t i,
 		     const struct stage_result *res, const char *log)
 {
@@ -381,9 +234,9 @@ static int replay(struct exec_ctx *x, size_t i)
 		goto out;
 	}
 	if (kind == STUDY_STAGE_CORUN) {
-		corun_args(x, i, &a);
+		exec_corun_args(x, i, &a);
 	} else {
-		replay_args(x, i, &a);
+		exec_replay_args(x, i, &a);
 	}
 	if (x->nr_slots) {
 		ret = exec_pool_start(x, i, &a, log, label);
@@ -441,18 +294,6 @@ static int analyze(struct exec_ctx *x, size_t i)
 	free(log);
 	free(label);
 	return ret;
-}
-
-void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri)
-{
-	if (ri->do_replay) {
-		study_progress_drop(&x->pr, plan_run_stage(
-					    &x->plan->runs[ri - x->runs]));
-	}
-	if (ri->do_analyze) {
-		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
-	}
-	ri->do_replay = ri->do_analyze = 0;
 }
 
 /*
