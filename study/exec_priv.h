@@ -6,6 +6,17 @@
  * executor.c orders them, exec_profile.c runs the study's one profile
  * stage, exec_output.c prints the plan (--dry-run) and the summary.
  * Not for use outside study/.
+ *
+ * The files call each other one way, from the top down (no circle;
+ * tests/cli/layering.sh checks it):
+ *   executor.c, slurm.c, exec_output.c
+ *   exec_decide.c (deciding), exec_stages.c (running)
+ *   exec_profile.c, exec_precision.c, exec_stale.c, exec_pool.c
+ *   exec_status.c (where runs and builds stand), exec_stage.c (one
+ *     stage), exec_args.c, exec_open_loop.c (command lines)
+ *   exec_key.c (input hashes), exec_common.c
+ * The pool calls no file above it: the caller of exec_pool_start() and
+ * exec_pool_drain() says what to do with a replay that ended.
  */
 #ifndef GM_STUDY_EXEC_PRIV_H
 #define GM_STUDY_EXEC_PRIV_H
@@ -296,13 +307,19 @@ void exec_profile_release(struct exec_ctx *x);
 void exec_precision_decide(struct exec_ctx *x);
 
 /*
- * Run @i's turn has come: when it is conditional, wait for the replays
- * in flight (--gpus) and decide its repetition; *@skip is set when it
- * is not needed (it is marked so, its stages dropped). A repetition that
- * cannot be decided (an earlier one has not run) runs. 0, 1
- * (interrupted) or -1.
+ * 1 when run @i is conditional and its repetition cannot be decided yet:
+ * an earlier repetition has not ended (with --gpus, wait for the replays
+ * in flight before exec_precision_gate()).
  */
-int exec_precision_gate(struct exec_ctx *x, size_t i, int *skip);
+int exec_precision_undecided(struct exec_ctx *x, size_t i);
+
+/*
+ * Run @i's turn has come: when it is conditional, decide its repetition.
+ * 1 when it is not needed (it is marked so, its stages dropped), else 0:
+ * it runs, as does a repetition that cannot be decided (an earlier one
+ * has not run).
+ */
+int exec_precision_gate(struct exec_ctx *x, size_t i);
 
 /* The plan's and the summary's line on the precision target. */
 void exec_precision_print_plan(const struct exec_ctx *x, FILE *f);
@@ -379,27 +396,35 @@ int exec_report(struct exec_ctx *x);
 /* "mm+spmv cuda: replay": run @i's stage @k on the progress line
  * (caller frees). */
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k);
-/* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
-int exec_replay_done(struct exec_ctx *x, size_t i,
-		     const struct stage_result *res, const char *log);
-/* Run @i's replay is recorded: analyze it (unless a task). 0, 1, -1. */
-int exec_after_replay(struct exec_ctx *x, size_t i);
+/* Wait for every replay in flight (--gpus), recording and analyzing
+ * each; 0, 1 (interrupted) or -1. */
+int exec_wait_replays(struct exec_ctx *x);
 
 /* ---- replays side by side, one per GPU (exec_pool.c) ---- */
+
+/*
+ * What the caller of the pool does with run @i's replay that ended as
+ * @res (its log @log): record it and go on with its run. 0, 1
+ * (interrupted) or -1, which the pool returns.
+ */
+typedef int exec_replay_ended_fn(struct exec_ctx *x, size_t i,
+				 const struct stage_result *res,
+				 const char *log);
 
 /* One GPU's slot per GPU of x->o->gpus, and the environment of the other
  * stages (pinned to the first GPU). */
 void exec_pool_init(struct exec_ctx *x);
 /*
  * Start run @i's replay (@a, log @log) on the first free GPU, waiting for
- * one to be free (the replays that end meanwhile are recorded and
- * analyzed). 0, 1 (interrupted) or -1.
+ * one to be free (the replays that end meanwhile go to @ended). 0, 1
+ * (interrupted) or -1.
  */
 int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
-		    const char *log, const char *label);
-/* Wait for every replay in flight, recording and analyzing each; 0, 1
+		    const char *log, const char *label,
+		    exec_replay_ended_fn *ended);
+/* Wait for every replay in flight, handing each to @ended; 0, 1
  * (interrupted) or -1. */
-int exec_pool_drain(struct exec_ctx *x);
+int exec_pool_drain(struct exec_ctx *x, exec_replay_ended_fn *ended);
 void exec_pool_release(struct exec_ctx *x);
 
 #endif

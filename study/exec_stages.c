@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Running the study's stages (see exec_priv.h): each stage's command
- * line (capture, reconstruct, replay, analyze, report), its log, its
- * record in the state before and after, and its outcome.
+ * Running the study's stages (see exec_priv.h): the captures, then each
+ * run's stages in turn (its workload's reconstruct, the precision
+ * target's gate, the kernel profile before the first run that reads it,
+ * its replay or co-run, its analyze), and the report. Each stage runs
+ * through exec_stage.c; with --gpus the replays run in exec_pool.c, which
+ * hands every one that ends back to replay_ended() here.
  */
 #include "exec_priv.h"
 
@@ -200,8 +203,9 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 	return status;
 }
 
-int exec_replay_done(struct exec_ctx *x, size_t i,
-		     const struct stage_result *res, const char *log)
+/* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
+static int replay_done(struct exec_ctx *x, size_t i,
+		       const struct stage_result *res, const char *log)
 {
 	struct run_info *ri = &x->runs[i];
 	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
@@ -215,41 +219,6 @@ int exec_replay_done(struct exec_ctx *x, size_t i,
 	int ret = exec_finish_stage(x, kind, x->plan->runs[i].id,
 				    ri->pkey, status, why, res);
 	free(why);
-	return ret;
-}
-
-/* Replay (or co-run) run @i now, or with --gpus start it on a free
- * GPU. */
-static int replay(struct exec_ctx *x, size_t i)
-{
-	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
-	struct exec_argv a = { 0 };
-	struct stage_result res;
-	char *log = exec_log_path(x, kind, x->plan->runs[i].id);
-	char *label = exec_run_label(x, i, kind);
-	int ret;
-
-	if (exec_remove_output(x->runs[i].rundir, GM_OUTPUT_RUN)) {
-		ret = -1;
-		goto out;
-	}
-	if (kind == STUDY_STAGE_CORUN) {
-		exec_corun_args(x, i, &a);
-	} else {
-		exec_replay_args(x, i, &a);
-	}
-	if (x->nr_slots) {
-		ret = exec_pool_start(x, i, &a, log, label);
-		goto out;
-	}
-	ret = exec_run_stage(x, kind, label, &a, x->s->root, log, &res);
-	if (ret == 0) {
-		ret = exec_replay_done(x, i, &res, log);
-	}
-out:
-	exec_argv_release(&a);
-	free(log);
-	free(label);
 	return ret;
 }
 
@@ -335,7 +304,8 @@ static int build_workload(struct exec_ctx *x, size_t w)
 	return 0;
 }
 
-int exec_after_replay(struct exec_ctx *x, size_t i)
+/* Run @i's replay is recorded: analyze it (unless a task). 0, 1, -1. */
+static int after_replay(struct exec_ctx *x, size_t i)
 {
 	struct run_info *ri = &x->runs[i];
 	int ret;
@@ -355,6 +325,56 @@ int exec_after_replay(struct exec_ctx *x, size_t i)
 	return 0;
 }
 
+/* A replay of the pool (--gpus) ended: record it, then analyze its run
+ * (exec_pool_start(), exec_pool_drain()). */
+static int replay_ended(struct exec_ctx *x, size_t i,
+			const struct stage_result *res, const char *log)
+{
+	int ret = replay_done(x, i, res, log);
+
+	return ret ? ret : after_replay(x, i);
+}
+
+int exec_wait_replays(struct exec_ctx *x)
+{
+	return exec_pool_drain(x, replay_ended);
+}
+
+/* Replay (or co-run) run @i now, or with --gpus start it on a free
+ * GPU. */
+static int replay(struct exec_ctx *x, size_t i)
+{
+	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, kind, x->plan->runs[i].id);
+	char *label = exec_run_label(x, i, kind);
+	int ret;
+
+	if (exec_remove_output(x->runs[i].rundir, GM_OUTPUT_RUN)) {
+		ret = -1;
+		goto out;
+	}
+	if (kind == STUDY_STAGE_CORUN) {
+		exec_corun_args(x, i, &a);
+	} else {
+		exec_replay_args(x, i, &a);
+	}
+	if (x->nr_slots) {
+		ret = exec_pool_start(x, i, &a, log, label, replay_ended);
+		goto out;
+	}
+	ret = exec_run_stage(x, kind, label, &a, x->s->root, log, &res);
+	if (ret == 0) {
+		ret = replay_done(x, i, &res, log);
+	}
+out:
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
 /* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
 int exec_execute_run(struct exec_ctx *x, size_t i)
 {
@@ -366,9 +386,13 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		return 0;	/* not replayed: the next submission's */
 	}
 	if (ri->do_replay && task != STUDY_TASK_PREP) {
-		int skip;
-		if ((ret = exec_precision_gate(x, i, &skip)) || skip) {
+		/* The repetitions before it may still be replaying. */
+		if (x->nr_slots && exec_precision_undecided(x, i) &&
+		    (ret = exec_wait_replays(x))) {
 			return ret;
+		}
+		if (exec_precision_gate(x, i)) {
+			return 0;	/* not needed */
 		}
 	}
 	if (ri->do_replay && x->plan->runs[i].kind == PLAN_CORUN) {
@@ -382,7 +406,7 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		if ((ret = replay(x, i))) {
 			return ret;
 		}
-		return x->nr_slots ? 0 : exec_after_replay(x, i);
+		return x->nr_slots ? 0 : after_replay(x, i);
 	}
 	if (ri->do_replay) {
 		size_t w = x->plan->runs[i].workload;
@@ -400,7 +424,7 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		}
 		if (exec_profile_needed_by(x, i)) {
 			/* Every alone run has ended before the profile. */
-			if (x->nr_slots && (ret = exec_pool_drain(x))) {
+			if (x->nr_slots && (ret = exec_wait_replays(x))) {
 				return ret;
 			}
 			if ((ret = exec_profile_ensure(x, i)) ||
@@ -412,9 +436,9 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 			return ret;
 		}
 		if (x->nr_slots) {
-			return 0;	/* exec_pool_collect() goes on */
+			return 0;	/* replay_ended() goes on */
 		}
-		return exec_after_replay(x, i);
+		return after_replay(x, i);
 	}
 	if (ri->do_analyze && task != STUDY_TASK_RUN && task != STUDY_TASK_PREP) {
 		if ((ret = analyze(x, i))) {
