@@ -27,45 +27,6 @@
 #include "study_path.h"
 #include "study_state.h"
 
-/* ---- input hashes ---- */
-
-struct gm_hasher *exec_key_begin(const char *what)
-{
-	struct gm_hasher *h = gm_hasher_new();
-
-	if (!h) {
-		fputs("fatal: out of memory\n", stderr);
-		abort();
-	}
-	gm_hasher_update(h, what, strlen(what) + 1);
-	return h;
-}
-
-void exec_key_add(struct gm_hasher *h, const char *s)
-{
-	gm_hasher_update(h, s, strlen(s) + 1);
-}
-
-void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	exec_key_add(h, sb.buf);
-	strbuf_release(&sb);
-}
-
-void exec_key_end(struct gm_hasher *h, char out[KEY_LEN])
-{
-	gm_hash_hex(gm_hasher_final(h), out);
-	gm_hasher_free(h);
-}
-
-/* ---- deciding what to do ---- */
-
 static int program_key(struct exec_ctx *x, size_t i)
 {
 	const struct study_program *p = &x->s->programs[i];
@@ -161,34 +122,6 @@ static void workload_key(struct exec_ctx *x, size_t w)
 	exec_key_end(h, x->wls[w].rkey);
 }
 
-/*
- * The option words of the knobs that reach run @run: every knob its
- * variant takes (the table, common/variant.h) that the study sets or
- * derives (study_knob_arg(): `--elastic identity` under same_kernels,
- * `--profile PROFILE`). The policy is the plan's, not a study key.
- */
-void exec_knob_args(const struct study *s, const struct plan_run *run,
-		      struct exec_argv *a)
-{
-	char buf[4096];
-
-	if (run->policy) {
-		exec_argv_push(a, gm_knob_find(GM_KNOB_POLICY)->option);
-		exec_argv_push(a, run->policy);
-	}
-	for (size_t i = 0; gm_knob_at(i); i++) {
-		const struct gm_knob_desc *k = gm_knob_at(i);
-		/* (the run's knobs are on the replay's own line) */
-		if (!k->run && (run->variant->knobs & k->knob) &&
-		    !study_knob_arg(s, k, buf, sizeof(buf))) {
-			exec_argv_push(a, k->option);
-			if (k->arg) {	/* (a flag takes none) */
-				exec_argv_push(a, buf);
-			}
-		}
-	}
-}
-
 /* A co-run's inputs: its programs' captures, repetitions, mechanisms. */
 static void corun_key(struct exec_ctx *x, size_t i)
 {
@@ -244,21 +177,6 @@ analyze:
 	exec_key_end(h, ri->akey);
 }
 
-/* Set run @ri's status; one that stops being pending while the stages
- * run counts on the progress line. */
-void exec_set_run(struct exec_ctx *x, struct run_info *ri,
-		  enum run_status st, const char *reason, const char *log)
-{
-	if (x->executing && ri->status == RUN_PENDING && st != RUN_PENDING) {
-		x->pr.runs_done++;
-	}
-	ri->status = st;
-	free(ri->reason);
-	free(ri->log);
-	ri->reason = reason ? gm_xstrdup(reason) : NULL;
-	ri->log = log ? gm_xstrdup(log) : NULL;
-}
-
 static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
 				  const struct state_record *r,
 				  enum study_stage kind, const char *id,
@@ -271,106 +189,6 @@ static void set_run_failed_record(struct exec_ctx *x, struct run_info *ri,
 		log);
 	free(why);
 	free(log);
-}
-
-/*
- * Mark workload @w's build skipped when a capture it needs failed; 1 if
- * so.
- */
-int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w)
-{
-	const struct plan_workload *wl = &x->plan->workloads[w];
-	struct wl_info *wi = &x->wls[w];
-
-	for (size_t j = 0; j < wl->nr; j++) {
-		const struct prog_info *pi = &x->progs[wl->progs[j]];
-		if (pi->cap == CAP_FAILED) {
-			wi->state = BUILD_SKIPPED;
-			free(wi->reason);
-			free(wi->log);
-			const char *name = x->s->programs[wl->progs[j]].name;
-			wi->reason = gm_xasprintf("capture of '%s' failed: %s",
-						  name, pi->reason);
-			wi->log = pi->log ? gm_xstrdup(pi->log) : NULL;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Whether workload @w's build is up to date, to do, failed or skipped. */
-void exec_decide_workload(struct exec_ctx *x, size_t w)
-{
-	const struct plan_workload *wl = &x->plan->workloads[w];
-	struct wl_info *wi = &x->wls[w];
-	struct state_record *r;
-
-	r = exec_current_record(x, STUDY_STAGE_RECONSTRUCT, wl->name, wi->rkey);
-	if (r && !strcmp(r->status, "done") && gm_is_dir(wi->build)) {
-		wi->state = BUILD_UP_TO_DATE;
-		return;
-	}
-	if (r && exec_is_failure(r) && !x->o->retry_failed) {
-		wi->state = BUILD_FAILED;
-		wi->hung = !strcmp(r->status, "hung");
-		wi->reason = gm_xstrdup(r->reason ? r->reason : r->status);
-		wi->log = exec_log_path(x, STUDY_STAGE_RECONSTRUCT, wl->name);
-		return;
-	}
-	if (exec_skip_if_capture_failed(x, w)) {
-		return;
-	}
-	wi->state = BUILD_TODO;
-	for (size_t j = 0; j < wl->nr; j++) {
-		x->progs[wl->progs[j]].needed = 1;
-	}
-}
-
-/*
- * Run @ri needs its workload's build @wi to replay: when that build
- * failed or was skipped, the run fails or is skipped with the reason.
- * Returns 1 if so (the caller drops the run's stages).
- */
-int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
-		      const struct wl_info *wi)
-{
-	if (wi->state == BUILD_SKIPPED) {
-		exec_set_run(x, ri, RUN_SKIPPED, wi->reason, wi->log);
-	} else if (wi->state == BUILD_FAILED) {
-		char *why = gm_xasprintf("reconstruct failed: %s", wi->reason);
-		exec_set_run(x, ri, wi->hung ? RUN_HUNG : RUN_FAILED, why, wi->log);
-		free(why);
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * A co-run runs the programs its workload's bundles name: it needs their
- * captures (not a reconstruct). Returns 1 when one of them failed (the
- * run is then skipped with the reason).
- */
-int exec_corun_captures(struct exec_ctx *x, size_t i)
-{
-	const struct plan_workload *wl =
-		&x->plan->workloads[x->plan->runs[i].workload];
-
-	for (size_t j = 0; j < wl->nr; j++) {
-		struct prog_info *pi = &x->progs[wl->progs[j]];
-		if (pi->cap == CAP_FAILED) {
-			char *why = gm_xasprintf("capture of '%s' failed: %s",
-						 x->s->programs[wl->progs[j]].name,
-						 pi->reason);
-			exec_set_run(x, &x->runs[i], RUN_SKIPPED, why, pi->log);
-			free(why);
-			return 1;
-		}
-		if (pi->cap == CAP_TODO) {
-			pi->needed = 1;
-		}
-	}
-	return 0;
 }
 
 static void decide_run(struct exec_ctx *x, size_t i)

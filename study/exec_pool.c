@@ -6,9 +6,10 @@
  * CUDA_DEVICE_ORDER=PCI_BUS_ID so that an index means nvidia-smi's), so
  * two runs never share a GPU. Only the replays run at once: this process
  * stays the only writer of the state and the only loader of the database
- * (each replay that ends is recorded, then analyzed, here, one at a
- * time), so several replays ending together change nothing in how the
- * state and the database are written.
+ * (each replay that ends is recorded, then analyzed, one at a time, by
+ * the handler its caller gives: exec_stages.c's), so several replays
+ * ending together change nothing in how the state and the database are
+ * written.
  */
 #include "exec_priv.h"
 
@@ -83,8 +84,10 @@ static void slot_clear(struct pool_slot *sl)
 	sl->busy = 0;
 }
 
-/* The replay of @sl has ended: record it and analyze its run. */
-static int collect(struct exec_ctx *x, struct pool_slot *sl)
+/* The replay of @sl has ended: hand it to @ended (which records it and
+ * analyzes its run). */
+static int collect(struct exec_ctx *x, struct pool_slot *sl,
+		   exec_replay_ended_fn *ended)
 {
 	size_t i = sl->run;
 	int ret;
@@ -100,20 +103,18 @@ static int collect(struct exec_ctx *x, struct pool_slot *sl)
 		 sl->gpu->index, sl->label);
 	char *log = gm_xstrdup(sl->log);
 	slot_clear(sl);
-	ret = exec_replay_done(x, i, &sl->proc.r, log);
+	ret = ended(x, i, &sl->proc.r, log);
 	free(log);
-	if (!ret) {
-		ret = exec_after_replay(x, i);
-	}
 	return ret;
 }
 
 /*
- * Look at every replay in flight once; record those that ended. With
- * @want_free, return as soon as a slot is free. 0, 1 (interrupted: the
- * signal went to every replay, and all have ended) or -1.
+ * Look at every replay in flight once; hand those that ended to @ended.
+ * With @want_free, return as soon as a slot is free. 0, 1 (interrupted:
+ * the signal went to every replay, and all have ended) or -1.
  */
-static int poll_slots(struct exec_ctx *x, int want_free)
+static int poll_slots(struct exec_ctx *x, int want_free,
+		      exec_replay_ended_fn *ended)
 {
 	int interrupted = 0;
 	double sleep_s = 0.001;
@@ -131,7 +132,7 @@ static int poll_slots(struct exec_ctx *x, int want_free)
 				busy++;
 				continue;
 			}
-			int ret = collect(x, sl);
+			int ret = collect(x, sl, ended);
 			if (ret == 1) {
 				interrupted = 1;
 			} else if (ret) {
@@ -157,7 +158,8 @@ static int poll_slots(struct exec_ctx *x, int want_free)
 }
 
 int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
-		    const char *log, const char *label)
+		    const char *log, const char *label,
+		    exec_replay_ended_fn *ended)
 {
 	struct pool_slot *sl = NULL;
 	struct strbuf sb = STRBUF_INIT;
@@ -166,7 +168,7 @@ int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
 	if (stage_exec_interrupted()) {
 		return 1;
 	}
-	if ((ret = poll_slots(x, 1))) {
+	if ((ret = poll_slots(x, 1, ended))) {
 		return ret;
 	}
 	for (size_t s = 0; s < x->nr_slots && !sl; s++) {
@@ -200,9 +202,9 @@ int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
 	return 0;
 }
 
-int exec_pool_drain(struct exec_ctx *x)
+int exec_pool_drain(struct exec_ctx *x, exec_replay_ended_fn *ended)
 {
-	return x->nr_slots ? poll_slots(x, 0) : 0;
+	return x->nr_slots ? poll_slots(x, 0, ended) : 0;
 }
 
 void exec_pool_release(struct exec_ctx *x)

@@ -371,28 +371,24 @@ void exec_precision_decide(struct exec_ctx *x)
 	}
 }
 
-int exec_precision_gate(struct exec_ctx *x, size_t i, int *skip)
+int exec_precision_undecided(struct exec_ctx *x, size_t i)
+{
+	const char *why;
+
+	return x->runs[i].conditional && need_of(x, i, &why) < 0;
+}
+
+int exec_precision_gate(struct exec_ctx *x, size_t i)
 {
 	struct run_info *ri = &x->runs[i];
 	const char *why;
-	int need, ret;
 
-	*skip = 0;
 	if (!ri->conditional) {
 		return 0;
 	}
-	need = need_of(x, i, &why);
-	if (need < 0 && x->nr_slots) {
-		/* The repetitions before it may still be replaying. */
-		if ((ret = exec_pool_drain(x))) {
-			return ret;
-		}
-		need = need_of(x, i, &why);
-	}
-	if (need == 0) {
+	if (need_of(x, i, &why) == 0) {
 		set_not_needed(x, i, why);
-		*skip = 1;
-		return 0;
+		return 1;
 	}
 	ri->conditional = 0;
 	study_progress_plan(&x->pr, STUDY_STAGE_REPLAY);

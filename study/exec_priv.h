@@ -6,6 +6,17 @@
  * executor.c orders them, exec_profile.c runs the study's one profile
  * stage, exec_output.c prints the plan (--dry-run) and the summary.
  * Not for use outside study/.
+ *
+ * The files call each other one way, from the top down (no circle;
+ * tests/cli/layering.sh checks it):
+ *   executor.c, slurm.c, exec_output.c
+ *   exec_decide.c (deciding), exec_stages.c (running)
+ *   exec_profile.c, exec_precision.c, exec_stale.c, exec_pool.c
+ *   exec_status.c (where runs and builds stand), exec_stage.c (one
+ *     stage), exec_args.c, exec_open_loop.c (command lines)
+ *   exec_key.c (input hashes), exec_common.c
+ * The pool calls no file above it: the caller of exec_pool_start() and
+ * exec_pool_drain() says what to do with a replay that ended.
  */
 #ifndef GM_STUDY_EXEC_PRIV_H
 #define GM_STUDY_EXEC_PRIV_H
@@ -132,7 +143,8 @@ struct exec_ctx {
 	struct precision_state *prec;
 };
 
-/* Input hashes: begin with the stage's word, add strings, end as hex. */
+/* Input hashes (exec_key.c): begin with the stage's word, add strings,
+ * end as hex. */
 struct gm_hasher *exec_key_begin(const char *what);
 void exec_key_add(struct gm_hasher *h, const char *s);
 void exec_key_addf(struct gm_hasher *h, const char *fmt, ...)
@@ -192,6 +204,8 @@ void exec_stale_decide(struct exec_ctx *x);
 int exec_stale_forget(struct exec_ctx *x);
 void exec_stale_release(struct exec_ctx *x);
 
+/* ---- one stage (exec_stage.c) ---- */
+
 /*
  * Remove the output @dir of @kind (output_dir.h) that its stage is about
  * to write again; 0, or -1 (cause) when it cannot be removed or is not a
@@ -214,6 +228,8 @@ int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
 		      const char *id, const char *key, const char *status,
 		      const char *reason, const struct stage_result *res);
 
+/* ---- where runs and builds stand (exec_status.c) ---- */
+
 /* A co-run's captures: 1 when one failed (run @i skipped, with why);
  * those to do are marked needed. */
 int exec_corun_captures(struct exec_ctx *x, size_t i);
@@ -233,6 +249,10 @@ void exec_decide_workload(struct exec_ctx *x, size_t w);
  * fails or is skipped with the reason; 1 if so. */
 int exec_set_no_build(struct exec_ctx *x, struct run_info *ri,
 		      const struct wl_info *wi);
+
+/* Mark workload @w's build skipped when a capture it needs failed; 1 if
+ * so. */
+int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w);
 
 /* ---- the kernel profile (exec_profile.c) ---- */
 
@@ -287,13 +307,19 @@ void exec_profile_release(struct exec_ctx *x);
 void exec_precision_decide(struct exec_ctx *x);
 
 /*
- * Run @i's turn has come: when it is conditional, wait for the replays
- * in flight (--gpus) and decide its repetition; *@skip is set when it
- * is not needed (it is marked so, its stages dropped). A repetition that
- * cannot be decided (an earlier one has not run) runs. 0, 1
- * (interrupted) or -1.
+ * 1 when run @i is conditional and its repetition cannot be decided yet:
+ * an earlier repetition has not ended (with --gpus, wait for the replays
+ * in flight before exec_precision_gate()).
  */
-int exec_precision_gate(struct exec_ctx *x, size_t i, int *skip);
+int exec_precision_undecided(struct exec_ctx *x, size_t i);
+
+/*
+ * Run @i's turn has come: when it is conditional, decide its repetition.
+ * 1 when it is not needed (it is marked so, its stages dropped), else 0:
+ * it runs, as does a repetition that cannot be decided (an earlier one
+ * has not run).
+ */
+int exec_precision_gate(struct exec_ctx *x, size_t i);
 
 /* The plan's and the summary's line on the precision target. */
 void exec_precision_print_plan(const struct exec_ctx *x, FILE *f);
@@ -332,14 +358,24 @@ void exec_on_tick(void *arg);
  * error when it is not STAGE-POINT:N. */
 int exec_parse_kill_hook(struct exec_ctx *x);
 
-/* ---- deciding what to do (exec_decide.c) ---- */
+/* ---- a run's command line (exec_args.c) ---- */
 
 /* Append to @a the knob options of @run that its variant takes. */
 void exec_knob_args(const struct study *s, const struct plan_run *run,
 		    struct exec_argv *a);
-/* Mark workload @w's build skipped when a capture it needs failed; 1 if
- * so. */
-int exec_skip_if_capture_failed(struct exec_ctx *x, size_t w);
+/* The command line of run @i's replay, or of co-run @i, into @a. */
+void exec_replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a);
+void exec_corun_args(struct exec_ctx *x, size_t i, struct exec_argv *a);
+/*
+ * The replay options of run @i's point of the open-loop sweep
+ * (exec_open_loop.c), none for a closed-loop run; with @for_key the alone
+ * run's input key in place of its directory (the run's input hash).
+ */
+void exec_open_loop_args(const struct exec_ctx *x, size_t i,
+			 struct exec_argv *a, int for_key);
+
+/* ---- deciding what to do (exec_decide.c) ---- */
+
 /* The report's input hash into x->report_key, over the analyzed runs
  * (@predict: and those this execution will analyze). */
 void exec_report_key(struct exec_ctx *x, int predict);
@@ -360,34 +396,35 @@ int exec_report(struct exec_ctx *x);
 /* "mm+spmv cuda: replay": run @i's stage @k on the progress line
  * (caller frees). */
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k);
-/*
- * The replay options of run @i's point of the open-loop sweep
- * (exec_open_loop.c), none for a closed-loop run; with @for_key the alone
- * run's input key in place of its directory (the run's input hash).
- */
-void exec_open_loop_args(const struct exec_ctx *x, size_t i,
-			 struct exec_argv *a, int for_key);
-/* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
-int exec_replay_done(struct exec_ctx *x, size_t i,
-		     const struct stage_result *res, const char *log);
-/* Run @i's replay is recorded: analyze it (unless a task). 0, 1, -1. */
-int exec_after_replay(struct exec_ctx *x, size_t i);
+/* Wait for every replay in flight (--gpus), recording and analyzing
+ * each; 0, 1 (interrupted) or -1. */
+int exec_wait_replays(struct exec_ctx *x);
 
 /* ---- replays side by side, one per GPU (exec_pool.c) ---- */
+
+/*
+ * What the caller of the pool does with run @i's replay that ended as
+ * @res (its log @log): record it and go on with its run. 0, 1
+ * (interrupted) or -1, which the pool returns.
+ */
+typedef int exec_replay_ended_fn(struct exec_ctx *x, size_t i,
+				 const struct stage_result *res,
+				 const char *log);
 
 /* One GPU's slot per GPU of x->o->gpus, and the environment of the other
  * stages (pinned to the first GPU). */
 void exec_pool_init(struct exec_ctx *x);
 /*
  * Start run @i's replay (@a, log @log) on the first free GPU, waiting for
- * one to be free (the replays that end meanwhile are recorded and
- * analyzed). 0, 1 (interrupted) or -1.
+ * one to be free (the replays that end meanwhile go to @ended). 0, 1
+ * (interrupted) or -1.
  */
 int exec_pool_start(struct exec_ctx *x, size_t i, struct exec_argv *a,
-		    const char *log, const char *label);
-/* Wait for every replay in flight, recording and analyzing each; 0, 1
+		    const char *log, const char *label,
+		    exec_replay_ended_fn *ended);
+/* Wait for every replay in flight, handing each to @ended; 0, 1
  * (interrupted) or -1. */
-int exec_pool_drain(struct exec_ctx *x);
+int exec_pool_drain(struct exec_ctx *x, exec_replay_ended_fn *ended);
 void exec_pool_release(struct exec_ctx *x);
 
 #endif

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Running the study's stages (see exec_priv.h): each stage's command
- * line (capture, reconstruct, replay, analyze, report), its log, its
- * record in the state before and after, and its outcome.
+ * Running the study's stages (see exec_priv.h): the captures, then each
+ * run's stages in turn (its workload's reconstruct, the precision
+ * target's gate, the kernel profile before the first run that reads it,
+ * its replay or co-run, its analyze), and the report. Each stage runs
+ * through exec_stage.c; with --gpus the replays run in exec_pool.c, which
+ * hands every one that ends back to replay_ended() here.
  */
 #include "exec_priv.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,82 +28,6 @@
 #include "strbuf.h"
 #include "study_path.h"
 #include "study_state.h"
-
-/* ---- running stages ---- */
-
-/*
- * Run one stage. Returns 0 when it ran (@res says how), 1 when the study
- * was interrupted before or during it, -1 when it could not be started.
- */
-int exec_run_stage(struct exec_ctx *x, enum study_stage kind,
-		   const char *label, struct exec_argv *args, const char *cwd,
-		   const char *log, struct stage_result *res)
-{
-	struct stage_cmd c = {
-		.argv = args->v,
-		.cwd = cwd,
-		.log_path = log,
-		.timeout_s = x->s->stage_timeout_s,
-		.env = x->stage_env,
-		.spawned = exec_on_spawned,
-		.tick = exec_on_tick,
-		.arg = x,
-	};
-
-	if (stage_exec_interrupted()) {
-		return 1;
-	}
-	x->current = kind;
-	study_progress_begin(&x->pr, kind, label);
-	if (stage_exec_run(&c, res)) {
-		study_progress_finish(&x->pr);
-		return -1;
-	}
-	if (res->interrupted) {
-		study_progress_finish(&x->pr);
-		return 1;
-	}
-	exec_kill_hook(x, kind, KILL_FINISHED);
-	x->out->stages_run++;
-	return 0;
-}
-
-static int save_state(struct exec_ctx *x, enum study_stage kind)
-{
-	if (study_state_save(&x->st)) {
-		return -1;
-	}
-	exec_kill_hook(x, kind, KILL_SAVED);
-	return 0;
-}
-
-/* Record a finished stage and report its outcome on the progress line. */
-int exec_finish_stage(struct exec_ctx *x, enum study_stage kind,
-		      const char *id, const char *key, const char *status,
-		      const char *reason, const struct stage_result *res)
-{
-	char *rid = exec_record_id(kind, id);
-
-	study_state_set(&x->st, rid, status, key, reason, res->seconds);
-	if (x->o->task == STUDY_TASK_RUN) {
-		/* No exclusive lock: the record goes beside the state. */
-		int ret = study_state_write_task(&x->st, rid, status, key, reason,
-						 res->seconds);
-		free(rid);
-		study_progress_end(&x->pr, kind, res->seconds, reason);
-		return ret;
-	}
-	free(rid);
-	if (reason) {
-		char *line = gm_xasprintf("%s: %s", status, reason);
-		study_progress_end(&x->pr, kind, res->seconds, line);
-		free(line);
-		x->out->stages_failed++;
-	} else {
-		study_progress_end(&x->pr, kind, res->seconds, NULL);
-	}
-	return save_state(x, kind);
-}
 
 int exec_capture(struct exec_ctx *x, size_t i)
 {
@@ -142,14 +68,6 @@ int exec_capture(struct exec_ctx *x, size_t i)
 	free(log);
 	free(label);
 	return ret;
-}
-
-int exec_remove_output(const char *dir, enum gm_output_kind kind)
-{
-	if (gm_output_remove(dir, kind)) {
-		return gm_error("cannot remove the stale output '%s'", dir);
-	}
-	return 0;
 }
 
 char *exec_run_label(const struct exec_ctx *x, size_t i, enum study_stage k)
@@ -285,70 +203,9 @@ static const char *replay_outcome(struct exec_ctx *x, struct run_info *ri,
 	return status;
 }
 
-/* The command line of run @i's replay into @a. */
-static void replay_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
-{
-	const struct study *s = x->s;
-	const struct plan_run *run = &x->plan->runs[i];
-	char buf[64];
-
-	exec_argv_push(a, x->o->exec);
-	exec_argv_push(a, "replay");
-	exec_argv_push(a, x->wls[run->workload].build);
-	exec_argv_push(a, "--variant");
-	exec_argv_push(a, run->variant->name);
-	exec_argv_push(a, "-o");
-	exec_argv_push(a, x->runs[i].rundir);
-	if (run->kind == PLAN_ONE_SHOT && !s->one_shot) {
-		exec_argv_push(a, "--one-shot");	/* (for the co-runs) */
-	} else if (!s->one_shot) {	/* (--one-shot, a knob, replays once) */
-		exec_argv_push(a, "--min-replays");
-		snprintf(buf, sizeof(buf), "%u", s->min_replays);
-		exec_argv_push(a, buf);
-	}
-	exec_argv_push(a, "--watchdog");
-	snprintf(buf, sizeof(buf), "%g", s->watchdog_s);
-	exec_argv_push(a, buf);
-	/* Recorded in the manifest, for the analyzer to key it by. */
-	exec_argv_push(a, "--repetition");
-	snprintf(buf, sizeof(buf), "%u", run->repetition);
-	exec_argv_push(a, buf);
-	exec_argv_push(a, "--study-seed");
-	snprintf(buf, sizeof(buf), "%" PRIu64, s->seed);
-	exec_argv_push(a, buf);
-	exec_knob_args(s, run, a);
-	exec_open_loop_args(x, i, a, 0);
-}
-
-/* The command line of co-run @i (a workload's programs run natively
- * together, from their bundles) into @a. */
-static void corun_args(struct exec_ctx *x, size_t i, struct exec_argv *a)
-{
-	const struct study *s = x->s;
-	const struct plan_run *run = &x->plan->runs[i];
-	const struct plan_workload *wl = &x->plan->workloads[run->workload];
-	char buf[64];
-
-	exec_argv_push(a, x->o->exec);
-	exec_argv_push(a, "corun");
-	exec_argv_push(a, "-o");
-	exec_argv_push(a, x->runs[i].rundir);
-	exec_argv_push(a, "-k");
-	snprintf(buf, sizeof(buf), "%u", s->corun_repeats);
-	exec_argv_push(a, buf);
-	exec_argv_push(a, "--mechanism");
-	exec_argv_push(a, study_corun_mechanisms(s));
-	/* Recorded in the manifest, for the analyzer to key it by. */
-	exec_argv_push(a, "--repetition");
-	snprintf(buf, sizeof(buf), "%u", run->repetition);
-	exec_argv_push(a, buf);
-	for (size_t j = 0; j < wl->nr; j++) {
-		exec_argv_push(a, s->programs[wl->progs[j]].bundle);
-	}
-}
-
-int exec_replay_done(struct exec_ctx *x, size_t i,
-		     const struct stage_result *res, const char *log)
+/* Run @i's replay ended as @res (its log @log): record it. 0 or -1. */
+static int replay_done(struct exec_ctx *x, size_t i,
+		       const struct stage_result *res, const char *log)
 {
 	struct run_info *ri = &x->runs[i];
 	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
@@ -362,41 +219,6 @@ int exec_replay_done(struct exec_ctx *x, size_t i,
 	int ret = exec_finish_stage(x, kind, x->plan->runs[i].id,
 				    ri->pkey, status, why, res);
 	free(why);
-	return ret;
-}
-
-/* Replay (or co-run) run @i now, or with --gpus start it on a free
- * GPU. */
-static int replay(struct exec_ctx *x, size_t i)
-{
-	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
-	struct exec_argv a = { 0 };
-	struct stage_result res;
-	char *log = exec_log_path(x, kind, x->plan->runs[i].id);
-	char *label = exec_run_label(x, i, kind);
-	int ret;
-
-	if (exec_remove_output(x->runs[i].rundir, GM_OUTPUT_RUN)) {
-		ret = -1;
-		goto out;
-	}
-	if (kind == STUDY_STAGE_CORUN) {
-		corun_args(x, i, &a);
-	} else {
-		replay_args(x, i, &a);
-	}
-	if (x->nr_slots) {
-		ret = exec_pool_start(x, i, &a, log, label);
-		goto out;
-	}
-	ret = exec_run_stage(x, kind, label, &a, x->s->root, log, &res);
-	if (ret == 0) {
-		ret = exec_replay_done(x, i, &res, log);
-	}
-out:
-	exec_argv_release(&a);
-	free(log);
-	free(label);
 	return ret;
 }
 
@@ -443,18 +265,6 @@ static int analyze(struct exec_ctx *x, size_t i)
 	return ret;
 }
 
-void exec_drop_run_stages(struct exec_ctx *x, struct run_info *ri)
-{
-	if (ri->do_replay) {
-		study_progress_drop(&x->pr, plan_run_stage(
-					    &x->plan->runs[ri - x->runs]));
-	}
-	if (ri->do_analyze) {
-		study_progress_drop(&x->pr, STUDY_STAGE_ANALYZE);
-	}
-	ri->do_replay = ri->do_analyze = 0;
-}
-
 /*
  * Workload @w has no build (its reconstruct failed or a capture it needs
  * failed): every run of it that was to replay fails or is skipped, with
@@ -494,7 +304,8 @@ static int build_workload(struct exec_ctx *x, size_t w)
 	return 0;
 }
 
-int exec_after_replay(struct exec_ctx *x, size_t i)
+/* Run @i's replay is recorded: analyze it (unless a task). 0, 1, -1. */
+static int after_replay(struct exec_ctx *x, size_t i)
 {
 	struct run_info *ri = &x->runs[i];
 	int ret;
@@ -514,6 +325,56 @@ int exec_after_replay(struct exec_ctx *x, size_t i)
 	return 0;
 }
 
+/* A replay of the pool (--gpus) ended: record it, then analyze its run
+ * (exec_pool_start(), exec_pool_drain()). */
+static int replay_ended(struct exec_ctx *x, size_t i,
+			const struct stage_result *res, const char *log)
+{
+	int ret = replay_done(x, i, res, log);
+
+	return ret ? ret : after_replay(x, i);
+}
+
+int exec_wait_replays(struct exec_ctx *x)
+{
+	return exec_pool_drain(x, replay_ended);
+}
+
+/* Replay (or co-run) run @i now, or with --gpus start it on a free
+ * GPU. */
+static int replay(struct exec_ctx *x, size_t i)
+{
+	enum study_stage kind = plan_run_stage(&x->plan->runs[i]);
+	struct exec_argv a = { 0 };
+	struct stage_result res;
+	char *log = exec_log_path(x, kind, x->plan->runs[i].id);
+	char *label = exec_run_label(x, i, kind);
+	int ret;
+
+	if (exec_remove_output(x->runs[i].rundir, GM_OUTPUT_RUN)) {
+		ret = -1;
+		goto out;
+	}
+	if (kind == STUDY_STAGE_CORUN) {
+		exec_corun_args(x, i, &a);
+	} else {
+		exec_replay_args(x, i, &a);
+	}
+	if (x->nr_slots) {
+		ret = exec_pool_start(x, i, &a, log, label, replay_ended);
+		goto out;
+	}
+	ret = exec_run_stage(x, kind, label, &a, x->s->root, log, &res);
+	if (ret == 0) {
+		ret = replay_done(x, i, &res, log);
+	}
+out:
+	exec_argv_release(&a);
+	free(log);
+	free(label);
+	return ret;
+}
+
 /* Run the stages of run @i that are to do; 0, 1 (interrupted) or -1. */
 int exec_execute_run(struct exec_ctx *x, size_t i)
 {
@@ -525,9 +386,13 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		return 0;	/* not replayed: the next submission's */
 	}
 	if (ri->do_replay && task != STUDY_TASK_PREP) {
-		int skip;
-		if ((ret = exec_precision_gate(x, i, &skip)) || skip) {
+		/* The repetitions before it may still be replaying. */
+		if (x->nr_slots && exec_precision_undecided(x, i) &&
+		    (ret = exec_wait_replays(x))) {
 			return ret;
+		}
+		if (exec_precision_gate(x, i)) {
+			return 0;	/* not needed */
 		}
 	}
 	if (ri->do_replay && x->plan->runs[i].kind == PLAN_CORUN) {
@@ -541,7 +406,7 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		if ((ret = replay(x, i))) {
 			return ret;
 		}
-		return x->nr_slots ? 0 : exec_after_replay(x, i);
+		return x->nr_slots ? 0 : after_replay(x, i);
 	}
 	if (ri->do_replay) {
 		size_t w = x->plan->runs[i].workload;
@@ -559,7 +424,7 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 		}
 		if (exec_profile_needed_by(x, i)) {
 			/* Every alone run has ended before the profile. */
-			if (x->nr_slots && (ret = exec_pool_drain(x))) {
+			if (x->nr_slots && (ret = exec_wait_replays(x))) {
 				return ret;
 			}
 			if ((ret = exec_profile_ensure(x, i)) ||
@@ -571,9 +436,9 @@ int exec_execute_run(struct exec_ctx *x, size_t i)
 			return ret;
 		}
 		if (x->nr_slots) {
-			return 0;	/* exec_pool_collect() goes on */
+			return 0;	/* replay_ended() goes on */
 		}
-		return exec_after_replay(x, i);
+		return after_replay(x, i);
 	}
 	if (ri->do_analyze && task != STUDY_TASK_RUN && task != STUDY_TASK_PREP) {
 		if ((ret = analyze(x, i))) {

@@ -213,11 +213,11 @@ static int execute(struct exec_ctx *x)
 			continue;
 		}
 		if ((ret = exec_execute_run(x, i))) {
-			exec_pool_drain(x);
+			exec_wait_replays(x);
 			return ret;
 		}
 	}
-	if ((ret = exec_pool_drain(x))) {
+	if ((ret = exec_wait_replays(x))) {
 		return ret;
 	}
 	if (task != STUDY_TASK_NONE && task != STUDY_TASK_FINISH) {
