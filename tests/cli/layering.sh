@@ -5,9 +5,9 @@
 # bundle reader (reconstruct/) reads the bundle format from common/, never
 # from capture/'s headers. Inside reconstruct/ (reconstruct/build.mk):
 # ptx/ and model/ include nothing of the other rooms, trace/ includes
-# model/ (the feed) but never ptx/. No files of reconstruct/ or study/
-# call each other round a circle (nm of the objects: who uses a symbol
-# whose definition is where).
+# model/ (the feed) but never ptx/. No files of a product folder call
+# each other round a circle (nm of the objects: who uses a symbol whose
+# definition is where).
 . "$GPUMIX_TOP/tests/lib.sh"
 deps_of() { # deps_of DIR: project headers the objects of DIR include
 	cat "$GPUMIX_BUILD/$1"/*.d | tr ' \\' '\n\n' | grep -E '\.(h|def):?$' |
