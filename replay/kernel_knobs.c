@@ -90,10 +90,17 @@ void gm_smem_pad_setup(struct gm_prog *p, uint32_t i)
 	       " bytes more per launch", p->d->name, k->name, pad);
 }
 
-/* With --smem-pad, let kernel @i take its largest padded launch (above
- * 48 KiB a kernel must opt in). */
+/*
+ * With --smem-pad, let kernel @i take its largest padded launch (above
+ * 48 KiB a kernel must opt in). Called after the captured attributes are
+ * set: a program that opted in itself (histo: 98304 bytes, its own
+ * launches' size) would otherwise put its smaller limit back over ours
+ * and the driver refuse the padded launch; its own limit stands when it
+ * is the larger.
+ */
 int gm_smem_pad_optin(struct gm_prog *p, uint32_t i)
 {
+	const struct gm_kernel_desc *k = &p->d->kernels[i];
 	uint32_t most = 0;
 
 	if (!p->smem_pad || !p->smem_pad[i]) {
@@ -105,12 +112,19 @@ int gm_smem_pad_optin(struct gm_prog *p, uint32_t i)
 			most = gm_launch_smem(p, &p->d->launches[l]);
 		}
 	}
+	for (uint32_t a = 0; a < k->nr_attrs; a++) {
+		if (k->attrs[a].attrib ==
+			    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
+		    k->attrs[a].value >= 0 && (uint32_t)k->attrs[a].value >= most) {
+			return 0;
+		}
+	}
 	if (CU_CHECK(cuFuncSetAttribute(
 		    p->funcs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 		    (int)most))) {
 		return gm_error("program '%s': --smem-pad: kernel '%s' cannot "
 				"have %" PRIu32 " bytes of dynamic shared memory",
-				p->d->name, p->d->kernels[i].name, most);
+				p->d->name, k->name, most);
 	}
 	return 0;
 }

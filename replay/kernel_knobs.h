@@ -18,7 +18,8 @@ const char *gm_kernel_module_file(struct gm_prog *p, uint32_t m, int *err);
 int gm_load_kernel_module(struct gm_prog *p, uint32_t i, const char *path);
 /* Note kernel @i's --smem-pad in p->smem_pad. */
 void gm_smem_pad_setup(struct gm_prog *p, uint32_t i);
-/* Let padded kernel @i take its largest launch's shared memory. 0 or -1. */
+/* Let padded kernel @i take its largest launch's shared memory; after the
+ * captured attributes, whose own opt-in it must not lose to. 0 or -1. */
 int gm_smem_pad_optin(struct gm_prog *p, uint32_t i);
 
 #endif
