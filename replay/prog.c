@@ -210,7 +210,8 @@ static int resolve_kernels(struct gm_prog *p)
 		}
 		/* After the captured attributes: the padding's opt-in must
 		 * not be undone by the program's own, smaller one. */
-		if (gm_smem_pad_optin(p, i) < 0) {
+		if (gm_smem_pad_optin(p, i) < 0 ||
+		    gm_knob_cooperative_check(p, i) < 0) {
 			return -1;
 		}
 		/* One more slot: an elastic kernel's gm_elastic_args. */
