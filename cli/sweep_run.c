@@ -14,8 +14,9 @@
  *
  * Every replay verifies its results; a point whose replay fails is named
  * and left out; one the replay refuses as impossible (a cooperative
- * launch its residency cannot hold) is named and is no point at all. DIR/points.csv is saved after each point, so a sweep
- * that stops goes on where it was: the points it holds are kept.
+ * launch its residency cannot hold) is named and is no point at all.
+ * DIR/points.csv is saved after each point, so a sweep that stops goes
+ * on where it was: the points it holds are kept.
  */
 #include "sweep_run.h"
 
