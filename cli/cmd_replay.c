@@ -70,7 +70,9 @@ static void print_help(void)
 	       "libgpumix-replay.a are).\n"
 	       "\n"
 	       "exit status: 0 ok; 1 error, failed or hung replay; 2 usage "
-	       "error;\n130 interrupted.\n");
+	       "error;\n4 a --smem-pad or --kernel-module point that cannot "
+	       "exist (a cooperative\nlaunch it leaves too few blocks per SM); "
+	       "130 interrupted.\n");
 }
 
 struct replay_opts {
@@ -604,6 +606,12 @@ int cmd_replay(int argc, char **argv)
 		} else if (st > 128) {
 			gm_error("the replay of '%s' was killed by signal %d",
 				 o.dir, st - 128);
+		} else if (st == GM_REPLAY_EXIT_NO_POINT && status) {
+			/* Not a failure of the replay: told apart (a sweep
+			 * skips the point). */
+			gm_error("the replay of '%s' asks for a point that cannot "
+				 "exist (run directory '%s')", o.dir, run_dir);
+			ret = GM_REPLAY_EXIT_NO_POINT;
 		} else {
 			if (st == 127 && !status) {
 				not_started();

@@ -13,8 +13,10 @@
  *           (a kernel's point where its physical grid was K per SM)
  *
  * Every replay verifies its results; a point whose replay fails is named
- * and left out. DIR/points.csv is saved after each point, so a sweep
- * that stops goes on where it was: the points it holds are kept.
+ * and left out; one the replay refuses as impossible (a cooperative
+ * launch its residency cannot hold) is named and is no point at all.
+ * DIR/points.csv is saved after each point, so a sweep that stops goes
+ * on where it was: the points it holds are kept.
  */
 #include "sweep_run.h"
 
@@ -32,7 +34,9 @@
 #include "error.h"
 #include "gnuplot_program.h"
 #include "fs.h"
+#include "kvfile.h"
 #include "output_dir.h"
+#include "replay_opts.h"
 #include "run_command.h"
 #include "strbuf.h"
 #include "sweep_points.h"
@@ -45,11 +49,14 @@ struct sweep {
 	char *points_path;
 	struct gm_sweep_points pts;
 	size_t measured, kept, failed;
+	size_t no_point;	/* points that cannot exist (no_point()) */
 	int *kernel_hits;	/* per --kernel name, the kernels it took */
 };
 
 /* Run this gpumix with @argv (argv[0] set here), its output into @log.
- * 0, or -1 with a cause naming @what and the log. */
+ * 0; 1 when it was a replay that refused a point that cannot exist
+ * (GM_REPLAY_EXIT_NO_POINT); or -1 with a cause naming @what and the
+ * log. */
 static int run_gpumix(struct sweep *s, const char *log, const char *what,
 		      char **argv)
 {
@@ -60,6 +67,9 @@ static int run_gpumix(struct sweep *s, const char *log, const char *what,
 	if (gm_run_command(&cmd, &r, NULL, NULL) < 0) {
 		return gm_error("cannot start %s", what);
 	}
+	if (!r.signal && r.exit_code == GM_REPLAY_EXIT_NO_POINT) {
+		return 1;
+	}
 	if (r.signal || r.exit_code) {
 		return gm_error("%s failed (%s %d; its output: %s)", what,
 				r.signal ? "signal" : "exit status",
@@ -69,7 +79,8 @@ static int run_gpumix(struct sweep *s, const char *log, const char *what,
 }
 
 /* One replay of @build alone into run @run, with the knob @opt @arg (or
- * none), then its kernels into @k. */
+ * none), then its kernels into @k. 0, 1 when the replay refused a point
+ * that cannot exist (run_gpumix()), or -1. */
 static int replay(struct sweep *s, const char *build, const char *run,
 		  const char *opt, const char *arg, uint64_t grid_check,
 		  struct gm_sweep_kernels *k)
@@ -156,6 +167,32 @@ static int add_point(struct sweep *s, const char *program, const char *kernel,
 	return gm_sweep_points_save(&s->pts, s->points_path);
 }
 
+/*
+ * A point that cannot exist: a cooperative launch of the kernel needs
+ * more blocks per SM than the point leaves (bfs_coop's grid is 4 per SM
+ * of an H200: its points of 3, 2 and 1 are not points). The replay said
+ * so before running anything (GM_REPLAY_EXIT_NO_POINT); its reason,
+ * from run @run's manifest, goes on one line. Counted apart from the
+ * points that failed: the exit status stays 0.
+ */
+static void no_point(struct sweep *s, const char *program, const char *kernel,
+		     enum gm_sweep_axis axis, long value, const char *run)
+{
+	char *path = gm_path_join(run, "manifest");
+	struct kvfile kv;
+	const char *why;
+
+	kvfile_init(&kv);
+	why = kvfile_read(&kv, path) == 0 ? kvfile_get(&kv, "failure") : NULL;
+	gm_error_clear();
+	gm_note("sweep: %s: %s: %s %ld cannot exist, not a point: %s", program,
+		kernel, gm_sweep_axis_name(axis), value,
+		why ? why : "the replay refused it (no reason recorded)");
+	kvfile_release(&kv);
+	free(path);
+	s->no_point++;
+}
+
 /* A point that could not be measured: said, counted, the sweep goes on. */
 static void point_failed(struct sweep *s, const char *program,
 			 const char *kernel, enum gm_sweep_axis axis, long value)
@@ -196,7 +233,7 @@ static const struct gm_sweep_kernels *blocks_run(struct sweep *s,
 		b->blocks_state[k - 1] =
 			replay(s, b->build, run, "--elastic", mode,
 			       (uint64_t)k * b->base.sm_count,
-			       &b->blocks[k - 1]) < 0 ? -1 : 1;
+			       &b->blocks[k - 1]) != 0 ? -1 : 1;
 		free(run);
 		free(mode);
 	}
@@ -242,6 +279,10 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 	case GM_SWEEP_SMEM:
 		arg = gm_xasprintf("%s=%ld", kn, p->value);
 		r = replay(s, b->build, run, "--smem-pad", arg, 0, &k);
+		if (r == 1) {
+			no_point(s, prog, kn, p->axis, p->value, run);
+			goto out;
+		}
 		got = r ? NULL : gm_sweep_kernels_find(&k, kn);
 		/* CUPTI's record says what the launch asked for. */
 		if (got && got->dynamic_smem != bk->dynamic_smem + p->value) {
@@ -288,7 +329,12 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 		abs = realpath(file, NULL);
 		arg = gm_xasprintf("%s=%s", kn, abs ? abs : file);
 		free(abs);
-		if (replay(s, b->build, run, "--kernel-module", arg, 0, &k) == 0) {
+		r = replay(s, b->build, run, "--kernel-module", arg, 0, &k);
+		if (r == 1) {
+			no_point(s, prog, kn, p->axis, p->value, run);
+			goto out;
+		}
+		if (r == 0) {
 			got = gm_sweep_kernels_find(&k, kn);
 		}
 		break;
@@ -415,7 +461,7 @@ static int sweep_bundle(struct sweep *s, const char *bundle)
 	}
 	run = gm_xasprintf("%s.base", b.prefix);
 	gm_note("sweep: %s: as captured", b.name);
-	if (replay(s, b.build, run, NULL, NULL, 0, &b.base) < 0) {
+	if (replay(s, b.build, run, NULL, NULL, 0, &b.base) != 0) {
 		free(run);
 		goto out;
 	}
@@ -628,9 +674,9 @@ int gm_sweep_run(const struct gm_sweep_run_opts *o, char **bundles, int n)
 		}
 	}
 	gm_note("sweep: %zu points measured, %zu kept from before, %zu could "
-		"not be; %zu cliffs; %d of %d programs could not be swept; "
-		"in '%s'", s.measured, s.kept, s.failed, cliffs, failed, n,
-		o->dir);
+		"not be, %zu cannot exist; %zu cliffs; %d of %d programs could "
+		"not be swept; in '%s'", s.measured, s.kept, s.failed,
+		s.no_point, cliffs, failed, n, o->dir);
 	if (failed || s.failed) {
 		gm_error("%d program%s and %zu point%s could not be measured "
 			 "(above; a sweep run again measures only those)",

@@ -29,6 +29,11 @@
 #define GM_MAX_KERNEL_KNOBS 16
 /* The most --smem-pad adds: an H100 SM's shared memory. */
 #define GM_SMEM_PAD_MAX (228 * 1024)
+/* The exit status of a replay (the program and `gpumix replay`) whose
+ * --smem-pad or --kernel-module asks for a point that cannot exist: a
+ * cooperative launch whose grid the knob's residency cannot hold (a
+ * sweep skips such a point, doc/gpumix-sweep.md). */
+#define GM_REPLAY_EXIT_NO_POINT 4
 
 /* One kernel's --smem-pad or --kernel-module, as given. */
 struct gm_kernel_knob {

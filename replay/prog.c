@@ -198,9 +198,6 @@ static int resolve_kernels(struct gm_prog *p)
 		    CU_CHECK(cuKernelGetFunction(&p->funcs[i], kern))) {
 			return gm_error("cannot resolve kernel '%s'", k->name);
 		}
-		if (gm_smem_pad_optin(p, i) < 0) {
-			return -1;
-		}
 		for (uint32_t a = 0; a < k->nr_attrs; a++) {
 			if (CU_CHECK(cuFuncSetAttribute(
 				    p->funcs[i],
@@ -210,6 +207,12 @@ static int resolve_kernels(struct gm_prog *p)
 						" of kernel '%s'",
 						k->attrs[a].attrib, k->name);
 			}
+		}
+		/* After the captured attributes: the padding's opt-in must
+		 * not be undone by the program's own, smaller one. */
+		if (gm_smem_pad_optin(p, i) < 0 ||
+		    gm_knob_cooperative_check(p, i) < 0) {
+			return -1;
 		}
 		/* One more slot: an elastic kernel's gm_elastic_args. */
 		p->kargs[i] = gm_xcalloc(k->nr_params + 2, sizeof(void *));

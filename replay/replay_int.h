@@ -209,6 +209,8 @@ struct gm_run {
 	atomic_int stop;		/* a program failed, or hung */
 	atomic_int finishing;		/* the run directory is being written */
 	int failed;
+	int no_point;			/* the first failure: a knob's point that
+					   cannot exist (kernel_knobs.h) */
 
 	int log_fd;
 	char started_at[32];

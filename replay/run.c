@@ -349,7 +349,8 @@ static void print_usage(FILE *f, const char *argv0,
 		argv0, w->name, w->nr_programs, w->variant);
 	gm_replay_opts_help(f);
 	fputs("\nexit status: 0 ok; 1 failed (e.g. a result differs); 2 usage; "
-	      "3 hung\n", f);
+	      "3 hung;\n4 a --smem-pad or --kernel-module point that cannot "
+	      "exist\n", f);
 }
 
 /* 0: go on; 1: --help was printed; 2: usage error (printed). */
@@ -564,7 +565,7 @@ static int finish_run(struct gm_run *run)
 	if (run->failed) {
 		gm_write_run(run, "failed", run->failure, 0);
 		gm_log(run, "replay: failed: %s", run->failure);
-		exit_code = 1;
+		exit_code = run->no_point ? GM_REPLAY_EXIT_NO_POINT : 1;
 	} else {
 		exit_code = gm_write_run(run, "ok", NULL, 0) < 0 ? 1 : 0;
 		if (!exit_code) {

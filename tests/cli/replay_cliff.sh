@@ -4,7 +4,8 @@
 # The sweep's replay knobs on the mock driver (doc/gpumix-sweep.md):
 # --smem-pad KERNEL=BYTES reaches that kernel's launches (the mock's
 # kernel records carry the dynamic shared memory of each launch, and the
-# others' stay as captured), the results still verified; --kernel-module
+# others' stay as captured), the results still verified, above 48 KiB
+# and above the limit the program set itself too; --kernel-module
 # KERNEL=FILE loads the kernel's module from FILE (said in the run's log;
 # a missing file fails naming it); a kernel no program has, a bad size,
 # or a kernel given twice, is an error before any work. The elastic
@@ -38,6 +39,16 @@ check_eq "--smem-pad $K=40000: exit 0 (results verified)" 0 "$rc"
 check_eq "the padding reaches scale's launches, and only theirs" \
 	"_Z4incr4span 0 _Z5scalePjPKjjj 40000 _Z8tex_copyPjyj 0" "$(smem "$tmp/pad")"
 check_match "the run's log says so" "smem-pad: program=basic, kernel=$K, 40000 bytes" "$(cat "$tmp/pad/log")"
+# The program's own opt-in: basic sets scale's MAX_DYNAMIC_SHARED_SIZE_BYTES
+# to 1024, as histo sets histo_main's to 98304 (its launches' size). The
+# padding's opt-in comes after it, or the captured limit is put back and
+# the padded launch refused (the mock refuses a launch above its
+# function's limit and 48 KiB without one, as the driver does; issue 28).
+out=$("$GPUMIX" -q replay --min-replays 2 --smem-pad $K=115713 -o "$tmp/big" "$tmp/b" 2>&1); rc=$?
+check_eq "--smem-pad $K=115713, above 48 KiB and the program's own limit: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_eq "scale's launches took 115713 bytes" \
+	"_Z4incr4span 0 _Z5scalePjPKjjj 115713 _Z8tex_copyPjyj 0" "$(smem "$tmp/big")"
 
 cp "$tmp/b/modules/"* "$tmp/module.bin"
 out=$("$GPUMIX" -q replay --min-replays 2 --kernel-module $K="$tmp/module.bin" -o "$tmp/mod" "$tmp/b" 2>&1); rc=$?

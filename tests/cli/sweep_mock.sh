@@ -13,7 +13,8 @@
 # between each). Then the resumption (points kept, never overwritten
 # unless --redo; only what is missing measured), a point that fails (a
 # ptxas that fails: named, the others kept, exit 1, measured on the next
-# run), and the errors.
+# run), a cooperative kernel whose padded points cannot exist (named,
+# not counted as failures), and the errors.
 . "$(dirname "$0")/../lib.sh"
 cd "$GPUMIX_TOP" || exit 1
 export LD_LIBRARY_PATH=$GPUMIX_BUILD/tests/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -54,7 +55,7 @@ check_match "cliffs.csv: scale's blocks 1 -> 2 (twice the time, 1 -> 2 blocks pe
 	"^basic,$S,blocks,1,2,[0-9.]+,[0-9.]+,[0-9.]+,1,2,elastic-grid$" "$(cat "$D/cliffs.csv")"
 check_eq "the Markdown is printed and written to cliffs.md" "$out" "$(cat "$D/cliffs.md")"
 check_match "progress on stderr, a summary at the end" \
-	"sweep: 42 points measured, 0 kept from before, 0 could not be; [0-9]+ cliffs" "$(cat "$tmp/err")"
+	"sweep: 42 points measured, 0 kept from before, 0 could not be, 0 cannot exist; [0-9]+ cliffs" "$(cat "$tmp/err")"
 if have_gnuplot; then
 	check "a figure per axis" test -s "$D/sweep-basic-smem.png" -a -s "$D/sweep-basic-regs.png" -a -s "$D/sweep-basic-blocks.png"
 else
@@ -186,6 +187,38 @@ check_eq "a replay that fails: exit 1" 1 "$rc"
 check_match "named, with its exit status and its log" \
 	"the replay '$tmp/rf/runs/basic.base' failed \(exit status 1; its output: $tmp/rf/runs/basic.base.log\)" "$(cat "$tmp/err")"
 check_match "the program counted as not swept" "1 of 1 programs could not be swept" "$(cat "$tmp/err")"
+
+# ---- a cooperative kernel (issue 28: bfs_coop on an H200): the
+# cooperative bundle's launch of scale is 128 blocks of 256 threads, 8
+# per SM on 16 mock SMs, all it can have. A padding that leaves fewer
+# blocks per SM is not a point: the replay refuses it before running
+# (exit status 4, the kernel, its grid and the blocks per SM it would
+# get), and the sweep names each such point, counts it apart, ends 0. ----
+C=tests/data/reconstruct/bundles/cooperative
+few=$("$GPUMIX" sweep --plan --device h100 $S:256:32:0 | awk -F, '$2 == "smem" && $4 < 8 { print $3 }')
+MOCK_CUDA_SMS=16 MOCK_CUDA_WAVE_US=1 "$GPUMIX" sweep --run -o "$tmp/co" --replays 2 --no-plot \
+	--axes smem "$C" >/dev/null 2>"$tmp/err"; rc=$?
+check_eq "a cooperative kernel's smem sweep: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+check_eq "the plan has 7 points below its 8 blocks per SM" 7 "$(printf '%s\n' $few | wc -l)"
+for v in $few; do
+	check_match "smem $v: named, not a point, with the replay's reason" \
+		"sweep: cooperative: $S: smem $v cannot exist, not a point: .*kernel '$S' cannot be launched cooperatively with its --smem-pad of $v bytes: its grid of 128 blocks .*8 per SM on the device's 16 SMs, and it would get [1-7] blocks? per SM" \
+		"$(cat "$tmp/err")"
+done
+check_match "counted apart from the points that failed" \
+	"sweep: 1 points measured, 0 kept from before, 0 could not be, 7 cannot exist" "$(cat "$tmp/err")"
+check_eq "points.csv: the one point that exists, as captured" "0" \
+	"$(awk -F, 'NR > 1 { print $4 }' "$tmp/co/points.csv" | tr '\n' ' ' | sed 's/ $//')"
+out=$(MOCK_CUDA_SMS=16 "$GPUMIX" -q replay --min-replays 2 --smem-pad $S=57345 \
+	-o "$tmp/co.run" "$tmp/co/builds/cooperative" 2>&1); rc=$?
+check_eq "gpumix replay of such a point: exit status 4" 4 "$rc"
+check_match "naming the kernel, its grid and the blocks per SM it would get" \
+	"kernel '$S' cannot be launched cooperatively with its --smem-pad of 57345 bytes: its grid of 128 blocks \(256 threads, 57345 bytes of dynamic shared memory each\) must be resident at once, 8 per SM on the device's 16 SMs, and it would get 3 blocks per SM" "$out"
+check_eq "before any replay ran" "" "$(awk -F'\t' '$1 == "KERNEL"' "$tmp/co.run/activity.tsv" 2>/dev/null)"
+MOCK_CUDA_SMS=16 "$GPUMIX" -q replay --min-replays 2 --smem-pad $S=28160 \
+	-o "$tmp/co.run7" "$tmp/co/builds/cooperative" >/dev/null 2>&1; rc=$?
+check_eq "the same at 8 blocks per SM (28160 bytes): exit 0" 0 "$rc"
 
 # ---- errors ----
 mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/file"

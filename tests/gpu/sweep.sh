@@ -5,7 +5,9 @@
 # programs (default mm; the whole suite takes an hour or more). Each is
 # captured, and each of its kernels replayed alone at every point of its
 # plan: the sweep must exit 0 (every replay verified its results, no
-# point failed); every kernel must have its smem points (each run's
+# point failed; bfs_coop's points below its cooperative grid's blocks per
+# SM named as points that cannot exist); every kernel must have its smem
+# points (each run's
 # CUPTI records showing the padding asked for) and, where its PTX was
 # captured, register caps: the kernel ran with at most the cap;
 # cliffs.csv and the figures written; gpumix analyze loads the points.
@@ -31,6 +33,14 @@ out=$("$GPUMIX" sweep --run -o "$D" --replays "${GPUMIX_SWEEP_REPLAYS:-2}" "${bu
 check_eq "gpumix sweep --run $programs: exit 0 (every point verified)" 0 "$rc"
 [ "$rc" = 0 ] || grep -E "warning|error" "$tmp/err" | head -20 | sed 's/^/#   /'
 echo "# $(tail -1 "$tmp/err") ($(( $(date +%s) - start )) s)"
+grep 'cannot exist, not a point' "$tmp/err" | sed 's/^/# /'
+# bfs: bfs_coop's cooperative grid is 4 blocks per SM: its smem points
+# of 3, 2 and 1 cannot exist (issue 28), said rather than failed.
+case " $programs " in
+*" bfs "*)
+	check_eq "bfs: bfs_coop's 3 smem points below its 4 blocks per SM cannot exist" 3 \
+		"$(grep -c "sweep: bfs: [^:]*bfs_coop[^:]*: smem [0-9]* cannot exist, not a point" "$tmp/err")" ;;
+esac
 for b in "${bundles[@]}"; do
 	n=$(basename "$b")
 	prog=$(sed -n 's/^program.0.name = //p' "$D/runs/$n.base/manifest")
@@ -40,6 +50,8 @@ for b in "${bundles[@]}"; do
 	bad=0
 	for run in "$D/runs/$n".k*.smem*; do
 		[ -d "$run" ] || continue
+		# (a run the replay refused, exit 4: a point that cannot exist)
+		grep -qx 'status = ok' "$run/manifest" 2>/dev/null || continue
 		pad=${run##*.smem}
 		i=${run##*.k}; i=${i%%.*}
 		k=$(sed -n "s/^k$i //p" "$D/runs/$n.kernels")
@@ -51,6 +63,8 @@ for b in "${bundles[@]}"; do
 	over=0
 	for run in "$D/runs/$n".k*.regs*; do
 		[ -d "$run" ] || continue
+		# (a run the replay refused, exit 4: a point that cannot exist)
+		grep -qx 'status = ok' "$run/manifest" 2>/dev/null || continue
 		cap=${run##*.regs}
 		i=${run##*.k}; i=${i%%.*}
 		k=$(sed -n "s/^k$i //p" "$D/runs/$n.kernels")

@@ -17,6 +17,20 @@
  * Contexts and green contexts (mock_green.c): functions and streams
  * belong to a context, and a launch on another context's stream fails.
  *
+ * Shared memory, as the driver checks it (an H100's numbers): a function
+ * may take at most 48 KiB of dynamic shared memory per block until
+ * cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+ * sets its limit (refused above the device's opt-in per block, 232448
+ * bytes, less the function's static shared memory, which the mock's
+ * kernels have none of); a launch, or a graph's kernel node, above its
+ * function's limit fails with CUDA_ERROR_INVALID_VALUE (a CUkernel
+ * launched directly takes the limit of its function in the stream's
+ * context, 48 KiB when none was got). The occupancy calculator counts
+ * a block's shared memory (its dynamic size plus the 1 KiB the device
+ * reserves per block, in 128-byte units, out of 233472 bytes per SM) as
+ * well as its threads, so padding a cooperative kernel's launches can
+ * make them too large, as on a GPU.
+ *
  * Asynchrony (mock_device.c): copies, memsets, kernel launches, event
  * records and stream waits are queued on their stream and run later, one
  * at a time, by a device thread, so that a missing dependency gives wrong
@@ -444,6 +458,14 @@ struct kdesc {
 #define KERNEL_MAGIC 0x4e2eu
 #define FUNC_MAGIC 0xf0ecu
 
+/* Shared memory of the mock device (an H100's; the device attributes
+ * and the occupancy calculator say the same). */
+#define SMEM_PER_BLOCK 49152		/* without opting in */
+#define SMEM_PER_BLOCK_OPTIN 232448
+#define SMEM_PER_SM 233472
+#define SMEM_RESERVED_PER_BLOCK 1024
+#define SMEM_ALLOC_UNIT 128
+
 struct mfunc;
 
 struct mkernel {
@@ -459,6 +481,9 @@ struct mfunc {
 	struct mkernel *k;
 	struct mctx *ctx;
 	struct mfunc *next;
+	/* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: what a launch
+	 * may take (SMEM_PER_BLOCK until the program opts in for more). */
+	int max_dynamic_smem;
 };
 
 struct alloc {
@@ -982,7 +1007,13 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 		*pi = 65536;
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
-		*pi = 233472;
+		*pi = SMEM_PER_SM;
+		break;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+		*pi = SMEM_PER_BLOCK;
+		break;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*pi = SMEM_PER_BLOCK_OPTIN;
 		break;
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
@@ -1363,6 +1394,7 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 		f->magic = FUNC_MAGIC;
 		f->k = k;
 		f->ctx = ctx;
+		f->max_dynamic_smem = SMEM_PER_BLOCK;
 		f->next = k->funcs;
 		k->funcs = f;
 	}
@@ -1452,13 +1484,52 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction hfunc, size_t index,
 	return cuKernelGetParamInfo((CUkernel)f->k, index, offset, size);
 }
 
+/*
+ * The dynamic shared memory limit is kept and checked at each launch (a
+ * value the device cannot give is refused, as the driver does); the
+ * other attributes are taken and ignored.
+ */
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib,
 				    int value)
 {
-	(void)hfunc;
-	(void)attrib;
-	(void)value;
+	struct mfunc *f = func_of(hfunc);
+
+	if (!f) {
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+		return CUDA_SUCCESS;
+	}
+	/* (the mock's kernels have no static shared memory to subtract) */
+	if (value < 0 || value > SMEM_PER_BLOCK_OPTIN) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&mock_lock);
+	f->max_dynamic_smem = value;
+	pthread_mutex_unlock(&mock_lock);
 	return CUDA_SUCCESS;
+}
+
+/* The dynamic shared memory a launch of @fn (a CUfunction, or the
+ * CUkernel @k cast) in @ctx may take. */
+static int dynamic_smem_limit(struct mfunc *fn, struct mkernel *k,
+			      struct mctx *ctx)
+{
+	int limit = SMEM_PER_BLOCK;
+
+	pthread_mutex_lock(&mock_lock);
+	if (fn && fn->magic == FUNC_MAGIC) {
+		limit = fn->max_dynamic_smem;
+	} else {
+		for (struct mfunc *f = k->funcs; f; f = f->next) {
+			if (f->ctx == ctx) {
+				limit = f->max_dynamic_smem;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&mock_lock);
+	return limit;
 }
 
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
@@ -1484,13 +1555,26 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 							    int blockSize,
 							    size_t dynamicSMemSize)
 {
+	size_t smem;
+	int n;
+
 	(void)func;
-	(void)dynamicSMemSize;
 	FAIL_IF("cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (blockSize <= 0 || blockSize > 1024) {
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	*numBlocks = 2048 / blockSize < 32 ? 2048 / blockSize : 32;
+	n = 2048 / blockSize < 32 ? 2048 / blockSize : 32;
+	/* A block's shared memory: its dynamic size (no static), the
+	 * device's reserved KiB, in allocation units; none fits above the
+	 * opt-in limit. */
+	smem = (dynamicSMemSize + SMEM_RESERVED_PER_BLOCK + SMEM_ALLOC_UNIT - 1) /
+	       SMEM_ALLOC_UNIT * SMEM_ALLOC_UNIT;
+	if (dynamicSMemSize > SMEM_PER_BLOCK_OPTIN) {
+		n = 0;
+	} else if ((size_t)n > SMEM_PER_SM / smem) {
+		n = (int)(SMEM_PER_SM / smem);
+	}
+	*numBlocks = n;
 	return CUDA_SUCCESS;
 }
 
@@ -2106,6 +2190,11 @@ CUresult mock_kernel_cmd(CUfunction f, const unsigned g[3], const unsigned b[3],
 			return CUDA_ERROR_INVALID_VALUE;
 		}
 	}
+	/* More dynamic shared memory than the function opted in for: the
+	 * driver refuses the launch. */
+	if (smem > (unsigned)dynamic_smem_limit(fn, k, ctx)) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	kc = calloc(1, sizeof(*kc));
 	if (!kc) {
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -2142,23 +2231,26 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3],
 
 	FAIL_IF("cuLaunchKernel");
 	mock_slow("cuLaunchKernel");	/* (a full launch queue, say) */
+	r = mock_kernel_cmd(f, g, b, smem, ctx, params, extra, &c);
+	if (r != CUDA_SUCCESS) {
+		return r;
+	}
 	/* A cooperative grid must be resident at once, as the driver checks:
-	 * at most the occupancy's blocks per SM on each SM of the context. */
+	 * at most the occupancy's blocks per SM (its shared memory counted)
+	 * on each SM of the context. */
 	if (cooperative && ctx) {
 		int per_sm = 0;
 		uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
 		r = cuOccupancyMaxActiveBlocksPerMultiprocessor(
 			&per_sm, f, (int)(b[0] * b[1] * b[2]), smem);
+		if (r == CUDA_SUCCESS &&
+		    blocks > (uint64_t)per_sm * mock_ctx_sms(ctx)) {
+			r = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+		}
 		if (r != CUDA_SUCCESS) {
+			free(c);
 			return r;
 		}
-		if (blocks > (uint64_t)per_sm * mock_ctx_sms(ctx)) {
-			return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-		}
-	}
-	r = mock_kernel_cmd(f, g, b, smem, ctx, params, extra, &c);
-	if (r != CUDA_SUCCESS) {
-		return r;
 	}
 	c->call_ns = t0;
 	c->corr = api_record(307, t0);
@@ -2329,7 +2421,6 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n)
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 				    CUfunction hfunc)
 {
-	(void)hfunc;
 	switch (attrib) {
 	case CU_FUNC_ATTRIBUTE_NUM_REGS:
 		*pi = 32;
@@ -2340,6 +2431,11 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
 		*pi = 1024;
 		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
+		struct mfunc *f = func_of(hfunc);
+		*pi = f ? dynamic_smem_limit(f, f->k, f->ctx) : SMEM_PER_BLOCK;
+		return CUDA_SUCCESS;
+	}
 	default:
 		*pi = 0;
 		return CUDA_SUCCESS;

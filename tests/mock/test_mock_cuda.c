@@ -7,7 +7,8 @@
  * synchronizations order work, parameter values and pageable sources are
  * taken at the call, host-mapped completion flags are set, and activity
  * records carry the times the work ran; CUDA graphs (capture, explicit
- * graphs, launch, update, clone). The latency is raised (20 ms) so
+ * graphs, launch, update, clone); dynamic shared memory limits, checked
+ * at launch, and the occupancy they give. The latency is raised (20 ms) so
  * that "not run yet" does not depend on the machine's speed.
  */
 #include <stdatomic.h>
@@ -1058,6 +1059,104 @@ static void test_graph_edges(CUstream a)
 	free(back);
 }
 
+/*
+ * Dynamic shared memory as the driver checks it: 48 KiB without opting
+ * in, a launch above the function's limit refused, the limit set by
+ * cuFuncSetAttribute (refused above the device's opt-in per block, and
+ * lowered as well as raised), the occupancy counting shared memory, a
+ * cooperative launch that padding makes too large refused.
+ */
+static void test_shared_memory(CUstream a, CUlibrary lib)
+{
+	CUdeviceptr in, out;
+	unsigned mul = 2, n = N;
+	void *args[] = { &out, &in, &mul, &n, NULL };
+	CUlaunchAttribute coop = { .id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+				   .value.cooperative = 1 };
+	CUlaunchConfig cfg = { .gridDimX = 132 * 8, .gridDimY = 1,
+			       .gridDimZ = 1, .blockDimX = 256, .blockDimY = 1,
+			       .blockDimZ = 1, .hStream = a, .attrs = &coop,
+			       .numAttrs = 1 };
+	CUfunction f;
+	CUkernel k;
+	int v = 0;
+
+	/* A function of its own: its limit starts at 48 KiB. */
+	CHECK_INT(cuLibraryGetKernel(&k, lib, "_Z5scalePjPKjjj"), CUDA_SUCCESS,
+		  "cuLibraryGetKernel");
+	CHECK_INT(cuKernelGetFunction(&f, k), CUDA_SUCCESS,
+		  "cuKernelGetFunction");
+	CHECK_INT(cuDeviceGetAttribute(
+			  &v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+			  0),
+		  CUDA_SUCCESS, "the opt-in limit per block");
+	CHECK_INT(v, 232448, "an H100's");
+	CHECK_INT(cuFuncGetAttribute(
+			  &v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f),
+		  CUDA_SUCCESS, "cuFuncGetAttribute");
+	CHECK_INT(v, 49152, "a function may take 48 KiB until it opts in");
+	cuMemAlloc(&in, BYTES);
+	cuMemAlloc(&out, BYTES);
+	CHECK_INT(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 49152, a, args,
+				 NULL),
+		  CUDA_SUCCESS, "48 KiB of dynamic shared memory: launched");
+	CHECK_INT(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 49153, a, args,
+				 NULL),
+		  CUDA_ERROR_INVALID_VALUE, "one byte more: refused");
+	CHECK_INT(cuLaunchKernel((CUfunction)k, N / 256, 1, 1, 256, 1, 1,
+				 49153, a, args, NULL),
+		  CUDA_ERROR_INVALID_VALUE, "the CUkernel too (its function's limit)");
+	CHECK_INT(cuFuncSetAttribute(
+			  f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			  232449),
+		  CUDA_ERROR_INVALID_VALUE, "an opt-in above the device's: refused");
+	CHECK_INT(cuFuncSetAttribute(
+			  f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			  115713),
+		  CUDA_SUCCESS, "an opt-in to 115713 bytes");
+	CHECK_INT(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 115713, a, args,
+				 NULL),
+		  CUDA_SUCCESS, "a launch of 115713 bytes then runs");
+	CHECK_INT(cuFuncSetAttribute(
+			  f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			  98304),
+		  CUDA_SUCCESS, "the limit set lower again (as a program's own)");
+	CHECK_INT(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 115713, a, args,
+				 NULL),
+		  CUDA_ERROR_INVALID_VALUE, "the same launch is refused");
+	CHECK_INT(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+				     232448),
+		  CUDA_SUCCESS, "the most the device allows");
+
+	/* Occupancy: 8 blocks of 256 threads by threads, fewer by shared
+	 * memory (a block's bytes plus the reserved KiB, in 128-byte units,
+	 * of 233472 per SM). */
+	CHECK_INT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, f, 256, 0),
+		  CUDA_SUCCESS, "occupancy");
+	CHECK_INT(v, 8, "8 blocks of 256 threads without shared memory");
+	cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, f, 256, 57345);
+	CHECK_INT(v, 3, "3 with 57345 bytes (58496 a block)");
+	cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, f, 256, 57344);
+	CHECK_INT(v, 4, "4 with 57344 bytes (58368 a block)");
+	cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, f, 256, 232449);
+	CHECK_INT(v, 0, "none above the opt-in limit");
+
+	/* A cooperative grid of 8 blocks per SM: resident without padding,
+	 * too large with it. */
+	CHECK_INT(cuLaunchKernelEx(&cfg, f, args, NULL), CUDA_SUCCESS,
+		  "a cooperative grid of 8 blocks per SM");
+	cfg.sharedMemBytes = 57345;
+	CHECK_INT(cuLaunchKernelEx(&cfg, f, args, NULL),
+		  CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+		  "padded to 3 blocks per SM: too large");
+	cfg.sharedMemBytes = 232449;
+	CHECK_INT(cuLaunchKernelEx(&cfg, f, args, NULL), CUDA_ERROR_INVALID_VALUE,
+		  "above the function's limit: refused before residency");
+	CHECK_INT(cuStreamSynchronize(a), CUDA_SUCCESS, "the launches ran");
+	cuMemFree(in);
+	cuMemFree(out);
+}
+
 int main(void)
 {
 	CUstream a, b, blocking;
@@ -1099,6 +1198,7 @@ int main(void)
 	test_occupied();
 	test_graphs(a, b, e);
 	test_graph_edges(a);
+	test_shared_memory(a, lib);
 
 	CHECK_INT(cuStreamDestroy(b), CUDA_SUCCESS, "cuStreamDestroy");
 	CHECK_INT(cuStreamSynchronize(b), CUDA_ERROR_INVALID_HANDLE,
