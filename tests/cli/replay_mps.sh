@@ -164,6 +164,10 @@ out=$(GPUMIX_PROCESS_WRAPPER="$tmp/no-such-tool --x" \
 	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/nowrap" "$tmp/wl" 2>&1); rc=$?
 check_eq "a wrapper that is not there: the run fails" 1 "$rc"
 check_match "saying which" "under GPUMIX_PROCESS_WRAPPER '$tmp/no-such-tool': No such file" "$out"
+check_eq "a run directory that says failed (its processes' start failed)" failed \
+	"$(field "$tmp/nowrap/manifest" status)"
+check_match "and why" "^cannot run the replay process of 'scale-a' under GPUMIX_PROCESS_WRAPPER" \
+	"$(field "$tmp/nowrap/manifest" failure)"
 no_leftovers "missing wrapper" "$tmp/nowrap"
 
 out=$("$GPUMIX" replay --variant mps --mps-threads 0 -o "$tmp/x" "$tmp/wl" 2>&1); rc=$?
