@@ -90,6 +90,8 @@ check_eq "both replay processes were clients of the daemon" 2 "$clients"
 check "scale-b's process ran with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=40" \
 	grep -q "active thread percentage 40" "$tmp/run/mps/daemon/control.log"
 check "the daemon was told to quit" grep -q "Shutdown requested" "$tmp/run/mps/daemon/control.log"
+check_fails "it held no descriptor of the replay's" grep "inherited descriptor" \
+	"$tmp/run/mps/daemon/control.log"
 check_eq "correlation ids are unique in the merged log" "" \
 	"$(awk -F'\t' '$1 == "API" { print $3 }' "$tmp/run/activity.tsv" | sort | uniq -d | head -3)"
 check_eq "every GPU record has its API call (same correlation id, same program)" "" \
