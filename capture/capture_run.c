@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "child_call.h"
 #include "emit.h"
 #include "error.h"
 #include "fs.h"
@@ -51,6 +53,21 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* In the throwaway child: load @lib (a path); the reason it cannot is
+ * the last line of the output. */
+static int try_load(void *lib)
+{
+	void *h;
+
+	unsetenv(GM_CAPTURE_DIR_ENV);
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h || !dlsym(h, "InitializeInjection")) {
+		printf("\n%s\n", h ? "no InitializeInjection" : dlerror());
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Load the library once in a throwaway child: the CUDA driver ignores an
  * injection library it cannot load, and the capture would then silently
@@ -58,48 +75,27 @@ static uint64_t realtime_ns(void)
  */
 static int check_library(const char *lib)
 {
-	int pfd[2], status = 0;
-	char msg[1024];
-	ssize_t n = 0;
-	pid_t pid;
+	struct strbuf out = STRBUF_INIT;
+	const char *why = "it crashed while loading";
+	int status = gm_call_in_child(try_load, (void *)lib, &out);
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		return gm_error_errno("cannot create a pipe");
-	}
-	pid = fork();
-	if (pid == 0) {
-		void *h;
-		close(pfd[0]);
-		unsetenv(GM_CAPTURE_DIR_ENV);
-		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!h || !dlsym(h, "InitializeInjection")) {
-			const char *e = h ? "no InitializeInjection" : dlerror();
-			if (write(pfd[1], e, strlen(e)) < 0) {
-				/* the exit status still says it */
-			}
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		return gm_error_errno("cannot fork");
-	}
-	do {
-		n = read(pfd[0], msg, sizeof(msg) - 1);
-	} while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	if (status < 0) {
+		strbuf_release(&out);
+		return -1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		strbuf_release(&out);
 		return 0;
 	}
-	msg[n > 0 ? n : 0] = '\0';
-	gm_error("cannot load the capture library '%s': %s", lib,
-		 msg[0] ? msg : "it crashed while loading");
+	strbuf_rtrim(&out);
+	if (WIFEXITED(status) && out.len) {
+		char *nl = strrchr(out.buf, '\n');
+		why = nl ? nl + 1 : out.buf;
+	}
+	gm_error("cannot load the capture library '%s': %s", lib, why);
 	gm_error_hint("its libraries (liblttng-ust, libcupti) must be found: "
 		      "on a GPU host, '. .gpu-host/env.sh' first");
+	strbuf_release(&out);
 	return -1;
 }
 

@@ -63,8 +63,11 @@ check "... and no temporary directory" test -z "$(ls -d "$tmp"/nf.tmp-* 2>/dev/n
 echo junk >"$tmp/bad.so"
 out=$(GPUMIX_CAPTURE_LIB=$tmp/bad.so "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
 check_eq "a capture library that cannot load: exit 1" 1 "$rc"
-check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': " "$out"
+check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': .*file too short$" "$out"
 check "... and leaves nothing" test ! -e "$tmp/badlib"
+out=$(GPUMIX_CAPTURE_LIB=$GPUMIX_BUILD/tests/mock/libnvidia-ml.so.1 "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
+check_eq "a library that loads but is no injection library: exit 1" 1 "$rc"
+check_match "... says so" "^error: cannot load the capture library '.*libnvidia-ml.so.1': no InitializeInjection$" "$out"
 out=$("$GPUMIX" capture -o "$tmp/nocuda" -- true 2>&1); rc=$?
 check_eq "a program without CUDA: exit 0" 0 "$rc"
 check_match "... with a warning that nothing was recorded" "^warning: 'true' made no CUDA driver calls" "$out"
