@@ -89,7 +89,7 @@ static void child(const struct gm_run_command *c, pid_t parent, int in_fd,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 	}
 	if (in_fd < 0 && !c->keep_input) {
-		in_fd = open("/dev/null", O_RDONLY);
+		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	if (in_fd >= 0) {
 		dup2(in_fd, 0);

@@ -53,6 +53,30 @@ static void test_exit_codes(void)
 	strbuf_release(&out);
 }
 
+/* Descriptors above 2 of this process that a child inherits and that
+ * are /dev/null (the test's own caller may pass some on). */
+static int inherited_devnull(void)
+{
+	int n = 0;
+
+	for (int fd = 3; fd < 1024; fd++) {
+		char path[64], target[64];
+		ssize_t len;
+		int flags = fcntl(fd, F_GETFD);
+
+		if (flags < 0 || (flags & FD_CLOEXEC)) {
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = 0;
+			n += !strcmp(target, "/dev/null");
+		}
+	}
+	return n;
+}
+
 static void test_capture(void)
 {
 	struct gm_run_result r;
@@ -62,6 +86,11 @@ static void test_capture(void)
 	sh("echo out; echo err >&2; read x && echo read", &out, 0, &r);
 	CHECK_STR(out.buf, "kept:out\nerr\n", "stdout and stderr are appended "
 		  "to the buffer, stdin is empty");
+	strbuf_reset(&out);
+	sh("for f in /proc/$$/fd/*; do readlink $f; done | grep -c /dev/null",
+	   &out, 0, &r);
+	CHECK_INT(atoi(out.buf), 1 + inherited_devnull(), "... /dev/null, "
+		  "open on stdin only (besides those the test inherited)");
 	strbuf_reset(&out);
 	/* More than a pipe holds: the parent reads while the child runs. */
 	sh("i=0; while [ $i -lt 20000 ]; do echo 0123456789; "
