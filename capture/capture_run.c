@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Running a program under capture (see capture_run.h). The program is
- * forked and exec'ed with a close-on-exec pipe that reports an exec
- * failure; while it runs, SIGINT, SIGQUIT, SIGTERM and SIGHUP mark the
+ * started by run_command (an exec failure is a failed start); while it
+ * runs, SIGINT, SIGQUIT, SIGTERM and SIGHUP mark the
  * capture as interrupted and are passed on to the program, except a
  * SIGINT or SIGQUIT from the terminal, which the program (in the same
  * process group) got already.
@@ -11,10 +11,9 @@
 #include "descendants.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,9 +21,11 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "child_call.h"
 #include "emit.h"
 #include "error.h"
 #include "fs.h"
+#include "run_command.h"
 #include "strbuf.h"
 #include "tmp_name.h"
 
@@ -51,6 +52,21 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* In the throwaway child: load @lib (a path); the reason it cannot is
+ * the last line of the output. */
+static int try_load(void *lib)
+{
+	void *h;
+
+	unsetenv(GM_CAPTURE_DIR_ENV);
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h || !dlsym(h, "InitializeInjection")) {
+		printf("\n%s\n", h ? "no InitializeInjection" : dlerror());
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Load the library once in a throwaway child: the CUDA driver ignores an
  * injection library it cannot load, and the capture would then silently
@@ -58,48 +74,27 @@ static uint64_t realtime_ns(void)
  */
 static int check_library(const char *lib)
 {
-	int pfd[2], status = 0;
-	char msg[1024];
-	ssize_t n = 0;
-	pid_t pid;
+	struct strbuf out = STRBUF_INIT;
+	const char *why = "it crashed while loading";
+	int status = gm_call_in_child(try_load, (void *)lib, &out);
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		return gm_error_errno("cannot create a pipe");
-	}
-	pid = fork();
-	if (pid == 0) {
-		void *h;
-		close(pfd[0]);
-		unsetenv(GM_CAPTURE_DIR_ENV);
-		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!h || !dlsym(h, "InitializeInjection")) {
-			const char *e = h ? "no InitializeInjection" : dlerror();
-			if (write(pfd[1], e, strlen(e)) < 0) {
-				/* the exit status still says it */
-			}
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		return gm_error_errno("cannot fork");
-	}
-	do {
-		n = read(pfd[0], msg, sizeof(msg) - 1);
-	} while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	if (status < 0) {
+		strbuf_release(&out);
+		return -1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		strbuf_release(&out);
 		return 0;
 	}
-	msg[n > 0 ? n : 0] = '\0';
-	gm_error("cannot load the capture library '%s': %s", lib,
-		 msg[0] ? msg : "it crashed while loading");
+	strbuf_rtrim(&out);
+	if (WIFEXITED(status) && out.len) {
+		char *nl = strrchr(out.buf, '\n');
+		why = nl ? nl + 1 : out.buf;
+	}
+	gm_error("cannot load the capture library '%s': %s", lib, why);
 	gm_error_hint("its libraries (liblttng-ust, libcupti) must be found: "
 		      "on a GPU host, '. .gpu-host/env.sh' first");
+	strbuf_release(&out);
 	return -1;
 }
 
@@ -188,15 +183,25 @@ static char *find_fork_helper(void)
 	return NULL;
 }
 
-static void child_env(const struct capture_run *cr, const char *abs_tmp,
-		      const char *abs_lib)
+/*
+ * The program's environment changes ("NAME=VALUE", in order; the strings
+ * and the array allocated, free_env()): the injection library, the
+ * bundle, LTTng's variables, the fork helper.
+ */
+static char **child_env(const struct capture_run *cr, const char *abs_tmp,
+			const char *abs_lib)
 {
-	char *helper;
+	size_t n = 0, nr_lttng = 0;
+	char **env, *helper;
 
-	setenv("CUDA_INJECTION64_PATH", abs_lib, 1);
-	setenv(GM_CAPTURE_DIR_ENV, abs_tmp, 1);
-	for (int i = 0; gm_lttng_child_env[i]; i++) {
-		putenv((char *)gm_lttng_child_env[i]);
+	while (gm_lttng_child_env[nr_lttng]) {
+		nr_lttng++;
+	}
+	env = gm_xcalloc(nr_lttng + 4, sizeof(char *));
+	env[n++] = gm_xasprintf("CUDA_INJECTION64_PATH=%s", abs_lib);
+	env[n++] = gm_xasprintf("%s=%s", GM_CAPTURE_DIR_ENV, abs_tmp);
+	for (size_t i = 0; i < nr_lttng; i++) {
+		env[n++] = gm_xstrdup(gm_lttng_child_env[i]);
 	}
 	/*
 	 * A program that forks after CUDA is initialised needs LTTng-UST's
@@ -204,12 +209,20 @@ static void child_env(const struct capture_run *cr, const char *abs_tmp,
 	 */
 	if (!cr->opts->no_fork_helper && (helper = find_fork_helper())) {
 		const char *old = getenv("LD_PRELOAD");
-		char *v = old && *old ? gm_xasprintf("%s:%s", helper, old)
-				      : gm_xstrdup(helper);
-		setenv("LD_PRELOAD", v, 1);
-		free(v);
+		env[n++] = old && *old ? gm_xasprintf("LD_PRELOAD=%s:%s", helper,
+						      old)
+				       : gm_xasprintf("LD_PRELOAD=%s", helper);
 		free(helper);
 	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		free(env[i]);
+	}
+	free(env);
 }
 
 static void say_waiting(size_t running)
@@ -224,20 +237,20 @@ int capture_run_program(struct capture_run *cr)
 	char *abs_lib = realpath(cr->opts->lib, NULL);
 	struct sigaction sa, old[4];
 	static const int sigs[4] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
-	int pfd[2], err = 0, status = 0, ret = -1;
-	pid_t pid;
-	ssize_t n;
+	/* The user's program: its input, its signals as ours were (an
+	 * ignored one stays ignored), found in PATH. */
+	struct gm_run_command c = { .argv = cr->opts->argv, .search_path = 1,
+				    .keep_input = 1, .keep_signals = 1 };
+	struct gm_run_child ch;
+	char **env = NULL;
+	int ret = -1;
 
 	if (!abs_tmp || !abs_lib) {
 		gm_error_errno("cannot resolve the bundle or library path");
 		goto out;
 	}
-	if (pipe2(pfd, O_CLOEXEC)) {
-		gm_error_errno("cannot create a pipe");
-		goto out;
-	}
-	fflush(stdout);
-	fflush(stderr);
+	env = child_env(cr, abs_tmp, abs_lib);
+	c.env = env;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO;
@@ -257,49 +270,25 @@ int capture_run_program(struct capture_run *cr)
 		gm_error_clear();
 	}
 	cr->start_ns = realtime_ns();
-	pid = fork();
-	if (pid == 0) {
-		for (int i = 0; i < 4; i++) {
-			sigaction(sigs[i], &old[i], NULL);
-		}
-		close(pfd[0]);
-		child_env(cr, abs_tmp, abs_lib);
-		execvp(cr->opts->argv[0], cr->opts->argv);
-		err = errno;
-		if (write(pfd[1], &err, sizeof(err)) < 0) {
-			/* Nothing else to tell the parent with. */
-		}
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		gm_error_errno("cannot fork");
+	/* An exec that fails: "cannot run 'PROGRAM': REASON". */
+	if (gm_run_command_start(&c, &ch)) {
+		cr->end_ns = realtime_ns();
 		goto restore;
 	}
-	child_pid = pid;
-	do {
-		n = read(pfd[0], &err, sizeof(err));
-	} while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			gm_error_errno("cannot wait for '%s'", cr->opts->argv[0]);
-			goto restore;
-		}
-	}
+	child_pid = ch.pid;
+	gm_run_command_wait(&ch, NULL, NULL);	/* on_signal passes them on */
 	child_pid = 0;
 	cr->end_ns = realtime_ns();
-	if (n == (ssize_t)sizeof(err)) {
-		errno = err;
-		gm_error_errno("cannot run '%s'", cr->opts->argv[0]);
+	if (ch.r.exit_code < 0 && !ch.r.signal) {
+		gm_error("cannot wait for '%s': it is no child of gpumix",
+			 cr->opts->argv[0]);
 		goto restore;
 	}
 	cr->started = 1;
-	if (WIFSIGNALED(status)) {
-		cr->signal = WTERMSIG(status);
+	if (ch.r.signal) {
+		cr->signal = ch.r.signal;
 	} else {
-		cr->exit_code = WEXITSTATUS(status);
+		cr->exit_code = ch.r.exit_code;
 	}
 	if (!got_signal || got_signal == SIGCHLD) {
 		cr->nr_left = capture_wait_descendants(
@@ -314,6 +303,7 @@ restore:
 		sigaction(sigs[i], &old[i], NULL);
 	}
 out:
+	free_env(env);
 	free(abs_tmp);
 	free(abs_lib);
 	return ret;

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Running another program as a child process, the one way gpumix does it:
- * an argument vector, an optional environment to add and working
+ * an argument vector, changes to its environment and a working
  * directory, its standard output and error to a file or a buffer (or
- * left as they are), its input /dev/null, an optional time limit after
- * which its process group gets SIGTERM and, a grace period later,
- * SIGKILL. A program that cannot be started (no such file, a directory
- * that cannot be entered, an output file that cannot be created) is an
- * error of the start, not an exit status, so callers can say which.
- * Started, a child is waited for at once (gm_run_command()) or looked
- * at without blocking (gm_run_command_start(), gm_run_command_poll())
- * when several run together.
+ * left as they are), its input /dev/null, a short text or left as it is,
+ * an optional time limit after which its process group gets SIGTERM and,
+ * a grace period later, SIGKILL. A program that cannot be started (no
+ * such file, a directory that cannot be entered, an output file that
+ * cannot be created) is an error of the start, not an exit status, so
+ * callers can say which. Started, a child is waited for at once
+ * (gm_run_command()), later (gm_run_command_start(), then
+ * gm_run_command_wait()) or looked at without blocking
+ * (gm_run_command_poll()) when several run together.
  */
 #ifndef GM_RUN_COMMAND_H
 #define GM_RUN_COMMAND_H
@@ -22,9 +23,23 @@ struct gm_run_command {
 	const char *path;	/* the executable when not argv[0], or NULL */
 	int search_path;	/* look argv[0] up in PATH (no '/' in it) */
 	const char *cwd;	/* directory to run in, or NULL */
-	char *const *env;	/* "NAME=VALUE" added for the child, or NULL */
-	const char *output;	/* stdout + stderr to this file (truncated) */
+	char *const *env;	/* its environment's changes, in order:
+				   "NAME=VALUE" sets NAME, "NAME" (no '=')
+				   removes it; NULL-terminated, or NULL */
+	const char *output;	/* stdout + stderr to this file ... */
+	int append;		/* ... appended to (else truncated) */
 	struct strbuf *capture;	/* ... or appended to this buffer */
+	const char *input;	/* written to its standard input, which then
+				   ends (a few lines: the start waits until
+				   the pipe takes it all), or NULL ... */
+	int keep_input;		/* ... its input is this process's; with
+				   neither, /dev/null */
+	int close_fds;		/* no descriptor above 2 reaches it (this
+				   process's files and pipes stay ours) */
+	int keep_signals;	/* its signal mask and ignored signals as
+				   this process's (a program run for the
+				   user); else SIGINT, SIGTERM and SIGHUP
+				   take their default action, none blocked */
 	int own_group;		/* lead a process group of its own (implied by
 				   timeout_s): signals reach its children */
 	int death_signal;	/* sent to it when gpumix dies, or 0 */
@@ -40,6 +55,7 @@ struct gm_run_result {
 	int not_run;		/* the start failed: 1 its directory could
 				   not be entered, 2 its program could not
 				   be executed; else 0 */
+	int error;		/* with not_run: the errno of the failure */
 	double seconds;		/* wall time */
 };
 
@@ -56,8 +72,10 @@ struct gm_run_child {
 /*
  * Start @c (stdio buffers flushed first). 0, or -1 with a cause when it
  * could not be started: the output file, the pipe, fork, the working
- * directory or the exec failed (the last two: ch->r.not_run). @c
- * must stay valid until the child has ended.
+ * directory or the exec failed (the last two: ch->r.not_run, ch->r.error;
+ * the cause "cannot run 'PROGRAM': REASON"). The struct @c must stay
+ * valid until the child has ended; its argv, env and strings only until
+ * this returns.
  */
 int gm_run_command_start(const struct gm_run_command *c,
 			 struct gm_run_child *ch);
@@ -69,6 +87,16 @@ int gm_run_command_start(const struct gm_run_command *c,
  * (ch->r says how), else 0.
  */
 int gm_run_command_poll(struct gm_run_child *ch, int forward);
+
+/*
+ * Wait for started child @ch to end (ch->r says how), @tick(@arg) called
+ * about every 100 ms while it runs when not NULL, its time limit
+ * enforced. Without a time limit, tick or capture it sleeps in waitpid()
+ * until the child ends; a signal handler of the caller's runs meanwhile
+ * (and may signal ch->pid).
+ */
+void gm_run_command_wait(struct gm_run_child *ch, void (*tick)(void *arg),
+			 void *arg);
 
 /*
  * Start @c and wait for it, @tick(@arg) called about every 100 ms while

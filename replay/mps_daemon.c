@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "error.h"
 #include "fs.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 #define POLL_NS 10000000L	/* 10 ms */
@@ -70,54 +71,42 @@ static int wait_limited(pid_t pid, double timeout_s)
 	}
 }
 
+static char **daemon_env(const struct gm_mps_daemon *d);
+static void free_env(char **env);
+
 /*
- * Run `nvidia-cuda-mps-control [@arg]` for daemon @d (its directories in
- * the environment) with @input on its standard input and its output
- * appended to @out_path, within @d->timeout_s. Returns as wait_limited(),
- * or -2 when it cannot be started.
+ * Run `nvidia-cuda-mps-control [@arg]` for daemon @d (its variables in
+ * the environment, daemon_env()) with @input (or nothing) on its
+ * standard input and its output appended to @out_path, in a process
+ * group of its own, within @d->timeout_s (then SIGTERM to the group and,
+ * a second later, SIGKILL). Returns its exit status, 128 + signal, -1
+ * when it had to be stopped, or -2 with a cause when it cannot be
+ * started.
  */
 static int control(const struct gm_mps_daemon *d, const char *arg,
 		   const char *input, const char *out_path)
 {
-	int in[2];
-	pid_t pid;
+	char *argv[] = { GM_MPS_CONTROL, (char *)arg, NULL };
+	char **env = daemon_env(d);
+	/* A daemon holds nothing of the replay's (its board): close_fds. */
+	struct gm_run_command c = {
+		.argv = argv, .search_path = 1, .env = env,
+		.output = out_path, .append = 1, .input = input,
+		.close_fds = 1, .own_group = 1,
+		.timeout_s = d->timeout_s, .grace_s = 1,
+	};
+	struct gm_run_result r;
+	int st;
 
-	if (pipe2(in, O_CLOEXEC) < 0) {
-		return -2;
+	if (gm_run_command(&c, &r, NULL, NULL) < 0) {
+		st = -2;
+	} else if (r.timed_out) {
+		st = -1;
+	} else {
+		st = r.signal ? 128 + r.signal : r.exit_code;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(in[0]);
-		close(in[1]);
-		return -2;
-	}
-	if (!pid) {
-		int out = open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
-		setpgid(0, 0);
-		gm_mps_daemon_env(d);
-		dup2(in[0], 0);
-		if (out >= 0) {
-			dup2(out, 1);
-			dup2(out, 2);
-		}
-		/* A daemon holds nothing of the replay's (its board). */
-		for (int fd = 3; fd < 1024; fd++) {
-			close(fd);
-		}
-		execlp(GM_MPS_CONTROL, GM_MPS_CONTROL, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	if (input) {
-		/* A daemon that does not read would fill no pipe this size. */
-		signal(SIGPIPE, SIG_IGN);
-		if (gm_write_all(in[1], input, strlen(input)) < 0) {
-			/* its exit status tells */
-		}
-	}
-	close(in[1]);
-	return wait_limited(pid, d->timeout_s);
+	free_env(env);
+	return st;
 }
 
 /* 1 when process @pid is one of this daemon's: named nvidia-cuda-mps-*
@@ -200,6 +189,7 @@ static int stop_now(const struct gm_mps_daemon *d)
 
 	if (gm_path_exists(sock) || signal_ours(d->pipe_dir, 0)) {
 		int st = control(d, NULL, "quit\n", out);
+		gm_error_clear();
 		if (st != 0) {
 			note(out, "'quit' failed (status %s)", st == -1 ?
 			     "time out" : st == -2 ? "cannot run" : "non-zero");
@@ -298,17 +288,42 @@ const char *gm_visible_devices(void)
 	return s ? s : getenv("CUDA_VISIBLE_DEVICES");
 }
 
-void gm_mps_daemon_env(const struct gm_mps_daemon *d)
+/* The variables of gm_mps_daemon_env(), "NAME=VALUE" (allocated, as
+ * the array: free_env()). */
+static char **daemon_env(const struct gm_mps_daemon *d)
 {
 	char *clients = gm_mps_client_devices(d->server_devices);
+	char **env = gm_xcalloc(5, sizeof(char *));
 
-	setenv("CUDA_MPS_PIPE_DIRECTORY", d->pipe_dir, 1);
-	setenv("CUDA_MPS_LOG_DIRECTORY", d->log_dir, 1);
+	env[0] = gm_xasprintf("CUDA_MPS_PIPE_DIRECTORY=%s", d->pipe_dir);
+	env[1] = gm_xasprintf("CUDA_MPS_LOG_DIRECTORY=%s", d->log_dir);
 	if (clients) {
-		setenv(SERVER_DEVICES, d->server_devices, 1);
-		setenv("CUDA_VISIBLE_DEVICES", clients, 1);
+		env[2] = gm_xasprintf("%s=%s", SERVER_DEVICES,
+				      d->server_devices);
+		env[3] = gm_xasprintf("CUDA_VISIBLE_DEVICES=%s", clients);
 		free(clients);
 	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++) {
+		free(env[i]);
+	}
+	free(env);
+}
+
+void gm_mps_daemon_env(const struct gm_mps_daemon *d)
+{
+	char **env = daemon_env(d);
+
+	for (size_t i = 0; env[i]; i++) {
+		char *eq = strchr(env[i], '=');
+		*eq = '\0';
+		setenv(env[i], eq + 1, 1);
+	}
+	free_env(env);
 }
 
 void gm_mps_daemon_leave_env(const struct gm_mps_daemon *d)
@@ -323,6 +338,13 @@ void gm_mps_daemon_leave_env(const struct gm_mps_daemon *d)
 	}
 }
 
+/*
+ * The reaper is a fork() of its own: it runs no program (run_command.h),
+ * and gm_call_in_child() (child_call.h) waits for the function's return
+ * and lets SIGINT and SIGTERM end the child, whereas the reaper runs in
+ * the background for the whole replay, deaf to those, in a session of
+ * its own, and outlives a replay that dies.
+ */
 static int start_reaper(struct gm_mps_daemon *d)
 {
 	int p[2];
@@ -424,7 +446,7 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 			gm_error("'%s -d' did not return in %g s", GM_MPS_CONTROL,
 				 timeout_s);
 		} else if (st == -2) {
-			gm_error_errno("cannot run '%s -d'", GM_MPS_CONTROL);
+			gm_error("cannot run '%s -d'", GM_MPS_CONTROL);
 		} else {
 			char *said = last_line(out);
 			gm_error("'%s -d' exited with status %d: %s",
@@ -439,9 +461,16 @@ int gm_mps_daemon_start(struct gm_mps_daemon *d, const char *log_dir,
 	started = gm_now_s();
 	until = started + timeout_s;
 	for (;;) {
-		if ((gm_path_exists(sock) || gm_now_s() > started + 1) &&
-		    control(d, NULL, "get_server_list\n", out) == 0) {
-			break;
+		if (gm_path_exists(sock) || gm_now_s() > started + 1) {
+			st = control(d, NULL, "get_server_list\n", out);
+			if (st == 0) {
+				break;
+			}
+			if (st == -2) {
+				gm_error("cannot run '%s' for a query",
+					 GM_MPS_CONTROL);
+				goto fail;
+			}
 		}
 		if (gm_now_s() > until) {
 			gm_error("the MPS control daemon did not answer a query "

@@ -25,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +38,7 @@
 #include "process_run.h"
 #include "probe.h"
 #include "replay_int.h"
+#include "run_command.h"
 #include "strbuf.h"
 
 #define EXIT_HUNG 3
@@ -55,6 +54,8 @@ static void on_signal(int sig)
 }
 
 struct child {
+	struct gm_run_command cmd;	/* only the struct, after the start */
+	struct gm_run_child run;
 	pid_t pid;
 	char *dir;
 	int status;		/* exit status, 128 + signal, -1: not run */
@@ -140,29 +141,56 @@ static void free_names(char **names)
 }
 
 /*
- * Start program @i's replay process. Under MPS its active-thread
- * percentage is set; without, the variables @no_mps names are removed
- * from its environment.
+ * The changes to program @i's environment (run_command.h's form, the
+ * strings allocated): under MPS its active-thread percentage set, or the
+ * variable removed when it has none; without, the variables @no_mps
+ * names removed. Freed with free_names().
  */
-static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
-		   int board_fd, const char *dir, char *const *no_mps)
+static char **child_env(struct gm_run *run, unsigned i, char *const *no_mps)
 {
 	const struct gm_program_desc *d = run->w->programs[i];
-	int mps = !!(run->opt.variant->flags & GM_VARIANT_MPS_DAEMON);
+	unsigned pct = gm_mps_threads_for(run->opt.mps_threads, d->name);
+	size_t n = 0;
+	char **env;
+
+	while (no_mps && no_mps[n]) {
+		n++;
+	}
+	env = gm_xcalloc(n + 2, sizeof(char *));
+	if (run->opt.variant->flags & GM_VARIANT_MPS_DAEMON) {
+		env[0] = pct ? gm_xasprintf("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"
+					    "=%u", pct)
+			     : gm_xstrdup("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+		return env;
+	}
+	for (size_t k = 0; k < n; k++) {
+		env[k] = gm_xstrdup(no_mps[k]);
+	}
+	return env;
+}
+
+/*
+ * Start program @i's replay process into @c (its pid in c->pid; the
+ * environment as child_env() says). It dies with this process
+ * (PR_SET_PDEATHSIG) and inherits the board's descriptor. Returns 0, or
+ * -1 with a cause.
+ */
+static int spawn(struct gm_run *run, unsigned i, int argc, char **argv,
+		 int board_fd, char *const *no_mps, struct child *c)
+{
+	const struct gm_program_desc *d = run->w->programs[i];
 	size_t nw;
 	char **wrap = process_wrapper(&nw);
 	char **v = gm_xcalloc(nw + (size_t)argc + 8, sizeof(char *));
+	char **env = child_env(run, i, no_mps);
 	char *arg = gm_xasprintf("%u:%d", i, board_fd);
 	char *exe = self_path();
-	unsigned pct = gm_mps_threads_for(run->opt.mps_threads, d->name);
-	int n = 0;
-	pid_t pid;
+	int n = 0, ret = -1;
 
 	if (nw && !exe) {
 		gm_error("cannot run the replay process of '%s' under "
 			 "GPUMIX_PROCESS_WRAPPER: this program's path "
 			 "(/proc/self/exe) cannot be read", d->name);
-		pid = -1;
 		goto out;
 	}
 	for (size_t w = 0; w < nw; w++) {
@@ -178,41 +206,41 @@ static pid_t spawn(struct gm_run *run, unsigned i, int argc, char **argv,
 	v[n++] = "--data";
 	v[n++] = (char *)run->opt.data_dir;
 	v[n++] = "-o";
-	v[n++] = (char *)dir;
+	v[n++] = c->dir;
 	v[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (mps && pct) {
-			char buf[16];
-			snprintf(buf, sizeof(buf), "%u", pct);
-			setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", buf, 1);
-		} else if (mps) {
-			unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-		}
-		for (size_t k = 0; !mps && no_mps && no_mps[k]; k++) {
-			unsetenv(no_mps[k]);
-		}
+	memset(&c->cmd, 0, sizeof(c->cmd));
+	c->cmd.argv = v;
+	c->cmd.env = env;
+	c->cmd.keep_input = 1;
+	c->cmd.death_signal = SIGKILL;
+	if (nw) {
+		c->cmd.search_path = 1;
+	} else {
+		/* By its path, so that ps names the replay, not "exe"; by
+		 * /proc/self/exe when a rebuild took that path away. */
+		c->cmd.path = exe && !access(exe, X_OK) ? exe : "/proc/self/exe";
+	}
+	if (gm_run_command_start(&c->cmd, &c->run) == 0) {
+		c->pid = c->run.pid;
+		ret = 0;
+	} else if (c->run.r.not_run) {
+		/* The message the replay process's own report had. */
+		gm_error_clear();
+		errno = c->run.r.error;
 		if (nw) {
-			execvp(v[0], v);
-			fprintf(stderr, "error: cannot run the replay process "
-				"of '%s' under GPUMIX_PROCESS_WRAPPER '%s': "
-				"%s\n", d->name, v[0], strerror(errno));
-			_exit(127);
+			gm_error_errno("cannot run the replay process of '%s' "
+				       "under GPUMIX_PROCESS_WRAPPER '%s'",
+				       d->name, v[0]);
+		} else {
+			gm_error_errno("cannot run the replay process of '%s'",
+				       d->name);
 		}
-		if (exe) {
-			execv(exe, v);
-		}
-		execv("/proc/self/exe", v);
-		fprintf(stderr, "error: cannot run the replay process of '%s': "
-			"%s\n", d->name, strerror(errno));
-		_exit(127);
+	} else {
+		gm_error("cannot start the replay process of '%s'", d->name);
 	}
-	if (pid < 0) {
-		gm_error_errno("cannot start the replay process of '%s'",
-			       d->name);
-	}
+	/* Only the struct is read after the start. */
+	c->cmd.argv = c->cmd.env = NULL;
+	c->cmd.path = NULL;
 out:
 	if (nw) {
 		free(wrap[0]);
@@ -221,17 +249,8 @@ out:
 	free(exe);
 	free(arg);
 	free(v);
-	return pid;
-}
-
-static const char *child_name(struct gm_run *run, struct child *c, pid_t pid)
-{
-	for (unsigned i = 0; i < run->w->nr_programs; i++) {
-		if (c[i].pid == pid) {
-			return run->w->programs[i]->name;
-		}
-	}
-	return "?";
+	free_names(env);
+	return ret;
 }
 
 /* Wait for every child; stop the board at the first that fails, and
@@ -248,8 +267,7 @@ static void wait_children(struct gm_run *run, struct gm_process_board *b,
 	}
 	while (left) {
 		struct timespec nap = { 0, 20000000L };
-		int st;
-		pid_t pid;
+		int ended = 0;
 
 		if (interrupted && !killed) {
 			gm_process_board_stop(b);
@@ -261,36 +279,32 @@ static void wait_children(struct gm_run *run, struct gm_process_board *b,
 			killed = 1;
 		}
 		/* Each by its pid: the reaper is a child too. */
-		pid = 0;
-		for (unsigned i = 0; i < n && pid <= 0; i++) {
-			if (c[i].pid > 0 && c[i].status < 0) {
-				pid = waitpid(c[i].pid, &st, WNOHANG);
-				if (pid < 0 && errno != EINTR) {
-					c[i].status = 255;	/* lost: failed */
-					left--;
-				}
-			}
-		}
-		if (pid <= 0) {
-			nanosleep(&nap, NULL);
-			continue;
-		}
 		for (unsigned i = 0; i < n; i++) {
-			if (c[i].pid != pid) {
+			const struct gm_run_result *r = &c[i].run.r;
+
+			if (c[i].pid <= 0 || c[i].status >= 0 ||
+			    !gm_run_command_poll(&c[i].run, 0)) {
 				continue;
 			}
-			c[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
-							WEXITSTATUS(st);
+			ended = 1;
 			left--;
+			if (!r->signal && r->exit_code < 0) {
+				c[i].status = 255;	/* lost: failed */
+				continue;
+			}
+			c[i].status = r->signal ? 128 + r->signal : r->exit_code;
 			if (c[i].status) {
 				gm_log(run, "replay: the replay process of '%s' "
-				       "(pid %d) %s %d", child_name(run, c, pid),
-				       (int)pid, WIFSIGNALED(st) ?
+				       "(pid %d) %s %d", run->w->programs[i]->name,
+				       (int)c[i].pid, r->signal ?
 				       "was killed by signal" :
-				       "exited with status", WIFSIGNALED(st) ?
-				       WTERMSIG(st) : WEXITSTATUS(st));
+				       "exited with status", r->signal ?
+				       r->signal : r->exit_code);
 				gm_process_board_stop(b);
 			}
+		}
+		if (!ended) {
+			nanosleep(&nap, NULL);
 		}
 	}
 }
@@ -639,7 +653,8 @@ static void child_failure(struct gm_run *run, struct child *c, unsigned n,
 		gm_error_clear();
 		kvfile_release(&kv);
 		free(m);
-		if (!why->len && c[i].status) {
+		/* (-1: never ran; the run's failure says why) */
+		if (!why->len && c[i].status > 0) {
 			strbuf_addf(why, "the replay process of '%s' %s %d",
 				    run->w->programs[i]->name,
 				    c[i].status > 128 ? "was killed by signal" :
@@ -718,16 +733,18 @@ int gm_process_run(struct gm_run *run, int argc, char **argv)
 		}
 	}
 	c = gm_xcalloc(w->nr_programs, sizeof(*c));
+	/* Every directory first: those after a failed start are read too. */
 	for (unsigned i = 0; i < w->nr_programs; i++) {
 		char sub[16];
 		snprintf(sub, sizeof(sub), "%u", i);
 		c[i].dir = gm_path_join(parts_dir, sub);
 		c[i].status = -1;
+	}
+	for (unsigned i = 0; i < w->nr_programs; i++) {
 		if (interrupted) {
 			break;
 		}
-		c[i].pid = spawn(run, i, argc, argv, board_fd, c[i].dir, no_mps);
-		if (c[i].pid < 0) {
+		if (spawn(run, i, argc, argv, board_fd, no_mps, &c[i]) < 0) {
 			gm_record_failure(run);
 			gm_process_board_stop(b);
 			break;

@@ -63,8 +63,20 @@ check "... and no temporary directory" test -z "$(ls -d "$tmp"/nf.tmp-* 2>/dev/n
 echo junk >"$tmp/bad.so"
 out=$(GPUMIX_CAPTURE_LIB=$tmp/bad.so "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
 check_eq "a capture library that cannot load: exit 1" 1 "$rc"
-check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': " "$out"
+check_match "... says why, before running anything" "^error: cannot load the capture library '$tmp/bad.so': .*file too short$" "$out"
 check "... and leaves nothing" test ! -e "$tmp/badlib"
+out=$(GPUMIX_CAPTURE_LIB=$GPUMIX_BUILD/tests/mock/libnvidia-ml.so.1 "$GPUMIX" capture -o "$tmp/badlib" -- "$E" 2>&1); rc=$?
+check_eq "a library that loads but is no injection library: exit 1" 1 "$rc"
+check_match "... says so" "^error: cannot load the capture library '.*libnvidia-ml.so.1': no InitializeInjection$" "$out"
+# The program's own input, environment and ignored signals
+out=$(echo hello | "$GPUMIX" -q capture -o "$tmp/in" -- sh -c 'read x; echo "[$x]"' 2>/dev/null)
+check_eq "the program reads gpumix's input" "[hello]" "$out"
+out=$(LTTNG_UST_ALLOW_BLOCKING=0 "$GPUMIX" -q capture -o "$tmp/env" -- sh -c \
+	'echo "$CUDA_INJECTION64_PATH $GPUMIX_CAPTURE_DIR $LTTNG_UST_ALLOW_BLOCKING"' 2>/dev/null)
+check_match "it gets the injection library, the bundle and LTTng's variables" \
+	"^/[^ ]*/libgpumix-capture[^ ]*\.so $tmp/env\.tmp-[0-9]+ 1\$" "$out"
+out=$(trap '' HUP; "$GPUMIX" -q capture -o "$tmp/ign" -- sh -c 'kill -HUP $$; echo alive' 2>/dev/null); rc=$?
+check_eq "a signal ignored when gpumix started stays ignored in the program" "0 alive" "$rc $out"
 out=$("$GPUMIX" capture -o "$tmp/nocuda" -- true 2>&1); rc=$?
 check_eq "a program without CUDA: exit 0" 0 "$rc"
 check_match "... with a warning that nothing was recorded" "^warning: 'true' made no CUDA driver calls" "$out"

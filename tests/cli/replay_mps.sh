@@ -90,6 +90,8 @@ check_eq "both replay processes were clients of the daemon" 2 "$clients"
 check "scale-b's process ran with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=40" \
 	grep -q "active thread percentage 40" "$tmp/run/mps/daemon/control.log"
 check "the daemon was told to quit" grep -q "Shutdown requested" "$tmp/run/mps/daemon/control.log"
+check_fails "it held no descriptor of the replay's" grep "inherited descriptor" \
+	"$tmp/run/mps/daemon/control.log"
 check_eq "correlation ids are unique in the merged log" "" \
 	"$(awk -F'\t' '$1 == "API" { print $3 }' "$tmp/run/activity.tsv" | sort | uniq -d | head -3)"
 check_eq "every GPU record has its API call (same correlation id, same program)" "" \
@@ -164,6 +166,10 @@ out=$(GPUMIX_PROCESS_WRAPPER="$tmp/no-such-tool --x" \
 	"$GPUMIX" replay --variant mps --min-replays 2 -o "$tmp/nowrap" "$tmp/wl" 2>&1); rc=$?
 check_eq "a wrapper that is not there: the run fails" 1 "$rc"
 check_match "saying which" "under GPUMIX_PROCESS_WRAPPER '$tmp/no-such-tool': No such file" "$out"
+check_eq "a run directory that says failed (its processes' start failed)" failed \
+	"$(field "$tmp/nowrap/manifest" status)"
+check_match "and why" "^cannot run the replay process of 'scale-a' under GPUMIX_PROCESS_WRAPPER" \
+	"$(field "$tmp/nowrap/manifest" failure)"
 no_leftovers "missing wrapper" "$tmp/nowrap"
 
 out=$("$GPUMIX" replay --variant mps --mps-threads 0 -o "$tmp/x" "$tmp/wl" 2>&1); rc=$?

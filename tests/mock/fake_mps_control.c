@@ -21,7 +21,10 @@
  * client's number (0, 1, ...: MOCK_CUDA_CLOCK_SKEW_NS uses it). FAKE_MPS_MODE makes it
  * misbehave for the failure tests: "fail" (-d exits 1), "hang" (-d never
  * returns), "mute" (the daemon never listens), "noquit" (it ignores quit).
+ * Each descriptor above 2 that -d was started with is logged ("inherited
+ * descriptor N"): a daemon must hold nothing of the replay's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -192,6 +195,21 @@ static void serve(int lfd, const char *path)
 	}
 }
 
+static void log_inherited(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+
+	for (struct dirent *e; d && (e = readdir(d));) {
+		int fd = atoi(e->d_name);
+		if (fd > 2 && fd != dirfd(d)) {
+			logf_("inherited descriptor %d", fd);
+		}
+	}
+	if (d) {
+		closedir(d);
+	}
+}
+
 static int start_daemon(void)
 {
 	struct sockaddr_un a;
@@ -199,6 +217,7 @@ static int start_daemon(void)
 	pid_t pid;
 	char ok;
 
+	log_inherited();
 	if (!strcmp(mode(), "fail")) {
 		fprintf(stderr, "fake MPS: cannot start (FAKE_MPS_MODE=fail)\n");
 		return 1;
