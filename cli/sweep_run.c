@@ -219,12 +219,31 @@ struct bundle {
 	struct gm_sweep_kernels *blocks;	/* per K (index K - 1) */
 	int *blocks_state;		/* 0 not run, 1 read, -1 failed */
 	unsigned max_k;
+	unsigned none_from;	/* a K where no kernel had K per SM (0: none) */
 };
+
+/* Whether some kernel of @r ran with exactly the K per SM asked for on
+ * every launch (the elastic grid took it). */
+static int some_kernel_took(const struct gm_sweep_kernels *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		if (r->k[i].launches && r->k[i].same_grid == r->k[i].launches) {
+			return 1;
+		}
+	}
+	return 0;
+}
 
 /* The run of every kernel at K blocks per SM, made once per bundle. */
 static const struct gm_sweep_kernels *blocks_run(struct sweep *s,
 						 struct bundle *b, unsigned k)
 {
+	/* A kernel the transform left alone, or whose grid is under K
+	 * blocks per SM, has no point at K nor at any larger K: once no
+	 * kernel took some K, the larger ones are not replayed. */
+	if (b->none_from && k >= b->none_from) {
+		return NULL;
+	}
 	if (!b->blocks_state[k - 1]) {
 		char *run = gm_xasprintf("%s.blocks%u", b->prefix, k);
 		char *mode = gm_xasprintf("sm=%u", k);
@@ -236,6 +255,14 @@ static const struct gm_sweep_kernels *blocks_run(struct sweep *s,
 			       &b->blocks[k - 1]) != 0 ? -1 : 1;
 		free(run);
 		free(mode);
+		if (b->blocks_state[k - 1] > 0 &&
+		    !some_kernel_took(&b->blocks[k - 1])) {
+			gm_note("sweep: %s: no kernel ran at %u blocks per SM "
+				"(none elastic, or their grids are smaller): "
+				"no blocks axis from there on", b->name, k);
+			b->none_from = k;
+			return NULL;
+		}
 	}
 	return b->blocks_state[k - 1] > 0 ? &b->blocks[k - 1] : NULL;
 }

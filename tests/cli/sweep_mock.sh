@@ -249,4 +249,17 @@ check_eq "--replays 1: usage error" 2 "$rc"
 out=$("$GPUMIX" sweep --cliffs "$D/points.csv" 2>&1); rc=$?
 check_eq "--cliffs reads the sweep's points.csv" 0 "$rc"
 check_eq "to the same tables" "$(cat "$D/cliffs.md")" "$out"
+
+# ---- a blocks axis with no kernel to take it: on 32 mock SMs the basic
+# bundle's 16-block grids are under one block per SM, so no kernel runs
+# at K = 1 and none could at a larger K: one blocks replay, not one per K.
+out=$(MOCK_CUDA_SMS=32 MOCK_CUDA_WAVE_US=1 "$GPUMIX" sweep --run -o "$tmp/nb" \
+	--replays 2 --no-plot --axes blocks "$B" 2>&1); rc=$?
+check_eq "a blocks axis no kernel takes: exit 0" 0 "$rc"
+check_eq "... one blocks replay (K = 1), not one per K" "basic.blocks1" \
+	"$(cd "$tmp/nb/runs" && find . -maxdepth 1 -type d -name 'basic.blocks*' | sed 's|^\./||' | tr '\n' ' ' | sed 's/ $//')"
+check_match "... saying why the axis stops" \
+	"sweep: basic: no kernel ran at 1 blocks per SM .*no blocks axis from there on" "$out"
+check_eq "... and no blocks point" 0 \
+	"$(cat "$tmp/nb/points.csv" 2>/dev/null | awk -F, '$3 == "blocks"' | wc -l)"
 done_testing
