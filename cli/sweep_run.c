@@ -267,10 +267,11 @@ static const struct gm_sweep_kernels *blocks_run(struct sweep *s,
 	return b->blocks_state[k - 1] > 0 ? &b->blocks[k - 1] : NULL;
 }
 
-/* Measure point @p of kernel @ki of @b unless DIR holds it. */
-static void measure(struct sweep *s, struct bundle *b, size_t ki,
-		    const struct gm_kernel_usage *u,
-		    const struct gm_sweep_point *p)
+/* Measure point @p of kernel @ki of @b unless DIR holds it. 1 when the
+ * kernel can have no point on @p's axis (said once), else 0. */
+static int measure(struct sweep *s, struct bundle *b, size_t ki,
+		   const struct gm_kernel_usage *u,
+		   const struct gm_sweep_point *p)
 {
 	const struct gm_sweep_kernel *bk = &b->base.k[ki];
 	const char *prog = b->base.program, *kn = bk->name;
@@ -279,13 +280,13 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 	char *run = NULL, *arg = NULL, *file = NULL;
 	const struct gm_sweep_kernel *got;
 	unsigned limiting = p->limiting;
-	int bps = p->blocks_per_sm, r;
+	int bps = p->blocks_per_sm, r, none = 0;
 
 	memset(&k, 0, sizeof(k));
 	if (!s->o->redo && gm_sweep_points_find(&s->pts, prog, kn, axis,
 						 p->value)) {
 		s->kept++;
-		return;
+		return 0;
 	}
 	/* The kernel as captured is the base run's point of each axis. */
 	if ((p->axis == GM_SWEEP_SMEM && !p->value) ||
@@ -294,7 +295,7 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 			      limiting) < 0) {
 			point_failed(s, prog, kn, p->axis, p->value);
 		}
-		return;
+		return 0;
 	}
 	run = gm_xasprintf("%s.k%zu.%s%ld", b->prefix, ki, axis, p->value);
 	if (p->axis != GM_SWEEP_BLOCKS) {
@@ -331,6 +332,7 @@ static void measure(struct sweep *s, struct bundle *b, size_t ki,
 		if (r == 1) {
 			gm_note("sweep: %s: %s: no PTX captured, no register "
 				"caps", b->name, kn);
+			none = 1;
 			goto out;
 		}
 		got = NULL;
@@ -399,6 +401,7 @@ out:
 	free(run);
 	free(arg);
 	free(file);
+	return none;
 }
 
 static void bundle_release(struct bundle *b)
@@ -528,6 +531,7 @@ static int sweep_bundle(struct sweep *s, const char *bundle)
 		};
 		struct gm_sweep_point *pts;
 		size_t np;
+		unsigned no_axis = 0;	/* axes the kernel can have no point on */
 		if (!kernel_chosen(s, bk->name)) {
 			continue;
 		}
@@ -537,11 +541,14 @@ static int sweep_bundle(struct sweep *s, const char *bundle)
 		}
 		for (size_t i = 0; i < np; i++) {
 			if (!(s->o->axes & (1u << pts[i].axis)) ||
+			    (no_axis & (1u << pts[i].axis)) ||
 			    (pts[i].axis == GM_SWEEP_BLOCKS &&
 			     pts[i].value > (long)b.max_k)) {
 				continue;
 			}
-			measure(s, &b, ki, &u, &pts[i]);
+			if (measure(s, &b, ki, &u, &pts[i])) {
+				no_axis |= 1u << pts[i].axis;
+			}
 		}
 		free(pts);
 	}
