@@ -31,6 +31,7 @@
 #include "analyze/stretch_curve.h"
 #include "atomic_file.h"
 #include "cli.h"
+#include "cli_knob.h"
 #include "error.h"
 #include "gnuplot_program.h"
 #include "fs.h"
@@ -539,6 +540,7 @@ static int parse(int argc, char **argv, struct scale_opts *o,
 	struct gm_opt_parser op;
 	int max_given = 0;
 	char *end;
+	double knob;
 	int c;
 
 	gm_opt_init(&op, &gm_scale_options, usage, argc, argv);
@@ -547,24 +549,17 @@ static int parse(int argc, char **argv, struct scale_opts *o,
 		case 'o':
 			o->dir = op.arg;
 			break;
-		case 'r': {
-			unsigned long v = strtoul(op.arg, &end, 10);
-			if (*end || !*op.arg || *op.arg == '-' ||
-			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
-				return gm_usage_error(usage, "--replays takes an "
-						      "integer from %d to %d",
-						      GM_MIN_REPLAYS_MIN,
-						      GM_MIN_REPLAYS_MAX);
+		case 'r':
+			if (gm_cli_knob_arg(GM_KNOB_MIN_REPLAYS, "--replays",
+					    op.arg, &knob, usage)) {
+				return GM_EXIT_USAGE;
 			}
-			o->replays = (unsigned)v;
+			o->replays = (unsigned)knob;
 			break;
-		}
 		case 'w':
-			o->watchdog_s = strtod(op.arg, &end);
-			if (*end || !*op.arg || !(o->watchdog_s >= 0) ||
-			    o->watchdog_s > 86400) {
-				return gm_usage_error(usage, "--watchdog takes a "
-						      "number of seconds");
+			if (gm_cli_knob_arg(GM_KNOB_WATCHDOG, "--watchdog",
+					    op.arg, &o->watchdog_s, usage)) {
+				return GM_EXIT_USAGE;
 			}
 			break;
 		case 'f':

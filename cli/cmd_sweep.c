@@ -16,6 +16,7 @@
 #include "analyze/sweep.h"
 #include "analyze/sweep_report.h"
 #include "cli.h"
+#include "cli_knob.h"
 #include "replay_opts.h"
 #include "sweep_run.h"
 #include "error.h"
@@ -203,6 +204,7 @@ static int sweep(int argc, char **argv, struct gm_sweep_run_opts *ro)
 	int mode = 0, c, threshold_given = 0, device_given = 0, run_given = 0;
 	double threshold = 20;
 	char *end;
+	double knob;
 
 	gm_opt_init(&op, &gm_sweep_options, usage, argc, argv);
 	while ((c = gm_opt_next(&op)) != GM_OPT_END) {
@@ -220,25 +222,18 @@ static int sweep(int argc, char **argv, struct gm_sweep_run_opts *ro)
 			ro->dir = op.arg;
 			run_given = 1;
 			break;
-		case OPT_REPLAYS: {
-			unsigned long v = strtoul(op.arg, &end, 10);
-			if (*end || !*op.arg || *op.arg == '-' ||
-			    v < GM_MIN_REPLAYS_MIN || v > GM_MIN_REPLAYS_MAX) {
-				return gm_usage_error(usage, "--replays takes an "
-						      "integer from %d to %d",
-						      GM_MIN_REPLAYS_MIN,
-						      GM_MIN_REPLAYS_MAX);
+		case OPT_REPLAYS:
+			if (gm_cli_knob_arg(GM_KNOB_MIN_REPLAYS, "--replays",
+					    op.arg, &knob, usage)) {
+				return GM_EXIT_USAGE;
 			}
-			ro->replays = (unsigned)v;
+			ro->replays = (unsigned)knob;
 			run_given = 1;
 			break;
-		}
 		case OPT_WATCHDOG:
-			ro->watchdog_s = strtod(op.arg, &end);
-			if (*end || !*op.arg || !(ro->watchdog_s >= 0) ||
-			    ro->watchdog_s > 86400) {
-				return gm_usage_error(usage, "--watchdog takes a "
-						      "number of seconds");
+			if (gm_cli_knob_arg(GM_KNOB_WATCHDOG, "--watchdog",
+					    op.arg, &ro->watchdog_s, usage)) {
+				return GM_EXIT_USAGE;
 			}
 			run_given = 1;
 			break;

@@ -68,6 +68,13 @@ check_eq "the next program is measured whole" "4 8 12 16 20 24" \
 
 out=$("$GPUMIX" scale -o "$tmp/x" --replays 1 "$B" 2>&1); rc=$?
 check_eq "--replays 1: usage error" 2 "$rc"
+# Both bounded by the knobs' rows, with gpumix replay's words.
+check_match "... with the min_replays row's message" \
+	"^error: --replays takes an integer from 2 to 1000 \(each program's last replay is discarded\), not '1'$" "$out"
+out=$("$GPUMIX" scale -o "$tmp/x" --watchdog 90000 "$B" 2>&1); rc=$?
+check_eq "--watchdog above a day: usage error" 2 "$rc"
+check_match "... with the watchdog row's message" \
+	"^error: --watchdog must be 0 \(off\) or between 1ms and 24h, not 90000$" "$out"
 out=$("$GPUMIX" scale -o "$tmp/x" "$B" "$B/" 2>&1); rc=$?
 check_eq "two bundles of one name: usage error" 2 "$rc"
 check_match "naming it" "two bundles are called" "$out"

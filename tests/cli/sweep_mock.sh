@@ -246,6 +246,12 @@ out=$("$GPUMIX" sweep --run --device h100 "$B" 2>&1); rc=$?
 check_eq "--device with --run: usage error" 2 "$rc"
 out=$("$GPUMIX" sweep --run --replays 1 "$B" 2>&1); rc=$?
 check_eq "--replays 1: usage error" 2 "$rc"
+check_match "... with the min_replays row's message" \
+	"^error: --replays takes an integer from 2 to 1000 \(each program's last replay is discarded\), not '1'$" "$out"
+out=$("$GPUMIX" sweep --run --watchdog 1e-9 "$B" 2>&1); rc=$?
+check_eq "--watchdog under 1 ms: usage error" 2 "$rc"
+check_match "... with the watchdog row's message" \
+	"^error: --watchdog must be 0 \(off\) or between 1ms and 24h, not 1e-9$" "$out"
 out=$("$GPUMIX" sweep --cliffs "$D/points.csv" 2>&1); rc=$?
 check_eq "--cliffs reads the sweep's points.csv" 0 "$rc"
 check_eq "to the same tables" "$(cat "$D/cliffs.md")" "$out"
