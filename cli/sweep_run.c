@@ -222,12 +222,18 @@ struct bundle {
 	unsigned none_from;	/* a K where no kernel had K per SM (0: none) */
 };
 
-/* Whether some kernel of @r ran with exactly the K per SM asked for on
- * every launch (the elastic grid took it). */
+/* Whether kernel @k of a blocks run ran with exactly the K per SM asked
+ * for on every launch (the elastic grid took it): only then a point. */
+static int took_k(const struct gm_sweep_kernel *k)
+{
+	return k && k->launches && k->same_grid == k->launches;
+}
+
+/* Whether some kernel of blocks run @r took its K (took_k()). */
 static int some_kernel_took(const struct gm_sweep_kernels *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
-		if (r->k[i].launches && r->k[i].same_grid == r->k[i].launches) {
+		if (took_k(&r->k[i])) {
 			return 1;
 		}
 	}
@@ -377,7 +383,7 @@ static int measure(struct sweep *s, struct bundle *b, size_t ki,
 		/* Only where every launch had K blocks on every SM: a kernel
 		 * the transform left alone, or whose grid is smaller, has no
 		 * point here. */
-		if (!got || !got->launches || got->same_grid != got->launches) {
+		if (!took_k(got)) {
 			goto out;
 		}
 		break;

@@ -431,7 +431,7 @@ static int op_exec_destroy(struct gm_prog *p, const struct gm_op *op,
 }
 
 /* The handler of each code of GM_GRAPH_OPS (tests/unit/test_op_tables.c
- * holds the table to the GM_OPT_GRAPH rows of op_traits.c). */
+ * holds the table to the GM_OPT_GRAPH traits of GM_OPS). */
 static gm_exec_fn *const graph_ops[GM_OP_COUNT] = {
 	[GM_OP_CAPTURE_BEGIN] = op_capture_begin,
 	[GM_OP_CAPTURE_TO] = op_capture_to,

@@ -11,7 +11,7 @@
 struct gm_prog;
 struct gm_op;
 
-/* 1 when @code is one of GM_GRAPH_OPS (by its row of op_traits.c). */
+/* 1 when @code is one of GM_GRAPH_OPS (its GM_OPS traits). */
 int gm_graph_is_op(unsigned code);
 
 /* 1 when gm_graph_op has a handler for @code (the unit test holds the

@@ -210,7 +210,7 @@ typedef int hostmem_op_fn(struct gm_prog *p, const struct gm_op *op,
 			  CUstream s);
 
 /* The handler of each code (tests/unit/test_op_tables.c holds the table
- * to the GM_OPT_HOSTMEM rows of op_traits.c). */
+ * to the GM_OPT_HOSTMEM traits of GM_OPS). */
 static hostmem_op_fn *const hostmem_ops[GM_OP_COUNT] = {
 	[GM_OP_HOST_FILL] = op_host_fill,
 	[GM_OP_HOST_CHECK] = op_host_check,

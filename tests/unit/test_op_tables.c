@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every operation code has its row of traits (replay/op_traits.c), and
- * the rows say what GM_OPS says: the graph operations are GM_GRAPH_OPS's
+ * Every operation code has its traits (GM_OPS's column, gm_op_traits()),
+ * and they say what the rest of GM_OPS says: the graph operations are GM_GRAPH_OPS's
  * and the nss scheduler refuses exactly those (by the flag, not by a
  * code missing from its table), a result to hash is an operation with
  * a CHECK operand, host memory is touched by the GM_H operations
